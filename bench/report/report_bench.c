@@ -1,0 +1,184 @@
+/*
+ * report_bench.c — how fast the json reporter writes a big report, and
+ * with how much memory.
+ *
+ * It builds 100,000 failed results, each with an assertion failure and a
+ * 50-event trace, and runs them through the "json" reporter type exactly
+ * as the runner does (create, begin, test_finished for each, end), into a
+ * file. It prints the time and the peak RSS (getrusage ru_maxrss), then,
+ * measured in the same run, two baselines: writing the same number of
+ * bytes with fwrite, and cJSON-printing one prebuilt TEST object 100,000
+ * times. Targets (SPEC section 9): <= 2 s, <= 32 MB peak RSS.
+ *
+ *   report_bench [DIR [TESTS]]   writes DIR/report-bench.json (removed after)
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cjson/cJSON.h>
+#include <tattle/reporter.h>
+
+#include "reporter/json.h"
+#include "reporter/json_model.h"
+
+enum { EVENTS = 50 };
+
+static double now_s(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+static long peak_rss_kb(void)
+{
+    struct rusage usage;
+    getrusage(RUSAGE_SELF, &usage);
+    return usage.ru_maxrss;
+}
+
+static const struct tattle_tag tags[] = {{"trace_messages", NULL}, {"area", "net"}};
+static char *bench_argv[] = {"./bench", "--json", "report-bench.json", NULL};
+static const struct tattle_run_info run = {
+    .started_at = "2024-01-02T03:04:05Z", .seed = 42, .jobs = 2, .argc = 3,
+    .argv = bench_argv, .executable = "./bench", .planned = 0};
+
+/* Fills the result of test number `i`; strings live in the buffers given. */
+static void make_result(unsigned i, struct tattle_test_info *info,
+                        struct tattle_failure *failure,
+                        struct tattle_trace_event *events,
+                        struct tattle_trace *trace,
+                        struct tattle_result *result, char *id, char *name,
+                        char *message, char *rerun, char msgs[EVENTS][32])
+{
+    snprintf(name, 32, "case_%06u", i);
+    snprintf(id, 48, "bench/%s", name);
+    snprintf(message, 96, "ASSERT_EQ(got, want) failed: %u != %u", i, i + 1);
+    snprintf(rerun, 96, "./bench 'bench/%s'", name);
+    *info = (struct tattle_test_info){
+        .id = id, .suite = "bench", .name = name, .file = "bench/report/cases.c",
+        .line = (int)(i % 1000) + 1, .tags = tags, .tag_count = 2,
+        .timeout_ms = 60000, .traced = true};
+    *failure = (struct tattle_failure){
+        .kind = TATTLE_FAILURE_ASSERTION, .message = message,
+        .file = "bench/report/cases.c", .line = (int)(i % 1000) + 2,
+        .macro = "ASSERT_EQ", .expr = "got, want", .left = "1", .right = "2"};
+    for (unsigned e = 0; e < EVENTS; e++) {
+        snprintf(msgs[e], 32, "{id=%u, value=%u}", i, e);
+        events[e] = (struct tattle_trace_event){
+            .seq = e + 1, .t_us = 10u * e + i % 7,
+            .kind = e % 2 ? TATTLE_TRACE_RECV : TATTLE_TRACE_SEND,
+            .from = "producer", .to = "consumer", .label = "item",
+            .msg = msgs[e], .size = 16, .level = 0};
+    }
+    *trace = (struct tattle_trace){
+        .cap = EVENTS, .budget = 5000, .level = 100, .recorded = EVENTS + 10,
+        .dropped = 10, .events = events, .event_count = EVENTS};
+    *result = (struct tattle_result){
+        .test = info, .state = TATTLE_STATE_FAILED, .duration_us = 1000 + i % 97,
+        .attempts = 1, .failures = failure, .failure_count = 1,
+        .stdout_output = {.text = "", .length = 0},
+        .stderr_output = {.text = "", .length = 0}, .trace = trace, .rerun = rerun};
+}
+
+int main(int argc, char **argv)
+{
+    const char *dir = argc > 1 ? argv[1] : ".";
+    unsigned count = argc > 2 ? (unsigned)strtoul(argv[2], NULL, 10) : 100000;
+    char path[4096], baseline_path[4096];
+    snprintf(path, sizeof path, "%s/report-bench.json", dir);
+    snprintf(baseline_path, sizeof baseline_path, "%s/report-bench-baseline.bin", dir);
+
+    struct tattle_test_info info;
+    struct tattle_failure failure;
+    static struct tattle_trace_event events[EVENTS];
+    static char msgs[EVENTS][32];
+    struct tattle_trace trace;
+    struct tattle_result result;
+    char id[48], name[32], message[96], rerun[96];
+
+    long rss_before = peak_rss_kb();
+    struct tattle_report_options options = {0};
+    void *reporter = NULL;
+    double start = now_s();
+    int error = tattle__reporter_json.create(&reporter, path, &options);
+    if (error) {
+        fprintf(stderr, "report_bench: cannot create %s: %s\n", path, strerror(-error));
+        return 1;
+    }
+    tattle__reporter_json.begin(reporter, &run);
+    for (unsigned i = 0; i < count; i++) {
+        make_result(i, &info, &failure, events, &trace, &result, id, name,
+                    message, rerun, msgs);
+        tattle__reporter_json.test_started(reporter, &info);
+        tattle__reporter_json.test_finished(reporter, &result);
+    }
+    struct tattle_summary summary = {.total = count, .failed = count,
+                                     .duration_us = 1};
+    double end_start = now_s();
+    error = tattle__reporter_json.end(reporter, &summary);
+    tattle__reporter_json.destroy(reporter);
+    double report_s = now_s() - start;
+    double end_s = now_s() - end_start;
+    long report_rss = peak_rss_kb();
+    if (error) {
+        fprintf(stderr, "report_bench: end failed: %s\n", strerror(-error));
+        return 1;
+    }
+    struct stat st;
+    stat(path, &st);
+    uint64_t bytes = (uint64_t)st.st_size;
+
+    /* Baseline 1: the same number of bytes through fwrite. */
+    enum { CHUNK = 64 * 1024 };
+    static char chunk[CHUNK];
+    memset(chunk, 'x', sizeof chunk);
+    start = now_s();
+    FILE *f = fopen(baseline_path, "wb");
+    if (!f) {
+        perror(baseline_path);
+        return 1;
+    }
+    for (uint64_t left = bytes; left;) {
+        size_t n = left > CHUNK ? CHUNK : (size_t)left;
+        fwrite(chunk, 1, n, f);
+        left -= n;
+    }
+    fclose(f);
+    double fwrite_s = now_s() - start;
+
+    /* Baseline 2: printing one prebuilt TEST object `count` times. */
+    make_result(7, &info, &failure, events, &trace, &result, id, name, message,
+                rerun, msgs);
+    cJSON *object = tattle__json_test(&result, &options);
+    start = now_s();
+    size_t printed = 0;
+    for (unsigned i = 0; i < count; i++) {
+        char *text = cJSON_PrintUnformatted(object);
+        printed += strlen(text);
+        cJSON_free(text);
+    }
+    double print_s = now_s() - start;
+    cJSON_Delete(object);
+
+    unlink(path);
+    unlink(baseline_path);
+    printf("report: %u failed results with %d-event traces, %.1f MB of JSON\n",
+           count, EVENTS, (double)bytes / 1e6);
+    printf("  json reporter     %.3f s   peak RSS %.1f MB (%.1f MB before)   target <= 2 s, <= 32 MB\n",
+           report_s, report_rss / 1024.0, rss_before / 1024.0);
+    printf("                    (%.3f s in test_finished, %.3f s in end: header + copy + rename)\n",
+           report_s - end_s, end_s);
+    printf("  baseline fwrite   %.3f s   (same bytes, no JSON)\n", fwrite_s);
+    printf("  baseline cJSON    %.3f s   (print one prebuilt object %u times, %.1f MB)\n",
+           print_s, count, (double)printed / 1e6);
+    printf("  ratio             %.2fx fwrite, %.2fx print-only\n",
+           report_s / fwrite_s, report_s / print_s);
+    return 0;
+}

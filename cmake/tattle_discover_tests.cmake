@@ -1,0 +1,30 @@
+# tattle_discover_tests(TARGET [WORKING_DIRECTORY dir] [TEST_PREFIX prefix]
+#                       [EXTRA_ARGS args...] [PROPERTIES name value...])
+#
+# Registers every TEST of a tattle test executable as its own CTest test,
+# named suite/name, with LABELS = its tags, TIMEOUT from its timeout and
+# SKIP_RETURN_CODE so a skipped test shows as skipped. The list is read
+# after each build by running the executable with `--list --json` (like
+# GoogleTest's gtest_discover_tests), so adding a TEST needs no CMake edit.
+set(_TATTLE_DISCOVER_SCRIPT "${CMAKE_CURRENT_LIST_DIR}/tattle_discover_tests_run.cmake")
+
+function(tattle_discover_tests target)
+  cmake_parse_arguments(PARSE_ARGV 1 arg "" "WORKING_DIRECTORY;TEST_PREFIX"
+                        "EXTRA_ARGS;PROPERTIES")
+  if(NOT arg_WORKING_DIRECTORY)
+    set(arg_WORKING_DIRECTORY "${CMAKE_CURRENT_BINARY_DIR}")
+  endif()
+  set(ctest_file "${CMAKE_CURRENT_BINARY_DIR}/${target}_tattle_tests.cmake")
+  add_custom_command(TARGET ${target} POST_BUILD
+    COMMAND "${CMAKE_COMMAND}"
+      -D "TEST_EXECUTABLE=$<TARGET_FILE:${target}>"
+      -D "CTEST_FILE=${ctest_file}"
+      -D "TEST_PREFIX=${arg_TEST_PREFIX}"
+      -D "TEST_WORKING_DIRECTORY=${arg_WORKING_DIRECTORY}"
+      -D "TEST_EXTRA_ARGS=${arg_EXTRA_ARGS}"
+      -D "TEST_PROPERTIES=${arg_PROPERTIES}"
+      -P "${_TATTLE_DISCOVER_SCRIPT}"
+    BYPRODUCTS "${ctest_file}"
+    VERBATIM)
+  set_property(DIRECTORY APPEND PROPERTY TEST_INCLUDE_FILES "${ctest_file}")
+endfunction()

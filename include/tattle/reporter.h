@@ -1,0 +1,246 @@
+/*
+ * reporter.h — the results model and the reporter plugin interface.
+ *
+ * The runner builds one tattle_result per test (state, failures, output,
+ * trace, duration) and hands it to every active reporter; reporters only
+ * read it. A reporter is a plugin: a tattle_reporter_type registered by
+ * name, instantiated once per destination (`--reporter NAME=FILE`), called
+ * at begin, when each test starts and finishes, and at the end. Data flows
+ * one way: a reporter never calls back into the runner.
+ */
+#ifndef TATTLE_REPORTER_H
+#define TATTLE_REPORTER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "tattle.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+enum tattle_state {
+    TATTLE_STATE_PASSED,
+    TATTLE_STATE_FAILED,
+    TATTLE_STATE_SKIPPED,
+    TATTLE_STATE_EXCLUDED,
+    TATTLE_STATE_INVALID
+};
+
+enum tattle_failure_kind {
+    TATTLE_FAILURE_ASSERTION,
+    TATTLE_FAILURE_CRASH,
+    TATTLE_FAILURE_TIMEOUT,
+    TATTLE_FAILURE_EXIT,
+    TATTLE_FAILURE_ERROR
+};
+
+/** Lower-case names used in reports: "passed", "assertion", ... */
+TATTLE_API const char *tattle_state_name(enum tattle_state state);
+TATTLE_API const char *tattle_failure_kind_name(enum tattle_failure_kind kind);
+
+/** One tag of a test: `word` or `word:value` (value NULL for a bare word). */
+struct tattle_tag {
+    const char *name;
+    const char *value;
+};
+
+/** One frame of a crash's stack trace; strings may be NULL when unknown. */
+struct tattle_frame {
+    const char *function;
+    const char *file;
+    int line;            /* 0 when unknown */
+    uintptr_t address;
+};
+
+/** One failure of a test. Which fields are meaningful depends on kind. */
+struct tattle_failure {
+    enum tattle_failure_kind kind;
+    const char *message;    /* never NULL: a one-line description */
+    const char *file;       /* NULL when unknown (crash, timeout, exit) */
+    int line;
+    /* assertion */
+    const char *macro;      /* "ASSERT_EQ" */
+    const char *expr;       /* "a, b" as written */
+    const char *left;       /* rendered operand values; NULL when not */
+    const char *right;      /* applicable (ASSERT(cond) has no right) */
+    /* crash / exit / timeout */
+    int signal;             /* crash: signal number */
+    int exit_code;          /* exit */
+    long timeout_ms;        /* timeout */
+    const struct tattle_frame *frames;
+    size_t frame_count;
+    bool filtered;          /* matched --filter-out */
+};
+
+/** Captured output of one stream: head and tail kept, byte count exact.
+ * `text` holds the kept bytes (NUL-terminated, may contain NUL bytes; use
+ * `length`); when truncated it is the head, a marker line and the tail. */
+struct tattle_output {
+    const char *text;
+    size_t length;
+    uint64_t bytes;         /* bytes the test wrote in all */
+    bool truncated;
+};
+
+/* ---- The flight recorder's trace (see trace.h) ---- */
+
+enum tattle_trace_event_kind {
+    TATTLE_TRACE_SEND,
+    TATTLE_TRACE_RECV,
+    TATTLE_TRACE_EVENT,
+    TATTLE_TRACE_SPAWN,
+    TATTLE_TRACE_EXIT
+};
+
+TATTLE_API const char *
+tattle_trace_event_kind_name(enum tattle_trace_event_kind kind);
+
+struct tattle_trace_event {
+    uint64_t seq;
+    uint64_t t_us;          /* relative to the test's start */
+    enum tattle_trace_event_kind kind;
+    const char *from;       /* actor names; NULL when not applicable */
+    const char *to;
+    const char *label;
+    const char *msg;        /* payload rendered as text (bounded) */
+    uint64_t size;          /* payload size in bytes */
+    int level;
+};
+
+struct tattle_trace_mailbox {
+    const char *name;
+    const char *owner;      /* actor that opened it; NULL when unknown */
+    bool alive;             /* its owner was alive when it was read */
+    uint64_t pending;       /* messages waiting */
+    const char *const *messages; /* rendered, oldest first */
+    size_t message_count;   /* may be < pending when bounded */
+    bool approx;            /* read while a writer was live or crashed */
+};
+
+struct tattle_trace_actor {
+    const char *name;
+    int pid;
+    int tid;
+    bool alive_at_exit;
+};
+
+struct tattle_trace {
+    uint64_t cap;
+    uint64_t budget;
+    int level;
+    uint64_t recorded;
+    uint64_t dropped;
+    bool overflow;
+    const struct tattle_trace_event *events;
+    size_t event_count;
+    const struct tattle_trace_mailbox *mailboxes;
+    size_t mailbox_count;
+    const struct tattle_trace_actor *actors;
+    size_t actor_count;
+};
+
+/** A test as reporters see it, before and after running. */
+struct tattle_test_info {
+    const char *id;         /* "suite/name" */
+    const char *suite;
+    const char *name;
+    const char *file;
+    int line;
+    const struct tattle_tag *tags;  /* suite tags, then the test's own */
+    size_t tag_count;
+    long timeout_ms;        /* effective timeout */
+    bool traced;
+};
+
+/** The result of one selected test. Valid during test_finished only:
+ * a reporter that keeps anything copies it. */
+struct tattle_result {
+    const struct tattle_test_info *test;
+    enum tattle_state state;
+    uint64_t duration_us;
+    unsigned attempts;      /* runs made (1 + retries used) */
+    bool flaky;             /* failed, then passed on a retry */
+    const struct tattle_failure *failures;
+    size_t failure_count;
+    const char *skip_reason; /* skipped / excluded: why */
+    struct tattle_output stdout_output;
+    struct tattle_output stderr_output;
+    const struct tattle_trace *trace; /* NULL when not traced or not kept */
+    const char *rerun;      /* shell command that reruns exactly this test */
+};
+
+struct tattle_summary {
+    uint64_t total;
+    uint64_t passed;
+    uint64_t failed;
+    uint64_t skipped;
+    uint64_t excluded;
+    uint64_t invalid;
+    uint64_t flaky;
+    uint64_t duration_us;
+    bool interrupted;
+};
+
+/** What a report says about the run itself. */
+struct tattle_run_info {
+    const char *started_at;     /* RFC 3339 UTC */
+    uint64_t seed;
+    unsigned jobs;
+    int argc;
+    char *const *argv;
+    const char *executable;
+    bool sharded;
+    unsigned shard_index;
+    unsigned shard_total;
+    uint64_t planned;           /* tests selected for this run */
+};
+
+/** The reporting options of the command line that shape what reporters
+ * write (agent modes, colour). */
+struct tattle_report_options {
+    bool failures_only;
+    bool summary_only;
+    bool first_failure;
+    bool group_by_error;
+    bool compact;
+    bool quiet;
+    bool trace_passed;
+    bool color;             /* resolved: colours wanted on this stream */
+    const char *const *filter_out;
+    size_t filter_out_count;
+};
+
+/** A reporter plugin. `create` makes an instance writing to `destination`
+ * (a path, "-" for stdout, or NULL for the reporter's default); it returns 0
+ * or a negative errno-style code and leaves no file behind on failure.
+ * `end` finishes the output (an atomic rename for files) and returns 0 or a
+ * negative code; `destroy` frees the instance and, if `end` was not
+ * reached, discards partial output without touching an existing file. */
+struct tattle_reporter_type {
+    const char *name;
+    int (*create)(void **self, const char *destination,
+                  const struct tattle_report_options *options);
+    void (*begin)(void *self, const struct tattle_run_info *run);
+    void (*test_started)(void *self, const struct tattle_test_info *test);
+    void (*test_finished)(void *self, const struct tattle_result *result);
+    int (*end)(void *self, const struct tattle_summary *summary);
+    void (*destroy)(void *self);
+};
+
+/** Makes a reporter type available to `--reporter NAME`. The registry keeps
+ * the pointer. Returns 0, or -EEXIST when the name is taken. */
+TATTLE_API int tattle_reporter_register(const struct tattle_reporter_type *type);
+
+/** Finds a registered reporter type by name, or NULL. */
+TATTLE_API const struct tattle_reporter_type *
+tattle_reporter_find(const char *name);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* TATTLE_REPORTER_H */

@@ -1,0 +1,424 @@
+/*
+ * tattle.h — writing tests with tattle.
+ *
+ * This is the header a test file includes. It declares tests and suites
+ * (registered automatically by constructors, so there is no hand-kept list),
+ * the assertion macros (fatal ASSERT_*, non-fatal EXPECT_*, each with an
+ * optional trailing printf-style message), tattle_on_exit() and
+ * tattle_main(). Every macro exists with a TATTLE_ prefix; the short names
+ * are aliases that `#define TATTLE_NO_SHORT_NAMES` turns off. The header
+ * compiles without a warning under -std=c11 -Wall -Wextra -Wpedantic.
+ */
+#ifndef TATTLE_TATTLE_H
+#define TATTLE_TATTLE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define TATTLE_VERSION "0.1.0"
+
+#if defined(TATTLE_BUILDING) && defined(__GNUC__)
+#define TATTLE_API __attribute__((visibility("default")))
+#else
+#define TATTLE_API
+#endif
+
+#if defined(__GNUC__)
+#define TATTLE__PRINTF(fmt_index, args_index)                                  \
+    __attribute__((format(printf, fmt_index, args_index)))
+#define TATTLE__NORETURN __attribute__((noreturn))
+#else
+#define TATTLE__PRINTF(fmt_index, args_index)
+#define TATTLE__NORETURN
+#endif
+
+/* ------------------------------------------------------------------------ */
+/* Tests and suites                                                          */
+
+/** A fixture: runs in the test's process before (setup) or after (teardown)
+ * the test body. */
+typedef void (*tattle_fixture_fn)(void);
+
+/** The optional fields of TEST(suite, name, ...), given as designated
+ * initializers. A zero field means "not set": the suite, the configuration
+ * file or the command line decides. */
+struct tattle_test_options {
+    int tattle_reserved_;   /* keeps the initializer list non-empty */
+    const char *tags;       /* space-separated words, a word may be word:value */
+    long timeout_ms;        /* 0: the run's default */
+    const char *skip;       /* non-NULL: the test is skipped with this reason */
+    tattle_fixture_fn setup;
+    tattle_fixture_fn teardown;
+    int trace_cap;          /* events kept by the flight recorder */
+    int trace_budget;       /* events recorded at most */
+};
+
+/** The optional fields of SUITE(name, ...). */
+struct tattle_suite_options {
+    int tattle_reserved_;
+    const char *tags;       /* applied to every test of the suite */
+    tattle_fixture_fn setup;
+    tattle_fixture_fn teardown;
+};
+
+/** One registered test. Instances are static, created by TEST(). */
+struct tattle_test {
+    const char *suite;
+    const char *name;
+    const char *file;
+    int line;
+    void (*body)(void);
+    struct tattle_test_options options;
+    struct tattle_test *next_registered;
+};
+
+/** One registered suite. Instances are static, created by SUITE(). */
+struct tattle_suite {
+    const char *name;
+    const char *file;
+    int line;
+    struct tattle_suite_options options;
+    struct tattle_suite *next_registered;
+};
+
+/** Adds a test to the registry (called by the constructor TEST() emits).
+ * The registry keeps the pointer; the test must outlive the run. */
+TATTLE_API void tattle_test_register(struct tattle_test *test);
+/** Adds a suite to the registry (called by SUITE()). */
+TATTLE_API void tattle_suite_register(struct tattle_suite *suite);
+
+#define TATTLE__CAT_(a, b) a##b
+#define TATTLE__CAT(a, b) TATTLE__CAT_(a, b)
+
+/* TEST(suite, name, ...): the trailing empty argument keeps the variadic
+ * part non-empty, so a TEST without options is valid ISO C. */
+#define TATTLE_TEST(...) TATTLE__TEST(__VA_ARGS__, )
+#define TATTLE__TEST(suite_, name_, ...)                                       \
+    static void tattle__body__##suite_##__##name_(void);                       \
+    static struct tattle_test tattle__test__##suite_##__##name_ = {            \
+        #suite_, #name_, __FILE__, __LINE__,                                   \
+        tattle__body__##suite_##__##name_,                                     \
+        {.tattle_reserved_ = 0, __VA_ARGS__}, NULL};                           \
+    __attribute__((constructor)) static void                                   \
+    tattle__register__##suite_##__##name_(void)                                \
+    {                                                                          \
+        tattle_test_register(&tattle__test__##suite_##__##name_);              \
+    }                                                                          \
+    static void tattle__body__##suite_##__##name_(void)
+
+#define TATTLE_SUITE(...) TATTLE__SUITE(__VA_ARGS__, )
+#define TATTLE__SUITE(name_, ...)                                              \
+    static struct tattle_suite tattle__suite__##name_ = {                      \
+        #name_, __FILE__, __LINE__, {.tattle_reserved_ = 0, __VA_ARGS__},      \
+        NULL};                                                                 \
+    __attribute__((constructor)) static void tattle__register_suite__##name_(  \
+        void)                                                                  \
+    {                                                                          \
+        tattle_suite_register(&tattle__suite__##name_);                        \
+    }                                                                          \
+    struct tattle__suite_semicolon_##name_
+
+/* ------------------------------------------------------------------------ */
+/* Values captured by assertions                                             */
+
+enum tattle_value_kind {
+    TATTLE_VALUE_SIGNED,
+    TATTLE_VALUE_UNSIGNED,
+    TATTLE_VALUE_FLOATING,
+    TATTLE_VALUE_POINTER,
+    TATTLE_VALUE_BOOL,
+    TATTLE_VALUE_CHAR
+};
+
+/** An operand of a comparison, captured once with its type's category. */
+struct tattle_value {
+    enum tattle_value_kind kind;
+    union {
+        intmax_t as_signed;
+        uintmax_t as_unsigned;
+        long double as_floating;
+        const void *as_pointer;
+    } u;
+};
+
+TATTLE_API struct tattle_value tattle__value_signed(intmax_t v);
+TATTLE_API struct tattle_value tattle__value_unsigned(uintmax_t v);
+TATTLE_API struct tattle_value tattle__value_floating(long double v);
+TATTLE_API struct tattle_value tattle__value_pointer(const void *v);
+TATTLE_API struct tattle_value tattle__value_bool(_Bool v);
+TATTLE_API struct tattle_value tattle__value_char(char v);
+
+#define TATTLE__VALUE(x)                                                       \
+    _Generic((x),                                                              \
+        _Bool: tattle__value_bool,                                             \
+        char: tattle__value_char,                                              \
+        signed char: tattle__value_signed,                                     \
+        short: tattle__value_signed,                                           \
+        int: tattle__value_signed,                                             \
+        long: tattle__value_signed,                                            \
+        long long: tattle__value_signed,                                       \
+        unsigned char: tattle__value_unsigned,                                 \
+        unsigned short: tattle__value_unsigned,                                \
+        unsigned int: tattle__value_unsigned,                                  \
+        unsigned long: tattle__value_unsigned,                                 \
+        unsigned long long: tattle__value_unsigned,                            \
+        float: tattle__value_floating,                                         \
+        double: tattle__value_floating,                                        \
+        long double: tattle__value_floating,                                   \
+        default: tattle__value_pointer)(x)
+
+enum tattle_comparison {
+    TATTLE_CMP_EQ,
+    TATTLE_CMP_NE,
+    TATTLE_CMP_LT,
+    TATTLE_CMP_LE,
+    TATTLE_CMP_GT,
+    TATTLE_CMP_GE
+};
+
+/** Where an assertion stands in the source, and what it says. */
+struct tattle_assert_site {
+    const char *macro;  /* "ASSERT_EQ" */
+    const char *expr;   /* the whole expression as written */
+    const char *file;
+    int line;
+    int fatal;          /* ASSERT_* (1) or EXPECT_* (0) */
+};
+
+/* The checking functions return nonzero when the assertion holds. A failed
+ * fatal assertion does not return (the test body is left). The trailing
+ * format is the user's optional message, NULL when absent. */
+TATTLE_API int tattle__check_compare(const struct tattle_assert_site *site,
+                                     enum tattle_comparison comparison,
+                                     struct tattle_value left,
+                                     struct tattle_value right,
+                                     const char *format, ...)
+    TATTLE__PRINTF(5, 6);
+TATTLE_API int tattle__check_true(const struct tattle_assert_site *site,
+                                  int holds, const char *format, ...)
+    TATTLE__PRINTF(3, 4);
+TATTLE_API int tattle__check_string(const struct tattle_assert_site *site,
+                                    int want_equal, const char *left,
+                                    const char *right, const char *format, ...)
+    TATTLE__PRINTF(5, 6);
+TATTLE_API int tattle__check_memory(const struct tattle_assert_site *site,
+                                    const void *left, const void *right,
+                                    size_t size, const char *format, ...)
+    TATTLE__PRINTF(5, 6);
+TATTLE_API int tattle__check_null(const struct tattle_assert_site *site,
+                                  int want_null, const void *pointer,
+                                  const char *format, ...)
+    TATTLE__PRINTF(4, 5);
+TATTLE_API int tattle__check_near(const struct tattle_assert_site *site,
+                                  long double left, long double right,
+                                  long double epsilon, const char *format, ...)
+    TATTLE__PRINTF(5, 6);
+TATTLE_API TATTLE__NORETURN void tattle__fail_now(const char *file, int line,
+                                                 const char *format, ...)
+    TATTLE__PRINTF(3, 4);
+TATTLE_API TATTLE__NORETURN void tattle__skip_now(const char *file, int line,
+                                                 const char *format, ...)
+    TATTLE__PRINTF(3, 4);
+
+/* Argument counting: picks the _NOMSG or _MSG form of a macro, so that the
+ * message stays optional without an empty variadic list (invalid in C11). */
+#define TATTLE__ARG_22(_1, _2, _3, _4, _5, _6, _7, _8, _9, _10, _11, _12, _13, \
+                       _14, _15, _16, _17, _18, _19, _20, _21, N, ...)         \
+    N
+#define TATTLE__MSG_AFTER_1(...)                                               \
+    TATTLE__ARG_22(__VA_ARGS__, MSG, MSG, MSG, MSG, MSG, MSG, MSG, MSG, MSG,   \
+                   MSG, MSG, MSG, MSG, MSG, MSG, MSG, MSG, MSG, MSG, MSG,      \
+                   NOMSG, ERROR, ERROR)
+#define TATTLE__MSG_AFTER_2(...)                                               \
+    TATTLE__ARG_22(__VA_ARGS__, MSG, MSG, MSG, MSG, MSG, MSG, MSG, MSG, MSG,   \
+                   MSG, MSG, MSG, MSG, MSG, MSG, MSG, MSG, MSG, MSG, NOMSG,    \
+                   ERROR, ERROR)
+#define TATTLE__MSG_AFTER_3(...)                                               \
+    TATTLE__ARG_22(__VA_ARGS__, MSG, MSG, MSG, MSG, MSG, MSG, MSG, MSG, MSG,   \
+                   MSG, MSG, MSG, MSG, MSG, MSG, MSG, MSG, MSG, NOMSG, ERROR,  \
+                   ERROR, ERROR)
+
+#define TATTLE__SITE(macro_, fatal_, expr_)                                    \
+    static const struct tattle_assert_site tattle__site = {                    \
+        macro_, expr_, __FILE__, __LINE__, fatal_}
+
+/* Comparisons: ASSERT_EQ(a, b [, fmt, ...]) and friends. */
+#define TATTLE__COMPARE(macro_, fatal_, cmp_, ...)                             \
+    TATTLE__CAT(TATTLE__COMPARE_, TATTLE__MSG_AFTER_2(__VA_ARGS__))            \
+    (macro_, fatal_, cmp_, __VA_ARGS__)
+#define TATTLE__COMPARE_NOMSG(macro_, fatal_, cmp_, a_, b_)                    \
+    do {                                                                       \
+        TATTLE__SITE(macro_, fatal_, #a_ ", " #b_);                            \
+        tattle__check_compare(&tattle__site, cmp_, TATTLE__VALUE(a_),          \
+                              TATTLE__VALUE(b_), NULL);                        \
+    } while (0)
+#define TATTLE__COMPARE_MSG(macro_, fatal_, cmp_, a_, b_, ...)                 \
+    do {                                                                       \
+        TATTLE__SITE(macro_, fatal_, #a_ ", " #b_);                            \
+        tattle__check_compare(&tattle__site, cmp_, TATTLE__VALUE(a_),          \
+                              TATTLE__VALUE(b_), __VA_ARGS__);                 \
+    } while (0)
+
+/* One-operand truth checks: ASSERT(cond [, fmt, ...]). */
+#define TATTLE__TRUTH(macro_, fatal_, ...)                                     \
+    TATTLE__CAT(TATTLE__TRUTH_, TATTLE__MSG_AFTER_1(__VA_ARGS__))              \
+    (macro_, fatal_, __VA_ARGS__)
+#define TATTLE__TRUTH_NOMSG(macro_, fatal_, cond_)                             \
+    do {                                                                       \
+        TATTLE__SITE(macro_, fatal_, #cond_);                                  \
+        tattle__check_true(&tattle__site, (cond_) ? 1 : 0, NULL);              \
+    } while (0)
+#define TATTLE__TRUTH_MSG(macro_, fatal_, cond_, ...)                          \
+    do {                                                                       \
+        TATTLE__SITE(macro_, fatal_, #cond_);                                  \
+        tattle__check_true(&tattle__site, (cond_) ? 1 : 0, __VA_ARGS__);       \
+    } while (0)
+
+/* Strings: ASSERT_STR_EQ(a, b [, fmt, ...]). */
+#define TATTLE__STRING(macro_, fatal_, equal_, ...)                            \
+    TATTLE__CAT(TATTLE__STRING_, TATTLE__MSG_AFTER_2(__VA_ARGS__))             \
+    (macro_, fatal_, equal_, __VA_ARGS__)
+#define TATTLE__STRING_NOMSG(macro_, fatal_, equal_, a_, b_)                   \
+    do {                                                                       \
+        TATTLE__SITE(macro_, fatal_, #a_ ", " #b_);                            \
+        tattle__check_string(&tattle__site, equal_, (a_), (b_), NULL);         \
+    } while (0)
+#define TATTLE__STRING_MSG(macro_, fatal_, equal_, a_, b_, ...)                \
+    do {                                                                       \
+        TATTLE__SITE(macro_, fatal_, #a_ ", " #b_);                            \
+        tattle__check_string(&tattle__site, equal_, (a_), (b_), __VA_ARGS__);  \
+    } while (0)
+
+/* Memory: ASSERT_MEM_EQ(a, b, n [, fmt, ...]). */
+#define TATTLE__MEMORY(macro_, fatal_, ...)                                    \
+    TATTLE__CAT(TATTLE__MEMORY_, TATTLE__MSG_AFTER_3(__VA_ARGS__))             \
+    (macro_, fatal_, __VA_ARGS__)
+#define TATTLE__MEMORY_NOMSG(macro_, fatal_, a_, b_, n_)                       \
+    do {                                                                       \
+        TATTLE__SITE(macro_, fatal_, #a_ ", " #b_ ", " #n_);                   \
+        tattle__check_memory(&tattle__site, (a_), (b_), (n_), NULL);           \
+    } while (0)
+#define TATTLE__MEMORY_MSG(macro_, fatal_, a_, b_, n_, ...)                    \
+    do {                                                                       \
+        TATTLE__SITE(macro_, fatal_, #a_ ", " #b_ ", " #n_);                   \
+        tattle__check_memory(&tattle__site, (a_), (b_), (n_), __VA_ARGS__);    \
+    } while (0)
+
+/* Null checks: ASSERT_NULL(p [, fmt, ...]). */
+#define TATTLE__NULLNESS(macro_, fatal_, want_, ...)                           \
+    TATTLE__CAT(TATTLE__NULLNESS_, TATTLE__MSG_AFTER_1(__VA_ARGS__))           \
+    (macro_, fatal_, want_, __VA_ARGS__)
+#define TATTLE__NULLNESS_NOMSG(macro_, fatal_, want_, p_)                      \
+    do {                                                                       \
+        TATTLE__SITE(macro_, fatal_, #p_);                                     \
+        tattle__check_null(&tattle__site, want_, (const void *)(p_), NULL);    \
+    } while (0)
+#define TATTLE__NULLNESS_MSG(macro_, fatal_, want_, p_, ...)                   \
+    do {                                                                       \
+        TATTLE__SITE(macro_, fatal_, #p_);                                     \
+        tattle__check_null(&tattle__site, want_, (const void *)(p_),           \
+                           __VA_ARGS__);                                       \
+    } while (0)
+
+/* Nearness: ASSERT_NEAR(a, b, eps [, fmt, ...]). */
+#define TATTLE__NEARNESS(macro_, fatal_, ...)                                  \
+    TATTLE__CAT(TATTLE__NEARNESS_, TATTLE__MSG_AFTER_3(__VA_ARGS__))           \
+    (macro_, fatal_, __VA_ARGS__)
+#define TATTLE__NEARNESS_NOMSG(macro_, fatal_, a_, b_, eps_)                   \
+    do {                                                                       \
+        TATTLE__SITE(macro_, fatal_, #a_ ", " #b_ ", " #eps_);                 \
+        tattle__check_near(&tattle__site, (a_), (b_), (eps_), NULL);           \
+    } while (0)
+#define TATTLE__NEARNESS_MSG(macro_, fatal_, a_, b_, eps_, ...)                \
+    do {                                                                       \
+        TATTLE__SITE(macro_, fatal_, #a_ ", " #b_ ", " #eps_);                 \
+        tattle__check_near(&tattle__site, (a_), (b_), (eps_), __VA_ARGS__);    \
+    } while (0)
+
+/* ------------------------------------------------------------------------ */
+/* The assertion macros                                                      */
+
+#define TATTLE_ASSERT(...) TATTLE__TRUTH("ASSERT", 1, __VA_ARGS__)
+#define TATTLE_EXPECT(...) TATTLE__TRUTH("EXPECT", 0, __VA_ARGS__)
+#define TATTLE_ASSERT_EQ(...) TATTLE__COMPARE("ASSERT_EQ", 1, TATTLE_CMP_EQ, __VA_ARGS__)
+#define TATTLE_ASSERT_NE(...) TATTLE__COMPARE("ASSERT_NE", 1, TATTLE_CMP_NE, __VA_ARGS__)
+#define TATTLE_ASSERT_LT(...) TATTLE__COMPARE("ASSERT_LT", 1, TATTLE_CMP_LT, __VA_ARGS__)
+#define TATTLE_ASSERT_LE(...) TATTLE__COMPARE("ASSERT_LE", 1, TATTLE_CMP_LE, __VA_ARGS__)
+#define TATTLE_ASSERT_GT(...) TATTLE__COMPARE("ASSERT_GT", 1, TATTLE_CMP_GT, __VA_ARGS__)
+#define TATTLE_ASSERT_GE(...) TATTLE__COMPARE("ASSERT_GE", 1, TATTLE_CMP_GE, __VA_ARGS__)
+#define TATTLE_EXPECT_EQ(...) TATTLE__COMPARE("EXPECT_EQ", 0, TATTLE_CMP_EQ, __VA_ARGS__)
+#define TATTLE_EXPECT_NE(...) TATTLE__COMPARE("EXPECT_NE", 0, TATTLE_CMP_NE, __VA_ARGS__)
+#define TATTLE_EXPECT_LT(...) TATTLE__COMPARE("EXPECT_LT", 0, TATTLE_CMP_LT, __VA_ARGS__)
+#define TATTLE_EXPECT_LE(...) TATTLE__COMPARE("EXPECT_LE", 0, TATTLE_CMP_LE, __VA_ARGS__)
+#define TATTLE_EXPECT_GT(...) TATTLE__COMPARE("EXPECT_GT", 0, TATTLE_CMP_GT, __VA_ARGS__)
+#define TATTLE_EXPECT_GE(...) TATTLE__COMPARE("EXPECT_GE", 0, TATTLE_CMP_GE, __VA_ARGS__)
+#define TATTLE_ASSERT_STR_EQ(...) TATTLE__STRING("ASSERT_STR_EQ", 1, 1, __VA_ARGS__)
+#define TATTLE_ASSERT_STR_NE(...) TATTLE__STRING("ASSERT_STR_NE", 1, 0, __VA_ARGS__)
+#define TATTLE_EXPECT_STR_EQ(...) TATTLE__STRING("EXPECT_STR_EQ", 0, 1, __VA_ARGS__)
+#define TATTLE_EXPECT_STR_NE(...) TATTLE__STRING("EXPECT_STR_NE", 0, 0, __VA_ARGS__)
+#define TATTLE_ASSERT_MEM_EQ(...) TATTLE__MEMORY("ASSERT_MEM_EQ", 1, __VA_ARGS__)
+#define TATTLE_EXPECT_MEM_EQ(...) TATTLE__MEMORY("EXPECT_MEM_EQ", 0, __VA_ARGS__)
+#define TATTLE_ASSERT_NULL(...) TATTLE__NULLNESS("ASSERT_NULL", 1, 1, __VA_ARGS__)
+#define TATTLE_ASSERT_NOT_NULL(...) TATTLE__NULLNESS("ASSERT_NOT_NULL", 1, 0, __VA_ARGS__)
+#define TATTLE_EXPECT_NULL(...) TATTLE__NULLNESS("EXPECT_NULL", 0, 1, __VA_ARGS__)
+#define TATTLE_EXPECT_NOT_NULL(...) TATTLE__NULLNESS("EXPECT_NOT_NULL", 0, 0, __VA_ARGS__)
+#define TATTLE_ASSERT_NEAR(...) TATTLE__NEARNESS("ASSERT_NEAR", 1, __VA_ARGS__)
+#define TATTLE_EXPECT_NEAR(...) TATTLE__NEARNESS("EXPECT_NEAR", 0, __VA_ARGS__)
+#define TATTLE_FAIL(...) tattle__fail_now(__FILE__, __LINE__, __VA_ARGS__)
+#define TATTLE_SKIP(...) tattle__skip_now(__FILE__, __LINE__, __VA_ARGS__)
+
+/* ------------------------------------------------------------------------ */
+/* On-exit callbacks and the entry point                                     */
+
+/** Registers fn(ctx) to run after the test body and its teardown, also after
+ * a failed assertion; callbacks run in LIFO order. The caller keeps
+ * ownership of ctx. Returns 0, or a negative errno-style code. */
+TATTLE_API int tattle_on_exit(void (*fn)(void *ctx), void *ctx);
+
+/** Runs the registered tests as the command line asks. Returns the process
+ * exit status: 0 all passed, 1 a test failed, 2 usage error, 3 internal
+ * error or interrupted. */
+TATTLE_API int tattle_main(int argc, char **argv);
+
+#ifndef TATTLE_NO_SHORT_NAMES
+#define TEST TATTLE_TEST
+#define SUITE TATTLE_SUITE
+#define ASSERT TATTLE_ASSERT
+#define EXPECT TATTLE_EXPECT
+#define ASSERT_EQ TATTLE_ASSERT_EQ
+#define ASSERT_NE TATTLE_ASSERT_NE
+#define ASSERT_LT TATTLE_ASSERT_LT
+#define ASSERT_LE TATTLE_ASSERT_LE
+#define ASSERT_GT TATTLE_ASSERT_GT
+#define ASSERT_GE TATTLE_ASSERT_GE
+#define EXPECT_EQ TATTLE_EXPECT_EQ
+#define EXPECT_NE TATTLE_EXPECT_NE
+#define EXPECT_LT TATTLE_EXPECT_LT
+#define EXPECT_LE TATTLE_EXPECT_LE
+#define EXPECT_GT TATTLE_EXPECT_GT
+#define EXPECT_GE TATTLE_EXPECT_GE
+#define ASSERT_STR_EQ TATTLE_ASSERT_STR_EQ
+#define ASSERT_STR_NE TATTLE_ASSERT_STR_NE
+#define EXPECT_STR_EQ TATTLE_EXPECT_STR_EQ
+#define EXPECT_STR_NE TATTLE_EXPECT_STR_NE
+#define ASSERT_MEM_EQ TATTLE_ASSERT_MEM_EQ
+#define EXPECT_MEM_EQ TATTLE_EXPECT_MEM_EQ
+#define ASSERT_NULL TATTLE_ASSERT_NULL
+#define ASSERT_NOT_NULL TATTLE_ASSERT_NOT_NULL
+#define EXPECT_NULL TATTLE_EXPECT_NULL
+#define EXPECT_NOT_NULL TATTLE_EXPECT_NOT_NULL
+#define ASSERT_NEAR TATTLE_ASSERT_NEAR
+#define EXPECT_NEAR TATTLE_EXPECT_NEAR
+#define FAIL TATTLE_FAIL
+#define SKIP TATTLE_SKIP
+#endif
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* TATTLE_TATTLE_H */

@@ -1,0 +1,128 @@
+/*
+ * trace.h — the flight recorder's recording API and traced mailboxes.
+ *
+ * A test tagged `trace_messages` runs with a private shared-memory arena
+ * that the runner creates before forking it. These calls record messages
+ * and events into that arena, lock-free and without malloc, from any thread
+ * or forked child of the test. When the test is not traced each call costs
+ * one predictable branch: the recording calls are macros that test one
+ * global pointer before calling the function, so their arguments are not
+ * evaluated when the test is not traced (call `(tattle_trace_send)(...)`
+ * to bypass the macro). Traced mailboxes are bounded, thread-safe queues
+ * whose storage lives in shared memory, usable across fork(); they record
+ * their sends and receives themselves, and their pending messages are
+ * snapshotted when the test ends, even after a crash.
+ */
+#ifndef TATTLE_TRACE_H
+#define TATTLE_TRACE_H
+
+#include <stddef.h>
+
+#include "tattle.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** Names the calling thread (or process) in the trace. The name is copied
+ * (bounded); the caller keeps ownership of its string. */
+TATTLE_API void tattle_actor_name(const char *name);
+
+/** Records that the calling actor sent `len` bytes of `msg` to `to`. */
+TATTLE_API void tattle_trace_send(const char *to, const char *label,
+                                  const void *msg, size_t len);
+
+/** Records that the calling actor received `len` bytes from `from`. */
+TATTLE_API void tattle_trace_recv(const char *from, const char *label,
+                                  const void *msg, size_t len);
+
+/** Records a free-form event, kept only when `level` is below the test's
+ * trace level threshold. */
+TATTLE_API void tattle_trace_event(int level, const char *from, const char *to,
+                                   const char *label, const char *format, ...)
+    TATTLE__PRINTF(5, 6);
+
+/** The largest message and label (with its NUL) a mailbox carries. */
+#define TATTLE_MAILBOX_MESSAGE_MAX 1024
+#define TATTLE_MAILBOX_LABEL_MAX 32
+
+/** A bounded, thread-safe, fork-shared message queue. */
+typedef struct tattle_mailbox tattle_mailbox;
+
+/** Renders one message of a mailbox as text into `out` (at most `out_len`
+ * bytes including the NUL); returns the length written. */
+typedef size_t (*tattle_mailbox_formatter)(const char *label, const void *msg,
+                                           size_t len, char *out,
+                                           size_t out_len);
+
+/** Opens (creates) a mailbox holding at most `capacity` messages (1 to
+ * 4096). Returns NULL on failure (errno set). The mailbox is owned by the
+ * test and freed by tattle_mailbox_close() or when the test ends; open it
+ * before forking the processes that share it. In a traced test its storage
+ * lives in the trace arena and its pending messages appear in the trace;
+ * otherwise it lives in a shared anonymous mapping. */
+TATTLE_API tattle_mailbox *tattle_mailbox_open(const char *name,
+                                               size_t capacity);
+
+/** Copies a message into the mailbox, blocking while it is full. Returns 0,
+ * or a negative errno-style code (-EMSGSIZE when larger than
+ * TATTLE_MAILBOX_MESSAGE_MAX, -EPIPE when the mailbox was closed). The
+ * label is copied truncated to TATTLE_MAILBOX_LABEL_MAX - 1 bytes. */
+TATTLE_API int tattle_mailbox_send(tattle_mailbox *mailbox, const char *label,
+                                   const void *msg, size_t len);
+
+/** Takes the oldest message, waiting up to `timeout_ms` (-1: forever).
+ * Returns the message length, -ETIMEDOUT, or another negative code. The
+ * label and message are copied into the caller's buffers (truncated). */
+TATTLE_API long tattle_mailbox_recv(tattle_mailbox *mailbox, char *label_buf,
+                                    size_t label_len, void *msg_buf,
+                                    size_t msg_len, int timeout_ms);
+
+/** Closes the mailbox; pending messages are discarded and blocked callers
+ * return -EPIPE. Close it once, when no thread or process uses it any
+ * more. */
+TATTLE_API void tattle_mailbox_close(tattle_mailbox *mailbox);
+
+/** Sets how the mailbox's messages are rendered in traces and snapshots.
+ * The formatter runs in the sending thread, when the message is sent (so
+ * a snapshot taken after a crash still has the text). */
+TATTLE_API void tattle_mailbox_set_formatter(tattle_mailbox *mailbox,
+                                             tattle_mailbox_formatter fn);
+
+/** Called at snapshot time for a watched user-owned queue: writes each
+ * pending message with `emit(emit_ctx, text)`. */
+typedef void (*tattle_snapshot_fn)(void *ctx,
+                                   void (*emit)(void *emit_ctx,
+                                                const char *text),
+                                   void *emit_ctx);
+
+/** Lets a user-owned queue take part in the mailbox snapshot: `fn(ctx, ...)`
+ * is called in the test process when the test fails or ends (best effort).
+ * Returns 0 or a negative errno-style code. */
+TATTLE_API int tattle_mailbox_watch(const char *name, tattle_snapshot_fn fn,
+                                    void *ctx);
+
+/* The recording calls as macros: one predictable branch when the test is
+ * not traced. tattle__trace_current is the process's arena, NULL when the
+ * current test is not traced; it is internal. */
+struct tattle__arena;
+extern TATTLE_API struct tattle__arena *tattle__trace_current;
+
+#if defined(__GNUC__)
+#define TATTLE__TRACING() __builtin_expect(tattle__trace_current != 0, 0)
+#else
+#define TATTLE__TRACING() (tattle__trace_current != 0)
+#endif
+
+#define tattle_trace_send(...)                                                \
+    (TATTLE__TRACING() ? tattle_trace_send(__VA_ARGS__) : (void)0)
+#define tattle_trace_recv(...)                                                \
+    (TATTLE__TRACING() ? tattle_trace_recv(__VA_ARGS__) : (void)0)
+#define tattle_trace_event(...)                                               \
+    (TATTLE__TRACING() ? tattle_trace_event(__VA_ARGS__) : (void)0)
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* TATTLE_TRACE_H */

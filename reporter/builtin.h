@@ -1,0 +1,17 @@
+/*
+ * builtin.h — the reporters that ship with tattle.
+ *
+ * Each reporter module defines one tattle_reporter_type; registry.c lists
+ * them so `--reporter NAME` finds them without constructors (which a static
+ * library could drop).
+ */
+#ifndef TATTLE_REPORTER_BUILTIN_H
+#define TATTLE_REPORTER_BUILTIN_H
+
+#include <tattle/reporter.h>
+
+extern const struct tattle_reporter_type tattle__reporter_console;
+extern const struct tattle_reporter_type tattle__reporter_json;
+extern const struct tattle_reporter_type tattle__reporter_jsonl;
+
+#endif /* TATTLE_REPORTER_BUILTIN_H */

@@ -1,0 +1,313 @@
+/*
+ * console.c — the human report on a terminal.
+ *
+ * One line per finished test (only failures with --quiet), and for each
+ * failure the location, the assertion with both values and the message, a
+ * crash's signal and top frames, the tail of the test's output, the last
+ * messages of its trace, and the command that reruns it. The run ends with
+ * a line of the other counts and then, alone on the last line,
+ * `N passed, N failed, N skipped`. Colours only when wanted (decided by
+ * the runner from --color, the terminal and NO_COLOR).
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "reporter/builtin.h"
+
+enum { OUTPUT_TAIL_LINES = 12, OUTPUT_TAIL_BYTES = 2048, TRACE_EVENTS_SHOWN = 12,
+       FRAMES_SHOWN = 8 };
+
+struct console {
+    FILE *stream;
+    bool owns_stream;
+    bool color;
+    bool quiet;
+    uint64_t planned;
+    uint64_t seed;
+    char **failed_lines;        /* one summary line per failed test */
+    size_t failed_count;
+};
+
+static const char *paint(const struct console *console, const char *code)
+{
+    return console->color ? code : "";
+}
+
+#define RED "\033[31m"
+#define GREEN "\033[32m"
+#define YELLOW "\033[33m"
+#define DIM "\033[2m"
+#define BOLD "\033[1m"
+#define RESET "\033[0m"
+
+static int console_create(void **self, const char *destination,
+                          const struct tattle_report_options *options)
+{
+    struct console *console = calloc(1, sizeof *console);
+    if (!console)
+        return -ENOMEM;
+    if (!destination || strcmp(destination, "stdout") == 0 || strcmp(destination, "-") == 0) {
+        console->stream = stdout;
+    } else if (strcmp(destination, "stderr") == 0) {
+        console->stream = stderr;
+    } else {
+        console->stream = fopen(destination, "w");
+        if (!console->stream) {
+            int error = -errno;
+            free(console);
+            return error;
+        }
+        console->owns_stream = true;
+    }
+    console->color = options->color && !console->owns_stream;
+    console->quiet = options->quiet;
+    *self = console;
+    return 0;
+}
+
+static void console_begin(void *self, const struct tattle_run_info *run)
+{
+    struct console *console = self;
+    console->planned = run->planned;
+    console->seed = run->seed;
+    if (console->quiet)
+        return;
+    fprintf(console->stream, "%stattle %s%s: %" PRIu64 " tests, %u job%s, seed %" PRIu64,
+            paint(console, BOLD), TATTLE_VERSION, paint(console, RESET),
+            run->planned, run->jobs, run->jobs == 1 ? "" : "s", run->seed);
+    if (run->sharded)
+        fprintf(console->stream, ", shard %u/%u", run->shard_index, run->shard_total);
+    fputc('\n', console->stream);
+}
+
+static void console_test_started(void *self, const struct tattle_test_info *test)
+{
+    (void)self, (void)test;
+}
+
+/* Prints `text` with every line indented; returns nothing. Bytes that are
+ * not printable ASCII or UTF-8 continuation are shown as-is; the terminal
+ * decides. */
+static void print_indented(FILE *stream, const char *indent, const char *text,
+                           size_t length)
+{
+    fputs(indent, stream);
+    for (size_t i = 0; i < length; i++) {
+        char c = text[i];
+        if (c == '\n') {
+            if (i + 1 < length) {
+                fputc('\n', stream);
+                fputs(indent, stream);
+            }
+        } else if (c == '\0' || (c > 0 && c < ' ' && c != '\t')) {
+            fprintf(stream, "\\x%02x", (unsigned char)c);
+        } else {
+            fputc(c, stream);
+        }
+    }
+    fputc('\n', stream);
+}
+
+static void print_output_tail(const struct console *console, const char *name,
+                              const struct tattle_output *output)
+{
+    if (output->bytes == 0)
+        return;
+    size_t start = output->length > OUTPUT_TAIL_BYTES ? output->length - OUTPUT_TAIL_BYTES : 0;
+    size_t lines = 0;
+    size_t end = output->length;
+    if (end > 0 && output->text[end - 1] == '\n')
+        end--;
+    size_t i = end;
+    while (i > start) {
+        if (output->text[i - 1] == '\n' && ++lines == OUTPUT_TAIL_LINES)
+            break;
+        i--;
+    }
+    fprintf(console->stream, "  %s%s (%" PRIu64 " bytes%s%s):%s\n", paint(console, DIM),
+            name, output->bytes, i > 0 ? ", last lines" : "",
+            output->truncated ? ", truncated" : "", paint(console, RESET));
+    print_indented(console->stream, "    ", output->text + i, output->length - i);
+}
+
+static void print_failure(const struct console *console, const struct tattle_failure *failure)
+{
+    FILE *out = console->stream;
+    const char *location_file = failure->file ? failure->file : "?";
+    switch (failure->kind) {
+    case TATTLE_FAILURE_ASSERTION:
+        fprintf(out, "  %s:%d: %s%s(%s)%s\n", location_file, failure->line,
+                paint(console, BOLD), failure->macro ? failure->macro : "",
+                failure->expr ? failure->expr : "", paint(console, RESET));
+        print_indented(out, "    ", failure->message, strlen(failure->message));
+        if (failure->left && failure->right) {
+            fprintf(out, "    left:  %s\n", failure->left);
+            fprintf(out, "    right: %s\n", failure->right);
+        }
+        break;
+    case TATTLE_FAILURE_CRASH:
+    case TATTLE_FAILURE_TIMEOUT:
+    case TATTLE_FAILURE_EXIT:
+    case TATTLE_FAILURE_ERROR:
+        if (failure->file)
+            fprintf(out, "  %s:%d: ", location_file, failure->line);
+        else
+            fputs("  ", out);
+        fprintf(out, "%s%s:%s %s\n", paint(console, BOLD),
+                tattle_failure_kind_name(failure->kind), paint(console, RESET),
+                failure->message);
+        for (size_t f = 0; f < failure->frame_count && f < FRAMES_SHOWN; f++) {
+            const struct tattle_frame *frame = &failure->frames[f];
+            fprintf(out, "    #%zu %s", f, frame->function ? frame->function : "??");
+            if (frame->file)
+                fprintf(out, " at %s:%d", frame->file, frame->line);
+            else
+                fprintf(out, " (0x%" PRIxPTR ")", frame->address);
+            fputc('\n', out);
+        }
+        break;
+    }
+}
+
+static void print_trace(const struct console *console, const struct tattle_trace *trace)
+{
+    FILE *out = console->stream;
+    size_t first = trace->event_count > TRACE_EVENTS_SHOWN
+                       ? trace->event_count - TRACE_EVENTS_SHOWN : 0;
+    fprintf(out, "  %slast messages (%" PRIu64 " recorded, %" PRIu64 " dropped%s):%s\n",
+            paint(console, DIM), trace->recorded, trace->dropped,
+            trace->overflow ? ", budget exhausted" : "", paint(console, RESET));
+    for (size_t i = first; i < trace->event_count; i++) {
+        const struct tattle_trace_event *e = &trace->events[i];
+        fprintf(out, "    %8" PRIu64 "us  %-10s %s %-10s %-12s %s\n", e->t_us,
+                e->from ? e->from : "-",
+                e->kind == TATTLE_TRACE_RECV ? "<-" : "->",
+                e->to ? e->to : "-", e->label ? e->label : "",
+                e->msg ? e->msg : "");
+    }
+    for (size_t m = 0; m < trace->mailbox_count; m++) {
+        const struct tattle_trace_mailbox *box = &trace->mailboxes[m];
+        fprintf(out, "  %smailbox %s%s: %" PRIu64 " pending%s%s\n", paint(console, DIM),
+                box->name, box->owner ? "" : "", box->pending,
+                box->approx ? " (approximate)" : "", paint(console, RESET));
+        for (size_t k = 0; k < box->message_count; k++)
+            fprintf(out, "    [%zu] %s\n", k, box->messages[k]);
+    }
+}
+
+static void remember_failure(struct console *console, const struct tattle_result *result)
+{
+    char line[512];
+    const struct tattle_failure *first = result->failure_count ? &result->failures[0] : NULL;
+    const char *message = first ? first->message : "";
+    size_t message_length = strcspn(message, "\n");
+    if (message_length > 160)
+        message_length = 160;
+    if (first && first->file)
+        snprintf(line, sizeof line, "%s  %s:%d  %.*s", result->test->id, first->file,
+                 first->line, (int)message_length, message);
+    else
+        snprintf(line, sizeof line, "%s  %.*s", result->test->id, (int)message_length,
+                 message);
+    char **lines = realloc(console->failed_lines,
+                           (console->failed_count + 1) * sizeof *console->failed_lines);
+    if (!lines)
+        return;
+    console->failed_lines = lines;
+    console->failed_lines[console->failed_count] = strdup(line);
+    if (console->failed_lines[console->failed_count])
+        console->failed_count++;
+}
+
+static void console_test_finished(void *self, const struct tattle_result *result)
+{
+    struct console *console = self;
+    FILE *out = console->stream;
+    bool failed = result->state == TATTLE_STATE_FAILED || result->state == TATTLE_STATE_INVALID;
+    if (result->state == TATTLE_STATE_EXCLUDED)
+        return;
+    if (console->quiet && !failed)
+        return;
+    const char *label = "PASS", *color = GREEN;
+    switch (result->state) {
+    case TATTLE_STATE_PASSED:
+        if (result->flaky)
+            label = "FLAKY", color = YELLOW;
+        break;
+    case TATTLE_STATE_FAILED: label = "FAIL", color = RED; break;
+    case TATTLE_STATE_INVALID: label = "INVALID", color = RED; break;
+    case TATTLE_STATE_SKIPPED: label = "SKIP", color = YELLOW; break;
+    case TATTLE_STATE_EXCLUDED: break;
+    }
+    fprintf(out, "%s%-5s%s %s  %s(%.1f ms", paint(console, color), label,
+            paint(console, RESET), result->test->id, paint(console, DIM),
+            (double)result->duration_us / 1000.0);
+    if (result->attempts > 1)
+        fprintf(out, ", %u attempts", result->attempts);
+    fprintf(out, ")%s", paint(console, RESET));
+    if (result->state == TATTLE_STATE_SKIPPED && result->skip_reason)
+        fprintf(out, "  %s", result->skip_reason);
+    fputc('\n', out);
+    if (!failed && !result->flaky)
+        return;
+    for (size_t i = 0; i < result->failure_count; i++)
+        print_failure(console, &result->failures[i]);
+    print_output_tail(console, "stdout", &result->stdout_output);
+    print_output_tail(console, "stderr", &result->stderr_output);
+    if (result->trace)
+        print_trace(console, result->trace);
+    if (result->rerun)
+        fprintf(out, "  %srerun: %s%s\n", paint(console, DIM), result->rerun,
+                paint(console, RESET));
+    if (failed)
+        remember_failure(console, result);
+}
+
+static int console_end(void *self, const struct tattle_summary *summary)
+{
+    struct console *console = self;
+    FILE *out = console->stream;
+    if (console->failed_count > 0) {
+        fprintf(out, "\n%sFailed tests:%s\n", paint(console, BOLD), paint(console, RESET));
+        for (size_t i = 0; i < console->failed_count; i++)
+            fprintf(out, "  %s\n", console->failed_lines[i]);
+    }
+    fprintf(out, "\n%" PRIu64 " excluded, %" PRIu64 " invalid, %" PRIu64
+                 " flaky; %.2f s; seed %" PRIu64 "%s\n",
+            summary->excluded, summary->invalid, summary->flaky,
+            (double)summary->duration_us / 1e6, console->seed,
+            summary->interrupted ? "; INTERRUPTED" : "");
+    /* The last line, alone, in the form CI systems read. Invalid tests are
+     * failures there. */
+    fprintf(out, "%" PRIu64 " passed, %" PRIu64 " failed, %" PRIu64 " skipped\n",
+            summary->passed, summary->failed + summary->invalid, summary->skipped);
+    if (fflush(out) != 0 && console->owns_stream)
+        return -errno;
+    return 0;
+}
+
+static void console_destroy(void *self)
+{
+    struct console *console = self;
+    for (size_t i = 0; i < console->failed_count; i++)
+        free(console->failed_lines[i]);
+    free(console->failed_lines);
+    if (console->owns_stream)
+        fclose(console->stream);
+    else
+        fflush(console->stream);
+    free(console);
+}
+
+const struct tattle_reporter_type tattle__reporter_console = {
+    .name = "console",
+    .create = console_create,
+    .begin = console_begin,
+    .test_started = console_test_started,
+    .test_finished = console_test_finished,
+    .end = console_end,
+    .destroy = console_destroy,
+};

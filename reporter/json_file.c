@@ -1,0 +1,205 @@
+/*
+ * json_file.c — buffered descriptors, scratch files, atomic replacement and
+ * fast copies for the JSON reporters (see json_file.h).
+ */
+#include "reporter/json_file.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/sendfile.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "reporter/json_model.h"
+
+enum { SINK_CAPACITY = 256 * 1024, COPY_CHUNK = 1 << 30 };
+
+int tattle__sink_flush(struct tattle__sink *sink)
+{
+    if (sink->error == 0 && sink->length)
+        sink->error = tattle__json_write_all(sink->fd, sink->data, sink->length);
+    sink->length = 0;
+    return sink->error;
+}
+
+int tattle__sink_write(struct tattle__sink *sink, const void *bytes,
+                       size_t length)
+{
+    if (sink->error)
+        return sink->error;
+    if (!sink->data) {
+        sink->data = malloc(SINK_CAPACITY);
+        if (!sink->data)
+            return sink->error = -ENOMEM;
+        sink->capacity = SINK_CAPACITY;
+    }
+    sink->written += length;
+    if (length > sink->capacity - sink->length && tattle__sink_flush(sink))
+        return sink->error;
+    if (length >= sink->capacity)
+        return sink->error = tattle__json_write_all(sink->fd, bytes, length);
+    memcpy(sink->data + sink->length, bytes, length);
+    sink->length += length;
+    return 0;
+}
+
+void tattle__sink_release(struct tattle__sink *sink)
+{
+    free(sink->data);
+    sink->data = NULL;
+    sink->length = sink->capacity = 0;
+}
+
+char *tattle__path_directory(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    if (!slash)
+        return strdup(".");
+    if (slash == path)
+        return strdup("/");
+    return strndup(path, (size_t)(slash - path));
+}
+
+int tattle__scratch_open(const char *directory)
+{
+    int fd = open(directory, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+    if (fd >= 0)
+        return fd;
+    if (errno != EOPNOTSUPP && errno != EISDIR && errno != EINVAL)
+        return -errno;
+    size_t size = strlen(directory) + sizeof "/.tattle-scratch-XXXXXX";
+    char *name = malloc(size);
+    if (!name)
+        return -ENOMEM;
+    snprintf(name, size, "%s/.tattle-scratch-XXXXXX", directory);
+    fd = mkostemp(name, O_CLOEXEC);
+    int error = fd < 0 ? -errno : 0;
+    if (fd >= 0)
+        unlink(name);
+    free(name);
+    return fd >= 0 ? fd : error;
+}
+
+int tattle__atomic_open(struct tattle__atomic_file *file, const char *path)
+{
+    static unsigned counter;
+    *file = (struct tattle__atomic_file){.fd = -1};
+    char *directory = tattle__path_directory(path);
+    if (!directory)
+        return -ENOMEM;
+    const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+    size_t size = strlen(directory) + strlen(base) + 64;
+    file->path = strdup(path);
+    file->temp_path = malloc(size);
+    if (!file->path || !file->temp_path) {
+        free(directory);
+        tattle__atomic_discard(file);
+        return -ENOMEM;
+    }
+    int error = -EEXIST;
+    for (int attempt = 0; attempt < 100 && error == -EEXIST; attempt++) {
+        snprintf(file->temp_path, size, "%s/.%s.tmp.%ld.%u", directory, base,
+                 (long)getpid(), counter++);
+        file->fd = open(file->temp_path,
+                        O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+        error = file->fd < 0 ? -errno : 0;
+    }
+    free(directory);
+    if (error) {
+        free(file->temp_path);
+        file->temp_path = NULL;
+        tattle__atomic_discard(file);
+        return error;
+    }
+    return 0;
+}
+
+int tattle__atomic_commit(struct tattle__atomic_file *file)
+{
+    int error = 0;
+    if (file->fd >= 0 && close(file->fd) != 0)
+        error = -errno;
+    file->fd = -1;
+    if (!error && rename(file->temp_path, file->path) != 0)
+        error = -errno;
+    if (error) {
+        tattle__atomic_discard(file);
+        return error;
+    }
+    free(file->temp_path);
+    free(file->path);
+    file->temp_path = file->path = NULL;
+    return 0;
+}
+
+void tattle__atomic_discard(struct tattle__atomic_file *file)
+{
+    if (file->fd >= 0)
+        close(file->fd);
+    file->fd = -1;
+    if (file->temp_path)
+        unlink(file->temp_path);
+    free(file->temp_path);
+    free(file->path);
+    file->temp_path = file->path = NULL;
+}
+
+int tattle__copy_fd(int in, uint64_t length, int out)
+{
+    off_t offset = 0;
+    /* In-kernel copies first: no user-space buffer, no page of our RSS. */
+    while ((uint64_t)offset < length) {
+        size_t chunk = length - (uint64_t)offset > COPY_CHUNK
+                           ? COPY_CHUNK : (size_t)(length - (uint64_t)offset);
+        ssize_t n = copy_file_range(in, &offset, out, NULL, chunk, 0);
+        if (n > 0)
+            continue;
+        if (n == 0)
+            return -EIO;
+        if (errno == EINTR)
+            continue;
+        if (errno != EXDEV && errno != EINVAL && errno != ENOSYS &&
+            errno != EOPNOTSUPP && errno != EBADF)
+            return -errno;
+        break;
+    }
+    while ((uint64_t)offset < length) {
+        size_t chunk = length - (uint64_t)offset > COPY_CHUNK
+                           ? COPY_CHUNK : (size_t)(length - (uint64_t)offset);
+        ssize_t n = sendfile(out, in, &offset, chunk);
+        if (n > 0)
+            continue;
+        if (n == 0)
+            return -EIO;
+        if (errno == EINTR)
+            continue;
+        if (errno != EINVAL && errno != ENOSYS)
+            return -errno;
+        break;
+    }
+    if ((uint64_t)offset >= length)
+        return 0;
+    enum { BUFFER = 256 * 1024 };
+    char *buffer = malloc(BUFFER);
+    if (!buffer)
+        return -ENOMEM;
+    int error = 0;
+    while (!error && (uint64_t)offset < length) {
+        size_t chunk = length - (uint64_t)offset > BUFFER
+                           ? BUFFER : (size_t)(length - (uint64_t)offset);
+        ssize_t n = pread(in, buffer, chunk, offset);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            error = n < 0 ? -errno : -EIO;
+        else {
+            error = tattle__json_write_all(out, buffer, (size_t)n);
+            offset += n;
+        }
+    }
+    free(buffer);
+    return error;
+}

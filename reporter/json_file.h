@@ -1,0 +1,68 @@
+/*
+ * json_file.h — the file plumbing shared by the JSON reporters.
+ *
+ * A write buffer on a raw file descriptor (never a stdio FILE: the runner
+ * forks test processes without exec, and a test that calls exit() would
+ * flush a copy of a FILE's pending bytes into our file a second time), an
+ * anonymous scratch file, the atomic "temporary file in the destination's
+ * directory, then rename" used by every report file, and a fast
+ * descriptor-to-descriptor copy (copy_file_range, sendfile, read/write).
+ */
+#ifndef TATTLE_REPORTER_JSON_FILE_H
+#define TATTLE_REPORTER_JSON_FILE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/** A buffered writer on `fd`. Zero-initialize, then set fd. The first
+ * error is kept in `error` (a negative errno); later writes are dropped. */
+struct tattle__sink {
+    int fd;
+    char *data;
+    size_t length;
+    size_t capacity;
+    uint64_t written;   /* bytes accepted so far */
+    int error;
+};
+
+/** Appends bytes (written out when the buffer is full). Returns sink->error. */
+int tattle__sink_write(struct tattle__sink *sink, const void *bytes,
+                       size_t length);
+/** Writes out buffered bytes. Returns sink->error. */
+int tattle__sink_flush(struct tattle__sink *sink);
+/** Frees the buffer (does not close fd). */
+void tattle__sink_release(struct tattle__sink *sink);
+
+/** An anonymous read-write file in `directory` (O_TMPFILE, else a
+ * mkstemp file unlinked at once): nothing is left behind whatever happens
+ * to the process. Returns the descriptor or a negative errno. */
+int tattle__scratch_open(const char *directory);
+
+/** A file being written to replace `path` atomically. */
+struct tattle__atomic_file {
+    char *path;          /* the destination */
+    char *temp_path;     /* the temporary file beside it */
+    int fd;
+};
+
+/** Creates a temporary file in the directory of `path` (mode 0666 minus
+ * the umask, like a plain fopen). Returns 0 or a negative errno; on failure
+ * nothing is created. */
+int tattle__atomic_open(struct tattle__atomic_file *file, const char *path);
+/** Closes the temporary file and renames it onto the destination. Returns
+ * 0 or a negative errno; on failure the temporary file is removed and the
+ * destination is untouched. */
+int tattle__atomic_commit(struct tattle__atomic_file *file);
+/** Closes and removes the temporary file (no-op after commit). */
+void tattle__atomic_discard(struct tattle__atomic_file *file);
+
+/** The directory part of `path` ("." when it has none), newly allocated,
+ * or NULL when out of memory. */
+char *tattle__path_directory(const char *path);
+
+/** Copies `length` bytes from offset 0 of `in` to the current position of
+ * `out`. Returns 0 or a negative errno. */
+int tattle__copy_fd(int in, uint64_t length, int out);
+
+#endif /* TATTLE_REPORTER_JSON_FILE_H */

@@ -1,0 +1,739 @@
+/*
+ * json_model.c — the results model as cJSON objects (see json_model.h).
+ *
+ * Field names and order follow SPEC section 6 and
+ * schemas/report.schema.json. Conventions: a TEST object always has every
+ * key (null when a value does not apply); a FAILURE has the kind-specific
+ * keys of its kind only ("assertion" for assertions, "signal" for crashes,
+ * "exit_code" for exits, "timeout_ms" for timeouts), "stacktrace" when
+ * frames are known and "filtered": true when it matched --filter-out; a
+ * trace event omits the actor, label and message keys it has no value for.
+ */
+#include "reporter/json_model.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "reporter/utf8.h"
+#include "runner/text.h"
+
+/* Adds `item` under the literal `key` without copying the key; deletes the
+ * item when that fails. */
+static bool add_item(cJSON *object, const char *key, cJSON *item)
+{
+    if (!item)
+        return false;
+    if (!cJSON_AddItemToObjectCS(object, key, item)) {
+        cJSON_Delete(item);
+        return false;
+    }
+    return true;
+}
+
+static bool add_literal(cJSON *object, const char *key, const char *literal)
+{
+    return add_item(object, key, cJSON_CreateStringReference(literal));
+}
+
+static bool add_bool(cJSON *object, const char *key, bool value)
+{
+    return add_item(object, key, cJSON_CreateBool(value));
+}
+
+/* Integers are printed from their digits into raw items: exact for every
+ * 64-bit value (a double is not), and much faster than cJSON 1.7.15's
+ * number printing, which formats each number with "%1.15g" and reads it
+ * back with sscanf to check the round trip. */
+static cJSON *create_uint(uint64_t value, bool negative)
+{
+    char digits[24];
+    char *p = digits + sizeof digits;
+    *--p = '\0';
+    do {
+        *--p = (char)('0' + value % 10);
+        value /= 10;
+    } while (value);
+    if (negative)
+        *--p = '-';
+    return cJSON_CreateRaw(p);
+}
+
+static bool add_int(cJSON *object, const char *key, long long value)
+{
+    uint64_t magnitude = value < 0 ? (uint64_t)0 - (uint64_t)value : (uint64_t)value;
+    return add_item(object, key, create_uint(magnitude, value < 0));
+}
+
+bool tattle__json_add_uint(cJSON *object, const char *key, uint64_t value)
+{
+    return add_item(object, key, create_uint(value, false));
+}
+
+static cJSON *create_bytes(const char *bytes, size_t length)
+{
+    char *clean = tattle__utf8_sanitize(bytes, length, NULL);
+    if (!clean)
+        return NULL;
+    cJSON *item = cJSON_CreateString(clean);
+    free(clean);
+    return item;
+}
+
+/* A string item for `text`: a reference when clean, else a repaired copy. */
+static cJSON *create_text(const char *text)
+{
+    if (!text)
+        return cJSON_CreateNull();
+    size_t length = strlen(text);
+    if (tattle__utf8_is_clean(text, length))
+        return cJSON_CreateStringReference(text);
+    return create_bytes(text, length);
+}
+
+bool tattle__json_add_text(cJSON *object, const char *key, const char *text)
+{
+    return add_item(object, key, create_text(text));
+}
+
+bool tattle__json_add_bytes(cJSON *object, const char *key, const char *bytes,
+                            size_t length)
+{
+    return add_item(object, key,
+                    bytes ? create_bytes(bytes, length) : cJSON_CreateString(""));
+}
+
+static cJSON *add_object(cJSON *object, const char *key)
+{
+    cJSON *child = cJSON_CreateObject();
+    return add_item(object, key, child) ? child : NULL;
+}
+
+static cJSON *add_array(cJSON *object, const char *key)
+{
+    cJSON *child = cJSON_CreateArray();
+    return add_item(object, key, child) ? child : NULL;
+}
+
+static bool append(cJSON *array, cJSON *item)
+{
+    if (!item)
+        return false;
+    if (!cJSON_AddItemToArray(array, item)) {
+        cJSON_Delete(item);
+        return false;
+    }
+    return true;
+}
+
+/* Builders accumulate success in `ok`, so one check at the end suffices;
+ * after a failure the remaining calls still run but do no harm. */
+
+cJSON *tattle__json_tool(void)
+{
+    cJSON *tool = cJSON_CreateObject();
+    if (!tool)
+        return NULL;
+    bool ok = add_literal(tool, "name", "tattle");
+    ok = add_literal(tool, "version", TATTLE_VERSION) && ok;
+    if (!ok) {
+        cJSON_Delete(tool);
+        return NULL;
+    }
+    return tool;
+}
+
+/* A copied string (run info outlives nothing). */
+static bool add_copied_text(cJSON *object, const char *key, const char *text)
+{
+    if (!text)
+        return add_item(object, key, cJSON_CreateNull());
+    return add_item(object, key, create_bytes(text, strlen(text)));
+}
+
+cJSON *tattle__json_run(const struct tattle_run_info *run,
+                        const struct tattle_summary *summary)
+{
+    cJSON *object = cJSON_CreateObject();
+    if (!object)
+        return NULL;
+    bool ok = add_copied_text(object, "started_at", run->started_at);
+    if (summary)
+        ok = tattle__json_add_uint(object, "duration_us", summary->duration_us) && ok;
+    ok = tattle__json_add_uint(object, "seed", run->seed) && ok;
+    ok = tattle__json_add_uint(object, "jobs", run->jobs) && ok;
+    cJSON *argv = add_array(object, "argv");
+    ok = argv && ok;
+    for (int i = 0; argv && i < run->argc; i++)
+        ok = append(argv, create_bytes(run->argv[i], strlen(run->argv[i]))) && ok;
+    ok = add_copied_text(object, "executable", run->executable) && ok;
+    if (run->sharded) {
+        cJSON *shard = add_object(object, "shard");
+        ok = shard && ok;
+        if (shard) {
+            ok = tattle__json_add_uint(shard, "index", run->shard_index) && ok;
+            ok = tattle__json_add_uint(shard, "total", run->shard_total) && ok;
+        }
+    } else
+        ok = add_item(object, "shard", cJSON_CreateNull()) && ok;
+    if (summary)
+        ok = add_bool(object, "interrupted", summary->interrupted) && ok;
+    if (!ok) {
+        cJSON_Delete(object);
+        return NULL;
+    }
+    return object;
+}
+
+cJSON *tattle__json_summary(const struct tattle_summary *summary)
+{
+    cJSON *object = cJSON_CreateObject();
+    if (!object)
+        return NULL;
+    bool ok = tattle__json_add_uint(object, "total", summary->total);
+    ok = tattle__json_add_uint(object, "passed", summary->passed) && ok;
+    ok = tattle__json_add_uint(object, "failed", summary->failed) && ok;
+    ok = tattle__json_add_uint(object, "skipped", summary->skipped) && ok;
+    ok = tattle__json_add_uint(object, "excluded", summary->excluded) && ok;
+    ok = tattle__json_add_uint(object, "invalid", summary->invalid) && ok;
+    ok = tattle__json_add_uint(object, "flaky", summary->flaky) && ok;
+    ok = tattle__json_add_uint(object, "duration_us", summary->duration_us) && ok;
+    /* An interrupted run did not pass, whatever the tests that ran did. */
+    bool failed = summary->failed || summary->invalid || summary->interrupted;
+    ok = add_literal(object, "result", failed ? "failed" : "passed") && ok;
+    if (!ok) {
+        cJSON_Delete(object);
+        return NULL;
+    }
+    return object;
+}
+
+bool tattle__json_failure_filtered(const struct tattle_failure *failure,
+                                   const struct tattle_report_options *options)
+{
+    if (failure->filtered)
+        return true;
+    if (!options || !failure->message)
+        return false;
+    for (size_t i = 0; i < options->filter_out_count; i++)
+        if (options->filter_out[i] && *options->filter_out[i] &&
+            strstr(failure->message, options->filter_out[i]))
+            return true;
+    return false;
+}
+
+bool tattle__json_result_failed(const struct tattle_result *result)
+{
+    return result->state == TATTLE_STATE_FAILED ||
+           result->state == TATTLE_STATE_INVALID;
+}
+
+const struct tattle_failure *
+tattle__json_first_failure(const struct tattle_result *result,
+                           const struct tattle_report_options *options)
+{
+    for (size_t i = 0; i < result->failure_count; i++)
+        if (!tattle__json_failure_filtered(&result->failures[i], options))
+            return &result->failures[i];
+    return NULL;
+}
+
+char *tattle__json_first_line(const char *text)
+{
+    if (!text)
+        text = "";
+    size_t length = strcspn(text, "\n");
+    if (length && text[length - 1] == '\r')
+        length--;
+    return tattle__utf8_sanitize(text, length, NULL);
+}
+
+static bool add_line(cJSON *object, const char *key, int line)
+{
+    return add_item(object, key,
+                    line > 0 ? create_uint((uint64_t)line, false) : cJSON_CreateNull());
+}
+
+static bool add_tags(cJSON *test, const struct tattle_test_info *info)
+{
+    cJSON *tags = add_object(test, "tags");
+    if (!tags)
+        return false;
+    bool ok = true;
+    /* Suite tags come first: a test's own tag of the same name wins. */
+    for (size_t i = 0; i < info->tag_count; i++) {
+        const struct tattle_tag *tag = &info->tags[i];
+        if (!tag->name)
+            continue;
+        char *name = tattle__utf8_sanitize(tag->name, strlen(tag->name), NULL);
+        cJSON *value = tag->value ? create_bytes(tag->value, strlen(tag->value))
+                                  : cJSON_CreateTrue();
+        if (!name || !value) {
+            free(name);
+            cJSON_Delete(value);
+            ok = false;
+            continue;
+        }
+        if (cJSON_GetObjectItemCaseSensitive(tags, name))
+            ok = cJSON_ReplaceItemInObjectCaseSensitive(tags, name, value) && ok;
+        else if (!cJSON_AddItemToObject(tags, name, value)) {
+            cJSON_Delete(value);
+            ok = false;
+        }
+        free(name);
+    }
+    return ok;
+}
+
+static cJSON *create_failure(const struct tattle_failure *failure,
+                             const struct tattle_report_options *options)
+{
+    cJSON *object = cJSON_CreateObject();
+    if (!object)
+        return NULL;
+    bool ok = add_literal(object, "kind", tattle_failure_kind_name(failure->kind));
+    ok = tattle__json_add_text(object, "message",
+                               failure->message ? failure->message : "") && ok;
+    ok = tattle__json_add_text(object, "file", failure->file) && ok;
+    ok = add_line(object, "line", failure->file ? failure->line : 0) && ok;
+    switch (failure->kind) {
+    case TATTLE_FAILURE_ASSERTION: {
+        cJSON *assertion = add_object(object, "assertion");
+        ok = assertion && ok;
+        if (assertion) {
+            ok = tattle__json_add_text(assertion, "macro", failure->macro) && ok;
+            ok = tattle__json_add_text(assertion, "expr", failure->expr) && ok;
+            ok = tattle__json_add_text(assertion, "left", failure->left) && ok;
+            ok = tattle__json_add_text(assertion, "right", failure->right) && ok;
+        }
+        break;
+    }
+    case TATTLE_FAILURE_CRASH: {
+        char scratch[16];
+        ok = add_copied_text(object, "signal",
+                             tattle__signal_name(failure->signal, scratch)) && ok;
+        break;
+    }
+    case TATTLE_FAILURE_EXIT:
+        ok = add_int(object, "exit_code", failure->exit_code) && ok;
+        break;
+    case TATTLE_FAILURE_TIMEOUT:
+        ok = add_int(object, "timeout_ms", failure->timeout_ms) && ok;
+        break;
+    case TATTLE_FAILURE_ERROR:
+        break;
+    }
+    if (failure->frame_count) {
+        cJSON *frames = add_array(object, "stacktrace");
+        ok = frames && ok;
+        for (size_t i = 0; frames && i < failure->frame_count; i++) {
+            const struct tattle_frame *frame = &failure->frames[i];
+            cJSON *f = cJSON_CreateObject();
+            if (!append(frames, f)) {
+                ok = false;
+                break;
+            }
+            char address[2 + 2 * sizeof(uintptr_t) + 1];
+            snprintf(address, sizeof address, "0x%" PRIxPTR, frame->address);
+            ok = tattle__json_add_text(f, "function", frame->function) && ok;
+            ok = tattle__json_add_text(f, "file", frame->file) && ok;
+            ok = add_line(f, "line", frame->line) && ok;
+            ok = add_item(f, "address", cJSON_CreateString(address)) && ok;
+        }
+    }
+    if (tattle__json_failure_filtered(failure, options))
+        ok = add_bool(object, "filtered", true) && ok;
+    if (!ok) {
+        cJSON_Delete(object);
+        return NULL;
+    }
+    return object;
+}
+
+static bool add_output(cJSON *test, const struct tattle_result *result)
+{
+    cJSON *output = add_object(test, "output");
+    if (!output)
+        return false;
+    const struct tattle_output *out = &result->stdout_output;
+    const struct tattle_output *err = &result->stderr_output;
+    bool ok = tattle__json_add_bytes(output, "stdout", out->text, out->length);
+    ok = tattle__json_add_bytes(output, "stderr", err->text, err->length) && ok;
+    ok = tattle__json_add_uint(output, "stdout_bytes", out->bytes) && ok;
+    ok = tattle__json_add_uint(output, "stderr_bytes", err->bytes) && ok;
+    ok = add_bool(output, "truncated", out->truncated || err->truncated) && ok;
+    return ok;
+}
+
+/* ---- Trace events ----------------------------------------------------
+ *
+ * A traced test carries up to `cap` events (50 by default, thousands when
+ * asked), and a report may hold 100,000 traced tests: the events are most
+ * of a report's bytes. Building ten cJSON items per event and printing
+ * them costs about 1 us per event, so the events array is printed once,
+ * into one buffer, and enters the tree as a single raw item. The text is
+ * byte for byte what cJSON prints for the same object: keys and numbers
+ * are fixed fragments and digits, a string that needs no escaping (valid
+ * UTF-8 without '"', '\\' or control characters: nearly all of them) is
+ * copied between quotes, and every other string is escaped by cJSON.
+ */
+
+struct text {
+    char *data;
+    size_t length;
+    size_t capacity;
+    bool failed;
+};
+
+static bool text_reserve(struct text *text, size_t extra)
+{
+    if (text->failed)
+        return false;
+    if (text->length + extra + 1 <= text->capacity)
+        return true;
+    size_t capacity = text->capacity ? text->capacity : 1024;
+    while (capacity < text->length + extra + 1)
+        capacity *= 2;
+    char *data = realloc(text->data, capacity);
+    if (!data) {
+        text->failed = true;
+        return false;
+    }
+    text->data = data;
+    text->capacity = capacity;
+    return true;
+}
+
+static void text_append(struct text *text, const char *bytes, size_t length)
+{
+    if (!text_reserve(text, length))
+        return;
+    memcpy(text->data + text->length, bytes, length);
+    text->length += length;
+    text->data[text->length] = '\0';
+}
+
+#define TEXT_APPEND_LITERAL(text, literal)                                     \
+    text_append(text, literal, sizeof literal - 1)
+
+static void text_append_uint(struct text *text, uint64_t value, bool negative)
+{
+    char digits[24];
+    char *p = digits + sizeof digits;
+    do {
+        *--p = (char)('0' + value % 10);
+        value /= 10;
+    } while (value);
+    if (negative)
+        *--p = '-';
+    text_append(text, p, (size_t)(digits + sizeof digits - p));
+}
+
+static void text_append_int(struct text *text, long long value)
+{
+    uint64_t magnitude = value < 0 ? (uint64_t)0 - (uint64_t)value : (uint64_t)value;
+    text_append_uint(text, magnitude, value < 0);
+}
+
+/* True when JSON holds `bytes` verbatim between quotes. */
+static bool needs_no_escaping(const char *bytes, size_t length)
+{
+    bool ascii = true;
+    for (size_t i = 0; i < length; i++) {
+        unsigned char c = (unsigned char)bytes[i];
+        if (c < 0x20 || c == '"' || c == '\\')
+            return false;
+        ascii = ascii && c < 0x80;
+    }
+    return ascii || tattle__utf8_is_clean(bytes, length);
+}
+
+/* Appends `value` as a JSON string literal. */
+static void text_append_string(struct text *text, const char *value)
+{
+    size_t length = strlen(value);
+    if (needs_no_escaping(value, length)) {
+        if (!text_reserve(text, length + 2))
+            return;
+        char *p = text->data + text->length;
+        *p++ = '"';
+        memcpy(p, value, length);
+        p[length] = '"';
+        p[length + 1] = '\0';
+        text->length += length + 2;
+        return;
+    }
+    cJSON *item = create_text(value);
+    /* cJSON writes at most 6 bytes per input byte (\u00XX), the quotes and
+     * a few bytes of slack it asks for. */
+    const char *repaired = item ? cJSON_GetStringValue(item) : NULL;
+    size_t bound = (repaired ? strlen(repaired) : 0) * 6 + 16;
+    if (!repaired || bound > INT32_MAX || !text_reserve(text, bound) ||
+        !cJSON_PrintPreallocated(item, text->data + text->length, (int)bound, 0)) {
+        text->failed = true;
+        cJSON_Delete(item);
+        return;
+    }
+    text->length += strlen(text->data + text->length);
+    cJSON_Delete(item);
+}
+
+static void text_append_key(struct text *text, const char *quoted_key_colon,
+                            size_t length)
+{
+    text_append(text, quoted_key_colon, length);
+}
+
+#define TEXT_KEY(text, key) text_append_key(text, ",\"" key "\":", sizeof key + 3)
+
+static void text_append_event(struct text *text,
+                              const struct tattle_trace_event *event)
+{
+    TEXT_APPEND_LITERAL(text, "{\"seq\":");
+    text_append_uint(text, event->seq, false);
+    TEXT_KEY(text, "t_us");
+    text_append_uint(text, event->t_us, false);
+    TEXT_KEY(text, "kind");
+    text_append_string(text, tattle_trace_event_kind_name(event->kind));
+    if (event->from) {
+        TEXT_KEY(text, "from");
+        text_append_string(text, event->from);
+    }
+    if (event->to) {
+        TEXT_KEY(text, "to");
+        text_append_string(text, event->to);
+    }
+    if (event->label) {
+        TEXT_KEY(text, "label");
+        text_append_string(text, event->label);
+    }
+    if (event->msg) {
+        TEXT_KEY(text, "msg");
+        text_append_string(text, event->msg);
+    }
+    TEXT_KEY(text, "size");
+    text_append_uint(text, event->size, false);
+    TEXT_KEY(text, "level");
+    text_append_int(text, event->level);
+    TEXT_APPEND_LITERAL(text, "}");
+}
+
+/* The events array as one raw item. */
+static cJSON *create_events(const struct tattle_trace *trace)
+{
+    struct text text = {0};
+    TEXT_APPEND_LITERAL(&text, "[");
+    for (size_t i = 0; i < trace->event_count; i++) {
+        if (i)
+            TEXT_APPEND_LITERAL(&text, ",");
+        text_append_event(&text, &trace->events[i]);
+    }
+    TEXT_APPEND_LITERAL(&text, "]");
+    cJSON *item = text.failed ? NULL : cJSON_CreateRaw(text.data);
+    free(text.data);
+    return item;
+}
+
+static cJSON *create_mailbox(const struct tattle_trace_mailbox *mailbox)
+{
+    cJSON *object = cJSON_CreateObject();
+    if (!object)
+        return NULL;
+    bool ok = tattle__json_add_text(object, "name", mailbox->name ? mailbox->name : "");
+    ok = tattle__json_add_text(object, "owner", mailbox->owner) && ok;
+    ok = add_bool(object, "alive", mailbox->alive) && ok;
+    ok = tattle__json_add_uint(object, "pending", mailbox->pending) && ok;
+    cJSON *messages = add_array(object, "messages");
+    ok = messages && ok;
+    for (size_t i = 0; messages && i < mailbox->message_count; i++)
+        ok = append(messages, create_text(mailbox->messages[i] ? mailbox->messages[i]
+                                                                : "")) && ok;
+    ok = add_bool(object, "approx", mailbox->approx) && ok;
+    if (!ok) {
+        cJSON_Delete(object);
+        return NULL;
+    }
+    return object;
+}
+
+static cJSON *create_actor(const struct tattle_trace_actor *actor)
+{
+    cJSON *object = cJSON_CreateObject();
+    if (!object)
+        return NULL;
+    bool ok = tattle__json_add_text(object, "name", actor->name ? actor->name : "");
+    ok = add_int(object, "pid", actor->pid) && ok;
+    ok = add_int(object, "tid", actor->tid) && ok;
+    ok = add_bool(object, "alive_at_exit", actor->alive_at_exit) && ok;
+    if (!ok) {
+        cJSON_Delete(object);
+        return NULL;
+    }
+    return object;
+}
+
+static bool add_trace(cJSON *test, const struct tattle_trace *trace)
+{
+    if (!trace)
+        return add_item(test, "trace", cJSON_CreateNull());
+    cJSON *object = add_object(test, "trace");
+    if (!object)
+        return false;
+    bool ok = tattle__json_add_uint(object, "cap", trace->cap);
+    ok = tattle__json_add_uint(object, "budget", trace->budget) && ok;
+    ok = add_int(object, "level", trace->level) && ok;
+    ok = tattle__json_add_uint(object, "recorded", trace->recorded) && ok;
+    ok = tattle__json_add_uint(object, "dropped", trace->dropped) && ok;
+    ok = add_bool(object, "overflow", trace->overflow) && ok;
+    ok = add_item(object, "events", create_events(trace)) && ok;
+    cJSON *mailboxes = add_array(object, "mailboxes");
+    ok = mailboxes && ok;
+    for (size_t i = 0; ok && i < trace->mailbox_count; i++)
+        ok = append(mailboxes, create_mailbox(&trace->mailboxes[i]));
+    cJSON *actors = add_array(object, "actors");
+    ok = actors && ok;
+    for (size_t i = 0; ok && i < trace->actor_count; i++)
+        ok = append(actors, create_actor(&trace->actors[i]));
+    return ok;
+}
+
+cJSON *tattle__json_test(const struct tattle_result *result,
+                         const struct tattle_report_options *options)
+{
+    const struct tattle_test_info *info = result->test;
+    cJSON *test = cJSON_CreateObject();
+    if (!test)
+        return NULL;
+    bool ok = tattle__json_add_text(test, "id", info->id ? info->id : "");
+    ok = tattle__json_add_text(test, "suite", info->suite ? info->suite : "") && ok;
+    ok = tattle__json_add_text(test, "name", info->name ? info->name : "") && ok;
+    ok = tattle__json_add_text(test, "file", info->file) && ok;
+    ok = add_line(test, "line", info->line) && ok;
+    ok = add_tags(test, info) && ok;
+    ok = add_literal(test, "state", tattle_state_name(result->state)) && ok;
+    ok = tattle__json_add_uint(test, "duration_us", result->duration_us) && ok;
+    ok = tattle__json_add_uint(test, "attempts", result->attempts) && ok;
+    ok = add_bool(test, "flaky", result->flaky) && ok;
+    cJSON *failures = add_array(test, "failures");
+    ok = failures && ok;
+    for (size_t i = 0; ok && i < result->failure_count; i++)
+        ok = append(failures, create_failure(&result->failures[i], options));
+    ok = ok && tattle__json_add_text(test, "skip_reason", result->skip_reason);
+    ok = ok && add_output(test, result);
+    ok = ok && add_trace(test, result->trace);
+    ok = ok && tattle__json_add_text(test, "rerun", result->rerun);
+    if (!ok) {
+        cJSON_Delete(test);
+        return NULL;
+    }
+    return test;
+}
+
+/* "file:line" of where a failure happened: its own location, else the
+ * first stack frame with a file, else the test's declaration. */
+static cJSON *create_location(const struct tattle_result *result,
+                              const struct tattle_failure *failure)
+{
+    const char *file = failure->file;
+    int line = failure->line;
+    for (size_t i = 0; !file && i < failure->frame_count; i++) {
+        file = failure->frames[i].file;
+        line = failure->frames[i].line;
+    }
+    if (!file) {
+        file = result->test->file;
+        line = result->test->line;
+    }
+    if (!file)
+        return cJSON_CreateNull();
+    size_t length = strlen(file);
+    char *text = malloc(length + 24);
+    if (!text)
+        return NULL;
+    snprintf(text, length + 24, "%s:%d", file, line);
+    cJSON *item = create_bytes(text, strlen(text));
+    free(text);
+    return item;
+}
+
+cJSON *tattle__json_compact_line(const struct tattle_result *result,
+                                 const struct tattle_report_options *options)
+{
+    cJSON *line = cJSON_CreateObject();
+    if (!line)
+        return NULL;
+    bool ok = tattle__json_add_text(line, "id", result->test->id ? result->test->id : "");
+    ok = add_literal(line, "s", tattle_state_name(result->state)) && ok;
+    const struct tattle_failure *failure = tattle__json_first_failure(result, options);
+    bool filtered = false;
+    if (!failure && result->failure_count) {
+        failure = &result->failures[0];
+        filtered = true;
+    }
+    if (failure) {
+        ok = add_item(line, "f", create_location(result, failure)) && ok;
+        char *first = tattle__json_first_line(failure->message);
+        ok = first && add_item(line, "e", cJSON_CreateString(first)) && ok;
+        free(first);
+        if (filtered)
+            ok = add_bool(line, "filtered", true) && ok;
+    } else if (result->skip_reason) {
+        char *first = tattle__json_first_line(result->skip_reason);
+        ok = first && add_item(line, "e", cJSON_CreateString(first)) && ok;
+        free(first);
+    }
+    if (!ok) {
+        cJSON_Delete(line);
+        return NULL;
+    }
+    return line;
+}
+
+long tattle__json_print(const cJSON *item, char **buffer, size_t *capacity)
+{
+    if (*capacity < 4096) {
+        char *grown = realloc(*buffer, 4096);
+        if (!grown)
+            return -ENOMEM;
+        *buffer = grown;
+        *capacity = 4096;
+    }
+    /* cJSON may need a few bytes more than it prints (see cJSON.h). */
+    if (cJSON_PrintPreallocated((cJSON *)item, *buffer, (int)(*capacity - 8), 0))
+        return (long)strlen(*buffer);
+    char *text = cJSON_PrintUnformatted(item);
+    if (!text)
+        return -ENOMEM;
+    size_t length = strlen(text);
+    if (length + 64 > *capacity) {
+        size_t wanted = *capacity * 2 > length + 64 ? *capacity * 2 : length + 64;
+        char *grown = realloc(*buffer, wanted);
+        if (!grown) {
+            cJSON_free(text);
+            return -ENOMEM;
+        }
+        *buffer = grown;
+        *capacity = wanted;
+    }
+    memcpy(*buffer, text, length + 1);
+    cJSON_free(text);
+    return (long)length;
+}
+
+int tattle__json_write_all(int fd, const char *bytes, size_t length)
+{
+    while (length) {
+        ssize_t written = write(fd, bytes, length);
+        if (written < 0) {
+            if (errno == EINTR)
+                continue;
+            return -errno;
+        }
+        bytes += written;
+        length -= (size_t)written;
+    }
+    return 0;
+}

@@ -1,0 +1,86 @@
+/*
+ * json_model.h — the results model as cJSON objects (report schema v1).
+ *
+ * One place turns tattle_result, tattle_summary and tattle_run_info into the
+ * JSON objects of SPEC section 6 (schemas/report.schema.json): the json
+ * reporter writes them into the report file, the jsonl reporter into its
+ * stream, and both get byte-identical TEST objects. Every string goes
+ * through utf8.h first, so whatever a test printed becomes valid UTF-8.
+ *
+ * Speed matters here (a report may hold 100,000 traced tests), so the
+ * builders avoid copies: keys are string literals added by reference, and
+ * strings that are already clean UTF-8 are referenced, not copied. Objects
+ * returned by tattle__json_test() and tattle__json_compact_line() therefore
+ * point into the result: print and delete them before the reporter's
+ * test_finished returns.
+ */
+#ifndef TATTLE_REPORTER_JSON_MODEL_H
+#define TATTLE_REPORTER_JSON_MODEL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cjson/cJSON.h>
+#include <tattle/reporter.h>
+
+/** The version of the report and stream schemas this module writes. */
+#define TATTLE__JSON_SCHEMA_VERSION 1
+
+/** Adds `text` (NUL-terminated; NULL adds null) under the literal `key`,
+ * replacing invalid UTF-8. The object references `text` when it is clean:
+ * keep `text` alive until the object is deleted. Returns false when memory
+ * runs out (the object is unchanged). */
+bool tattle__json_add_text(cJSON *object, const char *key, const char *text);
+/** As tattle__json_add_text(), for `length` bytes that may hold NUL bytes.
+ * Always copies. */
+bool tattle__json_add_bytes(cJSON *object, const char *key, const char *bytes,
+                            size_t length);
+/** Adds an exact unsigned integer (values above 2^31 are printed from their
+ * digits, never through a double). */
+bool tattle__json_add_uint(cJSON *object, const char *key, uint64_t value);
+
+/** {"name":"tattle","version":...}. Returns a new object or NULL. */
+cJSON *tattle__json_tool(void);
+/** The `run` object. With `summary` NULL (the stream's run_started) it has
+ * no duration_us and no interrupted. Strings are copied. Returns a new
+ * object or NULL. */
+cJSON *tattle__json_run(const struct tattle_run_info *run,
+                        const struct tattle_summary *summary);
+/** The `summary` object, with "result". Returns a new object or NULL. */
+cJSON *tattle__json_summary(const struct tattle_summary *summary);
+/** The TEST object of `result`, with failures matching
+ * options->filter_out marked "filtered". The object references the
+ * result's strings (see above). Returns a new object or NULL. */
+cJSON *tattle__json_test(const struct tattle_result *result,
+                         const struct tattle_report_options *options);
+/** One line of --compact: {"id","s","f","e"} (see docs/AGENTS.md).
+ * References the result's strings. Returns a new object or NULL. */
+cJSON *tattle__json_compact_line(const struct tattle_result *result,
+                                 const struct tattle_report_options *options);
+
+/** True when a failure is filtered: the runner marked it, or its message
+ * contains one of options->filter_out. */
+bool tattle__json_failure_filtered(const struct tattle_failure *failure,
+                                   const struct tattle_report_options *options);
+/** True for the states that fail a run (failed, invalid). */
+bool tattle__json_result_failed(const struct tattle_result *result);
+/** The failure that describes a failed test in groups and compact lines:
+ * the first one not filtered, or NULL when there is none. */
+const struct tattle_failure *
+tattle__json_first_failure(const struct tattle_result *result,
+                           const struct tattle_report_options *options);
+/** A newly allocated, sanitized copy of the first line of `text` (up to the
+ * first '\n', without a trailing '\r'). free() it; NULL when out of memory. */
+char *tattle__json_first_line(const char *text);
+
+/** Prints `item` without whitespace into `*buffer` (of `*capacity` bytes,
+ * grown with realloc as needed and kept for the next call) and returns the
+ * text's length, or -ENOMEM. Reusing one buffer avoids an allocation per
+ * test. */
+long tattle__json_print(const cJSON *item, char **buffer, size_t *capacity);
+
+/** write(2) until all of `bytes` is written. Returns 0 or -errno. */
+int tattle__json_write_all(int fd, const char *bytes, size_t length);
+
+#endif /* TATTLE_REPORTER_JSON_MODEL_H */

@@ -1,0 +1,157 @@
+/*
+ * jsonl.c — the "jsonl" reporter (see jsonl.h for the stream it writes).
+ *
+ * Each event is built with cJSON, printed into a reused buffer, a newline
+ * appended, and written with one write(2) call, so a line is either in the
+ * file whole or not at all when the runner is killed between events.
+ */
+#include "reporter/jsonl.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "reporter/json_model.h"
+
+struct jsonl_reporter {
+    struct tattle_report_options options;
+    int fd;
+    bool owns_fd;
+    char *buffer;
+    size_t capacity;
+    int error;
+};
+
+static int jsonl_create(void **out, const char *destination,
+                        const struct tattle_report_options *options)
+{
+    struct jsonl_reporter *self = calloc(1, sizeof *self);
+    if (!self)
+        return -ENOMEM;
+    if (options)
+        self->options = *options;
+    if (!destination || strcmp(destination, "-") == 0)
+        self->fd = STDOUT_FILENO;
+    else {
+        self->fd = open(destination, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+        if (self->fd < 0) {
+            int error = -errno;
+            free(self);
+            return error;
+        }
+        self->owns_fd = true;
+    }
+    *out = self;
+    return 0;
+}
+
+/* Prints `line` (and deletes it) as one line of the stream. */
+static void emit(struct jsonl_reporter *self, cJSON *line, bool ok)
+{
+    if (!line || !ok) {
+        cJSON_Delete(line);
+        if (!self->error)
+            self->error = -ENOMEM;
+        return;
+    }
+    long length = tattle__json_print(line, &self->buffer, &self->capacity);
+    cJSON_Delete(line);
+    if (length < 0) {
+        if (!self->error)
+            self->error = (int)length;
+        return;
+    }
+    self->buffer[length] = '\n';
+    if (self->fd == STDOUT_FILENO)
+        fflush(stdout);
+    int error = tattle__json_write_all(self->fd, self->buffer, (size_t)length + 1);
+    if (error && !self->error)
+        self->error = error;
+}
+
+static cJSON *event(const char *name)
+{
+    cJSON *line = cJSON_CreateObject();
+    if (line && !cJSON_AddItemToObjectCS(line, "event",
+                                         cJSON_CreateStringReference(name))) {
+        cJSON_Delete(line);
+        return NULL;
+    }
+    return line;
+}
+
+static bool add_owned(cJSON *line, const char *key, cJSON *item)
+{
+    if (item && cJSON_AddItemToObjectCS(line, key, item))
+        return true;
+    cJSON_Delete(item);
+    return false;
+}
+
+static void jsonl_begin(void *opaque, const struct tattle_run_info *run)
+{
+    struct jsonl_reporter *self = opaque;
+    cJSON *line = event("run_started");
+    bool ok = line != NULL;
+    ok = ok && cJSON_AddNumberToObject(line, "version", TATTLE__JSON_SCHEMA_VERSION);
+    ok = ok && add_owned(line, "tool", tattle__json_tool());
+    ok = ok && add_owned(line, "run", tattle__json_run(run, NULL));
+    ok = ok && tattle__json_add_uint(line, "planned", run->planned);
+    emit(self, line, ok);
+}
+
+static void jsonl_test_started(void *opaque, const struct tattle_test_info *test)
+{
+    struct jsonl_reporter *self = opaque;
+    cJSON *line = event("test_started");
+    bool ok = line && tattle__json_add_text(line, "id", test->id ? test->id : "");
+    emit(self, line, ok);
+}
+
+static void jsonl_test_finished(void *opaque, const struct tattle_result *result)
+{
+    struct jsonl_reporter *self = opaque;
+    cJSON *line = event("test_finished");
+    bool ok = line && add_owned(line, "test", tattle__json_test(result, &self->options));
+    emit(self, line, ok);
+}
+
+static int jsonl_end(void *opaque, const struct tattle_summary *summary)
+{
+    struct jsonl_reporter *self = opaque;
+    cJSON *line = event("run_finished");
+    bool ok = line && add_owned(line, "summary", tattle__json_summary(summary));
+    ok = ok && cJSON_AddBoolToObject(line, "interrupted", summary->interrupted);
+    emit(self, line, ok);
+    if (self->owns_fd) {
+        if (close(self->fd) != 0 && !self->error)
+            self->error = -errno;
+        self->owns_fd = false;
+        self->fd = -1;
+    }
+    return self->error;
+}
+
+static void jsonl_destroy(void *opaque)
+{
+    struct jsonl_reporter *self = opaque;
+    if (!self)
+        return;
+    if (self->owns_fd)
+        close(self->fd);
+    free(self->buffer);
+    free(self);
+}
+
+const struct tattle_reporter_type tattle__reporter_jsonl = {
+    .name = "jsonl",
+    .create = jsonl_create,
+    .begin = jsonl_begin,
+    .test_started = jsonl_test_started,
+    .test_finished = jsonl_test_finished,
+    .end = jsonl_end,
+    .destroy = jsonl_destroy,
+};

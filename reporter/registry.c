@@ -1,0 +1,41 @@
+/*
+ * registry.c — reporter types by name.
+ *
+ * The built-in reporters are listed in a static table; plugins add theirs
+ * with tattle_reporter_register(). Lookups walk both; the list is tiny.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "reporter/builtin.h"
+
+static const struct tattle_reporter_type *const builtin_reporters[] = {
+    &tattle__reporter_console,
+    &tattle__reporter_json,
+    &tattle__reporter_jsonl,
+};
+
+enum { MAX_PLUGIN_REPORTERS = 32 };
+static const struct tattle_reporter_type *plugin_reporters[MAX_PLUGIN_REPORTERS];
+static size_t plugin_reporter_count;
+
+const struct tattle_reporter_type *tattle_reporter_find(const char *name)
+{
+    for (size_t i = 0; i < sizeof builtin_reporters / sizeof *builtin_reporters; i++)
+        if (strcmp(builtin_reporters[i]->name, name) == 0)
+            return builtin_reporters[i];
+    for (size_t i = 0; i < plugin_reporter_count; i++)
+        if (strcmp(plugin_reporters[i]->name, name) == 0)
+            return plugin_reporters[i];
+    return NULL;
+}
+
+int tattle_reporter_register(const struct tattle_reporter_type *type)
+{
+    if (tattle_reporter_find(type->name) != NULL)
+        return -EEXIST;
+    if (plugin_reporter_count == MAX_PLUGIN_REPORTERS)
+        return -ENOSPC;
+    plugin_reporters[plugin_reporter_count++] = type;
+    return 0;
+}

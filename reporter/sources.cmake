@@ -1,0 +1,10 @@
+# Sources of the reporters: the plugin registry and one file per format.
+list(APPEND TATTLE_SOURCES
+  reporter/registry.c
+  reporter/console.c
+  reporter/utf8.c
+  reporter/json_model.c
+  reporter/json_file.c
+  reporter/json.c
+  reporter/jsonl.c
+)

@@ -1,0 +1,469 @@
+/*
+ * assertions.c — the checking functions behind the assertion macros.
+ *
+ * Each check compares its already-evaluated operands; on failure it renders
+ * both values (integers by signedness, floating point to the shortest exact
+ * form, pointers, strings as escaped literals, memory as a hex window around
+ * the first difference), formats the optional user message, records the
+ * failure in the test's result slot, and for fatal assertions leaves the
+ * current phase.
+ */
+#include <float.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <tattle/tattle.h>
+
+#include "runner/child.h"
+#include "runner/text.h"
+
+enum { RENDER_LIMIT = 4096, MEMORY_WINDOW = 16 };
+
+struct tattle_value tattle__value_signed(intmax_t v)
+{
+    return (struct tattle_value){.kind = TATTLE_VALUE_SIGNED, .u.as_signed = v};
+}
+
+struct tattle_value tattle__value_unsigned(uintmax_t v)
+{
+    return (struct tattle_value){.kind = TATTLE_VALUE_UNSIGNED,
+                                 .u.as_unsigned = v};
+}
+
+struct tattle_value tattle__value_floating(long double v)
+{
+    return (struct tattle_value){.kind = TATTLE_VALUE_FLOATING,
+                                 .u.as_floating = v};
+}
+
+struct tattle_value tattle__value_pointer(const void *v)
+{
+    return (struct tattle_value){.kind = TATTLE_VALUE_POINTER,
+                                 .u.as_pointer = v};
+}
+
+struct tattle_value tattle__value_bool(_Bool v)
+{
+    return (struct tattle_value){.kind = TATTLE_VALUE_BOOL,
+                                 .u.as_unsigned = v};
+}
+
+struct tattle_value tattle__value_char(char v)
+{
+    return (struct tattle_value){.kind = TATTLE_VALUE_CHAR, .u.as_signed = v};
+}
+
+static void render_floating(struct tattle__buffer *out, long double v)
+{
+    if (isnan(v)) {
+        tattle__buffer_append_string(out, signbit(v) ? "-nan" : "nan");
+        return;
+    }
+    if ((long double)(double)v == v) {
+        /* The shortest form that reads back as the same double. */
+        char text[64];
+        for (int precision = 1; precision <= 17; precision++) {
+            snprintf(text, sizeof text, "%.*g", precision, (double)v);
+            if (strtod(text, NULL) == (double)v)
+                break;
+        }
+        tattle__buffer_append_string(out, text);
+        return;
+    }
+    tattle__buffer_printf(out, "%.*Lg", LDBL_DECIMAL_DIG, v);
+}
+
+static void render_value(struct tattle__buffer *out, struct tattle_value value)
+{
+    switch (value.kind) {
+    case TATTLE_VALUE_SIGNED:
+        tattle__buffer_printf(out, "%jd", value.u.as_signed);
+        break;
+    case TATTLE_VALUE_UNSIGNED:
+        tattle__buffer_printf(out, "%ju", value.u.as_unsigned);
+        break;
+    case TATTLE_VALUE_FLOATING:
+        render_floating(out, value.u.as_floating);
+        break;
+    case TATTLE_VALUE_POINTER:
+        if (value.u.as_pointer)
+            tattle__buffer_printf(out, "%p", value.u.as_pointer);
+        else
+            tattle__buffer_append_string(out, "NULL");
+        break;
+    case TATTLE_VALUE_BOOL:
+        tattle__buffer_append_string(out, value.u.as_unsigned ? "true" : "false");
+        break;
+    case TATTLE_VALUE_CHAR: {
+        unsigned char c = (unsigned char)value.u.as_signed;
+        if (c >= 0x20 && c < 0x7f && c != '\'' && c != '\\')
+            tattle__buffer_printf(out, "'%c' (%d)", c, (int)value.u.as_signed);
+        else
+            tattle__buffer_printf(out, "'\\x%02x' (%d)", c,
+                                  (int)value.u.as_signed);
+        break;
+    }
+    }
+}
+
+/* Renders a string as a C literal, escaping quotes, backslashes and
+ * control bytes, bounded to RENDER_LIMIT bytes of input. */
+static void render_string(struct tattle__buffer *out, const char *text)
+{
+    if (!text) {
+        tattle__buffer_append_string(out, "NULL");
+        return;
+    }
+    size_t length = strlen(text);
+    size_t shown = length > RENDER_LIMIT ? RENDER_LIMIT : length;
+    tattle__buffer_append(out, "\"", 1);
+    for (size_t i = 0; i < shown; i++) {
+        unsigned char c = (unsigned char)text[i];
+        switch (c) {
+        case '"': tattle__buffer_append_string(out, "\\\""); break;
+        case '\\': tattle__buffer_append_string(out, "\\\\"); break;
+        case '\n': tattle__buffer_append_string(out, "\\n"); break;
+        case '\t': tattle__buffer_append_string(out, "\\t"); break;
+        case '\r': tattle__buffer_append_string(out, "\\r"); break;
+        default:
+            if (c < 0x20 || c == 0x7f)
+                tattle__buffer_printf(out, "\\x%02x", c);
+            else
+                tattle__buffer_append(out, &text[i], 1);
+        }
+    }
+    tattle__buffer_append(out, "\"", 1);
+    if (shown < length)
+        tattle__buffer_printf(out, "... (%zu bytes)", length);
+}
+
+static int compare_values(struct tattle_value a, struct tattle_value b)
+{
+    if (a.kind == TATTLE_VALUE_FLOATING || b.kind == TATTLE_VALUE_FLOATING) {
+        long double x = a.kind == TATTLE_VALUE_FLOATING ? a.u.as_floating
+                        : a.kind == TATTLE_VALUE_SIGNED || a.kind == TATTLE_VALUE_CHAR
+                            ? (long double)a.u.as_signed
+                        : a.kind == TATTLE_VALUE_POINTER
+                            ? (long double)(uintptr_t)a.u.as_pointer
+                            : (long double)a.u.as_unsigned;
+        long double y = b.kind == TATTLE_VALUE_FLOATING ? b.u.as_floating
+                        : b.kind == TATTLE_VALUE_SIGNED || b.kind == TATTLE_VALUE_CHAR
+                            ? (long double)b.u.as_signed
+                        : b.kind == TATTLE_VALUE_POINTER
+                            ? (long double)(uintptr_t)b.u.as_pointer
+                            : (long double)b.u.as_unsigned;
+        if (isnan(x) || isnan(y))
+            return 2; /* unordered: only != holds */
+        return (x > y) - (x < y);
+    }
+    bool a_negative = (a.kind == TATTLE_VALUE_SIGNED || a.kind == TATTLE_VALUE_CHAR) &&
+                      a.u.as_signed < 0;
+    bool b_negative = (b.kind == TATTLE_VALUE_SIGNED || b.kind == TATTLE_VALUE_CHAR) &&
+                      b.u.as_signed < 0;
+    if (a_negative && b_negative)
+        return (a.u.as_signed > b.u.as_signed) - (a.u.as_signed < b.u.as_signed);
+    if (a_negative != b_negative)
+        return a_negative ? -1 : 1;
+    uintmax_t x = a.kind == TATTLE_VALUE_POINTER ? (uintptr_t)a.u.as_pointer
+                                                 : a.u.as_unsigned;
+    uintmax_t y = b.kind == TATTLE_VALUE_POINTER ? (uintptr_t)b.u.as_pointer
+                                                 : b.u.as_unsigned;
+    return (x > y) - (x < y);
+}
+
+static bool comparison_holds(enum tattle_comparison comparison, int order)
+{
+    if (order == 2)
+        return comparison == TATTLE_CMP_NE;
+    switch (comparison) {
+    case TATTLE_CMP_EQ: return order == 0;
+    case TATTLE_CMP_NE: return order != 0;
+    case TATTLE_CMP_LT: return order < 0;
+    case TATTLE_CMP_LE: return order <= 0;
+    case TATTLE_CMP_GT: return order > 0;
+    case TATTLE_CMP_GE: return order >= 0;
+    }
+    return false;
+}
+
+static const char *comparison_operator(enum tattle_comparison comparison)
+{
+    static const char *const operators[] = {"==", "!=", "<", "<=", ">", ">="};
+    return operators[comparison];
+}
+
+/* Records a failure; `default_message` is used when the user gave none.
+ * Leaves the phase when the assertion is fatal. */
+static void report_failure(const struct tattle_assert_site *site,
+                           const char *left, const char *right,
+                           const char *default_message, const char *format,
+                           va_list args)
+{
+    struct tattle__buffer message = {0};
+    if (format && *format)
+        tattle__buffer_vprintf(&message, format, args);
+    else
+        tattle__buffer_append_string(&message, default_message);
+    struct tattle__slot_failure failure = {
+        .kind = TATTLE_FAILURE_ASSERTION,
+        .message = message.data,
+        .file = site->file,
+        .line = site->line,
+        .macro = site->macro,
+        .expr = site->expr,
+        .left = left,
+        .right = right,
+    };
+    struct tattle__slot *slot = tattle__child_slot();
+    if (slot) {
+        tattle__slot_add_failure(slot, &failure);
+    } else {
+        fprintf(stderr, "%s:%d: %s(%s) failed outside a test: %s\n",
+                site->file, site->line, site->macro, site->expr,
+                failure.message);
+    }
+    tattle__buffer_release(&message);
+    if (site->fatal)
+        tattle__child_leave_phase();
+}
+
+/* Splits "a, b" as written into the operands' texts for the default
+ * message; the split is at the top-level comma. */
+static void split_operands(const char *expr, struct tattle__buffer *parts,
+                           size_t count)
+{
+    int depth = 0;
+    size_t part = 0;
+    bool in_string = false;
+    for (const char *p = expr; *p; p++) {
+        char c = *p;
+        if (in_string) {
+            if (c == '\\' && p[1])
+                tattle__buffer_append(&parts[part], p++, 2);
+            else {
+                if (c == '"' || c == '\'')
+                    in_string = false;
+                tattle__buffer_append(&parts[part], p, 1);
+            }
+            continue;
+        }
+        if (c == '"' || c == '\'')
+            in_string = true;
+        if (c == '(' || c == '[' || c == '{')
+            depth++;
+        if (c == ')' || c == ']' || c == '}')
+            depth--;
+        if (c == ',' && depth == 0 && part + 1 < count) {
+            part++;
+            while (p[1] == ' ')
+                p++;
+            continue;
+        }
+        tattle__buffer_append(&parts[part], p, 1);
+    }
+    for (size_t i = 0; i < count; i++)
+        if (!parts[i].data)
+            tattle__buffer_append_string(&parts[i], "");
+}
+
+int tattle__check_compare(const struct tattle_assert_site *site,
+                          enum tattle_comparison comparison,
+                          struct tattle_value left, struct tattle_value right,
+                          const char *format, ...)
+{
+    if (comparison_holds(comparison, compare_values(left, right)))
+        return 1;
+    struct tattle__buffer left_text = {0}, right_text = {0}, message = {0};
+    struct tattle__buffer operands[2] = {{0}, {0}};
+    render_value(&left_text, left);
+    render_value(&right_text, right);
+    split_operands(site->expr, operands, 2);
+    tattle__buffer_printf(&message, "expected %s %s %s, got %s vs %s",
+                          operands[0].data, comparison_operator(comparison),
+                          operands[1].data, left_text.data, right_text.data);
+    va_list args;
+    va_start(args, format);
+    report_failure(site, left_text.data, right_text.data, message.data, format,
+                   args);
+    va_end(args);
+    tattle__buffer_release(&left_text);
+    tattle__buffer_release(&right_text);
+    tattle__buffer_release(&message);
+    tattle__buffer_release(&operands[0]);
+    tattle__buffer_release(&operands[1]);
+    return 0;
+}
+
+int tattle__check_true(const struct tattle_assert_site *site, int holds,
+                       const char *format, ...)
+{
+    if (holds)
+        return 1;
+    struct tattle__buffer message = {0};
+    tattle__buffer_printf(&message, "expected %s to be true", site->expr);
+    va_list args;
+    va_start(args, format);
+    report_failure(site, "false", NULL, message.data, format, args);
+    va_end(args);
+    tattle__buffer_release(&message);
+    return 0;
+}
+
+int tattle__check_string(const struct tattle_assert_site *site, int want_equal,
+                         const char *left, const char *right,
+                         const char *format, ...)
+{
+    bool equal = (left == NULL || right == NULL) ? left == right
+                                                 : strcmp(left, right) == 0;
+    if (equal == (want_equal != 0))
+        return 1;
+    struct tattle__buffer left_text = {0}, right_text = {0}, message = {0};
+    render_string(&left_text, left);
+    render_string(&right_text, right);
+    if (want_equal && left && right) {
+        size_t i = 0;
+        while (left[i] && left[i] == right[i])
+            i++;
+        tattle__buffer_printf(&message,
+                              "expected equal strings, they differ at byte %zu",
+                              i);
+    } else {
+        tattle__buffer_append_string(&message, want_equal
+                                                   ? "expected equal strings"
+                                                   : "expected different strings");
+    }
+    va_list args;
+    va_start(args, format);
+    report_failure(site, left_text.data, right_text.data, message.data, format,
+                   args);
+    va_end(args);
+    tattle__buffer_release(&left_text);
+    tattle__buffer_release(&right_text);
+    tattle__buffer_release(&message);
+    return 0;
+}
+
+static void render_memory_window(struct tattle__buffer *out,
+                                 const unsigned char *bytes, size_t start,
+                                 size_t end)
+{
+    tattle__buffer_printf(out, "[%zu..%zu)", start, end);
+    for (size_t i = start; i < end; i++)
+        tattle__buffer_printf(out, " %02x", bytes[i]);
+}
+
+int tattle__check_memory(const struct tattle_assert_site *site,
+                         const void *left, const void *right, size_t size,
+                         const char *format, ...)
+{
+    if (size == 0 || (left && right && memcmp(left, right, size) == 0))
+        return 1;
+    struct tattle__buffer left_text = {0}, right_text = {0}, message = {0};
+    if (!left || !right) {
+        render_value(&left_text, tattle__value_pointer(left));
+        render_value(&right_text, tattle__value_pointer(right));
+        tattle__buffer_printf(&message, "cannot compare %zu bytes with NULL",
+                              size);
+    } else {
+        const unsigned char *a = left, *b = right;
+        size_t first = 0;
+        while (a[first] == b[first])
+            first++;
+        size_t start = first >= MEMORY_WINDOW / 2 ? first - MEMORY_WINDOW / 2 : 0;
+        size_t end = start + MEMORY_WINDOW < size ? start + MEMORY_WINDOW : size;
+        render_memory_window(&left_text, a, start, end);
+        render_memory_window(&right_text, b, start, end);
+        tattle__buffer_printf(&message,
+                              "memory differs at offset %zu of %zu: %02x vs %02x",
+                              first, size, a[first], b[first]);
+    }
+    va_list args;
+    va_start(args, format);
+    report_failure(site, left_text.data, right_text.data, message.data, format,
+                   args);
+    va_end(args);
+    tattle__buffer_release(&left_text);
+    tattle__buffer_release(&right_text);
+    tattle__buffer_release(&message);
+    return 0;
+}
+
+int tattle__check_null(const struct tattle_assert_site *site, int want_null,
+                       const void *pointer, const char *format, ...)
+{
+    if ((pointer == NULL) == (want_null != 0))
+        return 1;
+    struct tattle__buffer left_text = {0}, message = {0};
+    render_value(&left_text, tattle__value_pointer(pointer));
+    tattle__buffer_printf(&message, want_null ? "expected %s to be NULL, got %s"
+                                              : "expected %s not to be NULL",
+                          site->expr, left_text.data);
+    va_list args;
+    va_start(args, format);
+    report_failure(site, left_text.data, "NULL", message.data, format, args);
+    va_end(args);
+    tattle__buffer_release(&left_text);
+    tattle__buffer_release(&message);
+    return 0;
+}
+
+int tattle__check_near(const struct tattle_assert_site *site, long double left,
+                       long double right, long double epsilon,
+                       const char *format, ...)
+{
+    long double difference = fabsl(left - right);
+    if (difference <= epsilon)
+        return 1;
+    struct tattle__buffer left_text = {0}, right_text = {0}, message = {0};
+    struct tattle__buffer difference_text = {0}, epsilon_text = {0};
+    render_floating(&left_text, left);
+    render_floating(&right_text, right);
+    render_floating(&difference_text, difference);
+    render_floating(&epsilon_text, epsilon);
+    tattle__buffer_printf(&message,
+                          "expected values within %s of each other, they differ by %s",
+                          epsilon_text.data, difference_text.data);
+    va_list args;
+    va_start(args, format);
+    report_failure(site, left_text.data, right_text.data, message.data, format,
+                   args);
+    va_end(args);
+    tattle__buffer_release(&left_text);
+    tattle__buffer_release(&right_text);
+    tattle__buffer_release(&message);
+    tattle__buffer_release(&difference_text);
+    tattle__buffer_release(&epsilon_text);
+    return 0;
+}
+
+void tattle__fail_now(const char *file, int line, const char *format, ...)
+{
+    static const struct tattle_assert_site fail_site_template = {
+        "FAIL", "", NULL, 0, 1};
+    struct tattle_assert_site site = fail_site_template;
+    site.file = file;
+    site.line = line;
+    va_list args;
+    va_start(args, format);
+    report_failure(&site, NULL, NULL, "FAIL() called", format, args);
+    va_end(args);
+    tattle__child_leave_phase();
+}
+
+void tattle__skip_now(const char *file, int line, const char *format, ...)
+{
+    struct tattle__buffer reason = {0};
+    va_list args;
+    va_start(args, format);
+    tattle__buffer_vprintf(&reason, format, args);
+    va_end(args);
+    struct tattle__slot *slot = tattle__child_slot();
+    if (slot)
+        tattle__slot_add_skip(slot, reason.data ? reason.data : "", file, line);
+    tattle__buffer_release(&reason);
+    tattle__child_leave_phase();
+}

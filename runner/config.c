@@ -1,0 +1,342 @@
+/*
+ * config.c — `tattle.yml` through libyaml's document API.
+ *
+ * The document is loaded whole (it is small), then walked key by key with a
+ * table per mapping; every error carries the node's start mark (libyaml
+ * counts lines and columns from 0; messages count from 1).
+ */
+#include "runner/config.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <fnmatch.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <yaml.h>
+
+#include "runner/tags.h"
+
+struct config_reader {
+    yaml_document_t document;
+    const char *path;
+    struct tattle__options *options;
+    struct tattle__buffer *error;
+};
+
+static int fail_at(struct config_reader *reader, const yaml_node_t *node,
+                   const char *format, ...) TATTLE__PRINTF(3, 4);
+
+static int fail_at(struct config_reader *reader, const yaml_node_t *node,
+                   const char *format, ...)
+{
+    tattle__buffer_printf(reader->error, "%s:%zu:%zu: ", reader->path,
+                          node->start_mark.line + 1, node->start_mark.column + 1);
+    va_list args;
+    va_start(args, format);
+    tattle__buffer_vprintf(reader->error, format, args);
+    va_end(args);
+    return -EINVAL;
+}
+
+static yaml_node_t *node_at(struct config_reader *reader, int index)
+{
+    return yaml_document_get_node(&reader->document, index);
+}
+
+static const char *scalar_text(const yaml_node_t *node)
+{
+    return (const char *)node->data.scalar.value;
+}
+
+static bool is_null(const yaml_node_t *node)
+{
+    if (node->type != YAML_SCALAR_NODE)
+        return false;
+    const char *text = scalar_text(node);
+    return node->data.scalar.style == YAML_PLAIN_SCALAR_STYLE &&
+           (strcmp(text, "null") == 0 || strcmp(text, "~") == 0 || *text == '\0');
+}
+
+static int read_number(struct config_reader *reader, const yaml_node_t *node,
+                       long min, long max, long *out)
+{
+    if (node->type != YAML_SCALAR_NODE)
+        return fail_at(reader, node, "expected a number%s", "");
+    const char *text = scalar_text(node);
+    char *end;
+    errno = 0;
+    long value = strtol(text, &end, 10);
+    if (!*text || *end || errno || value < min || value > max) {
+        tattle__buffer_printf(reader->error, "%s:%zu:%zu: '%s' is not a whole number from %ld to %ld",
+                              reader->path, node->start_mark.line + 1,
+                              node->start_mark.column + 1, text, min, max);
+        return -EINVAL;
+    }
+    *out = value;
+    return 0;
+}
+
+static int read_bool(struct config_reader *reader, const yaml_node_t *node,
+                     bool *out)
+{
+    if (node->type == YAML_SCALAR_NODE) {
+        const char *text = scalar_text(node);
+        if (strcmp(text, "true") == 0 || strcmp(text, "yes") == 0) {
+            *out = true;
+            return 0;
+        }
+        if (strcmp(text, "false") == 0 || strcmp(text, "no") == 0) {
+            *out = false;
+            return 0;
+        }
+    }
+    return fail_at(reader, node, "expected true or false%s", "");
+}
+
+static int read_string(struct config_reader *reader, const yaml_node_t *node,
+                       const char **out)
+{
+    if (node->type != YAML_SCALAR_NODE || !*scalar_text(node))
+        return fail_at(reader, node, "expected a non-empty string%s", "");
+    *out = scalar_text(node);
+    return 0;
+}
+
+typedef int (*key_reader)(struct config_reader *reader, const yaml_node_t *value);
+
+struct key_spec {
+    const char *key;
+    key_reader read;
+};
+
+static int read_mapping(struct config_reader *reader, const yaml_node_t *node,
+                        const struct key_spec *keys, size_t key_count,
+                        const char *where)
+{
+    if (node->type != YAML_MAPPING_NODE)
+        return fail_at(reader, node, "%s must be a mapping", where);
+    for (yaml_node_pair_t *pair = node->data.mapping.pairs.start;
+         pair < node->data.mapping.pairs.top; pair++) {
+        yaml_node_t *key = node_at(reader, pair->key);
+        yaml_node_t *value = node_at(reader, pair->value);
+        if (key->type != YAML_SCALAR_NODE)
+            return fail_at(reader, key, "keys must be plain words%s", "");
+        const struct key_spec *spec = NULL;
+        for (size_t i = 0; i < key_count && !spec; i++)
+            if (strcmp(keys[i].key, scalar_text(key)) == 0)
+                spec = &keys[i];
+        if (!spec)
+            return fail_at(reader, key, "unknown key '%s'", scalar_text(key));
+        int rc = spec->read(reader, value);
+        if (rc != 0)
+            return rc;
+    }
+    return 0;
+}
+
+#define NUMBER_KEY(function, field, min, max)                                  \
+    static int function(struct config_reader *reader, const yaml_node_t *value) \
+    {                                                                          \
+        long number;                                                           \
+        int rc = read_number(reader, value, min, max, &number);                \
+        if (rc == 0)                                                           \
+            reader->options->field = number;                                   \
+        return rc;                                                             \
+    }
+NUMBER_KEY(read_jobs, jobs, 1, 1024)
+NUMBER_KEY(read_timeout, timeout_ms, 1, LONG_MAX / 1000)
+NUMBER_KEY(read_trace_cap, trace_cap, 1, 1000000)
+NUMBER_KEY(read_trace_budget, trace_budget, 1, 100000000)
+NUMBER_KEY(read_trace_level, trace_level, 0, INT_MAX)
+NUMBER_KEY(read_trace_payload, trace_payload_bytes, 1, 65536)
+
+static int read_trace_passed(struct config_reader *reader, const yaml_node_t *value)
+{
+    return read_bool(reader, value, &reader->options->trace_passed);
+}
+
+static int read_trace(struct config_reader *reader, const yaml_node_t *value)
+{
+    static const struct key_spec keys[] = {
+        {"cap", read_trace_cap},       {"budget", read_trace_budget},
+        {"level", read_trace_level},   {"payload_bytes", read_trace_payload},
+        {"passed", read_trace_passed},
+    };
+    return read_mapping(reader, value, keys, sizeof keys / sizeof *keys, "trace");
+}
+
+static int read_report(struct config_reader *reader, const yaml_node_t *value,
+                       const char *name)
+{
+    if (is_null(value))
+        return 0;
+    const char *path = NULL;
+    int rc = read_string(reader, value, &path);
+    if (rc == 0)
+        tattle__options_add_reporter(reader->options, name, path);
+    return rc;
+}
+
+#define REPORT_KEY(function, name)                                             \
+    static int function(struct config_reader *reader, const yaml_node_t *value) \
+    {                                                                          \
+        return read_report(reader, value, name);                               \
+    }
+REPORT_KEY(read_report_json, "json")
+REPORT_KEY(read_report_jsonl, "jsonl")
+REPORT_KEY(read_report_junit, "junit")
+REPORT_KEY(read_report_tap, "tap")
+
+static int read_reports(struct config_reader *reader, const yaml_node_t *value)
+{
+    static const struct key_spec keys[] = {
+        {"json", read_report_json},   {"jsonl", read_report_jsonl},
+        {"junit", read_report_junit}, {"tap", read_report_tap},
+    };
+    return read_mapping(reader, value, keys, sizeof keys / sizeof *keys, "reports");
+}
+
+/* Reads a sequence of tag words into `list`. */
+static int read_tag_sequence(struct config_reader *reader, const yaml_node_t *value,
+                             struct tattle__string_list *list, const char *where)
+{
+    if (value->type != YAML_SEQUENCE_NODE)
+        return fail_at(reader, value, "%s must be a list of tags", where);
+    for (yaml_node_item_t *item = value->data.sequence.items.start;
+         item < value->data.sequence.items.top; item++) {
+        yaml_node_t *node = node_at(reader, *item);
+        if (node->type != YAML_SCALAR_NODE || !tattle__tag_is_valid(scalar_text(node)))
+            return fail_at(reader, node, "'%s' is not a tag (TAG or TAG:VALUE)",
+                           node->type == YAML_SCALAR_NODE ? scalar_text(node) : "");
+        tattle__string_list_add(list, scalar_text(node));
+    }
+    return 0;
+}
+
+static int read_exclude(struct config_reader *reader, const yaml_node_t *value)
+{
+    return read_tag_sequence(reader, value, &reader->options->exclude, "exclude");
+}
+
+static int read_tag_rules(struct config_reader *reader, const yaml_node_t *value)
+{
+    if (value->type != YAML_SEQUENCE_NODE)
+        return fail_at(reader, value, "tags must be a list of {match, add}%s", "");
+    for (yaml_node_item_t *item = value->data.sequence.items.start;
+         item < value->data.sequence.items.top; item++) {
+        yaml_node_t *rule = node_at(reader, *item);
+        if (rule->type != YAML_MAPPING_NODE)
+            return fail_at(reader, rule, "a tag rule must be {match, add}%s", "");
+        const char *match = NULL;
+        yaml_node_t *add = NULL;
+        for (yaml_node_pair_t *pair = rule->data.mapping.pairs.start;
+             pair < rule->data.mapping.pairs.top; pair++) {
+            yaml_node_t *key = node_at(reader, pair->key);
+            yaml_node_t *val = node_at(reader, pair->value);
+            const char *name = key->type == YAML_SCALAR_NODE ? scalar_text(key) : "";
+            if (strcmp(name, "match") == 0) {
+                int rc = read_string(reader, val, &match);
+                if (rc != 0)
+                    return rc;
+            } else if (strcmp(name, "add") == 0) {
+                add = val;
+            } else {
+                return fail_at(reader, key, "unknown key '%s' in a tag rule", name);
+            }
+        }
+        if (!match || !add)
+            return fail_at(reader, rule, "a tag rule needs both match and add%s", "");
+        struct tattle__string_list words = {0};
+        int rc = read_tag_sequence(reader, add, &words, "add");
+        for (size_t i = 0; rc == 0 && i < words.count; i++) {
+            tattle__string_list_add(&reader->options->tag_rule_globs, match);
+            tattle__string_list_add(&reader->options->tag_rule_words, words.items[i]);
+        }
+        tattle__string_list_release(&words);
+        if (rc != 0)
+            return rc;
+    }
+    return 0;
+}
+
+int tattle__config_load(struct tattle__options *options, const char *path,
+                        struct tattle__buffer *error)
+{
+    FILE *file = fopen(path, "rb");
+    if (!file) {
+        tattle__buffer_printf(error, "%s: cannot read the configuration: %s", path,
+                              strerror(errno));
+        return -EINVAL;
+    }
+    struct config_reader reader = {.path = path, .options = options, .error = error};
+    yaml_parser_t parser;
+    yaml_parser_initialize(&parser);
+    yaml_parser_set_input_file(&parser, file);
+    int rc = 0;
+    if (!yaml_parser_load(&parser, &reader.document)) {
+        tattle__buffer_printf(error, "%s:%zu:%zu: %s", path,
+                              parser.problem_mark.line + 1,
+                              parser.problem_mark.column + 1,
+                              parser.problem ? parser.problem : "invalid YAML");
+        yaml_parser_delete(&parser);
+        fclose(file);
+        return -EINVAL;
+    }
+    yaml_node_t *root = yaml_document_get_root_node(&reader.document);
+    if (root && !is_null(root)) {
+        static const struct key_spec keys[] = {
+            {"jobs", read_jobs},       {"timeout_ms", read_timeout},
+            {"trace", read_trace},     {"reports", read_reports},
+            {"exclude", read_exclude}, {"tags", read_tag_rules},
+        };
+        rc = read_mapping(&reader, root, keys, sizeof keys / sizeof *keys,
+                          "the configuration");
+    }
+    yaml_document_delete(&reader.document);
+    yaml_parser_delete(&parser);
+    fclose(file);
+    return rc;
+}
+
+int tattle__config_load_for(struct tattle__options *options, int argc,
+                            char **argv, struct tattle__buffer *error)
+{
+    const char *path = NULL;
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--") == 0)
+            break;
+        if (strcmp(argv[i], "--config") == 0 && i + 1 < argc)
+            path = argv[i + 1];
+        else if (strncmp(argv[i], "--config=", 9) == 0)
+            path = argv[i] + 9;
+    }
+    if (!path) {
+        const char *from_environment = getenv("TATTLE_CONFIG");
+        if (from_environment && *from_environment)
+            path = from_environment;
+    }
+    if (!path) {
+        FILE *probe = fopen("tattle.yml", "rb");
+        if (!probe)
+            return 0;
+        fclose(probe);
+        path = "tattle.yml";
+    }
+    return tattle__config_load(options, path, error);
+}
+
+void tattle__config_apply_tag_rules(const struct tattle__options *options,
+                                    struct tattle__registry *registry)
+{
+    for (size_t r = 0; r < options->tag_rule_globs.count; r++) {
+        for (size_t i = 0; i < registry->count; i++) {
+            struct tattle__test_entry *entry = &registry->entries[i];
+            if (fnmatch(options->tag_rule_globs.items[r], entry->id, 0) != 0)
+                continue;
+            tattle__tag_list_add(&entry->tags, options->tag_rule_words.items[r]);
+            tattle__test_entry_sync_tags(entry);
+        }
+    }
+}

@@ -1,0 +1,87 @@
+/*
+ * options.h — the test binary's command line (and configuration file).
+ *
+ * tattle__options_parse() turns argv into struct tattle__options; a bad flag
+ * or value yields a one-line message naming it, and the run exits 2 before
+ * anything is run or written. Values from `tattle.yml` (runner/config.c)
+ * are applied first; flags override them.
+ */
+#ifndef TATTLE_RUNNER_OPTIONS_H
+#define TATTLE_RUNNER_OPTIONS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <tattle/reporter.h>
+
+#include "runner/text.h"
+
+enum tattle__color_mode {
+    TATTLE__COLOR_AUTO,
+    TATTLE__COLOR_ALWAYS,
+    TATTLE__COLOR_NEVER
+};
+
+struct tattle__string_list {
+    char **items;
+    size_t count;
+};
+
+void tattle__string_list_add(struct tattle__string_list *list,
+                             const char *text);
+void tattle__string_list_release(struct tattle__string_list *list);
+
+struct tattle__reporter_request {
+    char *name;
+    char *destination;  /* NULL: the reporter's default */
+};
+
+struct tattle__options {
+    struct tattle__string_list patterns;
+    struct tattle__string_list only, include, exclude;
+    bool failed;
+    bool sharded;
+    unsigned shard_index, shard_total;
+    unsigned jobs;
+    long timeout_ms;            /* 0: the default (60 s) */
+    bool no_fork;
+    uint64_t seed;
+    bool seed_given;
+    bool shuffle;
+    unsigned repeat;
+    unsigned max_failures;      /* 0: no limit */
+    unsigned retry;
+    bool trace_all;
+    long trace_cap, trace_budget, trace_level, trace_payload_bytes; /* -1: unset */
+    bool trace_passed;
+    struct tattle__reporter_request *reporters;
+    size_t reporter_count;
+    struct tattle__string_list filter_out;
+    bool failures_only, summary_only, first_failure, group_by_error, compact,
+        quiet;
+    enum tattle__color_mode color;
+    bool list, list_json, help, version;
+    char *config_file;
+    /* tags added by the configuration file: pairs of glob, tag word */
+    struct tattle__string_list tag_rule_globs, tag_rule_words;
+};
+
+/** Sets every option to its default. */
+void tattle__options_init(struct tattle__options *options);
+void tattle__options_release(struct tattle__options *options);
+
+/** Parses argv[1..argc) onto `options`. Returns 0, or -EINVAL with a
+ * one-line message in `error`. */
+int tattle__options_parse(struct tattle__options *options, int argc,
+                          char **argv, struct tattle__buffer *error);
+
+/** Adds a reporter request `name` writing to `destination`, replacing an
+ * earlier request for the same reporter. */
+void tattle__options_add_reporter(struct tattle__options *options,
+                                  const char *name, const char *destination);
+
+/** Writes the --help text. */
+void tattle__options_print_help(FILE *stream, const char *program);
+
+#endif /* TATTLE_RUNNER_OPTIONS_H */

@@ -1,0 +1,127 @@
+/*
+ * registry.c — the lists TEST() and SUITE() fill from constructors, and
+ * their resolution into run entries (ids, effective tags, validity).
+ */
+#include "runner/registry.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "runner/text.h"
+
+static struct tattle_test *first_test, *last_test;
+static struct tattle_suite *first_suite;
+
+void tattle_test_register(struct tattle_test *test)
+{
+    test->next_registered = NULL;
+    if (last_test)
+        last_test->next_registered = test;
+    else
+        first_test = test;
+    last_test = test;
+}
+
+void tattle_suite_register(struct tattle_suite *suite)
+{
+    suite->next_registered = first_suite;
+    first_suite = suite;
+}
+
+static const struct tattle_suite *suite_find(const char *name)
+{
+    for (const struct tattle_suite *s = first_suite; s; s = s->next_registered)
+        if (strcmp(s->name, name) == 0)
+            return s;
+    return NULL;
+}
+
+void tattle__test_entry_sync_tags(struct tattle__test_entry *entry)
+{
+    entry->info.tags = entry->tags.items;
+    entry->info.tag_count = entry->tags.count;
+}
+
+static const char *first_invalid_tag(const char *text)
+{
+    static char bad[128];
+    if (!text)
+        return NULL;
+    const char *p = text;
+    while (*p) {
+        while (*p == ' ' || *p == '\t')
+            p++;
+        const char *start = p;
+        while (*p && *p != ' ' && *p != '\t')
+            p++;
+        size_t length = (size_t)(p - start);
+        if (length == 0)
+            continue;
+        if (length >= sizeof bad)
+            length = sizeof bad - 1;
+        memcpy(bad, start, length);
+        bad[length] = '\0';
+        if (!tattle__tag_is_valid(bad))
+            return bad;
+    }
+    return NULL;
+}
+
+void tattle__registry_build(struct tattle__registry *registry)
+{
+    size_t count = 0;
+    for (struct tattle_test *t = first_test; t; t = t->next_registered)
+        count++;
+    registry->entries = tattle__calloc(count, sizeof *registry->entries);
+    registry->count = count;
+
+    size_t i = 0;
+    for (struct tattle_test *t = first_test; t; t = t->next_registered, i++) {
+        struct tattle__test_entry *entry = &registry->entries[i];
+        entry->test = t;
+        entry->index = i;
+        entry->suite = suite_find(t->suite);
+        struct tattle__buffer id = {0};
+        tattle__buffer_printf(&id, "%s/%s", t->suite, t->name);
+        entry->id = tattle__buffer_take(&id);
+
+        const char *bad = NULL;
+        if (entry->suite) {
+            tattle__tag_list_parse(&entry->tags, entry->suite->options.tags);
+            bad = first_invalid_tag(entry->suite->options.tags);
+        }
+        tattle__tag_list_parse(&entry->tags, t->options.tags);
+        if (!bad)
+            bad = first_invalid_tag(t->options.tags);
+        if (bad) {
+            struct tattle__buffer reason = {0};
+            tattle__buffer_printf(&reason, "invalid tag '%s'", bad);
+            entry->invalid_reason = tattle__buffer_take(&reason);
+        }
+        for (size_t j = 0; j < i && !entry->invalid_reason; j++)
+            if (strcmp(registry->entries[j].id, entry->id) == 0)
+                entry->invalid_reason = tattle__strdup(
+                    "another test is registered with the same id");
+
+        entry->info = (struct tattle_test_info){
+            .id = entry->id,
+            .suite = t->suite,
+            .name = t->name,
+            .file = t->file,
+            .line = t->line,
+        };
+        tattle__test_entry_sync_tags(entry);
+    }
+}
+
+void tattle__registry_release(struct tattle__registry *registry)
+{
+    for (size_t i = 0; i < registry->count; i++) {
+        struct tattle__test_entry *entry = &registry->entries[i];
+        tattle__tag_list_release(&entry->tags);
+        free(entry->id);
+        free((char *)entry->invalid_reason);
+    }
+    free(registry->entries);
+    *registry = (struct tattle__registry){0};
+}

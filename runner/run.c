@@ -1,0 +1,737 @@
+/*
+ * run.c — tattle_main(): one run from the command line to the exit status.
+ *
+ * It resolves the registry, reads the configuration and the command line
+ * (a bad one exits 2 before anything is run or written), selects tests by
+ * pattern, tag, shard and --failed, orders them (seed, shuffle), opens the
+ * reporters, feeds the scheduler (with --repeat and --retry), turns each
+ * outcome into a result for the reporters, and saves the failed ids in
+ * .tattle/last-run.json for --failed.
+ */
+#include <cjson/cJSON.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <fnmatch.h>
+#include <inttypes.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <tattle/reporter.h>
+
+#include "runner/config.h"
+#include "runner/last_run.h"
+#include "runner/options.h"
+#include "runner/registry.h"
+#include "runner/result.h"
+#include "runner/scheduler.h"
+#include "runner/tags.h"
+#include "runner/text.h"
+
+enum { DEFAULT_TIMEOUT_MS = 60000 };
+
+static const struct tattle__trace_config default_trace_config = {
+    .cap = 50, .budget = 5000, .level = 100, .payload_bytes = 64};
+
+/* A selected test and what its runs have produced so far. */
+struct planned_test {
+    struct tattle__test_entry *entry;
+    enum tattle_state not_run_state;    /* EXCLUDED/SKIPPED/INVALID, or PASSED: runs */
+    const char *not_run_reason;
+    long timeout_ms;
+    bool traced;
+    struct tattle__trace_config trace_config;
+    unsigned runs;
+    unsigned retries_used;
+    bool held;                          /* a failed attempt kept for flakiness */
+    struct tattle__result_record held_record;
+};
+
+struct active_reporter {
+    const struct tattle_reporter_type *type;
+    void *self;
+};
+
+struct run_state {
+    struct tattle__options options;
+    struct tattle_report_options report_options;
+    struct tattle__registry registry;
+    struct planned_test *plan;
+    size_t plan_count;
+    size_t next_index;
+    struct planned_test **requeued;     /* stack of tests to run again */
+    size_t requeued_count;
+    struct active_reporter *reporters;
+    size_t reporter_count;
+    struct tattle_summary summary;
+    uint64_t failures_seen;
+    struct tattle__string_list failed_ids;
+    const char *program;
+    double timeout_multiplier;
+};
+
+/* ---- reporters ---- */
+
+static void reporters_test_started(struct run_state *state,
+                                   const struct tattle_test_info *test)
+{
+    for (size_t i = 0; i < state->reporter_count; i++)
+        if (state->reporters[i].type->test_started)
+            state->reporters[i].type->test_started(state->reporters[i].self, test);
+}
+
+static void count_result(struct run_state *state, const struct tattle_result *result)
+{
+    struct tattle_summary *s = &state->summary;
+    s->total++;
+    switch (result->state) {
+    case TATTLE_STATE_PASSED: s->passed++; break;
+    case TATTLE_STATE_FAILED: s->failed++; break;
+    case TATTLE_STATE_SKIPPED: s->skipped++; break;
+    case TATTLE_STATE_EXCLUDED: s->excluded++; break;
+    case TATTLE_STATE_INVALID: s->invalid++; break;
+    }
+    if (result->flaky)
+        s->flaky++;
+    if (result->state == TATTLE_STATE_FAILED || result->state == TATTLE_STATE_INVALID) {
+        state->failures_seen++;
+        tattle__string_list_add(&state->failed_ids, result->test->id);
+    }
+}
+
+static char *rerun_command(const struct run_state *state, const char *id)
+{
+    struct tattle__buffer command = {0};
+    tattle__buffer_append_shell_quoted(&command, state->program);
+    tattle__buffer_append(&command, " ", 1);
+    tattle__buffer_append_shell_quoted(&command, id);
+    return tattle__buffer_take(&command);
+}
+
+/* Hands a final result to every reporter, then frees it. */
+static void emit_result(struct run_state *state, struct tattle__result_record *record)
+{
+    if (!record->result.rerun)
+        record->result.rerun = rerun_command(state, record->result.test->id);
+    bool keep_trace = record->result.state == TATTLE_STATE_FAILED ||
+                      record->result.state == TATTLE_STATE_INVALID ||
+                      record->result.flaky || state->options.trace_passed;
+    if (!keep_trace)
+        tattle__result_drop_trace(record);
+    count_result(state, &record->result);
+    for (size_t i = 0; i < state->reporter_count; i++)
+        state->reporters[i].type->test_finished(state->reporters[i].self,
+                                                &record->result);
+    tattle__result_release(record);
+}
+
+/* ---- scheduler callbacks ---- */
+
+static bool stop_scheduling(const struct run_state *state)
+{
+    return state->options.max_failures &&
+           state->failures_seen >= state->options.max_failures;
+}
+
+static bool next_job(void *ctx, struct tattle__job *job)
+{
+    struct run_state *state = ctx;
+    while (!stop_scheduling(state)) {
+        struct planned_test *planned;
+        if (state->requeued_count > 0) {
+            planned = state->requeued[--state->requeued_count];
+        } else if (state->next_index < state->plan_count) {
+            planned = &state->plan[state->next_index++];
+            if (planned->not_run_state != TATTLE_STATE_PASSED) {
+                struct tattle__result_record record;
+                tattle__result_build_not_run(&record, &planned->entry->info,
+                                             planned->not_run_state,
+                                             planned->not_run_reason);
+                emit_result(state, &record);
+                continue;
+            }
+        } else {
+            return false;
+        }
+        *job = (struct tattle__job){
+            .entry = planned->entry,
+            .timeout_ms = planned->timeout_ms,
+            .traced = planned->traced,
+            .trace_config = planned->trace_config,
+            .attempt = planned->runs + 1,
+            .caller_data = planned,
+        };
+        return true;
+    }
+    return false;
+}
+
+static void job_started(void *ctx, const struct tattle__job *job)
+{
+    struct run_state *state = ctx;
+    if (job->attempt == 1)
+        reporters_test_started(state, &job->entry->info);
+}
+
+static void requeue(struct run_state *state, struct planned_test *planned)
+{
+    state->requeued = tattle__realloc(state->requeued,
+                                      (state->requeued_count + 1) * sizeof *state->requeued);
+    state->requeued[state->requeued_count++] = planned;
+}
+
+static void job_finished(void *ctx, const struct tattle__job *job,
+                         struct tattle__outcome *outcome)
+{
+    struct run_state *state = ctx;
+    struct planned_test *planned = job->caller_data;
+    planned->runs++;
+    struct tattle__result_record record;
+    tattle__result_build(&record, job, outcome);
+    bool failed = record.result.state == TATTLE_STATE_FAILED ||
+                  record.result.state == TATTLE_STATE_INVALID;
+    if (failed) {
+        if (planned->retries_used < state->options.retry) {
+            planned->retries_used++;
+            if (planned->held)
+                tattle__result_release(&planned->held_record);
+            planned->held_record = record;
+            planned->held = true;
+            requeue(state, planned);
+            return;
+        }
+        if (planned->held)
+            tattle__result_release(&planned->held_record);
+        planned->held = false;
+        record.result.attempts = planned->runs;
+        emit_result(state, &record);
+        return;
+    }
+    if (planned->held) {
+        /* Passed on a retry: flaky. The report keeps the failed attempt's
+         * failures and output, the evidence a person needs. */
+        tattle__result_release(&record);
+        record = planned->held_record;
+        planned->held = false;
+        record.result.state = TATTLE_STATE_PASSED;
+        record.result.flaky = true;
+        record.result.attempts = planned->runs;
+        emit_result(state, &record);
+        return;
+    }
+    if (planned->runs < state->options.repeat && !stop_scheduling(state)) {
+        tattle__result_release(&record);
+        requeue(state, planned);
+        return;
+    }
+    record.result.attempts = planned->runs;
+    emit_result(state, &record);
+}
+
+/* ---- selection ---- */
+
+static bool matches_patterns(const struct tattle__string_list *patterns,
+                             const char *id)
+{
+    if (patterns->count == 0)
+        return true;
+    for (size_t i = 0; i < patterns->count; i++)
+        if (fnmatch(patterns->items[i], id, 0) == 0)
+            return true;
+    return false;
+}
+
+static bool matches_any_tag(const struct tattle__test_entry *entry,
+                            const struct tattle__string_list *selectors)
+{
+    for (size_t i = 0; i < selectors->count; i++)
+        if (tattle__tags_match(entry->tags.items, entry->tags.count,
+                               selectors->items[i]))
+            return true;
+    return false;
+}
+
+static long parse_tag_number(const struct tattle__test_entry *entry,
+                             const char *name)
+{
+    const struct tattle_tag *tag =
+        tattle__tag_find(entry->tags.items, entry->tags.count, name);
+    if (!tag || !tag->value)
+        return 0;
+    char *end;
+    long value = strtol(tag->value, &end, 10);
+    return *end == '\0' && value > 0 ? value : 0;
+}
+
+static void resolve_execution(const struct run_state *state,
+                              struct planned_test *planned)
+{
+    const struct tattle__options *o = &state->options;
+    const struct tattle_test *test = planned->entry->test;
+    long timeout = test->options.timeout_ms > 0 ? test->options.timeout_ms
+                   : o->timeout_ms > 0          ? o->timeout_ms
+                                                : DEFAULT_TIMEOUT_MS;
+    planned->timeout_ms = (long)ceil((double)timeout * state->timeout_multiplier);
+    if (planned->timeout_ms < 1)
+        planned->timeout_ms = 1;
+
+    const struct tattle__test_entry *entry = planned->entry;
+    planned->traced = o->trace_all ||
+                      tattle__tag_find(entry->tags.items, entry->tags.count,
+                                       "trace_messages") != NULL;
+    struct tattle__trace_config trace = default_trace_config;
+    long tag_cap = parse_tag_number(entry, "trace_messages");
+    if (tag_cap > 0)
+        trace.cap = (uint32_t)tag_cap;
+    if (test->options.trace_cap > 0)
+        trace.cap = (uint32_t)test->options.trace_cap;
+    if (test->options.trace_budget > 0)
+        trace.budget = (uint32_t)test->options.trace_budget;
+    if (o->trace_cap > 0)
+        trace.cap = (uint32_t)o->trace_cap;
+    if (o->trace_budget > 0)
+        trace.budget = (uint32_t)o->trace_budget;
+    if (o->trace_level >= 0)
+        trace.level = (int)o->trace_level;
+    if (o->trace_payload_bytes > 0)
+        trace.payload_bytes = (uint32_t)o->trace_payload_bytes;
+    planned->trace_config = trace;
+    planned->entry->info.timeout_ms = planned->timeout_ms;
+    planned->entry->info.traced = planned->traced;
+}
+
+static uint64_t splitmix64(uint64_t *state)
+{
+    uint64_t z = (*state += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+
+static void build_plan(struct run_state *state, const struct tattle__string_list *rerun_ids)
+{
+    const struct tattle__options *o = &state->options;
+    state->plan = tattle__calloc(state->registry.count, sizeof *state->plan);
+    size_t selected = 0;
+    for (size_t i = 0; i < state->registry.count; i++) {
+        struct tattle__test_entry *entry = &state->registry.entries[i];
+        if (!matches_patterns(&o->patterns, entry->id))
+            continue;
+        if (rerun_ids) {
+            bool wanted = false;
+            for (size_t j = 0; j < rerun_ids->count && !wanted; j++)
+                wanted = strcmp(rerun_ids->items[j], entry->id) == 0;
+            if (!wanted)
+                continue;
+        }
+        /* Shards split the pattern-selected tests by position. */
+        size_t position = selected++;
+        if (o->sharded && position % o->shard_total != o->shard_index)
+            continue;
+        struct planned_test *planned = &state->plan[state->plan_count++];
+        planned->entry = entry;
+        planned->not_run_state = TATTLE_STATE_PASSED;
+        resolve_execution(state, planned);
+        if (entry->invalid_reason) {
+            planned->not_run_state = TATTLE_STATE_INVALID;
+            planned->not_run_reason = entry->invalid_reason;
+        } else if (o->only.count && !matches_any_tag(entry, &o->only)) {
+            planned->not_run_state = TATTLE_STATE_EXCLUDED;
+            planned->not_run_reason = "not selected by --only";
+        } else if (matches_any_tag(entry, &o->exclude) &&
+                   !matches_any_tag(entry, &o->include) &&
+                   !(o->only.count && matches_any_tag(entry, &o->only))) {
+            planned->not_run_state = TATTLE_STATE_EXCLUDED;
+            planned->not_run_reason = "excluded by tag";
+        } else if (entry->test->options.skip) {
+            planned->not_run_state = TATTLE_STATE_SKIPPED;
+            planned->not_run_reason = entry->test->options.skip;
+        }
+    }
+    if (o->shuffle) {
+        uint64_t random_state = o->seed;
+        for (size_t i = state->plan_count; i > 1; i--) {
+            size_t j = (size_t)(splitmix64(&random_state) % i);
+            struct planned_test swap = state->plan[i - 1];
+            state->plan[i - 1] = state->plan[j];
+            state->plan[j] = swap;
+        }
+    }
+}
+
+/* ---- environment ---- */
+
+static int read_environment(struct run_state *state, struct tattle__buffer *error)
+{
+    struct tattle__options *o = &state->options;
+    state->timeout_multiplier = 1.0;
+    const char *multiplier = getenv("TATTLE_TIMEOUT_MULTIPLIER");
+    if (multiplier && *multiplier) {
+        char *end;
+        double value = strtod(multiplier, &end);
+        if (*end != '\0' || !(value > 0) || !isfinite(value)) {
+            tattle__buffer_printf(error,
+                                  "TATTLE_TIMEOUT_MULTIPLIER: '%s' is not a positive number",
+                                  multiplier);
+            return -EINVAL;
+        }
+        state->timeout_multiplier = value;
+    }
+    if (!o->sharded) {
+        static const char *const protocols[][2] = {
+            {"GTEST_TOTAL_SHARDS", "GTEST_SHARD_INDEX"},
+            {"TEST_TOTAL_SHARDS", "TEST_SHARD_INDEX"}};
+        for (size_t p = 0; p < 2 && !o->sharded; p++) {
+            const char *total = getenv(protocols[p][0]);
+            const char *index = getenv(protocols[p][1]);
+            if (!total || !index)
+                continue;
+            char *end_total, *end_index;
+            unsigned long t = strtoul(total, &end_total, 10);
+            unsigned long i = strtoul(index, &end_index, 10);
+            if (*end_total || *end_index || t == 0 || i >= t) {
+                tattle__buffer_printf(error, "%s=%s, %s=%s: not a valid shard",
+                                      protocols[p][0], total, protocols[p][1], index);
+                return -EINVAL;
+            }
+            o->sharded = true;
+            o->shard_total = (unsigned)t;
+            o->shard_index = (unsigned)i;
+        }
+    }
+    const char *status_file = getenv("TEST_SHARD_STATUS_FILE");
+    if (o->sharded && status_file && *status_file) {
+        int fd = open(status_file, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+        if (fd >= 0)
+            close(fd);
+    }
+    const char *only = getenv("TESTBRIDGE_TEST_ONLY");
+    if (only && *only && o->patterns.count == 0)
+        tattle__string_list_add(&o->patterns, only);
+    const char *xml = getenv("XML_OUTPUT_FILE");
+    if (xml && *xml && tattle_reporter_find("junit"))
+        tattle__options_add_reporter(o, "junit", xml);
+    return 0;
+}
+
+static bool color_wanted(enum tattle__color_mode mode, FILE *stream)
+{
+    if (mode == TATTLE__COLOR_ALWAYS)
+        return true;
+    if (mode == TATTLE__COLOR_NEVER)
+        return false;
+    const char *no_color = getenv("NO_COLOR");
+    if (no_color && *no_color)
+        return false;
+    const char *term = getenv("TERM");
+    if (term && strcmp(term, "dumb") == 0)
+        return false;
+    return isatty(fileno(stream));
+}
+
+/* ---- listing ---- */
+
+static void list_tests(const struct run_state *state)
+{
+    if (state->options.list_json) {
+        cJSON *array = cJSON_CreateArray();
+        for (size_t i = 0; i < state->plan_count; i++) {
+            const struct planned_test *planned = &state->plan[i];
+            const struct tattle__test_entry *entry = planned->entry;
+            cJSON *item = cJSON_CreateObject();
+            cJSON_AddStringToObject(item, "id", entry->id);
+            cJSON_AddStringToObject(item, "suite", entry->info.suite);
+            cJSON_AddStringToObject(item, "name", entry->info.name);
+            cJSON_AddStringToObject(item, "file", entry->info.file);
+            cJSON_AddNumberToObject(item, "line", entry->info.line);
+            cJSON *tags = cJSON_AddObjectToObject(item, "tags");
+            for (size_t t = 0; t < entry->tags.count; t++) {
+                const struct tattle_tag *tag = &entry->tags.items[t];
+                if (tag->value)
+                    cJSON_AddStringToObject(tags, tag->name, tag->value);
+                else
+                    cJSON_AddTrueToObject(tags, tag->name);
+            }
+            cJSON_AddNumberToObject(item, "timeout_ms", (double)planned->timeout_ms);
+            cJSON_AddStringToObject(item, "state",
+                                    planned->not_run_state == TATTLE_STATE_PASSED
+                                        ? "selected"
+                                        : tattle_state_name(planned->not_run_state));
+            if (planned->not_run_reason)
+                cJSON_AddStringToObject(item, "reason", planned->not_run_reason);
+            cJSON_AddItemToArray(array, item);
+        }
+        char *text = cJSON_PrintUnformatted(array);
+        fputs(text, stdout);
+        fputc('\n', stdout);
+        cJSON_free(text);
+        cJSON_Delete(array);
+        return;
+    }
+    for (size_t i = 0; i < state->plan_count; i++) {
+        const struct tattle__test_entry *entry = state->plan[i].entry;
+        fputs(entry->id, stdout);
+        for (size_t t = 0; t < entry->tags.count; t++) {
+            fputs(t == 0 ? "  [" : " ", stdout);
+            fputs(entry->tags.items[t].name, stdout);
+            if (entry->tags.items[t].value)
+                printf(":%s", entry->tags.items[t].value);
+            if (t + 1 == entry->tags.count)
+                fputc(']', stdout);
+        }
+        fputc('\n', stdout);
+    }
+}
+
+/* ---- the run ---- */
+
+/* Under CTest (tattle_discover_tests sets TATTLE_SKIP_RETURN_CODE), a run
+ * whose tests were all skipped exits with that code so CTest shows it as
+ * skipped rather than passed. */
+static int skip_return_code(const struct tattle_summary *summary, int status)
+{
+    const char *code = getenv("TATTLE_SKIP_RETURN_CODE");
+    if (status != 0 || !code || !*code || summary->skipped == 0 ||
+        summary->passed + summary->failed + summary->invalid > 0)
+        return status;
+    char *end;
+    long value = strtol(code, &end, 10);
+    return *end == '\0' && value > 0 && value < 256 ? (int)value : status;
+}
+
+static void format_started_at(char out[64])
+{
+    struct timespec now;
+    clock_gettime(CLOCK_REALTIME, &now);
+    struct tm utc;
+    gmtime_r(&now.tv_sec, &utc);
+    char date[32];
+    strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%S", &utc);
+    snprintf(out, 64, "%s.%03dZ", date, (int)(now.tv_nsec / 1000000));
+}
+
+static int open_reporters(struct run_state *state, struct tattle__buffer *error)
+{
+    struct tattle__options *o = &state->options;
+    bool stdout_taken = false;
+    for (size_t i = 0; i < o->reporter_count; i++)
+        if (o->reporters[i].destination && strcmp(o->reporters[i].destination, "-") == 0) {
+            if (stdout_taken) {
+                tattle__buffer_printf(error, "only one report can go to standard output ('-')");
+                return -EINVAL;
+            }
+            stdout_taken = true;
+        }
+    state->reporters = tattle__calloc(o->reporter_count + 1, sizeof *state->reporters);
+    /* The console is always there, on stderr when stdout carries a report. */
+    const char *console_destination = stdout_taken ? "stderr" : "stdout";
+    state->report_options.color =
+        color_wanted(o->color, stdout_taken ? stderr : stdout);
+    struct {
+        const char *name, *destination;
+    } wanted[64];
+    size_t wanted_count = 0;
+    bool console_requested = false;
+    for (size_t i = 0; i < o->reporter_count && wanted_count < 63; i++) {
+        if (strcmp(o->reporters[i].name, "console") == 0)
+            console_requested = true;
+        wanted[wanted_count].name = o->reporters[i].name;
+        wanted[wanted_count++].destination = o->reporters[i].destination;
+    }
+    if (!console_requested) {
+        memmove(&wanted[1], &wanted[0], wanted_count * sizeof *wanted);
+        wanted[0].name = "console";
+        wanted[0].destination = console_destination;
+        wanted_count++;
+    }
+    for (size_t i = 0; i < wanted_count; i++) {
+        const struct tattle_reporter_type *type = tattle_reporter_find(wanted[i].name);
+        if (!type) {
+            tattle__buffer_printf(error, "no reporter named '%s'", wanted[i].name);
+            return -EINVAL;
+        }
+        void *self = NULL;
+        int rc = type->create(&self, wanted[i].destination, &state->report_options);
+        if (rc != 0) {
+            tattle__buffer_printf(error, "cannot open the %s report '%s': %s",
+                                  wanted[i].name,
+                                  wanted[i].destination ? wanted[i].destination : "",
+                                  strerror(-rc));
+            return rc;
+        }
+        state->reporters[state->reporter_count++] = (struct active_reporter){type, self};
+    }
+    return 0;
+}
+
+static void close_reporters(struct run_state *state)
+{
+    for (size_t i = 0; i < state->reporter_count; i++)
+        state->reporters[i].type->destroy(state->reporters[i].self);
+    free(state->reporters);
+    state->reporters = NULL;
+    state->reporter_count = 0;
+}
+
+static void release_state(struct run_state *state)
+{
+    for (size_t i = 0; i < state->plan_count; i++)
+        if (state->plan[i].held)
+            tattle__result_release(&state->plan[i].held_record);
+    free(state->plan);
+    free(state->requeued);
+    tattle__string_list_release(&state->failed_ids);
+    tattle__registry_release(&state->registry);
+    tattle__options_release(&state->options);
+}
+
+static int usage_error(struct run_state *state, const char *message)
+{
+    fprintf(stderr, "%s: %s\n", state->program, message);
+    close_reporters(state);
+    release_state(state);
+    return 2;
+}
+
+int tattle_main(int argc, char **argv)
+{
+    struct run_state state = {0};
+    struct tattle__buffer error = {0};
+    state.program = argc > 0 && argv[0] ? argv[0] : "tattle";
+    signal(SIGPIPE, SIG_IGN);
+    tattle__registry_build(&state.registry);
+    tattle__options_init(&state.options);
+
+    int rc = tattle__config_load_for(&state.options, argc, argv, &error);
+    if (rc == 0)
+        rc = tattle__options_parse(&state.options, argc, argv, &error);
+    if (rc == 0)
+        rc = read_environment(&state, &error);
+    if (rc == 0)
+        tattle__config_apply_tag_rules(&state.options, &state.registry);
+    if (rc != 0) {
+        int status = usage_error(&state, error.data);
+        tattle__buffer_release(&error);
+        return status;
+    }
+    if (state.options.help) {
+        tattle__options_print_help(stdout, state.program);
+        release_state(&state);
+        return 0;
+    }
+    if (state.options.version) {
+        printf("tattle %s\n", TATTLE_VERSION);
+        release_state(&state);
+        return 0;
+    }
+    if (!state.options.seed_given) {
+        uint64_t mix = (uint64_t)time(NULL) ^ ((uint64_t)getpid() << 32) ^ tattle__now_us();
+        state.options.seed = splitmix64(&mix) % 1000000000ull;
+    }
+
+    struct tattle__string_list rerun_ids = {0};
+    bool use_rerun_ids = false;
+    if (state.options.failed) {
+        rc = tattle__last_run_load(&rerun_ids, &error);
+        if (rc < 0) {
+            int status = usage_error(&state, error.data);
+            tattle__buffer_release(&error);
+            return status;
+        }
+        use_rerun_ids = rc > 0;
+        if (!use_rerun_ids)
+            fprintf(stderr, "%s: --failed: no failures recorded by a previous run; "
+                            "running the selected tests\n", state.program);
+    }
+    build_plan(&state, use_rerun_ids ? &rerun_ids : NULL);
+    tattle__string_list_release(&rerun_ids);
+
+    if (state.options.list) {
+        list_tests(&state);
+        release_state(&state);
+        return 0;
+    }
+
+    struct tattle__options *o = &state.options;
+    state.report_options = (struct tattle_report_options){
+        .failures_only = o->failures_only,
+        .summary_only = o->summary_only,
+        .first_failure = o->first_failure,
+        .group_by_error = o->group_by_error,
+        .compact = o->compact,
+        .quiet = o->quiet,
+        .trace_passed = o->trace_passed,
+        .filter_out = (const char *const *)o->filter_out.items,
+        .filter_out_count = o->filter_out.count,
+    };
+    if (open_reporters(&state, &error) != 0) {
+        int status = usage_error(&state, error.data);
+        tattle__buffer_release(&error);
+        return status;
+    }
+
+    const char *premature_exit_file = getenv("TEST_PREMATURE_EXIT_FILE");
+    if (premature_exit_file && *premature_exit_file) {
+        int fd = open(premature_exit_file, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+        if (fd >= 0)
+            close(fd);
+    }
+
+    char started_at[64];
+    format_started_at(started_at);
+    char executable[4096];
+    ssize_t length = readlink("/proc/self/exe", executable, sizeof executable - 1);
+    executable[length > 0 ? length : 0] = '\0';
+    struct tattle_run_info run_info = {
+        .started_at = started_at,
+        .seed = o->seed,
+        .jobs = o->no_fork ? 1 : o->jobs,
+        .argc = argc,
+        .argv = argv,
+        .executable = executable,
+        .sharded = o->sharded,
+        .shard_index = o->shard_index,
+        .shard_total = o->shard_total,
+        .planned = state.plan_count,
+    };
+    for (size_t i = 0; i < state.reporter_count; i++)
+        state.reporters[i].type->begin(state.reporters[i].self, &run_info);
+
+    uint64_t run_started = tattle__now_us();
+    struct tattle__schedule_config schedule = {.jobs = run_info.jobs,
+                                               .no_fork = o->no_fork};
+    struct tattle__schedule_callbacks callbacks = {
+        .next = next_job, .started = job_started, .finished = job_finished,
+        .ctx = &state};
+    int scheduled = tattle__schedule_run(&schedule, &callbacks);
+    state.summary.duration_us = tattle__now_us() - run_started;
+    state.summary.interrupted = scheduled != 0;
+
+    int status = scheduled != 0 ? 3
+                 : state.summary.failed + state.summary.invalid > 0 ? 1
+                                                                    : 0;
+    status = skip_return_code(&state.summary, status);
+    for (size_t i = 0; i < state.reporter_count; i++) {
+        int end_rc = state.reporters[i].type->end(state.reporters[i].self, &state.summary);
+        if (end_rc != 0) {
+            fprintf(stderr, "%s: the %s report could not be written: %s\n",
+                    state.program, state.reporters[i].type->name, strerror(-end_rc));
+            status = 3;
+        }
+    }
+    if (scheduled < 0)
+        fprintf(stderr, "%s: internal error: %s\n", state.program, strerror(-scheduled));
+    if (!state.summary.interrupted)
+        tattle__last_run_save(&state.failed_ids);
+    if (premature_exit_file && *premature_exit_file && !state.summary.interrupted)
+        unlink(premature_exit_file);
+    close_reporters(&state);
+    release_state(&state);
+    tattle__buffer_release(&error);
+    return status;
+}

@@ -1,0 +1,530 @@
+/*
+ * scheduler.c — the runner's single-threaded event loop.
+ *
+ * Per job slot the scheduler keeps a result slot (shared memory), two
+ * captures and, while a test runs, its pid, pidfd and output pipes. One
+ * poll() waits on every running test's pipes and pidfd, the signalfd of
+ * SIGINT/SIGTERM, and the nearest deadline. A test is finished once its
+ * process was reaped and its tree killed: only then are the output pipes
+ * drained to the end and the outcome handed back.
+ */
+#include "runner/scheduler.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/pidfd.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/signalfd.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "runner/child.h"
+#include "runner/crash.h"
+#include "runner/process_tree.h"
+#include "runner/text.h"
+
+enum {
+    SLOT_BYTES = 256 * 1024,
+    CAPTURE_HEAD = 32 * 1024,
+    CAPTURE_TAIL = 32 * 1024,
+    READ_CHUNK = 64 * 1024,
+    DRAIN_WAIT_MS = 200
+};
+
+struct running {
+    bool busy;
+    struct tattle__job job;
+    pid_t pid;
+    int pidfd;
+    int output_fds[2];          /* stdout, stderr read ends; -1 when closed */
+    struct tattle__capture captures[2];
+    struct tattle__slot *slot;
+    uint64_t started_us;
+    uint64_t deadline_us;       /* 0: none */
+    bool reaped;
+    int wait_status;
+    bool timed_out;
+    struct tattle__trace_session *trace;
+};
+
+struct scheduler {
+    const struct tattle__schedule_config *config;
+    const struct tattle__schedule_callbacks *callbacks;
+    struct running *running;
+    unsigned running_count;
+    int signal_fd;
+    sigset_t old_mask;
+    bool interrupted;
+    bool exhausted;             /* `next` had nothing */
+};
+
+/* ---- the test process ---- */
+
+static struct tattle__trace_session *child_trace;
+
+static void child_crash_callback(void)
+{
+    if (child_trace)
+        tattle__trace_session_child_finish(true);
+}
+
+static TATTLE__NORETURN void run_in_child(struct scheduler *scheduler,
+                                          struct running *run, int out_w,
+                                          int err_w)
+{
+    setpgid(0, 0);
+    prctl(PR_SET_CHILD_SUBREAPER, 1);
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    signal(SIGINT, SIG_DFL);
+    signal(SIGTERM, SIG_DFL);
+    signal(SIGPIPE, SIG_DFL);
+    sigprocmask(SIG_SETMASK, &scheduler->old_mask, NULL);
+    if (scheduler->signal_fd >= 0)
+        close(scheduler->signal_fd);
+
+    dup2(out_w, STDOUT_FILENO);
+    dup2(err_w, STDERR_FILENO);
+    close(out_w);
+    close(err_w);
+    int null_fd = open("/dev/null", O_RDONLY);
+    if (null_fd >= 0) {
+        dup2(null_fd, STDIN_FILENO);
+        close(null_fd);
+    }
+    /* Unbuffered stdio: nothing the test printed is lost when it dies. */
+    setvbuf(stdout, NULL, _IONBF, 0);
+    setvbuf(stderr, NULL, _IONBF, 0);
+    struct rlimit no_core = {0, 0};
+    setrlimit(RLIMIT_CORE, &no_core);
+
+    child_trace = run->trace;
+    if (run->trace)
+        tattle__trace_session_activate(run->trace);
+    tattle__crash_install(run->slot, child_crash_callback);
+    tattle__child_run(run->job.entry, run->slot, true);
+    if (run->trace)
+        tattle__trace_session_child_finish(false);
+    fflush(NULL);
+    _exit(0);
+}
+
+/* ---- starting and finishing ---- */
+
+static int start_forked(struct scheduler *scheduler, struct running *run)
+{
+    int out_pipe[2], err_pipe[2];
+    if (pipe2(out_pipe, O_CLOEXEC) != 0)
+        return -errno;
+    if (pipe2(err_pipe, O_CLOEXEC) != 0) {
+        int error = -errno;
+        close(out_pipe[0]);
+        close(out_pipe[1]);
+        return error;
+    }
+    fflush(stdout);
+    fflush(stderr);
+    run->started_us = tattle__now_us();
+    pid_t pid = fork();
+    if (pid < 0) {
+        int error = -errno;
+        close(out_pipe[0]), close(out_pipe[1]);
+        close(err_pipe[0]), close(err_pipe[1]);
+        return error;
+    }
+    if (pid == 0)
+        run_in_child(scheduler, run, out_pipe[1], err_pipe[1]);
+
+    setpgid(pid, pid);
+    close(out_pipe[1]);
+    close(err_pipe[1]);
+    fcntl(out_pipe[0], F_SETFL, O_NONBLOCK);
+    fcntl(err_pipe[0], F_SETFL, O_NONBLOCK);
+    run->pid = pid;
+    run->pidfd = pidfd_open(pid, 0);
+    if (run->pidfd < 0) {
+        int error = -errno;
+        kill(pid, SIGKILL);
+        waitpid(pid, NULL, 0);
+        close(out_pipe[0]);
+        close(err_pipe[0]);
+        return error;
+    }
+    run->output_fds[0] = out_pipe[0];
+    run->output_fds[1] = err_pipe[0];
+    run->deadline_us = run->job.timeout_ms > 0
+                           ? run->started_us + (uint64_t)run->job.timeout_ms * 1000u
+                           : 0;
+    return 0;
+}
+
+/* Reads what is available from one output pipe; closes it at EOF. */
+static void read_output(struct running *run, int stream)
+{
+    char buffer[READ_CHUNK];
+    for (int rounds = 0; rounds < 16; rounds++) {
+        ssize_t n = read(run->output_fds[stream], buffer, sizeof buffer);
+        if (n > 0) {
+            tattle__capture_feed(&run->captures[stream], buffer, (size_t)n);
+            continue;
+        }
+        if (n < 0 && (errno == EINTR))
+            continue;
+        if (n < 0 && errno == EAGAIN)
+            return;
+        close(run->output_fds[stream]);
+        run->output_fds[stream] = -1;
+        return;
+    }
+}
+
+/* After the tree is dead, reads both pipes to their end. A process that
+ * escaped the kill (it cannot, but a pipe may be shared with a stray being
+ * killed) is waited for at most DRAIN_WAIT_MS. */
+static void drain_outputs(struct running *run)
+{
+    uint64_t give_up = tattle__now_us() + DRAIN_WAIT_MS * 1000u;
+    while (run->output_fds[0] >= 0 || run->output_fds[1] >= 0) {
+        struct pollfd fds[2];
+        nfds_t count = 0;
+        int streams[2];
+        for (int s = 0; s < 2; s++) {
+            if (run->output_fds[s] < 0)
+                continue;
+            fds[count] = (struct pollfd){run->output_fds[s], POLLIN, 0};
+            streams[count++] = s;
+        }
+        uint64_t now = tattle__now_us();
+        if (now >= give_up)
+            break;
+        int ready = poll(fds, count, (int)((give_up - now) / 1000u) + 1);
+        if (ready <= 0)
+            break;
+        for (nfds_t i = 0; i < count; i++)
+            if (fds[i].revents)
+                read_output(run, streams[i]);
+    }
+    for (int s = 0; s < 2; s++) {
+        if (run->output_fds[s] >= 0) {
+            close(run->output_fds[s]);
+            run->output_fds[s] = -1;
+        }
+    }
+}
+
+/* Reaps children that are not waited for through their pidfd: strays
+ * killed after their test died, and a test reaped early by this loop. */
+static void reap_children(struct scheduler *scheduler)
+{
+    for (;;) {
+        int status;
+        pid_t pid = waitpid(-1, &status, WNOHANG);
+        if (pid <= 0)
+            return;
+        for (unsigned i = 0; i < scheduler->config->jobs; i++) {
+            struct running *run = &scheduler->running[i];
+            if (run->busy && run->pid == pid && !run->reaped) {
+                run->reaped = true;
+                run->wait_status = status;
+            }
+        }
+    }
+}
+
+static void kill_leftovers(struct scheduler *scheduler, struct running *run)
+{
+    /* Same process group first (cheap), then strays reparented to us. */
+    kill(-run->pid, SIGKILL);
+    pid_t keep[64];
+    size_t keep_count = 0;
+    for (unsigned i = 0; i < scheduler->config->jobs && keep_count < 64; i++)
+        if (scheduler->running[i].busy && &scheduler->running[i] != run)
+            keep[keep_count++] = scheduler->running[i].pid;
+    tattle__process_kill_strays(keep, keep_count);
+}
+
+static void finish(struct scheduler *scheduler, struct running *run)
+{
+    if (!run->reaped) {
+        while (waitpid(run->pid, &run->wait_status, 0) < 0 && errno == EINTR)
+            ;
+        run->reaped = true;
+    }
+    kill_leftovers(scheduler, run);
+    drain_outputs(run);
+    close(run->pidfd);
+    run->pidfd = -1;
+    reap_children(scheduler);
+
+    struct tattle__outcome outcome = {
+        .forked = true,
+        .wait_status = run->wait_status,
+        .timed_out = run->timed_out,
+        .started_us = run->started_us,
+        .duration_us = tattle__now_us() - run->started_us,
+        .stdout_capture = &run->captures[0],
+        .stderr_capture = &run->captures[1],
+    };
+    tattle__slot_read(run->slot, &outcome.reading);
+    if (run->trace) {
+        int error = tattle__trace_session_freeze(run->trace, &outcome.trace);
+        if (error != 0)
+            outcome.trace_error = strerror(-error);
+        tattle__trace_session_destroy(run->trace);
+        run->trace = NULL;
+    }
+    run->busy = false;
+    scheduler->running_count--;
+    scheduler->callbacks->finished(scheduler->callbacks->ctx, &run->job,
+                                   &outcome);
+    tattle__slot_reading_release(&outcome.reading);
+}
+
+static void time_out(struct scheduler *scheduler, struct running *run)
+{
+    run->timed_out = true;
+    /* The on-exit barrier: the mailboxes are read while the processes that
+     * own them are still alive, then the whole tree is killed. */
+    if (run->trace)
+        tattle__trace_session_snapshot_live(run->trace, run->pid);
+    tattle__process_tree_kill(run->pid, 1);
+    finish(scheduler, run);
+}
+
+static int start_next(struct scheduler *scheduler, struct running *run)
+{
+    struct tattle__job job;
+    if (!scheduler->callbacks->next(scheduler->callbacks->ctx, &job)) {
+        scheduler->exhausted = true;
+        return 0;
+    }
+    run->job = job;
+    run->reaped = false;
+    run->timed_out = false;
+    run->wait_status = 0;
+    run->trace = NULL;
+    tattle__slot_reset(run->slot);
+    tattle__capture_reset(&run->captures[0]);
+    tattle__capture_reset(&run->captures[1]);
+    if (job.traced) {
+        int error = tattle__trace_session_create(&run->trace, &job.trace_config);
+        if (error != 0) {
+            fprintf(stderr, "tattle: cannot create the trace arena of %s: %s\n",
+                    job.entry->id, strerror(-error));
+            run->trace = NULL;
+        }
+    }
+    scheduler->callbacks->started(scheduler->callbacks->ctx, &run->job);
+    int error = start_forked(scheduler, run);
+    if (error != 0) {
+        if (run->trace)
+            tattle__trace_session_destroy(run->trace);
+        return error;
+    }
+    run->busy = true;
+    scheduler->running_count++;
+    return 0;
+}
+
+static void kill_all_running(struct scheduler *scheduler)
+{
+    for (unsigned i = 0; i < scheduler->config->jobs; i++) {
+        struct running *run = &scheduler->running[i];
+        if (!run->busy)
+            continue;
+        tattle__process_tree_kill(run->pid, 1);
+        waitpid(run->pid, NULL, 0);
+        kill(-run->pid, SIGKILL);
+        for (int s = 0; s < 2; s++)
+            if (run->output_fds[s] >= 0)
+                close(run->output_fds[s]);
+        close(run->pidfd);
+        if (run->trace)
+            tattle__trace_session_destroy(run->trace);
+        run->busy = false;
+    }
+    tattle__process_kill_strays(NULL, 0);
+    reap_children(scheduler);
+    scheduler->running_count = 0;
+}
+
+static int loop_forked(struct scheduler *scheduler)
+{
+    unsigned jobs = scheduler->config->jobs;
+    struct pollfd *fds = tattle__calloc(jobs * 3 + 1, sizeof *fds);
+    struct running **owners = tattle__calloc(jobs * 3 + 1, sizeof *owners);
+    int *roles = tattle__calloc(jobs * 3 + 1, sizeof *roles);
+    int result = 0;
+
+    for (;;) {
+        for (unsigned i = 0; i < jobs && !scheduler->exhausted; i++) {
+            if (scheduler->running[i].busy)
+                continue;
+            int error = start_next(scheduler, &scheduler->running[i]);
+            if (error != 0) {
+                fprintf(stderr, "tattle: cannot start a test: %s\n",
+                        strerror(-error));
+                kill_all_running(scheduler);
+                result = error;
+                goto done;
+            }
+        }
+        if (scheduler->running_count == 0)
+            break;
+
+        nfds_t count = 0;
+        uint64_t nearest = 0;
+        fds[count] = (struct pollfd){scheduler->signal_fd, POLLIN, 0};
+        owners[count] = NULL;
+        roles[count++] = -1;
+        for (unsigned i = 0; i < jobs; i++) {
+            struct running *run = &scheduler->running[i];
+            if (!run->busy)
+                continue;
+            fds[count] = (struct pollfd){run->pidfd, POLLIN, 0};
+            owners[count] = run;
+            roles[count++] = 2;
+            for (int s = 0; s < 2; s++) {
+                if (run->output_fds[s] < 0)
+                    continue;
+                fds[count] = (struct pollfd){run->output_fds[s], POLLIN, 0};
+                owners[count] = run;
+                roles[count++] = s;
+            }
+            if (run->deadline_us && (!nearest || run->deadline_us < nearest))
+                nearest = run->deadline_us;
+        }
+        int wait_ms = -1;
+        if (nearest) {
+            uint64_t now = tattle__now_us();
+            wait_ms = nearest > now ? (int)((nearest - now + 999) / 1000) : 0;
+        }
+        int ready = poll(fds, count, wait_ms);
+        if (ready < 0 && errno != EINTR) {
+            result = -errno;
+            kill_all_running(scheduler);
+            goto done;
+        }
+        if (ready > 0 && fds[0].revents) {
+            struct signalfd_siginfo info;
+            ssize_t ignored = read(scheduler->signal_fd, &info, sizeof info);
+            (void)ignored;
+            scheduler->interrupted = true;
+            kill_all_running(scheduler);
+            result = 1;
+            goto done;
+        }
+        for (nfds_t i = 1; ready > 0 && i < count; i++) {
+            if (!fds[i].revents || roles[i] == 2)
+                continue;
+            if (owners[i]->busy && owners[i]->output_fds[roles[i]] == fds[i].fd)
+                read_output(owners[i], roles[i]);
+        }
+        for (nfds_t i = 1; ready > 0 && i < count; i++)
+            if (fds[i].revents && roles[i] == 2 && owners[i]->busy)
+                finish(scheduler, owners[i]);
+        uint64_t now = tattle__now_us();
+        for (unsigned i = 0; i < jobs; i++) {
+            struct running *run = &scheduler->running[i];
+            if (run->busy && run->deadline_us && now >= run->deadline_us)
+                time_out(scheduler, run);
+        }
+    }
+done:
+    free(fds);
+    free(owners);
+    free(roles);
+    return result;
+}
+
+/* --no-fork: every test in this process, one after the other. */
+static int loop_in_process(struct scheduler *scheduler)
+{
+    struct running *run = &scheduler->running[0];
+    for (;;) {
+        struct tattle__job job;
+        if (!scheduler->callbacks->next(scheduler->callbacks->ctx, &job))
+            return 0;
+        run->job = job;
+        tattle__slot_reset(run->slot);
+        scheduler->callbacks->started(scheduler->callbacks->ctx, &run->job);
+        struct tattle__outcome outcome = {.started_us = tattle__now_us()};
+        tattle__child_run(job.entry, run->slot, false);
+        outcome.duration_us = tattle__now_us() - outcome.started_us;
+        tattle__slot_read(run->slot, &outcome.reading);
+        scheduler->callbacks->finished(scheduler->callbacks->ctx, &run->job,
+                                       &outcome);
+        tattle__slot_reading_release(&outcome.reading);
+        struct signalfd_siginfo info;
+        if (scheduler->signal_fd >= 0 &&
+            read(scheduler->signal_fd, &info, sizeof info) == sizeof info) {
+            scheduler->interrupted = true;
+            return 1;
+        }
+    }
+}
+
+int tattle__schedule_run(const struct tattle__schedule_config *config,
+                         const struct tattle__schedule_callbacks *callbacks)
+{
+    struct scheduler scheduler = {.config = config, .callbacks = callbacks,
+                                  .signal_fd = -1};
+    unsigned jobs = config->no_fork ? 1 : config->jobs;
+    scheduler.running = tattle__calloc(jobs, sizeof *scheduler.running);
+    int result = 0;
+    for (unsigned i = 0; i < jobs; i++) {
+        struct running *run = &scheduler.running[i];
+        run->slot = tattle__slot_create(SLOT_BYTES);
+        if (!run->slot) {
+            result = -errno;
+            goto cleanup;
+        }
+        run->pidfd = -1;
+        run->output_fds[0] = run->output_fds[1] = -1;
+        if (!config->no_fork) {
+            tattle__capture_init(&run->captures[0], CAPTURE_HEAD, CAPTURE_TAIL);
+            tattle__capture_init(&run->captures[1], CAPTURE_HEAD, CAPTURE_TAIL);
+        }
+    }
+
+    sigset_t mask;
+    sigemptyset(&mask);
+    sigaddset(&mask, SIGINT);
+    sigaddset(&mask, SIGTERM);
+    sigprocmask(SIG_BLOCK, &mask, &scheduler.old_mask);
+    scheduler.signal_fd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
+    if (scheduler.signal_fd < 0) {
+        result = -errno;
+        goto restore;
+    }
+    if (!config->no_fork) {
+        prctl(PR_SET_CHILD_SUBREAPER, 1);
+        tattle__crash_prepare();
+        result = loop_forked(&scheduler);
+    } else {
+        struct tattle__schedule_config one = *config;
+        one.jobs = 1;
+        scheduler.config = &one;
+        result = loop_in_process(&scheduler);
+        scheduler.config = config;
+    }
+    close(scheduler.signal_fd);
+restore:
+    sigprocmask(SIG_SETMASK, &scheduler.old_mask, NULL);
+cleanup:
+    for (unsigned i = 0; i < jobs; i++) {
+        struct running *run = &scheduler.running[i];
+        tattle__slot_destroy(run->slot);
+        if (!config->no_fork) {
+            tattle__capture_release(&run->captures[0]);
+            tattle__capture_release(&run->captures[1]);
+        }
+    }
+    free(scheduler.running);
+    return result;
+}

@@ -1,0 +1,68 @@
+/*
+ * scheduler.h — running tests: fork per test, `-j N`, timeouts, capture.
+ *
+ * The scheduler is single-threaded. It pulls the next test to run from the
+ * caller, forks it (or runs it in-process with --no-fork), polls its output
+ * pipes, its pidfd and the deadline, and when the test has ended (exit,
+ * crash, timeout) and its whole process tree is gone, hands the raw outcome
+ * back. SIGINT and SIGTERM arrive through a signalfd: running tests are
+ * killed and the schedule ends early, marked interrupted.
+ */
+#ifndef TATTLE_RUNNER_SCHEDULER_H
+#define TATTLE_RUNNER_SCHEDULER_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "runner/capture.h"
+#include "runner/registry.h"
+#include "runner/slot.h"
+#include "tracer/session.h"
+
+/** One run of one test, as asked for by the caller. */
+struct tattle__job {
+    struct tattle__test_entry *entry;
+    long timeout_ms;
+    bool traced;
+    struct tattle__trace_config trace_config;
+    unsigned attempt;           /* 1-based */
+    void *caller_data;
+};
+
+/** What happened to one run. Everything is owned by the scheduler and
+ * valid during the finished callback only, except `trace`, which the
+ * callback takes over (and must free with tattle__trace_free). */
+struct tattle__outcome {
+    struct tattle__slot_reading reading;
+    bool forked;
+    int wait_status;            /* as from waitpid (forked runs) */
+    bool timed_out;
+    uint64_t started_us;        /* monotonic */
+    uint64_t duration_us;
+    const struct tattle__capture *stdout_capture;  /* NULL with --no-fork */
+    const struct tattle__capture *stderr_capture;
+    struct tattle_trace *trace;
+    const char *trace_error;    /* non-NULL: the trace could not be kept */
+};
+
+struct tattle__schedule_callbacks {
+    /* Fills *job with the next run; returns false when there is none now. */
+    bool (*next)(void *ctx, struct tattle__job *job);
+    void (*started)(void *ctx, const struct tattle__job *job);
+    void (*finished)(void *ctx, const struct tattle__job *job,
+                     struct tattle__outcome *outcome);
+    void *ctx;
+};
+
+struct tattle__schedule_config {
+    unsigned jobs;
+    bool no_fork;
+};
+
+/** Runs jobs until `next` has none and none is running, or until SIGINT/
+ * SIGTERM. Returns 0, 1 when interrupted (running tests were killed and
+ * are not reported as finished), or a negative errno on internal error. */
+int tattle__schedule_run(const struct tattle__schedule_config *config,
+                         const struct tattle__schedule_callbacks *callbacks);
+
+#endif /* TATTLE_RUNNER_SCHEDULER_H */

@@ -1,0 +1,269 @@
+/*
+ * slot.c — writing and reading the shared-memory result slot.
+ *
+ * Record layout: a header {uint32 size, uint32 type} followed by the
+ * payload, 8-byte aligned. The writer claims space with an atomic add,
+ * writes the size, then the payload, and commits by storing the type with
+ * release order. The reader walks claimed space in order: a zero size ends
+ * the walk (a writer died before writing it); an uncommitted type is
+ * skipped.
+ */
+#include "runner/slot.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "runner/text.h"
+
+enum record_type {
+    RECORD_UNCOMMITTED = 0,
+    RECORD_FAILURE = 1,
+    RECORD_SKIP = 2,
+    RECORD_CRASH = 3
+};
+
+struct record_header {
+    uint32_t size;
+    _Atomic uint32_t type;
+};
+
+enum { STRING_FIELDS = 6 };
+
+struct failure_payload {
+    int32_t kind;
+    int32_t line;
+    uint32_t present;           /* bit i: string i is not NULL */
+    uint32_t lengths[STRING_FIELDS];
+    /* then the strings, each NUL-terminated */
+};
+
+struct crash_payload {
+    int32_t signal_number;
+    int32_t frame_count;
+    uint64_t frames[TATTLE__MAX_FRAMES];
+};
+
+struct tattle__slot *tattle__slot_create(size_t size)
+{
+    void *memory = mmap(NULL, size, PROT_READ | PROT_WRITE,
+                        MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    if (memory == MAP_FAILED)
+        return NULL;
+    struct tattle__slot *slot = memory;
+    slot->capacity = (uint32_t)(size - sizeof *slot);
+    tattle__slot_reset(slot);
+    return slot;
+}
+
+void tattle__slot_destroy(struct tattle__slot *slot)
+{
+    if (slot)
+        munmap(slot, sizeof *slot + slot->capacity);
+}
+
+void tattle__slot_reset(struct tattle__slot *slot)
+{
+    uint32_t used = atomic_load(&slot->reserved);
+    if (used > slot->capacity)
+        used = slot->capacity;
+    /* Zero what the last test wrote, so stale headers never read as new. */
+    memset(slot->records, 0, used + sizeof(struct record_header));
+    atomic_store(&slot->reserved, 0);
+    atomic_store(&slot->phase, TATTLE__PHASE_STARTING);
+    atomic_store(&slot->failures_dropped, 0);
+    atomic_store(&slot->setup_failed, 0);
+}
+
+static size_t align8(size_t n)
+{
+    return (n + 7) & ~(size_t)7;
+}
+
+/* Claims `payload_size` bytes; returns the payload, or NULL when full. */
+static void *record_claim(struct tattle__slot *slot, size_t payload_size,
+                          struct record_header **header_out)
+{
+    size_t size = align8(sizeof(struct record_header) + payload_size);
+    uint32_t offset = atomic_fetch_add(&slot->reserved, (uint32_t)size);
+    /* Keep room for a zero header after the last record: it ends the walk. */
+    if ((size_t)offset + size + sizeof(struct record_header) > slot->capacity) {
+        atomic_fetch_add(&slot->failures_dropped, 1);
+        return NULL;
+    }
+    struct record_header *header = (void *)(slot->records + offset);
+    header->size = (uint32_t)size;
+    *header_out = header;
+    return header + 1;
+}
+
+static void record_commit(struct record_header *header, enum record_type type)
+{
+    atomic_store_explicit(&header->type, type, memory_order_release);
+}
+
+bool tattle__slot_add_failure(struct tattle__slot *slot,
+                              const struct tattle__slot_failure *failure)
+{
+    const char *strings[STRING_FIELDS] = {failure->message, failure->file,
+                                          failure->macro,   failure->expr,
+                                          failure->left,    failure->right};
+    struct failure_payload fixed = {.kind = (int32_t)failure->kind,
+                                    .line = failure->line};
+    size_t size = sizeof fixed;
+    for (int i = 0; i < STRING_FIELDS; i++) {
+        if (!strings[i])
+            continue;
+        fixed.present |= 1u << i;
+        fixed.lengths[i] = (uint32_t)strlen(strings[i]);
+        size += fixed.lengths[i] + 1;
+    }
+    struct record_header *header;
+    unsigned char *payload = record_claim(slot, size, &header);
+    if (!payload)
+        return false;
+    memcpy(payload, &fixed, sizeof fixed);
+    unsigned char *cursor = payload + sizeof fixed;
+    for (int i = 0; i < STRING_FIELDS; i++) {
+        if (!strings[i])
+            continue;
+        memcpy(cursor, strings[i], fixed.lengths[i] + 1);
+        cursor += fixed.lengths[i] + 1;
+    }
+    record_commit(header, RECORD_FAILURE);
+    return true;
+}
+
+bool tattle__slot_add_skip(struct tattle__slot *slot, const char *reason,
+                           const char *file, int line)
+{
+    const char *strings[2] = {reason, file};
+    struct failure_payload fixed = {.line = line};
+    size_t size = sizeof fixed;
+    for (int i = 0; i < 2; i++) {
+        fixed.present |= 1u << i;
+        fixed.lengths[i] = (uint32_t)strlen(strings[i]);
+        size += fixed.lengths[i] + 1;
+    }
+    struct record_header *header;
+    unsigned char *payload = record_claim(slot, size, &header);
+    if (!payload)
+        return false;
+    memcpy(payload, &fixed, sizeof fixed);
+    unsigned char *cursor = payload + sizeof fixed;
+    for (int i = 0; i < 2; i++) {
+        memcpy(cursor, strings[i], fixed.lengths[i] + 1);
+        cursor += fixed.lengths[i] + 1;
+    }
+    record_commit(header, RECORD_SKIP);
+    return true;
+}
+
+bool tattle__slot_add_crash(struct tattle__slot *slot, int signal_number,
+                            void *const *frames, int frame_count)
+{
+    struct record_header *header;
+    struct crash_payload *payload =
+        record_claim(slot, sizeof(struct crash_payload), &header);
+    if (!payload)
+        return false;
+    if (frame_count > TATTLE__MAX_FRAMES)
+        frame_count = TATTLE__MAX_FRAMES;
+    payload->signal_number = signal_number;
+    payload->frame_count = frame_count;
+    for (int i = 0; i < frame_count; i++)
+        payload->frames[i] = (uint64_t)(uintptr_t)frames[i];
+    record_commit(header, RECORD_CRASH);
+    return true;
+}
+
+/* Reads a failure payload's strings into malloc'd copies. */
+static void read_strings(const unsigned char *payload, const char **out,
+                         int count)
+{
+    struct failure_payload fixed;
+    memcpy(&fixed, payload, sizeof fixed);
+    const unsigned char *cursor = payload + sizeof fixed;
+    for (int i = 0; i < count; i++) {
+        out[i] = NULL;
+        if (!(fixed.present & (1u << i)))
+            continue;
+        out[i] = tattle__strdup((const char *)cursor);
+        cursor += fixed.lengths[i] + 1;
+    }
+}
+
+void tattle__slot_read(const struct tattle__slot *slot,
+                       struct tattle__slot_reading *reading)
+{
+    *reading = (struct tattle__slot_reading){0};
+    reading->phase = atomic_load(&slot->phase);
+    reading->setup_failed = atomic_load(&slot->setup_failed) != 0;
+    reading->failures_dropped = atomic_load(&slot->failures_dropped);
+    uint32_t end = atomic_load(&slot->reserved);
+    if (end > slot->capacity)
+        end = slot->capacity;
+
+    size_t capacity = 0;
+    for (uint32_t offset = 0; offset + sizeof(struct record_header) <= end;) {
+        const struct record_header *header = (const void *)(slot->records + offset);
+        uint32_t size = header->size;
+        if (size < sizeof *header || offset + size > end)
+            break;
+        uint32_t type = atomic_load_explicit(
+            &((struct record_header *)header)->type, memory_order_acquire);
+        const unsigned char *payload = (const unsigned char *)(header + 1);
+        if (type == RECORD_FAILURE) {
+            if (reading->failure_count == capacity) {
+                capacity = capacity ? capacity * 2 : 4;
+                reading->failures = tattle__realloc(
+                    reading->failures, capacity * sizeof *reading->failures);
+            }
+            struct failure_payload fixed;
+            memcpy(&fixed, payload, sizeof fixed);
+            const char *strings[STRING_FIELDS];
+            read_strings(payload, strings, STRING_FIELDS);
+            reading->failures[reading->failure_count++] =
+                (struct tattle__slot_failure){
+                    .kind = (enum tattle_failure_kind)fixed.kind,
+                    .message = strings[0], .file = strings[1],
+                    .macro = strings[2], .expr = strings[3],
+                    .left = strings[4], .right = strings[5],
+                    .line = fixed.line};
+        } else if (type == RECORD_SKIP && !reading->skipped) {
+            struct failure_payload fixed;
+            memcpy(&fixed, payload, sizeof fixed);
+            const char *strings[2];
+            read_strings(payload, strings, 2);
+            reading->skipped = true;
+            reading->skip_reason = strings[0];
+            reading->skip_file = strings[1];
+            reading->skip_line = fixed.line;
+        } else if (type == RECORD_CRASH && !reading->crashed) {
+            const struct crash_payload *crash = (const void *)payload;
+            reading->crashed = true;
+            reading->crash_signal = crash->signal_number;
+            reading->crash_frame_count = crash->frame_count;
+            for (int i = 0; i < crash->frame_count && i < TATTLE__MAX_FRAMES; i++)
+                reading->crash_frames[i] = (uintptr_t)crash->frames[i];
+        }
+        offset += size;
+    }
+}
+
+void tattle__slot_reading_release(struct tattle__slot_reading *reading)
+{
+    for (size_t i = 0; i < reading->failure_count; i++) {
+        struct tattle__slot_failure *f = &reading->failures[i];
+        free((char *)f->message);
+        free((char *)f->file);
+        free((char *)f->macro);
+        free((char *)f->expr);
+        free((char *)f->left);
+        free((char *)f->right);
+    }
+    free(reading->failures);
+    free((char *)reading->skip_reason);
+    free((char *)reading->skip_file);
+    *reading = (struct tattle__slot_reading){0};
+}

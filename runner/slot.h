@@ -1,0 +1,87 @@
+/*
+ * slot.h — a test's result slot: what the test process tells the runner.
+ *
+ * The runner maps one slot per job in shared memory before forking, so the
+ * test process (its threads and forked children too) writes failures, a
+ * skip and crash frames into memory the runner still reads after the
+ * process died. Records are claimed with an atomic add and committed by
+ * writing their type last, so a writer killed mid-record leaves a record
+ * the reader skips or stops at, never one read half-written.
+ */
+#ifndef TATTLE_RUNNER_SLOT_H
+#define TATTLE_RUNNER_SLOT_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <tattle/reporter.h>
+
+enum tattle__phase {
+    TATTLE__PHASE_STARTING = 0,
+    TATTLE__PHASE_SETUP,
+    TATTLE__PHASE_BODY,
+    TATTLE__PHASE_TEARDOWN,
+    TATTLE__PHASE_ON_EXIT,
+    TATTLE__PHASE_DONE
+};
+
+enum { TATTLE__MAX_FRAMES = 64 };
+
+struct tattle__slot {
+    _Atomic uint32_t reserved;          /* bytes of records claimed */
+    uint32_t capacity;                  /* bytes available for records */
+    _Atomic uint32_t phase;             /* enum tattle__phase */
+    _Atomic uint32_t failures_dropped;  /* records that did not fit */
+    _Atomic uint32_t setup_failed;      /* a fixture before the body failed */
+    uint32_t padding;
+    _Alignas(8) unsigned char records[];
+};
+
+/** One failure, as written by the test process. Strings may be NULL. */
+struct tattle__slot_failure {
+    enum tattle_failure_kind kind;
+    const char *message, *file, *macro, *expr, *left, *right;
+    int line;
+};
+
+/** Maps a slot of `size` bytes shared with children forked later. Returns
+ * NULL on failure (errno set). Unmap with tattle__slot_destroy(). */
+struct tattle__slot *tattle__slot_create(size_t size);
+void tattle__slot_destroy(struct tattle__slot *slot);
+/** Empties the slot for the next test. */
+void tattle__slot_reset(struct tattle__slot *slot);
+
+/* Writers (test process). Each returns false when the slot is full. */
+bool tattle__slot_add_failure(struct tattle__slot *slot,
+                              const struct tattle__slot_failure *failure);
+bool tattle__slot_add_skip(struct tattle__slot *slot, const char *reason,
+                           const char *file, int line);
+/** Async-signal-safe: records a crash and the raw return addresses. */
+bool tattle__slot_add_crash(struct tattle__slot *slot, int signal_number,
+                            void *const *frames, int frame_count);
+
+/** What the runner reads back from a slot after the test ended. Strings
+ * point into `storage`, owned by the reading. */
+struct tattle__slot_reading {
+    struct tattle__slot_failure *failures;
+    size_t failure_count;
+    bool skipped;
+    const char *skip_reason;
+    const char *skip_file;
+    int skip_line;
+    bool crashed;
+    int crash_signal;
+    uintptr_t crash_frames[TATTLE__MAX_FRAMES];
+    int crash_frame_count;
+    uint32_t failures_dropped;
+    bool setup_failed;
+    enum tattle__phase phase;
+};
+
+void tattle__slot_read(const struct tattle__slot *slot,
+                       struct tattle__slot_reading *reading);
+void tattle__slot_reading_release(struct tattle__slot_reading *reading);
+
+#endif /* TATTLE_RUNNER_SLOT_H */

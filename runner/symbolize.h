@@ -1,0 +1,25 @@
+/*
+ * symbolize.h — turning a crash's raw return addresses into frames.
+ *
+ * The test process was forked from the runner without exec, so the code it
+ * ran is mapped at the same addresses in the runner: the runner looks the
+ * addresses up in its own process with libdw (function names from the
+ * symbol tables, file:line where debug info exists).
+ */
+#ifndef TATTLE_RUNNER_SYMBOLIZE_H
+#define TATTLE_RUNNER_SYMBOLIZE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <tattle/reporter.h>
+
+/** Symbolizes `count` addresses captured by the crash handler, dropping the
+ * handler's own frames and the runner's frames below the test. Returns a
+ * malloc'd array (the caller frees it with tattle__frames_free) and stores
+ * its length in *frame_count. */
+struct tattle_frame *tattle__symbolize(const uintptr_t *addresses, int count,
+                                       size_t *frame_count);
+void tattle__frames_free(struct tattle_frame *frames, size_t count);
+
+#endif /* TATTLE_RUNNER_SYMBOLIZE_H */

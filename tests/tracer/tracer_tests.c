@@ -1,0 +1,890 @@
+/*
+ * tracer_tests.c — behaviour tests of the flight recorder.
+ *
+ * Each function pins one behaviour of tracer/: recording order and fields,
+ * cap/dropped, budget/overflow, level, payload bounds, threads and forked
+ * children sharing one arena, torn records after SIGKILL mid-write,
+ * deactivation, mailboxes (traced and not, across threads and fork, with
+ * timeouts) and their snapshot after a crash or on a timeout. The program
+ * plays the runner: it creates the session, forks the "test process",
+ * which activates it, and freezes the trace once the test has ended.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <tattle/trace.h>
+
+#include "tests/tracer/harness.h"
+#include "tracer/session.h"
+
+/* ---- Helpers ---------------------------------------------------------------- */
+
+static uint64_t now_ns(void)
+{
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    return (uint64_t)now.tv_sec * 1000000000u + (uint64_t)now.tv_nsec;
+}
+
+static void sleep_us(long us)
+{
+    struct timespec pause = {us / 1000000, (us % 1000000) * 1000};
+    while (nanosleep(&pause, &pause) != 0 && errno == EINTR)
+        ;
+}
+
+static struct tattle__trace_session *new_session(uint32_t cap, uint32_t budget,
+                                                 int level, uint32_t payload)
+{
+    struct tattle__trace_config config = {cap, budget, level, payload};
+    struct tattle__trace_session *session = NULL;
+    int error = tattle__trace_session_create(&session, &config);
+    CHECK(error == 0, "create: %s", strerror(-error));
+    return session;
+}
+
+/* Forks a test process that activates the session, runs body, reports its
+ * end and exits 0. */
+static pid_t start_test(struct tattle__trace_session *session,
+                        void (*body)(void))
+{
+    pid_t pid = fork();
+    CHECK(pid >= 0, "fork: %s", strerror(errno));
+    if (pid == 0) {
+        tattle__trace_session_activate(session);
+        body();
+        tattle__trace_session_child_finish(false);
+        _exit(0);
+    }
+    return pid;
+}
+
+static int wait_test(pid_t pid)
+{
+    int status = 0;
+    CHECK(waitpid(pid, &status, 0) == pid, "waitpid: %s", strerror(errno));
+    return status;
+}
+
+static struct tattle_trace *freeze(struct tattle__trace_session *session)
+{
+    struct tattle_trace *trace = NULL;
+    int error = tattle__trace_session_freeze(session, &trace);
+    CHECK(error == 0 && trace != NULL, "freeze: %s", strerror(-error));
+    return trace;
+}
+
+static struct tattle_trace *run_traced(struct tattle__trace_session *session,
+                                       void (*body)(void))
+{
+    int status = wait_test(start_test(session, body));
+    CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+          "the test process failed (status %#x)", status);
+    return freeze(session);
+}
+
+static bool same(const char *a, const char *b)
+{
+    return a != NULL && b != NULL && strcmp(a, b) == 0;
+}
+
+/* Every frozen trace obeys these, whatever happened to the test. */
+static void check_invariants(const struct tattle_trace *trace)
+{
+    CHECK(trace->event_count <= trace->cap, "%zu events > cap %llu",
+          trace->event_count, (unsigned long long)trace->cap);
+    CHECK(trace->recorded == trace->dropped + trace->event_count,
+          "recorded %llu != dropped %llu + kept %zu",
+          (unsigned long long)trace->recorded,
+          (unsigned long long)trace->dropped, trace->event_count);
+    CHECK(trace->recorded <= trace->budget, "recorded past the budget");
+    for (size_t i = 1; i < trace->event_count; i++) {
+        CHECK(trace->events[i].seq == trace->events[i - 1].seq + 1,
+              "seq not consecutive at %zu", i);
+        CHECK(trace->events[i].t_us >= trace->events[i - 1].t_us,
+              "t_us goes back at %zu", i);
+    }
+    if (trace->event_count != 0)
+        CHECK(trace->events[trace->event_count - 1].seq == trace->recorded,
+              "the last kept event is not the last recorded one");
+}
+
+/* ---- Recording ----------------------------------------------------------------- */
+
+static void body_send_recv_event(void)
+{
+    tattle_actor_name("ping");
+    tattle_trace_send("pong", "hello", "hi there", 8);
+    tattle_trace_recv("pong", "reply", "ok", 2);
+    tattle_trace_event(10, NULL, "pong", "state", "count=%d", 42);
+    char dynamic_label[64];
+    snprintf(dynamic_label, sizeof dynamic_label, "%s",
+             "a-label-far-longer-than-the-inline-field");
+    tattle_trace_send(dynamic_label, dynamic_label, "\x01\x02\xff", 3);
+}
+
+static void test_records_send_recv_event_fields_in_order(void)
+{
+    struct tattle__trace_session *session = new_session(50, 5000, 100, 64);
+    struct tattle_trace *trace = run_traced(session, body_send_recv_event);
+    check_invariants(trace);
+    CHECK(trace->recorded == 4 && trace->dropped == 0 && !trace->overflow,
+          "recorded %llu", (unsigned long long)trace->recorded);
+    CHECK(trace->event_count == 4);
+    const struct tattle_trace_event *e = trace->events;
+    CHECK(e[0].seq == 1 && e[0].kind == TATTLE_TRACE_SEND);
+    CHECK(same(e[0].from, "ping") && same(e[0].to, "pong"));
+    CHECK(same(e[0].label, "hello") && same(e[0].msg, "hi there"));
+    CHECK(e[0].size == 8);
+    CHECK(e[1].kind == TATTLE_TRACE_RECV && same(e[1].from, "pong") &&
+          same(e[1].to, "ping") && same(e[1].msg, "ok"));
+    CHECK(e[2].kind == TATTLE_TRACE_EVENT && e[2].level == 10 &&
+          same(e[2].from, "ping") && same(e[2].to, "pong") &&
+          same(e[2].label, "state") && same(e[2].msg, "count=42"),
+          "event: %s %s %s", e[2].from, e[2].label, e[2].msg);
+    /* Strings outside read-only data are copied, bounded. */
+    CHECK(same(e[3].to, "a-label-far-longer-than"), "to: %s", e[3].to);
+    CHECK(same(e[3].label, "a-label-far-longer-than"));
+    CHECK(same(e[3].msg, "hex:0102ff"), "msg: %s", e[3].msg);
+    CHECK(trace->actor_count == 1 && same(trace->actors[0].name, "ping"));
+    CHECK(trace->actors[0].alive_at_exit, "the test's actor ended the test");
+    CHECK(same(tattle_trace_event_kind_name(TATTLE_TRACE_RECV), "recv"));
+    tattle__trace_free(trace);
+    tattle__trace_session_destroy(session);
+}
+
+static void body_many_sends(void)
+{
+    for (int i = 1; i <= 100; i++) {
+        char text[16];
+        int length = snprintf(text, sizeof text, "m%03d", i);
+        tattle_trace_send("peer", "n", text, (size_t)length);
+    }
+}
+
+static void test_cap_keeps_last_events_and_counts_dropped(void)
+{
+    struct tattle__trace_session *session = new_session(10, 5000, 100, 64);
+    struct tattle_trace *trace = run_traced(session, body_many_sends);
+    check_invariants(trace);
+    CHECK(trace->recorded == 100 && trace->dropped == 90 &&
+              trace->event_count == 10 && !trace->overflow,
+          "recorded %llu dropped %llu", (unsigned long long)trace->recorded,
+          (unsigned long long)trace->dropped);
+    CHECK(trace->events[0].seq == 91 && same(trace->events[0].msg, "m091"),
+          "first kept: %llu %s", (unsigned long long)trace->events[0].seq,
+          trace->events[0].msg);
+    CHECK(same(trace->events[9].msg, "m100"));
+    tattle__trace_free(trace);
+    tattle__trace_session_destroy(session);
+}
+
+static void test_budget_stops_recording_and_sets_overflow(void)
+{
+    struct tattle__trace_session *session = new_session(50, 30, 100, 64);
+    struct tattle_trace *trace = run_traced(session, body_many_sends);
+    check_invariants(trace);
+    CHECK(trace->recorded == 30 && trace->overflow && trace->event_count == 30,
+          "recorded %llu overflow %d", (unsigned long long)trace->recorded,
+          trace->overflow);
+    CHECK(same(trace->events[29].msg, "m030"), "last: %s", trace->events[29].msg);
+    tattle__trace_free(trace);
+    tattle__trace_session_destroy(session);
+
+    /* Exactly the budget is not an overflow. */
+    session = new_session(50, 100, 100, 64);
+    trace = run_traced(session, body_many_sends);
+    CHECK(trace->recorded == 100 && !trace->overflow);
+    tattle__trace_free(trace);
+    tattle__trace_session_destroy(session);
+}
+
+static void body_levels(void)
+{
+    tattle_trace_event(0, "a", "b", "kept", "level 0");
+    tattle_trace_event(49, "a", "b", "kept", "level 49");
+    tattle_trace_event(50, "a", "b", "filtered", "level 50");
+    tattle_trace_event(99, "a", "b", "filtered", "level 99");
+    tattle_trace_send("b", "send", "x", 1);
+}
+
+static void test_level_threshold_filters_events(void)
+{
+    struct tattle__trace_session *session = new_session(50, 5000, 50, 64);
+    struct tattle_trace *trace = run_traced(session, body_levels);
+    check_invariants(trace);
+    CHECK(trace->event_count == 3, "%zu events", trace->event_count);
+    CHECK(same(trace->events[0].msg, "level 0"));
+    CHECK(same(trace->events[1].msg, "level 49"));
+    CHECK(trace->events[2].kind == TATTLE_TRACE_SEND);
+    CHECK(same(trace->events[0].from, "a") && same(trace->events[0].to, "b"));
+    tattle__trace_free(trace);
+    tattle__trace_session_destroy(session);
+}
+
+static void body_payload(void)
+{
+    tattle_trace_send("peer", "long", "abcdefghijkl", 12);
+    tattle_trace_send("peer", "binary", "\x00\x01\x02\x03\x04\x05\x06\x07\x08\x09", 10);
+    tattle_trace_send("peer", "cstring", "text", 5);
+}
+
+static void test_payload_is_bounded_by_payload_bytes(void)
+{
+    struct tattle__trace_session *session = new_session(50, 5000, 100, 8);
+    struct tattle_trace *trace = run_traced(session, body_payload);
+    CHECK(trace->event_count == 3);
+    CHECK(same(trace->events[0].msg, "abcdefgh") && trace->events[0].size == 12,
+          "msg %s", trace->events[0].msg);
+    CHECK(same(trace->events[1].msg, "hex:0001020304050607") &&
+              trace->events[1].size == 10,
+          "msg %s", trace->events[1].msg);
+    CHECK(same(trace->events[2].msg, "text"), "a C string's NUL is not binary");
+    tattle__trace_free(trace);
+    tattle__trace_session_destroy(session);
+}
+
+/* ---- Threads and processes -------------------------------------------------- */
+
+enum { EVENTS_PER_ACTOR = 20 };
+
+static void *thread_body(void *arg)
+{
+    tattle_actor_name((const char *)arg);
+    for (int i = 0; i < EVENTS_PER_ACTOR; i++)
+        tattle_trace_send("main", "tick", &i, sizeof i);
+    return NULL;
+}
+
+static void body_threads_and_fork(void)
+{
+    pthread_t threads[2];
+    pthread_create(&threads[0], NULL, thread_body, "worker-a");
+    pthread_create(&threads[1], NULL, thread_body, "worker-b");
+    pid_t child = fork();
+    if (child == 0) {
+        tattle_actor_name("forked");
+        for (int i = 0; i < EVENTS_PER_ACTOR; i++)
+            tattle_trace_send("main", "tick", &i, sizeof i);
+        exit(0);
+    }
+    pthread_join(threads[0], NULL);
+    pthread_join(threads[1], NULL);
+    waitpid(child, NULL, 0);
+    tattle_trace_event(1, NULL, NULL, "done", "joined");
+}
+
+static size_t count_from(const struct tattle_trace *trace, const char *from,
+                         enum tattle_trace_event_kind kind)
+{
+    size_t count = 0;
+    for (size_t i = 0; i < trace->event_count; i++)
+        if (trace->events[i].kind == kind && same(trace->events[i].from, from))
+            count++;
+    return count;
+}
+
+static const struct tattle_trace_actor *find_actor(const struct tattle_trace *trace,
+                                                   const char *name)
+{
+    for (size_t i = 0; i < trace->actor_count; i++)
+        if (same(trace->actors[i].name, name))
+            return &trace->actors[i];
+    return NULL;
+}
+
+static void test_threads_and_forked_children_record_into_one_arena(void)
+{
+    struct tattle__trace_session *session = new_session(200, 5000, 100, 64);
+    pid_t test_pid = start_test(session, body_threads_and_fork);
+    int status = wait_test(test_pid);
+    CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    struct tattle_trace *trace = freeze(session);
+    check_invariants(trace);
+    CHECK(count_from(trace, "worker-a", TATTLE_TRACE_SEND) == EVENTS_PER_ACTOR);
+    CHECK(count_from(trace, "worker-b", TATTLE_TRACE_SEND) == EVENTS_PER_ACTOR);
+    CHECK(count_from(trace, "forked", TATTLE_TRACE_SEND) == EVENTS_PER_ACTOR);
+    /* The fork and the exits are events too. */
+    CHECK(count_from(trace, "main", TATTLE_TRACE_SPAWN) == 1, "one spawn");
+    CHECK(count_from(trace, "worker-a", TATTLE_TRACE_EXIT) == 1);
+    CHECK(count_from(trace, "forked", TATTLE_TRACE_EXIT) == 1);
+    CHECK(same(trace->events[trace->event_count - 1].label, "done"),
+          "the last event is the main thread's");
+
+    CHECK(trace->actor_count == 4, "%zu actors", trace->actor_count);
+    const struct tattle_trace_actor *main_actor = find_actor(trace, "main");
+    const struct tattle_trace_actor *worker = find_actor(trace, "worker-a");
+    const struct tattle_trace_actor *forked = find_actor(trace, "forked");
+    CHECK(main_actor && worker && forked && find_actor(trace, "worker-b"));
+    CHECK(main_actor->pid == test_pid && worker->pid == test_pid);
+    CHECK(worker->tid != main_actor->tid);
+    CHECK(forked->pid != test_pid && forked->pid == forked->tid);
+    CHECK(main_actor->alive_at_exit && !worker->alive_at_exit &&
+          !forked->alive_at_exit);
+    tattle__trace_free(trace);
+    tattle__trace_session_destroy(session);
+}
+
+/* ---- Torn records ------------------------------------------------------------ */
+
+/* A payload that proves itself whole: a counter, filler derived from it,
+ * and a checksum over all of that, all printable. */
+enum { TORTURE_PAYLOAD = 64 };
+
+static uint32_t checksum(const char *text, size_t length)
+{
+    uint32_t hash = 2166136261u;
+    for (size_t i = 0; i < length; i++)
+        hash = (hash ^ (unsigned char)text[i]) * 16777619u;
+    return hash;
+}
+
+static void make_payload(char *out, uint32_t writer, uint64_t counter)
+{
+    int used = snprintf(out, TORTURE_PAYLOAD + 1, "w%u n%010llu ", writer,
+                        (unsigned long long)counter);
+    uint64_t state = counter * 6364136223846793005u + writer;
+    while (used < TORTURE_PAYLOAD - 8) {
+        state = state * 6364136223846793005u + 1442695040888963407u;
+        out[used++] = (char)('a' + (state >> 59) % 26);
+    }
+    snprintf(out + used, 9, "%08x", checksum(out, (size_t)used));
+}
+
+static bool payload_is_whole(const char *text)
+{
+    if (text == NULL || strlen(text) != TORTURE_PAYLOAD)
+        return false;
+    char expected[TORTURE_PAYLOAD + 1];
+    unsigned writer;
+    unsigned long long counter;
+    if (sscanf(text, "w%u n%llu ", &writer, &counter) != 2)
+        return false;
+    make_payload(expected, writer, counter);
+    return memcmp(expected, text, TORTURE_PAYLOAD) == 0;
+}
+
+static void *torture_writer(void *arg)
+{
+    uint32_t writer = (uint32_t)(uintptr_t)arg;
+    char payload[TORTURE_PAYLOAD + 1];
+    char peer[24];
+    for (uint64_t counter = 0;; counter++) {
+        make_payload(payload, writer, counter);
+        /* The peer and label are copied (not read-only data): they tear
+         * too when the writer is killed mid-record. */
+        snprintf(peer, sizeof peer, "p%llu", (unsigned long long)(counter % 1000));
+        tattle_trace_send(peer, peer, payload, TORTURE_PAYLOAD);
+    }
+    return NULL;
+}
+
+static void body_torture_two_writers(void)
+{
+    pthread_t thread;
+    pthread_create(&thread, NULL, torture_writer, (void *)(uintptr_t)2);
+    torture_writer((void *)(uintptr_t)1);
+}
+
+static void body_torture_one_writer(void)
+{
+    torture_writer((void *)(uintptr_t)1);
+}
+
+static void test_torn_writes_after_sigkill_are_never_reported(void)
+{
+    enum { CAP = 16, MIN_TORN = 3, MAX_ROUNDS = 4000, MIN_ROUNDS = 300 };
+    unsigned torn_rounds = 0, rounds = 0;
+    uint64_t events_checked = 0;
+    uint64_t deadline = now_ns() + 25ull * 1000000000u;
+    srand(7);
+    while (rounds < MAX_ROUNDS && (rounds < MIN_ROUNDS || torn_rounds < MIN_TORN) &&
+           now_ns() < deadline) {
+        bool one_writer = rounds % 2 == 0;
+        struct tattle__trace_session *session =
+            new_session(CAP, 1u << 30, 100, TORTURE_PAYLOAD);
+        pid_t pid = start_test(session, one_writer ? body_torture_one_writer
+                                                   : body_torture_two_writers);
+        sleep_us(100 + rand() % 400);
+        kill(pid, SIGKILL);
+        wait_test(pid);
+        struct tattle_trace *trace = freeze(session);
+        check_invariants(trace);
+        for (size_t i = 0; i < trace->event_count; i++) {
+            const struct tattle_trace_event *event = &trace->events[i];
+            CHECK(payload_is_whole(event->msg), "round %u: torn event reported: %s",
+                  rounds, event->msg ? event->msg : "(null)");
+            unsigned long long counter = 0;
+            sscanf(event->msg, "w%*u n%llu", &counter);
+            char peer[24];
+            snprintf(peer, sizeof peer, "p%llu", counter % 1000);
+            CHECK(same(event->to, peer) && same(event->label, peer),
+                  "round %u: torn names: %s %s for %llu", rounds, event->to,
+                  event->label, counter);
+            CHECK(event->size == TORTURE_PAYLOAD);
+        }
+        events_checked += trace->event_count;
+        /* One writer, a full ring, one record short: the kill landed in
+         * the middle of a record, which was (rightly) not reported. */
+        if (one_writer && trace->recorded > CAP && trace->event_count == CAP - 1)
+            torn_rounds++;
+        tattle__trace_free(trace);
+        tattle__trace_session_destroy(session);
+        rounds++;
+    }
+    printf("%u rounds, %u killed mid-record, %llu events checked whole\n",
+           rounds, torn_rounds, (unsigned long long)events_checked);
+    CHECK(rounds >= MIN_ROUNDS, "only %u rounds ran", rounds);
+    CHECK(torn_rounds >= 1, "no kill landed mid-record: the test proved nothing");
+}
+
+/* ---- Deactivation ------------------------------------------------------------ */
+
+static void body_survivor(void)
+{
+    pid_t child = fork();
+    if (child == 0) {
+        tattle_actor_name("survivor");
+        for (uint64_t i = 0;; i++) {
+            tattle_trace_send("nobody", "spin", &i, sizeof i);
+            if (i % 64 == 0)
+                sleep_us(100);
+        }
+    }
+    sleep_us(20000);
+}
+
+static void test_deactivation_stops_survivors_at_next_event(void)
+{
+    struct tattle__trace_session *session = new_session(50, 1u << 30, 100, 64);
+    pid_t pid = start_test(session, body_survivor);
+    wait_test(pid);
+    /* The test process ended (child_finish deactivated the session) but
+     * its forked child still runs: it must not record any more. */
+    struct tattle_trace *first = freeze(session);
+    sleep_us(30000);
+    struct tattle_trace *second = freeze(session);
+    CHECK(first->recorded > 0, "the survivor recorded while the test ran");
+    CHECK(first->recorded == second->recorded,
+          "recorded %llu then %llu after deactivation",
+          (unsigned long long)first->recorded,
+          (unsigned long long)second->recorded);
+    const struct tattle_trace_actor *survivor = find_actor(second, "survivor");
+    CHECK(survivor != NULL && survivor->alive_at_exit,
+          "the survivor was alive when the test ended");
+    kill(survivor->pid, SIGKILL);
+    tattle__trace_free(first);
+    tattle__trace_free(second);
+    tattle__trace_session_destroy(session);
+}
+
+static void test_untraced_calls_record_nothing(void)
+{
+    CHECK(tattle__trace_current == NULL);
+    tattle_actor_name("nobody");
+    tattle_trace_send("x", "y", "z", 1);
+    tattle_trace_recv("x", "y", "z", 1);
+    tattle_trace_event(0, "x", "y", "z", "%d", 1);
+    int evaluated = 0;
+    tattle_trace_send("x", "y", "z", (size_t)++evaluated);
+    CHECK(evaluated == 0, "arguments are not evaluated when not traced");
+    (tattle_trace_send)("x", "y", "z", 1);
+    CHECK(tattle__trace_current == NULL);
+}
+
+/* ---- Mailboxes ------------------------------------------------------------------ */
+
+static void check_mailbox_basics(void)
+{
+    tattle_mailbox *mailbox = tattle_mailbox_open("box", 2);
+    CHECK(mailbox != NULL, "open: %s", strerror(errno));
+    CHECK(tattle_mailbox_send(mailbox, "one", "first", 5) == 0);
+    CHECK(tattle_mailbox_send(mailbox, "two", "second", 6) == 0);
+    char label[8], message[16];
+    long length = tattle_mailbox_recv(mailbox, label, sizeof label, message,
+                                      sizeof message, 0);
+    CHECK(length == 5 && same(label, "one") && memcmp(message, "first", 5) == 0);
+    length = tattle_mailbox_recv(mailbox, label, sizeof label, message,
+                                 sizeof message, 100);
+    CHECK(length == 6 && same(label, "two"));
+    uint64_t start = now_ns();
+    length = tattle_mailbox_recv(mailbox, label, sizeof label, message,
+                                 sizeof message, 50);
+    uint64_t waited_ms = (now_ns() - start) / 1000000;
+    CHECK(length == -ETIMEDOUT, "got %ld", length);
+    CHECK(waited_ms >= 49 && waited_ms < 1000, "waited %llu ms",
+          (unsigned long long)waited_ms);
+    CHECK(tattle_mailbox_recv(mailbox, NULL, 0, message, sizeof message, 0) ==
+          -ETIMEDOUT, "a zero timeout polls");
+    static char big[TATTLE_MAILBOX_MESSAGE_MAX + 1];
+    CHECK(tattle_mailbox_send(mailbox, "big", big, sizeof big) == -EMSGSIZE);
+    /* A message larger than the buffer is truncated; its length returned. */
+    CHECK(tattle_mailbox_send(mailbox, "long", "0123456789abcdefXYZ", 19) == 0);
+    length = tattle_mailbox_recv(mailbox, label, 3, message, 16, 0);
+    CHECK(length == 19 && same(label, "lo") && memcmp(message, "0123456789abcdef", 16) == 0);
+    tattle_mailbox_close(mailbox);
+}
+
+static void body_mailbox_basics(void)
+{
+    check_mailbox_basics();
+}
+
+static void test_mailbox_send_recv_timeout_untraced(void)
+{
+    check_mailbox_basics();
+}
+
+static void test_mailbox_send_recv_timeout_traced(void)
+{
+    struct tattle__trace_session *session = new_session(50, 5000, 100, 64);
+    struct tattle_trace *trace = run_traced(session, body_mailbox_basics);
+    check_invariants(trace);
+    CHECK(trace->event_count == 6, "%zu events", trace->event_count);
+    CHECK(trace->events[0].kind == TATTLE_TRACE_SEND &&
+          same(trace->events[0].from, "main") && same(trace->events[0].to, "box") &&
+          same(trace->events[0].label, "one") && same(trace->events[0].msg, "first"));
+    CHECK(trace->events[2].kind == TATTLE_TRACE_RECV &&
+          same(trace->events[2].from, "box") && same(trace->events[2].to, "main"));
+    CHECK(trace->mailbox_count == 0, "a closed mailbox is not snapshotted");
+    tattle__trace_free(trace);
+    tattle__trace_session_destroy(session);
+}
+
+struct ping_pong {
+    tattle_mailbox *to_ponger;
+    tattle_mailbox *to_pinger;
+};
+
+static void *ponger(void *arg)
+{
+    struct ping_pong *game = arg;
+    tattle_actor_name("ponger");
+    for (;;) {
+        int value;
+        long length = tattle_mailbox_recv(game->to_ponger, NULL, 0, &value,
+                                          sizeof value, 2000);
+        if (length != (long)sizeof value || value < 0)
+            break;
+        value++;
+        tattle_mailbox_send(game->to_pinger, "pong", &value, sizeof value);
+    }
+    return NULL;
+}
+
+static void check_blocking_across_threads(void)
+{
+    struct ping_pong game = {tattle_mailbox_open("ponger", 1),
+                             tattle_mailbox_open("pinger", 1)};
+    pthread_t thread;
+    pthread_create(&thread, NULL, ponger, &game);
+    int value = 0;
+    for (int round = 0; round < 200; round++) {
+        CHECK(tattle_mailbox_send(game.to_ponger, "ping", &value, sizeof value) == 0);
+        CHECK(tattle_mailbox_recv(game.to_pinger, NULL, 0, &value, sizeof value,
+                                  2000) == (long)sizeof value);
+    }
+    CHECK(value == 200, "value %d", value);
+    /* A full mailbox blocks the sender until the receiver makes room. */
+    int stop = -1;
+    CHECK(tattle_mailbox_send(game.to_ponger, "stop", &stop, sizeof stop) == 0);
+    pthread_join(thread, NULL);
+    tattle_mailbox_close(game.to_ponger);
+    tattle_mailbox_close(game.to_pinger);
+}
+
+static void test_mailbox_blocks_across_threads(void)
+{
+    check_blocking_across_threads();
+}
+
+static void check_across_fork(void)
+{
+    tattle_mailbox *requests = tattle_mailbox_open("requests", 4);
+    tattle_mailbox *replies = tattle_mailbox_open("replies", 4);
+    pid_t child = fork();
+    CHECK(child >= 0);
+    if (child == 0) {
+        tattle_actor_name("worker");
+        for (;;) {
+            int value;
+            if (tattle_mailbox_recv(requests, NULL, 0, &value, sizeof value,
+                                    2000) != (long)sizeof value)
+                _exit(3);
+            if (value < 0)
+                exit(0);
+            value *= 2;
+            tattle_mailbox_send(replies, "doubled", &value, sizeof value);
+        }
+    }
+    for (int i = 1; i <= 50; i++) {
+        CHECK(tattle_mailbox_send(requests, "double", &i, sizeof i) == 0);
+        int reply = 0;
+        CHECK(tattle_mailbox_recv(replies, NULL, 0, &reply, sizeof reply, 2000) ==
+              (long)sizeof reply);
+        CHECK(reply == 2 * i);
+    }
+    int stop = -1;
+    tattle_mailbox_send(requests, "stop", &stop, sizeof stop);
+    int status;
+    waitpid(child, &status, 0);
+    CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0, "worker status %#x", status);
+}
+
+static void test_mailbox_works_across_fork_untraced(void)
+{
+    check_across_fork();
+}
+
+static void body_across_fork(void)
+{
+    check_across_fork();
+    check_blocking_across_threads();
+}
+
+static void test_mailbox_works_across_fork_traced(void)
+{
+    struct tattle__trace_session *session = new_session(1000, 5000, 100, 64);
+    struct tattle_trace *trace = run_traced(session, body_across_fork);
+    check_invariants(trace);
+    CHECK(count_from(trace, "worker", TATTLE_TRACE_SEND) == 50);
+    CHECK(count_from(trace, "ponger", TATTLE_TRACE_SEND) == 200);
+    /* Every receive comes after its send. */
+    for (size_t i = 0; i < trace->event_count; i++) {
+        const struct tattle_trace_event *event = &trace->events[i];
+        if (event->kind != TATTLE_TRACE_RECV || !same(event->from, "replies"))
+            continue;
+        bool sent_before = false;
+        for (size_t j = 0; j < i && !sent_before; j++)
+            sent_before = trace->events[j].kind == TATTLE_TRACE_SEND &&
+                          same(trace->events[j].to, "replies") &&
+                          same(trace->events[j].msg, event->msg);
+        CHECK(sent_before, "receive %zu before its send", i);
+    }
+    CHECK(trace->mailbox_count == 2, "two open mailboxes: %zu", trace->mailbox_count);
+    for (size_t i = 0; i < trace->mailbox_count; i++)
+        CHECK(!trace->mailboxes[i].approx && trace->mailboxes[i].message_count == 0 &&
+                  trace->mailboxes[i].pending == 0,
+              "%s", trace->mailboxes[i].name);
+    tattle__trace_free(trace);
+    tattle__trace_session_destroy(session);
+}
+
+static size_t format_order(const char *label, const void *msg, size_t len,
+                           char *out, size_t out_len)
+{
+    int value;
+    (void)len;
+    memcpy(&value, msg, sizeof value);
+    return (size_t)snprintf(out, out_len, "%s #%d", label, value);
+}
+
+static void body_crash_with_pending(void)
+{
+    tattle_mailbox *orders = tattle_mailbox_open("orders", 8);
+    tattle_mailbox_set_formatter(orders, format_order);
+    pid_t worker = fork();
+    if (worker == 0) {
+        tattle_actor_name("producer");
+        for (int i = 1; i <= 3; i++)
+            tattle_mailbox_send(orders, "order", &i, sizeof i);
+        exit(0);
+    }
+    waitpid(worker, NULL, 0);
+    int value;
+    tattle_mailbox_recv(orders, NULL, 0, &value, sizeof value, 1000);
+    /* The runner's crash handler reports the end, then the process dies. */
+    tattle__trace_session_child_finish(true);
+    signal(SIGABRT, SIG_DFL);
+    abort();
+}
+
+static void test_snapshot_after_crash_keeps_pending_messages_approx(void)
+{
+    struct tattle__trace_session *session = new_session(50, 5000, 100, 64);
+    int status = wait_test(start_test(session, body_crash_with_pending));
+    CHECK(WIFSIGNALED(status) && WTERMSIG(status) == SIGABRT);
+    struct tattle_trace *trace = freeze(session);
+    check_invariants(trace);
+    CHECK(trace->mailbox_count == 1);
+    const struct tattle_trace_mailbox *orders = &trace->mailboxes[0];
+    CHECK(same(orders->name, "orders") && same(orders->owner, "main"));
+    CHECK(orders->pending == 2 && orders->message_count == 2);
+    CHECK(same(orders->messages[0], "order #2") && same(orders->messages[1], "order #3"),
+          "%s / %s", orders->messages[0], orders->messages[1]);
+    CHECK(orders->approx, "read after its owner crashed");
+    CHECK(orders->alive, "the owner was alive when the crash handler ran");
+    /* The sends were rendered by the formatter in the trace too. */
+    CHECK(count_from(trace, "producer", TATTLE_TRACE_SEND) == 3);
+    CHECK(same(trace->events[1].msg, "order #1") || same(trace->events[2].msg, "order #1"));
+    tattle__trace_free(trace);
+    tattle__trace_session_destroy(session);
+}
+
+static void body_clean_end_with_pending(void)
+{
+    tattle_mailbox *box = tattle_mailbox_open("left", 4);
+    tattle_mailbox_send(box, "unread", "still here", 10);
+}
+
+static void test_snapshot_after_clean_end_is_exact(void)
+{
+    struct tattle__trace_session *session = new_session(50, 5000, 100, 64);
+    struct tattle_trace *trace = run_traced(session, body_clean_end_with_pending);
+    CHECK(trace->mailbox_count == 1);
+    CHECK(trace->mailboxes[0].pending == 1 && !trace->mailboxes[0].approx);
+    CHECK(same(trace->mailboxes[0].messages[0], "still here"));
+    tattle__trace_free(trace);
+    tattle__trace_session_destroy(session);
+}
+
+static tattle_mailbox *deadlock_a, *deadlock_b;
+
+static void *deadlock_peer(void *arg)
+{
+    (void)arg;
+    tattle_actor_name("peer");
+    tattle_mailbox_send(deadlock_a, "request", "from peer", 9);
+    char buffer[16];
+    tattle_mailbox_recv(deadlock_b, NULL, 0, buffer, sizeof buffer, -1);
+    return NULL;
+}
+
+static void body_deadlock(void)
+{
+    deadlock_a = tattle_mailbox_open("a", 4);
+    deadlock_b = tattle_mailbox_open("b", 4);
+    pthread_t thread;
+    pthread_create(&thread, NULL, deadlock_peer, NULL);
+    tattle_mailbox_send(deadlock_b, "request", "from main", 9);
+    /* Never answered: both wait until the runner's timeout. */
+    pthread_join(thread, NULL);
+    for (;;)
+        pause();
+}
+
+static void test_timeout_snapshot_is_taken_live(void)
+{
+    struct tattle__trace_session *session = new_session(50, 5000, 100, 64);
+    pid_t pid = start_test(session, body_deadlock);
+    sleep_us(100000);
+    tattle__trace_session_snapshot_live(session, pid);
+    kill(pid, SIGKILL);
+    wait_test(pid);
+    struct tattle_trace *trace = freeze(session);
+    check_invariants(trace);
+    CHECK(trace->mailbox_count == 2);
+    size_t with_pending = 0;
+    for (size_t i = 0; i < trace->mailbox_count; i++) {
+        CHECK(trace->mailboxes[i].approx, "a live snapshot is approximate");
+        CHECK(trace->mailboxes[i].alive, "the owner was alive when read");
+        with_pending += trace->mailboxes[i].pending;
+    }
+    CHECK(with_pending <= 2);
+    const struct tattle_trace_actor *peer = find_actor(trace, "peer");
+    CHECK(peer && peer->alive_at_exit, "the deadlocked peer was alive");
+    tattle__trace_free(trace);
+    tattle__trace_session_destroy(session);
+}
+
+struct user_queue {
+    const char *items[3];
+};
+
+static void snapshot_user_queue(void *ctx, void (*emit)(void *, const char *),
+                                void *emit_ctx)
+{
+    struct user_queue *queue = ctx;
+    for (int i = 0; i < 3; i++)
+        emit(emit_ctx, queue->items[i]);
+}
+
+static void body_watch(void)
+{
+    static struct user_queue queue = {{"job 1", "job 2", "job 3"}};
+    CHECK(tattle_mailbox_watch("jobs", snapshot_user_queue, &queue) == 0);
+}
+
+static void test_watched_queue_joins_the_snapshot(void)
+{
+    struct tattle__trace_session *session = new_session(50, 5000, 100, 64);
+    struct tattle_trace *trace = run_traced(session, body_watch);
+    CHECK(trace->mailbox_count == 1);
+    const struct tattle_trace_mailbox *jobs = &trace->mailboxes[0];
+    CHECK(same(jobs->name, "jobs") && jobs->pending == 3 && jobs->message_count == 3);
+    CHECK(same(jobs->messages[2], "job 3") && same(jobs->owner, "main"));
+    tattle__trace_free(trace);
+    tattle__trace_session_destroy(session);
+}
+
+static void test_in_process_session_records_and_forgets(void)
+{
+    /* As with --no-fork: the runner activates and freezes in one process. */
+    struct tattle__trace_session *session = new_session(50, 5000, 100, 64);
+    tattle__trace_session_activate(session);
+    tattle_trace_send("peer", "x", "1", 1);
+    tattle__trace_session_child_finish(false);
+    struct tattle_trace *trace = freeze(session);
+    CHECK(trace->event_count == 1);
+    CHECK(tattle__trace_current == NULL, "freezing forgets the arena");
+    tattle__trace_free(trace);
+    tattle__trace_session_destroy(session);
+    session = new_session(50, 5000, 100, 64);
+    tattle__trace_session_activate(session);
+    tattle_trace_send("peer", "y", "2", 1);
+    trace = freeze(session);
+    CHECK(trace->event_count == 1 && same(trace->events[0].label, "y"));
+    tattle__trace_free(trace);
+    tattle__trace_session_destroy(session);
+}
+
+static const struct harness_test tests[] = {
+    {"records_send_recv_event_fields_in_order", test_records_send_recv_event_fields_in_order},
+    {"cap_keeps_last_events_and_counts_dropped", test_cap_keeps_last_events_and_counts_dropped},
+    {"budget_stops_recording_and_sets_overflow", test_budget_stops_recording_and_sets_overflow},
+    {"level_threshold_filters_events", test_level_threshold_filters_events},
+    {"payload_is_bounded_by_payload_bytes", test_payload_is_bounded_by_payload_bytes},
+    {"threads_and_forked_children_record_into_one_arena", test_threads_and_forked_children_record_into_one_arena},
+    {"torn_writes_after_sigkill_are_never_reported", test_torn_writes_after_sigkill_are_never_reported},
+    {"deactivation_stops_survivors_at_next_event", test_deactivation_stops_survivors_at_next_event},
+    {"untraced_calls_record_nothing", test_untraced_calls_record_nothing},
+    {"mailbox_send_recv_timeout_untraced", test_mailbox_send_recv_timeout_untraced},
+    {"mailbox_send_recv_timeout_traced", test_mailbox_send_recv_timeout_traced},
+    {"mailbox_blocks_across_threads", test_mailbox_blocks_across_threads},
+    {"mailbox_works_across_fork_untraced", test_mailbox_works_across_fork_untraced},
+    {"mailbox_works_across_fork_traced", test_mailbox_works_across_fork_traced},
+    {"snapshot_after_crash_keeps_pending_messages_approx", test_snapshot_after_crash_keeps_pending_messages_approx},
+    {"snapshot_after_clean_end_is_exact", test_snapshot_after_clean_end_is_exact},
+    {"timeout_snapshot_is_taken_live", test_timeout_snapshot_is_taken_live},
+    {"watched_queue_joins_the_snapshot", test_watched_queue_joins_the_snapshot},
+    {"in_process_session_records_and_forgets", test_in_process_session_records_and_forgets},
+};
+
+int main(int argc, char **argv)
+{
+    size_t count = sizeof tests / sizeof *tests;
+    if (argc == 2 && strcmp(argv[1], "--list") == 0) {
+        for (size_t i = 0; i < count; i++)
+            printf("%s\n", tests[i].name);
+        return 0;
+    }
+    int ran = 0;
+    for (size_t i = 0; i < count; i++) {
+        if (argc > 1 && strcmp(argv[1], tests[i].name) != 0)
+            continue;
+        tests[i].run();
+        printf("ok %s\n", tests[i].name);
+        ran++;
+    }
+    if (ran == 0) {
+        fprintf(stderr, "no test named %s\n", argc > 1 ? argv[1] : "");
+        return 2;
+    }
+    return 0;
+}

@@ -1,0 +1,122 @@
+/*
+ * arena.h — the layout of a traced test's shared-memory arena.
+ *
+ * The runner creates one arena per traced test before forking it: a memfd
+ * (never a name in /dev/shm), sized sparsely and mapped shared, so the
+ * test process, its threads and its forked children all write into the
+ * same pages and the runner can read them after any of them died. The
+ * arena starts with a header (configuration, switches, counters), then the
+ * actors table (one entry per recording thread or process, each owning a
+ * ring), the mailbox directory, and a heap from which rings and mailbox
+ * storage are carved with an atomic bump pointer: no lock, no malloc,
+ * nothing to clean up.
+ */
+#ifndef TATTLE_TRACER_ARENA_H
+#define TATTLE_TRACER_ARENA_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define TATTLE__ARENA_MAGIC 0x74746c61u /* "ttla" */
+#define TATTLE__NAME_MAX 32             /* actor and mailbox names, with NUL */
+
+enum {
+    TATTLE__MAX_ACTORS = 128,
+    TATTLE__MAX_MAILBOXES = 64,
+    TATTLE__MAX_WATCHES = 16,
+    TATTLE__WATCH_TEXT_BYTES = 4096,
+    TATTLE__PAYLOAD_MAX = 256,          /* payload_bytes is clamped to this */
+    TATTLE__MAILBOX_HEAP_BYTES = 16 << 20
+};
+
+/* How a test process ended, as far as the tracer knows. */
+enum tattle__finish {
+    TATTLE__FINISH_NONE = 0,    /* never reported: killed or timed out */
+    TATTLE__FINISH_NORMAL = 1,  /* child_finish from normal code */
+    TATTLE__FINISH_SIGNAL = 2   /* child_finish from the crash handler */
+};
+
+/* Actor flags. */
+enum {
+    TATTLE__ACTOR_FORKED = 1u << 0,     /* first thread of a forked child */
+    TATTLE__ACTOR_EXITED = 1u << 1,     /* the thread or process ended */
+    TATTLE__ACTOR_PROBED = 1u << 2,     /* liveness probed at the test end */
+    TATTLE__ACTOR_ALIVE = 1u << 3       /* ... and found alive */
+};
+
+/* One recording thread (or the first thread of a forked process). */
+struct tattle__actor {
+    _Atomic uint32_t flags;
+    int32_t pid;
+    int32_t tid;
+    int32_t parent;             /* forking actor's index, or -1 */
+    uint64_t ring_offset;       /* from the arena base; 0 when none */
+    char name[TATTLE__NAME_MAX];/* empty: a default is made at freeze */
+};
+
+/* One mailbox directory entry: a traced mailbox or a watched queue. */
+enum { TATTLE__DIRECTORY_FREE = 0, TATTLE__DIRECTORY_MAILBOX = 1, TATTLE__DIRECTORY_WATCH = 2 };
+
+struct tattle__watch_record {
+    char name[TATTLE__NAME_MAX];
+    int32_t owner;              /* actor index, or -1 */
+    uint32_t pending;           /* texts emitted (may exceed those kept) */
+    uint32_t kept;              /* NUL-terminated texts stored in text */
+    uint32_t used;              /* bytes of text used */
+    char text[TATTLE__WATCH_TEXT_BYTES];
+};
+
+struct tattle__arena {
+    uint32_t magic;
+    uint32_t version;
+    uint64_t size;              /* bytes mapped */
+    /* configuration, fixed before fork */
+    uint32_t cap;
+    uint32_t budget;
+    int32_t level;
+    uint32_t payload_bytes;
+    uint32_t record_size;       /* bytes per ring record */
+    uint32_t ring_bytes;        /* bytes per ring (header + cap records) */
+    uint64_t heap_offset;       /* where the heap starts */
+    uint64_t heap_size;
+    /* switches and counters shared by all writers */
+    _Atomic uint32_t active;    /* 0: recording stopped (deactivated) */
+    _Atomic uint32_t overflow;  /* budget exhausted */
+    _Atomic uint32_t finish;    /* enum tattle__finish */
+    int32_t test_pid;           /* the activating process */
+    uint64_t start_ticks;       /* at activation */
+    _Atomic uint64_t budget_reserved; /* events handed out to writers */
+    _Atomic uint64_t heap_used;
+    _Atomic uint32_t actor_count;
+    _Atomic uint32_t directory_count;
+    _Atomic uint32_t watch_count;
+    uint32_t reserved_;
+    struct tattle__actor actors[TATTLE__MAX_ACTORS];
+    _Atomic uint32_t directory_kind[TATTLE__MAX_MAILBOXES];
+    uint64_t directory_offset[TATTLE__MAX_MAILBOXES];
+    struct tattle__watch_record watches[TATTLE__MAX_WATCHES];
+};
+
+/** Creates an arena (memfd, mapped shared) for the given configuration.
+ * On success *out is the mapping; the descriptor is closed (the mapping
+ * keeps the memory). Returns 0 or a negative errno. */
+int tattle__arena_create(struct tattle__arena **out, uint32_t cap,
+                         uint32_t budget, int level, uint32_t payload_bytes);
+
+/** Unmaps an arena of `size` bytes (the size kept by the caller, never
+ * trusted from the shared header). */
+void tattle__arena_destroy(struct tattle__arena *arena, uint64_t size);
+
+/** Carves `bytes` (rounded up to 64) from the arena heap; async-signal-safe
+ * and lock-free. Returns the offset from the base, or 0 when full. */
+uint64_t tattle__arena_alloc(struct tattle__arena *arena, uint64_t bytes);
+
+/** Translates an offset into a pointer inside the arena. */
+static inline void *tattle__arena_at(struct tattle__arena *arena, uint64_t offset)
+{
+    return (char *)arena + offset;
+}
+
+#endif /* TATTLE_TRACER_ARENA_H */

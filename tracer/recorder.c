@@ -1,0 +1,414 @@
+/*
+ * recorder.c — recording events from the test's threads and processes.
+ *
+ * The hot path is tattle_trace_send/recv/event: when the process is not
+ * traced the inline wrappers of trace.h stop at one predictable branch on
+ * tattle__trace_current. When it is, the calling thread writes one record
+ * into its own ring: no lock, no malloc, no atomic read-modify-write (the
+ * budget is reserved 32 events at a time from a shared counter). Strings
+ * that live in the program's read-only data are stored as pointers, since
+ * the runner forked the test without exec and sees the same bytes at the
+ * same addresses; other strings are copied, bounded.
+ *
+ * A thread attaches lazily: its first record claims an actor entry and a
+ * ring from the arena. A forked child starts with a fresh attachment (a
+ * pthread_atfork hook) and records a `spawn` event; a thread that exits
+ * records an `exit` event (a pthread key destructor), as does a forked
+ * child that calls exit() (an atexit hook).
+ */
+#include <errno.h>
+#include <link.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "tracer/clock.h"
+#include "tracer/recorder.h"
+
+#define TATTLE__LIKELY(x) __builtin_expect(!!(x), 1)
+#define TATTLE__UNLIKELY(x) __builtin_expect(!!(x), 0)
+
+enum { BUDGET_CHUNK = 32 };
+
+TATTLE_API struct tattle__arena *tattle__trace_current;
+
+/* The arena's configuration, copied once per process at activation so the
+ * hot path reads process-private, never-written cache lines. */
+static struct {
+    uint32_t cap;
+    uint32_t record_size;
+    uint32_t payload_bytes;
+    int32_t level;
+    uint32_t budget;
+} config;
+
+/* The program's read-only data (see tattle__recorder_is_static_string). */
+static uintptr_t static_start;
+static uintptr_t static_length;
+static bool static_known;
+
+struct thread_state {
+    struct tattle__arena *arena;    /* the arena this state belongs to */
+    struct tattle__ring *ring;
+    struct tattle__record *next;    /* where the next record goes */
+    struct tattle__record *first;
+    struct tattle__record *end;
+    uint64_t written;
+    uint32_t quota;                 /* budget reserved, not yet used */
+    int32_t actor;
+};
+
+static __thread struct thread_state thread_state
+    __attribute__((tls_model("initial-exec")));
+
+static pthread_key_t exit_key;
+static bool hooks_installed;
+static bool atexit_installed;
+
+/* ---- The program's read-only data -------------------------------------- */
+
+static int find_static_range(struct dl_phdr_info *info, size_t size, void *data)
+{
+    (void)size;
+    (void)data;
+    uintptr_t start = UINTPTR_MAX, end = 0;
+    for (int i = 0; i < info->dlpi_phnum; i++) {
+        const ElfW(Phdr) *segment = &info->dlpi_phdr[i];
+        if (segment->p_type != PT_LOAD || (segment->p_flags & PF_W))
+            continue;
+        uintptr_t low = info->dlpi_addr + segment->p_vaddr;
+        uintptr_t high = low + segment->p_memsz;
+        if (low < start)
+            start = low;
+        if (high > end)
+            end = high;
+    }
+    /* The span must not contain a writable segment. */
+    for (int i = 0; i < info->dlpi_phnum; i++) {
+        const ElfW(Phdr) *segment = &info->dlpi_phdr[i];
+        if (segment->p_type != PT_LOAD || !(segment->p_flags & PF_W))
+            continue;
+        uintptr_t low = info->dlpi_addr + segment->p_vaddr;
+        uintptr_t high = low + segment->p_memsz;
+        if (low < end && high > start)
+            end = start;
+    }
+    if (end > start) {
+        static_start = start;
+        static_length = end - start;
+    }
+    return 1; /* the first object is the program itself */
+}
+
+static void know_static_range(void)
+{
+    if (!static_known) {
+        dl_iterate_phdr(find_static_range, NULL);
+        static_known = true;
+    }
+}
+
+bool tattle__recorder_is_static_string(const void *pointer)
+{
+    know_static_range();
+    return (uintptr_t)pointer - static_start < static_length;
+}
+
+/* ---- Attaching threads -------------------------------------------------- */
+
+static pid_t current_tid(void)
+{
+    return (pid_t)syscall(SYS_gettid);
+}
+
+static void write_record(struct thread_state *state,
+                         enum tattle_trace_event_kind kind, int level,
+                         unsigned from_mode, const char *from,
+                         unsigned to_mode, const char *to, const char *label,
+                         const void *payload, size_t payload_length,
+                         uint64_t size, unsigned flags);
+
+/* Claims an actor entry and a ring for the calling thread. Returns false
+ * when the arena is full (the thread then does not record). */
+static bool attach(struct thread_state *state, struct tattle__arena *arena,
+                   int32_t parent, bool forked)
+{
+    if (atomic_load_explicit(&arena->actor_count, memory_order_relaxed) >=
+        TATTLE__MAX_ACTORS)
+        return false;
+    uint32_t index = atomic_fetch_add(&arena->actor_count, 1);
+    if (index >= TATTLE__MAX_ACTORS)
+        return false;
+    uint64_t offset = tattle__arena_alloc(arena, arena->ring_bytes);
+    struct tattle__actor *actor = &arena->actors[index];
+    actor->pid = getpid();
+    actor->tid = current_tid();
+    actor->parent = parent;
+    actor->ring_offset = offset;
+    atomic_store(&actor->flags, forked ? TATTLE__ACTOR_FORKED : 0u);
+    if (offset == 0)
+        return false;
+    struct tattle__ring *ring = tattle__arena_at(arena, offset);
+    ring->actor = index;
+    state->ring = ring;
+    state->first = tattle__ring_record(ring, config.record_size, 0);
+    state->end = tattle__ring_record(ring, config.record_size, config.cap);
+    state->next = state->first;
+    state->written = 0;
+    state->quota = 0;
+    state->actor = (int32_t)index;
+    state->arena = arena;
+    if (hooks_installed && !forked)
+        pthread_setspecific(exit_key, arena);
+    return true;
+}
+
+static bool reserve_budget(struct thread_state *state, struct tattle__arena *arena)
+{
+    if (atomic_load_explicit(&arena->overflow, memory_order_relaxed))
+        return false;
+    uint64_t before = atomic_fetch_add_explicit(&arena->budget_reserved,
+                                                BUDGET_CHUNK,
+                                                memory_order_relaxed);
+    if (before >= config.budget) {
+        atomic_store_explicit(&arena->overflow, 1, memory_order_relaxed);
+        return false;
+    }
+    uint64_t left = config.budget - before;
+    state->quota = left < BUDGET_CHUNK ? (uint32_t)left : BUDGET_CHUNK;
+    return true;
+}
+
+static void on_thread_exit(void *value)
+{
+    struct tattle__arena *arena = value;
+    struct thread_state *state = &thread_state;
+    if (arena == NULL || arena != tattle__trace_current || state->arena != arena)
+        return;
+    write_record(state, TATTLE_TRACE_EXIT, 0, TATTLE__NAME_ACTOR, NULL,
+                 TATTLE__NAME_NONE, NULL, NULL, NULL, 0, 0, 0);
+    atomic_fetch_or(&arena->actors[state->actor].flags, TATTLE__ACTOR_EXITED);
+}
+
+static void on_process_exit(void)
+{
+    struct tattle__arena *arena = tattle__trace_current;
+    struct thread_state *state = &thread_state;
+    if (arena == NULL || state->arena != arena || getpid() == arena->test_pid)
+        return;
+    write_record(state, TATTLE_TRACE_EXIT, 0, TATTLE__NAME_ACTOR, NULL,
+                 TATTLE__NAME_NONE, NULL, NULL, NULL, 0, 0, 0);
+    atomic_fetch_or(&arena->actors[state->actor].flags, TATTLE__ACTOR_EXITED);
+}
+
+static void on_fork_child(void)
+{
+    struct tattle__arena *arena = tattle__trace_current;
+    struct thread_state *state = &thread_state;
+    int32_t parent = state->arena == arena ? state->actor : -1;
+    state->arena = NULL;
+    if (arena == NULL || !atomic_load_explicit(&arena->active, memory_order_relaxed))
+        return;
+    if (!attach(state, arena, parent, true))
+        return;
+    write_record(state, TATTLE_TRACE_SPAWN, 0, TATTLE__NAME_NONE, NULL,
+                 TATTLE__NAME_NONE, NULL, NULL, NULL, 0, 0, 0);
+    if (!atexit_installed) {
+        atexit_installed = true;
+        atexit(on_process_exit);
+    }
+}
+
+void tattle__recorder_activate(struct tattle__arena *arena)
+{
+    know_static_range();
+    config.cap = arena->cap;
+    config.record_size = arena->record_size;
+    config.payload_bytes = arena->payload_bytes;
+    config.level = arena->level;
+    config.budget = arena->budget;
+    if (!hooks_installed) {
+        if (pthread_key_create(&exit_key, on_thread_exit) == 0 &&
+            pthread_atfork(NULL, NULL, on_fork_child) == 0)
+            hooks_installed = true;
+    }
+    arena->test_pid = getpid();
+    arena->start_ticks = tattle__clock_ticks();
+    atomic_store(&arena->active, 1);
+    thread_state.arena = NULL;
+    tattle__trace_current = arena;
+    if (attach(&thread_state, arena, -1, false))
+        memcpy(arena->actors[thread_state.actor].name, "main", sizeof "main");
+}
+
+void tattle__recorder_forget(struct tattle__arena *arena)
+{
+    if (tattle__trace_current == arena)
+        tattle__trace_current = NULL;
+    if (thread_state.arena == arena)
+        thread_state.arena = NULL;
+}
+
+/* ---- The hot path ------------------------------------------------------- */
+
+static inline unsigned store_name(union tattle__record_name *field,
+                                  const char *name)
+{
+    if (name == NULL)
+        return TATTLE__NAME_NONE;
+    if (TATTLE__LIKELY((uintptr_t)name - static_start < static_length)) {
+        field->pointer = name;
+        return TATTLE__NAME_POINTER;
+    }
+    size_t i = 0;
+    for (; i < TATTLE__RECORD_NAME_BYTES - 1 && name[i] != '\0'; i++)
+        field->text[i] = name[i];
+    field->text[i] = '\0';
+    return TATTLE__NAME_INLINE;
+}
+
+static inline void write_record(struct thread_state *state,
+                                enum tattle_trace_event_kind kind, int level,
+                                unsigned from_mode, const char *from,
+                                unsigned to_mode, const char *to,
+                                const char *label, const void *payload,
+                                size_t payload_length, uint64_t size,
+                                unsigned flags)
+{
+    struct tattle__arena *arena = state->arena;
+    if (TATTLE__UNLIKELY(!atomic_load_explicit(&arena->active, memory_order_relaxed)))
+        return;
+    if (TATTLE__UNLIKELY(state->quota == 0) && !reserve_budget(state, arena))
+        return;
+    state->quota--;
+    uint64_t number = state->written;
+    struct tattle__record *record = state->next;
+
+    atomic_store_explicit(&record->commit, 0, memory_order_relaxed);
+    atomic_thread_fence(memory_order_release);
+    record->ticks = tattle__clock_ticks();
+    record->size = size;
+    record->level = level;
+    record->kind = (uint8_t)kind;
+    record->flags = (uint8_t)flags;
+    if (from_mode == TATTLE__NAME_INLINE)
+        from_mode = store_name(&record->from, from);
+    if (to_mode == TATTLE__NAME_INLINE)
+        to_mode = store_name(&record->to, to);
+    unsigned label_mode = store_name(&record->label, label);
+    record->name_modes = (uint8_t)(from_mode | to_mode << 2 | label_mode << 4);
+    if (payload_length > config.payload_bytes)
+        payload_length = config.payload_bytes;
+    if (TATTLE__LIKELY(payload_length == 64))
+        memcpy(record->payload, payload, 64);
+    else if (payload_length != 0)
+        memcpy(record->payload, payload, payload_length);
+    record->payload_length = (uint16_t)payload_length;
+    atomic_store_explicit(&record->commit, number + 1, memory_order_release);
+
+    state->written = number + 1;
+    atomic_store_explicit(&state->ring->written, number + 1, memory_order_relaxed);
+    struct tattle__record *next =
+        (struct tattle__record *)((char *)record + config.record_size);
+    state->next = next == state->end ? state->first : next;
+}
+
+/* The calling thread's state, attached to the current arena, or NULL. */
+static inline struct thread_state *current_state(void)
+{
+    struct tattle__arena *arena = tattle__trace_current;
+    struct thread_state *state = &thread_state;
+    if (TATTLE__UNLIKELY(arena == NULL))
+        return NULL;
+    if (TATTLE__UNLIKELY(state->arena != arena)) {
+        if (!atomic_load(&arena->active) ||
+            !attach(state, arena, -1, false))
+            return NULL;
+    }
+    return state;
+}
+
+void(tattle_trace_send)(const char *to, const char *label, const void *msg,
+                        size_t len)
+{
+    if (TATTLE__LIKELY(tattle__trace_current == NULL))
+        return;
+    struct thread_state *state = current_state();
+    if (state != NULL)
+        write_record(state, TATTLE_TRACE_SEND, 0, TATTLE__NAME_ACTOR, NULL,
+                     TATTLE__NAME_INLINE, to, label, msg, len, len, 0);
+}
+
+void(tattle_trace_recv)(const char *from, const char *label, const void *msg,
+                        size_t len)
+{
+    if (TATTLE__LIKELY(tattle__trace_current == NULL))
+        return;
+    struct thread_state *state = current_state();
+    if (state != NULL)
+        write_record(state, TATTLE_TRACE_RECV, 0, TATTLE__NAME_INLINE, from,
+                     TATTLE__NAME_ACTOR, NULL, label, msg, len, len, 0);
+}
+
+void(tattle_trace_event)(int level, const char *from, const char *to,
+                         const char *label, const char *format, ...)
+{
+    if (TATTLE__LIKELY(tattle__trace_current == NULL) || level >= config.level)
+        return;
+    struct thread_state *state = current_state();
+    if (state == NULL)
+        return;
+    char text[TATTLE__PAYLOAD_MAX + 1];
+    size_t length = 0;
+    if (format != NULL) {
+        va_list args;
+        va_start(args, format);
+        int written = vsnprintf(text, sizeof text, format, args);
+        va_end(args);
+        if (written > 0)
+            length = (size_t)written < sizeof text ? (size_t)written : sizeof text - 1;
+    }
+    write_record(state, TATTLE_TRACE_EVENT, level,
+                 from ? TATTLE__NAME_INLINE : TATTLE__NAME_ACTOR, from,
+                 to ? TATTLE__NAME_INLINE : TATTLE__NAME_NONE, to, label, text,
+                 length, length, TATTLE__RECORD_TEXT);
+}
+
+void tattle_actor_name(const char *name)
+{
+    if (TATTLE__LIKELY(tattle__trace_current == NULL) || name == NULL)
+        return;
+    struct thread_state *state = current_state();
+    if (state == NULL)
+        return;
+    char *field = state->arena->actors[state->actor].name;
+    size_t i = 0;
+    for (; i < TATTLE__NAME_MAX - 1 && name[i] != '\0'; i++)
+        field[i] = name[i];
+    field[i] = '\0';
+}
+
+int32_t tattle__recorder_actor(void)
+{
+    struct thread_state *state = current_state();
+    return state != NULL ? state->actor : -1;
+}
+
+void tattle__recorder_record(enum tattle_trace_event_kind kind, int level,
+                             bool self_from, const char *from, bool self_to,
+                             const char *to, const char *label,
+                             const void *payload, size_t payload_length,
+                             uint64_t size, bool text)
+{
+    struct thread_state *state = current_state();
+    if (state == NULL)
+        return;
+    write_record(state, kind, level,
+                 self_from ? TATTLE__NAME_ACTOR : TATTLE__NAME_INLINE, from,
+                 self_to ? TATTLE__NAME_ACTOR : TATTLE__NAME_INLINE, to, label,
+                 payload, payload_length, size, text ? TATTLE__RECORD_TEXT : 0);
+}

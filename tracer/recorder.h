@@ -1,0 +1,48 @@
+/*
+ * recorder.h — the test process's side of the flight recorder.
+ *
+ * Holds the process-wide switch (the arena the process records into, NULL
+ * when the test is not traced), each thread's attachment to its ring, and
+ * the fork and thread-exit hooks that keep actors and rings apart. The
+ * public recording functions of trace.h live in recorder.c; the mailbox
+ * module records through tattle__recorder_record().
+ */
+#ifndef TATTLE_TRACER_RECORDER_H
+#define TATTLE_TRACER_RECORDER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <tattle/trace.h>
+
+#include "tracer/arena.h"
+#include "tracer/ring.h"
+
+/** Test process: starts recording into `arena` (installs the fork and
+ * thread-exit hooks once per process, names the calling thread "main"). */
+void tattle__recorder_activate(struct tattle__arena *arena);
+
+/** Stops this process from recording into `arena` if it does (used when a
+ * session is frozen in the process that recorded it, as with --no-fork). */
+void tattle__recorder_forget(struct tattle__arena *arena);
+
+/** The calling thread's actor index in the current arena (attaching it if
+ * needed), or -1 when not traced or the actors table is full. */
+int32_t tattle__recorder_actor(void);
+
+/** Records one event from the calling thread. `from`/`to`/`label` are
+ * copied (bounded) unless NULL; a NULL `from` (send) or `to` (recv) means
+ * the calling actor when `self_from`/`self_to` is set. The payload is
+ * copied up to the arena's payload_bytes; `text` marks it rendered text. */
+void tattle__recorder_record(enum tattle_trace_event_kind kind, int level,
+                             bool self_from, const char *from, bool self_to,
+                             const char *to, const char *label,
+                             const void *payload, size_t payload_length,
+                             uint64_t size, bool text);
+
+/** Whether `pointer` lies in the program's read-only data (same addresses
+ * in the runner, which forked the test without exec). */
+bool tattle__recorder_is_static_string(const void *pointer);
+
+#endif /* TATTLE_TRACER_RECORDER_H */

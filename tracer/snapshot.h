@@ -1,0 +1,63 @@
+/*
+ * snapshot.h — reading a test's mailboxes and actors from its arena.
+ *
+ * Runs in the runner, either while the test's processes are still alive
+ * (a timeout: the snapshot is approximate) or after they are gone. The
+ * arena is treated as untrusted input: every count, index and offset read
+ * from it is bounded before use, and nothing in it is ever locked or
+ * written, except the liveness bits of the actors table.
+ */
+#ifndef TATTLE_TRACER_SNAPSHOT_H
+#define TATTLE_TRACER_SNAPSHOT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "tracer/arena.h"
+
+/** One mailbox (or watched queue) as read; strings are malloc'd. */
+struct tattle__snapshot_mailbox {
+    char *name;
+    int32_t owner;              /* actor index, or -1 */
+    bool approx;
+    uint64_t pending;
+    char **messages;            /* rendered, oldest first */
+    size_t message_count;
+};
+
+struct tattle__snapshot {
+    struct tattle__snapshot_mailbox *mailboxes;
+    size_t count;
+};
+
+/** Reads every open mailbox and watched queue of the arena, keeping at most
+ * `limit` messages of each, each rendered to at most payload_bytes bytes.
+ * `live` marks all of them approximate. Returns 0 or -ENOMEM (the snapshot
+ * then holds what was read). Free with tattle__snapshot_clear(). */
+int tattle__snapshot_take(struct tattle__snapshot *snapshot,
+                          struct tattle__arena *arena, uint64_t arena_size,
+                          uint32_t limit, uint32_t payload_bytes, bool live);
+
+void tattle__snapshot_clear(struct tattle__snapshot *snapshot);
+
+/** Renders a payload as text into `out` (NUL-terminated, at most
+ * `out_size` bytes): printable bytes as they are, anything else as
+ * "hex:" followed by the bytes in hexadecimal. Returns the text length. */
+size_t tattle__snapshot_render(const unsigned char *data, size_t length,
+                               bool text, char *out, size_t out_size);
+
+/** Probes whether a thread is alive (not gone, not a zombie), with
+ * async-signal-safe calls only. */
+bool tattle__snapshot_probe_alive(int pid, int tid);
+
+/** Records in the actors table which actors are alive now (async-signal-
+ * safe). */
+void tattle__snapshot_probe_actors(struct tattle__arena *arena);
+
+/** Whether the actor's process ended through a normal path (exit, or the
+ * end of the test), as far as the arena tells. */
+bool tattle__snapshot_actor_ended_cleanly(const struct tattle__arena *arena,
+                                          int32_t actor);
+
+#endif /* TATTLE_TRACER_SNAPSHOT_H */
