@@ -182,17 +182,17 @@ static void print_trace(const struct console *console, const struct tattle_trace
             trace->overflow ? ", budget exhausted" : "", paint(console, RESET));
     for (size_t i = first; i < trace->event_count; i++) {
         const struct tattle_trace_event *e = &trace->events[i];
-        fprintf(out, "    %8" PRIu64 "us  %-10s %s %-10s %-12s %s\n", e->t_us,
-                e->from ? e->from : "-",
-                e->kind == TATTLE_TRACE_RECV ? "<-" : "->",
-                e->to ? e->to : "-", e->label ? e->label : "",
+        fprintf(out, "    %9" PRIu64 "us  %-10s -> %-10s %-5s %-10s %s\n", e->t_us,
+                e->from ? e->from : "-", e->to ? e->to : "-",
+                tattle_trace_event_kind_name(e->kind), e->label ? e->label : "",
                 e->msg ? e->msg : "");
     }
     for (size_t m = 0; m < trace->mailbox_count; m++) {
         const struct tattle_trace_mailbox *box = &trace->mailboxes[m];
-        fprintf(out, "  %smailbox %s%s: %" PRIu64 " pending%s%s\n", paint(console, DIM),
-                box->name, box->owner ? "" : "", box->pending,
-                box->approx ? " (approximate)" : "", paint(console, RESET));
+        fprintf(out, "  %smailbox %s (owner %s%s): %" PRIu64 " pending%s%s\n",
+                paint(console, DIM), box->name, box->owner ? box->owner : "?",
+                box->alive ? "" : ", gone", box->pending,
+                box->approx ? ", approximate" : "", paint(console, RESET));
         for (size_t k = 0; k < box->message_count; k++)
             fprintf(out, "    [%zu] %s\n", k, box->messages[k]);
     }

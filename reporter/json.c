@@ -48,8 +48,12 @@ struct json_reporter {
     char **argv;
     bool begun;
 
-    /* Normal mode: tests printed to a scratch file. */
+    /* Normal mode: tests printed to a scratch file. When `direct`, the
+     * scratch file is an O_TMPFILE beside the destination that becomes the
+     * report itself: its first `reserved` bytes are kept for the header. */
     int scratch_fd;
+    bool direct;
+    uint64_t reserved;
     struct tattle__sink tests;
     uint64_t test_count;
 
@@ -248,9 +252,19 @@ static int json_create(void **out, const char *destination,
         if (!directory)
             error = -ENOMEM;
         else {
-            self->scratch_fd = tattle__scratch_open(directory);
-            if (self->scratch_fd < 0)
-                error = self->scratch_fd;
+            /* Written once: the tests go straight into the file that
+             * becomes the report, which halves the bytes written. */
+            if (!self->to_stdout && !self->options.summary_only) {
+                self->scratch_fd = tattle__anonymous_open(directory);
+                self->direct = self->scratch_fd >= 0;
+                if (self->scratch_fd < 0 && self->scratch_fd != -EOPNOTSUPP)
+                    error = self->scratch_fd;
+            }
+            if (!error && !self->direct) {
+                self->scratch_fd = tattle__scratch_open(directory);
+                if (self->scratch_fd < 0)
+                    error = self->scratch_fd;
+            }
             free(directory);
         }
         self->tests.fd = self->scratch_fd;
@@ -261,6 +275,36 @@ static int json_create(void **out, const char *destination,
     }
     *out = self;
     return 0;
+}
+
+static cJSON *create_header(struct json_reporter *self,
+                            const struct tattle_summary *summary);
+static int write_printed(struct json_reporter *self, struct tattle__sink *sink,
+                         const cJSON *item, size_t drop_last);
+
+/* Direct mode: keeps room for the header at the start of the file, as long
+ * as the header can ever be (every count at its largest). */
+static void reserve_header(struct json_reporter *self)
+{
+    if (!self->direct || self->reserved || self->error)
+        return;
+    struct tattle_summary largest = {
+        .total = UINT64_MAX, .passed = UINT64_MAX, .failed = UINT64_MAX,
+        .skipped = UINT64_MAX, .excluded = UINT64_MAX, .invalid = UINT64_MAX,
+        .flaky = UINT64_MAX, .duration_us = UINT64_MAX, .interrupted = false};
+    cJSON *header = create_header(self, &largest);
+    long length = header ? tattle__json_print(header, &self->print_buffer,
+                                              &self->print_capacity)
+                         : -ENOMEM;
+    cJSON_Delete(header);
+    if (length < 0) {
+        remember_error(self, (int)length);
+        return;
+    }
+    /* The header without its '}', `,"tests":[`, a newline. */
+    self->reserved = (uint64_t)length - 1 + 10 + 1;
+    if (lseek(self->scratch_fd, (off_t)self->reserved, SEEK_SET) < 0)
+        remember_error(self, -errno);
 }
 
 static void json_begin(void *opaque, const struct tattle_run_info *run)
@@ -280,6 +324,7 @@ static void json_begin(void *opaque, const struct tattle_run_info *run)
     }
     self->run.argv = self->argv;
     self->begun = true;
+    reserve_header(self);
 }
 
 static void json_test_started(void *opaque, const struct tattle_test_info *test)
@@ -341,6 +386,7 @@ static void json_test_finished(void *opaque, const struct tattle_result *result)
             tattle__sink_flush(&self->output);
         remember_error(self, self->output.error);
     } else {
+        reserve_header(self);
         if (self->test_count)
             tattle__sink_write(&self->tests, ",\n", 2);
         tattle__sink_write(&self->tests, self->print_buffer, (size_t)length);
@@ -443,7 +489,7 @@ static int finish_report(struct json_reporter *self,
             tattle__sink_write(&out, "\n", 1);
             error = tattle__sink_flush(&out);
             if (!error)
-                error = tattle__copy_fd(self->scratch_fd, self->tests.written, fd);
+                error = tattle__copy_fd(self->scratch_fd, 0, self->tests.written, fd);
             if (!error)
                 tattle__sink_write(&out, "\n", 1);
         }
@@ -464,6 +510,64 @@ static int finish_report(struct json_reporter *self,
     return error;
 }
 
+/* Direct mode: the tests are in place; append the end, write the header
+ * into the room kept for it (padded with spaces, which JSON ignores) and
+ * give the file its name. */
+static int finish_direct(struct json_reporter *self,
+                         const struct tattle_summary *summary)
+{
+    reserve_header(self);
+    int error = self->error;
+    struct tattle__sink *tail = &self->tests;
+    if (!error)
+        tattle__sink_write(tail, self->test_count ? "\n]" : "]",
+                           self->test_count ? 2 : 1);
+    if (!error && self->options.group_by_error) {
+        cJSON *groups = groups_to_json(&self->groups);
+        tattle__sink_write(tail, ",\"error_groups\":", 16);
+        error = groups ? write_printed(self, tail, groups, 0) : -ENOMEM;
+        cJSON_Delete(groups);
+    }
+    if (!error)
+        tattle__sink_write(tail, "}\n", 2);
+    if (!error)
+        error = tattle__sink_flush(tail);
+    if (error)
+        return error;
+
+    cJSON *header = create_header(self, summary);
+    long length = header ? tattle__json_print(header, &self->print_buffer,
+                                              &self->print_capacity)
+                         : -ENOMEM;
+    cJSON_Delete(header);
+    if (length < 0)
+        return (int)length;
+    size_t used = (size_t)length - 1 + 10;
+    if (used + 1 > self->reserved)
+        return -EOVERFLOW; /* cannot happen: the room fits the largest */
+    if (self->print_capacity < self->reserved + 1) {
+        char *grown = realloc(self->print_buffer, self->reserved + 1);
+        if (!grown)
+            return -ENOMEM;
+        self->print_buffer = grown;
+        self->print_capacity = self->reserved + 1;
+    }
+    char *text = self->print_buffer;
+    memcpy(text + length - 1, ",\"tests\":[", 10);
+    memset(text + used, ' ', self->reserved - used - 1);
+    text[self->reserved - 1] = '\n';
+    for (size_t done = 0; done < self->reserved;) {
+        ssize_t n = pwrite(self->scratch_fd, text + done, self->reserved - done,
+                           (off_t)done);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            return n < 0 ? -errno : -EIO;
+        done += (size_t)n;
+    }
+    return tattle__anonymous_commit(self->scratch_fd, self->destination);
+}
+
 static int json_end(void *opaque, const struct tattle_summary *summary)
 {
     struct json_reporter *self = opaque;
@@ -479,6 +583,8 @@ static int json_end(void *opaque, const struct tattle_summary *summary)
         return error;
     }
 
+    if (self->direct)
+        return finish_direct(self, summary);
     if (!error)
         error = tattle__sink_flush(&self->tests);
     if (error)

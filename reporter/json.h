@@ -3,10 +3,14 @@
  *
  * The "json" reporter writes one report file (SPEC section 6,
  * schemas/report.schema.json) atomically, or to stdout for "-". Its memory
- * does not grow with the number of tests: each finished test is printed to
- * an anonymous scratch file as it finishes, and `end` assembles the report
- * (version, tool, run and summary first, then the tests, then the error
- * groups) in a temporary file beside the destination and renames it. With
+ * does not grow with the number of tests: each finished test is printed
+ * as it finishes into an anonymous file (O_TMPFILE) beside the destination,
+ * after room kept for the header; `end` appends the error groups, writes
+ * version, tool, run and summary into that room (padded with spaces) and
+ * gives the file its name with link + rename, so a reader of the first
+ * kilobytes knows the outcome and a killed run leaves nothing behind. Where
+ * O_TMPFILE is not supported, and for stdout ("-"), the tests go to a
+ * scratch file and `end` copies them after the header (in-kernel copy). With
  * --compact it writes one short line per test and a summary line instead.
  * The error groups of --group-by-error are the one thing kept in memory:
  * one entry per distinct message plus the ids of the failed tests.

@@ -83,6 +83,50 @@ int tattle__scratch_open(const char *directory)
     return fd >= 0 ? fd : error;
 }
 
+int tattle__anonymous_open(const char *directory)
+{
+    int fd = open(directory, O_TMPFILE | O_RDWR | O_CLOEXEC, 0666);
+    if (fd >= 0)
+        return fd;
+    if (errno == EISDIR || errno == EINVAL)
+        return -EOPNOTSUPP;
+    return -errno;
+}
+
+int tattle__anonymous_commit(int fd, const char *path)
+{
+    static unsigned counter;
+    char *directory = tattle__path_directory(path);
+    if (!directory)
+        return -ENOMEM;
+    const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+    size_t size = strlen(directory) + strlen(base) + 64;
+    char *temp_path = malloc(size);
+    if (!temp_path) {
+        free(directory);
+        return -ENOMEM;
+    }
+    char proc_path[64];
+    snprintf(proc_path, sizeof proc_path, "/proc/self/fd/%d", fd);
+    int error = -EEXIST;
+    for (int attempt = 0; attempt < 100 && error == -EEXIST; attempt++) {
+        snprintf(temp_path, size, "%s/.%s.tmp.%ld.%u", directory, base,
+                 (long)getpid(), counter++);
+        error = linkat(AT_FDCWD, proc_path, AT_FDCWD, temp_path,
+                       AT_SYMLINK_FOLLOW) == 0 ? 0 : -errno;
+        if (error == -ENOENT) /* no /proc: needs CAP_DAC_READ_SEARCH */
+            error = linkat(fd, "", AT_FDCWD, temp_path, AT_EMPTY_PATH) == 0
+                        ? 0 : -errno;
+    }
+    if (!error && rename(temp_path, path) != 0) {
+        error = -errno;
+        unlink(temp_path);
+    }
+    free(temp_path);
+    free(directory);
+    return error;
+}
+
 int tattle__atomic_open(struct tattle__atomic_file *file, const char *path)
 {
     static unsigned counter;
@@ -147,9 +191,10 @@ void tattle__atomic_discard(struct tattle__atomic_file *file)
     file->temp_path = file->path = NULL;
 }
 
-int tattle__copy_fd(int in, uint64_t length, int out)
+int tattle__copy_fd(int in, uint64_t from, uint64_t length, int out)
 {
-    off_t offset = 0;
+    off_t offset = (off_t)from;
+    length += from;
     /* In-kernel copies first: no user-space buffer, no page of our RSS. */
     while ((uint64_t)offset < length) {
         size_t chunk = length - (uint64_t)offset > COPY_CHUNK

@@ -57,12 +57,23 @@ int tattle__atomic_commit(struct tattle__atomic_file *file);
 /** Closes and removes the temporary file (no-op after commit). */
 void tattle__atomic_discard(struct tattle__atomic_file *file);
 
+/** An anonymous file in `directory` created with O_TMPFILE only (no
+ * fallback), so that tattle__anonymous_commit() can give it a name later.
+ * Returns the descriptor, -EOPNOTSUPP when the file system cannot, or
+ * another negative errno. */
+int tattle__anonymous_open(const char *directory);
+/** Gives the O_TMPFILE file `fd` the name `path`, atomically replacing
+ * what was there (link to a temporary name beside it, then rename). The
+ * descriptor stays open. Returns 0 or a negative errno; on failure `path`
+ * is untouched and no name is left behind. */
+int tattle__anonymous_commit(int fd, const char *path);
+
 /** The directory part of `path` ("." when it has none), newly allocated,
  * or NULL when out of memory. */
 char *tattle__path_directory(const char *path);
 
-/** Copies `length` bytes from offset 0 of `in` to the current position of
- * `out`. Returns 0 or a negative errno. */
-int tattle__copy_fd(int in, uint64_t length, int out);
+/** Copies `length` bytes from offset `from` of `in` to the current
+ * position of `out`. Returns 0 or a negative errno. */
+int tattle__copy_fd(int in, uint64_t from, uint64_t length, int out);
 
 #endif /* TATTLE_REPORTER_JSON_FILE_H */

@@ -141,37 +141,51 @@ static void render_string(struct tattle__buffer *out, const char *text)
         tattle__buffer_printf(out, "... (%zu bytes)", length);
 }
 
+static bool is_signed_kind(enum tattle_value_kind kind)
+{
+    return kind == TATTLE_VALUE_SIGNED || kind == TATTLE_VALUE_CHAR;
+}
+
+static long double as_long_double(struct tattle_value v)
+{
+    switch (v.kind) {
+    case TATTLE_VALUE_FLOATING: return v.u.as_floating;
+    case TATTLE_VALUE_SIGNED:
+    case TATTLE_VALUE_CHAR: return (long double)v.u.as_signed;
+    case TATTLE_VALUE_POINTER: return (long double)(uintptr_t)v.u.as_pointer;
+    case TATTLE_VALUE_UNSIGNED:
+    case TATTLE_VALUE_BOOL: return (long double)v.u.as_unsigned;
+    }
+    return 0;
+}
+
+/* The value of a non-negative integer or pointer operand. */
+static uintmax_t as_magnitude(struct tattle_value v)
+{
+    if (is_signed_kind(v.kind))
+        return (uintmax_t)v.u.as_signed;
+    if (v.kind == TATTLE_VALUE_POINTER)
+        return (uintptr_t)v.u.as_pointer;
+    return v.u.as_unsigned;
+}
+
+/* Compares mathematically, whatever the operands' types: -1 < 1u holds.
+ * Returns -1, 0 or 1, or 2 when unordered (a NaN: only != holds). */
 static int compare_values(struct tattle_value a, struct tattle_value b)
 {
     if (a.kind == TATTLE_VALUE_FLOATING || b.kind == TATTLE_VALUE_FLOATING) {
-        long double x = a.kind == TATTLE_VALUE_FLOATING ? a.u.as_floating
-                        : a.kind == TATTLE_VALUE_SIGNED || a.kind == TATTLE_VALUE_CHAR
-                            ? (long double)a.u.as_signed
-                        : a.kind == TATTLE_VALUE_POINTER
-                            ? (long double)(uintptr_t)a.u.as_pointer
-                            : (long double)a.u.as_unsigned;
-        long double y = b.kind == TATTLE_VALUE_FLOATING ? b.u.as_floating
-                        : b.kind == TATTLE_VALUE_SIGNED || b.kind == TATTLE_VALUE_CHAR
-                            ? (long double)b.u.as_signed
-                        : b.kind == TATTLE_VALUE_POINTER
-                            ? (long double)(uintptr_t)b.u.as_pointer
-                            : (long double)b.u.as_unsigned;
+        long double x = as_long_double(a), y = as_long_double(b);
         if (isnan(x) || isnan(y))
-            return 2; /* unordered: only != holds */
+            return 2;
         return (x > y) - (x < y);
     }
-    bool a_negative = (a.kind == TATTLE_VALUE_SIGNED || a.kind == TATTLE_VALUE_CHAR) &&
-                      a.u.as_signed < 0;
-    bool b_negative = (b.kind == TATTLE_VALUE_SIGNED || b.kind == TATTLE_VALUE_CHAR) &&
-                      b.u.as_signed < 0;
+    bool a_negative = is_signed_kind(a.kind) && a.u.as_signed < 0;
+    bool b_negative = is_signed_kind(b.kind) && b.u.as_signed < 0;
     if (a_negative && b_negative)
         return (a.u.as_signed > b.u.as_signed) - (a.u.as_signed < b.u.as_signed);
     if (a_negative != b_negative)
         return a_negative ? -1 : 1;
-    uintmax_t x = a.kind == TATTLE_VALUE_POINTER ? (uintptr_t)a.u.as_pointer
-                                                 : a.u.as_unsigned;
-    uintmax_t y = b.kind == TATTLE_VALUE_POINTER ? (uintptr_t)b.u.as_pointer
-                                                 : b.u.as_unsigned;
+    uintmax_t x = as_magnitude(a), y = as_magnitude(b);
     return (x > y) - (x < y);
 }
 
@@ -196,43 +210,8 @@ static const char *comparison_operator(enum tattle_comparison comparison)
     return operators[comparison];
 }
 
-/* Records a failure; `default_message` is used when the user gave none.
- * Leaves the phase when the assertion is fatal. */
-static void report_failure(const struct tattle_assert_site *site,
-                           const char *left, const char *right,
-                           const char *default_message, const char *format,
-                           va_list args)
-{
-    struct tattle__buffer message = {0};
-    if (format && *format)
-        tattle__buffer_vprintf(&message, format, args);
-    else
-        tattle__buffer_append_string(&message, default_message);
-    struct tattle__slot_failure failure = {
-        .kind = TATTLE_FAILURE_ASSERTION,
-        .message = message.data,
-        .file = site->file,
-        .line = site->line,
-        .macro = site->macro,
-        .expr = site->expr,
-        .left = left,
-        .right = right,
-    };
-    struct tattle__slot *slot = tattle__child_slot();
-    if (slot) {
-        tattle__slot_add_failure(slot, &failure);
-    } else {
-        fprintf(stderr, "%s:%d: %s(%s) failed outside a test: %s\n",
-                site->file, site->line, site->macro, site->expr,
-                failure.message);
-    }
-    tattle__buffer_release(&message);
-    if (site->fatal)
-        tattle__child_leave_phase();
-}
-
-/* Splits "a, b" as written into the operands' texts for the default
- * message; the split is at the top-level comma. */
+/* Splits the arguments as written ("a, b, \"msg %d\", x") at top-level
+ * commas into `count` parts; the last part keeps the rest. */
 static void split_operands(const char *expr, struct tattle__buffer *parts,
                            size_t count)
 {
@@ -270,18 +249,82 @@ static void split_operands(const char *expr, struct tattle__buffer *parts,
             tattle__buffer_append_string(&parts[i], "");
 }
 
+/* The expression of an assertion: its operands as written, without the
+ * message. Returns a malloc'd string. */
+static char *site_expression(const struct tattle_assert_site *site)
+{
+    if (site->operands <= 0)
+        return tattle__strdup("");
+    struct tattle__buffer parts[4] = {{0}, {0}, {0}, {0}};
+    size_t count = (size_t)site->operands;
+    split_operands(site->written, parts, count + 1);
+    struct tattle__buffer expression = {0};
+    for (size_t i = 0; i < count; i++) {
+        if (i > 0)
+            tattle__buffer_append_string(&expression, ", ");
+        tattle__buffer_append_string(&expression, parts[i].data);
+    }
+    for (size_t i = 0; i <= count; i++)
+        tattle__buffer_release(&parts[i]);
+    return tattle__buffer_take(&expression);
+}
+
+/* Records a failure; `default_message` is used when the user gave none.
+ * Leaves the phase when the assertion is fatal. */
+static void report_failure(const struct tattle_assert_site *site,
+                           const char *left, const char *right,
+                           const char *default_message, const char *format,
+                           va_list args) TATTLE__PRINTF(5, 0);
+
+static void report_failure(const struct tattle_assert_site *site,
+                           const char *left, const char *right,
+                           const char *default_message, const char *format,
+                           va_list args)
+{
+    struct tattle__buffer message = {0};
+    if (format && *format)
+        tattle__buffer_vprintf(&message, format, args);
+    else
+        tattle__buffer_append_string(&message, default_message);
+    char *expression = site_expression(site);
+    struct tattle__slot_failure failure = {
+        .kind = TATTLE_FAILURE_ASSERTION,
+        .message = message.data,
+        .file = site->file,
+        .line = site->line,
+        .macro = site->macro,
+        .expr = expression,
+        .left = left,
+        .right = right,
+    };
+    struct tattle__slot *slot = tattle__child_slot();
+    if (slot) {
+        tattle__slot_add_failure(slot, &failure);
+    } else {
+        fprintf(stderr, "%s:%d: %s(%s) failed outside a test: %s\n",
+                site->file, site->line, site->macro, expression,
+                failure.message);
+    }
+    tattle__buffer_release(&message);
+    free(expression);
+    if (site->fatal)
+        tattle__child_leave_phase();
+}
+
 int tattle__check_compare(const struct tattle_assert_site *site,
                           enum tattle_comparison comparison,
-                          struct tattle_value left, struct tattle_value right,
+                          const struct tattle_value *left_value,
+                          const struct tattle_value *right_value,
                           const char *format, ...)
 {
+    struct tattle_value left = *left_value, right = *right_value;
     if (comparison_holds(comparison, compare_values(left, right)))
         return 1;
     struct tattle__buffer left_text = {0}, right_text = {0}, message = {0};
-    struct tattle__buffer operands[2] = {{0}, {0}};
+    struct tattle__buffer operands[3] = {{0}, {0}, {0}};
     render_value(&left_text, left);
     render_value(&right_text, right);
-    split_operands(site->expr, operands, 2);
+    split_operands(site->written, operands, 3);
     tattle__buffer_printf(&message, "expected %s %s %s, got %s vs %s",
                           operands[0].data, comparison_operator(comparison),
                           operands[1].data, left_text.data, right_text.data);
@@ -293,8 +336,8 @@ int tattle__check_compare(const struct tattle_assert_site *site,
     tattle__buffer_release(&left_text);
     tattle__buffer_release(&right_text);
     tattle__buffer_release(&message);
-    tattle__buffer_release(&operands[0]);
-    tattle__buffer_release(&operands[1]);
+    for (int i = 0; i < 3; i++)
+        tattle__buffer_release(&operands[i]);
     return 0;
 }
 
@@ -304,7 +347,9 @@ int tattle__check_true(const struct tattle_assert_site *site, int holds,
     if (holds)
         return 1;
     struct tattle__buffer message = {0};
-    tattle__buffer_printf(&message, "expected %s to be true", site->expr);
+    char *expression = site_expression(site);
+    tattle__buffer_printf(&message, "expected %s to be true", expression);
+    free(expression);
     va_list args;
     va_start(args, format);
     report_failure(site, "false", NULL, message.data, format, args);
@@ -399,9 +444,13 @@ int tattle__check_null(const struct tattle_assert_site *site, int want_null,
         return 1;
     struct tattle__buffer left_text = {0}, message = {0};
     render_value(&left_text, tattle__value_pointer(pointer));
-    tattle__buffer_printf(&message, want_null ? "expected %s to be NULL, got %s"
-                                              : "expected %s not to be NULL",
-                          site->expr, left_text.data);
+    char *expression = site_expression(site);
+    if (want_null)
+        tattle__buffer_printf(&message, "expected %s to be NULL, got %s",
+                              expression, left_text.data);
+    else
+        tattle__buffer_printf(&message, "expected %s not to be NULL", expression);
+    free(expression);
     va_list args;
     va_start(args, format);
     report_failure(site, left_text.data, "NULL", message.data, format, args);
@@ -443,7 +492,7 @@ int tattle__check_near(const struct tattle_assert_site *site, long double left,
 void tattle__fail_now(const char *file, int line, const char *format, ...)
 {
     static const struct tattle_assert_site fail_site_template = {
-        "FAIL", "", NULL, 0, 1};
+        "FAIL", "", NULL, 0, 1, 0};
     struct tattle_assert_site site = fail_site_template;
     site.file = file;
     site.line = line;

@@ -1,24 +1,33 @@
 /*
  * crash.c — fatal signal handlers for the test process.
+ *
+ * The runner installs them once; every forked test process inherits the
+ * handlers and the alternate stack, and the runner points crash_slot at
+ * the next test's result slot before each fork.
  */
 #include "runner/crash.h"
 
 #include <errno.h>
 #include <execinfo.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <string.h>
 
 static const int crash_signals[] = {SIGSEGV, SIGBUS, SIGILL, SIGFPE,
                                     SIGABRT, SIGTRAP, SIGSYS};
 
+enum { CRASH_SIGNAL_COUNT = sizeof crash_signals / sizeof *crash_signals };
+
 static struct tattle__slot *crash_slot;
 static void (*crash_callback)(void);
 static _Alignas(16) unsigned char alternate_stack[128 * 1024];
+static struct sigaction previous_actions[CRASH_SIGNAL_COUNT];
+static stack_t previous_stack;
+static bool installed;
 
-void tattle__crash_prepare(void)
+void tattle__crash_set_slot(struct tattle__slot *slot)
 {
-    void *frames[2];
-    backtrace(frames, 2);
+    crash_slot = slot;
 }
 
 static void crash_handler(int signal_number)
@@ -41,21 +50,37 @@ static void crash_handler(int signal_number)
     raise(signal_number);
 }
 
-int tattle__crash_install(struct tattle__slot *slot, void (*on_crash)(void))
+int tattle__crash_install(void (*on_crash)(void))
 {
-    crash_slot = slot;
+    if (installed)
+        return 0;
+    /* The first backtrace() loads libgcc's unwinder: never in a handler. */
+    void *frames[2];
+    backtrace(frames, 2);
     crash_callback = on_crash;
     stack_t stack = {.ss_sp = alternate_stack,
                      .ss_size = sizeof alternate_stack};
-    if (sigaltstack(&stack, NULL) != 0)
+    if (sigaltstack(&stack, &previous_stack) != 0)
         return -errno;
     struct sigaction action;
     memset(&action, 0, sizeof action);
     action.sa_handler = crash_handler;
     action.sa_flags = SA_ONSTACK | SA_RESETHAND;
     sigemptyset(&action.sa_mask);
-    for (size_t i = 0; i < sizeof crash_signals / sizeof *crash_signals; i++)
-        if (sigaction(crash_signals[i], &action, NULL) != 0)
+    for (size_t i = 0; i < CRASH_SIGNAL_COUNT; i++)
+        if (sigaction(crash_signals[i], &action, &previous_actions[i]) != 0)
             return -errno;
+    installed = true;
     return 0;
+}
+
+void tattle__crash_uninstall(void)
+{
+    if (!installed)
+        return;
+    for (size_t i = 0; i < CRASH_SIGNAL_COUNT; i++)
+        sigaction(crash_signals[i], &previous_actions[i], NULL);
+    sigaltstack(&previous_stack, NULL);
+    crash_slot = NULL;
+    installed = false;
 }

@@ -13,12 +13,18 @@
 
 #include "runner/slot.h"
 
-/** Runner, once before forking: loads what backtrace() needs so the
- * handler never loads anything. */
-void tattle__crash_prepare(void);
+/** Runner, once before the first fork: loads what backtrace() needs, then
+ * installs the handlers and the alternate stack. Forked test processes
+ * inherit both, so a test pays nothing for them. `on_crash` runs in the
+ * crashing process after the frames are recorded. Returns 0 or a negative
+ * errno. */
+int tattle__crash_install(void (*on_crash)(void));
 
-/** Test process: installs the handlers, writing into `slot`. Returns 0 or
- * a negative errno. */
-int tattle__crash_install(struct tattle__slot *slot, void (*on_crash)(void));
+/** Runner, before each fork: the slot the next test process writes to. */
+void tattle__crash_set_slot(struct tattle__slot *slot);
+
+/** Runner, after the last test: restores the previous signal actions and
+ * alternate stack. */
+void tattle__crash_uninstall(void);
 
 #endif /* TATTLE_RUNNER_CRASH_H */

@@ -4,6 +4,7 @@
  */
 #include "runner/registry.h"
 
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -67,6 +68,33 @@ static const char *first_invalid_tag(const char *text)
     return NULL;
 }
 
+/* An open-addressing set of ids, to find duplicates in linear time. */
+struct id_set {
+    const char **slots;
+    size_t mask;
+};
+
+static size_t id_hash(const char *id)
+{
+    size_t hash = 1469598103934665603u;
+    for (; *id; id++)
+        hash = (hash ^ (unsigned char)*id) * 1099511628211u;
+    return hash;
+}
+
+/* Returns false when the id is already in the set. */
+static bool id_set_insert(struct id_set *set, const char *id)
+{
+    for (size_t i = id_hash(id) & set->mask;; i = (i + 1) & set->mask) {
+        if (!set->slots[i]) {
+            set->slots[i] = id;
+            return true;
+        }
+        if (strcmp(set->slots[i], id) == 0)
+            return false;
+    }
+}
+
 void tattle__registry_build(struct tattle__registry *registry)
 {
     size_t count = 0;
@@ -74,6 +102,10 @@ void tattle__registry_build(struct tattle__registry *registry)
         count++;
     registry->entries = tattle__calloc(count, sizeof *registry->entries);
     registry->count = count;
+    size_t capacity = 16;
+    while (capacity < count * 2)
+        capacity *= 2;
+    struct id_set ids = {tattle__calloc(capacity, sizeof *ids.slots), capacity - 1};
 
     size_t i = 0;
     for (struct tattle_test *t = first_test; t; t = t->next_registered, i++) {
@@ -98,10 +130,9 @@ void tattle__registry_build(struct tattle__registry *registry)
             tattle__buffer_printf(&reason, "invalid tag '%s'", bad);
             entry->invalid_reason = tattle__buffer_take(&reason);
         }
-        for (size_t j = 0; j < i && !entry->invalid_reason; j++)
-            if (strcmp(registry->entries[j].id, entry->id) == 0)
-                entry->invalid_reason = tattle__strdup(
-                    "another test is registered with the same id");
+        if (!entry->invalid_reason && !id_set_insert(&ids, entry->id))
+            entry->invalid_reason = tattle__strdup(
+                "another test is registered with the same id");
 
         entry->info = (struct tattle_test_info){
             .id = entry->id,
@@ -112,6 +143,7 @@ void tattle__registry_build(struct tattle__registry *registry)
         };
         tattle__test_entry_sync_tags(entry);
     }
+    free(ids.slots);
 }
 
 void tattle__registry_release(struct tattle__registry *registry)

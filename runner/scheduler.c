@@ -14,6 +14,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -58,7 +59,8 @@ struct scheduler {
     const struct tattle__schedule_callbacks *callbacks;
     struct running *running;
     unsigned running_count;
-    int signal_fd;
+    int signal_fd;              /* SIGINT/SIGTERM, forked mode */
+    int null_fd;                /* /dev/null, the tests' stdin */
     sigset_t old_mask;
     bool interrupted;
     bool exhausted;             /* `next` had nothing */
@@ -78,39 +80,36 @@ static TATTLE__NORETURN void run_in_child(struct scheduler *scheduler,
                                           struct running *run, int out_w,
                                           int err_w)
 {
+    /* Crash handlers, their alternate stack and RLIMIT_CORE = 0 were set
+     * once in the runner and are inherited: a test process only sets what
+     * is its own. Every call here is a cost paid per test. */
     setpgid(0, 0);
     prctl(PR_SET_CHILD_SUBREAPER, 1);
     prctl(PR_SET_PDEATHSIG, SIGKILL);
-    signal(SIGINT, SIG_DFL);
-    signal(SIGTERM, SIG_DFL);
     signal(SIGPIPE, SIG_DFL);
     sigprocmask(SIG_SETMASK, &scheduler->old_mask, NULL);
-    if (scheduler->signal_fd >= 0)
-        close(scheduler->signal_fd);
-
+    close(scheduler->signal_fd);
+    dup2(scheduler->null_fd, STDIN_FILENO);
+    close(scheduler->null_fd);
     dup2(out_w, STDOUT_FILENO);
     dup2(err_w, STDERR_FILENO);
     close(out_w);
     close(err_w);
-    int null_fd = open("/dev/null", O_RDONLY);
-    if (null_fd >= 0) {
-        dup2(null_fd, STDIN_FILENO);
-        close(null_fd);
-    }
     /* Unbuffered stdio: nothing the test printed is lost when it dies. */
     setvbuf(stdout, NULL, _IONBF, 0);
     setvbuf(stderr, NULL, _IONBF, 0);
-    struct rlimit no_core = {0, 0};
-    setrlimit(RLIMIT_CORE, &no_core);
 
     child_trace = run->trace;
     if (run->trace)
         tattle__trace_session_activate(run->trace);
-    tattle__crash_install(run->slot, child_crash_callback);
     tattle__child_run(run->job.entry, run->slot, true);
     if (run->trace)
         tattle__trace_session_child_finish(false);
     fflush(NULL);
+    /* As a subreaper this process holds every descendant the test left
+     * behind; killing them here spares the runner a /proc sweep. */
+    tattle__process_tree_kill(getpid(), 0);
+    atomic_store(&run->slot->tree_clean, 1);
     _exit(0);
 }
 
@@ -129,6 +128,7 @@ static int start_forked(struct scheduler *scheduler, struct running *run)
     }
     fflush(stdout);
     fflush(stderr);
+    tattle__crash_set_slot(run->slot);
     run->started_us = tattle__now_us();
     pid_t pid = fork();
     if (pid < 0) {
@@ -238,6 +238,8 @@ static void reap_children(struct scheduler *scheduler)
 
 static void kill_leftovers(struct scheduler *scheduler, struct running *run)
 {
+    if (WIFEXITED(run->wait_status) && atomic_load(&run->slot->tree_clean))
+        return; /* the test process killed its own descendants */
     /* Same process group first (cheap), then strays reparented to us. */
     kill(-run->pid, SIGKILL);
     pid_t keep[64];
@@ -442,7 +444,16 @@ done:
     return result;
 }
 
-/* --no-fork: every test in this process, one after the other. */
+static volatile sig_atomic_t in_process_interrupted;
+
+static void note_interrupt(int signal_number)
+{
+    (void)signal_number;
+    in_process_interrupted = 1;
+}
+
+/* --no-fork: every test in this process, one after the other. SIGINT and
+ * SIGTERM only set a flag, checked between tests. */
 static int loop_in_process(struct scheduler *scheduler)
 {
     struct running *run = &scheduler->running[0];
@@ -460,9 +471,7 @@ static int loop_in_process(struct scheduler *scheduler)
         scheduler->callbacks->finished(scheduler->callbacks->ctx, &run->job,
                                        &outcome);
         tattle__slot_reading_release(&outcome.reading);
-        struct signalfd_siginfo info;
-        if (scheduler->signal_fd >= 0 &&
-            read(scheduler->signal_fd, &info, sizeof info) == sizeof info) {
+        if (in_process_interrupted) {
             scheduler->interrupted = true;
             return 1;
         }
@@ -473,7 +482,7 @@ int tattle__schedule_run(const struct tattle__schedule_config *config,
                          const struct tattle__schedule_callbacks *callbacks)
 {
     struct scheduler scheduler = {.config = config, .callbacks = callbacks,
-                                  .signal_fd = -1};
+                                  .signal_fd = -1, .null_fd = -1};
     unsigned jobs = config->no_fork ? 1 : config->jobs;
     scheduler.running = tattle__calloc(jobs, sizeof *scheduler.running);
     int result = 0;
@@ -492,29 +501,45 @@ int tattle__schedule_run(const struct tattle__schedule_config *config,
         }
     }
 
+    if (config->no_fork) {
+        struct sigaction action = {.sa_handler = note_interrupt}, old_int, old_term;
+        sigemptyset(&action.sa_mask);
+        in_process_interrupted = 0;
+        sigaction(SIGINT, &action, &old_int);
+        sigaction(SIGTERM, &action, &old_term);
+        struct tattle__schedule_config one = *config;
+        one.jobs = 1;
+        scheduler.config = &one;
+        result = loop_in_process(&scheduler);
+        scheduler.config = config;
+        sigaction(SIGINT, &old_int, NULL);
+        sigaction(SIGTERM, &old_term, NULL);
+        goto cleanup;
+    }
+
     sigset_t mask;
     sigemptyset(&mask);
     sigaddset(&mask, SIGINT);
     sigaddset(&mask, SIGTERM);
     sigprocmask(SIG_BLOCK, &mask, &scheduler.old_mask);
     scheduler.signal_fd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
-    if (scheduler.signal_fd < 0) {
+    scheduler.null_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+    struct rlimit old_core, no_core = {0, 0};
+    getrlimit(RLIMIT_CORE, &old_core);
+    if (scheduler.signal_fd < 0 || scheduler.null_fd < 0) {
         result = -errno;
-        goto restore;
-    }
-    if (!config->no_fork) {
+    } else if ((result = tattle__crash_install(child_crash_callback)) == 0) {
+        /* Test processes inherit these: no core files from crashing tests. */
+        setrlimit(RLIMIT_CORE, &no_core);
         prctl(PR_SET_CHILD_SUBREAPER, 1);
-        tattle__crash_prepare();
         result = loop_forked(&scheduler);
-    } else {
-        struct tattle__schedule_config one = *config;
-        one.jobs = 1;
-        scheduler.config = &one;
-        result = loop_in_process(&scheduler);
-        scheduler.config = config;
+        tattle__crash_uninstall();
+        setrlimit(RLIMIT_CORE, &old_core);
     }
-    close(scheduler.signal_fd);
-restore:
+    if (scheduler.signal_fd >= 0)
+        close(scheduler.signal_fd);
+    if (scheduler.null_fd >= 0)
+        close(scheduler.null_fd);
     sigprocmask(SIG_SETMASK, &scheduler.old_mask, NULL);
 cleanup:
     for (unsigned i = 0; i < jobs; i++) {

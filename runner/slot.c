@@ -73,6 +73,7 @@ void tattle__slot_reset(struct tattle__slot *slot)
     atomic_store(&slot->phase, TATTLE__PHASE_STARTING);
     atomic_store(&slot->failures_dropped, 0);
     atomic_store(&slot->setup_failed, 0);
+    atomic_store(&slot->tree_clean, 0);
 }
 
 static size_t align8(size_t n)

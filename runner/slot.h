@@ -35,7 +35,8 @@ struct tattle__slot {
     _Atomic uint32_t phase;             /* enum tattle__phase */
     _Atomic uint32_t failures_dropped;  /* records that did not fit */
     _Atomic uint32_t setup_failed;      /* a fixture before the body failed */
-    uint32_t padding;
+    _Atomic uint32_t tree_clean;        /* the test process ended normally
+                                           after killing its descendants */
     _Alignas(8) unsigned char records[];
 };
 

@@ -86,12 +86,17 @@ void tattle__buffer_append_string(struct tattle__buffer *buffer,
 void tattle__buffer_vprintf(struct tattle__buffer *buffer, const char *format,
                             va_list args)
 {
+    char small[256];
     va_list copy;
     va_copy(copy, args);
-    int needed = vsnprintf(NULL, 0, format, copy);
+    int needed = vsnprintf(small, sizeof small, format, copy);
     va_end(copy);
     if (needed < 0)
         return;
+    if ((size_t)needed < sizeof small) {
+        tattle__buffer_append(buffer, small, (size_t)needed);
+        return;
+    }
     buffer_reserve(buffer, (size_t)needed);
     vsnprintf(buffer->data + buffer->length, (size_t)needed + 1, format, args);
     buffer->length += (size_t)needed;

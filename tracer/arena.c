@@ -20,52 +20,97 @@ static uint64_t round_up(uint64_t value, uint64_t to)
     return (value + to - 1) / to * to;
 }
 
-int tattle__arena_create(struct tattle__arena **out, uint32_t cap,
-                         uint32_t budget, int level, uint32_t payload_bytes)
+struct layout {
+    uint32_t cap;
+    uint32_t payload_bytes;
+    uint32_t record_size;
+    uint64_t ring_bytes;
+    uint64_t heap_offset;
+    uint64_t heap_size;
+    uint64_t size;
+};
+
+static int plan_layout(struct layout *layout, uint32_t cap, uint32_t payload_bytes)
 {
     if (cap == 0)
         cap = 1;
     if (payload_bytes > TATTLE__PAYLOAD_MAX)
         payload_bytes = TATTLE__PAYLOAD_MAX;
-    uint32_t record_size = (uint32_t)tattle__ring_record_size(payload_bytes);
-    uint64_t ring_bytes = round_up(sizeof(struct tattle__ring) +
-                                   (uint64_t)cap * record_size, 64);
-    if (ring_bytes > UINT32_MAX)
+    layout->cap = cap;
+    layout->payload_bytes = payload_bytes;
+    layout->record_size = (uint32_t)tattle__ring_record_size(payload_bytes);
+    layout->ring_bytes = round_up(sizeof(struct tattle__ring) +
+                                  (uint64_t)cap * layout->record_size, 64);
+    if (layout->ring_bytes > UINT32_MAX)
         return -EINVAL;
-    uint64_t heap_offset = round_up(sizeof(struct tattle__arena), 4096);
-    uint64_t heap_size = ring_bytes * TATTLE__MAX_ACTORS +
-                         TATTLE__MAILBOX_HEAP_BYTES;
-    uint64_t size = round_up(heap_offset + heap_size, 4096);
+    layout->heap_offset = round_up(sizeof(struct tattle__arena), 4096);
+    layout->heap_size = layout->ring_bytes * TATTLE__MAX_ACTORS +
+                        TATTLE__MAILBOX_HEAP_BYTES;
+    layout->size = round_up(layout->heap_offset + layout->heap_size, 4096);
+    return 0;
+}
 
+/* Writes the header of a zeroed arena. */
+static void write_header(struct tattle__arena *arena, const struct layout *layout,
+                         uint32_t budget, int level)
+{
+    static uint32_t last_generation;
+    arena->magic = TATTLE__ARENA_MAGIC;
+    arena->version = 1;
+    arena->size = layout->size;
+    arena->cap = layout->cap;
+    arena->budget = budget;
+    arena->level = level;
+    arena->payload_bytes = layout->payload_bytes;
+    arena->record_size = layout->record_size;
+    arena->ring_bytes = (uint32_t)layout->ring_bytes;
+    arena->heap_offset = layout->heap_offset;
+    arena->heap_size = layout->heap_size;
+    if (++last_generation == 0)
+        last_generation = 1;
+    arena->generation = last_generation;
+    atomic_store(&arena->active, 0);
+}
+
+int tattle__arena_create(struct tattle__arena **out, uint32_t cap,
+                         uint32_t budget, int level, uint32_t payload_bytes)
+{
+    struct layout layout;
+    int error = plan_layout(&layout, cap, payload_bytes);
+    if (error != 0)
+        return error;
     int fd = memfd_create("tattle-trace", MFD_CLOEXEC);
     if (fd < 0)
         return -errno;
-    if (ftruncate(fd, (off_t)size) != 0) {
-        int error = errno;
+    if (ftruncate(fd, (off_t)layout.size) != 0) {
+        error = errno;
         close(fd);
         return -error;
     }
-    void *base = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-    int error = errno;
+    void *base = mmap(NULL, layout.size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    error = errno;
     close(fd);
     if (base == MAP_FAILED)
         return -error;
+    /* A fresh memfd reads as zeros: only the header is written. */
+    write_header(base, &layout, budget, level);
+    *out = base;
+    return 0;
+}
 
-    /* A fresh memfd reads as zeros: only non-zero fields are set. */
-    struct tattle__arena *arena = base;
-    arena->magic = TATTLE__ARENA_MAGIC;
-    arena->version = 1;
-    arena->size = size;
-    arena->cap = cap;
-    arena->budget = budget;
-    arena->level = level;
-    arena->payload_bytes = payload_bytes;
-    arena->record_size = record_size;
-    arena->ring_bytes = (uint32_t)ring_bytes;
-    arena->heap_offset = heap_offset;
-    arena->heap_size = heap_size;
-    atomic_init(&arena->active, 0);
-    *out = arena;
+int tattle__arena_reset(struct tattle__arena *arena, uint64_t size,
+                        uint32_t cap, uint32_t budget, int level,
+                        uint32_t payload_bytes)
+{
+    struct layout layout;
+    if (plan_layout(&layout, cap, payload_bytes) != 0 || layout.size != size)
+        return -EINVAL;
+    /* Zero what the last session used; the counters are untrusted. */
+    uint64_t used = atomic_load(&arena->heap_used);
+    if (used > layout.heap_size)
+        used = layout.heap_size;
+    memset(arena, 0, layout.heap_offset + used);
+    write_header(arena, &layout, budget, level);
     return 0;
 }
 

@@ -81,8 +81,10 @@ struct tattle__arena {
     uint32_t ring_bytes;        /* bytes per ring (header + cap records) */
     uint64_t heap_offset;       /* where the heap starts */
     uint64_t heap_size;
+    uint32_t generation;        /* the session's id: never 0 */
+    uint32_t reserved0_;
     /* switches and counters shared by all writers */
-    _Atomic uint32_t active;    /* 0: recording stopped (deactivated) */
+    _Atomic uint32_t active;    /* the generation while recording, else 0 */
     _Atomic uint32_t overflow;  /* budget exhausted */
     _Atomic uint32_t finish;    /* enum tattle__finish */
     int32_t test_pid;           /* the activating process */
@@ -104,6 +106,13 @@ struct tattle__arena {
  * keeps the memory). Returns 0 or a negative errno. */
 int tattle__arena_create(struct tattle__arena **out, uint32_t cap,
                          uint32_t budget, int level, uint32_t payload_bytes);
+
+/** Makes a used arena of `size` bytes as new for another session (zeroing
+ * what the last one used). Returns 0, or -EINVAL when the configuration
+ * needs another size. */
+int tattle__arena_reset(struct tattle__arena *arena, uint64_t size,
+                        uint32_t cap, uint32_t budget, int level,
+                        uint32_t payload_bytes);
 
 /** Unmaps an arena of `size` bytes (the size kept by the caller, never
  * trusted from the shared header). */

@@ -44,6 +44,7 @@ static struct {
     uint32_t payload_bytes;
     int32_t level;
     uint32_t budget;
+    uint32_t generation;            /* the session this process records for */
 } config;
 
 /* The program's read-only data (see tattle__recorder_is_static_string). */
@@ -208,10 +209,12 @@ static void on_process_exit(void)
 static void on_fork_child(void)
 {
     struct tattle__arena *arena = tattle__trace_current;
+    if (arena == NULL)
+        return; /* the runner forking a test: nothing to do */
     struct thread_state *state = &thread_state;
     int32_t parent = state->arena == arena ? state->actor : -1;
     state->arena = NULL;
-    if (arena == NULL || !atomic_load_explicit(&arena->active, memory_order_relaxed))
+    if (atomic_load_explicit(&arena->active, memory_order_relaxed) != config.generation)
         return;
     if (!attach(state, arena, parent, true))
         return;
@@ -223,22 +226,28 @@ static void on_fork_child(void)
     }
 }
 
-void tattle__recorder_activate(struct tattle__arena *arena)
+void tattle__recorder_prepare(void)
 {
     know_static_range();
-    config.cap = arena->cap;
-    config.record_size = arena->record_size;
-    config.payload_bytes = arena->payload_bytes;
-    config.level = arena->level;
-    config.budget = arena->budget;
     if (!hooks_installed) {
         if (pthread_key_create(&exit_key, on_thread_exit) == 0 &&
             pthread_atfork(NULL, NULL, on_fork_child) == 0)
             hooks_installed = true;
     }
+}
+
+void tattle__recorder_activate(struct tattle__arena *arena)
+{
+    tattle__recorder_prepare();
+    config.cap = arena->cap;
+    config.record_size = arena->record_size;
+    config.payload_bytes = arena->payload_bytes;
+    config.level = arena->level;
+    config.budget = arena->budget;
     arena->test_pid = getpid();
     arena->start_ticks = tattle__clock_ticks();
-    atomic_store(&arena->active, 1);
+    config.generation = arena->generation;
+    atomic_store(&arena->active, config.generation);
     thread_state.arena = NULL;
     tattle__trace_current = arena;
     if (attach(&thread_state, arena, -1, false))
@@ -280,7 +289,8 @@ static inline void write_record(struct thread_state *state,
                                 unsigned flags)
 {
     struct tattle__arena *arena = state->arena;
-    if (TATTLE__UNLIKELY(!atomic_load_explicit(&arena->active, memory_order_relaxed)))
+    if (TATTLE__UNLIKELY(atomic_load_explicit(&arena->active, memory_order_relaxed) !=
+                         config.generation))
         return;
     if (TATTLE__UNLIKELY(state->quota == 0) && !reserve_budget(state, arena))
         return;
@@ -288,8 +298,7 @@ static inline void write_record(struct thread_state *state,
     uint64_t number = state->written;
     struct tattle__record *record = state->next;
 
-    atomic_store_explicit(&record->commit, 0, memory_order_relaxed);
-    atomic_thread_fence(memory_order_release);
+    tattle__ring_open_record(&record->commit);
     record->ticks = tattle__clock_ticks();
     record->size = size;
     record->level = level;
@@ -325,7 +334,7 @@ static inline struct thread_state *current_state(void)
     if (TATTLE__UNLIKELY(arena == NULL))
         return NULL;
     if (TATTLE__UNLIKELY(state->arena != arena)) {
-        if (!atomic_load(&arena->active) ||
+        if (atomic_load(&arena->active) != config.generation ||
             !attach(state, arena, -1, false))
             return NULL;
     }

@@ -19,6 +19,11 @@
 #include "tracer/arena.h"
 #include "tracer/ring.h"
 
+/** Runner, before forking a traced test: does the once-per-process setup
+ * (the fork and thread-exit hooks, the program's read-only range) so the
+ * test process inherits it instead of paying for it. */
+void tattle__recorder_prepare(void);
+
 /** Test process: starts recording into `arena` (installs the fork and
  * thread-exit hooks once per process, names the calling thread "main"). */
 void tattle__recorder_activate(struct tattle__arena *arena);

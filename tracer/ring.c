@@ -26,8 +26,7 @@ size_t tattle__ring_read(struct tattle__ring *ring, uint32_t ring_index,
         memcpy((char *)copy + sizeof copy->commit,
                (char *)record + sizeof record->commit,
                record_size - sizeof record->commit);
-        atomic_thread_fence(memory_order_acquire);
-        uint64_t after = atomic_load_explicit(&record->commit, memory_order_relaxed);
+        uint64_t after = tattle__ring_recheck(&record->commit);
         if (after != before)
             continue;
         if (copy->payload_length > record_size - sizeof *copy)

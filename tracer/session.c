@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "tracer/clock.h"
@@ -111,6 +112,46 @@ tattle_trace_event_kind_name(enum tattle_trace_event_kind kind)
 
 /* ---- Session life cycle ------------------------------------------------------- */
 
+/* Arenas of finished sessions, kept mapped for the next traced tests: a
+ * reused arena costs a memset of what was used instead of a memfd, a
+ * mapping and fresh page faults on both sides. An arena is only reused
+ * when every actor that recorded into it is gone, so no survivor of the
+ * old test can write into the new one. */
+enum { ARENA_POOL_MAX = 4 };
+static struct {
+    struct tattle__arena *arena;
+    uint64_t size;
+} arena_pool[ARENA_POOL_MAX];
+static size_t arena_pool_count;
+
+static struct tattle__arena *pool_take(const struct tattle__trace_config *config)
+{
+    for (size_t i = arena_pool_count; i-- > 0;) {
+        struct tattle__arena *arena = arena_pool[i].arena;
+        if (tattle__arena_reset(arena, arena_pool[i].size, config->cap,
+                                config->budget, config->level,
+                                config->payload_bytes) != 0)
+            continue;
+        arena_pool[i] = arena_pool[--arena_pool_count];
+        return arena;
+    }
+    return NULL;
+}
+
+static bool every_actor_gone(const struct tattle__arena *arena)
+{
+    uint32_t count = atomic_load(&arena->actor_count);
+    if (count > TATTLE__MAX_ACTORS)
+        return false;
+    for (uint32_t i = 0; i < count; i++) {
+        const struct tattle__actor *actor = &arena->actors[i];
+        if (actor->pid <= 0 || actor->tid <= 0 ||
+            syscall(SYS_tgkill, actor->pid, actor->tid, 0) == 0 || errno != ESRCH)
+            return false;
+    }
+    return true;
+}
+
 int tattle__trace_session_create(struct tattle__trace_session **out,
                                  const struct tattle__trace_config *config)
 {
@@ -131,12 +172,16 @@ int tattle__trace_session_create(struct tattle__trace_session **out,
     if (session == NULL)
         return -ENOMEM;
     tattle__clock_anchor();
-    int error = tattle__arena_create(&session->arena, effective.cap,
-                                     effective.budget, effective.level,
-                                     effective.payload_bytes);
-    if (error != 0) {
-        free(session);
-        return error;
+    tattle__recorder_prepare();
+    session->arena = pool_take(&effective);
+    if (session->arena == NULL) {
+        int error = tattle__arena_create(&session->arena, effective.cap,
+                                         effective.budget, effective.level,
+                                         effective.payload_bytes);
+        if (error != 0) {
+            free(session);
+            return error;
+        }
     }
     session->size = session->arena->size;
     session->config = effective;
@@ -190,9 +235,17 @@ void tattle__trace_session_destroy(struct tattle__trace_session *session)
 {
     if (session == NULL)
         return;
-    tattle__recorder_forget(session->arena);
+    struct tattle__arena *arena = session->arena;
+    tattle__recorder_forget(arena);
     tattle__snapshot_clear(&session->live);
-    tattle__arena_destroy(session->arena, session->size);
+    atomic_store(&arena->active, 0);
+    if (arena_pool_count < ARENA_POOL_MAX && every_actor_gone(arena)) {
+        arena_pool[arena_pool_count].arena = arena;
+        arena_pool[arena_pool_count].size = session->size;
+        arena_pool_count++;
+    } else {
+        tattle__arena_destroy(arena, session->size);
+    }
     free(session);
 }
 

@@ -68,6 +68,8 @@ bool tattle__snapshot_probe_alive(int pid, int tid)
 
 void tattle__snapshot_probe_actors(struct tattle__arena *arena)
 {
+    int self_pid = getpid();
+    int self_tid = (int)syscall(SYS_gettid);
     uint32_t count = atomic_load(&arena->actor_count);
     if (count > TATTLE__MAX_ACTORS)
         count = TATTLE__MAX_ACTORS;
@@ -76,8 +78,16 @@ void tattle__snapshot_probe_actors(struct tattle__arena *arena)
         uint32_t flags = atomic_load(&actor->flags);
         if (flags & TATTLE__ACTOR_PROBED)
             continue;
-        bool alive = !(flags & TATTLE__ACTOR_EXITED) &&
-                     tattle__snapshot_probe_alive(actor->pid, actor->tid);
+        bool alive = false;
+        if (flags & TATTLE__ACTOR_EXITED)
+            alive = false;
+        else if (actor->pid == self_pid && actor->tid == self_tid)
+            alive = true;
+        else if (actor->pid == self_pid)
+            /* A thread of this process is never a zombie to look for. */
+            alive = syscall(SYS_tgkill, actor->pid, actor->tid, 0) == 0;
+        else
+            alive = tattle__snapshot_probe_alive(actor->pid, actor->tid);
         atomic_fetch_or(&actor->flags, TATTLE__ACTOR_PROBED |
                                            (alive ? TATTLE__ACTOR_ALIVE : 0u));
     }

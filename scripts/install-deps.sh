@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# install-deps.sh — installs the Debian packages tattle needs, if missing.
+#
+# Build: cmake, a C compiler, pkg-config, libcjson-dev, libyaml-dev,
+# libdw-dev. Tests: python3 with python3-jsonschema (the schema
+# validator), jq (AGENTS.md recipes), clang (the header warning check),
+# libxml2-utils and perl's prove (consumers of other formats). Uses sudo
+# when not root; does nothing when everything is there.
+set -euo pipefail
+
+packages=(cmake gcc clang make pkg-config libcjson-dev libyaml-dev libdw-dev
+          python3 python3-jsonschema jq libxml2-utils perl)
+missing=()
+for package in "${packages[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$package")
+  fi
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+echo "install-deps: installing ${missing[*]}" >&2
+sudo=""
+if [ "$(id -u)" -ne 0 ]; then
+  command -v sudo >/dev/null || { echo "install-deps: need root or sudo to install ${missing[*]}" >&2; exit 1; }
+  sudo="sudo"
+fi
+export DEBIAN_FRONTEND=noninteractive
+$sudo apt-get update -qq
+$sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"

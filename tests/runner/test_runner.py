@@ -1,0 +1,1363 @@
+#!/usr/bin/env python3
+"""Tests of the foundation: runs the runner_fixture and runner_selection
+programs (tattle suites that pass, fail, crash and hang on purpose) and
+checks what really happened: exit status, the JSON report (validated
+against schemas/ by tests/tools/validate_json.py on every run), console
+text, and side effects such as files and leftover processes.
+
+    test_runner.py CASE --fixture PATH --selection PATH ... [--cc COMPILER]
+
+Each CASE is one behaviour (one CTest test, see CMakeLists.txt). Every run
+of a test program happens in its own temporary working directory. Exits 0
+when every check of the case held, 1 otherwise, printing each broken check.
+"""
+import argparse
+import json
+import os
+import pty
+import re
+import resource
+import select
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+import traceback
+
+SOURCE_DIR = os.environ.get(
+    "TATTLE_SOURCE_DIR",
+    os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
+sys.path.insert(0, os.path.join(SOURCE_DIR, "tests", "tools"))
+import validate_json  # noqa: E402
+
+HERE = os.path.join(SOURCE_DIR, "tests", "runner")
+
+# Variables that change how a tattle program behaves; a run starts without
+# them unless a case sets them.
+RUNNER_VARIABLES = (
+    "TATTLE_TIMEOUT_MULTIPLIER", "TATTLE_CONFIG", "TATTLE_SKIP_RETURN_CODE",
+    "NO_COLOR", "GTEST_TOTAL_SHARDS", "GTEST_SHARD_INDEX",
+    "TEST_TOTAL_SHARDS", "TEST_SHARD_INDEX", "TEST_SHARD_STATUS_FILE",
+    "TESTBRIDGE_TEST_ONLY", "XML_OUTPUT_FILE", "TEST_PREMATURE_EXIT_FILE",
+    "RUNNER_PID_FILE")
+
+SELECTION_IDS = (["queue/push", "queue/pop", "queue/pop_empty",
+                  "net/connect", "net/download", "stack/pop", "stack/peek"] +
+                 ["order/t%02d" % i for i in range(12)])
+
+
+class CheckFailed(Exception):
+    pass
+
+
+class Case:
+    """The state of one case: its options, scratch directory and the
+    checks that did not hold."""
+
+    def __init__(self, options):
+        self.options = options
+        self.problems = []
+        self.scratch = tempfile.mkdtemp(prefix="tattle-runner-")
+        self.runs = 0
+        self.pids_to_reap = []
+
+    # ---- checks ----
+
+    def expect(self, condition, message):
+        if not condition:
+            self.problems.append(message)
+        return condition
+
+    def expect_eq(self, actual, expected, what):
+        return self.expect(actual == expected,
+                           "%s: expected %r, got %r" % (what, expected, actual))
+
+    def require(self, condition, message):
+        """Like expect, but the case cannot go on without it."""
+        if not condition:
+            self.problems.append(message)
+            raise CheckFailed(message)
+
+    # ---- running ----
+
+    def new_dir(self):
+        self.runs += 1
+        path = os.path.join(self.scratch, "run%d" % self.runs)
+        os.mkdir(path)
+        return path
+
+    def environment(self, extra=None):
+        env = {k: v for k, v in os.environ.items() if k not in RUNNER_VARIABLES}
+        env.setdefault("TERM", "dumb")
+        env.update(extra or {})
+        return env
+
+    def run(self, program, args=(), report=True, env=None, cwd=None,
+            timeout=30, expect_report=None):
+        """Runs `program args` in `cwd` (a new directory when None). With
+        `report`, adds --json report.json and loads and validates it when
+        the run wrote one (expect_report: True/False to require it)."""
+        cwd = cwd or self.new_dir()
+        argv = [program] + list(args)
+        if report:
+            argv += ["--json", "report.json"]
+        started = time.monotonic()
+        process = subprocess.run(argv, cwd=cwd, env=self.environment(env),
+                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                 timeout=timeout)
+        result = Result(process.returncode,
+                        process.stdout.decode("utf-8", "replace"),
+                        process.stderr.decode("utf-8", "replace"),
+                        cwd, time.monotonic() - started)
+        if report:
+            self.load_report(result, expect_report)
+        return result
+
+    def load_report(self, result, expect_report=None):
+        path = os.path.join(result.cwd, "report.json")
+        if expect_report is None:
+            expect_report = result.status in (0, 1, 3)
+        if not expect_report:
+            return
+        if not os.path.exists(path):
+            self.require(False, "no report.json written (exit %d, stderr %r)"
+                         % (result.status, result.stderr[-2000:]))
+        with open(path, encoding="utf-8") as f:
+            result.report = json.load(f)
+        problems = validate_json.check_report(result.report, complete=True)
+        for p in problems:
+            self.problems.append("report does not validate: %s" % p)
+        result.tests = {t["id"]: t for t in result.report["tests"]}
+        result.order = [t["id"] for t in result.report["tests"]]
+
+    def test(self, result, test_id):
+        self.require(test_id in result.tests,
+                     "%s is not in the report (tests: %s)"
+                     % (test_id, sorted(result.tests)))
+        return result.tests[test_id]
+
+    def only_failure(self, result, test_id, kind):
+        t = self.test(result, test_id)
+        self.require(len(t["failures"]) == 1,
+                     "%s: expected one failure, got %s"
+                     % (test_id, json.dumps(t["failures"])[:2000]))
+        failure = t["failures"][0]
+        self.require(failure["kind"] == kind,
+                     "%s: expected a %s failure, got %s"
+                     % (test_id, kind, json.dumps(failure)[:2000]))
+        return failure
+
+    def cleanup(self):
+        for pid in self.pids_to_reap:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except OSError:
+                pass
+        if not self.problems:
+            shutil.rmtree(self.scratch, ignore_errors=True)
+        else:
+            print("scratch directory kept: %s" % self.scratch)
+
+
+class Result:
+    def __init__(self, status, stdout, stderr, cwd, seconds):
+        self.status = status
+        self.stdout = stdout
+        self.stderr = stderr
+        self.cwd = cwd
+        self.seconds = seconds
+        self.report = None
+        self.tests = {}
+        self.order = []
+
+    def file(self, name):
+        return os.path.join(self.cwd, name)
+
+
+def marker_line(source, marker):
+    """The line of `source` (in tests/runner) carrying /* @marker */."""
+    with open(os.path.join(HERE, source), encoding="utf-8") as f:
+        for number, line in enumerate(f, 1):
+            if "/* @%s */" % marker in line:
+                return number
+    raise CheckFailed("no marker @%s in %s" % (marker, source))
+
+
+def process_alive(pid):
+    """True when pid exists and is not a zombie."""
+    try:
+        with open("/proc/%d/stat" % pid) as f:
+            stat = f.read()
+    except OSError:
+        return False
+    state = stat[stat.rindex(")") + 2:].split()[0]
+    return state not in ("Z", "X")
+
+
+def read_pids(path):
+    pids = []
+    if os.path.exists(path):
+        with open(path) as f:
+            for line in f:
+                label, pid = line.split()
+                pids.append((label, int(pid)))
+    return pids
+
+
+CASES = {}
+
+
+def case(function):
+    CASES[function.__name__] = function
+    return function
+
+
+# ---------------------------------------------------------------- assertions
+
+def assertion_failure(c, test_id, macro):
+    r = c.run(c.options.fixture, [test_id])
+    c.expect_eq(r.status, 1, "exit status of %s" % test_id)
+    t = c.test(r, test_id)
+    c.expect_eq(t["state"], "failed", "%s state" % test_id)
+    f = c.only_failure(r, test_id, "assertion")
+    c.expect_eq(f["assertion"]["macro"], macro, "%s macro" % test_id)
+    c.expect(f["file"].endswith("fixture_assertions.c"),
+             "%s: failure file %r" % (test_id, f["file"]))
+    return r, t, f
+
+
+@case
+def assert_int(c):
+    _, _, f = assertion_failure(c, "assert/int_eq", "ASSERT_EQ")
+    a = f["assertion"]
+    c.expect_eq(a["expr"], "answer, 42", "expr")
+    c.expect_eq(a["left"], "41", "left")
+    c.expect_eq(a["right"], "42", "right")
+    c.expect("41" in f["message"] and "42" in f["message"],
+             "default message shows both values: %r" % f["message"])
+    c.expect_eq(f["line"], marker_line("fixture_assertions.c", "int_eq"), "line")
+
+
+@case
+def assert_message(c):
+    _, _, f = assertion_failure(c, "assert/int_eq_with_message", "ASSERT_EQ")
+    c.expect_eq(f["message"], "answer is 41, the guide wants 42", "message")
+    c.expect_eq(f["assertion"]["left"], "41", "left")
+    c.expect_eq(f["assertion"]["right"], "42", "right")
+
+
+@case
+def assert_unsigned(c):
+    _, _, f = assertion_failure(c, "assert/unsigned_eq", "ASSERT_EQ")
+    c.expect_eq(f["assertion"]["left"], "4294967295", "left (UINT_MAX)")
+    c.expect_eq(f["assertion"]["right"], "0", "right")
+
+
+@case
+def assert_signed_unsigned(c):
+    holds = "assert/signed_unsigned_compare_by_value"
+    fails = "assert/signed_unsigned_failure_renders_minus_one"
+    r = c.run(c.options.fixture, [holds, fails])
+    t = c.test(r, holds)
+    c.expect_eq(t["state"], "passed",
+                "-1 < 1u and friends hold (failures: %s)" % t["failures"])
+    c.expect("all signed-vs-unsigned comparisons held" in t["output"]["stdout"],
+             "the comparisons ran to the end")
+    f = c.only_failure(r, fails, "assertion")
+    c.expect_eq(f["assertion"]["left"], "-1", "-1 rendered as signed")
+    c.expect_eq(f["assertion"]["right"], "1", "1u rendered")
+
+
+@case
+def assert_float(c):
+    _, _, f = assertion_failure(c, "assert/float_sum_eq", "ASSERT_EQ")
+    c.expect_eq(f["assertion"]["left"], "0.30000000000000004", "left (0.1 + 0.2)")
+    c.expect_eq(f["assertion"]["right"], "0.3", "right")
+    c.expect("0.30000000000000004" in f["message"] and "0.3" in f["message"],
+             "message shows both values: %r" % f["message"])
+
+
+@case
+def assert_near(c):
+    r = c.run(c.options.fixture, ["assert/near_fails", "assert/near_holds"])
+    f = c.only_failure(r, "assert/near_fails", "assertion")
+    c.expect_eq(f["assertion"]["macro"], "ASSERT_NEAR", "macro")
+    c.expect_eq(f["assertion"]["expr"], "measured, 1.0, 0.1", "expr")
+    c.expect_eq(f["assertion"]["left"], "1.25", "left")
+    c.expect_eq(f["assertion"]["right"], "1", "right")
+    c.expect("0.1" in f["message"] and "0.25" in f["message"],
+             "message names the tolerance and the difference: %r" % f["message"])
+    t = c.test(r, "assert/near_holds")
+    c.expect_eq(t["state"], "passed", "near_holds (failures %s)" % t["failures"])
+
+
+@case
+def assert_pointer(c):
+    r, t, f = assertion_failure(c, "assert/pointer_eq", "ASSERT_EQ")
+    printed = t["output"]["stdout"].split()
+    c.require(len(printed) == 2, "the test printed two pointers: %r"
+              % t["output"]["stdout"])
+    c.expect_eq(f["assertion"]["left"], printed[0], "left is &first")
+    c.expect_eq(f["assertion"]["right"], printed[1], "right is &second")
+    c.expect(printed[0] != printed[1], "two different addresses")
+
+
+@case
+def assert_strings(c):
+    ids = ["assert/str_eq", "assert/str_ne", "assert/str_eq_null",
+           "assert/str_eq_hostile"]
+    r = c.run(c.options.fixture, ids)
+    c.expect_eq(r.status, 1, "exit status")
+    f = c.only_failure(r, "assert/str_eq", "assertion")
+    c.expect_eq(f["assertion"]["macro"], "ASSERT_STR_EQ", "macro")
+    c.expect_eq(f["assertion"]["left"], '"hello"', "left")
+    c.expect_eq(f["assertion"]["right"], '"help"', "right")
+    c.expect("3" in f["message"], "message names the differing byte 3: %r"
+             % f["message"])
+    f = c.only_failure(r, "assert/str_ne", "assertion")
+    c.expect_eq(f["assertion"]["macro"], "ASSERT_STR_NE", "macro")
+    c.expect_eq(f["assertion"]["left"], '"same"', "left")
+    c.expect_eq(f["assertion"]["right"], '"same"', "right")
+    f = c.only_failure(r, "assert/str_eq_null", "assertion")
+    c.expect_eq(f["assertion"]["left"], "NULL", "NULL string")
+    c.expect_eq(f["assertion"]["right"], '"x"', "right")
+    f = c.only_failure(r, "assert/str_eq_hostile", "assertion")
+    c.expect_eq(f["assertion"]["left"], r'"quote\" tab\t nl\n"',
+                "quote, tab and newline escaped as in C")
+
+
+@case
+def assert_memory(c):
+    _, _, f = assertion_failure(c, "assert/mem_eq", "ASSERT_MEM_EQ")
+    c.expect_eq(f["assertion"]["expr"], "left, right, sizeof left", "expr")
+    c.expect(re.search(r"\boffset 5\b", f["message"]) is not None,
+             "message names offset 5: %r" % f["message"])
+    c.expect(" 05" in f["assertion"]["left"],
+             "left shows the byte 05: %r" % f["assertion"]["left"])
+    c.expect(" ff" in f["assertion"]["right"].lower(),
+             "right shows the byte ff: %r" % f["assertion"]["right"])
+
+
+@case
+def assert_null(c):
+    r = c.run(c.options.fixture, ["assert/null_fails", "assert/not_null_fails"])
+    f = c.only_failure(r, "assert/null_fails", "assertion")
+    c.expect_eq(f["assertion"]["macro"], "ASSERT_NULL", "macro")
+    c.expect_eq(f["assertion"]["expr"], "pointer", "expr")
+    printed = r.tests["assert/null_fails"]["output"]["stdout"].strip()
+    c.expect_eq(f["assertion"]["left"], printed, "left is the pointer")
+    f = c.only_failure(r, "assert/not_null_fails", "assertion")
+    c.expect_eq(f["assertion"]["macro"], "ASSERT_NOT_NULL", "macro")
+    c.expect_eq(f["assertion"]["left"], "NULL", "left")
+
+
+@case
+def assert_truth(c):
+    _, _, f = assertion_failure(c, "assert/truth_fails", "ASSERT")
+    c.expect_eq(f["assertion"]["expr"], "a == 2", "expr")
+    c.expect("a == 2" in f["message"], "message quotes the condition: %r"
+             % f["message"])
+    c.expect_eq(f["line"], marker_line("fixture_assertions.c", "truth"), "line")
+
+
+@case
+def fail(c):
+    r = c.run(c.options.fixture, ["assert/fail_with_format"])
+    c.expect_eq(r.status, 1, "exit status")
+    f = c.only_failure(r, "assert/fail_with_format", "assertion")
+    c.expect_eq(f["message"], "gave up after 3 tries", "message")
+    c.expect_eq(f["assertion"]["macro"], "FAIL", "macro")
+    c.expect_eq(f["line"], marker_line("fixture_assertions.c", "fail"), "line")
+
+
+@case
+def skip(c):
+    r = c.run(c.options.fixture, ["assert/skip_with_format", "assert/skip_option"])
+    c.expect_eq(r.status, 0, "exit status of a run with skips only")
+    t = c.test(r, "assert/skip_with_format")
+    c.expect_eq(t["state"], "skipped", "SKIP() state")
+    c.expect_eq(t.get("skip_reason"), "needs a network", "SKIP() reason")
+    c.expect("after SKIP" not in t["output"]["stdout"], "SKIP() left the body")
+    t = c.test(r, "assert/skip_option")
+    c.expect_eq(t["state"], "skipped", ".skip state")
+    c.expect_eq(t.get("skip_reason"), "not on Tuesdays", ".skip reason")
+    c.expect("must not run" not in t["output"]["stdout"], ".skip body not run")
+    c.expect_eq(r.report["summary"]["skipped"], 2, "summary.skipped")
+
+
+@case
+def evaluated_once(c):
+    r = c.run(c.options.fixture, ["assert/operands_evaluated_once"])
+    t = c.test(r, "assert/operands_evaluated_once")
+    c.expect("evaluations=22\n" in t["output"]["stdout"],
+             "22 operands evaluated 22 times: %r" % t["output"]["stdout"])
+    macros = [f.get("assertion", {}).get("macro") for f in t["failures"]]
+    c.expect_eq(macros, ["EXPECT_EQ", "EXPECT_NE", "EXPECT_LT", "EXPECT",
+                         "EXPECT_STR_EQ", "EXPECT_MEM_EQ", "EXPECT_NULL",
+                         "EXPECT_NEAR"], "the failing EXPECTs, in order")
+    if t["failures"]:
+        a = t["failures"][0]["assertion"]
+        c.expect_eq((a["left"], a["right"]), ("1", "2"), "EXPECT_EQ values")
+
+
+@case
+def expect_continues(c):
+    r = c.run(c.options.fixture, ["assert/expect_continues_after_failure"])
+    t = c.test(r, "assert/expect_continues_after_failure")
+    c.expect_eq(t["state"], "failed", "state")
+    c.expect_eq([f["assertion"]["macro"] for f in t["failures"]],
+                ["EXPECT_EQ", "EXPECT_STR_EQ", "EXPECT"], "all three failures")
+    if len(t["failures"]) == 3:
+        c.expect_eq(t["failures"][2]["message"], "third failure", "message")
+    c.expect("reached the end of the body" in t["output"]["stdout"],
+             "the body went on after the failed EXPECTs")
+
+
+@case
+def fatal_teardown_on_exit(c):
+    r = c.run(c.options.fixture, ["assert/fatal_stops_body"])
+    t = c.test(r, "assert/fatal_stops_body")
+    c.expect_eq(t["state"], "failed", "state")
+    c.expect_eq(len(t["failures"]), 1, "one failure")
+    c.expect_eq(t["output"]["stdout"],
+                "body before\nteardown\non_exit third\non_exit second\n"
+                "on_exit first\n",
+                "body stopped at the ASSERT; teardown, then on-exit LIFO")
+
+
+@case
+def setup_invalid(c):
+    r = c.run(c.options.fixture,
+              ["assert/setup_fails_invalid", "badsetup/body_never_runs"])
+    c.expect_eq(r.status, 1, "exit status")
+    for test_id in ("assert/setup_fails_invalid", "badsetup/body_never_runs"):
+        t = c.test(r, test_id)
+        c.expect_eq(t["state"], "invalid", "%s state" % test_id)
+        c.expect("body ran" not in t["output"]["stdout"],
+                 "%s: the body did not run" % test_id)
+    f = r.tests["assert/setup_fails_invalid"]["failures"]
+    c.expect(f and "setup could not open the database" in f[0]["message"],
+             "the setup's failure is reported: %s" % f)
+    c.expect_eq(r.report["summary"]["invalid"], 2, "summary.invalid")
+
+
+# ------------------------------------------------------------------ headers
+
+def compile_file(c, source, extra=()):
+    out = os.path.join(c.scratch, os.path.basename(source) + ".o")
+    argv = [c.options.cc, "-std=c11", "-Wall", "-Wextra", "-Wpedantic",
+            "-Werror", "-I", os.path.join(SOURCE_DIR, "include"), "-c",
+            os.path.join(HERE, source), "-o", out] + list(extra)
+    p = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    return p.returncode, p.stderr.decode("utf-8", "replace")
+
+
+@case
+def compile_clean(c):
+    for source in ("header_all_macros.c", "header_no_short_names.c"):
+        for level in ("-O0", "-O2"):
+            status, errors = compile_file(c, source, [level])
+            c.expect(status == 0 and "warning" not in errors,
+                     "%s %s %s: exit %d\n%s" % (c.options.cc, level, source,
+                                                status, errors[-3000:]))
+
+
+@case
+def compile_malloc(c):
+    for level in ("-O0", "-O2"):
+        status, errors = compile_file(c, "header_uninitialized_pointee.c", [level])
+        c.expect(status == 0, "%s %s: ASSERT_NOT_NULL/EXPECT_NULL/ASSERT_EQ on "
+                 "a fresh malloc() does not compile cleanly:\n%s"
+                 % (c.options.cc, level,
+                    "\n".join(l for l in errors.splitlines() if "error" in l)))
+
+
+@case
+def compile_silent(c):
+    for source in ("header_all_macros.c", "header_no_short_names.c"):
+        status, errors = compile_file(c, source, ["-O2"])
+        c.expect(status == 0 and errors == "",
+                 "%s %s prints diagnostics (every user file would): %s"
+                 % (c.options.cc, source,
+                    " | ".join(l for l in errors.splitlines() if "note:" in l
+                               or "warning:" in l)[:600]))
+
+
+@case
+def all_macros_run(c):
+    r = c.run(c.options.all_macros)
+    c.expect_eq(r.status, 1, "exit status (two FAIL tests)")
+    for test_id, t in r.tests.items():
+        name = t["name"]
+        wanted = ("failed" if name.startswith("fail_") else
+                  "skipped" if name.startswith("skip_") else "passed")
+        c.expect_eq(t["state"], wanted, "%s (failures %s)"
+                    % (test_id, [f["message"] for f in t["failures"]]))
+    c.expect_eq(len(r.tests), 9, "every TEST registered")
+    fails = r.tests.get("header/fail_with_arguments", {}).get("failures", [])
+    c.expect(fails and fails[0]["message"] == "formatted 1 two",
+             "FAIL formats its arguments: %s" % fails)
+    t = r.tests.get("header/every_option", {})
+    c.expect_eq(t.get("tags"), {"slowish": True, "area": "headers"},
+                "every_option tags")
+    t = r.tests.get("header_options/in_suite_with_options", {})
+    c.expect_eq(t.get("tags"), {"area": "headers", "compile": True},
+                "suite tags")
+
+
+@case
+def no_short_names_run(c):
+    r = c.run(c.options.no_short_names)
+    c.expect_eq(r.status, 1, "exit status")
+    c.expect_eq(c.test(r, "prefixed/works")["state"], "passed",
+                "TATTLE_ names work (failures %s)"
+                % c.test(r, "prefixed/works")["failures"])
+    f = c.only_failure(r, "prefixed/fails", "assertion")
+    c.expect_eq(f["message"], "prefixed FAIL 7", "TATTLE_FAIL message")
+    c.expect_eq(c.test(r, "prefixed/skips")["state"], "skipped", "TATTLE_SKIP")
+    c.expect_eq(c.test(r, "prefixed/works")["tags"], {"area": "prefix"},
+                "TATTLE_SUITE tags")
+
+
+# ------------------------------------------------------------------ crashes
+
+def crash_failure(c, r, test_id, signal_name):
+    f = c.only_failure(r, test_id, "crash")
+    c.expect_eq(f.get("signal"), signal_name, "%s signal" % test_id)
+    frames = f.get("stacktrace") or []
+    c.expect(len(frames) > 0, "%s: a stack trace" % test_id)
+    return f, [fr.get("function") or "" for fr in frames]
+
+
+@case
+def crash_segv(c):
+    r = c.run(c.options.fixture, ["crash/segv"])
+    c.expect_eq(r.status, 1, "exit status")
+    f, functions = crash_failure(c, r, "crash/segv", "SIGSEGV")
+    c.expect(any("crash__segv" in fn for fn in functions),
+             "a frame names the test function: %s" % functions)
+    c.expect("SIGSEGV" in f["message"], "message names the signal: %r"
+             % f["message"])
+    c.expect(f.get("file", "").endswith("fixture_isolation.c"),
+             "the failure points into the test's file, not the runner: %r:%r"
+             % (f.get("file"), f.get("line")))
+
+
+@case
+def crash_abort(c):
+    r = c.run(c.options.fixture, ["crash/abort"])
+    c.expect_eq(r.status, 1, "exit status")
+    f, functions = crash_failure(c, r, "crash/abort", "SIGABRT")
+    c.expect(any("crash__abort" in fn for fn in functions),
+             "a frame names the test function: %s" % functions)
+
+
+@case
+def crash_stack_overflow(c):
+    r = c.run(c.options.fixture, ["crash/stack_overflow"])
+    c.expect_eq(r.status, 1, "exit status")
+    f, functions = crash_failure(c, r, "crash/stack_overflow", "SIGSEGV")
+    c.expect(any("recurse_forever" in fn for fn in functions),
+             "frames name the recursing function: %s" % functions[:5])
+
+
+@case
+def crash_continues(c):
+    r = c.run(c.options.fixture, ["crash/*"], timeout=60)
+    c.expect_eq(r.status, 1, "exit status")
+    c.expect_eq(r.order, ["crash/segv", "crash/survivor_after_segv",
+                          "crash/abort", "crash/survivor_after_abort",
+                          "crash/stack_overflow",
+                          "crash/survivor_after_stack_overflow",
+                          "crash/printf_then_segv"], "every test ran, in order")
+    for test_id in r.order:
+        t = r.tests[test_id]
+        if "survivor" in test_id:
+            c.expect_eq(t["state"], "passed", test_id)
+            c.expect_eq(t["output"]["stdout"], test_id.split("/")[1] + " ran\n",
+                        "%s stdout" % test_id)
+        else:
+            c.expect(t["state"] == "failed" and t["failures"] and
+                     t["failures"][0]["kind"] == "crash",
+                     "%s: a crash failure" % test_id)
+    s = r.report["summary"]
+    c.expect_eq((s["total"], s["passed"], s["failed"]), (7, 3, 4), "summary")
+
+
+@case
+def crash_output_kept(c):
+    r = c.run(c.options.fixture, ["crash/printf_then_segv"])
+    t = c.test(r, "crash/printf_then_segv")
+    crash_failure(c, r, "crash/printf_then_segv", "SIGSEGV")
+    c.expect_eq(t["output"]["stdout"], "partial line without a newline",
+                "output printed right before the crash")
+
+
+# ----------------------------------------------------------------- timeouts
+
+def timeout_with_leftovers(c, test_id, limit_ms):
+    directory = c.new_dir()
+    pid_file = os.path.join(directory, "pids")
+    r = c.run(c.options.fixture, [test_id], cwd=directory,
+              env={"RUNNER_PID_FILE": pid_file})
+    pids = read_pids(pid_file)
+    c.pids_to_reap += [pid for _, pid in pids]
+    c.expect_eq(r.status, 1, "exit status")
+    f = c.only_failure(r, test_id, "timeout")
+    c.expect_eq(f.get("timeout_ms"), limit_ms, "timeout_ms")
+    duration = c.test(r, test_id)["duration_us"]
+    c.expect(limit_ms * 1000 <= duration < limit_ms * 1000 + 5000000,
+             "duration %d us for a %d ms limit" % (duration, limit_ms))
+    return pids
+
+
+@case
+def timeout_grandchild(c):
+    pids = timeout_with_leftovers(c, "hang/with_grandchild", 300)
+    c.expect_eq(sorted(label for label, _ in pids), ["grandchild", "test"],
+                "the test and its grandchild recorded their pids")
+    for label, pid in pids:
+        c.expect(not process_alive(pid), "%s (pid %d) survived the timeout"
+                 % (label, pid))
+
+
+@case
+def timeout_setsid_grandchild(c):
+    pids = timeout_with_leftovers(c, "hang/with_setsid_grandchild", 300)
+    c.expect_eq(sorted(label for label, _ in pids), ["grandchild", "test"],
+                "the test and its grandchild recorded their pids")
+    for label, pid in pids:
+        c.expect(not process_alive(pid), "%s (pid %d, own session) survived "
+                 "the timeout" % (label, pid))
+
+
+@case
+def timeout_flag(c):
+    directory = c.new_dir()
+    pid_file = os.path.join(directory, "pids")
+    r = c.run(c.options.fixture, ["--timeout", "250", "hang/forever"],
+              cwd=directory, env={"RUNNER_PID_FILE": pid_file})
+    pids = read_pids(pid_file)
+    c.pids_to_reap += [pid for _, pid in pids]
+    f = c.only_failure(r, "hang/forever", "timeout")
+    c.expect_eq(f.get("timeout_ms"), 250, "--timeout 250")
+    c.expect(r.tests["hang/forever"]["duration_us"] >= 250000, "ran 250 ms")
+    c.expect(r.seconds < 10, "the run ended long before the default 60 s")
+    for label, pid in pids:
+        c.expect(not process_alive(pid), "%s (pid %d) survived" % (label, pid))
+
+
+@case
+def timeout_option(c):
+    timeout_with_leftovers(c, "hang/short_timeout_option", 300)
+
+
+@case
+def timeout_multiplier(c):
+    env = {"TATTLE_TIMEOUT_MULTIPLIER": "2"}
+    r = c.run(c.options.fixture, ["hang/short_timeout_option"], env=env)
+    f = c.only_failure(r, "hang/short_timeout_option", "timeout")
+    c.expect_eq(f.get("timeout_ms"), 600, ".timeout_ms = 300 times 2")
+    c.expect(r.tests["hang/short_timeout_option"]["duration_us"] >= 600000,
+             "ran 600 ms")
+    r = c.run(c.options.fixture, ["--timeout", "150", "hang/forever"], env=env)
+    f = c.only_failure(r, "hang/forever", "timeout")
+    c.expect_eq(f.get("timeout_ms"), 300, "--timeout 150 times 2")
+    r = c.run(c.options.fixture, ["--timeout", "200", "hang/forever"],
+              env={"TATTLE_TIMEOUT_MULTIPLIER": "0.5"})
+    f = c.only_failure(r, "hang/forever", "timeout")
+    c.expect_eq(f.get("timeout_ms"), 100, "--timeout 200 times 0.5")
+
+
+@case
+def leftovers_killed(c):
+    directory = c.new_dir()
+    pid_file = os.path.join(directory, "pids")
+    r = c.run(c.options.fixture, ["leak/*"], cwd=directory,
+              env={"RUNNER_PID_FILE": pid_file})
+    pids = read_pids(pid_file)
+    c.pids_to_reap += [pid for _, pid in pids]
+    c.expect_eq(r.status, 0, "exit status")
+    c.expect_eq(sorted(label for label, _ in pids), ["child", "daemon", "test"],
+                "pids recorded")
+    t = c.test(r, "leak/processes_after_pass")
+    c.expect_eq(t["state"], "passed", "a test that leaves processes still passes")
+    c.expect_eq(t["output"]["stdout"], "leaving a child and a daemon behind\n",
+                "stdout")
+    c.expect(r.seconds < 10, "the runner did not wait for the leftovers "
+             "(%.1f s)" % r.seconds)
+    c.expect_eq(c.test(r, "leak/next_test_runs")["state"], "passed", "next test")
+    for label, pid in pids:
+        c.expect(not process_alive(pid), "%s (pid %d) outlived its test"
+                 % (label, pid))
+
+
+# -------------------------------------------------------------------- exits
+
+@case
+def exit_zero(c):
+    r = c.run(c.options.fixture, ["exits/exit_zero"])
+    c.expect_eq(r.status, 1, "exit status")
+    f = c.only_failure(r, "exits/exit_zero", "exit")
+    c.expect_eq(f.get("exit_code"), 0, "exit_code")
+    c.expect("leaving with exit(0)" in r.tests["exits/exit_zero"]["output"]["stdout"],
+             "output before exit kept")
+
+
+@case
+def exit_five(c):
+    r = c.run(c.options.fixture, ["exits/underscore_exit_five"])
+    c.expect_eq(r.status, 1, "exit status")
+    f = c.only_failure(r, "exits/underscore_exit_five", "exit")
+    c.expect_eq(f.get("exit_code"), 5, "exit_code")
+
+
+# ------------------------------------------------------------------- output
+
+@case
+def huge_output(c):
+    before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    r = c.run(c.options.fixture, ["output/fifty_megabytes"])
+    peak_kib = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    c.expect_eq(r.status, 0, "exit status")
+    t = c.test(r, "output/fifty_megabytes")
+    out = t["output"]
+    c.expect_eq(out["stdout_bytes"], 50 * 1024 * 1024, "stdout_bytes")
+    c.expect_eq(out["stderr_bytes"], 1000, "stderr_bytes")
+    c.expect_eq(out["truncated"], True, "truncated")
+    c.expect(out["stdout"].startswith("HEAD-MARKER\n"), "head kept")
+    c.expect(out["stdout"].endswith("TAIL-MARKER\n"), "tail kept")
+    c.expect(len(out["stdout"]) < 1024 * 1024,
+             "kept stdout is bounded: %d bytes" % len(out["stdout"]))
+    c.expect_eq(out["stderr"], ("e" * 99 + "\n") * 10, "stderr kept whole")
+    # The runner (and the test) never hold the 50 MB: the largest process
+    # of the run stays far below it. Sanitizer builds need more headroom.
+    limit_kib = 200 * 1024 if os.environ.get("TATTLE_SANITIZED") else 40 * 1024
+    c.expect(peak_kib < limit_kib, "peak RSS %d KiB (limit %d KiB, before %d)"
+             % (peak_kib, limit_kib, before))
+    c.expect(r.seconds < 20, "50 MB took %.1f s" % r.seconds)
+
+
+@case
+def closed_stdout(c):
+    r = c.run(c.options.fixture, ["output/closed_stdout"])
+    c.expect_eq(r.status, 0, "exit status")
+    t = c.test(r, "output/closed_stdout")
+    c.expect_eq(t["state"], "passed", "state")
+    c.expect_eq(t["output"]["stdout"], "before close\n", "stdout")
+    c.expect_eq(t["output"]["stderr"], "stderr still works\n", "stderr")
+
+
+# ---------------------------------------------------------------- selection
+
+def ran(r):
+    return {i for i, t in r.tests.items() if t["state"] == "passed"}
+
+
+def states(r, state):
+    return {i for i, t in r.tests.items() if t["state"] == state}
+
+
+@case
+def glob_suite(c):
+    r = c.run(c.options.selection, ["queue/*"])
+    c.expect_eq(r.status, 0, "exit status")
+    c.expect_eq(set(r.tests), {"queue/push", "queue/pop", "queue/pop_empty"},
+                "tests in the report")
+    c.expect_eq(ran(r), set(r.tests), "all ran")
+    for test_id, t in r.tests.items():
+        c.expect_eq(t["output"]["stdout"], test_id + "\n", "%s ran" % test_id)
+
+
+@case
+def glob_substring(c):
+    r = c.run(c.options.selection, ["*pop*"])
+    c.expect_eq(set(r.tests), {"queue/pop", "queue/pop_empty", "stack/pop"},
+                "tests in the report")
+    c.expect_eq(ran(r), set(r.tests), "all ran")
+    r = c.run(c.options.selection, ["stack/peek", "net/*"])
+    c.expect_eq(set(r.tests), {"stack/peek", "net/connect", "net/download"},
+                "several patterns select the union")
+
+
+@case
+def only_tag(c):
+    r = c.run(c.options.selection, ["--only", "unit"])
+    c.expect_eq(r.status, 0, "exit status")
+    c.expect_eq(ran(r), {"stack/pop", "stack/peek"}, "--only unit ran")
+    c.expect_eq(states(r, "excluded"), set(SELECTION_IDS) - {"stack/pop", "stack/peek"},
+                "the others are reported excluded")
+    for test_id in states(r, "excluded"):
+        c.expect_eq(r.tests[test_id]["output"]["stdout"], "",
+                    "%s did not run" % test_id)
+
+
+@case
+def only_tag_value(c):
+    r = c.run(c.options.selection, ["--only", "area:net"])
+    c.expect_eq(ran(r), {"net/connect", "net/download"}, "--only area:net")
+    r = c.run(c.options.selection, ["--only", "area:core"])
+    c.expect_eq(ran(r), {"queue/push", "queue/pop", "queue/pop_empty"},
+                "--only area:core")
+    r = c.run(c.options.selection, ["--only", "area:nowhere"])
+    c.expect_eq(ran(r), set(), "--only area:nowhere")
+    c.expect_eq(r.status, 0, "exit status when all are excluded")
+
+
+@case
+def exclude_tag(c):
+    r = c.run(c.options.selection, ["--exclude", "slow"])
+    c.expect_eq(r.status, 0, "exit status")
+    c.expect_eq(states(r, "excluded"), {"net/download", "stack/pop"}, "excluded")
+    c.expect_eq(ran(r), set(SELECTION_IDS) - {"net/download", "stack/pop"}, "ran")
+    c.expect_eq(r.report["summary"]["excluded"], 2, "summary.excluded")
+    c.expect_eq(r.tests["net/download"]["output"]["stdout"], "",
+                "an excluded test does not run")
+
+
+@case
+def suite_tags(c):
+    r = c.run(c.options.selection)
+    c.expect_eq(r.tests["net/download"]["tags"], {"area": "net", "slow": True},
+                "suite tag plus own tag")
+    c.expect_eq(r.tests["net/connect"]["tags"], {"area": "net"}, "suite tag")
+    c.expect_eq(r.tests["queue/push"]["tags"], {"area": "core"}, "suite tag")
+    c.expect_eq(r.tests["stack/pop"]["tags"], {"slow": True, "unit": True},
+                "own tags, no suite")
+    c.expect_eq(r.tests["order/t00"]["tags"], {}, "no tags")
+
+
+CONFIG = """jobs: 2
+exclude: [slow]
+tags:
+  - match: "queue/*"
+    add: [flagged, "owner:alice"]
+"""
+
+
+def write(path, text):
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(text)
+
+
+def read(path):
+    with open(path, encoding="utf-8") as f:
+        return f.read()
+
+
+@case
+def config_applied(c):
+    directory = c.new_dir()
+    write(os.path.join(directory, "tattle.yml"), CONFIG)
+    r = c.run(c.options.selection, cwd=directory)
+    c.expect_eq(r.status, 0, "exit status")
+    c.expect_eq(r.report["run"]["jobs"], 2, "jobs from tattle.yml")
+    c.expect_eq(states(r, "excluded"), {"net/download", "stack/pop"},
+                "exclude from tattle.yml")
+    c.expect_eq(r.tests["queue/pop"]["tags"],
+                {"area": "core", "flagged": True, "owner": "alice"},
+                "tags added by a rule")
+    c.expect_eq(r.tests["net/connect"]["tags"], {"area": "net"},
+                "a rule leaves other tests alone")
+    r = c.run(c.options.selection, ["--only", "owner:alice", "-j", "1"],
+              cwd=directory)
+    c.expect_eq(ran(r), {"queue/push", "queue/pop", "queue/pop_empty"},
+                "--only selects a tag added by the configuration")
+    c.expect_eq(r.report["run"]["jobs"], 1, "-j overrides the configuration")
+    other = c.new_dir()
+    write(os.path.join(other, "elsewhere.yml"), CONFIG)
+    r = c.run(c.options.selection, ["--config", "elsewhere.yml"], cwd=other)
+    c.expect_eq(r.report["run"]["jobs"], 2, "--config FILE is read")
+    r = c.run(c.options.selection, cwd=other,
+              env={"TATTLE_CONFIG": os.path.join(other, "elsewhere.yml")})
+    c.expect_eq(r.report["run"]["jobs"], 2, "$TATTLE_CONFIG is read")
+
+
+@case
+def include_overrides_config(c):
+    directory = c.new_dir()
+    write(os.path.join(directory, "tattle.yml"), CONFIG)
+    r = c.run(c.options.selection, ["--include", "slow"], cwd=directory)
+    c.expect_eq(states(r, "excluded"), set(), "nothing excluded")
+    c.expect("net/download" in ran(r) and "stack/pop" in ran(r),
+             "--include slow runs the tests tattle.yml excludes")
+
+
+BROKEN_CONFIGS = [
+    ("unknown key", "jobs: 2\nexclude: [slow]\ncolour: always\n",
+     r"tattle\.yml:3:1: .*colour"),
+    ("bad value", "jobs: lots\n", r"tattle\.yml:1:7: .*lots"),
+    ("bad tag", "exclude: [slow, 'not a tag']\n", r"tattle\.yml:1:17: "),
+    ("not YAML", "jobs: [1, 2\nexclude: slow\n", r"tattle\.yml:\d+:\d+: "),
+]
+
+
+@case
+def config_broken(c):
+    for what, text, pattern in BROKEN_CONFIGS:
+        directory = c.new_dir()
+        write(os.path.join(directory, "tattle.yml"), text)
+        write(os.path.join(directory, "report.json"), "OLD REPORT\n")
+        r = c.run(c.options.selection, ["--json", "report.json"], report=False,
+                  cwd=directory)
+        c.expect_eq(r.status, 2, "%s: exit status" % what)
+        c.expect(r.stderr.count("\n") == 1 and r.stderr.endswith("\n"),
+                 "%s: one line on stderr: %r" % (what, r.stderr))
+        c.expect(re.search(pattern, r.stderr) is not None,
+                 "%s: %r does not match %r" % (what, r.stderr, pattern))
+        c.expect_eq(r.stdout, "", "%s: nothing ran" % what)
+        c.expect_eq(read(os.path.join(directory, "report.json")), "OLD REPORT\n",
+                    "%s: the old report is untouched" % what)
+    directory = c.new_dir()
+    write(os.path.join(directory, "mine.yml"), "jobs: 0\n")
+    r = c.run(c.options.selection, ["--config", "mine.yml"], report=False,
+              cwd=directory)
+    c.expect_eq(r.status, 2, "--config with a bad value: exit status")
+    c.expect(re.search(r"mine\.yml:1:7: ", r.stderr) is not None,
+             "--config names its file: %r" % r.stderr)
+
+
+# ----------------------------------------------------------------- ordering
+
+@case
+def shuffle(c):
+    def order(seed):
+        r = c.run(c.options.selection, ["--seed", str(seed), "--shuffle", "order/*"])
+        c.expect_eq(r.report["run"]["seed"], seed, "run.seed")
+        c.expect_eq(sorted(r.order), ["order/t%02d" % i for i in range(12)],
+                    "every test ran once")
+        return r.order
+    first, again, other = order(12345), order(12345), order(54321)
+    c.expect_eq(again, first, "the same seed gives the same order")
+    c.expect(other != first, "another seed gives another order: %s" % other)
+    c.expect(first != sorted(first), "--shuffle changed the order: %s" % first)
+    r = c.run(c.options.selection, ["--seed", "12345", "order/*"])
+    c.expect_eq(r.order, sorted(r.order), "without --shuffle: source order")
+
+
+@case
+def repeat(c):
+    r = c.run(c.options.fixture,
+              ["--repeat", "5", "ctl/fails_on_third_run", "ctl/always_passes"])
+    c.expect_eq(r.status, 1, "exit status")
+    t = c.test(r, "ctl/fails_on_third_run")
+    c.expect_eq((t["state"], t["attempts"]), ("failed", 3),
+                "stops at the first failure (the third run)")
+    c.expect_eq(read(r.file("count.third")).strip(), "3", "ran 3 times")
+    t = c.test(r, "ctl/always_passes")
+    c.expect_eq((t["state"], t["attempts"]), ("passed", 5), "ran 5 times")
+    c.expect_eq(read(r.file("count.always")).strip(), "5", "ran 5 times")
+    c.expect_eq(r.report["summary"]["total"], 2, "total counts tests, not runs")
+
+
+@case
+def max_failures(c):
+    r = c.run(c.options.fixture, ["--max-failures", "1", "mixed/*"])
+    c.expect_eq(r.status, 1, "exit status")
+    c.expect(os.path.exists(r.file("ran.passes")), "mixed/passes ran")
+    c.expect(os.path.exists(r.file("ran.fails_a")), "mixed/fails_a ran")
+    c.expect(not os.path.exists(r.file("ran.fails_b")),
+             "no test starts after the first failure (fails_b ran)")
+    c.expect(not os.path.exists(r.file("ran.passes_too")),
+             "no test starts after the first failure (passes_too ran)")
+    c.expect_eq(r.report["summary"]["failed"], 1, "summary.failed")
+
+
+@case
+def retry_flaky(c):
+    r = c.run(c.options.fixture, ["--retry", "2", "ctl/flaky", "ctl/always_passes"])
+    c.expect_eq(r.status, 0, "exit status")
+    t = c.test(r, "ctl/flaky")
+    c.expect_eq((t["state"], t["flaky"], t["attempts"]), ("passed", True, 2),
+                "ctl/flaky state, flaky, attempts")
+    c.expect_eq(read(r.file("count.flaky")).strip(), "2", "ran twice")
+    t = c.test(r, "ctl/always_passes")
+    c.expect_eq((t["flaky"], t["attempts"]), (False, 1), "a passing test runs once")
+    s = r.report["summary"]
+    c.expect_eq((s["total"], s["passed"], s["failed"], s["flaky"]), (2, 2, 0, 1),
+                "summary total, passed, failed, flaky")
+
+
+@case
+def retry_exhausted(c):
+    r = c.run(c.options.fixture, ["--retry", "2", "ctl/always_fails"])
+    c.expect_eq(r.status, 1, "exit status")
+    t = c.test(r, "ctl/always_fails")
+    c.expect_eq((t["state"], t["flaky"], t["attempts"]), ("failed", False, 3),
+                "state, flaky, attempts")
+    c.expect_eq(read(r.file("count.fails")).strip(), "3", "ran 1 + 2 times")
+    c.expect_eq(r.report["summary"]["total"], 1, "total")
+
+
+@case
+def failed_rerun(c):
+    directory = c.new_dir()
+    r = c.run(c.options.fixture, ["mixed/*"], cwd=directory)
+    c.expect_eq(r.status, 1, "first run: exit status")
+    c.require(os.path.exists(os.path.join(directory, ".tattle", "last-run.json")),
+              ".tattle/last-run.json written in the working directory")
+    for name in os.listdir(directory):
+        if name.startswith("ran."):
+            os.unlink(os.path.join(directory, name))
+    r = c.run(c.options.fixture, ["--failed"], cwd=directory)
+    c.expect_eq(r.status, 1, "--failed: exit status")
+    c.expect_eq(set(r.tests), {"mixed/fails_a", "mixed/fails_b"},
+                "--failed reruns exactly the previous failures")
+    c.expect_eq(sorted(n for n in os.listdir(directory) if n.startswith("ran.")),
+                ["ran.fails_a", "ran.fails_b"], "only they ran")
+
+
+@case
+def list_text(c):
+    directory = c.new_dir()
+    r = c.run(c.options.selection, ["--list", "queue/*"], report=False, cwd=directory)
+    c.expect_eq(r.status, 0, "exit status")
+    lines = r.stdout.splitlines()
+    c.expect_eq([l.split()[0] for l in lines if l.strip()],
+                ["queue/push", "queue/pop", "queue/pop_empty"], "listed ids")
+    c.expect(all("area:core" in l for l in lines), "tags listed: %r" % lines)
+    r = c.run(c.options.selection, ["--list"], report=False, cwd=directory)
+    c.expect_eq([l.split()[0] for l in r.stdout.splitlines() if l.strip()],
+                SELECTION_IDS, "every test listed in source order")
+    c.expect(not os.path.exists(os.path.join(directory, ".tattle")),
+             "--list runs nothing (no .tattle/last-run.json)")
+
+
+@case
+def list_json(c):
+    r = c.run(c.options.selection, ["--list", "--json", "--exclude", "slow"],
+              report=False)
+    c.expect_eq(r.status, 0, "exit status")
+    listing = json.loads(r.stdout)
+    c.expect_eq([t["id"] for t in listing], SELECTION_IDS, "ids")
+    by_id = {t["id"]: t for t in listing}
+    t = by_id["net/download"]
+    c.expect_eq(t["tags"], {"area": "net", "slow": True}, "tags")
+    c.expect_eq((t["suite"], t["name"]), ("net", "download"), "suite, name")
+    c.expect(t["file"].endswith("fixture_selection.c") and t["line"] > 0,
+             "file and line: %s:%s" % (t["file"], t["line"]))
+    c.expect_eq(t.get("state"), "excluded", "an excluded test is marked")
+    c.expect_eq(by_id["net/connect"].get("state"), "selected", "selected")
+
+
+@case
+def shard_flag(c):
+    a = c.run(c.options.selection, ["--shard", "0/2"])
+    b = c.run(c.options.selection, ["--shard", "1/2"])
+    c.expect_eq(a.report["run"]["shard"], {"index": 0, "total": 2}, "run.shard 0/2")
+    c.expect_eq(b.report["run"]["shard"], {"index": 1, "total": 2}, "run.shard 1/2")
+    c.expect(not (ran(a) & ran(b)), "shards overlap: %s" % (ran(a) & ran(b)))
+    c.expect_eq(ran(a) | ran(b), set(SELECTION_IDS), "shards cover every test")
+    c.expect(abs(len(ran(a)) - len(ran(b))) <= 1, "shards are balanced")
+    whole = c.run(c.options.selection)
+    c.expect_eq(whole.report["run"]["shard"], None, "no shard: run.shard null")
+
+
+@case
+def shard_gtest(c):
+    b = c.run(c.options.selection, ["--shard", "1/2"])
+    g = c.run(c.options.selection,
+              env={"GTEST_TOTAL_SHARDS": "2", "GTEST_SHARD_INDEX": "1"})
+    c.expect_eq(g.report["run"]["shard"], {"index": 1, "total": 2}, "run.shard")
+    c.expect_eq(ran(g), ran(b), "GTEST_* selects the same tests as --shard 1/2")
+    c.expect(0 < len(ran(g)) < len(SELECTION_IDS), "a real part: %s" % ran(g))
+
+
+@case
+def jobs_concurrent(c):
+    r = c.run(c.options.fixture, ["-j", "2", "pair/*"])
+    c.expect_eq(r.status, 0, "-j 2: exit status")
+    c.expect_eq(ran(r), {"pair/left", "pair/right"}, "-j 2: both met")
+    c.expect_eq(r.report["run"]["jobs"], 2, "run.jobs")
+    c.expect(r.seconds < 5, "-j 2 took %.1f s" % r.seconds)
+    # The control: one at a time, the first test waits in vain.
+    r = c.run(c.options.fixture, ["-j", "1", "pair/*"])
+    c.expect_eq(r.status, 1, "-j 1: the pair cannot meet")
+    f = r.tests.get("pair/left", {}).get("failures", [])
+    c.expect(f and "never appeared" in f[0]["message"],
+             "-j 1: pair/left waited in vain: %s" % f)
+
+
+# ------------------------------------------------------------- exit status
+
+@case
+def exit_status_0(c):
+    r = c.run(c.options.selection)
+    c.expect_eq(r.status, 0, "all passed")
+    c.expect_eq(r.report["summary"]["result"], "passed", "summary.result")
+    r = c.run(c.options.fixture, ["mixed/passes", "assert/skip_with_format"])
+    c.expect_eq(r.status, 0, "passed and skipped")
+    r = c.run(c.options.selection, ["--exclude", "area:core"])
+    c.expect_eq(r.status, 0, "passed and excluded")
+
+
+@case
+def exit_status_1(c):
+    r = c.run(c.options.fixture, ["mixed/passes", "mixed/fails_a"])
+    c.expect_eq(r.status, 1, "a failed test")
+    c.expect_eq(r.report["summary"]["result"], "failed", "summary.result")
+    r = c.run(c.options.fixture, ["assert/setup_fails_invalid"])
+    c.expect_eq(r.status, 1, "an invalid test")
+    r = c.run(c.options.fixture, ["crash/segv"])
+    c.expect_eq(r.status, 1, "a crashed test")
+
+
+USAGE_ERRORS = [
+    (["--jobs", "0"], {}, "--jobs"),
+    (["--jobs", "x"], {}, "--jobs"),
+    (["-j", "0"], {}, "-j"),
+    (["--bogus"], {}, "--bogus"),
+    (["--shard", "3/2"], {}, "--shard"),
+    (["--color", "purple"], {}, "--color"),
+    (["--timeout"], {}, "--timeout"),
+    (["--repeat", "-1"], {}, "--repeat"),
+    ([], {"GTEST_TOTAL_SHARDS": "2", "GTEST_SHARD_INDEX": "5"}, "GTEST_SHARD_INDEX"),
+    ([], {"TATTLE_TIMEOUT_MULTIPLIER": "fast"}, "TATTLE_TIMEOUT_MULTIPLIER"),
+]
+
+
+@case
+def exit_status_2(c):
+    for index, (args, env, named) in enumerate(USAGE_ERRORS):
+        directory = c.new_dir()
+        old_report = index % 2 == 0  # half with an old report, half without
+        if old_report:
+            write(os.path.join(directory, "report.json"), "OLD REPORT\n")
+        argv = ["--json", "report.json", "ctl/marker"] + args
+        r = c.run(c.options.fixture, argv, report=False, cwd=directory, env=env)
+        what = " ".join(args) or str(env)
+        c.expect_eq(r.status, 2, "%s: exit status" % what)
+        c.expect(r.stderr.count("\n") == 1 and named in r.stderr,
+                 "%s: one stderr line naming %s: %r" % (what, named, r.stderr))
+        c.expect_eq(r.stdout, "", "%s: stdout" % what)
+        c.expect(not os.path.exists(r.file("ran.marker")), "%s: a test ran" % what)
+        if old_report:
+            c.expect_eq(read(r.file("report.json")), "OLD REPORT\n",
+                        "%s: the old report.json is untouched" % what)
+        else:
+            c.expect(not os.path.exists(r.file("report.json")),
+                     "%s: a report.json was written" % what)
+        c.expect_eq(sorted(os.listdir(directory)),
+                    ["report.json"] if old_report else [],
+                    "%s: nothing else written (.tattle, temporaries)" % what)
+
+
+@case
+def exit_status_3(c):
+    for signal_number in (signal.SIGTERM, signal.SIGINT):
+        interrupted_run(c, signal_number)
+
+
+def interrupted_run(c, signal_number):
+    directory = c.new_dir()
+    pid_file = os.path.join(directory, "pids")
+    env = c.environment({"RUNNER_PID_FILE": pid_file})
+    runner = subprocess.Popen(
+        [c.options.fixture, "-j", "1", "--json", "report.json", "slowpoke/*"],
+        cwd=directory, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    deadline = time.monotonic() + 15
+    while (not os.path.exists(os.path.join(directory, "sleeper.started"))
+           and time.monotonic() < deadline and runner.poll() is None):
+        time.sleep(0.02)
+    started = os.path.exists(os.path.join(directory, "sleeper.started"))
+    runner.send_signal(signal_number)
+    name = signal.Signals(signal_number).name
+    try:
+        runner.communicate(timeout=15)
+    except subprocess.TimeoutExpired:
+        runner.kill()
+        runner.communicate()
+        c.require(False, "the runner did not stop within 15 s of %s" % name)
+    c.require(started, "slowpoke/sleeps never started")
+    pids = read_pids(pid_file)
+    c.pids_to_reap += [pid for _, pid in pids]
+    c.expect_eq(runner.returncode, 3, "exit status after %s" % name)
+    r = Result(runner.returncode, "", "", directory, 0)
+    c.load_report(r, expect_report=True)
+    c.expect_eq(r.report["run"]["interrupted"], True, "%s: run.interrupted" % name)
+    c.expect_eq(r.tests.get("slowpoke/quick", {}).get("state"), "passed",
+                "%s: the finished test is in the report" % name)
+    c.expect_eq(r.report["summary"]["result"], "failed", "summary.result")
+    for label, pid in pids:
+        c.expect(not process_alive(pid), "%s: the running test (pid %d) was "
+                 "not killed" % (name, pid))
+
+
+@case
+def no_fork(c):
+    directory = c.new_dir()
+    runner = subprocess.Popen(
+        [c.options.fixture, "--no-fork", "--json", "report.json", "nofork/*"],
+        cwd=directory, env=c.environment(), stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE)
+    runner.communicate(timeout=30)
+    c.expect_eq(runner.returncode, 1, "exit status")
+    r = Result(runner.returncode, "", "", directory, 0)
+    c.load_report(r, expect_report=True)
+    c.expect_eq(read(r.file("nofork.pid")).strip(), str(runner.pid),
+                "the test ran in the runner's process")
+    f = c.only_failure(r, "nofork/fails", "assertion")
+    c.expect_eq(f["message"], "arithmetic in-process", "in-process failure")
+    c.expect_eq(r.tests["nofork/writes_pid"]["state"], "passed", "state")
+    # The control: forked, the test's pid is not the runner's.
+    runner = subprocess.Popen([c.options.fixture, "nofork/writes_pid"],
+                              cwd=directory, env=c.environment(),
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    runner.communicate(timeout=30)
+    c.expect(read(r.file("nofork.pid")).strip() != str(runner.pid),
+             "forked: the test has its own process")
+
+
+# ---------------------------------------------------------- CTest, console
+
+@case
+def ctest_labels(c):
+    listing = json.loads(subprocess.run(
+        [c.options.queue_tests, "--list", "--json"], stdout=subprocess.PIPE,
+        check=True, env=c.environment()).stdout)
+    expected = {}
+    for t in listing:
+        labels = sorted(k if v is True else "%s:%s" % (k, v)
+                        for k, v in t["tags"].items())
+        expected["example:" + t["id"]] = labels
+    shown = subprocess.run(
+        [c.options.ctest, "--show-only=json-v1"], cwd=c.options.build_dir,
+        stdout=subprocess.PIPE, check=True).stdout
+    tests = {t["name"]: t for t in json.loads(shown)["tests"]
+             if t["name"].startswith("example:")}
+    c.expect_eq(sorted(tests), sorted(expected), "one CTest test per TEST")
+    for name, t in tests.items():
+        props = {p["name"]: p["value"] for p in t.get("properties", [])}
+        c.expect_eq(sorted(props.get("LABELS", [])), expected.get(name),
+                    "%s LABELS" % name)
+        c.expect_eq(props.get("SKIP_RETURN_CODE"), 77, "%s SKIP_RETURN_CODE" % name)
+        c.expect(any(str(v).startswith("TATTLE_SKIP_RETURN_CODE=")
+                     for v in props.get("ENVIRONMENT", [])),
+                 "%s sets TATTLE_SKIP_RETURN_CODE" % name)
+    listed = subprocess.run(
+        [c.options.ctest, "-N", "-L", "area:core"], cwd=c.options.build_dir,
+        stdout=subprocess.PIPE, check=True).stdout.decode()
+    names = set(re.findall(r"Test\s+#\d+: (example:\S+)", listed))
+    c.expect_eq(names, {n for n, l in expected.items() if "area:core" in l},
+                "ctest -N -L area:core")
+    listed = subprocess.run(
+        [c.options.ctest, "-N", "-L", "^threads$"], cwd=c.options.build_dir,
+        stdout=subprocess.PIPE, check=True).stdout.decode()
+    names = set(re.findall(r"Test\s+#\d+: (example:\S+)", listed))
+    c.expect_eq(names, {n for n, l in expected.items() if "threads" in l},
+                "ctest -N -L ^threads$")
+    c.expect(len(names) >= 1, "some test carries the threads tag")
+
+
+@case
+def skip_return_code(c):
+    env = {"TATTLE_SKIP_RETURN_CODE": "77"}
+    r = c.run(c.options.fixture, ["assert/skip_with_format"], env=env)
+    c.expect_eq(r.status, 77, "all skipped under TATTLE_SKIP_RETURN_CODE=77")
+    r = c.run(c.options.fixture, ["assert/skip_with_format"])
+    c.expect_eq(r.status, 0, "all skipped without it")
+    r = c.run(c.options.fixture, ["assert/skip_with_format", "mixed/passes"], env=env)
+    c.expect_eq(r.status, 0, "a pass and a skip")
+    r = c.run(c.options.fixture, ["assert/skip_with_format", "mixed/fails_a"], env=env)
+    c.expect_eq(r.status, 1, "a failure and a skip")
+
+
+def run_on_terminal(c, argv, env):
+    """Runs argv with stdout and stderr on a pseudo-terminal; returns the
+    exit status and what it printed."""
+    master, slave = pty.openpty()
+    process = subprocess.Popen(argv, cwd=c.new_dir(), env=c.environment(env),
+                               stdin=subprocess.DEVNULL, stdout=slave,
+                               stderr=slave)
+    os.close(slave)
+    chunks = []
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        ready, _, _ = select.select([master], [], [], 0.1)
+        if ready:
+            try:
+                data = os.read(master, 65536)
+            except OSError:
+                break
+            if not data:
+                break
+            chunks.append(data)
+        elif process.poll() is not None:
+            break
+    os.close(master)
+    process.wait(timeout=10)
+    return process.returncode, b"".join(chunks).decode("utf-8", "replace")
+
+
+@case
+def color(c):
+    tests = ["mixed/passes", "mixed/fails_a"]
+    escape = "\x1b["
+    r = c.run(c.options.fixture, tests, report=False)
+    c.expect(escape not in r.stdout + r.stderr, "a pipe gets no colour")
+    r = c.run(c.options.fixture, ["--color=always"] + tests, report=False)
+    c.expect(escape in r.stdout, "--color=always colours a pipe")
+    r = c.run(c.options.fixture, ["--color", "always"] + tests, report=False,
+              env={"NO_COLOR": "1"})
+    c.expect(escape in r.stdout, "--color always wins over NO_COLOR")
+    _, text = run_on_terminal(c, [c.options.fixture] + tests, {"TERM": "xterm"})
+    c.expect(escape in text, "a terminal gets colour: %r" % text[:200])
+    _, text = run_on_terminal(c, [c.options.fixture] + tests,
+                              {"TERM": "xterm", "NO_COLOR": "1"})
+    c.expect(escape not in text, "NO_COLOR=1 on a terminal: no colour")
+    _, text = run_on_terminal(c, [c.options.fixture, "--color=never"] + tests,
+                              {"TERM": "xterm"})
+    c.expect(escape not in text, "--color=never on a terminal: no colour")
+
+
+@case
+def console_last_line(c):
+    tests = ["mixed/*", "assert/skip_with_format", "assert/setup_fails_invalid"]
+    r = c.run(c.options.fixture, tests, report=False)
+    c.expect_eq(r.status, 1, "exit status")
+    c.expect(r.stdout.endswith("\n"), "the console ends with a newline")
+    c.expect_eq(r.stdout.splitlines()[-1] if r.stdout else "",
+                "2 passed, 3 failed, 1 skipped", "last line (invalid is failed)")
+    r = c.run(c.options.selection, ["--exclude", "slow"], report=False)
+    c.expect_eq(r.stdout.splitlines()[-1] if r.stdout else "",
+                "17 passed, 0 failed, 0 skipped", "last line, all passed")
+    # A report on stdout moves the console to stderr.
+    r = c.run(c.options.fixture, tests + ["--json", "-"], report=False)
+    c.expect_eq(r.stderr.splitlines()[-1] if r.stderr else "",
+                "2 passed, 3 failed, 1 skipped", "last line on stderr")
+    try:
+        report = json.loads(r.stdout)
+        for p in validate_json.check_report(report, complete=True):
+            c.problems.append("--json - report: %s" % p)
+    except ValueError as e:
+        c.expect(False, "--json -: stdout is not only JSON: %s" % e)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("case", choices=sorted(CASES))
+    for name in ("fixture", "selection", "all-macros", "no-short-names",
+                 "build-dir", "ctest", "queue-tests", "cc"):
+        parser.add_argument("--" + name)
+    options = parser.parse_args()
+    c = Case(options)
+    try:
+        CASES[options.case](c)
+    except CheckFailed:
+        pass
+    except Exception:
+        c.problems.append("the driver failed:\n" + traceback.format_exc())
+    finally:
+        c.cleanup()
+    for p in c.problems:
+        print("FAILED: %s" % p)
+    if c.problems:
+        return 1
+    print("ok: %s" % options.case)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
