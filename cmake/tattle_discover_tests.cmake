@@ -26,5 +26,11 @@ function(tattle_discover_tests target)
       -P "${_TATTLE_DISCOVER_SCRIPT}"
     BYPRODUCTS "${ctest_file}"
     VERBATIM)
-  set_property(DIRECTORY APPEND PROPERTY TEST_INCLUDE_FILES "${ctest_file}")
+  # CTest reads the list through a guard, so a build that has not produced
+  # it yet (or failed) does not stop CTest for the whole tree.
+  set(include_file "${CMAKE_CURRENT_BINARY_DIR}/${target}_tattle_include.cmake")
+  file(WRITE "${include_file}"
+    "if(EXISTS \"${ctest_file}\")\n  include(\"${ctest_file}\")\nelse()\n"
+    "  add_test(${target}_NOT_BUILT ${target}_NOT_BUILT)\nendif()\n")
+  set_property(DIRECTORY APPEND PROPERTY TEST_INCLUDE_FILES "${include_file}")
 endfunction()

@@ -388,7 +388,7 @@ static const struct flag_spec flags[] = {
     {"failed", 0, NULL, apply_failed, "rerun the tests that failed in the previous run"},
     {"shard", 0, "I/N", apply_shard, "run the I-th of N shards (0-based)"},
     {"jobs", 'j', "N", apply_jobs, "run N tests at a time (default 1)"},
-    {"timeout", 0, "MS", apply_timeout, "per-test timeout in milliseconds (default 60000)"},
+    {"timeout", 0, "MS", apply_timeout, "timeout of tests without their own .timeout_ms (default 60000)"},
     {"no-fork", 0, NULL, apply_no_fork, "run tests in this process (for debuggers)"},
     {"seed", 0, "N", apply_seed, "seed for --shuffle (recorded in reports)"},
     {"shuffle", 0, NULL, apply_shuffle, "run tests in a random order"},

@@ -138,9 +138,46 @@ static bool stop_scheduling(const struct run_state *state)
            state->failures_seen >= state->options.max_failures;
 }
 
+/* After --max-failures was reached: every selected test not started is
+ * still reported once (skipped, with the reason), so `total` stays the
+ * number of selected tests; a test waiting for a retry keeps its failure. */
+static void report_unstarted(struct run_state *state)
+{
+    while (state->requeued_count > 0) {
+        struct planned_test *planned = state->requeued[--state->requeued_count];
+        if (planned->held) {
+            planned->held = false;
+            planned->held_record.result.attempts = planned->runs;
+            emit_result(state, &planned->held_record);
+        } else {
+            /* A --repeat run that had passed so far. */
+            struct tattle__result_record record;
+            tattle__result_build_not_run(&record, &planned->entry->info,
+                                         TATTLE_STATE_PASSED, NULL);
+            record.result.attempts = planned->runs;
+            emit_result(state, &record);
+        }
+    }
+    while (state->next_index < state->plan_count) {
+        struct planned_test *planned = &state->plan[state->next_index++];
+        bool runnable = planned->not_run_state == TATTLE_STATE_PASSED;
+        struct tattle__result_record record;
+        tattle__result_build_not_run(
+            &record, &planned->entry->info,
+            runnable ? TATTLE_STATE_SKIPPED : planned->not_run_state,
+            runnable ? "not run: --max-failures was reached"
+                     : planned->not_run_reason);
+        emit_result(state, &record);
+    }
+}
+
 static bool next_job(void *ctx, struct tattle__job *job)
 {
     struct run_state *state = ctx;
+    if (stop_scheduling(state)) {
+        report_unstarted(state);
+        return false;
+    }
     while (!stop_scheduling(state)) {
         struct planned_test *planned;
         if (state->requeued_count > 0) {
@@ -168,6 +205,7 @@ static bool next_job(void *ctx, struct tattle__job *job)
         };
         return true;
     }
+    report_unstarted(state);
     return false;
 }
 
@@ -196,7 +234,7 @@ static void job_finished(void *ctx, const struct tattle__job *job,
     bool failed = record.result.state == TATTLE_STATE_FAILED ||
                   record.result.state == TATTLE_STATE_INVALID;
     if (failed) {
-        if (planned->retries_used < state->options.retry) {
+        if (planned->retries_used < state->options.retry && !stop_scheduling(state)) {
             planned->retries_used++;
             if (planned->held)
                 tattle__result_release(&planned->held_record);

@@ -63,7 +63,7 @@ struct scheduler {
     int null_fd;                /* /dev/null, the tests' stdin */
     sigset_t old_mask;
     bool interrupted;
-    bool exhausted;             /* `next` had nothing */
+    bool exhausted;             /* `next` had nothing this round */
 };
 
 /* ---- the test process ---- */
@@ -108,7 +108,8 @@ static TATTLE__NORETURN void run_in_child(struct scheduler *scheduler,
     fflush(NULL);
     /* As a subreaper this process holds every descendant the test left
      * behind; killing them here spares the runner a /proc sweep. */
-    tattle__process_tree_kill(getpid(), 0);
+    if (tattle__process_has_children(getpid()))
+        tattle__process_tree_kill(getpid(), 0);
     atomic_store(&run->slot->tree_clean, 1);
     _exit(0);
 }
@@ -364,6 +365,8 @@ static int loop_forked(struct scheduler *scheduler)
     int result = 0;
 
     for (;;) {
+        /* Ask again every round: a finished test may have queued a retry. */
+        scheduler->exhausted = false;
         for (unsigned i = 0; i < jobs && !scheduler->exhausted; i++) {
             if (scheduler->running[i].busy)
                 continue;
