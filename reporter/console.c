@@ -10,6 +10,9 @@
  * the runner from --color, the terminal and NO_COLOR).
  */
 #include <errno.h>
+#include <fcntl.h>
+#include <stdbool.h>
+#include <unistd.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,7 +25,6 @@ enum { OUTPUT_TAIL_LINES = 12, OUTPUT_TAIL_BYTES = 2048, TRACE_EVENTS_SHOWN = 12
 
 struct console {
     FILE *stream;
-    bool owns_stream;
     bool color;
     bool quiet;
     uint64_t planned;
@@ -43,32 +45,47 @@ static const char *paint(const struct console *console, const char *code)
 #define BOLD "\033[1m"
 #define RESET "\033[0m"
 
+/* The console writes through its own buffered stream on a duplicate of
+ * the terminal's descriptor, flushed after every callback: the process's
+ * stdout can stay unbuffered (as test processes need) without a write per
+ * fprintf, and nothing is pending in a buffer when the runner forks. */
+static FILE *open_private_stream(FILE *shared)
+{
+    fflush(shared);
+    int fd = fcntl(fileno(shared), F_DUPFD_CLOEXEC, 3);
+    if (fd < 0)
+        return NULL;
+    FILE *stream = fdopen(fd, "w");
+    if (!stream)
+        close(fd);
+    return stream;
+}
+
 static int console_create(void **self, const char *destination,
                           const struct tattle_report_options *options)
 {
     struct console *console = calloc(1, sizeof *console);
     if (!console)
         return -ENOMEM;
-    if (!destination || strcmp(destination, "stdout") == 0 || strcmp(destination, "-") == 0) {
-        console->stream = stdout;
-    } else if (strcmp(destination, "stderr") == 0) {
-        console->stream = stderr;
-    } else {
-        console->stream = fopen(destination, "w");
-        if (!console->stream) {
-            int error = -errno;
-            free(console);
-            return error;
-        }
-        console->owns_stream = true;
+    bool to_stderr = destination && strcmp(destination, "stderr") == 0;
+    bool to_stdout = !destination || strcmp(destination, "stdout") == 0 ||
+                     strcmp(destination, "-") == 0;
+    if (to_stdout || to_stderr)
+        console->stream = open_private_stream(to_stderr ? stderr : stdout);
+    else
+        console->stream = fopen(destination, "we");
+    if (!console->stream) {
+        int error = -errno;
+        free(console);
+        return error ? error : -EIO;
     }
-    console->color = options->color && !console->owns_stream;
+    console->color = options->color && (to_stdout || to_stderr);
     console->quiet = options->quiet;
     *self = console;
     return 0;
 }
 
-static void console_begin(void *self, const struct tattle_run_info *run)
+static void print_header(void *self, const struct tattle_run_info *run)
 {
     struct console *console = self;
     console->planned = run->planned;
@@ -222,7 +239,7 @@ static void remember_failure(struct console *console, const struct tattle_result
         console->failed_count++;
 }
 
-static void console_test_finished(void *self, const struct tattle_result *result)
+static void print_result(void *self, const struct tattle_result *result)
 {
     struct console *console = self;
     FILE *out = console->stream;
@@ -266,6 +283,20 @@ static void console_test_finished(void *self, const struct tattle_result *result
         remember_failure(console, result);
 }
 
+static void console_begin(void *self, const struct tattle_run_info *run)
+{
+    struct console *console = self;
+    print_header(console, run);
+    fflush(console->stream);
+}
+
+static void console_test_finished(void *self, const struct tattle_result *result)
+{
+    struct console *console = self;
+    print_result(console, result);
+    fflush(console->stream);
+}
+
 static int console_end(void *self, const struct tattle_summary *summary)
 {
     struct console *console = self;
@@ -284,7 +315,7 @@ static int console_end(void *self, const struct tattle_summary *summary)
      * failures there. */
     fprintf(out, "%" PRIu64 " passed, %" PRIu64 " failed, %" PRIu64 " skipped\n",
             summary->passed, summary->failed + summary->invalid, summary->skipped);
-    if (fflush(out) != 0 && console->owns_stream)
+    if (fflush(out) != 0 && errno != EPIPE)
         return -errno;
     return 0;
 }
@@ -295,10 +326,7 @@ static void console_destroy(void *self)
     for (size_t i = 0; i < console->failed_count; i++)
         free(console->failed_lines[i]);
     free(console->failed_lines);
-    if (console->owns_stream)
-        fclose(console->stream);
-    else
-        fflush(console->stream);
+    fclose(console->stream);
     free(console);
 }
 

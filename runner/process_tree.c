@@ -75,37 +75,6 @@ static void children_of(pid_t pid, struct pid_list *out)
     closedir(tasks);
 }
 
-bool tattle__process_has_children(pid_t pid)
-{
-    char path[64];
-    snprintf(path, sizeof path, "/proc/%d/task", (int)pid);
-    int directory = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (directory < 0)
-        return true; /* cannot tell: let the caller look the slow way */
-    bool found = false;
-    _Alignas(8) char entries[1024];
-    ssize_t n;
-    while (!found && (n = getdents64(directory, entries, sizeof entries)) > 0) {
-        for (ssize_t offset = 0; offset < n && !found;) {
-            const struct dirent64 *entry = (const void *)(entries + offset);
-            offset += entry->d_reclen;
-            if (entry->d_name[0] == '.')
-                continue;
-            char children_path[384];
-            snprintf(children_path, sizeof children_path, "/proc/%d/task/%s/children",
-                     (int)pid, entry->d_name);
-            int fd = open(children_path, O_RDONLY | O_CLOEXEC);
-            if (fd < 0)
-                continue;
-            char first;
-            found = read(fd, &first, 1) > 0;
-            close(fd);
-        }
-    }
-    close(directory);
-    return found;
-}
-
 void tattle__process_tree_kill(pid_t root, int include_root)
 {
     struct pid_list tree = {0};

@@ -15,10 +15,6 @@
 #include <stddef.h>
 #include <sys/types.h>
 
-/** True when `pid` (any of its threads) has a child. Uses no heap, so a
- * test process can call it cheaply at its end. */
-bool tattle__process_has_children(pid_t pid);
-
 /** SIGKILLs the descendants of `root` and, when `include_root`, root. */
 void tattle__process_tree_kill(pid_t root, int include_root);
 

@@ -95,9 +95,8 @@ static TATTLE__NORETURN void run_in_child(struct scheduler *scheduler,
     dup2(err_w, STDERR_FILENO);
     close(out_w);
     close(err_w);
-    /* Unbuffered stdio: nothing the test printed is lost when it dies. */
-    setvbuf(stdout, NULL, _IONBF, 0);
-    setvbuf(stderr, NULL, _IONBF, 0);
+    /* stdout is already unbuffered (set once by the runner): nothing the
+     * test prints is lost when it dies. */
 
     child_trace = run->trace;
     if (run->trace)
@@ -108,7 +107,10 @@ static TATTLE__NORETURN void run_in_child(struct scheduler *scheduler,
     fflush(NULL);
     /* As a subreaper this process holds every descendant the test left
      * behind; killing them here spares the runner a /proc sweep. */
-    if (tattle__process_has_children(getpid()))
+    /* One syscall: ECHILD means no child at all, and as a subreaper this
+     * process would have inherited any orphaned descendant. */
+    siginfo_t child;
+    if (waitid(P_ALL, 0, &child, WEXITED | WNOHANG | WNOWAIT) == 0)
         tattle__process_tree_kill(getpid(), 0);
     atomic_store(&run->slot->tree_clean, 1);
     _exit(0);
@@ -532,10 +534,16 @@ int tattle__schedule_run(const struct tattle__schedule_config *config,
     if (scheduler.signal_fd < 0 || scheduler.null_fd < 0) {
         result = -errno;
     } else if ((result = tattle__crash_install(child_crash_callback)) == 0) {
-        /* Test processes inherit these: no core files from crashing tests. */
+        /* Test processes inherit these: no core files from crashing tests,
+         * and an unbuffered stdout, so nothing a test printed is lost when
+         * it dies. Set once here, they cost the test processes nothing. */
         setrlimit(RLIMIT_CORE, &no_core);
         prctl(PR_SET_CHILD_SUBREAPER, 1);
+        fflush(stdout);
+        setvbuf(stdout, NULL, _IONBF, 0);
         result = loop_forked(&scheduler);
+        fflush(stdout);
+        setvbuf(stdout, NULL, isatty(STDOUT_FILENO) ? _IOLBF : _IOFBF, BUFSIZ);
         tattle__crash_uninstall();
         setrlimit(RLIMIT_CORE, &old_core);
     }

@@ -67,7 +67,8 @@ struct tattle_frame *tattle__symbolize(const uintptr_t *addresses, int count,
     /* Frame 0 is the handler itself. After the signal trampoline comes the
      * faulting pc, which is not a return address. */
     int first = 1;
-    for (int i = 1; i < count && i < 4; i++) {
+    /* Sanitizers' signal interceptors add frames before the trampoline. */
+    for (int i = 1; i < count && i < 16; i++) {
         struct tattle_frame probe;
         lookup(dwfl, addresses[i], false, &probe);
         bool trampoline = is_named(&probe, "__restore_rt");

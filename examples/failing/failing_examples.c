@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include <tattle/tattle.h>
@@ -40,11 +41,22 @@ static int read_through(const int *p)
     return *p;
 }
 
-TEST(demo, null_dereference_crashes)
+/* A pointer into memory that has been unmapped: the read is a SIGSEGV in
+ * every build (a NULL read would be caught earlier by UBSan's checks). */
+static const int *dangling_pointer(void)
 {
-    fprintf(stderr, "about to read through a NULL pointer\n");
-    int *volatile nowhere = NULL;
-    ASSERT_EQ(read_through(nowhere), 0);
+    long page = sysconf(_SC_PAGESIZE);
+    void *memory = mmap(NULL, (size_t)page, PROT_READ | PROT_WRITE,
+                        MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    munmap(memory, (size_t)page);
+    return memory;
+}
+
+TEST(demo, dangling_pointer_crashes)
+{
+    fprintf(stderr, "about to read through a dangling pointer\n");
+    const int *volatile gone = dangling_pointer();
+    ASSERT_EQ(read_through(gone), 0);
 }
 
 TEST(demo, hangs_until_timeout, .timeout_ms = 300)
