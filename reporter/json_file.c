@@ -93,68 +93,84 @@ int tattle__anonymous_open(const char *directory)
     return -errno;
 }
 
-int tattle__anonymous_commit(int fd, const char *path)
+/* Tries hidden names beside `path` (".NAME.tmp.PID.N") until `attempt`
+ * answers something other than -EEXIST. On success *temp_path is the name
+ * used (malloc'd, the caller frees it). */
+static int try_names_beside(const char *path,
+                            int (*attempt)(const char *temp_path, void *ctx),
+                            void *ctx, char **temp_path)
 {
     static unsigned counter;
+    *temp_path = NULL;
     char *directory = tattle__path_directory(path);
     if (!directory)
         return -ENOMEM;
     const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
     size_t size = strlen(directory) + strlen(base) + 64;
-    char *temp_path = malloc(size);
-    if (!temp_path) {
+    char *name = malloc(size);
+    if (!name) {
         free(directory);
         return -ENOMEM;
     }
+    int error = -EEXIST;
+    for (int tries = 0; tries < 100 && error == -EEXIST; tries++) {
+        snprintf(name, size, "%s/.%s.tmp.%ld.%u", directory, base,
+                 (long)getpid(), counter++);
+        error = attempt(name, ctx);
+    }
+    free(directory);
+    if (error) {
+        free(name);
+        return error;
+    }
+    *temp_path = name;
+    return 0;
+}
+
+static int link_anonymous(const char *temp_path, void *ctx)
+{
+    int fd = *(const int *)ctx;
     char proc_path[64];
     snprintf(proc_path, sizeof proc_path, "/proc/self/fd/%d", fd);
-    int error = -EEXIST;
-    for (int attempt = 0; attempt < 100 && error == -EEXIST; attempt++) {
-        snprintf(temp_path, size, "%s/.%s.tmp.%ld.%u", directory, base,
-                 (long)getpid(), counter++);
-        error = linkat(AT_FDCWD, proc_path, AT_FDCWD, temp_path,
-                       AT_SYMLINK_FOLLOW) == 0 ? 0 : -errno;
-        if (error == -ENOENT) /* no /proc: needs CAP_DAC_READ_SEARCH */
-            error = linkat(fd, "", AT_FDCWD, temp_path, AT_EMPTY_PATH) == 0
-                        ? 0 : -errno;
-    }
-    if (!error && rename(temp_path, path) != 0) {
+    if (linkat(AT_FDCWD, proc_path, AT_FDCWD, temp_path, AT_SYMLINK_FOLLOW) == 0)
+        return 0;
+    if (errno != ENOENT)
+        return -errno;
+    /* No /proc: linking by descriptor needs CAP_DAC_READ_SEARCH. */
+    return linkat(fd, "", AT_FDCWD, temp_path, AT_EMPTY_PATH) == 0 ? 0 : -errno;
+}
+
+int tattle__anonymous_commit(int fd, const char *path)
+{
+    char *temp_path;
+    int error = try_names_beside(path, link_anonymous, &fd, &temp_path);
+    if (error)
+        return error;
+    if (rename(temp_path, path) != 0) {
         error = -errno;
         unlink(temp_path);
     }
     free(temp_path);
-    free(directory);
     return error;
+}
+
+static int create_exclusive(const char *temp_path, void *ctx)
+{
+    int *fd = ctx;
+    *fd = open(temp_path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+    return *fd < 0 ? -errno : 0;
 }
 
 int tattle__atomic_open(struct tattle__atomic_file *file, const char *path)
 {
-    static unsigned counter;
     *file = (struct tattle__atomic_file){.fd = -1};
-    char *directory = tattle__path_directory(path);
-    if (!directory)
-        return -ENOMEM;
-    const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
-    size_t size = strlen(directory) + strlen(base) + 64;
     file->path = strdup(path);
-    file->temp_path = malloc(size);
-    if (!file->path || !file->temp_path) {
-        free(directory);
-        tattle__atomic_discard(file);
+    if (!file->path)
         return -ENOMEM;
-    }
-    int error = -EEXIST;
-    for (int attempt = 0; attempt < 100 && error == -EEXIST; attempt++) {
-        snprintf(file->temp_path, size, "%s/.%s.tmp.%ld.%u", directory, base,
-                 (long)getpid(), counter++);
-        file->fd = open(file->temp_path,
-                        O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-        error = file->fd < 0 ? -errno : 0;
-    }
-    free(directory);
+    int error = try_names_beside(path, create_exclusive, &file->fd,
+                                 &file->temp_path);
     if (error) {
-        free(file->temp_path);
-        file->temp_path = NULL;
+        file->fd = -1;
         tattle__atomic_discard(file);
         return error;
     }
