@@ -470,9 +470,22 @@ static int loop_in_process(struct scheduler *scheduler)
         tattle__slot_reset(run->slot);
         scheduler->callbacks->started(scheduler->callbacks->ctx, &run->job);
         struct tattle__outcome outcome = {.started_us = tattle__now_us()};
+        /* The same trace life cycle as a forked test, in this process; a
+         * thread the test leaves running must not record after it. */
+        struct tattle__trace_session *trace = NULL;
+        if (job.traced && tattle__trace_session_create(&trace, &job.trace_config) == 0)
+            tattle__trace_session_activate(trace);
         tattle__child_run(job.entry, run->slot, false);
+        if (trace)
+            tattle__trace_session_child_finish(false);
         outcome.duration_us = tattle__now_us() - outcome.started_us;
         tattle__slot_read(run->slot, &outcome.reading);
+        if (trace) {
+            int error = tattle__trace_session_freeze(trace, &outcome.trace);
+            if (error != 0)
+                outcome.trace_error = strerror(-error);
+            tattle__trace_session_destroy(trace);
+        }
         scheduler->callbacks->finished(scheduler->callbacks->ctx, &run->job,
                                        &outcome);
         tattle__slot_reading_release(&outcome.reading);

@@ -18,6 +18,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/mman.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -134,9 +135,13 @@ TEST(trace_demo, worker_crashes_with_pending_jobs, .timeout_ms = 5000)
             if (tattle_mailbox_recv(jobs, NULL, 0, &job, sizeof job, 500) < 0)
                 _exit(0);
             if (job.file[0] == 'e') {
-                /* The worker's bug: an empty file crashes it. */
-                volatile int *nothing = NULL;
-                *nothing = job.id;
+                /* The worker's bug: for an empty file it gets a buffer with
+                 * no usable memory behind it, and writes into it anyway
+                 * (a real SIGSEGV in every build, sanitizers included). */
+                volatile int *buffer = mmap(NULL, (size_t)sysconf(_SC_PAGESIZE),
+                                            PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS,
+                                            -1, 0);
+                *buffer = job.id;
             }
             tattle_mailbox_send(results, "done", &job.id, sizeof job.id);
         }
