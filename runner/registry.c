@@ -5,35 +5,44 @@
 #include "runner/registry.h"
 
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "runner/private_memory.h"
 #include "runner/text.h"
 
-static struct tattle_test *first_test, *last_test;
-static struct tattle_suite *first_suite;
+/* Filled by constructors, before main(): plain growable arrays. */
+static const struct tattle_test **registered_tests;
+static size_t registered_test_count, registered_test_capacity;
+static const struct tattle_suite **registered_suites;
+static size_t registered_suite_count, registered_suite_capacity;
 
-void tattle_test_register(struct tattle_test *test)
+void tattle_test_register(const struct tattle_test *test)
 {
-    test->next_registered = NULL;
-    if (last_test)
-        last_test->next_registered = test;
-    else
-        first_test = test;
-    last_test = test;
+    if (registered_test_count == registered_test_capacity) {
+        registered_test_capacity = registered_test_capacity ? registered_test_capacity * 2 : 64;
+        registered_tests = tattle__realloc(
+            registered_tests, registered_test_capacity * sizeof *registered_tests);
+    }
+    registered_tests[registered_test_count++] = test;
 }
 
-void tattle_suite_register(struct tattle_suite *suite)
+void tattle_suite_register(const struct tattle_suite *suite)
 {
-    suite->next_registered = first_suite;
-    first_suite = suite;
+    if (registered_suite_count == registered_suite_capacity) {
+        registered_suite_capacity = registered_suite_capacity ? registered_suite_capacity * 2 : 8;
+        registered_suites = tattle__realloc(
+            registered_suites, registered_suite_capacity * sizeof *registered_suites);
+    }
+    registered_suites[registered_suite_count++] = suite;
 }
 
 static const struct tattle_suite *suite_find(const char *name)
 {
-    for (const struct tattle_suite *s = first_suite; s; s = s->next_registered)
-        if (strcmp(s->name, name) == 0)
-            return s;
+    for (size_t i = registered_suite_count; i > 0; i--)
+        if (strcmp(registered_suites[i - 1]->name, name) == 0)
+            return registered_suites[i - 1];
     return NULL;
 }
 
@@ -97,25 +106,29 @@ static bool id_set_insert(struct id_set *set, const char *id)
 
 void tattle__registry_build(struct tattle__registry *registry)
 {
-    size_t count = 0;
-    for (struct tattle_test *t = first_test; t; t = t->next_registered)
-        count++;
-    registry->entries = tattle__calloc(count, sizeof *registry->entries);
+    size_t count = registered_test_count;
+    registry->entries = tattle__private_calloc(count, sizeof *registry->entries);
     registry->count = count;
     size_t capacity = 16;
     while (capacity < count * 2)
         capacity *= 2;
     struct id_set ids = {tattle__calloc(capacity, sizeof *ids.slots), capacity - 1};
 
-    size_t i = 0;
-    for (struct tattle_test *t = first_test; t; t = t->next_registered, i++) {
+    /* Ids go into one private block (runner/private_memory.h): they grow
+     * with the number of tests and no test process needs them. */
+    size_t id_bytes = 0;
+    for (size_t i = 0; i < count; i++)
+        id_bytes += strlen(registered_tests[i]->suite) + strlen(registered_tests[i]->name) + 2;
+    char *id_pool = tattle__private_calloc(id_bytes ? id_bytes : 1, 1);
+    registry->id_pool = id_pool;
+    for (size_t i = 0; i < count; i++) {
+        const struct tattle_test *t = registered_tests[i];
         struct tattle__test_entry *entry = &registry->entries[i];
         entry->test = t;
         entry->index = i;
         entry->suite = suite_find(t->suite);
-        struct tattle__buffer id = {0};
-        tattle__buffer_printf(&id, "%s/%s", t->suite, t->name);
-        entry->id = tattle__buffer_take(&id);
+        entry->id = id_pool;
+        id_pool += sprintf(id_pool, "%s/%s", t->suite, t->name) + 1;
 
         const char *bad = NULL;
         if (entry->suite) {
@@ -151,9 +164,9 @@ void tattle__registry_release(struct tattle__registry *registry)
     for (size_t i = 0; i < registry->count; i++) {
         struct tattle__test_entry *entry = &registry->entries[i];
         tattle__tag_list_release(&entry->tags);
-        free(entry->id);
         free((char *)entry->invalid_reason);
     }
-    free(registry->entries);
+    tattle__private_free(registry->entries);
+    tattle__private_free(registry->id_pool);
     *registry = (struct tattle__registry){0};
 }

@@ -22,14 +22,17 @@ struct tattle__test_entry {
     const struct tattle_suite *suite;   /* NULL when the suite has no SUITE() */
     struct tattle_test_info info;       /* what reporters see */
     struct tattle__tag_list tags;
-    char *id;
+    char *id;                           /* in the registry's id pool */
     size_t index;                       /* registration order */
     const char *invalid_reason;         /* non-NULL: the declaration is bad */
 };
 
 struct tattle__registry {
+    /* In private memory (runner/private_memory.h): a test process must use
+     * a copy of its own entry, never these. */
     struct tattle__test_entry *entries;
     size_t count;
+    char *id_pool;                      /* the entries' ids, private too */
 };
 
 /** Resolves every registered test. The registry owns its entries. */

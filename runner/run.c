@@ -27,6 +27,7 @@
 #include "runner/config.h"
 #include "runner/last_run.h"
 #include "runner/options.h"
+#include "runner/private_memory.h"
 #include "runner/registry.h"
 #include "runner/result.h"
 #include "runner/scheduler.h"
@@ -48,8 +49,7 @@ struct planned_test {
     struct tattle__trace_config trace_config;
     unsigned runs;
     unsigned retries_used;
-    bool held;                          /* a failed attempt kept for flakiness */
-    struct tattle__result_record held_record;
+    struct tattle__result_record *held; /* a failed attempt kept for flakiness */
 };
 
 struct active_reporter {
@@ -146,9 +146,10 @@ static void report_unstarted(struct run_state *state)
     while (state->requeued_count > 0) {
         struct planned_test *planned = state->requeued[--state->requeued_count];
         if (planned->held) {
-            planned->held = false;
-            planned->held_record.result.attempts = planned->runs;
-            emit_result(state, &planned->held_record);
+            planned->held->result.attempts = planned->runs;
+            emit_result(state, planned->held);
+            free(planned->held);
+            planned->held = NULL;
         } else {
             /* A --repeat run that had passed so far. */
             struct tattle__result_record record;
@@ -236,16 +237,19 @@ static void job_finished(void *ctx, const struct tattle__job *job,
     if (failed) {
         if (planned->retries_used < state->options.retry && !stop_scheduling(state)) {
             planned->retries_used++;
-            if (planned->held)
-                tattle__result_release(&planned->held_record);
-            planned->held_record = record;
-            planned->held = true;
+            if (!planned->held)
+                planned->held = tattle__malloc(sizeof *planned->held);
+            else
+                tattle__result_release(planned->held);
+            *planned->held = record;
             requeue(state, planned);
             return;
         }
-        if (planned->held)
-            tattle__result_release(&planned->held_record);
-        planned->held = false;
+        if (planned->held) {
+            tattle__result_release(planned->held);
+            free(planned->held);
+            planned->held = NULL;
+        }
         record.result.attempts = planned->runs;
         emit_result(state, &record);
         return;
@@ -254,8 +258,9 @@ static void job_finished(void *ctx, const struct tattle__job *job,
         /* Passed on a retry: flaky. The report keeps the failed attempt's
          * failures and output, the evidence a person needs. */
         tattle__result_release(&record);
-        record = planned->held_record;
-        planned->held = false;
+        record = *planned->held;
+        free(planned->held);
+        planned->held = NULL;
         record.result.state = TATTLE_STATE_PASSED;
         record.result.flaky = true;
         record.result.attempts = planned->runs;
@@ -354,7 +359,7 @@ static uint64_t splitmix64(uint64_t *state)
 static void build_plan(struct run_state *state, const struct tattle__string_list *rerun_ids)
 {
     const struct tattle__options *o = &state->options;
-    state->plan = tattle__calloc(state->registry.count, sizeof *state->plan);
+    state->plan = tattle__private_calloc(state->registry.count, sizeof *state->plan);
     size_t selected = 0;
     for (size_t i = 0; i < state->registry.count; i++) {
         struct tattle__test_entry *entry = &state->registry.entries[i];
@@ -618,10 +623,13 @@ static void close_reporters(struct run_state *state)
 
 static void release_state(struct run_state *state)
 {
-    for (size_t i = 0; i < state->plan_count; i++)
-        if (state->plan[i].held)
-            tattle__result_release(&state->plan[i].held_record);
-    free(state->plan);
+    for (size_t i = 0; i < state->plan_count; i++) {
+        if (state->plan[i].held) {
+            tattle__result_release(state->plan[i].held);
+            free(state->plan[i].held);
+        }
+    }
+    tattle__private_free(state->plan);
     free(state->requeued);
     tattle__string_list_release(&state->failed_ids);
     tattle__registry_release(&state->registry);

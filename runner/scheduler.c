@@ -76,9 +76,12 @@ static void child_crash_callback(void)
         tattle__trace_session_child_finish(true);
 }
 
+/* `entry` is a copy on the stack: the registry itself lives in memory
+ * test processes do not inherit (runner/private_memory.h). */
 static TATTLE__NORETURN void run_in_child(struct scheduler *scheduler,
-                                          struct running *run, int out_w,
-                                          int err_w)
+                                          struct running *run,
+                                          const struct tattle__test_entry *entry,
+                                          int out_w, int err_w)
 {
     /* Crash handlers, their alternate stack and RLIMIT_CORE = 0 were set
      * once in the runner and are inherited: a test process only sets what
@@ -101,7 +104,7 @@ static TATTLE__NORETURN void run_in_child(struct scheduler *scheduler,
     child_trace = run->trace;
     if (run->trace)
         tattle__trace_session_activate(run->trace);
-    tattle__child_run(run->job.entry, run->slot, true);
+    tattle__child_run(entry, run->slot, true);
     if (run->trace)
         tattle__trace_session_child_finish(false);
     fflush(NULL);
@@ -132,6 +135,7 @@ static int start_forked(struct scheduler *scheduler, struct running *run)
     fflush(stdout);
     fflush(stderr);
     tattle__crash_set_slot(run->slot);
+    const struct tattle__test_entry entry = *run->job.entry;
     run->started_us = tattle__now_us();
     pid_t pid = fork();
     if (pid < 0) {
@@ -141,7 +145,7 @@ static int start_forked(struct scheduler *scheduler, struct running *run)
         return error;
     }
     if (pid == 0)
-        run_in_child(scheduler, run, out_pipe[1], err_pipe[1]);
+        run_in_child(scheduler, run, &entry, out_pipe[1], err_pipe[1]);
 
     setpgid(pid, pid);
     close(out_pipe[1]);

@@ -8,6 +8,7 @@ list(APPEND TATTLE_SOURCES
   runner/capture.c
   runner/crash.c
   runner/symbolize.c
+  runner/private_memory.c
   runner/process_tree.c
   runner/child.c
   runner/scheduler.c

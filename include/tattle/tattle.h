@@ -73,7 +73,9 @@ struct tattle_suite_options {
     tattle_fixture_fn teardown;
 };
 
-/** One registered test. Instances are static, created by TEST(). */
+/** One registered test. Instances are static and const, created by
+ * TEST(): read-only data costs a forked test process nothing, however many
+ * tests a binary holds. */
 struct tattle_test {
     const char *suite;
     const char *name;
@@ -81,23 +83,22 @@ struct tattle_test {
     int line;
     void (*body)(void);
     struct tattle_test_options options;
-    struct tattle_test *next_registered;
 };
 
-/** One registered suite. Instances are static, created by SUITE(). */
+/** One registered suite. Instances are static and const, created by
+ * SUITE(). */
 struct tattle_suite {
     const char *name;
     const char *file;
     int line;
     struct tattle_suite_options options;
-    struct tattle_suite *next_registered;
 };
 
 /** Adds a test to the registry (called by the constructor TEST() emits).
  * The registry keeps the pointer; the test must outlive the run. */
-TATTLE_API void tattle_test_register(struct tattle_test *test);
+TATTLE_API void tattle_test_register(const struct tattle_test *test);
 /** Adds a suite to the registry (called by SUITE()). */
-TATTLE_API void tattle_suite_register(struct tattle_suite *suite);
+TATTLE_API void tattle_suite_register(const struct tattle_suite *suite);
 
 #define TATTLE__CAT_(a, b) a##b
 #define TATTLE__CAT(a, b) TATTLE__CAT_(a, b)
@@ -107,10 +108,10 @@ TATTLE_API void tattle_suite_register(struct tattle_suite *suite);
 #define TATTLE_TEST(...) TATTLE__TEST(__VA_ARGS__, )
 #define TATTLE__TEST(suite_, name_, ...)                                       \
     static void tattle__body__##suite_##__##name_(void);                       \
-    static struct tattle_test tattle__test__##suite_##__##name_ = {            \
+    static const struct tattle_test tattle__test__##suite_##__##name_ = {      \
         #suite_, #name_, __FILE__, __LINE__,                                   \
         tattle__body__##suite_##__##name_,                                     \
-        {.tattle_reserved_ = 0, __VA_ARGS__}, NULL};                           \
+        {.tattle_reserved_ = 0, __VA_ARGS__}};                                 \
     __attribute__((constructor)) static void                                   \
     tattle__register__##suite_##__##name_(void)                                \
     {                                                                          \
@@ -120,9 +121,8 @@ TATTLE_API void tattle_suite_register(struct tattle_suite *suite);
 
 #define TATTLE_SUITE(...) TATTLE__SUITE(__VA_ARGS__, )
 #define TATTLE__SUITE(name_, ...)                                              \
-    static struct tattle_suite tattle__suite__##name_ = {                      \
-        #name_, __FILE__, __LINE__, {.tattle_reserved_ = 0, __VA_ARGS__},      \
-        NULL};                                                                 \
+    static const struct tattle_suite tattle__suite__##name_ = {                \
+        #name_, __FILE__, __LINE__, {.tattle_reserved_ = 0, __VA_ARGS__}};     \
     __attribute__((constructor)) static void tattle__register_suite__##name_(  \
         void)                                                                  \
     {                                                                          \
