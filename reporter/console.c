@@ -239,15 +239,16 @@ static void remember_failure(struct console *console, const struct tattle_result
         console->failed_count++;
 }
 
-static void print_result(void *self, const struct tattle_result *result)
+/* Returns whether anything was printed. */
+static bool print_result(void *self, const struct tattle_result *result)
 {
     struct console *console = self;
     FILE *out = console->stream;
     bool failed = result->state == TATTLE_STATE_FAILED || result->state == TATTLE_STATE_INVALID;
     if (result->state == TATTLE_STATE_EXCLUDED)
-        return;
+        return false;
     if (console->quiet && !failed)
-        return;
+        return false;
     const char *label = "PASS", *color = GREEN;
     switch (result->state) {
     case TATTLE_STATE_PASSED:
@@ -269,7 +270,7 @@ static void print_result(void *self, const struct tattle_result *result)
         fprintf(out, "  %s", result->skip_reason);
     fputc('\n', out);
     if (!failed && !result->flaky)
-        return;
+        return true;
     for (size_t i = 0; i < result->failure_count; i++)
         print_failure(console, &result->failures[i]);
     print_output_tail(console, "stdout", &result->stdout_output);
@@ -281,6 +282,7 @@ static void print_result(void *self, const struct tattle_result *result)
                 paint(console, RESET));
     if (failed)
         remember_failure(console, result);
+    return true;
 }
 
 static void console_begin(void *self, const struct tattle_run_info *run)
@@ -293,8 +295,10 @@ static void console_begin(void *self, const struct tattle_run_info *run)
 static void console_test_finished(void *self, const struct tattle_result *result)
 {
     struct console *console = self;
-    print_result(console, result);
-    fflush(console->stream);
+    /* Flushing an empty stream still writes its lock: skip it when
+     * nothing was printed (--quiet and a passing test). */
+    if (print_result(console, result))
+        fflush(console->stream);
 }
 
 static int console_end(void *self, const struct tattle_summary *summary)

@@ -132,8 +132,8 @@ static int start_forked(struct scheduler *scheduler, struct running *run)
         close(out_pipe[1]);
         return error;
     }
-    fflush(stdout);
-    fflush(stderr);
+    /* No fflush here: stdout and stderr are unbuffered while tests run
+     * and the console has its own stream, flushed after each callback. */
     tattle__crash_set_slot(run->slot);
     const struct tattle__test_entry entry = *run->job.entry;
     run->started_us = tattle__now_us();
@@ -365,9 +365,14 @@ static void kill_all_running(struct scheduler *scheduler)
 static int loop_forked(struct scheduler *scheduler)
 {
     unsigned jobs = scheduler->config->jobs;
-    struct pollfd *fds = tattle__calloc(jobs * 3 + 1, sizeof *fds);
-    struct running **owners = tattle__calloc(jobs * 3 + 1, sizeof *owners);
-    int *roles = tattle__calloc(jobs * 3 + 1, sizeof *roles);
+    /* One block for the three parallel arrays: every page the runner
+     * writes per test costs a page fault after each fork. */
+    size_t entries = jobs * 3 + 1;
+    char *block = tattle__calloc(entries, sizeof(struct pollfd) +
+                                              sizeof(struct running *) + sizeof(int));
+    struct running **owners = (struct running **)block;
+    struct pollfd *fds = (struct pollfd *)(block + entries * sizeof *owners);
+    int *roles = (int *)(block + entries * (sizeof *owners + sizeof *fds));
     int result = 0;
 
     for (;;) {
@@ -447,9 +452,7 @@ static int loop_forked(struct scheduler *scheduler)
         }
     }
 done:
-    free(fds);
-    free(owners);
-    free(roles);
+    free(block);
     return result;
 }
 
