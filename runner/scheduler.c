@@ -2,11 +2,12 @@
  * scheduler.c — the runner's single-threaded event loop.
  *
  * Per job slot the scheduler keeps a result slot (shared memory), two
- * captures and, while a test runs, its pid, pidfd and output pipes. One
- * poll() waits on every running test's pipes and pidfd, the signalfd of
- * SIGINT/SIGTERM, and the nearest deadline. A test is finished once its
- * process was reaped and its tree killed: only then are the output pipes
- * drained to the end and the outcome handed back.
+ * captures and a stdout and a stderr pipe, all reused from test to test;
+ * while a test runs, its pid and pidfd. One poll() waits on every running
+ * test's pidfd and pipes, the signalfd of SIGINT/SIGTERM, and the nearest
+ * deadline. A test is finished once its process was reaped and its tree
+ * stopped and killed: only then are its pipes drained (nothing can write
+ * to them any more) and the outcome handed back.
  */
 #include "runner/scheduler.h"
 
@@ -34,8 +35,7 @@ enum {
     SLOT_BYTES = 256 * 1024,
     CAPTURE_HEAD = 32 * 1024,
     CAPTURE_TAIL = 32 * 1024,
-    READ_CHUNK = 64 * 1024,
-    DRAIN_WAIT_MS = 200
+    READ_CHUNK = 64 * 1024
 };
 
 struct running {
@@ -43,7 +43,11 @@ struct running {
     struct tattle__job job;
     pid_t pid;
     int pidfd;
-    int output_fds[2];          /* stdout, stderr read ends; -1 when closed */
+    /* The job slot's stdout and stderr pipes, kept open across tests (the
+     * runner holds both ends, so they never reach EOF: the pidfd says when
+     * a test ended). Read ends are non-blocking. */
+    int output_fds[2];
+    int output_write_fds[2];
     struct tattle__capture captures[2];
     struct tattle__slot *slot;
     uint64_t started_us;
@@ -123,55 +127,37 @@ static TATTLE__NORETURN void run_in_child(struct scheduler *scheduler,
 
 static int start_forked(struct scheduler *scheduler, struct running *run)
 {
-    int out_pipe[2], err_pipe[2];
-    if (pipe2(out_pipe, O_CLOEXEC) != 0)
-        return -errno;
-    if (pipe2(err_pipe, O_CLOEXEC) != 0) {
-        int error = -errno;
-        close(out_pipe[0]);
-        close(out_pipe[1]);
-        return error;
-    }
     /* No fflush here: stdout and stderr are unbuffered while tests run
      * and the console has its own stream, flushed after each callback. */
     tattle__crash_set_slot(run->slot);
     const struct tattle__test_entry entry = *run->job.entry;
     run->started_us = tattle__now_us();
     pid_t pid = fork();
-    if (pid < 0) {
-        int error = -errno;
-        close(out_pipe[0]), close(out_pipe[1]);
-        close(err_pipe[0]), close(err_pipe[1]);
-        return error;
-    }
+    if (pid < 0)
+        return -errno;
     if (pid == 0)
-        run_in_child(scheduler, run, &entry, out_pipe[1], err_pipe[1]);
+        run_in_child(scheduler, run, &entry, run->output_write_fds[0],
+                     run->output_write_fds[1]);
 
     setpgid(pid, pid);
-    close(out_pipe[1]);
-    close(err_pipe[1]);
-    fcntl(out_pipe[0], F_SETFL, O_NONBLOCK);
-    fcntl(err_pipe[0], F_SETFL, O_NONBLOCK);
     run->pid = pid;
     run->pidfd = pidfd_open(pid, 0);
     if (run->pidfd < 0) {
         int error = -errno;
         kill(pid, SIGKILL);
         waitpid(pid, NULL, 0);
-        close(out_pipe[0]);
-        close(err_pipe[0]);
         return error;
     }
-    run->output_fds[0] = out_pipe[0];
-    run->output_fds[1] = err_pipe[0];
     run->deadline_us = run->job.timeout_ms > 0
                            ? run->started_us + (uint64_t)run->job.timeout_ms * 1000u
                            : 0;
     return 0;
 }
 
-/* Reads what is available from one output pipe; closes it at EOF. */
-static void read_output(struct running *run, int stream)
+/* Reads what is available from one output pipe, at most a bounded amount
+ * per call so one chatty test cannot starve the others. Returns false when
+ * the pipe is empty. */
+static bool read_output(struct running *run, int stream)
 {
     char buffer[READ_CHUNK];
     for (int rounds = 0; rounds < 16; rounds++) {
@@ -180,48 +166,20 @@ static void read_output(struct running *run, int stream)
             tattle__capture_feed(&run->captures[stream], buffer, (size_t)n);
             continue;
         }
-        if (n < 0 && (errno == EINTR))
+        if (n < 0 && errno == EINTR)
             continue;
-        if (n < 0 && errno == EAGAIN)
-            return;
-        close(run->output_fds[stream]);
-        run->output_fds[stream] = -1;
-        return;
+        return false; /* EAGAIN: empty (EOF cannot happen: we hold a writer) */
     }
+    return true;
 }
 
-/* After the tree is dead, reads both pipes to their end. A process that
- * escaped the kill (it cannot, but a pipe may be shared with a stray being
- * killed) is waited for at most DRAIN_WAIT_MS. */
+/* After the test's processes are dead or stopped, nothing writes to the
+ * pipes any more: what is in them is the rest of the test's output. */
 static void drain_outputs(struct running *run)
 {
-    uint64_t give_up = tattle__now_us() + DRAIN_WAIT_MS * 1000u;
-    while (run->output_fds[0] >= 0 || run->output_fds[1] >= 0) {
-        struct pollfd fds[2];
-        nfds_t count = 0;
-        int streams[2];
-        for (int s = 0; s < 2; s++) {
-            if (run->output_fds[s] < 0)
-                continue;
-            fds[count] = (struct pollfd){run->output_fds[s], POLLIN, 0};
-            streams[count++] = s;
-        }
-        uint64_t now = tattle__now_us();
-        if (now >= give_up)
-            break;
-        int ready = poll(fds, count, (int)((give_up - now) / 1000u) + 1);
-        if (ready <= 0)
-            break;
-        for (nfds_t i = 0; i < count; i++)
-            if (fds[i].revents)
-                read_output(run, streams[i]);
-    }
-    for (int s = 0; s < 2; s++) {
-        if (run->output_fds[s] >= 0) {
-            close(run->output_fds[s]);
-            run->output_fds[s] = -1;
-        }
-    }
+    for (int s = 0; s < 2; s++)
+        while (read_output(run, s))
+            ;
 }
 
 /* Reaps children that are not waited for through their pidfd: strays
@@ -247,7 +205,9 @@ static void kill_leftovers(struct scheduler *scheduler, struct running *run)
 {
     if (WIFEXITED(run->wait_status) && atomic_load(&run->slot->tree_clean))
         return; /* the test process killed its own descendants */
-    /* Same process group first (cheap), then strays reparented to us. */
+    /* Same process group first (cheap), then strays reparented to us;
+     * stopped before killed, so none writes after the pipes are drained. */
+    kill(-run->pid, SIGSTOP);
     kill(-run->pid, SIGKILL);
     pid_t keep[64];
     size_t keep_count = 0;
@@ -349,9 +309,6 @@ static void kill_all_running(struct scheduler *scheduler)
         tattle__process_tree_kill(run->pid, 1);
         waitpid(run->pid, NULL, 0);
         kill(-run->pid, SIGKILL);
-        for (int s = 0; s < 2; s++)
-            if (run->output_fds[s] >= 0)
-                close(run->output_fds[s]);
         close(run->pidfd);
         if (run->trace)
             tattle__trace_session_destroy(run->trace);
@@ -406,8 +363,6 @@ static int loop_forked(struct scheduler *scheduler)
             owners[count] = run;
             roles[count++] = 2;
             for (int s = 0; s < 2; s++) {
-                if (run->output_fds[s] < 0)
-                    continue;
                 fds[count] = (struct pollfd){run->output_fds[s], POLLIN, 0};
                 owners[count] = run;
                 roles[count++] = s;
@@ -438,7 +393,7 @@ static int loop_forked(struct scheduler *scheduler)
         for (nfds_t i = 1; ready > 0 && i < count; i++) {
             if (!fds[i].revents || roles[i] == 2)
                 continue;
-            if (owners[i]->busy && owners[i]->output_fds[roles[i]] == fds[i].fd)
+            if (owners[i]->busy)
                 read_output(owners[i], roles[i]);
         }
         for (nfds_t i = 1; ready > 0 && i < count; i++)
@@ -510,6 +465,12 @@ int tattle__schedule_run(const struct tattle__schedule_config *config,
                                   .signal_fd = -1, .null_fd = -1};
     unsigned jobs = config->no_fork ? 1 : config->jobs;
     scheduler.running = tattle__calloc(jobs, sizeof *scheduler.running);
+    for (unsigned i = 0; i < jobs; i++) {
+        struct running *run = &scheduler.running[i];
+        run->pidfd = -1;
+        run->output_fds[0] = run->output_fds[1] = -1;
+        run->output_write_fds[0] = run->output_write_fds[1] = -1;
+    }
     int result = 0;
     for (unsigned i = 0; i < jobs; i++) {
         struct running *run = &scheduler.running[i];
@@ -518,11 +479,19 @@ int tattle__schedule_run(const struct tattle__schedule_config *config,
             result = -errno;
             goto cleanup;
         }
-        run->pidfd = -1;
-        run->output_fds[0] = run->output_fds[1] = -1;
-        if (!config->no_fork) {
-            tattle__capture_init(&run->captures[0], CAPTURE_HEAD, CAPTURE_TAIL);
-            tattle__capture_init(&run->captures[1], CAPTURE_HEAD, CAPTURE_TAIL);
+        if (config->no_fork)
+            continue;
+        tattle__capture_init(&run->captures[0], CAPTURE_HEAD, CAPTURE_TAIL);
+        tattle__capture_init(&run->captures[1], CAPTURE_HEAD, CAPTURE_TAIL);
+        for (int stream = 0; stream < 2; stream++) {
+            int ends[2];
+            if (pipe2(ends, O_CLOEXEC) != 0) {
+                result = -errno;
+                goto cleanup;
+            }
+            fcntl(ends[0], F_SETFL, O_NONBLOCK);
+            run->output_fds[stream] = ends[0];
+            run->output_write_fds[stream] = ends[1];
         }
     }
 
@@ -579,6 +548,12 @@ cleanup:
         if (!config->no_fork) {
             tattle__capture_release(&run->captures[0]);
             tattle__capture_release(&run->captures[1]);
+        }
+        for (int stream = 0; stream < 2; stream++) {
+            if (run->output_fds[stream] >= 0)
+                close(run->output_fds[stream]);
+            if (run->output_write_fds[stream] >= 0)
+                close(run->output_write_fds[stream]);
         }
     }
     free(scheduler.running);
