@@ -8,6 +8,7 @@
 #include <pthread.h>
 #include <setjmp.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include "runner/text.h"
 
@@ -19,6 +20,7 @@ struct on_exit_callback {
 static struct tattle__slot *current_slot;
 static jmp_buf *current_phase_exit;
 static pthread_t test_thread;
+static pid_t test_process;
 static struct on_exit_callback *on_exit_callbacks;
 static size_t on_exit_count, on_exit_capacity;
 
@@ -44,6 +46,12 @@ int tattle_on_exit(void (*fn)(void *ctx), void *ctx)
 
 void tattle__child_leave_phase(void)
 {
+    /* A process the test forked shares the test thread's id and its jump
+     * buffers, but the test's phases are not its to unwind: the failure is
+     * already recorded (the slot is shared), so the worker just ends, with
+     * a status its parent can see. */
+    if (current_slot && getpid() != test_process)
+        _exit(1);
     if (current_phase_exit && pthread_equal(pthread_self(), test_thread))
         longjmp(*current_phase_exit, 1);
     if (current_slot && !pthread_equal(pthread_self(), test_thread))
@@ -93,6 +101,7 @@ void tattle__child_run(const struct tattle__test_entry *entry,
     const struct tattle_test *test = entry->test;
     current_slot = slot;
     test_thread = pthread_self();
+    test_process = getpid();
     on_exit_count = 0;
 
     bool ready = run_phase(TATTLE__PHASE_SETUP,

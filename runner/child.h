@@ -5,7 +5,8 @@
  * teardowns, then the tattle_on_exit() callbacks in LIFO order, recording
  * into the test's result slot. A fatal assertion or SKIP() leaves the
  * current phase (longjmp on the test's main thread, pthread_exit on
- * another thread); the remaining phases still run.
+ * another thread, _exit(1) in a process the test forked); the remaining
+ * phases still run in the test's own process.
  */
 #ifndef TATTLE_RUNNER_CHILD_H
 #define TATTLE_RUNNER_CHILD_H

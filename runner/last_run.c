@@ -1,5 +1,6 @@
 /*
- * last_run.c — saving and loading `.tattle/last-run.json` through cJSON.
+ * last_run.c — reading and merging `.tattle/last-run.json` through cJSON:
+ * {"version": 1, "executables": {"/path/to/binary": {"failed": [ids]}}}.
  */
 #include "runner/last_run.h"
 
@@ -14,9 +15,11 @@
 static const char state_directory[] = ".tattle";
 static const char state_path[] = ".tattle/last-run.json";
 
-int tattle__last_run_load(struct tattle__string_list *failed_ids,
-                          struct tattle__buffer *error)
+/* Parses the state file; NULL when there is none. A file that is not a
+ * tattle state is an error (the caller decides whether that matters). */
+static int read_state(cJSON **root, struct tattle__buffer *error)
 {
+    *root = NULL;
     FILE *file = fopen(state_path, "rb");
     if (!file)
         return 0;
@@ -26,35 +29,84 @@ int tattle__last_run_load(struct tattle__string_list *failed_ids,
     while ((n = fread(chunk, 1, sizeof chunk, file)) > 0)
         tattle__buffer_append(&text, chunk, n);
     fclose(file);
-    cJSON *root = cJSON_ParseWithLength(text.data ? text.data : "", text.length);
-    cJSON *failed = cJSON_GetObjectItemCaseSensitive(root, "failed");
-    int rc = 0;
-    if (!cJSON_IsArray(failed)) {
-        tattle__buffer_printf(error, "%s: not a tattle last-run state (delete it to start over)",
-                              state_path);
-        rc = -EINVAL;
-    } else {
-        cJSON *id;
-        cJSON_ArrayForEach(id, failed) {
-            if (cJSON_IsString(id))
-                tattle__string_list_add(failed_ids, id->valuestring);
-        }
-        rc = (int)failed_ids->count;
-    }
-    cJSON_Delete(root);
+    cJSON *parsed = cJSON_ParseWithLength(text.data ? text.data : "", text.length);
     tattle__buffer_release(&text);
-    return rc;
+    cJSON *version = cJSON_GetObjectItemCaseSensitive(parsed, "version");
+    cJSON *executables = cJSON_GetObjectItemCaseSensitive(parsed, "executables");
+    if (!cJSON_IsNumber(version) || version->valuedouble != 1 ||
+        !cJSON_IsObject(executables)) {
+        cJSON_Delete(parsed);
+        if (error)
+            tattle__buffer_printf(error,
+                                  "%s: not a tattle last-run state (delete it to start over)",
+                                  state_path);
+        return -EINVAL;
+    }
+    *root = parsed;
+    return 0;
 }
 
-int tattle__last_run_save(const struct tattle__string_list *failed_ids)
+int tattle__last_run_load(const char *executable,
+                          struct tattle__string_list *failed_ids,
+                          struct tattle__buffer *error)
+{
+    cJSON *root;
+    int rc = read_state(&root, error);
+    if (rc != 0 || !root)
+        return rc;
+    cJSON *entry = cJSON_GetObjectItemCaseSensitive(
+        cJSON_GetObjectItemCaseSensitive(root, "executables"), executable);
+    cJSON *failed = cJSON_GetObjectItemCaseSensitive(entry, "failed");
+    cJSON *id;
+    cJSON_ArrayForEach(id, failed) {
+        if (cJSON_IsString(id))
+            tattle__string_list_add(failed_ids, id->valuestring);
+    }
+    cJSON_Delete(root);
+    return (int)failed_ids->count;
+}
+
+static cJSON *find_string(cJSON *array, const char *text)
+{
+    cJSON *item;
+    cJSON_ArrayForEach(item, array) {
+        if (cJSON_IsString(item) && strcmp(item->valuestring, text) == 0)
+            return item;
+    }
+    return NULL;
+}
+
+int tattle__last_run_save(const char *executable,
+                          const struct tattle__last_run_outcome *outcomes,
+                          size_t outcome_count)
 {
     if (mkdir(state_directory, 0755) != 0 && errno != EEXIST)
         return -errno;
-    cJSON *root = cJSON_CreateObject();
-    cJSON_AddNumberToObject(root, "version", 1);
-    cJSON *failed = cJSON_AddArrayToObject(root, "failed");
-    for (size_t i = 0; i < failed_ids->count; i++)
-        cJSON_AddItemToArray(failed, cJSON_CreateString(failed_ids->items[i]));
+    cJSON *root;
+    if (read_state(&root, NULL) != 0 || !root) {
+        /* Missing or not ours: start over rather than fail the run. */
+        root = cJSON_CreateObject();
+        cJSON_AddNumberToObject(root, "version", 1);
+        cJSON_AddObjectToObject(root, "executables");
+    }
+    cJSON *executables = cJSON_GetObjectItemCaseSensitive(root, "executables");
+    cJSON *entry = cJSON_GetObjectItemCaseSensitive(executables, executable);
+    if (!cJSON_IsObject(entry)) {
+        cJSON_DeleteItemFromObjectCaseSensitive(executables, executable);
+        entry = cJSON_AddObjectToObject(executables, executable);
+    }
+    cJSON *failed = cJSON_GetObjectItemCaseSensitive(entry, "failed");
+    if (!cJSON_IsArray(failed)) {
+        cJSON_DeleteItemFromObjectCaseSensitive(entry, "failed");
+        failed = cJSON_AddArrayToObject(entry, "failed");
+    }
+    for (size_t i = 0; i < outcome_count; i++) {
+        cJSON *present = find_string(failed, outcomes[i].id);
+        if (outcomes[i].failed && !present)
+            cJSON_AddItemToArray(failed, cJSON_CreateString(outcomes[i].id));
+        else if (!outcomes[i].failed && present)
+            cJSON_Delete(cJSON_DetachItemViaPointer(failed, present));
+    }
     char *text = cJSON_Print(root);
     cJSON_Delete(root);
     if (!text)

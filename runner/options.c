@@ -456,11 +456,24 @@ static const struct flag_spec *find_short(char name)
     return NULL;
 }
 
+/* `--list` anywhere on the line (before `--`) makes a bare `--json` the
+ * listing switch of `--list [--json]` rather than the report flag. */
+static bool listing_requested(int argc, char **argv)
+{
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--") == 0)
+            return false;
+        if (strcmp(argv[i], "--list") == 0)
+            return true;
+    }
+    return false;
+}
+
 int tattle__options_parse(struct tattle__options *options, int argc,
                           char **argv, struct tattle__buffer *error)
 {
     bool only_patterns = false;
-    bool json_listing = false;
+    bool listing = listing_requested(argc, argv);
     for (int i = 1; i < argc; i++) {
         const char *arg = argv[i];
         if (only_patterns || arg[0] != '-' || strcmp(arg, "-") == 0) {
@@ -490,19 +503,20 @@ int tattle__options_parse(struct tattle__options *options, int argc,
             tattle__buffer_printf(error, "unknown option '%s' (see --help)", arg);
             return -EINVAL;
         }
+        if (listing && spec->apply == apply_json &&
+            (!inline_value || strcmp(inline_value, "-") == 0)) {
+            options->list_json = true; /* the listing goes to stdout anyway */
+            if (!inline_value && i + 1 < argc && strcmp(argv[i + 1], "-") == 0)
+                i++;
+            continue;
+        }
         const char *value = NULL;
         if (spec->argument) {
             if (inline_value) {
                 value = inline_value;
-            } else if (spec->apply == apply_json && options->list) {
-                json_listing = true; /* --list --json */
-                continue;
-            } else if (i + 1 < argc) {
+            } else if (i + 1 < argc && !(argv[i + 1][0] == '-' && argv[i + 1][1] == '-')) {
+                /* The next word is the value, unless it is another flag. */
                 value = argv[++i];
-            } else if (spec->apply == apply_json && !options->list) {
-                /* `--list` may come after `--json`: decide at the end. */
-                json_listing = true;
-                continue;
             } else {
                 tattle__buffer_printf(error, "%s needs a value (%s)", flag_name,
                                       spec->argument);
@@ -514,13 +528,6 @@ int tattle__options_parse(struct tattle__options *options, int argc,
         }
         if (spec->apply(options, flag_name, value, error) != 0)
             return -EINVAL;
-    }
-    if (json_listing) {
-        if (!options->list) {
-            tattle__buffer_printf(error, "--json needs a value (FILE|-)");
-            return -EINVAL;
-        }
-        options->list_json = true;
     }
     return 0;
 }

@@ -9,6 +9,17 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#if defined(__SANITIZE_ADDRESS__)
+#define TATTLE__LEAK_CHECKED 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(leak_sanitizer)
+#define TATTLE__LEAK_CHECKED 1
+#endif
+#endif
+#ifndef TATTLE__LEAK_CHECKED
+#define TATTLE__LEAK_CHECKED 0
+#endif
+
 enum { HEADER = 64 }; /* keeps the items cache-line aligned */
 
 void *tattle__private_calloc(size_t count, size_t size)
@@ -30,8 +41,13 @@ void *tattle__private_calloc(size_t count, size_t size)
         (void)ignored;
         _exit(3);
     }
-    /* Best effort: without it the memory still works, forks just cost more. */
+    /* Best effort: without it the memory still works, forks just cost more.
+     * Not under AddressSanitizer: LeakSanitizer, run when a test calls
+     * exit(), scans the memory the test process has, and heap blocks that
+     * only this memory points to would look leaked there. */
+#if !TATTLE__LEAK_CHECKED
     madvise(mapping, length, MADV_DONTFORK);
+#endif
     memcpy(mapping, &length, sizeof length);
     return (char *)mapping + HEADER;
 }

@@ -55,13 +55,16 @@ static void children_of(pid_t pid, struct pid_list *out)
         int fd = open(children_path, O_RDONLY | O_CLOEXEC);
         if (fd < 0)
             continue;
-        char text[4096];
-        ssize_t n = read(fd, text, sizeof text - 1);
+        /* Read to the end: a process may have thousands of children. */
+        struct tattle__buffer text = {0};
+        char chunk[4096];
+        ssize_t n;
+        while ((n = read(fd, chunk, sizeof chunk)) > 0)
+            tattle__buffer_append(&text, chunk, (size_t)n);
         close(fd);
-        if (n <= 0)
+        if (!text.data)
             continue;
-        text[n] = '\0';
-        char *cursor = text;
+        char *cursor = text.data;
         for (;;) {
             char *end;
             long child = strtol(cursor, &end, 10);
@@ -71,6 +74,7 @@ static void children_of(pid_t pid, struct pid_list *out)
                 pid_list_add(out, (pid_t)child);
             cursor = end;
         }
+        tattle__buffer_release(&text);
     }
     closedir(tasks);
 }

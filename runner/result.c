@@ -1,7 +1,8 @@
 /*
  * result.c — deciding a test's state and failures from its raw outcome.
  *
- * The rules, in order: a timeout is a failure of kind timeout; death by a
+ * The rules, in order: a test killed because the run was interrupted has a
+ * failure of kind error; a timeout is a failure of kind timeout; death by a
  * signal is a crash (with the frames the handler captured); an exit before
  * the test finished (any status, 0 included) is a failure of kind exit;
  * recorded assertions are failures; a skip without failures is skipped. A
@@ -119,7 +120,22 @@ void tattle__result_build(struct tattle__result_record *record,
     }
 
     bool broken = false; /* ended by a timeout, a crash or an early exit */
-    if (outcome->timed_out) {
+    if (outcome->interrupted_by != 0) {
+        struct tattle_failure *failure = add_failure(record, TATTLE_FAILURE_ERROR);
+        struct tattle__buffer message = {0};
+        char name[16];
+        if (outcome->interrupted_by > 0)
+            tattle__buffer_printf(&message,
+                                  "the run was interrupted (%s) while this test was running %s",
+                                  tattle__signal_name(outcome->interrupted_by, name),
+                                  phase_name(reading->phase));
+        else
+            tattle__buffer_printf(&message,
+                                  "the run stopped on an internal error while this test was running %s",
+                                  phase_name(reading->phase));
+        failure->message = own(record, tattle__buffer_take(&message));
+        broken = true;
+    } else if (outcome->timed_out) {
         struct tattle_failure *failure = add_failure(record, TATTLE_FAILURE_TIMEOUT);
         struct tattle__buffer message = {0};
         tattle__buffer_printf(&message, "the test did not finish within %ld ms %s",

@@ -24,6 +24,7 @@
 
 #include <tattle/reporter.h>
 
+#include "reporter/json_model.h"
 #include "runner/config.h"
 #include "runner/last_run.h"
 #include "runner/options.h"
@@ -50,6 +51,7 @@ struct planned_test {
     unsigned runs;
     unsigned retries_used;
     struct tattle__result_record *held; /* a failed attempt kept for flakiness */
+    char *owned_reason;                 /* an invalid test's own reason */
 };
 
 struct active_reporter {
@@ -70,7 +72,9 @@ struct run_state {
     size_t reporter_count;
     struct tattle_summary summary;
     uint64_t failures_seen;
-    struct tattle__string_list failed_ids;
+    struct tattle__last_run_outcome *outcomes; /* tests that ran, for --failed */
+    size_t outcome_count, outcome_capacity;
+    char executable[4096];
     const char *program;
     double timeout_multiplier;
 };
@@ -98,9 +102,18 @@ static void count_result(struct run_state *state, const struct tattle_result *re
     }
     if (result->flaky)
         s->flaky++;
-    if (result->state == TATTLE_STATE_FAILED || result->state == TATTLE_STATE_INVALID) {
+    bool failed = result->state == TATTLE_STATE_FAILED || result->state == TATTLE_STATE_INVALID;
+    if (failed)
         state->failures_seen++;
-        tattle__string_list_add(&state->failed_ids, result->test->id);
+    if (result->attempts > 0) {
+        /* Ids live in the registry for the whole run: no copy needed. */
+        if (state->outcome_count == state->outcome_capacity) {
+            state->outcome_capacity = state->outcome_capacity ? state->outcome_capacity * 2 : 64;
+            state->outcomes = tattle__realloc(
+                state->outcomes, state->outcome_capacity * sizeof *state->outcomes);
+        }
+        state->outcomes[state->outcome_count++] =
+            (struct tattle__last_run_outcome){result->test->id, failed};
     }
 }
 
@@ -138,10 +151,11 @@ static bool stop_scheduling(const struct run_state *state)
            state->failures_seen >= state->options.max_failures;
 }
 
-/* After --max-failures was reached: every selected test not started is
- * still reported once (skipped, with the reason), so `total` stays the
- * number of selected tests; a test waiting for a retry keeps its failure. */
-static void report_unstarted(struct run_state *state)
+/* After --max-failures was reached or the run was interrupted: every
+ * selected test not started is still reported once (skipped, with the
+ * reason), so `total` stays the number of selected tests; a test waiting
+ * for a retry keeps its failure. */
+static void report_unstarted(struct run_state *state, const char *reason)
 {
     while (state->requeued_count > 0) {
         struct planned_test *planned = state->requeued[--state->requeued_count];
@@ -166,8 +180,7 @@ static void report_unstarted(struct run_state *state)
         tattle__result_build_not_run(
             &record, &planned->entry->info,
             runnable ? TATTLE_STATE_SKIPPED : planned->not_run_state,
-            runnable ? "not run: --max-failures was reached"
-                     : planned->not_run_reason);
+            runnable ? reason : planned->not_run_reason);
         emit_result(state, &record);
     }
 }
@@ -176,7 +189,7 @@ static bool next_job(void *ctx, struct tattle__job *job)
 {
     struct run_state *state = ctx;
     if (stop_scheduling(state)) {
-        report_unstarted(state);
+        report_unstarted(state, "not run: --max-failures was reached");
         return false;
     }
     while (!stop_scheduling(state)) {
@@ -206,7 +219,7 @@ static bool next_job(void *ctx, struct tattle__job *job)
         };
         return true;
     }
-    report_unstarted(state);
+    report_unstarted(state, "not run: --max-failures was reached");
     return false;
 }
 
@@ -234,8 +247,9 @@ static void job_finished(void *ctx, const struct tattle__job *job,
     tattle__result_build(&record, job, outcome);
     bool failed = record.result.state == TATTLE_STATE_FAILED ||
                   record.result.state == TATTLE_STATE_INVALID;
+    bool may_run_again = !stop_scheduling(state) && outcome->interrupted_by == 0;
     if (failed) {
-        if (planned->retries_used < state->options.retry && !stop_scheduling(state)) {
+        if (planned->retries_used < state->options.retry && may_run_again) {
             planned->retries_used++;
             if (!planned->held)
                 planned->held = tattle__malloc(sizeof *planned->held);
@@ -267,7 +281,7 @@ static void job_finished(void *ctx, const struct tattle__job *job,
         emit_result(state, &record);
         return;
     }
-    if (planned->runs < state->options.repeat && !stop_scheduling(state)) {
+    if (planned->runs < state->options.repeat && may_run_again) {
         tattle__result_release(&record);
         requeue(state, planned);
         return;
@@ -299,16 +313,61 @@ static bool matches_any_tag(const struct tattle__test_entry *entry,
     return false;
 }
 
-static long parse_tag_number(const struct tattle__test_entry *entry,
-                             const char *name)
+enum {
+    MAX_TRACE_CAP = 1000000,        /* the same bounds as --trace-cap */
+    MAX_TRACE_BUDGET = 100000000,   /* and --trace-budget */
+    MAX_TIMEOUT_MS = 7 * 24 * 3600 * 1000
+};
+
+/* Makes a planned test invalid with a reason of its own. */
+static void plan_invalid(struct planned_test *planned, struct tattle__buffer *reason)
 {
+    free(planned->owned_reason);
+    planned->owned_reason = tattle__buffer_take(reason);
+    planned->not_run_state = TATTLE_STATE_INVALID;
+    planned->not_run_reason = planned->owned_reason;
+}
+
+/* Reads and checks the sizes a test asks for; returns false (and makes the
+ * test invalid) when one is out of range, rather than truncating it. */
+static bool resolve_trace_sizes(struct planned_test *planned,
+                                struct tattle__trace_config *trace)
+{
+    const struct tattle__test_entry *entry = planned->entry;
+    const struct tattle_test *test = entry->test;
+    struct tattle__buffer reason = {0};
     const struct tattle_tag *tag =
-        tattle__tag_find(entry->tags.items, entry->tags.count, name);
-    if (!tag || !tag->value)
-        return 0;
-    char *end;
-    long value = strtol(tag->value, &end, 10);
-    return *end == '\0' && value > 0 ? value : 0;
+        tattle__tag_find(entry->tags.items, entry->tags.count, "trace_messages");
+    if (tag && tag->value) {
+        char *end;
+        errno = 0;
+        long cap = strtol(tag->value, &end, 10);
+        if (*end != '\0' || errno != 0 || cap < 1 || cap > MAX_TRACE_CAP) {
+            tattle__buffer_printf(&reason,
+                                  "tag 'trace_messages:%s': the cap must be a whole number from 1 to %d",
+                                  tag->value, MAX_TRACE_CAP);
+            plan_invalid(planned, &reason);
+            return false;
+        }
+        trace->cap = (uint32_t)cap;
+    }
+    if (test->options.trace_cap < 0 || test->options.trace_cap > MAX_TRACE_CAP) {
+        tattle__buffer_printf(&reason, ".trace_cap = %d: must be from 1 to %d",
+                              test->options.trace_cap, MAX_TRACE_CAP);
+        plan_invalid(planned, &reason);
+        return false;
+    }
+    if (test->options.trace_budget < 0 || test->options.trace_budget > MAX_TRACE_BUDGET) {
+        tattle__buffer_printf(&reason, ".trace_budget = %d: must be from 1 to %d",
+                              test->options.trace_budget, MAX_TRACE_BUDGET);
+        plan_invalid(planned, &reason);
+        return false;
+    }
+    if (test->options.trace_cap > 0)
+        trace->cap = (uint32_t)test->options.trace_cap;
+    if (test->options.trace_budget > 0)
+        trace->budget = (uint32_t)test->options.trace_budget;
+    return true;
 }
 
 static void resolve_execution(const struct run_state *state,
@@ -319,22 +378,16 @@ static void resolve_execution(const struct run_state *state,
     long timeout = test->options.timeout_ms > 0 ? test->options.timeout_ms
                    : o->timeout_ms > 0          ? o->timeout_ms
                                                 : DEFAULT_TIMEOUT_MS;
-    planned->timeout_ms = (long)ceil((double)timeout * state->timeout_multiplier);
-    if (planned->timeout_ms < 1)
-        planned->timeout_ms = 1;
+    double scaled = ceil((double)timeout * state->timeout_multiplier);
+    planned->timeout_ms = scaled < 1 ? 1 : scaled > MAX_TIMEOUT_MS ? MAX_TIMEOUT_MS
+                                                                   : (long)scaled;
 
     const struct tattle__test_entry *entry = planned->entry;
     planned->traced = o->trace_all ||
                       tattle__tag_find(entry->tags.items, entry->tags.count,
                                        "trace_messages") != NULL;
     struct tattle__trace_config trace = default_trace_config;
-    long tag_cap = parse_tag_number(entry, "trace_messages");
-    if (tag_cap > 0)
-        trace.cap = (uint32_t)tag_cap;
-    if (test->options.trace_cap > 0)
-        trace.cap = (uint32_t)test->options.trace_cap;
-    if (test->options.trace_budget > 0)
-        trace.budget = (uint32_t)test->options.trace_budget;
+    resolve_trace_sizes(planned, &trace);
     if (o->trace_cap > 0)
         trace.cap = (uint32_t)o->trace_cap;
     if (o->trace_budget > 0)
@@ -380,7 +433,9 @@ static void build_plan(struct run_state *state, const struct tattle__string_list
         planned->entry = entry;
         planned->not_run_state = TATTLE_STATE_PASSED;
         resolve_execution(state, planned);
-        if (entry->invalid_reason) {
+        if (planned->not_run_state == TATTLE_STATE_INVALID) {
+            /* resolve_execution found an out-of-range size */
+        } else if (entry->invalid_reason) {
             planned->not_run_state = TATTLE_STATE_INVALID;
             planned->not_run_reason = entry->invalid_reason;
         } else if (o->only.count && !matches_any_tag(entry, &o->only)) {
@@ -405,6 +460,17 @@ static void build_plan(struct run_state *state, const struct tattle__string_list
             state->plan[j] = swap;
         }
     }
+}
+
+/* True when at least one of `ids` names a registered test. */
+static bool any_registered(const struct tattle__registry *registry,
+                           const struct tattle__string_list *ids)
+{
+    for (size_t i = 0; i < registry->count; i++)
+        for (size_t j = 0; j < ids->count; j++)
+            if (strcmp(registry->entries[i].id, ids->items[j]) == 0)
+                return true;
+    return false;
 }
 
 /* ---- environment ---- */
@@ -486,27 +552,29 @@ static void list_tests(const struct run_state *state)
         for (size_t i = 0; i < state->plan_count; i++) {
             const struct planned_test *planned = &state->plan[i];
             const struct tattle__test_entry *entry = planned->entry;
+            /* Through the report's text helpers: valid UTF-8 whatever a
+             * test's file name or tag values hold. */
             cJSON *item = cJSON_CreateObject();
-            cJSON_AddStringToObject(item, "id", entry->id);
-            cJSON_AddStringToObject(item, "suite", entry->info.suite);
-            cJSON_AddStringToObject(item, "name", entry->info.name);
-            cJSON_AddStringToObject(item, "file", entry->info.file);
+            tattle__json_add_text(item, "id", entry->id);
+            tattle__json_add_text(item, "suite", entry->info.suite);
+            tattle__json_add_text(item, "name", entry->info.name);
+            tattle__json_add_text(item, "file", entry->info.file);
             cJSON_AddNumberToObject(item, "line", entry->info.line);
             cJSON *tags = cJSON_AddObjectToObject(item, "tags");
             for (size_t t = 0; t < entry->tags.count; t++) {
                 const struct tattle_tag *tag = &entry->tags.items[t];
                 if (tag->value)
-                    cJSON_AddStringToObject(tags, tag->name, tag->value);
+                    tattle__json_add_text(tags, tag->name, tag->value);
                 else
                     cJSON_AddTrueToObject(tags, tag->name);
             }
             cJSON_AddNumberToObject(item, "timeout_ms", (double)planned->timeout_ms);
-            cJSON_AddStringToObject(item, "state",
+            tattle__json_add_text(item, "state",
                                     planned->not_run_state == TATTLE_STATE_PASSED
                                         ? "selected"
                                         : tattle_state_name(planned->not_run_state));
             if (planned->not_run_reason)
-                cJSON_AddStringToObject(item, "reason", planned->not_run_reason);
+                tattle__json_add_text(item, "reason", planned->not_run_reason);
             cJSON_AddItemToArray(array, item);
         }
         char *text = cJSON_PrintUnformatted(array);
@@ -558,6 +626,36 @@ static void format_started_at(char out[64])
     snprintf(out, 64, "%s.%03dZ", date, (int)(now.tv_nsec / 1000000));
 }
 
+/* A report file can be written: not a directory, and its directory exists
+ * and is writable (the report is written beside it, then renamed). */
+static int check_destination_writable(const char *reporter, const char *path,
+                                      struct tattle__buffer *error)
+{
+    if (!path || strcmp(path, "-") == 0 || strcmp(path, "stdout") == 0 ||
+        strcmp(path, "stderr") == 0)
+        return 0;
+    struct stat status;
+    if (stat(path, &status) == 0 && S_ISDIR(status.st_mode)) {
+        tattle__buffer_printf(error, "the %s report '%s' is a directory", reporter, path);
+        return -EINVAL;
+    }
+    const char *slash = strrchr(path, '/');
+    char *directory = slash ? strndup(path, (size_t)(slash - path) + (slash == path))
+                            : tattle__strdup(".");
+    int rc = 0;
+    if (!directory || access(directory, W_OK | X_OK) != 0) {
+        tattle__buffer_printf(error, "cannot write the %s report '%s': %s: %s", reporter,
+                              path, directory ? directory : path, strerror(errno));
+        rc = -EINVAL;
+    } else if (access(path, F_OK) == 0 && access(path, W_OK) != 0) {
+        tattle__buffer_printf(error, "cannot write the %s report '%s': %s", reporter,
+                              path, strerror(errno));
+        rc = -EINVAL;
+    }
+    free(directory);
+    return rc;
+}
+
 static int open_reporters(struct run_state *state, struct tattle__buffer *error)
 {
     struct tattle__options *o = &state->options;
@@ -592,12 +690,19 @@ static int open_reporters(struct run_state *state, struct tattle__buffer *error)
         wanted[0].destination = console_destination;
         wanted_count++;
     }
+    /* Everything is checked before anything is created: a reporter opens
+     * (and may truncate) its file when created, and a usage error must
+     * leave every existing file as it was. */
     for (size_t i = 0; i < wanted_count; i++) {
-        const struct tattle_reporter_type *type = tattle_reporter_find(wanted[i].name);
-        if (!type) {
+        if (!tattle_reporter_find(wanted[i].name)) {
             tattle__buffer_printf(error, "no reporter named '%s'", wanted[i].name);
             return -EINVAL;
         }
+        if (check_destination_writable(wanted[i].name, wanted[i].destination, error) != 0)
+            return -EINVAL;
+    }
+    for (size_t i = 0; i < wanted_count; i++) {
+        const struct tattle_reporter_type *type = tattle_reporter_find(wanted[i].name);
         void *self = NULL;
         int rc = type->create(&self, wanted[i].destination, &state->report_options);
         if (rc != 0) {
@@ -628,10 +733,11 @@ static void release_state(struct run_state *state)
             tattle__result_release(state->plan[i].held);
             free(state->plan[i].held);
         }
+        free(state->plan[i].owned_reason);
     }
     tattle__private_free(state->plan);
     free(state->requeued);
-    tattle__string_list_release(&state->failed_ids);
+    free(state->outcomes);
     tattle__registry_release(&state->registry);
     tattle__options_release(&state->options);
 }
@@ -680,22 +786,28 @@ int tattle_main(int argc, char **argv)
         state.options.seed = splitmix64(&mix) % 1000000000ull;
     }
 
+    ssize_t length = readlink("/proc/self/exe", state.executable, sizeof state.executable - 1);
+    state.executable[length > 0 ? length : 0] = '\0';
     struct tattle__string_list rerun_ids = {0};
     bool use_rerun_ids = false;
     if (state.options.failed) {
-        rc = tattle__last_run_load(&rerun_ids, &error);
+        rc = tattle__last_run_load(state.executable, &rerun_ids, &error);
         if (rc < 0) {
             int status = usage_error(&state, error.data);
             tattle__buffer_release(&error);
             return status;
         }
-        use_rerun_ids = rc > 0;
+        use_rerun_ids = rc > 0 && any_registered(&state.registry, &rerun_ids);
         if (!use_rerun_ids)
-            fprintf(stderr, "%s: --failed: no failures recorded by a previous run; "
-                            "running the selected tests\n", state.program);
+            fprintf(stderr, "%s: --failed: no failure of this binary is recorded in "
+                            ".tattle/last-run.json; running the selected tests\n",
+                    state.program);
     }
     build_plan(&state, use_rerun_ids ? &rerun_ids : NULL);
     tattle__string_list_release(&rerun_ids);
+    if (state.plan_count == 0 && state.options.patterns.count > 0)
+        fprintf(stderr, "%s: warning: no test matches the pattern%s given\n", state.program,
+                state.options.patterns.count > 1 ? "s" : "");
 
     if (state.options.list) {
         list_tests(&state);
@@ -730,16 +842,13 @@ int tattle_main(int argc, char **argv)
 
     char started_at[64];
     format_started_at(started_at);
-    char executable[4096];
-    ssize_t length = readlink("/proc/self/exe", executable, sizeof executable - 1);
-    executable[length > 0 ? length : 0] = '\0';
     struct tattle_run_info run_info = {
         .started_at = started_at,
         .seed = o->seed,
         .jobs = o->no_fork ? 1 : o->jobs,
         .argc = argc,
         .argv = argv,
-        .executable = executable,
+        .executable = state.executable,
         .sharded = o->sharded,
         .shard_index = o->shard_index,
         .shard_total = o->shard_total,
@@ -749,12 +858,20 @@ int tattle_main(int argc, char **argv)
         state.reporters[i].type->begin(state.reporters[i].self, &run_info);
 
     uint64_t run_started = tattle__now_us();
+    bool stdout_carries_report = false;
+    for (size_t i = 0; i < o->reporter_count; i++)
+        if (o->reporters[i].destination && strcmp(o->reporters[i].destination, "-") == 0)
+            stdout_carries_report = true;
     struct tattle__schedule_config schedule = {.jobs = run_info.jobs,
-                                               .no_fork = o->no_fork};
+                                               .no_fork = o->no_fork,
+                                               .stdout_carries_report = stdout_carries_report};
     struct tattle__schedule_callbacks callbacks = {
         .next = next_job, .started = job_started, .finished = job_finished,
         .ctx = &state};
     int scheduled = tattle__schedule_run(&schedule, &callbacks);
+    if (scheduled != 0)
+        report_unstarted(&state, scheduled > 0 ? "not run: the run was interrupted"
+                                               : "not run: the run stopped on an internal error");
     state.summary.duration_us = tattle__now_us() - run_started;
     state.summary.interrupted = scheduled != 0;
 
@@ -772,8 +889,8 @@ int tattle_main(int argc, char **argv)
     }
     if (scheduled < 0)
         fprintf(stderr, "%s: internal error: %s\n", state.program, strerror(-scheduled));
-    if (!state.summary.interrupted)
-        tattle__last_run_save(&state.failed_ids);
+    /* Merged, so even an interrupted run records what it learned. */
+    tattle__last_run_save(state.executable, state.outcomes, state.outcome_count);
     if (premature_exit_file && *premature_exit_file && !state.summary.interrupted)
         unlink(premature_exit_file);
     close_reporters(&state);

@@ -56,6 +56,7 @@ struct running {
     int wait_status;
     bool timed_out;
     struct tattle__trace_session *trace;
+    const char *trace_error;    /* the arena could not be created */
 };
 
 struct scheduler {
@@ -209,15 +210,20 @@ static void kill_leftovers(struct scheduler *scheduler, struct running *run)
      * stopped before killed, so none writes after the pipes are drained. */
     kill(-run->pid, SIGSTOP);
     kill(-run->pid, SIGKILL);
-    pid_t keep[64];
+    pid_t *keep = tattle__calloc(scheduler->config->jobs, sizeof *keep);
     size_t keep_count = 0;
-    for (unsigned i = 0; i < scheduler->config->jobs && keep_count < 64; i++)
+    for (unsigned i = 0; i < scheduler->config->jobs; i++)
         if (scheduler->running[i].busy && &scheduler->running[i] != run)
             keep[keep_count++] = scheduler->running[i].pid;
     tattle__process_kill_strays(keep, keep_count);
+    free(keep);
 }
 
-static void finish(struct scheduler *scheduler, struct running *run)
+/* Hands back the outcome of a test whose process ended, timed out, or was
+ * killed because the run was interrupted (`interrupted_by`: the signal,
+ * -1 for an internal error, 0 when not interrupted). */
+static void finish(struct scheduler *scheduler, struct running *run,
+                   int interrupted_by)
 {
     if (!run->reaped) {
         while (waitpid(run->pid, &run->wait_status, 0) < 0 && errno == EINTR)
@@ -234,12 +240,14 @@ static void finish(struct scheduler *scheduler, struct running *run)
         .forked = true,
         .wait_status = run->wait_status,
         .timed_out = run->timed_out,
+        .interrupted_by = interrupted_by,
         .started_us = run->started_us,
         .duration_us = tattle__now_us() - run->started_us,
         .stdout_capture = &run->captures[0],
         .stderr_capture = &run->captures[1],
     };
     tattle__slot_read(run->slot, &outcome.reading);
+    outcome.trace_error = run->trace_error;
     if (run->trace) {
         int error = tattle__trace_session_freeze(run->trace, &outcome.trace);
         if (error != 0)
@@ -262,7 +270,7 @@ static void time_out(struct scheduler *scheduler, struct running *run)
     if (run->trace)
         tattle__trace_session_snapshot_live(run->trace, run->pid);
     tattle__process_tree_kill(run->pid, 1);
-    finish(scheduler, run);
+    finish(scheduler, run, 0);
 }
 
 static int start_next(struct scheduler *scheduler, struct running *run)
@@ -280,12 +288,13 @@ static int start_next(struct scheduler *scheduler, struct running *run)
     tattle__slot_reset(run->slot);
     tattle__capture_reset(&run->captures[0]);
     tattle__capture_reset(&run->captures[1]);
+    run->trace_error = NULL;
     if (job.traced) {
         int error = tattle__trace_session_create(&run->trace, &job.trace_config);
         if (error != 0) {
-            fprintf(stderr, "tattle: cannot create the trace arena of %s: %s\n",
-                    job.entry->id, strerror(-error));
+            /* The test still runs; its result says why it has no trace. */
             run->trace = NULL;
+            run->trace_error = strerror(-error);
         }
     }
     scheduler->callbacks->started(scheduler->callbacks->ctx, &run->job);
@@ -300,23 +309,22 @@ static int start_next(struct scheduler *scheduler, struct running *run)
     return 0;
 }
 
-static void kill_all_running(struct scheduler *scheduler)
+/* Stops every running test and reports it as interrupted: its output is
+ * drained and its trace frozen like any other's, so the report still says
+ * what it was doing. */
+static void kill_all_running(struct scheduler *scheduler, int interrupted_by)
 {
     for (unsigned i = 0; i < scheduler->config->jobs; i++) {
         struct running *run = &scheduler->running[i];
         if (!run->busy)
             continue;
-        tattle__process_tree_kill(run->pid, 1);
-        waitpid(run->pid, NULL, 0);
-        kill(-run->pid, SIGKILL);
-        close(run->pidfd);
         if (run->trace)
-            tattle__trace_session_destroy(run->trace);
-        run->busy = false;
+            tattle__trace_session_snapshot_live(run->trace, run->pid);
+        tattle__process_tree_kill(run->pid, 1);
+        finish(scheduler, run, interrupted_by);
     }
     tattle__process_kill_strays(NULL, 0);
     reap_children(scheduler);
-    scheduler->running_count = 0;
 }
 
 static int loop_forked(struct scheduler *scheduler)
@@ -342,7 +350,7 @@ static int loop_forked(struct scheduler *scheduler)
             if (error != 0) {
                 fprintf(stderr, "tattle: cannot start a test: %s\n",
                         strerror(-error));
-                kill_all_running(scheduler);
+                kill_all_running(scheduler, -1);
                 result = error;
                 goto done;
             }
@@ -378,15 +386,15 @@ static int loop_forked(struct scheduler *scheduler)
         int ready = poll(fds, count, wait_ms);
         if (ready < 0 && errno != EINTR) {
             result = -errno;
-            kill_all_running(scheduler);
+            kill_all_running(scheduler, -1);
             goto done;
         }
         if (ready > 0 && fds[0].revents) {
-            struct signalfd_siginfo info;
+            struct signalfd_siginfo info = {0};
             ssize_t ignored = read(scheduler->signal_fd, &info, sizeof info);
             (void)ignored;
             scheduler->interrupted = true;
-            kill_all_running(scheduler);
+            kill_all_running(scheduler, info.ssi_signo ? (int)info.ssi_signo : SIGINT);
             result = 1;
             goto done;
         }
@@ -398,7 +406,7 @@ static int loop_forked(struct scheduler *scheduler)
         }
         for (nfds_t i = 1; ready > 0 && i < count; i++)
             if (fds[i].revents && roles[i] == 2 && owners[i]->busy)
-                finish(scheduler, owners[i]);
+                finish(scheduler, owners[i], 0);
         uint64_t now = tattle__now_us();
         for (unsigned i = 0; i < jobs; i++) {
             struct running *run = &scheduler->running[i];
@@ -437,7 +445,20 @@ static int loop_in_process(struct scheduler *scheduler)
         struct tattle__trace_session *trace = NULL;
         if (job.traced && tattle__trace_session_create(&trace, &job.trace_config) == 0)
             tattle__trace_session_activate(trace);
+        /* stdout carries a machine report: what the test prints goes to
+         * stderr for as long as it runs. */
+        int saved_stdout = -1;
+        if (scheduler->config->stdout_carries_report) {
+            fflush(stdout);
+            saved_stdout = fcntl(STDOUT_FILENO, F_DUPFD_CLOEXEC, 3);
+            dup2(STDERR_FILENO, STDOUT_FILENO);
+        }
         tattle__child_run(job.entry, run->slot, false);
+        if (saved_stdout >= 0) {
+            fflush(stdout);
+            dup2(saved_stdout, STDOUT_FILENO);
+            close(saved_stdout);
+        }
         if (trace)
             tattle__trace_session_child_finish(false);
         outcome.duration_us = tattle__now_us() - outcome.started_us;

@@ -37,6 +37,8 @@ struct tattle__outcome {
     bool forked;
     int wait_status;            /* as from waitpid (forked runs) */
     bool timed_out;
+    int interrupted_by;         /* the run was stopped while this test ran:
+                                   the signal, or -1 for an internal error */
     uint64_t started_us;        /* monotonic */
     uint64_t duration_us;
     const struct tattle__capture *stdout_capture;  /* NULL with --no-fork */
@@ -57,11 +59,14 @@ struct tattle__schedule_callbacks {
 struct tattle__schedule_config {
     unsigned jobs;
     bool no_fork;
+    bool stdout_carries_report; /* a report goes to stdout (`-`): with
+                                   --no-fork, tests print to stderr */
 };
 
 /** Runs jobs until `next` has none and none is running, or until SIGINT/
- * SIGTERM. Returns 0, 1 when interrupted (running tests were killed and
- * are not reported as finished), or a negative errno on internal error. */
+ * SIGTERM. Returns 0, 1 when interrupted, or a negative errno on internal
+ * error; either way the tests that were running are killed and reported
+ * through `finished` with `interrupted_by` set. */
 int tattle__schedule_run(const struct tattle__schedule_config *config,
                          const struct tattle__schedule_callbacks *callbacks);
 

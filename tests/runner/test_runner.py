@@ -1180,6 +1180,17 @@ def interrupted_run(c, signal_number):
     c.expect_eq(r.tests.get("slowpoke/quick", {}).get("state"), "passed",
                 "%s: the finished test is in the report" % name)
     c.expect_eq(r.report["summary"]["result"], "failed", "summary.result")
+    running = r.tests.get("slowpoke/sleeps", {})
+    c.expect_eq(running.get("state"), "failed",
+                "%s: the test that was running is reported as failed" % name)
+    messages = [f["message"] for f in running.get("failures", []) if f["kind"] == "error"]
+    c.expect(any("interrupted (%s)" % name in m for m in messages),
+             "%s: the running test says the run was interrupted: %s" % (name, messages))
+    listed = subprocess.run([c.options.fixture, "--list", "--json", "slowpoke/*"],
+                            cwd=directory, env=c.environment(), capture_output=True)
+    selected = len(json.loads(listed.stdout))
+    c.expect_eq(r.report["summary"]["total"], selected,
+                "%s: summary.total counts every selected test" % name)
     for label, pid in pids:
         c.expect(not process_alive(pid), "%s: the running test (pid %d) was "
                  "not killed" % (name, pid))
@@ -1335,10 +1346,156 @@ def console_last_line(c):
         c.expect(False, "--json -: stdout is not only JSON: %s" % e)
 
 
+# ---------------------------------------------------------------- contract edges
+
+@case
+def worker_fatal_assert(c):
+    test_id = "contract/worker_fatal_assert_ends_only_the_worker"
+    r = c.run(c.options.contract, [test_id])
+    f = c.only_failure(r, test_id, "assertion")
+    c.expect_eq(f["message"], "the worker's own check", "the worker's failure is recorded")
+    stderr = c.test(r, test_id)["output"]["stderr"]
+    c.expect_eq(stderr.count("teardown in"), 1, "teardown ran once: %r" % stderr)
+    c.expect_eq(stderr.count("on_exit in"), 1, "on_exit ran once: %r" % stderr)
+    c.expect("worker status 1" in stderr, "the worker exited with status 1: %r" % stderr)
+
+
+@case
+def many_children(c):
+    directory = c.new_dir()
+    pid_file = os.path.join(directory, "pids")
+    r = c.run(c.options.contract, ["contract/leaves_many_children"], cwd=directory,
+              env={"CONTRACT_PID_FILE": pid_file})
+    c.expect_eq(r.status, 0, "the test passes")
+    pids = [pid for _, pid in read_pids(pid_file)]
+    c.pids_to_reap += pids
+    c.expect_eq(len(pids), 600, "600 children were started")
+    deadline = time.monotonic() + 5
+    while time.monotonic() < deadline and any(process_alive(p) for p in pids):
+        time.sleep(0.05)
+    alive = [p for p in pids if process_alive(p)]
+    c.expect(not alive, "%d of 600 children survived the test" % len(alive))
+
+
+@case
+def many_jobs(c):
+    r = c.run(c.options.contract, ["-j", "80", "crowd/*"], timeout=60)
+    sleepers = [t for t in r.report["tests"] if t["id"].startswith("crowd/sleeper_")]
+    c.expect_eq(len(sleepers), 69, "69 sleepers ran")
+    killed = [t["id"] for t in sleepers if t["state"] != "passed"]
+    c.expect(not killed, "sleepers killed when another test crashed: %s" % killed[:5])
+    c.expect_eq(c.test(r, "crowd/crasher")["state"], "failed", "the crasher failed")
+
+
+@case
+def usage_error_keeps_files(c):
+    directory = c.new_dir()
+    for name in ("old.jsonl", "old.json"):
+        with open(os.path.join(directory, name), "w") as f:
+            f.write("OLD\n")
+    r = c.run(c.options.contract, ["--jsonl", "old.jsonl", "--json", "missing/dir/r.json",
+                                   "contract/prints_to_stdout"], cwd=directory, report=False)
+    c.expect_eq(r.status, 2, "an unwritable report is a usage error")
+    c.expect("missing/dir/r.json" in r.stderr, "the message names the path: %r" % r.stderr)
+    c.expect_eq(len(r.stderr.strip().splitlines()), 1, "one line: %r" % r.stderr)
+    with open(os.path.join(directory, "old.jsonl")) as f:
+        c.expect_eq(f.read(), "OLD\n", "the existing stream file is untouched")
+    os.mkdir(os.path.join(directory, "adir"))
+    r = c.run(c.options.contract, ["--json", "adir", "contract/prints_to_stdout"],
+              cwd=directory, report=False)
+    c.expect_eq(r.status, 2, "a directory as report path is a usage error")
+    c.expect("adir" in r.stderr and "directory" in r.stderr, "named: %r" % r.stderr)
+    c.expect("PASS" not in r.stdout, "nothing ran: %r" % r.stdout)
+
+
+@case
+def no_fork_stdout_pure(c):
+    for flag in ("--json", "--jsonl"):
+        directory = c.new_dir()
+        p = subprocess.run([c.options.contract, "--no-fork", flag, "-",
+                            "contract/prints_to_stdout"], cwd=directory,
+                           env=c.environment(), capture_output=True, timeout=60)
+        c.expect_eq(p.returncode, 0, "%s -: exit status" % flag)
+        text = p.stdout.decode("utf-8", "replace")
+        try:
+            documents = [json.loads(text)] if flag == "--json" else \
+                [json.loads(line) for line in text.splitlines()]
+            c.expect(all(isinstance(d, dict) and "not" not in d for d in documents),
+                     "%s -: only report objects on stdout" % flag)
+        except ValueError as e:
+            c.expect(False, "%s - with --no-fork: stdout is not only JSON (%s): %r"
+                     % (flag, e, text[:200]))
+        c.expect("not" in p.stderr.decode("utf-8", "replace"),
+                 "%s -: the test's output went to stderr" % flag)
+
+
+@case
+def failed_per_binary(c):
+    directory = c.new_dir()
+    # A failing run of one binary, then another binary with --failed: it has
+    # nothing recorded, so it runs its selection and the first binary's
+    # failures stay recorded.
+    first = c.run(c.options.fixture, ["assert/int_eq"], cwd=directory)
+    c.expect_eq(first.status, 1, "the first binary's test fails")
+    second = c.run(c.options.contract, ["--failed", "contract/prints_to_stdout"], cwd=directory)
+    c.expect_eq(second.status, 0, "the other binary runs its own selection")
+    c.expect("contract/prints_to_stdout" in second.tests, "and reports it")
+    c.expect("no failure of this binary" in second.stderr, "with a note: %r" % second.stderr)
+    again = c.run(c.options.fixture, ["--failed"], cwd=directory)
+    c.expect_eq(sorted(t for t in again.tests if again.tests[t]["state"] != "excluded"),
+                ["assert/int_eq"], "the first binary's failure was kept")
+    # A subset run that passes other tests does not forget the failure.
+    c.run(c.options.fixture, ["assert/near_holds"], cwd=directory)
+    again = c.run(c.options.fixture, ["--failed"], cwd=directory)
+    c.expect("assert/int_eq" in again.tests, "a subset run keeps other failures")
+    with open(os.path.join(directory, ".tattle", "last-run.json"), encoding="utf-8") as f:
+        state = json.load(f)
+    problems = validate_json.check_against(state, "last-run.schema.json")
+    c.expect(not problems, "last-run.json validates: %s" % problems)
+
+
+@case
+def list_json_forms(c):
+    for argv in (["--list", "--json"], ["--json", "--list"], ["--list", "--json", "-"],
+                 ["--json", "-", "--list"]):
+        p = subprocess.run([c.options.contract] + argv + ["contract/*"], cwd=c.new_dir(),
+                           env=c.environment(), capture_output=True, timeout=60)
+        c.expect_eq(p.returncode, 0, "%s: exit status" % argv)
+        try:
+            text = p.stdout.decode("utf-8")
+            listing = json.loads(text)
+            c.expect(len(listing) >= 5, "%s: the tests are listed" % argv)
+            problems = validate_json.check_against(listing, "list.schema.json")
+            c.expect(not problems, "%s: the listing validates: %s" % (argv, problems))
+        except ValueError as e:
+            c.expect(False, "%s: stdout is not a UTF-8 JSON listing (%s): %r"
+                     % (argv, e, p.stdout[:200]))
+    r = c.run(c.options.contract, ["--jsonl", "--list"], report=False)
+    c.expect_eq(r.status, 2, "a flag is never taken as a file name")
+
+
+@case
+def trace_sizes_invalid(c):
+    r = c.run(c.options.contract, ["contract/*_out_of_range"])
+    for test_id, words in (("contract/tag_cap_out_of_range", "trace_messages:4294967297"),
+                           ("contract/field_cap_out_of_range", ".trace_cap")):
+        t = c.test(r, test_id)
+        c.expect_eq(t["state"], "invalid", "%s is invalid" % test_id)
+        messages = [f["message"] for f in t["failures"]]
+        c.expect(any(words in m for m in messages), "%s says why: %s" % (test_id, messages))
+
+
+@case
+def multiplier_clamped(c):
+    r = c.run(c.options.contract, ["contract/prints_to_stdout"],
+              env={"TATTLE_TIMEOUT_MULTIPLIER": "1e300"})
+    c.expect_eq(r.status, 0, "a huge multiplier does not turn into a tiny timeout")
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("case", choices=sorted(CASES))
-    for name in ("fixture", "selection", "all-macros", "no-short-names",
+    for name in ("fixture", "selection", "contract", "all-macros", "no-short-names",
                  "build-dir", "ctest", "queue-tests", "cc"):
         parser.add_argument("--" + name)
     options = parser.parse_args()

@@ -74,6 +74,11 @@ def _schema_problems(name, instance, where):
             for e in validator(name).iter_errors(instance)]
 
 
+def check_against(instance, name):
+    """Problems of `instance` against schemas/NAME (e.g. "list.schema.json")."""
+    return _schema_problems(name, instance, name)
+
+
 def check_summary(summary, where="summary"):
     problems = []
     total = sum(summary[s] for s in STATES)

@@ -1,0 +1,101 @@
+/*
+ * fixture_contract.c — tests that pin the runner's contract at its edges,
+ * for test_runner.py: a forked worker failing a fatal assertion, a test
+ * leaving hundreds of children behind, many concurrent jobs next to a
+ * crash, output printed while stdout carries a report, and tags and
+ * fields whose values are out of range or not UTF-8.
+ */
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <tattle/tattle.h>
+
+static void note_teardown(void)
+{
+    fprintf(stderr, "teardown in %d\n", (int)getpid());
+}
+
+static void note_on_exit(void *ctx)
+{
+    (void)ctx;
+    fprintf(stderr, "on_exit in %d\n", (int)getpid());
+}
+
+TEST(contract, worker_fatal_assert_ends_only_the_worker, .teardown = note_teardown)
+{
+    tattle_on_exit(note_on_exit, NULL);
+    pid_t worker = fork();
+    ASSERT_GE(worker, 0);
+    if (worker == 0) {
+        ASSERT_EQ(1, 2, "the worker's own check");
+        _exit(0); /* not reached */
+    }
+    int status = 0;
+    waitpid(worker, &status, 0);
+    fprintf(stderr, "worker status %d\n", WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+}
+
+/* Leaves 600 children behind (each blocked in pause()) and passes; their
+ * pids go to $CONTRACT_PID_FILE. */
+TEST(contract, leaves_many_children)
+{
+    const char *path = getenv("CONTRACT_PID_FILE");
+    FILE *pids = path ? fopen(path, "w") : NULL;
+    for (int i = 0; i < 600; i++) {
+        pid_t child = fork();
+        if (child == 0) {
+            for (;;)
+                pause();
+        }
+        if (child > 0 && pids)
+            fprintf(pids, "child %d\n", (int)child);
+    }
+    if (pids)
+        fclose(pids);
+}
+
+TEST(contract, prints_to_stdout)
+{
+    printf("{\"not\": \"a report\"}\n");
+    fputs("raw \x01 bytes\n", stdout);
+    fflush(stdout);
+}
+
+TEST(contract, tag_value_not_utf8, .tags = "area:\xff\xfe")
+{
+}
+
+TEST(contract, tag_cap_out_of_range, .tags = "trace_messages:4294967297")
+{
+}
+
+TEST(contract, field_cap_out_of_range, .tags = "trace_messages", .trace_cap = 2000000000)
+{
+}
+
+/* Many jobs at once: 69 tests sleep while one crashes; none of the
+ * sleepers may be taken for the crashed test's leftovers. */
+#define SLEEPER(n)                                                             \
+    TEST(crowd, sleeper_##n)                                                   \
+    {                                                                          \
+        usleep(400000);                                                        \
+    }
+#define TEN_SLEEPERS(d)                                                        \
+    SLEEPER(d##0) SLEEPER(d##1) SLEEPER(d##2) SLEEPER(d##3) SLEEPER(d##4)     \
+    SLEEPER(d##5) SLEEPER(d##6) SLEEPER(d##7) SLEEPER(d##8) SLEEPER(d##9)
+TEN_SLEEPERS(1) TEN_SLEEPERS(2) TEN_SLEEPERS(3) TEN_SLEEPERS(4)
+TEN_SLEEPERS(5) TEN_SLEEPERS(6)
+SLEEPER(70) SLEEPER(71) SLEEPER(72) SLEEPER(73) SLEEPER(74) SLEEPER(75)
+SLEEPER(76) SLEEPER(77) SLEEPER(78)
+
+TEST(crowd, crasher)
+{
+    usleep(100000);
+    volatile int *nowhere = mmap(NULL, (size_t)sysconf(_SC_PAGESIZE), PROT_NONE,
+                                 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    *nowhere = 1;
+}
