@@ -284,22 +284,6 @@ static int apply_jsonl(struct tattle__options *options, const char *flag, const 
     return 0;
 }
 
-static int apply_junit(struct tattle__options *options, const char *flag, const char *value, struct tattle__buffer *error)
-{
-    if (check_destination(flag, value, false, error) != 0)
-        return -EINVAL;
-    tattle__options_add_reporter(options, "junit", value);
-    return 0;
-}
-
-static int apply_tap(struct tattle__options *options, const char *flag, const char *value, struct tattle__buffer *error)
-{
-    if (check_destination(flag, value, true, error) != 0)
-        return -EINVAL;
-    tattle__options_add_reporter(options, "tap", value);
-    return 0;
-}
-
 static int apply_reporter(struct tattle__options *options, const char *flag, const char *value, struct tattle__buffer *error)
 {
     const char *equals = strchr(value, '=');
@@ -402,8 +386,6 @@ static const struct flag_spec flags[] = {
     {"trace-passed", 0, NULL, apply_trace_passed, "keep traces of passed tests too"},
     {"json", 0, "FILE|-", apply_json, "write the JSON report"},
     {"jsonl", 0, "FILE|-", apply_jsonl, "write the JSON Lines event stream"},
-    {"junit", 0, "FILE", apply_junit, "write a JUnit XML report"},
-    {"tap", 0, "FILE|-", apply_tap, "write a TAP report"},
     {"reporter", 0, "NAME[=FILE]", apply_reporter, "add a reporter by name"},
     {"failures-only", 0, NULL, apply_failures_only, "reports list failed tests only"},
     {"summary-only", 0, NULL, apply_summary_only, "reports carry the summary only"},
