@@ -8,6 +8,12 @@
  * a line of the other counts and then, alone on the last line,
  * `N passed, N failed, N skipped`. Colours only when wanted (decided by
  * the runner from --color, the terminal and NO_COLOR).
+ *
+ * Every string that came from a test (ids, messages, values, output, trace
+ * names and payloads, the rerun command) reaches the terminal through one
+ * escaping writer, print_escaped(): a test can print anything, and an
+ * escape sequence in its output must not recolour, move or retitle the
+ * user's terminal.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -19,9 +25,10 @@
 #include <string.h>
 
 #include "reporter/builtin.h"
+#include "reporter/utf8.h"
 
 enum { OUTPUT_TAIL_LINES = 12, OUTPUT_TAIL_BYTES = 2048, TRACE_EVENTS_SHOWN = 12,
-       FRAMES_SHOWN = 8 };
+       FRAMES_SHOWN = 8, SUMMARY_MESSAGE_BYTES = 160 };
 
 struct console {
     FILE *stream;
@@ -105,27 +112,86 @@ static void console_test_started(void *self, const struct tattle_test_info *test
     (void)self, (void)test;
 }
 
-/* Prints `text` with every line indented; returns nothing. Bytes that are
- * not printable ASCII or UTF-8 continuation are shown as-is; the terminal
- * decides. */
-static void print_indented(FILE *stream, const char *indent, const char *text,
-                           size_t length)
+/* Writes `text[0..length)`, which came from a test, so that it cannot
+ * drive the terminal: printable ASCII and well-formed UTF-8 pass as they
+ * are; control bytes (ESC among them), DEL, C1 control characters and
+ * every byte of ill-formed UTF-8 are shown as \xNN. With an `indent`, a newline starts a new line
+ * so indented (a newline ending the text is left to the caller); without
+ * one it is shown as \x0a, keeping a one-line field on one line. Returns
+ * the number of characters shown, for padding. */
+static size_t print_escaped(FILE *stream, const char *text, size_t length,
+                            const char *indent)
 {
-    fputs(indent, stream);
-    for (size_t i = 0; i < length; i++) {
-        char c = text[i];
-        if (c == '\n') {
+    size_t shown = 0;
+    for (size_t i = 0; i < length;) {
+        unsigned char byte = (unsigned char)text[i];
+        if (byte == '\n' && indent) {
             if (i + 1 < length) {
                 fputc('\n', stream);
                 fputs(indent, stream);
             }
-        } else if (c == '\0' || (c > 0 && c < ' ' && c != '\t')) {
-            fprintf(stream, "\\x%02x", (unsigned char)c);
+            i++;
+            continue;
+        }
+        size_t n = tattle__utf8_sequence_length(text + i, length - i);
+        /* U+0080..U+009F are control characters too: some terminals take
+         * U+009B as CSI, the start of an escape sequence. */
+        bool c1_control = n == 2 && byte == 0xC2 && (unsigned char)text[i + 1] < 0xA0;
+        if ((n > 1 && !c1_control) || (n == 1 && byte >= 0x20 && byte != 0x7f)) {
+            fwrite(text + i, 1, n, stream);
+            shown++;
+            i += n;
         } else {
-            fputc(c, stream);
+            fprintf(stream, "\\x%02x", byte);
+            shown += 4;
+            i++;
         }
     }
+    return shown;
+}
+
+/* A NUL-terminated string through print_escaped(); NULL prints `absent`. */
+static void print_string(FILE *stream, const char *text, const char *absent)
+{
+    if (!text)
+        text = absent;
+    print_escaped(stream, text, strlen(text), NULL);
+}
+
+/* Like print_string(), then spaces up to `width` characters. */
+static void print_padded(FILE *stream, const char *text, const char *absent,
+                         size_t width)
+{
+    if (!text)
+        text = absent;
+    for (size_t shown = print_escaped(stream, text, strlen(text), NULL);
+         shown < width; shown++)
+        fputc(' ', stream);
+}
+
+/* Prints `text` with every line indented, escaped as print_escaped() does. */
+static void print_indented(FILE *stream, const char *indent, const char *text,
+                           size_t length)
+{
+    fputs(indent, stream);
+    print_escaped(stream, text, length, indent);
     fputc('\n', stream);
+}
+
+/* The length of the longest prefix of `text[0..length)` that fits in
+ * `limit` bytes and does not end inside a UTF-8 character. */
+static size_t prefix_at_character(const char *text, size_t length, size_t limit)
+{
+    size_t end = 0;
+    while (end < length) {
+        size_t n = tattle__utf8_sequence_length(text + end, length - end);
+        if (n == 0)
+            n = 1;
+        if (end + n > limit)
+            break;
+        end += n;
+    }
+    return end;
 }
 
 static void print_output_tail(const struct console *console, const char *name,
@@ -153,35 +219,46 @@ static void print_output_tail(const struct console *console, const char *name,
 static void print_failure(const struct console *console, const struct tattle_failure *failure)
 {
     FILE *out = console->stream;
-    const char *location_file = failure->file ? failure->file : "?";
     switch (failure->kind) {
     case TATTLE_FAILURE_ASSERTION:
-        fprintf(out, "  %s:%d: %s%s(%s)%s\n", location_file, failure->line,
-                paint(console, BOLD), failure->macro ? failure->macro : "",
-                failure->expr ? failure->expr : "", paint(console, RESET));
+        fputs("  ", out);
+        print_string(out, failure->file, "?");
+        fprintf(out, ":%d: %s", failure->line, paint(console, BOLD));
+        print_string(out, failure->macro, "");
+        fputc('(', out);
+        print_string(out, failure->expr, "");
+        fprintf(out, ")%s\n", paint(console, RESET));
         print_indented(out, "    ", failure->message, strlen(failure->message));
         if (failure->left && failure->right) {
-            fprintf(out, "    left:  %s\n", failure->left);
-            fprintf(out, "    right: %s\n", failure->right);
+            fputs("    left:  ", out);
+            print_string(out, failure->left, "");
+            fputs("\n    right: ", out);
+            print_string(out, failure->right, "");
+            fputc('\n', out);
         }
         break;
     case TATTLE_FAILURE_CRASH:
     case TATTLE_FAILURE_TIMEOUT:
     case TATTLE_FAILURE_EXIT:
     case TATTLE_FAILURE_ERROR:
-        if (failure->file)
-            fprintf(out, "  %s:%d: ", location_file, failure->line);
-        else
-            fputs("  ", out);
-        fprintf(out, "%s%s:%s %s\n", paint(console, BOLD),
-                tattle_failure_kind_name(failure->kind), paint(console, RESET),
-                failure->message);
+        fputs("  ", out);
+        if (failure->file) {
+            print_string(out, failure->file, "?");
+            fprintf(out, ":%d: ", failure->line);
+        }
+        fprintf(out, "%s%s:%s ", paint(console, BOLD),
+                tattle_failure_kind_name(failure->kind), paint(console, RESET));
+        print_string(out, failure->message, "");
+        fputc('\n', out);
         for (size_t f = 0; f < failure->frame_count && f < FRAMES_SHOWN; f++) {
             const struct tattle_frame *frame = &failure->frames[f];
-            fprintf(out, "    #%zu %s", f, frame->function ? frame->function : "??");
-            if (frame->file)
-                fprintf(out, " at %s:%d", frame->file, frame->line);
-            else
+            fprintf(out, "    #%zu ", f);
+            print_string(out, frame->function, "??");
+            if (frame->file) {
+                fputs(" at ", out);
+                print_string(out, frame->file, "");
+                fprintf(out, ":%d", frame->line);
+            } else
                 fprintf(out, " (0x%" PRIxPTR ")", frame->address);
             fputc('\n', out);
         }
@@ -199,44 +276,70 @@ static void print_trace(const struct console *console, const struct tattle_trace
             trace->overflow ? ", budget exhausted" : "", paint(console, RESET));
     for (size_t i = first; i < trace->event_count; i++) {
         const struct tattle_trace_event *e = &trace->events[i];
-        fprintf(out, "    %9" PRIu64 "us  %-10s -> %-10s %-5s %-10s %s\n", e->t_us,
-                e->from ? e->from : "-", e->to ? e->to : "-",
-                tattle_trace_event_kind_name(e->kind), e->label ? e->label : "",
-                e->msg ? e->msg : "");
+        fprintf(out, "    %9" PRIu64 "us  ", e->t_us);
+        print_padded(out, e->from, "-", 10);
+        fputs(" -> ", out);
+        print_padded(out, e->to, "-", 10);
+        fprintf(out, " %-5s ", tattle_trace_event_kind_name(e->kind));
+        print_padded(out, e->label, "", 10);
+        fputc(' ', out);
+        print_string(out, e->msg, "");
+        fputc('\n', out);
     }
     for (size_t m = 0; m < trace->mailbox_count; m++) {
         const struct tattle_trace_mailbox *box = &trace->mailboxes[m];
-        fprintf(out, "  %smailbox %s (owner %s%s): %" PRIu64 " pending%s%s\n",
-                paint(console, DIM), box->name, box->owner ? box->owner : "?",
-                box->alive ? "" : ", gone", box->pending,
-                box->approx ? ", approximate" : "", paint(console, RESET));
-        for (size_t k = 0; k < box->message_count; k++)
-            fprintf(out, "    [%zu] %s\n", k, box->messages[k]);
+        fprintf(out, "  %smailbox ", paint(console, DIM));
+        print_string(out, box->name, "");
+        fputs(" (owner ", out);
+        print_string(out, box->owner, "?");
+        fprintf(out, "%s): %" PRIu64 " pending%s%s\n", box->alive ? "" : ", gone",
+                box->pending, box->approx ? ", approximate" : "",
+                paint(console, RESET));
+        for (size_t k = 0; k < box->message_count; k++) {
+            fprintf(out, "    [%zu] ", k);
+            print_string(out, box->messages[k], "");
+            fputc('\n', out);
+        }
     }
 }
 
+/* Keeps the line the end of the run lists for a failed test: its id, the
+ * first failure's location and the first line of its message, cut to
+ * SUMMARY_MESSAGE_BYTES on a character boundary. The line is kept escaped,
+ * ready to print. */
 static void remember_failure(struct console *console, const struct tattle_result *result)
 {
-    char line[512];
+    char *line = NULL;
+    size_t size = 0;
+    FILE *stream = open_memstream(&line, &size);
+    if (!stream)
+        return;
     const struct tattle_failure *first = result->failure_count ? &result->failures[0] : NULL;
-    const char *message = first ? first->message : "";
+    const char *message = first && first->message ? first->message : "";
     size_t message_length = strcspn(message, "\n");
-    if (message_length > 160)
-        message_length = 160;
-    if (first && first->file)
-        snprintf(line, sizeof line, "%s  %s:%d  %.*s", result->test->id, first->file,
-                 first->line, (int)message_length, message);
-    else
-        snprintf(line, sizeof line, "%s  %.*s", result->test->id, (int)message_length,
-                 message);
+    size_t shown = prefix_at_character(message, message_length, SUMMARY_MESSAGE_BYTES);
+    print_string(stream, result->test->id, "");
+    if (first && first->file) {
+        fputs("  ", stream);
+        print_string(stream, first->file, "");
+        fprintf(stream, ":%d", first->line);
+    }
+    fputs("  ", stream);
+    print_escaped(stream, message, shown, NULL);
+    if (shown < message_length)
+        fputs("...", stream);
+    if (fclose(stream) != 0) {
+        free(line);
+        return;
+    }
     char **lines = realloc(console->failed_lines,
                            (console->failed_count + 1) * sizeof *console->failed_lines);
-    if (!lines)
+    if (!lines) {
+        free(line);
         return;
+    }
     console->failed_lines = lines;
-    console->failed_lines[console->failed_count] = strdup(line);
-    if (console->failed_lines[console->failed_count])
-        console->failed_count++;
+    console->failed_lines[console->failed_count++] = line;
 }
 
 /* Returns whether anything was printed. */
@@ -260,14 +363,17 @@ static bool print_result(void *self, const struct tattle_result *result)
     case TATTLE_STATE_SKIPPED: label = "SKIP", color = YELLOW; break;
     case TATTLE_STATE_EXCLUDED: break;
     }
-    fprintf(out, "%s%-5s%s %s  %s(%.1f ms", paint(console, color), label,
-            paint(console, RESET), result->test->id, paint(console, DIM),
+    fprintf(out, "%s%-5s%s ", paint(console, color), label, paint(console, RESET));
+    print_string(out, result->test->id, "");
+    fprintf(out, "  %s(%.1f ms", paint(console, DIM),
             (double)result->duration_us / 1000.0);
     if (result->attempts > 1)
         fprintf(out, ", %u attempts", result->attempts);
     fprintf(out, ")%s", paint(console, RESET));
-    if (result->state == TATTLE_STATE_SKIPPED && result->skip_reason)
-        fprintf(out, "  %s", result->skip_reason);
+    if (result->state == TATTLE_STATE_SKIPPED && result->skip_reason) {
+        fputs("  ", out);
+        print_string(out, result->skip_reason, "");
+    }
     fputc('\n', out);
     if (!failed && !result->flaky)
         return true;
@@ -277,9 +383,11 @@ static bool print_result(void *self, const struct tattle_result *result)
     print_output_tail(console, "stderr", &result->stderr_output);
     if (result->trace)
         print_trace(console, result->trace);
-    if (result->rerun)
-        fprintf(out, "  %srerun: %s%s\n", paint(console, DIM), result->rerun,
-                paint(console, RESET));
+    if (result->rerun) {
+        fprintf(out, "  %srerun: ", paint(console, DIM));
+        print_string(out, result->rerun, "");
+        fprintf(out, "%s\n", paint(console, RESET));
+    }
     if (failed)
         remember_failure(console, result);
     return true;

@@ -83,6 +83,12 @@ bool tattle__utf8_is_clean(const char *bytes, size_t length)
     return true;
 }
 
+size_t tattle__utf8_sequence_length(const char *bytes, size_t available)
+{
+    size_t subpart;
+    return sequence_length((const unsigned char *)bytes, available, &subpart);
+}
+
 char *tattle__utf8_sanitize(const char *bytes, size_t length,
                             size_t *sanitized_length)
 {

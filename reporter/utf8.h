@@ -19,6 +19,11 @@
  * i.e. can be handed to cJSON as it is. */
 bool tattle__utf8_is_clean(const char *bytes, size_t length);
 
+/** Length (1..4) of the well-formed UTF-8 sequence that starts
+ * `bytes[0..available)`, or 0 when those bytes start an ill-formed one or
+ * a NUL byte. `available` must be at least 1. */
+size_t tattle__utf8_sequence_length(const char *bytes, size_t available);
+
 /** Returns a newly allocated, NUL-terminated, well-formed UTF-8 copy of
  * `bytes[0..length)` in which NUL bytes and invalid sequences are replaced
  * by U+FFFD, and stores its length (without the terminator) in

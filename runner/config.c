@@ -3,7 +3,10 @@
  *
  * The document is loaded whole (it is small), then walked key by key with a
  * table per mapping; every error carries the node's start mark (libyaml
- * counts lines and columns from 0; messages count from 1).
+ * counts lines and columns from 0; messages count from 1). libyaml keeps a
+ * key given twice in a mapping, so that is checked here: otherwise the
+ * last one would silently win. A report key must name a reporter built
+ * into this binary, checked here so the error has a location.
  */
 #include "runner/config.h"
 
@@ -17,12 +20,14 @@
 #include <yaml.h>
 
 #include "runner/tags.h"
+#include <tattle/reporter.h>
 
 struct config_reader {
     yaml_document_t document;
     const char *path;
     struct tattle__options *options;
     struct tattle__buffer *error;
+    const yaml_node_t *key;     /* the key being read, for errors about it */
 };
 
 static int fail_at(struct config_reader *reader, const yaml_node_t *node,
@@ -104,6 +109,25 @@ static int read_string(struct config_reader *reader, const yaml_node_t *node,
     return 0;
 }
 
+/* Fails when the key of `pair` was already given earlier in `mapping`. */
+static int check_key_is_new(struct config_reader *reader, const yaml_node_t *mapping,
+                            const yaml_node_pair_t *pair)
+{
+    const yaml_node_t *key = node_at(reader, pair->key);
+    if (key->type != YAML_SCALAR_NODE)
+        return 0;
+    for (const yaml_node_pair_t *earlier = mapping->data.mapping.pairs.start;
+         earlier < pair; earlier++) {
+        const yaml_node_t *other = node_at(reader, earlier->key);
+        if (other->type == YAML_SCALAR_NODE &&
+            strcmp(scalar_text(other), scalar_text(key)) == 0)
+            return fail_at(reader, key, "'%s' is given twice (first at %zu:%zu)",
+                           scalar_text(key), other->start_mark.line + 1,
+                           other->start_mark.column + 1);
+    }
+    return 0;
+}
+
 typedef int (*key_reader)(struct config_reader *reader, const yaml_node_t *value);
 
 struct key_spec {
@@ -129,7 +153,11 @@ static int read_mapping(struct config_reader *reader, const yaml_node_t *node,
                 spec = &keys[i];
         if (!spec)
             return fail_at(reader, key, "unknown key '%s'", scalar_text(key));
-        int rc = spec->read(reader, value);
+        int rc = check_key_is_new(reader, node, pair);
+        if (rc != 0)
+            return rc;
+        reader->key = key;
+        rc = spec->read(reader, value);
         if (rc != 0)
             return rc;
     }
@@ -172,6 +200,8 @@ static int read_report(struct config_reader *reader, const yaml_node_t *value,
 {
     if (is_null(value))
         return 0;
+    if (!tattle_reporter_find(name))
+        return fail_at(reader, reader->key, "no reporter named '%s'", name);
     const char *path = NULL;
     int rc = read_string(reader, value, &path);
     if (rc == 0)
@@ -236,8 +266,11 @@ static int read_tag_rules(struct config_reader *reader, const yaml_node_t *value
             yaml_node_t *key = node_at(reader, pair->key);
             yaml_node_t *val = node_at(reader, pair->value);
             const char *name = key->type == YAML_SCALAR_NODE ? scalar_text(key) : "";
+            int rc = check_key_is_new(reader, rule, pair);
+            if (rc != 0)
+                return rc;
             if (strcmp(name, "match") == 0) {
-                int rc = read_string(reader, val, &match);
+                rc = read_string(reader, val, &match);
                 if (rc != 0)
                     return rc;
             } else if (strcmp(name, "add") == 0) {

@@ -2,12 +2,17 @@
  * slot.c — writing and reading the shared-memory result slot.
  *
  * Record layout: a header {uint32 size, uint32 type} followed by the
- * payload, 8-byte aligned. The writer claims space with an atomic add,
- * writes the size, then the payload, and commits by storing the type with
- * release order. The reader walks claimed space in order: a zero size ends
- * the walk (a writer died before writing it); an uncommitted type is
- * skipped.
+ * payload, 8-byte aligned. The writer claims space with a compare-and-swap
+ * that never moves `reserved` past the capacity (a record that does not
+ * fit only counts in failures_dropped, so no number of dropped records can
+ * wrap the counter onto old ones), writes the size, then the payload, and
+ * commits by storing the type with release order. The reader walks claimed
+ * space in order: a zero size ends the walk (a writer died before writing
+ * it); an uncommitted type is skipped. Each string of a record is cut to
+ * FIELD_BYTES_MAX, so one huge message cannot cost a failure its file,
+ * line and macro.
  */
+#include <stdio.h>
 #include "runner/slot.h"
 
 #include <stdlib.h>
@@ -28,7 +33,7 @@ struct record_header {
     _Atomic uint32_t type;
 };
 
-enum { STRING_FIELDS = 6 };
+enum { STRING_FIELDS = 6, FIELD_BYTES_MAX = 16 * 1024 };
 
 struct failure_payload {
     int32_t kind;
@@ -86,12 +91,16 @@ static void *record_claim(struct tattle__slot *slot, size_t payload_size,
                           struct record_header **header_out)
 {
     size_t size = align8(sizeof(struct record_header) + payload_size);
-    uint32_t offset = atomic_fetch_add(&slot->reserved, (uint32_t)size);
-    /* Keep room for a zero header after the last record: it ends the walk. */
-    if ((size_t)offset + size + sizeof(struct record_header) > slot->capacity) {
-        atomic_fetch_add(&slot->failures_dropped, 1);
-        return NULL;
-    }
+    uint32_t offset = atomic_load_explicit(&slot->reserved, memory_order_relaxed);
+    do {
+        /* Keep room for a zero header after the last record: it ends the
+         * walk. */
+        if ((size_t)offset + size + sizeof(struct record_header) > slot->capacity) {
+            atomic_fetch_add(&slot->failures_dropped, 1);
+            return NULL;
+        }
+    } while (!atomic_compare_exchange_weak(&slot->reserved, &offset,
+                                           (uint32_t)(offset + size)));
     struct record_header *header = (void *)(slot->records + offset);
     header->size = (uint32_t)size;
     *header_out = header;
@@ -103,6 +112,67 @@ static void record_commit(struct record_header *header, enum record_type type)
     atomic_store_explicit(&header->type, type, memory_order_release);
 }
 
+/* A string as a record stores it: its first `kept` bytes, then `note`
+ * when it was cut. */
+struct stored_string {
+    const char *text;
+    size_t kept;
+    char note[48];
+    size_t note_length;
+};
+
+/* Prepares `text` for storing; returns the stored length. A string longer
+ * than FIELD_BYTES_MAX is cut there (not inside a UTF-8 character) and ends
+ * with "... [truncated N bytes]". */
+static size_t stored_string_prepare(struct stored_string *stored, const char *text)
+{
+    size_t length = strlen(text);
+    *stored = (struct stored_string){.text = text, .kept = length};
+    if (length > FIELD_BYTES_MAX) {
+        size_t kept = FIELD_BYTES_MAX;
+        while (kept > 0 && ((unsigned char)text[kept] & 0xC0) == 0x80)
+            kept--;
+        stored->kept = kept;
+        int written = snprintf(stored->note, sizeof stored->note,
+                               "... [truncated %zu bytes]", length - kept);
+        stored->note_length = written > 0 ? (size_t)written : 0;
+    }
+    return stored->kept + stored->note_length;
+}
+
+/* Writes one record of `fixed` and the non-NULL `strings`; returns false
+ * when it does not fit. */
+static bool add_strings_record(struct tattle__slot *slot, enum record_type type,
+                               struct failure_payload fixed,
+                               const char *const *strings, int count)
+{
+    struct stored_string stored[STRING_FIELDS];
+    size_t size = sizeof fixed;
+    for (int i = 0; i < count; i++) {
+        if (!strings[i])
+            continue;
+        fixed.present |= 1u << i;
+        fixed.lengths[i] = (uint32_t)stored_string_prepare(&stored[i], strings[i]);
+        size += fixed.lengths[i] + 1;
+    }
+    struct record_header *header;
+    unsigned char *payload = record_claim(slot, size, &header);
+    if (!payload)
+        return false;
+    memcpy(payload, &fixed, sizeof fixed);
+    unsigned char *cursor = payload + sizeof fixed;
+    for (int i = 0; i < count; i++) {
+        if (!strings[i])
+            continue;
+        memcpy(cursor, stored[i].text, stored[i].kept);
+        memcpy(cursor + stored[i].kept, stored[i].note, stored[i].note_length);
+        cursor[fixed.lengths[i]] = '\0';
+        cursor += fixed.lengths[i] + 1;
+    }
+    record_commit(header, type);
+    return true;
+}
+
 bool tattle__slot_add_failure(struct tattle__slot *slot,
                               const struct tattle__slot_failure *failure)
 {
@@ -111,53 +181,15 @@ bool tattle__slot_add_failure(struct tattle__slot *slot,
                                           failure->left,    failure->right};
     struct failure_payload fixed = {.kind = (int32_t)failure->kind,
                                     .line = failure->line};
-    size_t size = sizeof fixed;
-    for (int i = 0; i < STRING_FIELDS; i++) {
-        if (!strings[i])
-            continue;
-        fixed.present |= 1u << i;
-        fixed.lengths[i] = (uint32_t)strlen(strings[i]);
-        size += fixed.lengths[i] + 1;
-    }
-    struct record_header *header;
-    unsigned char *payload = record_claim(slot, size, &header);
-    if (!payload)
-        return false;
-    memcpy(payload, &fixed, sizeof fixed);
-    unsigned char *cursor = payload + sizeof fixed;
-    for (int i = 0; i < STRING_FIELDS; i++) {
-        if (!strings[i])
-            continue;
-        memcpy(cursor, strings[i], fixed.lengths[i] + 1);
-        cursor += fixed.lengths[i] + 1;
-    }
-    record_commit(header, RECORD_FAILURE);
-    return true;
+    return add_strings_record(slot, RECORD_FAILURE, fixed, strings, STRING_FIELDS);
 }
 
 bool tattle__slot_add_skip(struct tattle__slot *slot, const char *reason,
                            const char *file, int line)
 {
-    const char *strings[2] = {reason, file};
+    const char *strings[2] = {reason ? reason : "", file ? file : ""};
     struct failure_payload fixed = {.line = line};
-    size_t size = sizeof fixed;
-    for (int i = 0; i < 2; i++) {
-        fixed.present |= 1u << i;
-        fixed.lengths[i] = (uint32_t)strlen(strings[i]);
-        size += fixed.lengths[i] + 1;
-    }
-    struct record_header *header;
-    unsigned char *payload = record_claim(slot, size, &header);
-    if (!payload)
-        return false;
-    memcpy(payload, &fixed, sizeof fixed);
-    unsigned char *cursor = payload + sizeof fixed;
-    for (int i = 0; i < 2; i++) {
-        memcpy(cursor, strings[i], fixed.lengths[i] + 1);
-        cursor += fixed.lengths[i] + 1;
-    }
-    record_commit(header, RECORD_SKIP);
-    return true;
+    return add_strings_record(slot, RECORD_SKIP, fixed, strings, 2);
 }
 
 bool tattle__slot_add_crash(struct tattle__slot *slot, int signal_number,

@@ -4,9 +4,11 @@
  * The runner maps one slot per job in shared memory before forking, so the
  * test process (its threads and forked children too) writes failures, a
  * skip and crash frames into memory the runner still reads after the
- * process died. Records are claimed with an atomic add and committed by
- * writing their type last, so a writer killed mid-record leaves a record
- * the reader skips or stops at, never one read half-written.
+ * process died. Records are claimed atomically (never past the end: a
+ * record that does not fit is only counted) and committed by writing
+ * their type last, so a writer killed mid-record leaves a record the
+ * reader skips or stops at, never one read half-written. Strings longer
+ * than 16 KiB are cut, with a note of how much was left out.
  */
 #ifndef TATTLE_RUNNER_SLOT_H
 #define TATTLE_RUNNER_SLOT_H
@@ -30,7 +32,8 @@ enum tattle__phase {
 enum { TATTLE__MAX_FRAMES = 64 };
 
 struct tattle__slot {
-    _Atomic uint32_t reserved;          /* bytes of records claimed */
+    _Atomic uint32_t reserved;          /* bytes of records claimed, never
+                                           more than capacity */
     uint32_t capacity;                  /* bytes available for records */
     _Atomic uint32_t phase;             /* enum tattle__phase */
     _Atomic uint32_t failures_dropped;  /* records that did not fit */

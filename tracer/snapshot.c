@@ -121,9 +121,10 @@ size_t tattle__snapshot_render(const unsigned char *data, size_t length,
     if (out_size == 0)
         return 0;
     size_t printable = length;
-    /* Trailing NULs (a C string with its terminator, a zeroed tail) do not
-     * make a message binary. */
-    while (printable > 0 && data[printable - 1] == '\0')
+    /* One trailing NUL is a C string's terminator and does not make a
+     * message binary. More are not stripped: an int 65 is "41 00 00 00",
+     * and showing it as 'A' would tell the reader a lie. */
+    if (!text && printable > 0 && data[printable - 1] == '\0')
         printable--;
     bool is_text = text;
     if (!is_text) {

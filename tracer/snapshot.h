@@ -42,8 +42,9 @@ int tattle__snapshot_take(struct tattle__snapshot *snapshot,
 void tattle__snapshot_clear(struct tattle__snapshot *snapshot);
 
 /** Renders a payload as text into `out` (NUL-terminated, at most
- * `out_size` bytes): printable bytes as they are, anything else as
- * "hex:" followed by the bytes in hexadecimal. Returns the text length. */
+ * `out_size` bytes): printable bytes as they are (without the one NUL
+ * that may end a C string), anything else as "hex:" followed by all the
+ * bytes in hexadecimal. Returns the text length. */
 size_t tattle__snapshot_render(const unsigned char *data, size_t length,
                                bool text, char *out, size_t out_size);
 

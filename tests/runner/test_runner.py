@@ -24,12 +24,12 @@ import subprocess
 import sys
 import tempfile
 import time
-import traceback
 
 SOURCE_DIR = os.environ.get(
     "TATTLE_SOURCE_DIR",
     os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
 sys.path.insert(0, os.path.join(SOURCE_DIR, "tests", "tools"))
+import driver  # noqa: E402
 import validate_json  # noqa: E402
 
 HERE = os.path.join(SOURCE_DIR, "tests", "runner")
@@ -1499,21 +1499,7 @@ def main():
                  "build-dir", "ctest", "queue-tests", "cc"):
         parser.add_argument("--" + name)
     options = parser.parse_args()
-    c = Case(options)
-    try:
-        CASES[options.case](c)
-    except CheckFailed:
-        pass
-    except Exception:
-        c.problems.append("the driver failed:\n" + traceback.format_exc())
-    finally:
-        c.cleanup()
-    for p in c.problems:
-        print("FAILED: %s" % p)
-    if c.problems:
-        return 1
-    print("ok: %s" % options.case)
-    return 0
+    return driver.run_case(CASES[options.case], Case(options), options.case, CheckFailed)
 
 
 if __name__ == "__main__":
