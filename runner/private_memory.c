@@ -4,7 +4,10 @@
  */
 #include "runner/private_memory.h"
 
+#include "runner/text.h"
+
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -22,6 +25,21 @@
 
 enum { HEADER = 64 }; /* keeps the items cache-line aligned */
 
+#if TATTLE__LEAK_CHECKED
+/* Under AddressSanitizer this is the heap: LeakSanitizer, run when a test
+ * calls exit(), does not scan anonymous mappings (nor memory a forked test
+ * did not inherit), so heap blocks only this memory points to would be
+ * reported as leaks. A sanitizer build is not about fork speed. */
+void *tattle__private_calloc(size_t count, size_t size)
+{
+    return tattle__calloc(count, size);
+}
+
+void tattle__private_free(void *memory)
+{
+    free(memory);
+}
+#else
 void *tattle__private_calloc(size_t count, size_t size)
 {
     if (count == 0 || size == 0)
@@ -41,13 +59,8 @@ void *tattle__private_calloc(size_t count, size_t size)
         (void)ignored;
         _exit(3);
     }
-    /* Best effort: without it the memory still works, forks just cost more.
-     * Not under AddressSanitizer: LeakSanitizer, run when a test calls
-     * exit(), scans the memory the test process has, and heap blocks that
-     * only this memory points to would look leaked there. */
-#if !TATTLE__LEAK_CHECKED
+    /* Best effort: without it the memory still works, forks just cost more. */
     madvise(mapping, length, MADV_DONTFORK);
-#endif
     memcpy(mapping, &length, sizeof length);
     return (char *)mapping + HEADER;
 }
@@ -61,3 +74,4 @@ void tattle__private_free(void *memory)
     memcpy(&length, mapping, sizeof length);
     munmap(mapping, length);
 }
+#endif
