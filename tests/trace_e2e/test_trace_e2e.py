@@ -61,7 +61,7 @@ class Run:
                      "--color", "never"] + list(args)
         started = time.monotonic()
         p = subprocess.run(self.args, cwd=cwd, capture_output=True,
-                           timeout=100, env=clean_env())
+                           timeout=300, env=clean_env())
         self.seconds = time.monotonic() - started
         self.status = p.returncode
         self.stdout = p.stdout.decode("utf-8", "replace")
