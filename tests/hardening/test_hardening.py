@@ -16,11 +16,9 @@ import argparse
 import json
 import os
 import re
-import shutil
 import struct
 import subprocess
 import sys
-import tempfile
 
 SOURCE_DIR = os.environ.get(
     "TATTLE_SOURCE_DIR",
@@ -42,8 +40,7 @@ RUNNER_VARIABLES = (
 OLD_REPORT = "OLD REPORT\n"
 
 
-class CheckFailed(Exception):
-    pass
+CheckFailed = driver.CheckFailed
 
 
 class Run:
@@ -56,32 +53,10 @@ class Run:
         self.tests = {}
 
 
-class Case:
+class Case(driver.Checks):
     def __init__(self, options):
+        super().__init__("tattle-hardening-")
         self.options = options
-        self.problems = []
-        self.scratch = tempfile.mkdtemp(prefix="tattle-hardening-")
-        self.runs = 0
-
-    def expect(self, condition, message):
-        if not condition:
-            self.problems.append(message)
-        return condition
-
-    def expect_eq(self, actual, expected, what):
-        return self.expect(actual == expected,
-                           "%s: expected %r, got %r" % (what, expected, actual))
-
-    def require(self, condition, message):
-        if not condition:
-            self.problems.append(message)
-            raise CheckFailed(message)
-
-    def new_dir(self):
-        self.runs += 1
-        path = os.path.join(self.scratch, "run%d" % self.runs)
-        os.mkdir(path)
-        return path
 
     def run(self, args, cwd=None, report=True):
         """Runs the fixture with `args` in `cwd` (a new directory when
@@ -113,11 +88,6 @@ class Case:
                      % (test_id, sorted(run.tests)))
         return run.tests[test_id]
 
-    def cleanup(self):
-        if not self.problems:
-            shutil.rmtree(self.scratch, ignore_errors=True)
-        else:
-            print("scratch directory kept: %s" % self.scratch)
 
 
 def marker_line(marker):
@@ -316,7 +286,7 @@ def main():
     parser.add_argument("case", choices=sorted(CASES))
     parser.add_argument("--fixture", required=True)
     options = parser.parse_args()
-    return driver.run_case(CASES[options.case], Case(options), options.case, CheckFailed)
+    return driver.run_case(CASES[options.case], Case(options), options.case)
 
 
 if __name__ == "__main__":

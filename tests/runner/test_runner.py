@@ -18,11 +18,9 @@ import pty
 import re
 import resource
 import select
-import shutil
 import signal
 import subprocess
 import sys
-import tempfile
 import time
 
 SOURCE_DIR = os.environ.get(
@@ -48,45 +46,19 @@ SELECTION_IDS = (["queue/push", "queue/pop", "queue/pop_empty",
                  ["order/t%02d" % i for i in range(12)])
 
 
-class CheckFailed(Exception):
-    pass
+CheckFailed = driver.CheckFailed
 
 
-class Case:
+class Case(driver.Checks):
     """The state of one case: its options, scratch directory and the
     checks that did not hold."""
 
     def __init__(self, options):
+        super().__init__("tattle-runner-")
         self.options = options
-        self.problems = []
-        self.scratch = tempfile.mkdtemp(prefix="tattle-runner-")
-        self.runs = 0
         self.pids_to_reap = []
 
-    # ---- checks ----
-
-    def expect(self, condition, message):
-        if not condition:
-            self.problems.append(message)
-        return condition
-
-    def expect_eq(self, actual, expected, what):
-        return self.expect(actual == expected,
-                           "%s: expected %r, got %r" % (what, expected, actual))
-
-    def require(self, condition, message):
-        """Like expect, but the case cannot go on without it."""
-        if not condition:
-            self.problems.append(message)
-            raise CheckFailed(message)
-
     # ---- running ----
-
-    def new_dir(self):
-        self.runs += 1
-        path = os.path.join(self.scratch, "run%d" % self.runs)
-        os.mkdir(path)
-        return path
 
     def environment(self, extra=None):
         env = {k: v for k, v in os.environ.items() if k not in RUNNER_VARIABLES}
@@ -155,10 +127,7 @@ class Case:
                 os.kill(pid, signal.SIGKILL)
             except OSError:
                 pass
-        if not self.problems:
-            shutil.rmtree(self.scratch, ignore_errors=True)
-        else:
-            print("scratch directory kept: %s" % self.scratch)
+        super().cleanup()
 
 
 class Result:
@@ -1499,7 +1468,7 @@ def main():
                  "build-dir", "ctest", "queue-tests", "cc"):
         parser.add_argument("--" + name)
     options = parser.parse_args()
-    return driver.run_case(CASES[options.case], Case(options), options.case, CheckFailed)
+    return driver.run_case(CASES[options.case], Case(options), options.case)
 
 
 if __name__ == "__main__":

@@ -1,17 +1,59 @@
-"""The common end of the Python test drivers: run one case, collect the
-checks that did not hold, print them, and turn them into an exit status
-(0 all held, 1 otherwise), so every driver reports the same way to CTest.
-
-A case object has `problems` (a list of strings) and `cleanup()`; a case
-function raises `stop` (the driver's own exception class) to end early.
+"""What the Python test drivers share: the checks a case makes (a failed
+`expect` is recorded and the case goes on; a failed `require` ends it), a
+scratch directory per case with one new directory per run, and the run of
+one case into an exit status for CTest (0 when every check held, 1
+otherwise, each failed check printed).
 """
+import os
+import shutil
+import tempfile
 import traceback
 
 
-def run_case(function, case, name, stop):
+class CheckFailed(Exception):
+    """Raised by `require`: the case cannot go on."""
+
+
+class Checks:
+    def __init__(self, scratch_prefix):
+        self.problems = []
+        self.scratch = tempfile.mkdtemp(prefix=scratch_prefix)
+        self.runs = 0
+
+    def expect(self, condition, message):
+        if not condition:
+            self.problems.append(message)
+        return condition
+
+    def expect_eq(self, actual, expected, what):
+        return self.expect(actual == expected,
+                           "%s: expected %r, got %r" % (what, expected, actual))
+
+    def require(self, condition, message):
+        """Like expect, but the case cannot go on without it."""
+        if not condition:
+            self.problems.append(message)
+            raise CheckFailed(message)
+
+    def new_dir(self):
+        self.runs += 1
+        path = os.path.join(self.scratch, "run%d" % self.runs)
+        os.mkdir(path)
+        return path
+
+    def cleanup(self):
+        """Removes the scratch directory, or keeps it to look at when a
+        check failed."""
+        if not self.problems:
+            shutil.rmtree(self.scratch, ignore_errors=True)
+        else:
+            print("scratch directory kept: %s" % self.scratch)
+
+
+def run_case(function, case, name):
     try:
         function(case)
-    except stop:
+    except CheckFailed:
         pass
     except Exception:
         case.problems.append("the driver failed:\n" + traceback.format_exc())
