@@ -328,9 +328,9 @@ static void plan_invalid(struct planned_test *planned, struct tattle__buffer *re
     planned->not_run_reason = planned->owned_reason;
 }
 
-/* Reads and checks the sizes a test asks for; returns false (and makes the
- * test invalid) when one is out of range, rather than truncating it. */
-static bool resolve_trace_sizes(struct planned_test *planned,
+/* Reads and checks the sizes a test asks for; one out of range makes the
+ * test invalid (with the reason) rather than being truncated. */
+static void resolve_trace_sizes(struct planned_test *planned,
                                 struct tattle__trace_config *trace)
 {
     const struct tattle__test_entry *entry = planned->entry;
@@ -347,7 +347,7 @@ static bool resolve_trace_sizes(struct planned_test *planned,
                                   "tag 'trace_messages:%s': the cap must be a whole number from 1 to %d",
                                   tag->value, MAX_TRACE_CAP);
             plan_invalid(planned, &reason);
-            return false;
+            return;
         }
         trace->cap = (uint32_t)cap;
     }
@@ -355,19 +355,18 @@ static bool resolve_trace_sizes(struct planned_test *planned,
         tattle__buffer_printf(&reason, ".trace_cap = %d: must be from 1 to %d",
                               test->options.trace_cap, MAX_TRACE_CAP);
         plan_invalid(planned, &reason);
-        return false;
+        return;
     }
     if (test->options.trace_budget < 0 || test->options.trace_budget > MAX_TRACE_BUDGET) {
         tattle__buffer_printf(&reason, ".trace_budget = %d: must be from 1 to %d",
                               test->options.trace_budget, MAX_TRACE_BUDGET);
         plan_invalid(planned, &reason);
-        return false;
+        return;
     }
     if (test->options.trace_cap > 0)
         trace->cap = (uint32_t)test->options.trace_cap;
     if (test->options.trace_budget > 0)
         trace->budget = (uint32_t)test->options.trace_budget;
-    return true;
 }
 
 static void resolve_execution(const struct run_state *state,
@@ -433,9 +432,9 @@ static void build_plan(struct run_state *state, const struct tattle__string_list
         planned->entry = entry;
         planned->not_run_state = TATTLE_STATE_PASSED;
         resolve_execution(state, planned);
-        if (planned->not_run_state == TATTLE_STATE_INVALID) {
-            /* resolve_execution found an out-of-range size */
-        } else if (entry->invalid_reason) {
+        if (planned->not_run_state == TATTLE_STATE_INVALID)
+            continue; /* an out-of-range size; the reason is set */
+        if (entry->invalid_reason) {
             planned->not_run_state = TATTLE_STATE_INVALID;
             planned->not_run_reason = entry->invalid_reason;
         } else if (o->only.count && !matches_any_tag(entry, &o->only)) {
