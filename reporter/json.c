@@ -59,6 +59,7 @@ struct json_reporter {
 
     /* Compact mode: lines written straight to the output. */
     struct tattle__atomic_file output_file;
+    bool compact_anonymous;     /* output_file.fd has no name until end */
     struct tattle__sink output;
 
     bool first_failure_seen;
@@ -236,7 +237,19 @@ static int json_create(void **out, const char *destination,
         if (self->to_stdout)
             self->output.fd = STDOUT_FILENO;
         else {
-            error = tattle__atomic_open(&self->output_file, destination);
+            /* Like the full report: a file without a name until the end,
+             * so a killed run leaves nothing behind beside the old one. */
+            char *directory = tattle__path_directory(destination);
+            int fd = directory ? tattle__anonymous_open(directory) : -ENOMEM;
+            free(directory);
+            if (fd >= 0) {
+                self->output_file.fd = fd;
+                self->compact_anonymous = true;
+            } else if (fd == -EOPNOTSUPP) {
+                error = tattle__atomic_open(&self->output_file, destination);
+            } else {
+                error = fd;
+            }
             self->output.fd = self->output_file.fd;
         }
     } else {
@@ -577,7 +590,13 @@ static int json_end(void *opaque, const struct tattle_summary *summary)
         if (!error)
             error = finish_compact(self, summary);
         if (!error && !self->to_stdout) {
-            error = tattle__atomic_commit(&self->output_file);
+            if (self->compact_anonymous) {
+                error = tattle__anonymous_commit(self->output_file.fd, self->destination);
+                close(self->output_file.fd);
+                self->output_file.fd = -1;
+            } else {
+                error = tattle__atomic_commit(&self->output_file);
+            }
             self->output.fd = -1;
         }
         return error;

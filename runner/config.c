@@ -178,7 +178,7 @@ NUMBER_KEY(read_timeout, timeout_ms, 1, LONG_MAX / 1000)
 NUMBER_KEY(read_trace_cap, trace_cap, 1, 1000000)
 NUMBER_KEY(read_trace_budget, trace_budget, 1, 100000000)
 NUMBER_KEY(read_trace_level, trace_level, 0, INT_MAX)
-NUMBER_KEY(read_trace_payload, trace_payload_bytes, 1, 65536)
+NUMBER_KEY(read_trace_payload, trace_payload_bytes, 1, 256) /* the tracer's record size */
 
 static int read_trace_passed(struct config_reader *reader, const yaml_node_t *value)
 {

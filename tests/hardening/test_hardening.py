@@ -262,6 +262,15 @@ def config_duplicate_key(c):
 
 
 @case
+def config_value_out_of_range(c):
+    # A value the tracer cannot honour is refused at its location, not
+    # clamped silently.
+    broken_config(c, "trace:\n  payload_bytes: 300\n",
+                  r"tattle\.yml:2:18: '300' is not a whole number from 1 to 256",
+                  "payload_bytes above the record size")
+
+
+@case
 def config_unknown_reporter(c):
     broken_config(c, "reports: {junit: out.xml}\n",
                   r"tattle\.yml:1:11: no reporter named 'junit'",

@@ -150,13 +150,24 @@ def kill_orphans():
 
 
 def case_sigkill(binary, out):
+    sigkill_mid_run(binary, out, [])
+
+
+def case_sigkill_compact(binary, out):
+    sigkill_mid_run(binary, out, ["--compact"])
+
+
+def sigkill_mid_run(binary, out, extra):
+    """Kills the runner with SIGKILL while a test hangs: the stream names
+    it, the old report (written with `extra` flags) is untouched, and no
+    temporary file is left beside it."""
     become_subreaper()
     with open(os.path.join(out, "report.json"), "w") as f:
         f.write("OLD")
     env = dict(os.environ, TATTLE_TIMEOUT_MULTIPLIER="200")
     stream_path = os.path.join(out, "stream.jsonl")
     proc = subprocess.Popen([binary, "-j", "1", "--json", "report.json",
-                             "--jsonl", "stream.jsonl"], cwd=out, env=env,
+                             "--jsonl", "stream.jsonl"] + extra, cwd=out, env=env,
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     hang = "demo/hangs_until_timeout"
     deadline = time.time() + 30
@@ -235,7 +246,7 @@ def case_golden(binary, out):
 
 
 CASES = {"modes": case_modes, "recipes": case_recipes, "sigkill": case_sigkill,
-         "golden": case_golden}
+         "sigkill-compact": case_sigkill_compact, "golden": case_golden}
 
 
 def main():
