@@ -27,6 +27,7 @@ struct layout {
     uint64_t ring_bytes;
     uint64_t heap_offset;
     uint64_t heap_size;
+    uint64_t mailbox_offset;
     uint64_t size;
 };
 
@@ -44,6 +45,8 @@ static int plan_layout(struct layout *layout, uint32_t cap, uint32_t payload_byt
     if (layout->ring_bytes > UINT32_MAX)
         return -EINVAL;
     layout->heap_offset = round_up(sizeof(struct tattle__arena), 4096);
+    layout->mailbox_offset = layout->heap_offset +
+                             layout->ring_bytes * TATTLE__MAX_ACTORS;
     layout->heap_size = layout->ring_bytes * TATTLE__MAX_ACTORS +
                         TATTLE__MAILBOX_HEAP_BYTES;
     layout->size = round_up(layout->heap_offset + layout->heap_size, 4096);
@@ -66,6 +69,8 @@ static void write_header(struct tattle__arena *arena, const struct layout *layou
     arena->ring_bytes = (uint32_t)layout->ring_bytes;
     arena->heap_offset = layout->heap_offset;
     arena->heap_size = layout->heap_size;
+    arena->mailbox_offset = layout->mailbox_offset;
+    arena->mailbox_size = TATTLE__MAILBOX_HEAP_BYTES;
     if (++last_generation == 0)
         last_generation = 1;
     arena->generation = last_generation;
@@ -106,10 +111,14 @@ int tattle__arena_reset(struct tattle__arena *arena, uint64_t size,
     if (plan_layout(&layout, cap, payload_bytes) != 0 || layout.size != size)
         return -EINVAL;
     /* Zero what the last session used; the counters are untrusted. */
+    uint64_t actors = atomic_load(&arena->actor_count);
+    if (actors > TATTLE__MAX_ACTORS)
+        actors = TATTLE__MAX_ACTORS;
     uint64_t used = atomic_load(&arena->heap_used);
-    if (used > layout.heap_size)
-        used = layout.heap_size;
-    memset(arena, 0, layout.heap_offset + used);
+    if (used > TATTLE__MAILBOX_HEAP_BYTES)
+        used = TATTLE__MAILBOX_HEAP_BYTES;
+    memset(arena, 0, layout.heap_offset + actors * layout.ring_bytes);
+    memset((char *)arena + layout.mailbox_offset, 0, used);
     write_header(arena, &layout, budget, level);
     return 0;
 }
@@ -122,12 +131,18 @@ void tattle__arena_destroy(struct tattle__arena *arena, uint64_t size)
 
 uint64_t tattle__arena_alloc(struct tattle__arena *arena, uint64_t bytes)
 {
-    bytes = round_up(bytes, 64);
-    uint64_t used = atomic_fetch_add_explicit(&arena->heap_used, bytes,
-                                              memory_order_relaxed);
-    if (used + bytes > arena->heap_size) {
-        /* Leave the counter past the end: later requests fail too. */
+    uint64_t size = arena->mailbox_size;
+    if (bytes == 0 || bytes > size)
         return 0;
-    }
-    return arena->heap_offset + used;
+    bytes = round_up(bytes, 64);
+    uint64_t used = atomic_load_explicit(&arena->heap_used, memory_order_relaxed);
+    do {
+        /* A request that does not fit consumes nothing. */
+        if (used > size || size - used < bytes)
+            return 0;
+    } while (!atomic_compare_exchange_weak_explicit(&arena->heap_used, &used,
+                                                    used + bytes,
+                                                    memory_order_relaxed,
+                                                    memory_order_relaxed));
+    return arena->mailbox_offset + used;
 }

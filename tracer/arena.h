@@ -6,10 +6,15 @@
  * test process, its threads and its forked children all write into the
  * same pages and the runner can read them after any of them died. The
  * arena starts with a header (configuration, switches, counters), then the
- * actors table (one entry per recording thread or process, each owning a
- * ring), the mailbox directory, and a heap from which rings and mailbox
- * storage are carved with an atomic bump pointer: no lock, no malloc,
- * nothing to clean up.
+ * actors table (one entry per recording thread or process), the mailbox
+ * directory, and the heap. The heap's first part holds one ring per actor
+ * entry, at a fixed place (actor i's ring is the i-th), so an actor that
+ * got an entry always has a ring; the rest is the mailbox heap, from which
+ * mailbox storage is carved with an atomic bump pointer that never moves
+ * past its end (a refused request consumes nothing): no lock, no malloc,
+ * nothing to clean up. Whatever does not fit (the 129th actor, the 65th
+ * mailbox, a mailbox larger than what is left) is refused, never silently
+ * lost: refused events are counted and make the trace's `overflow` true.
  */
 #ifndef TATTLE_TRACER_ARENA_H
 #define TATTLE_TRACER_ARENA_H
@@ -19,16 +24,18 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <tattle/trace.h>
+
 #define TATTLE__ARENA_MAGIC 0x74746c61u /* "ttla" */
 #define TATTLE__NAME_MAX 32             /* actor and mailbox names, with NUL */
 
 enum {
-    TATTLE__MAX_ACTORS = 128,
-    TATTLE__MAX_MAILBOXES = 64,
-    TATTLE__MAX_WATCHES = 16,
+    TATTLE__MAX_ACTORS = TATTLE_TRACE_MAX_ACTORS,
+    TATTLE__MAX_MAILBOXES = TATTLE_TRACE_MAX_MAILBOXES,
+    TATTLE__MAX_WATCHES = TATTLE_TRACE_MAX_WATCHES,
     TATTLE__WATCH_TEXT_BYTES = 4096,
     TATTLE__PAYLOAD_MAX = 256,          /* payload_bytes is clamped to this */
-    TATTLE__MAILBOX_HEAP_BYTES = 16 << 20
+    TATTLE__MAILBOX_HEAP_BYTES = TATTLE_TRACE_MAILBOX_HEAP_BYTES
 };
 
 /* How a test process ended, as far as the tracer knows. */
@@ -79,22 +86,25 @@ struct tattle__arena {
     uint32_t payload_bytes;
     uint32_t record_size;       /* bytes per ring record */
     uint32_t ring_bytes;        /* bytes per ring (header + cap records) */
-    uint64_t heap_offset;       /* where the heap starts */
-    uint64_t heap_size;
+    uint64_t heap_offset;       /* where the heap (the rings) starts */
+    uint64_t heap_size;         /* rings and mailbox heap */
+    uint64_t mailbox_offset;    /* where the mailbox heap starts */
+    uint64_t mailbox_size;
     uint32_t generation;        /* the session's id: never 0 */
     uint32_t reserved0_;
     /* switches and counters shared by all writers */
     _Atomic uint32_t active;    /* the generation while recording, else 0 */
-    _Atomic uint32_t overflow;  /* budget exhausted */
+    _Atomic uint32_t overflow;  /* budget exhausted: an event was refused */
     _Atomic uint32_t finish;    /* enum tattle__finish */
     int32_t test_pid;           /* the activating process */
     uint64_t start_ticks;       /* at activation */
     _Atomic uint64_t budget_reserved; /* events handed out to writers */
-    _Atomic uint64_t heap_used;
+    _Atomic uint64_t refused;   /* events lost for lack of room */
+    _Atomic uint64_t heap_used; /* bytes of the mailbox heap carved */
     _Atomic uint32_t actor_count;
+    _Atomic uint32_t live_actors;   /* attached and not known to have ended */
     _Atomic uint32_t directory_count;
     _Atomic uint32_t watch_count;
-    uint32_t reserved_;
     struct tattle__actor actors[TATTLE__MAX_ACTORS];
     _Atomic uint32_t directory_kind[TATTLE__MAX_MAILBOXES];
     uint64_t directory_offset[TATTLE__MAX_MAILBOXES];
@@ -118,9 +128,17 @@ int tattle__arena_reset(struct tattle__arena *arena, uint64_t size,
  * trusted from the shared header). */
 void tattle__arena_destroy(struct tattle__arena *arena, uint64_t size);
 
-/** Carves `bytes` (rounded up to 64) from the arena heap; async-signal-safe
- * and lock-free. Returns the offset from the base, or 0 when full. */
+/** Carves `bytes` (rounded up to 64) from the mailbox heap; async-signal-
+ * safe and lock-free. Returns the offset from the base, or 0 when it does
+ * not fit (then nothing is consumed: a smaller request may still fit). */
 uint64_t tattle__arena_alloc(struct tattle__arena *arena, uint64_t bytes);
+
+/** The offset of actor `index`'s ring (each actor entry owns one). */
+static inline uint64_t tattle__arena_ring_offset(const struct tattle__arena *arena,
+                                                 uint32_t index)
+{
+    return arena->heap_offset + (uint64_t)index * arena->ring_bytes;
+}
 
 /** Translates an offset into a pointer inside the arena. */
 static inline void *tattle__arena_at(struct tattle__arena *arena, uint64_t offset)

@@ -9,6 +9,16 @@
  * never calls user code. Waiting is a futex on a change counter, bounded
  * by CLOCK_MONOTONIC deadlines.
  *
+ * Closing marks the mailbox closed and wakes every waiter; blocked and
+ * later callers get -EPIPE. A mailbox is therefore never unmapped while
+ * the process lives, since a caller may still be inside it or call it
+ * later: a traced mailbox lives in the arena anyway; an untraced one keeps
+ * its mapping until the process ends, but close gives the memory of its
+ * slots back (MADV_REMOVE), so only its first page stays. In a traced test
+ * a mailbox that finds no room (TATTLE_TRACE_MAX_MAILBOXES are open, or the
+ * arena's mailbox heap is full) is refused with ENOSPC: it never leaves
+ * the trace silently.
+ *
  * tattle_mailbox_watch() lets a user-owned queue join the snapshot: its
  * callback runs in the test process when the test ends and writes the
  * queue's pending messages, as text, into the arena.
@@ -28,12 +38,16 @@
 #include "tracer/mailbox.h"
 #include "tracer/recorder.h"
 
+/* Copies at most size - 1 bytes, never cutting a UTF-8 character. */
 static void copy_bounded(char *destination, size_t size, const char *source)
 {
     size_t i = 0;
-    if (source != NULL)
+    if (source != NULL) {
         for (; i + 1 < size && source[i] != '\0'; i++)
             destination[i] = source[i];
+        if (source[i] != '\0')
+            i = tattle__text_cut_length(destination, i);
+    }
     destination[i] = '\0';
 }
 
@@ -109,23 +123,35 @@ tattle_mailbox *tattle_mailbox_open(const char *name, size_t capacity)
     tattle_mailbox *mailbox = NULL;
     uint32_t directory_index = UINT32_MAX;
     if (arena != NULL) {
+        /* Claim a directory entry, then the storage; give the entry back
+         * when the storage does not fit (if nobody took a later one). */
+        directory_index = atomic_load(&arena->directory_count);
+        do {
+            if (directory_index >= TATTLE__MAX_MAILBOXES) {
+                errno = ENOSPC;
+                return NULL;
+            }
+        } while (!atomic_compare_exchange_weak(&arena->directory_count,
+                                               &directory_index,
+                                               directory_index + 1));
         uint64_t offset = tattle__arena_alloc(arena, bytes);
-        if (offset != 0) {
-            mailbox = tattle__arena_at(arena, offset);
-            directory_index = atomic_fetch_add(&arena->directory_count, 1);
-            if (directory_index < TATTLE__MAX_MAILBOXES)
-                arena->directory_offset[directory_index] = offset;
+        if (offset == 0) {
+            uint32_t expected = directory_index + 1;
+            atomic_compare_exchange_strong(&arena->directory_count, &expected,
+                                           directory_index);
+            errno = ENOSPC;
+            return NULL;
         }
-    }
-    if (mailbox == NULL) {
+        mailbox = tattle__arena_at(arena, offset);
+        mailbox->in_arena = 1;
+        arena->directory_offset[directory_index] = offset;
+    } else {
         void *mapping = mmap(NULL, bytes, PROT_READ | PROT_WRITE,
                              MAP_SHARED | MAP_ANONYMOUS, -1, 0);
         if (mapping == MAP_FAILED)
             return NULL;
         mailbox = mapping;
         mailbox->mapping_size = bytes;
-    } else {
-        mailbox->in_arena = 1;
     }
 
     pthread_mutexattr_t attributes;
@@ -163,8 +189,19 @@ void tattle_mailbox_close(tattle_mailbox *mailbox)
         wake(mailbox, &mailbox->not_full);
         pthread_mutex_unlock(&mailbox->lock);
     }
-    if (!mailbox->in_arena)
-        munmap(mailbox, mailbox->mapping_size);
+    if (!mailbox->in_arena) {
+        /* Keep the mapping (callers may still come: they find it closed)
+         * but give back the slots' pages, which nobody reads any more. */
+        long page = sysconf(_SC_PAGESIZE);
+        uintptr_t start = (uintptr_t)mailbox->slots;
+        uintptr_t end = (uintptr_t)mailbox + mailbox->mapping_size;
+        if (page > 0) {
+            start = (start + (uintptr_t)page - 1) / (uintptr_t)page * (uintptr_t)page;
+            end = end / (uintptr_t)page * (uintptr_t)page;
+            if (end > start)
+                madvise((void *)start, end - start, MADV_REMOVE);
+        }
+    }
 }
 
 void tattle_mailbox_set_formatter(tattle_mailbox *mailbox,

@@ -4,8 +4,13 @@
  * The hot path is tattle_trace_send/recv/event: when the process is not
  * traced the inline wrappers of trace.h stop at one predictable branch on
  * tattle__trace_current. When it is, the calling thread writes one record
- * into its own ring: no lock, no malloc, no atomic read-modify-write (the
- * budget is reserved 32 events at a time from a shared counter). Strings
+ * into its own ring: no lock, no malloc, no atomic read-modify-write. The
+ * budget is a hard limit shared by every writer: each thread reserves a
+ * quota from a shared counter with a compare-and-swap that never passes
+ * the budget, up to 32 events at a time but fewer (down to 1) when what is
+ * left is small for the number of live actors, and gives back what it did
+ * not use when it ends (thread exit, process exit, the test's end), so
+ * recording stops only once `budget` events were really recorded. Strings
  * that live in the program's read-only data are stored as pointers, since
  * the runner forked the test without exec and sees the same bytes at the
  * same addresses; other strings are copied, bounded.
@@ -14,7 +19,9 @@
  * ring from the arena. A forked child starts with a fresh attachment (a
  * pthread_atfork hook) and records a `spawn` event; a thread that exits
  * records an `exit` event (a pthread key destructor), as does a forked
- * child that calls exit() (an atexit hook).
+ * child that calls exit() (an atexit hook). A thread that finds no room
+ * (the actors table is full) records nothing, but every event it tries is
+ * counted as refused, which makes the trace's `overflow` true.
  */
 #include <errno.h>
 #include <link.h>
@@ -61,6 +68,8 @@ struct thread_state {
     uint64_t written;
     uint32_t quota;                 /* budget reserved, not yet used */
     int32_t actor;
+    struct tattle__arena *refused;  /* the arena that had no room for it */
+    uint32_t refused_generation;
 };
 
 static __thread struct thread_state thread_state
@@ -133,26 +142,28 @@ static void write_record(struct thread_state *state,
                          const void *payload, size_t payload_length,
                          uint64_t size, unsigned flags);
 
-/* Claims an actor entry and a ring for the calling thread. Returns false
- * when the arena is full (the thread then does not record). */
+/* Claims an actor entry (each owns a ring) for the calling thread. Returns
+ * false when the table is full: the thread is then marked refused for this
+ * session and its events are counted as lost. */
 static bool attach(struct thread_state *state, struct tattle__arena *arena,
                    int32_t parent, bool forked)
 {
-    if (atomic_load_explicit(&arena->actor_count, memory_order_relaxed) >=
-        TATTLE__MAX_ACTORS)
-        return false;
-    uint32_t index = atomic_fetch_add(&arena->actor_count, 1);
-    if (index >= TATTLE__MAX_ACTORS)
-        return false;
-    uint64_t offset = tattle__arena_alloc(arena, arena->ring_bytes);
+    uint32_t index = atomic_load_explicit(&arena->actor_count, memory_order_relaxed);
+    do {
+        if (index >= TATTLE__MAX_ACTORS) {
+            state->refused = arena;
+            state->refused_generation = config.generation;
+            return false;
+        }
+    } while (!atomic_compare_exchange_weak(&arena->actor_count, &index, index + 1));
+    uint64_t offset = tattle__arena_ring_offset(arena, index);
     struct tattle__actor *actor = &arena->actors[index];
     actor->pid = getpid();
     actor->tid = current_tid();
     actor->parent = parent;
     actor->ring_offset = offset;
     atomic_store(&actor->flags, forked ? TATTLE__ACTOR_FORKED : 0u);
-    if (offset == 0)
-        return false;
+    atomic_fetch_add_explicit(&arena->live_actors, 1, memory_order_relaxed);
     struct tattle__ring *ring = tattle__arena_at(arena, offset);
     ring->actor = index;
     state->ring = ring;
@@ -168,20 +179,56 @@ static bool attach(struct thread_state *state, struct tattle__arena *arena,
     return true;
 }
 
+/* Reserves the next quota: at most BUDGET_CHUNK events, and no more than a
+ * fair share of what is left among the live actors (down to one event), so
+ * quotas held by threads that stop recording cannot starve the others. */
 static bool reserve_budget(struct thread_state *state, struct tattle__arena *arena)
 {
     if (atomic_load_explicit(&arena->overflow, memory_order_relaxed))
         return false;
-    uint64_t before = atomic_fetch_add_explicit(&arena->budget_reserved,
-                                                BUDGET_CHUNK,
-                                                memory_order_relaxed);
-    if (before >= config.budget) {
-        atomic_store_explicit(&arena->overflow, 1, memory_order_relaxed);
-        return false;
-    }
-    uint64_t left = config.budget - before;
-    state->quota = left < BUDGET_CHUNK ? (uint32_t)left : BUDGET_CHUNK;
+    uint64_t budget = config.budget;
+    uint64_t reserved = atomic_load_explicit(&arena->budget_reserved,
+                                             memory_order_relaxed);
+    uint64_t chunk;
+    do {
+        if (reserved >= budget) {
+            atomic_store_explicit(&arena->overflow, 1, memory_order_relaxed);
+            return false;
+        }
+        uint64_t live = atomic_load_explicit(&arena->live_actors,
+                                             memory_order_relaxed);
+        chunk = (budget - reserved) / (4 * (live != 0 ? live : 1));
+        if (chunk > BUDGET_CHUNK)
+            chunk = BUDGET_CHUNK;
+        if (chunk == 0)
+            chunk = 1;
+    } while (!atomic_compare_exchange_weak_explicit(
+        &arena->budget_reserved, &reserved, reserved + chunk,
+        memory_order_relaxed, memory_order_relaxed));
+    state->quota = (uint32_t)chunk;
     return true;
+}
+
+/* Gives the unused quota back and, when the actor ends, stops counting it
+ * as live. */
+static void release_budget(struct thread_state *state, struct tattle__arena *arena,
+                           bool ending)
+{
+    if (state->quota != 0) {
+        atomic_fetch_sub_explicit(&arena->budget_reserved, state->quota,
+                                  memory_order_relaxed);
+        state->quota = 0;
+    }
+    if (ending)
+        atomic_fetch_sub_explicit(&arena->live_actors, 1, memory_order_relaxed);
+}
+
+void tattle__recorder_release_budget(void)
+{
+    struct thread_state *state = &thread_state;
+    struct tattle__arena *arena = tattle__trace_current;
+    if (arena != NULL && state->arena == arena)
+        release_budget(state, arena, false);
 }
 
 static void on_thread_exit(void *value)
@@ -193,6 +240,7 @@ static void on_thread_exit(void *value)
     write_record(state, TATTLE_TRACE_EXIT, 0, TATTLE__NAME_ACTOR, NULL,
                  TATTLE__NAME_NONE, NULL, NULL, NULL, 0, 0, 0);
     atomic_fetch_or(&arena->actors[state->actor].flags, TATTLE__ACTOR_EXITED);
+    release_budget(state, arena, true);
 }
 
 static void on_process_exit(void)
@@ -204,6 +252,7 @@ static void on_process_exit(void)
     write_record(state, TATTLE_TRACE_EXIT, 0, TATTLE__NAME_ACTOR, NULL,
                  TATTLE__NAME_NONE, NULL, NULL, NULL, 0, 0, 0);
     atomic_fetch_or(&arena->actors[state->actor].flags, TATTLE__ACTOR_EXITED);
+    release_budget(state, arena, true);
 }
 
 static void on_fork_child(void)
@@ -214,10 +263,14 @@ static void on_fork_child(void)
     struct thread_state *state = &thread_state;
     int32_t parent = state->arena == arena ? state->actor : -1;
     state->arena = NULL;
+    state->refused = NULL;
+    state->quota = 0; /* the parent's quota stays the parent's */
     if (atomic_load_explicit(&arena->active, memory_order_relaxed) != config.generation)
         return;
-    if (!attach(state, arena, parent, true))
+    if (!attach(state, arena, parent, true)) {
+        atomic_fetch_add_explicit(&arena->refused, 1, memory_order_relaxed);
         return;
+    }
     write_record(state, TATTLE_TRACE_SPAWN, 0, TATTLE__NAME_NONE, NULL,
                  TATTLE__NAME_NONE, NULL, NULL, NULL, 0, 0, 0);
     if (!atexit_installed) {
@@ -249,6 +302,7 @@ void tattle__recorder_activate(struct tattle__arena *arena)
     config.generation = arena->generation;
     atomic_store(&arena->active, config.generation);
     thread_state.arena = NULL;
+    thread_state.refused = NULL;
     tattle__trace_current = arena;
     if (attach(&thread_state, arena, -1, false))
         memcpy(arena->actors[thread_state.actor].name, "main", sizeof "main");
@@ -276,6 +330,8 @@ static inline unsigned store_name(union tattle__record_name *field,
     size_t i = 0;
     for (; i < TATTLE__RECORD_NAME_BYTES - 1 && name[i] != '\0'; i++)
         field->text[i] = name[i];
+    if (TATTLE__UNLIKELY(name[i] != '\0'))
+        i = tattle__text_cut_length(field->text, i);
     field->text[i] = '\0';
     return TATTLE__NAME_INLINE;
 }
@@ -310,8 +366,11 @@ static inline void write_record(struct thread_state *state,
         to_mode = store_name(&record->to, to);
     unsigned label_mode = store_name(&record->label, label);
     record->name_modes = (uint8_t)(from_mode | to_mode << 2 | label_mode << 4);
-    if (payload_length > config.payload_bytes)
+    if (TATTLE__UNLIKELY(payload_length > config.payload_bytes)) {
         payload_length = config.payload_bytes;
+        if (flags & TATTLE__RECORD_TEXT)
+            payload_length = tattle__text_cut_length(payload, payload_length);
+    }
     if (TATTLE__LIKELY(payload_length == 64))
         memcpy(record->payload, payload, 64);
     else if (payload_length != 0)
@@ -334,9 +393,17 @@ static inline struct thread_state *current_state(void)
     if (TATTLE__UNLIKELY(arena == NULL))
         return NULL;
     if (TATTLE__UNLIKELY(state->arena != arena)) {
-        if (atomic_load(&arena->active) != config.generation ||
-            !attach(state, arena, -1, false))
+        if (atomic_load(&arena->active) != config.generation)
             return NULL;
+        if (state->refused == arena &&
+            state->refused_generation == config.generation) {
+            atomic_fetch_add_explicit(&arena->refused, 1, memory_order_relaxed);
+            return NULL;
+        }
+        if (!attach(state, arena, -1, false)) {
+            atomic_fetch_add_explicit(&arena->refused, 1, memory_order_relaxed);
+            return NULL;
+        }
     }
     return state;
 }
@@ -378,8 +445,10 @@ void(tattle_trace_event)(int level, const char *from, const char *to,
         va_start(args, format);
         int written = vsnprintf(text, sizeof text, format, args);
         va_end(args);
-        if (written > 0)
-            length = (size_t)written < sizeof text ? (size_t)written : sizeof text - 1;
+        if (written > 0 && (size_t)written < sizeof text)
+            length = (size_t)written;
+        else if (written > 0)
+            length = tattle__text_cut_length(text, sizeof text - 1);
     }
     write_record(state, TATTLE_TRACE_EVENT, level,
                  from ? TATTLE__NAME_INLINE : TATTLE__NAME_ACTOR, from,
@@ -398,6 +467,8 @@ void tattle_actor_name(const char *name)
     size_t i = 0;
     for (; i < TATTLE__NAME_MAX - 1 && name[i] != '\0'; i++)
         field[i] = name[i];
+    if (name[i] != '\0')
+        i = tattle__text_cut_length(field, i);
     field[i] = '\0';
 }
 

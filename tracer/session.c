@@ -207,6 +207,7 @@ void tattle__trace_session_child_finish(bool from_signal_handler)
             return;
         tattle__mailbox_run_watches(arena);
     }
+    tattle__recorder_release_budget();
     tattle__snapshot_probe_actors(arena);
     atomic_compare_exchange_strong(&arena->finish, &expected,
                                    from_signal_handler ? TATTLE__FINISH_SIGNAL
@@ -387,6 +388,7 @@ static int freeze_events(struct trace_storage *storage,
             record->payload_length != 0) {
             tattle__snapshot_render(record->payload, record->payload_length,
                                     (record->flags & TATTLE__RECORD_TEXT) != 0,
+                                    record->size > record->payload_length,
                                     text, text_size);
             event->msg = pool_string(storage, text, sizeof text);
             if (event->msg == NULL)
@@ -481,7 +483,9 @@ int tattle__trace_session_freeze(struct tattle__trace_session *session,
     trace->cap = session->config.cap;
     trace->budget = session->config.budget;
     trace->level = session->config.level;
-    trace->overflow = atomic_load(&arena->overflow) != 0;
+    /* Events refused for lack of room are lost like those past the budget. */
+    trace->overflow = atomic_load(&arena->overflow) != 0 ||
+                      atomic_load(&arena->refused) != 0;
 
     uint32_t actor_count = atomic_load(&arena->actor_count);
     if (actor_count > TATTLE__MAX_ACTORS)

@@ -17,7 +17,9 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "reporter/utf8.h"
 #include "tracer/mailbox.h"
+#include "tracer/recorder.h"
 #include "tracer/snapshot.h"
 
 /* ---- Liveness (async-signal-safe) ----------------------------------------- */
@@ -115,8 +117,26 @@ bool tattle__snapshot_actor_ended_cleanly(const struct tattle__arena *arena,
 
 /* ---- Rendering ------------------------------------------------------------- */
 
+/* Well-formed UTF-8 without a NUL or another control character (C0, DEL
+ * or C1) besides tab, newline and carriage return. */
+static bool is_clean_text(const unsigned char *data, size_t length)
+{
+    if (!tattle__utf8_is_clean((const char *)data, length))
+        return false;
+    for (size_t i = 0; i < length; i++) {
+        unsigned char byte = data[i];
+        if ((byte < 0x20 && byte != '\n' && byte != '\t' && byte != '\r') ||
+            byte == 0x7f)
+            return false;
+        if (byte == 0xc2 && i + 1 < length && data[i + 1] < 0xa0)
+            return false; /* U+0080..U+009F */
+    }
+    return true;
+}
+
 size_t tattle__snapshot_render(const unsigned char *data, size_t length,
-                               bool text, char *out, size_t out_size)
+                               bool text, bool truncated, char *out,
+                               size_t out_size)
 {
     if (out_size == 0)
         return 0;
@@ -126,15 +146,9 @@ size_t tattle__snapshot_render(const unsigned char *data, size_t length,
      * and showing it as 'A' would tell the reader a lie. */
     if (!text && printable > 0 && data[printable - 1] == '\0')
         printable--;
-    bool is_text = text;
-    if (!is_text) {
-        is_text = true;
-        for (size_t i = 0; i < printable && is_text; i++) {
-            unsigned char byte = data[i];
-            is_text = (byte >= 0x20 && byte < 0x7f) || byte == '\n' ||
-                      byte == '\t' || byte == '\r';
-        }
-    }
+    else if (truncated)
+        printable = tattle__text_cut_length((const char *)data, printable);
+    bool is_text = text || is_clean_text(data, printable);
     size_t used = 0;
     if (is_text) {
         for (size_t i = 0; i < printable && used + 1 < out_size; i++)
@@ -229,12 +243,15 @@ static int read_mailbox(struct tattle__snapshot *snapshot,
             if (text_length > payload_bytes)
                 text_length = payload_bytes;
             tattle__snapshot_render((const unsigned char *)slot->text,
-                                    text_length, true, text, text_size);
+                                    text_length, true,
+                                    slot->text_length > text_length, text,
+                                    text_size);
         } else {
             uint32_t length = slot->length;
             if (length > payload_bytes)
                 length = payload_bytes;
-            tattle__snapshot_render(slot->data, length, false, text, text_size);
+            tattle__snapshot_render(slot->data, length, false,
+                                    slot->length > length, text, text_size);
         }
         out->messages[i] = copy_name(text, sizeof text);
         if (out->messages[i] == NULL)

@@ -42,11 +42,15 @@ int tattle__snapshot_take(struct tattle__snapshot *snapshot,
 void tattle__snapshot_clear(struct tattle__snapshot *snapshot);
 
 /** Renders a payload as text into `out` (NUL-terminated, at most
- * `out_size` bytes): printable bytes as they are (without the one NUL
- * that may end a C string), anything else as "hex:" followed by all the
- * bytes in hexadecimal. Returns the text length. */
+ * `out_size` bytes): well-formed UTF-8 without control characters (tab,
+ * newline and carriage return allowed) as it is, without the one NUL that
+ * may end a C string; anything else as "hex:" followed by all the bytes in
+ * hexadecimal. `truncated` says the payload was cut from a longer message:
+ * a character it cut in half is then left out rather than making the text
+ * binary. Returns the text length. */
 size_t tattle__snapshot_render(const unsigned char *data, size_t length,
-                               bool text, char *out, size_t out_size);
+                               bool text, bool truncated, char *out,
+                               size_t out_size);
 
 /** Probes whether a thread is alive (not gone, not a zombie), with
  * async-signal-safe calls only. */

@@ -12,6 +12,16 @@
  * whose storage lives in shared memory, usable across fork(); they record
  * their sends and receives themselves, and their pending messages are
  * snapshotted when the test ends, even after a crash.
+ *
+ * Limits of one traced test (what does not fit is refused, never lost
+ * silently): TATTLE_TRACE_MAX_ACTORS recording threads and processes (the
+ * events of any further one are refused), TATTLE_TRACE_MAX_MAILBOXES
+ * mailboxes opened over the test's life and TATTLE_TRACE_MAILBOX_HEAP_BYTES
+ * of mailbox storage (tattle_mailbox_open fails with ENOSPC past either),
+ * TATTLE_TRACE_MAX_WATCHES watched queues (tattle_mailbox_watch returns
+ * -ENOSPC), TATTLE_MAILBOX_MESSAGE_MAX bytes per message. In the trace,
+ * `overflow` is true when any event was lost: past the budget, or refused
+ * for lack of room.
  */
 #ifndef TATTLE_TRACE_H
 #define TATTLE_TRACE_H
@@ -46,6 +56,13 @@ TATTLE_API void tattle_trace_event(int level, const char *from, const char *to,
 #define TATTLE_MAILBOX_MESSAGE_MAX 1024
 #define TATTLE_MAILBOX_LABEL_MAX 32
 
+/** The limits of one traced test (see the opening comment). A mailbox of
+ * capacity n takes about n * 1.3 KiB of the mailbox storage. */
+#define TATTLE_TRACE_MAX_ACTORS 128
+#define TATTLE_TRACE_MAX_MAILBOXES 64
+#define TATTLE_TRACE_MAX_WATCHES 16
+#define TATTLE_TRACE_MAILBOX_HEAP_BYTES (16 << 20)
+
 /** A bounded, thread-safe, fork-shared message queue. */
 typedef struct tattle_mailbox tattle_mailbox;
 
@@ -56,11 +73,14 @@ typedef size_t (*tattle_mailbox_formatter)(const char *label, const void *msg,
                                            size_t out_len);
 
 /** Opens (creates) a mailbox holding at most `capacity` messages (1 to
- * 4096). Returns NULL on failure (errno set). The mailbox is owned by the
- * test and freed by tattle_mailbox_close() or when the test ends; open it
- * before forking the processes that share it. In a traced test its storage
- * lives in the trace arena and its pending messages appear in the trace;
- * otherwise it lives in a shared anonymous mapping. */
+ * 4096). Returns NULL on failure (errno set: EINVAL for a bad capacity;
+ * ENOSPC in a traced test past TATTLE_TRACE_MAX_MAILBOXES or when the
+ * trace's mailbox storage is full). The mailbox is owned by the test and
+ * its memory is freed when the test process ends (tattle_mailbox_close()
+ * releases most of it); open it before forking the processes that share
+ * it. In a traced test its storage lives in the trace arena and its
+ * pending messages appear in the trace; otherwise it lives in a shared
+ * anonymous mapping, with the same semantics. */
 TATTLE_API tattle_mailbox *tattle_mailbox_open(const char *name,
                                                size_t capacity);
 
@@ -78,9 +98,10 @@ TATTLE_API long tattle_mailbox_recv(tattle_mailbox *mailbox, char *label_buf,
                                     size_t label_len, void *msg_buf,
                                     size_t msg_len, int timeout_ms);
 
-/** Closes the mailbox; pending messages are discarded and blocked callers
- * return -EPIPE. Close it once, when no thread or process uses it any
- * more. */
+/** Closes the mailbox; pending messages are discarded, every blocked
+ * caller wakes and returns -EPIPE, and later sends and receives return
+ * -EPIPE. The handle stays valid until the test process ends (so callers
+ * racing with close are safe); closing twice is harmless. */
 TATTLE_API void tattle_mailbox_close(tattle_mailbox *mailbox);
 
 /** Sets how the mailbox's messages are rendered in traces and snapshots.

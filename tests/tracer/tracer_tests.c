@@ -5,7 +5,9 @@
  * cap/dropped, budget/overflow, level, payload bounds, threads and forked
  * children sharing one arena, torn records after SIGKILL mid-write,
  * deactivation, mailboxes (traced and not, across threads and fork, with
- * timeouts) and their snapshot after a crash or on a timeout. The program
+ * timeouts, closing) and their snapshot after a crash or on a timeout,
+ * the budget shared between short and long threads, limits that refuse
+ * what does not fit, and UTF-8 rendering and truncation. The program
  * plays the runner: it creates the session, forks the "test process",
  * which activates it, and freezes the trace once the test has ended.
  */
@@ -20,6 +22,7 @@
 
 #include <tattle/trace.h>
 
+#include "reporter/utf8.h"
 #include "tests/tracer/harness.h"
 #include "tracer/session.h"
 
@@ -873,7 +876,327 @@ static void test_reused_arena_starts_empty(void)
     }
 }
 
+
+/* ---- Closing mailboxes ---------------------------------------------------------- */
+
+static tattle_mailbox *closing_mailbox;
+
+static void *blocked_receiver(void *arg)
+{
+    (void)arg;
+    char buffer[8];
+    long result = tattle_mailbox_recv(closing_mailbox, NULL, 0, buffer,
+                                      sizeof buffer, -1);
+    return (void *)(intptr_t)result;
+}
+
+static void *blocked_sender(void *arg)
+{
+    (void)arg;
+    return (void *)(intptr_t)tattle_mailbox_send(closing_mailbox, "s", "x", 1);
+}
+
+static void check_close_wakes_blocked_callers(void)
+{
+    /* A receiver blocked forever on an empty mailbox... */
+    closing_mailbox = tattle_mailbox_open("closing", 1);
+    CHECK(closing_mailbox != NULL, "open: %s", strerror(errno));
+    pthread_t receiver;
+    pthread_create(&receiver, NULL, blocked_receiver, NULL);
+    sleep_us(50000);
+    tattle_mailbox_close(closing_mailbox);
+    void *result = NULL;
+    pthread_join(receiver, &result);
+    CHECK((intptr_t)result == -EPIPE, "blocked recv got %ld", (long)(intptr_t)result);
+    /* ... and later callers get -EPIPE, not a crash. */
+    char buffer[8];
+    CHECK(tattle_mailbox_send(closing_mailbox, "late", "y", 1) == -EPIPE);
+    CHECK(tattle_mailbox_recv(closing_mailbox, NULL, 0, buffer, sizeof buffer, 0) == -EPIPE);
+    CHECK(tattle_mailbox_recv(closing_mailbox, NULL, 0, buffer, sizeof buffer, -1) == -EPIPE);
+    tattle_mailbox_close(closing_mailbox); /* twice is harmless */
+
+    /* A sender blocked on a full mailbox is woken too. */
+    closing_mailbox = tattle_mailbox_open("full", 1);
+    CHECK(tattle_mailbox_send(closing_mailbox, "first", "1", 1) == 0);
+    pthread_t sender;
+    pthread_create(&sender, NULL, blocked_sender, NULL);
+    sleep_us(50000);
+    tattle_mailbox_close(closing_mailbox);
+    pthread_join(sender, &result);
+    CHECK((intptr_t)result == -EPIPE, "blocked send got %ld", (long)(intptr_t)result);
+    CHECK(tattle_mailbox_recv(closing_mailbox, NULL, 0, buffer, sizeof buffer, 0) == -EPIPE,
+          "pending messages are discarded");
+}
+
+static void test_mailbox_close_wakes_blocked_callers_untraced(void)
+{
+    check_close_wakes_blocked_callers();
+}
+
+static void test_mailbox_close_wakes_blocked_callers_traced(void)
+{
+    struct tattle__trace_session *session = new_session(50, 5000, 100, 64);
+    struct tattle_trace *trace = run_traced(session, check_close_wakes_blocked_callers);
+    check_invariants(trace);
+    CHECK(trace->mailbox_count == 0, "closed mailboxes are not snapshotted");
+    tattle__trace_free(trace);
+    tattle__trace_session_destroy(session);
+}
+
+/* ---- The budget is shared, not wasted ------------------------------------------ */
+
+enum { SHORT_THREADS = 8, SHARED_BUDGET = 100 };
+static int main_events;
+
+static void *short_thread(void *arg)
+{
+    (void)arg;
+    tattle_trace_send("main", "short", "s", 1); /* and its exit event */
+    return NULL;
+}
+
+static void body_short_threads_then_main(void)
+{
+    for (int i = 0; i < SHORT_THREADS; i++) {
+        pthread_t thread;
+        pthread_create(&thread, NULL, short_thread, NULL);
+        pthread_join(thread, NULL);
+    }
+    for (int i = 0; i < main_events; i++)
+        tattle_trace_event(1, NULL, NULL, "main", "%d", i);
+}
+
+static void test_budget_is_not_wasted_by_short_threads(void)
+{
+    /* 8 threads record 2 events each; main fills the budget exactly. */
+    main_events = SHARED_BUDGET - 2 * SHORT_THREADS;
+    struct tattle__trace_session *session = new_session(200, SHARED_BUDGET, 100, 64);
+    struct tattle_trace *trace = run_traced(session, body_short_threads_then_main);
+    check_invariants(trace);
+    CHECK(trace->recorded == SHARED_BUDGET && !trace->overflow,
+          "recorded %llu overflow %d", (unsigned long long)trace->recorded,
+          trace->overflow);
+    CHECK(trace->event_count == SHARED_BUDGET && trace->dropped == 0);
+    tattle__trace_free(trace);
+    tattle__trace_session_destroy(session);
+
+    /* One more event is one past the budget: overflow, budget recorded. */
+    main_events = SHARED_BUDGET - 2 * SHORT_THREADS + 1;
+    session = new_session(200, SHARED_BUDGET, 100, 64);
+    trace = run_traced(session, body_short_threads_then_main);
+    check_invariants(trace);
+    CHECK(trace->recorded == SHARED_BUDGET && trace->overflow,
+          "recorded %llu overflow %d", (unsigned long long)trace->recorded,
+          trace->overflow);
+    tattle__trace_free(trace);
+    tattle__trace_session_destroy(session);
+}
+
+/* ---- What does not fit is refused, not lost silently --------------------------- */
+
+static void *one_send_thread(void *arg)
+{
+    (void)arg;
+    tattle_trace_send("main", "late", "y", 1);
+    return NULL;
+}
+
+static void body_too_many_actors(void)
+{
+    for (int i = 0; i < TATTLE_TRACE_MAX_ACTORS + 12; i++) {
+        pthread_t thread;
+        pthread_create(&thread, NULL, one_send_thread, NULL);
+        pthread_join(thread, NULL);
+    }
+}
+
+static void test_actors_past_the_limit_set_overflow(void)
+{
+    struct tattle__trace_session *session = new_session(1000, 100000, 100, 64);
+    struct tattle_trace *trace = run_traced(session, body_too_many_actors);
+    check_invariants(trace);
+    CHECK(trace->actor_count == TATTLE_TRACE_MAX_ACTORS, "%zu actors", trace->actor_count);
+    /* 127 threads got an entry: a send and an exit each. */
+    CHECK(trace->recorded == 2 * (TATTLE_TRACE_MAX_ACTORS - 1),
+          "recorded %llu", (unsigned long long)trace->recorded);
+    CHECK(trace->overflow, "events refused for lack of room set overflow");
+    tattle__trace_free(trace);
+    tattle__trace_session_destroy(session);
+}
+
+static void body_too_many_mailboxes(void)
+{
+    for (int i = 0; i < TATTLE_TRACE_MAX_MAILBOXES; i++) {
+        char name[16];
+        snprintf(name, sizeof name, "mb%d", i);
+        tattle_mailbox *mailbox = tattle_mailbox_open(name, 1);
+        CHECK(mailbox != NULL, "mailbox %d: %s", i, strerror(errno));
+        CHECK(tattle_mailbox_send(mailbox, "l", "p", 1) == 0);
+    }
+    errno = 0;
+    CHECK(tattle_mailbox_open("one too many", 1) == NULL && errno == ENOSPC,
+          "the 65th mailbox: errno %d", errno);
+}
+
+static void test_mailboxes_past_the_limit_fail_with_enospc(void)
+{
+    struct tattle__trace_session *session = new_session(200, 5000, 100, 64);
+    struct tattle_trace *trace = run_traced(session, body_too_many_mailboxes);
+    check_invariants(trace);
+    CHECK(trace->mailbox_count == TATTLE_TRACE_MAX_MAILBOXES, "%zu mailboxes",
+          trace->mailbox_count);
+    CHECK(!trace->overflow);
+    tattle__trace_free(trace);
+    tattle__trace_session_destroy(session);
+}
+
+static void body_mailbox_heap_full(void)
+{
+    /* Four of the largest mailboxes do not fit in the mailbox storage. */
+    int opened = 0;
+    for (int i = 0; i < 4; i++) {
+        errno = 0;
+        tattle_mailbox *mailbox = tattle_mailbox_open("big", 4096);
+        if (mailbox == NULL) {
+            CHECK(errno == ENOSPC, "errno %d", errno);
+            break;
+        }
+        CHECK(tattle_mailbox_send(mailbox, "l", "x", 1) == 0);
+        opened++;
+    }
+    CHECK(opened == 3, "%d big mailboxes opened", opened);
+    /* The refused request consumed nothing: a small one still fits. */
+    tattle_mailbox *small = tattle_mailbox_open("small", 2);
+    CHECK(small != NULL, "small: %s", strerror(errno));
+    CHECK(tattle_mailbox_send(small, "l", "s", 1) == 0);
+    /* Rings are never starved by mailboxes. */
+    for (int i = 0; i < 4; i++) {
+        pthread_t thread;
+        pthread_create(&thread, NULL, one_send_thread, NULL);
+        pthread_join(thread, NULL);
+    }
+}
+
+static void test_full_mailbox_storage_fails_with_enospc(void)
+{
+    struct tattle__trace_session *session = new_session(200, 5000, 100, 64);
+    struct tattle_trace *trace = run_traced(session, body_mailbox_heap_full);
+    check_invariants(trace);
+    CHECK(trace->mailbox_count == 4, "%zu mailboxes", trace->mailbox_count);
+    CHECK(same(trace->mailboxes[3].name, "small"));
+    size_t thread_sends = 0;
+    for (size_t i = 0; i < trace->event_count; i++)
+        thread_sends += same(trace->events[i].label, "late");
+    CHECK(thread_sends == 4, "the threads' sends were recorded: %zu", thread_sends);
+    CHECK(!trace->overflow);
+    tattle__trace_free(trace);
+    tattle__trace_session_destroy(session);
+}
+
+/* ---- UTF-8 ------------------------------------------------------------------- */
+
+#define E_ACUTE "\xc3\xa9"
+
+static void body_utf8_payloads(void)
+{
+    static const char greeting[] = "h" E_ACUTE "llo w\xc3\xb6rld \xe2\x9c\x93";
+    int sixty_five = 65;
+    tattle_trace_send("peer", "utf8", greeting, sizeof greeting - 1);
+    tattle_trace_send("peer", "cstring", greeting, sizeof greeting);
+    tattle_trace_send("peer", "int", &sixty_five, sizeof sixty_five);
+    tattle_trace_send("peer", "control", "a\x01" "b", 3);
+    tattle_trace_send("peer", "c1", "a\xc2\x85" "b", 4);
+    tattle_trace_send("peer", "invalid", "a\xff" "b", 3);
+    /* 19 bytes cut at 16 by payload_bytes: the cut é is left out. */
+    tattle_trace_send("peer", "cut", "x" E_ACUTE E_ACUTE E_ACUTE E_ACUTE E_ACUTE
+                                     E_ACUTE E_ACUTE E_ACUTE "yz", 19);
+    tattle_trace_event(1, NULL, NULL, "event",
+                       "y" E_ACUTE E_ACUTE E_ACUTE E_ACUTE E_ACUTE E_ACUTE E_ACUTE
+                           E_ACUTE E_ACUTE);
+}
+
+static void test_utf8_payloads_are_rendered_as_text(void)
+{
+    struct tattle__trace_session *session = new_session(50, 5000, 100, 16);
+    struct tattle_trace *trace = run_traced(session, body_utf8_payloads);
+    check_invariants(trace);
+    CHECK(trace->event_count == 8, "%zu events", trace->event_count);
+    const struct tattle_trace_event *events = trace->events;
+    /* 17 bytes cut at 16, in the middle of the check mark. */
+    CHECK(same(events[0].msg, "h" E_ACUTE "llo w\xc3\xb6rld "), "msg %s",
+          events[0].msg);
+    CHECK(same(events[1].msg, "h" E_ACUTE "llo w\xc3\xb6rld "), "msg %s",
+          events[1].msg);
+    CHECK(same(events[2].msg, "hex:41000000"), "an int is binary: %s", events[2].msg);
+    CHECK(same(events[3].msg, "hex:610162"), "msg %s", events[3].msg);
+    CHECK(same(events[4].msg, "hex:61c28562"), "msg %s", events[4].msg);
+    CHECK(same(events[5].msg, "hex:61ff62"), "msg %s", events[5].msg);
+    CHECK(same(events[6].msg, "x" E_ACUTE E_ACUTE E_ACUTE E_ACUTE E_ACUTE E_ACUTE
+                                  E_ACUTE),
+          "msg %s", events[6].msg);
+    CHECK(same(events[7].msg, "y" E_ACUTE E_ACUTE E_ACUTE E_ACUTE E_ACUTE E_ACUTE
+                                  E_ACUTE),
+          "event text cut at a character: %s", events[7].msg);
+    tattle__trace_free(trace);
+    tattle__trace_session_destroy(session);
+}
+
+#define TWENTY_E_ACUTES E_ACUTE E_ACUTE E_ACUTE E_ACUTE E_ACUTE E_ACUTE E_ACUTE \
+    E_ACUTE E_ACUTE E_ACUTE E_ACUTE E_ACUTE E_ACUTE E_ACUTE E_ACUTE E_ACUTE E_ACUTE \
+    E_ACUTE E_ACUTE E_ACUTE
+
+static void body_long_utf8_names(void)
+{
+    /* Two-byte prefixes put every limit (7, 23, 31 bytes) in the middle
+     * of a two-byte character. */
+    char name[64];
+    snprintf(name, sizeof name, "xy%s", TWENTY_E_ACUTES);
+    tattle_actor_name(name);
+    char peer[64];
+    snprintf(peer, sizeof peer, "tt%s", TWENTY_E_ACUTES);
+    tattle_trace_send(peer, peer, "1", 1);
+    tattle_mailbox *mailbox = tattle_mailbox_open(name, 2);
+    CHECK(mailbox != NULL);
+    CHECK(tattle_mailbox_send(mailbox, peer, "2", 1) == 0);
+    char label[8];
+    CHECK(tattle_mailbox_recv(mailbox, label, sizeof label, NULL, 0, 0) == 1);
+    CHECK(same(label, "tt" E_ACUTE E_ACUTE), "label %s", label);
+}
+
+static void check_clean_prefix(const char *text, const char *of, size_t max)
+{
+    CHECK(text != NULL);
+    size_t length = strlen(text);
+    CHECK(tattle__utf8_is_clean(text, length), "not clean UTF-8: %s", text);
+    CHECK(length < max && length + 2 > max && strncmp(text, of, length) == 0,
+          "%s: %zu bytes", text, length);
+}
+
+static void test_truncation_never_cuts_a_character(void)
+{
+    struct tattle__trace_session *session = new_session(50, 5000, 100, 64);
+    struct tattle_trace *trace = run_traced(session, body_long_utf8_names);
+    check_invariants(trace);
+    CHECK(trace->event_count == 3, "%zu events", trace->event_count);
+    const char *longest = "tt" TWENTY_E_ACUTES;
+    check_clean_prefix(trace->actors[0].name, "xy" TWENTY_E_ACUTES, 31);
+    check_clean_prefix(trace->events[0].to, longest, 23);
+    check_clean_prefix(trace->events[0].label, longest, 23);
+    check_clean_prefix(trace->events[1].to, "xy" TWENTY_E_ACUTES, 23);
+    check_clean_prefix(trace->events[1].label, longest, 23);
+    tattle__trace_free(trace);
+    tattle__trace_session_destroy(session);
+}
+
 static const struct harness_test tests[] = {
+    {"mailbox_close_wakes_blocked_callers_untraced", test_mailbox_close_wakes_blocked_callers_untraced},
+    {"mailbox_close_wakes_blocked_callers_traced", test_mailbox_close_wakes_blocked_callers_traced},
+    {"budget_is_not_wasted_by_short_threads", test_budget_is_not_wasted_by_short_threads},
+    {"actors_past_the_limit_set_overflow", test_actors_past_the_limit_set_overflow},
+    {"mailboxes_past_the_limit_fail_with_enospc", test_mailboxes_past_the_limit_fail_with_enospc},
+    {"full_mailbox_storage_fails_with_enospc", test_full_mailbox_storage_fails_with_enospc},
+    {"utf8_payloads_are_rendered_as_text", test_utf8_payloads_are_rendered_as_text},
+    {"truncation_never_cuts_a_character", test_truncation_never_cuts_a_character},
     {"reused_arena_starts_empty", test_reused_arena_starts_empty},
     {"records_send_recv_event_fields_in_order", test_records_send_recv_event_fields_in_order},
     {"cap_keeps_last_events_and_counts_dropped", test_cap_keeps_last_events_and_counts_dropped},
