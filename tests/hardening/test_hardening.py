@@ -98,14 +98,8 @@ def marker_line(marker):
     raise CheckFailed("no marker @%s in %s" % (marker, FIXTURE_SOURCE))
 
 
-def write(path, text):
-    with open(path, "w", encoding="utf-8") as f:
-        f.write(text)
-
-
-def read(path):
-    with open(path, encoding="utf-8") as f:
-        return f.read()
+write = driver.write
+read = driver.read
 
 
 CASES = {}

@@ -11,16 +11,15 @@ import ctypes
 import json
 import os
 import re
-import shutil
 import signal
 import subprocess
 import sys
-import tempfile
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SOURCE = os.environ.get("TATTLE_SOURCE_DIR", os.path.join(HERE, "..", ".."))
 sys.path.insert(0, os.path.join(HERE, "..", "tools"))
+import driver  # noqa: E402
 import validate_json  # noqa: E402
 
 FAILED = []
@@ -250,17 +249,7 @@ CASES = {"modes": case_modes, "recipes": case_recipes, "sigkill": case_sigkill,
 
 
 def main():
-    case, binary = sys.argv[1], os.path.abspath(sys.argv[2])
-    out = tempfile.mkdtemp(prefix="tattle-e2e-")
-    try:
-        CASES[case](binary, out)
-    finally:
-        shutil.rmtree(out, ignore_errors=True)
-    if FAILED:
-        print("%d check(s) failed" % len(FAILED))
-        return 1
-    print("ok")
-    return 0
+    return driver.run_in_scratch(CASES, sys.argv, "tattle-e2e-", FAILED)
 
 
 if __name__ == "__main__":

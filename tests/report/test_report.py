@@ -10,13 +10,12 @@ Golden files live in golden/; TATTLE_UPDATE_GOLDEN=1 rewrites them.
 """
 import json
 import os
-import shutil
 import subprocess
 import sys
-import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "tools"))
+import driver  # noqa: E402
 import validate_json  # noqa: E402
 import normalize  # noqa: E402
 
@@ -221,17 +220,7 @@ CASES = {"valid": case_valid, "golden": case_golden, "keep-old": case_keep_old,
 
 
 def main():
-    case, binary = sys.argv[1], sys.argv[2]
-    out = tempfile.mkdtemp(prefix="tattle-report-")
-    try:
-        CASES[case](binary, out)
-    finally:
-        shutil.rmtree(out, ignore_errors=True)
-    if FAILED:
-        print("%d check(s) failed" % len(FAILED))
-        return 1
-    print("ok")
-    return 0
+    return driver.run_in_scratch(CASES, sys.argv, "tattle-report-", FAILED)
 
 
 if __name__ == "__main__":

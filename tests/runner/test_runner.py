@@ -806,14 +806,8 @@ tags:
 """
 
 
-def write(path, text):
-    with open(path, "w", encoding="utf-8") as f:
-        f.write(text)
-
-
-def read(path):
-    with open(path, encoding="utf-8") as f:
-        return f.read()
+write = driver.write
+read = driver.read
 
 
 @case

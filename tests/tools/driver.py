@@ -50,6 +50,33 @@ class Checks:
             print("scratch directory kept: %s" % self.scratch)
 
 
+def write(path, text):
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(text)
+
+
+def read(path):
+    with open(path, encoding="utf-8") as f:
+        return f.read()
+
+
+def run_in_scratch(cases, argv, prefix, failed):
+    """The end of the report drivers: `argv` is CASE BINARY; the case runs
+    with the binary and a scratch directory, removed afterwards; `failed`
+    is the driver's list of checks that did not hold."""
+    case, binary = argv[1], os.path.abspath(argv[2])
+    out = tempfile.mkdtemp(prefix=prefix)
+    try:
+        cases[case](binary, out)
+    finally:
+        shutil.rmtree(out, ignore_errors=True)
+    if failed:
+        print("%d check(s) failed" % len(failed))
+        return 1
+    print("ok")
+    return 0
+
+
 def run_case(function, case, name):
     try:
         function(case)
