@@ -1,16 +1,24 @@
 /*
- * child.c — running one test inside its process: phases, fatal-assertion
- * unwinding, and the on-exit callbacks.
+ * child.c — a test's process: how it starts from what the fork server
+ * hands it, the phases of one test, fatal-assertion unwinding, and the
+ * on-exit callbacks.
  */
 #include "runner/child.h"
 
 #include <errno.h>
 #include <pthread.h>
 #include <setjmp.h>
+#include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
+#include "runner/crash.h"
 #include "runner/text.h"
+#include "tracer/session.h"
 
 struct on_exit_callback {
     void (*fn)(void *ctx);
@@ -93,12 +101,11 @@ static void run_on_exit_callbacks(void)
     }
 }
 
-void tattle__child_run(const struct tattle__test_entry *entry,
+void tattle__child_run(const struct tattle_test *test,
+                       const struct tattle_suite *suite,
                        struct tattle__slot *slot, bool forked)
 {
     (void)forked;
-    const struct tattle_suite *suite = entry->suite;
-    const struct tattle_test *test = entry->test;
     current_slot = slot;
     test_thread = pthread_self();
     test_process = getpid();
@@ -117,4 +124,63 @@ void tattle__child_run(const struct tattle__test_entry *entry,
     run_on_exit_callbacks();
     atomic_store(&slot->phase, TATTLE__PHASE_DONE);
     current_slot = NULL;
+}
+
+/* ---- the forked test process ---- */
+
+static bool traced;
+
+void tattle__child_on_crash(void)
+{
+    if (traced)
+        tattle__trace_session_child_finish(true);
+}
+
+/* Closes every descriptor from `first` up (the fork server's). */
+static void close_from(int first)
+{
+    if (syscall(SYS_close_range, (unsigned)first, ~0u, 0) == 0)
+        return;
+    long highest = sysconf(_SC_OPEN_MAX);
+    for (long fd = first; fd < highest; fd++)
+        close((int)fd);
+}
+
+void tattle__child_main(const struct tattle__child_start *start)
+{
+    /* Every call here is a cost paid per test: what can be set once was
+     * set in the fork server and is inherited. */
+    if (start->cgroup_procs_fd >= 0 && write(start->cgroup_procs_fd, "0", 1) != 1)
+        _exit(3);
+    setpgid(0, 0);
+    prctl(PR_SET_CHILD_SUBREAPER, 1);
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (getppid() != start->server_pid)
+        _exit(3); /* the server died before the line above */
+    for (size_t i = 0; i < start->signal_count; i++)
+        sigaction(start->signals[i], &start->signal_actions[i], NULL);
+    sigprocmask(SIG_SETMASK, start->signal_mask, NULL);
+    dup2(start->stdin_fd, STDIN_FILENO);
+    dup2(start->stdout_fd, STDOUT_FILENO);
+    dup2(start->stderr_fd, STDERR_FILENO);
+    tattle__crash_set_slot(start->slot);
+    if (start->arena_fd >= 0) {
+        int error = tattle__trace_attach(start->arena_fd, start->arena_size);
+        traced = error == 0;
+        if (error != 0) {
+            char message[96];
+            snprintf(message, sizeof message,
+                     "the trace arena could not be mapped: %s", strerror(-error));
+            struct tattle__slot_failure failure = {
+                .kind = TATTLE_FAILURE_ERROR, .message = message};
+            tattle__slot_add_failure(start->slot, &failure);
+        }
+    }
+    close_from(start->first_server_fd);
+
+    tattle__child_run(start->test, start->suite, start->slot, true);
+    if (traced)
+        tattle__trace_session_child_finish(false);
+    fflush(NULL);
+    _exit(0);
 }

@@ -1,27 +1,61 @@
 /*
  * child.h — what runs inside a test's process.
  *
- * tattle__child_run() runs one test: suite and test setup, the body,
- * teardowns, then the tattle_on_exit() callbacks in LIFO order, recording
- * into the test's result slot. A fatal assertion or SKIP() leaves the
- * current phase (longjmp on the test's main thread, pthread_exit on
- * another thread, _exit(1) in a process the test forked); the remaining
- * phases still run in the test's own process.
+ * tattle__child_main() is the whole life of a forked test process: it
+ * takes what the fork server handed it (its own slot, its job's output
+ * pipes, its trace arena), lets go of everything else the server holds,
+ * runs the test and ends. tattle__child_run() runs one test: suite and
+ * test setup, the body, teardowns, then the tattle_on_exit() callbacks in
+ * LIFO order, recording into the test's result slot. A fatal assertion or
+ * SKIP() leaves the current phase (longjmp on the test's main thread,
+ * pthread_exit on another thread, _exit(1) in a process the test forked);
+ * the remaining phases still run in the test's own process.
+ *
+ * Everything here runs where test code runs: whatever it writes (the
+ * slot, the arena) the runner reads as untrusted input.
  */
 #ifndef TATTLE_RUNNER_CHILD_H
 #define TATTLE_RUNNER_CHILD_H
 
+#include <signal.h>
 #include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
 
 #include <tattle/tattle.h>
 
-#include "runner/registry.h"
 #include "runner/slot.h"
 
-/** Runs the test in the calling process. `forked` says whether this is a
- * forked test process (crash handlers installed, output redirected). */
-void tattle__child_run(const struct tattle__test_entry *entry,
+/** What a test process starts from, as the fork server hands it over. */
+struct tattle__child_start {
+    const struct tattle_test *test;
+    const struct tattle_suite *suite;
+    struct tattle__slot *slot;
+    int stdin_fd, stdout_fd, stderr_fd;
+    int arena_fd;                   /* the trace arena's memfd, or -1 */
+    uint64_t arena_size;
+    int first_server_fd;            /* the server's descriptors: from here up */
+    int cgroup_procs_fd;            /* >= 0: join this cgroup first */
+    const sigset_t *signal_mask;    /* the program's own signal mask */
+    const int *signals;             /* signals whose dispositions come back */
+    const struct sigaction *signal_actions;
+    size_t signal_count;
+    pid_t server_pid;
+};
+
+/** Runs the test in a freshly forked process and ends the process. */
+TATTLE__NORETURN void tattle__child_main(const struct tattle__child_start *start);
+
+/** Runs the test in the calling process (also used with --no-fork).
+ * `forked` says whether this is a forked test process. */
+void tattle__child_run(const struct tattle_test *test,
+                       const struct tattle_suite *suite,
                        struct tattle__slot *slot, bool forked);
+
+/** The crash handler's last step in a test process (async-signal-safe):
+ * lets the flight recorder finish. */
+void tattle__child_on_crash(void);
 
 /** The slot of the test running in this process, or NULL outside a test. */
 struct tattle__slot *tattle__child_slot(void);

@@ -6,7 +6,6 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <signal.h>
-#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,12 +13,7 @@
 
 #include "runner/text.h"
 
-struct pid_list {
-    pid_t *items;
-    size_t count, capacity;
-};
-
-static bool pid_list_has(const struct pid_list *list, pid_t pid)
+bool tattle__pid_list_has(const struct tattle__pid_list *list, pid_t pid)
 {
     for (size_t i = 0; i < list->count; i++)
         if (list->items[i] == pid)
@@ -27,7 +21,7 @@ static bool pid_list_has(const struct pid_list *list, pid_t pid)
     return false;
 }
 
-static void pid_list_add(struct pid_list *list, pid_t pid)
+void tattle__pid_list_add(struct tattle__pid_list *list, pid_t pid)
 {
     if (list->count == list->capacity) {
         list->capacity = list->capacity ? list->capacity * 2 : 16;
@@ -37,8 +31,41 @@ static void pid_list_add(struct pid_list *list, pid_t pid)
     list->items[list->count++] = pid;
 }
 
-/* Adds the children of every thread of `pid` to `out`. */
-static void children_of(pid_t pid, struct pid_list *out)
+void tattle__pid_list_release(struct tattle__pid_list *list)
+{
+    free(list->items);
+    *list = (struct tattle__pid_list){0};
+}
+
+/* Appends the pids of one children file not yet in `out`. */
+static void read_children_file(const char *path, struct tattle__pid_list *out)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return;
+    /* Read to the end: a process may have thousands of children. */
+    struct tattle__buffer text = {0};
+    char chunk[4096];
+    ssize_t n;
+    while ((n = read(fd, chunk, sizeof chunk)) > 0)
+        tattle__buffer_append(&text, chunk, (size_t)n);
+    close(fd);
+    if (!text.data)
+        return;
+    char *cursor = text.data;
+    for (;;) {
+        char *end;
+        long child = strtol(cursor, &end, 10);
+        if (end == cursor)
+            break;
+        if (!tattle__pid_list_has(out, (pid_t)child))
+            tattle__pid_list_add(out, (pid_t)child);
+        cursor = end;
+    }
+    tattle__buffer_release(&text);
+}
+
+void tattle__process_children(pid_t pid, struct tattle__pid_list *out)
 {
     char path[64];
     snprintf(path, sizeof path, "/proc/%d/task", (int)pid);
@@ -52,66 +79,32 @@ static void children_of(pid_t pid, struct pid_list *out)
         char children_path[384];
         snprintf(children_path, sizeof children_path, "/proc/%d/task/%s/children",
                  (int)pid, task->d_name);
-        int fd = open(children_path, O_RDONLY | O_CLOEXEC);
-        if (fd < 0)
-            continue;
-        /* Read to the end: a process may have thousands of children. */
-        struct tattle__buffer text = {0};
-        char chunk[4096];
-        ssize_t n;
-        while ((n = read(fd, chunk, sizeof chunk)) > 0)
-            tattle__buffer_append(&text, chunk, (size_t)n);
-        close(fd);
-        if (!text.data)
-            continue;
-        char *cursor = text.data;
-        for (;;) {
-            char *end;
-            long child = strtol(cursor, &end, 10);
-            if (end == cursor)
-                break;
-            if (!pid_list_has(out, (pid_t)child))
-                pid_list_add(out, (pid_t)child);
-            cursor = end;
-        }
-        tattle__buffer_release(&text);
+        read_children_file(children_path, out);
     }
     closedir(tasks);
 }
 
-void tattle__process_tree_kill(pid_t root, int include_root)
+void tattle__process_tree_kill(pid_t root, bool include_root,
+                               struct tattle__pid_list *killed)
 {
-    struct pid_list tree = {0};
+    struct tattle__pid_list tree = {0};
     if (include_root)
         kill(root, SIGSTOP);
-    pid_list_add(&tree, root);
-    /* Stop each process as it is found; walk again until nothing new shows
-     * up, so a process forking during the walk cannot escape. */
-    for (size_t walked = 0; walked < tree.count; walked++) {
-        size_t before = tree.count;
-        children_of(tree.items[walked], &tree);
-        for (size_t i = before; i < tree.count; i++)
+    tattle__pid_list_add(&tree, root);
+    /* Each process is stopped as it is found. Walk everything again until a
+     * whole walk finds nothing new: a process that forked, or an orphan
+     * handed to a subreaper already walked, shows up in the next walk. */
+    for (size_t known = 0; known != tree.count;) {
+        known = tree.count;
+        for (size_t walked = 0; walked < known; walked++)
+            tattle__process_children(tree.items[walked], &tree);
+        for (size_t i = known; i < tree.count; i++)
             kill(tree.items[i], SIGSTOP);
     }
-    for (size_t i = include_root ? 0 : 1; i < tree.count; i++)
+    for (size_t i = include_root ? 0 : 1; i < tree.count; i++) {
         kill(tree.items[i], SIGKILL);
-    free(tree.items);
-}
-
-size_t tattle__process_kill_strays(const pid_t *keep, size_t keep_count)
-{
-    struct pid_list children = {0};
-    children_of(getpid(), &children);
-    size_t killed = 0;
-    for (size_t i = 0; i < children.count; i++) {
-        bool kept = false;
-        for (size_t j = 0; j < keep_count && !kept; j++)
-            kept = keep[j] == children.items[i];
-        if (kept)
-            continue;
-        tattle__process_tree_kill(children.items[i], 1);
-        killed++;
+        if (killed && !tattle__pid_list_has(killed, tree.items[i]))
+            tattle__pid_list_add(killed, tree.items[i]);
     }
-    free(children.items);
-    return killed;
+    tattle__pid_list_release(&tree);
 }

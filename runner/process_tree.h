@@ -1,12 +1,14 @@
 /*
- * process_tree.h — finding and killing a test's whole process tree.
+ * process_tree.h — finding, stopping and killing processes by parentage.
  *
- * Each test process is a child subreaper, so while it lives every process
- * it started (including `setsid` grandchildren and orphans) stays in its
- * subtree, found through /proc/PID/task/TID/children. The tree is stopped
- * first (so nothing forks away while it is walked), then killed. Processes
- * orphaned after their test process died are reparented to the runner
- * (also a subreaper) and killed as strays.
+ * Each test process, and the fork server above them, is a child
+ * subreaper: while a test process lives every process it started
+ * (including `setsid` grandchildren and orphans) stays in its subtree, and
+ * once it died what it left behind becomes a child of the fork server.
+ * Subtrees are found through /proc/PID/task/TID/children, stopped as they
+ * are found (a stopped process cannot fork away) and walked again until a
+ * walk finds nothing new, then killed. Killing is asynchronous: the pids
+ * killed are returned so the caller can wait until they are gone.
  */
 #ifndef TATTLE_RUNNER_PROCESS_TREE_H
 #define TATTLE_RUNNER_PROCESS_TREE_H
@@ -15,11 +17,22 @@
 #include <stddef.h>
 #include <sys/types.h>
 
-/** SIGKILLs the descendants of `root` and, when `include_root`, root. */
-void tattle__process_tree_kill(pid_t root, int include_root);
+struct tattle__pid_list {
+    pid_t *items;
+    size_t count, capacity;
+};
 
-/** SIGKILLs every child of the calling process (and its tree) whose pid is
- * not in `keep`. Returns how many were killed. */
-size_t tattle__process_kill_strays(const pid_t *keep, size_t keep_count);
+void tattle__pid_list_add(struct tattle__pid_list *list, pid_t pid);
+bool tattle__pid_list_has(const struct tattle__pid_list *list, pid_t pid);
+void tattle__pid_list_release(struct tattle__pid_list *list);
+
+/** Appends the children of every thread of `pid` to `out`. */
+void tattle__process_children(pid_t pid, struct tattle__pid_list *out);
+
+/** Stops and SIGKILLs the descendants of `root` and, when `include_root`,
+ * root itself. The pids killed are appended to `killed` when it is not
+ * NULL. */
+void tattle__process_tree_kill(pid_t root, bool include_root,
+                               struct tattle__pid_list *killed);
 
 #endif /* TATTLE_RUNNER_PROCESS_TREE_H */

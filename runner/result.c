@@ -110,6 +110,15 @@ void tattle__result_build(struct tattle__result_record *record,
         failure->left = own_copy(record, recorded->left);
         failure->right = own_copy(record, recorded->right);
     }
+    if (reading->corruption) {
+        struct tattle_failure *failure = add_failure(record, TATTLE_FAILURE_ERROR);
+        struct tattle__buffer message = {0};
+        tattle__buffer_printf(&message,
+                              "result slot corrupted: %s (the test overwrote the "
+                              "memory it reports through; what came before is kept)",
+                              reading->corruption);
+        failure->message = own(record, tattle__buffer_take(&message));
+    }
     if (reading->failures_dropped > 0) {
         struct tattle_failure *failure = add_failure(record, TATTLE_FAILURE_ERROR);
         struct tattle__buffer message = {0};
@@ -157,6 +166,16 @@ void tattle__result_build(struct tattle__result_record *record,
         failure->message = own(record, tattle__buffer_take(&message));
         failure->exit_code = code;
         broken = true;
+    }
+    if (outcome->trace_corruption) {
+        struct tattle_failure *failure = add_failure(record, TATTLE_FAILURE_ERROR);
+        struct tattle__buffer message = {0};
+        tattle__buffer_printf(&message, "trace arena corrupted: %s; events discarded",
+                              outcome->trace_corruption);
+        failure->message = own(record, tattle__buffer_take(&message));
+        if (outcome->trace)
+            tattle__trace_free(outcome->trace);
+        outcome->trace = NULL;
     }
     if (outcome->trace_error) {
         struct tattle_failure *failure = add_failure(record, TATTLE_FAILURE_ERROR);

@@ -77,6 +77,8 @@ struct run_state {
     char executable[4096];
     const char *program;
     double timeout_multiplier;
+    struct sigaction original_sigpipe;
+    struct tattle__scheduler *scheduler;
 };
 
 /* ---- reporters ---- */
@@ -745,6 +747,8 @@ static int usage_error(struct run_state *state, const char *message)
 {
     fprintf(stderr, "%s: %s\n", state->program, message);
     close_reporters(state);
+    tattle__scheduler_destroy(state->scheduler);
+    state->scheduler = NULL;
     release_state(state);
     return 2;
 }
@@ -754,7 +758,9 @@ int tattle_main(int argc, char **argv)
     struct run_state state = {0};
     struct tattle__buffer error = {0};
     state.program = argc > 0 && argv[0] ? argv[0] : "tattle";
-    signal(SIGPIPE, SIG_IGN);
+    struct sigaction ignore = {.sa_handler = SIG_IGN};
+    sigemptyset(&ignore.sa_mask);
+    sigaction(SIGPIPE, &ignore, &state.original_sigpipe);
     tattle__registry_build(&state.registry);
     tattle__options_init(&state.options);
 
@@ -826,6 +832,25 @@ int tattle_main(int argc, char **argv)
         .filter_out = (const char *const *)o->filter_out.items,
         .filter_out_count = o->filter_out.count,
     };
+    bool stdout_carries_report = false;
+    for (size_t i = 0; i < o->reporter_count; i++)
+        if (o->reporters[i].destination && strcmp(o->reporters[i].destination, "-") == 0)
+            stdout_carries_report = true;
+    /* Before any report file is opened: the fork server, which every test
+     * process is forked from, must hold none of them. */
+    struct tattle__schedule_config schedule = {
+        .jobs = o->no_fork ? 1 : o->jobs,
+        .no_fork = o->no_fork,
+        .stdout_carries_report = stdout_carries_report,
+        .original_sigpipe = state.original_sigpipe};
+    rc = tattle__scheduler_create(&state.scheduler, &schedule);
+    if (rc != 0) {
+        fprintf(stderr, "%s: internal error: cannot prepare the test processes: %s\n",
+                state.program, strerror(-rc));
+        release_state(&state);
+        tattle__buffer_release(&error);
+        return 3;
+    }
     if (open_reporters(&state, &error) != 0) {
         int status = usage_error(&state, error.data);
         tattle__buffer_release(&error);
@@ -857,17 +882,10 @@ int tattle_main(int argc, char **argv)
         state.reporters[i].type->begin(state.reporters[i].self, &run_info);
 
     uint64_t run_started = tattle__now_us();
-    bool stdout_carries_report = false;
-    for (size_t i = 0; i < o->reporter_count; i++)
-        if (o->reporters[i].destination && strcmp(o->reporters[i].destination, "-") == 0)
-            stdout_carries_report = true;
-    struct tattle__schedule_config schedule = {.jobs = run_info.jobs,
-                                               .no_fork = o->no_fork,
-                                               .stdout_carries_report = stdout_carries_report};
     struct tattle__schedule_callbacks callbacks = {
         .next = next_job, .started = job_started, .finished = job_finished,
         .ctx = &state};
-    int scheduled = tattle__schedule_run(&schedule, &callbacks);
+    int scheduled = tattle__scheduler_run(state.scheduler, &callbacks);
     if (scheduled != 0)
         report_unstarted(&state, scheduled > 0 ? "not run: the run was interrupted"
                                                : "not run: the run stopped on an internal error");
@@ -893,6 +911,7 @@ int tattle_main(int argc, char **argv)
     if (premature_exit_file && *premature_exit_file && !state.summary.interrupted)
         unlink(premature_exit_file);
     close_reporters(&state);
+    tattle__scheduler_destroy(state.scheduler);
     release_state(&state);
     tattle__buffer_release(&error);
     return status;

@@ -2,12 +2,21 @@
  * scheduler.c — the runner's single-threaded event loop.
  *
  * Per job slot the scheduler keeps a result slot (shared memory), two
- * captures and a stdout and a stderr pipe, all reused from test to test;
- * while a test runs, its pid and pidfd. One poll() waits on every running
- * test's pidfd and pipes, the signalfd of SIGINT/SIGTERM, and the nearest
- * deadline. A test is finished once its process was reaped and its tree
- * stopped and killed: only then are its pipes drained (nothing can write
- * to them any more) and the outcome handed back.
+ * captures and a stdout and a stderr pipe, all reused from test to test
+ * (the fork server holds the pipes' write ends, so they never reach end of
+ * file); while a test runs, its pid. One poll() waits on every running
+ * test's pipes, the fork server's socket (its exit notices) and its pidfd,
+ * the signalfd, the cgroups and strays being killed, and the nearest
+ * deadline.
+ *
+ * A test is finished once its process was reaped and every process it
+ * started is known dead: its process group is killed, its job's cgroup
+ * (where there is one) is killed and watched until empty, and the fork
+ * server's children that belong to no running test (what an ended test
+ * left behind) are stopped, killed and waited for. Only then are its
+ * pipes drained (nothing can write to them any more), its slot read, its
+ * trace frozen, and the outcome handed back. Nothing read from the slot or
+ * the arena is trusted (runner/slot.h, tracer/session.h).
  */
 #include "runner/scheduler.h"
 
@@ -21,13 +30,13 @@
 #include <string.h>
 #include <sys/pidfd.h>
 #include <sys/prctl.h>
-#include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "runner/child.h"
-#include "runner/crash.h"
+#include "runner/fork_server.h"
+#include "runner/job_cgroup.h"
 #include "runner/process_tree.h"
 #include "runner/text.h"
 
@@ -38,122 +47,124 @@ enum {
     READ_CHUNK = 64 * 1024
 };
 
+/* The signals that end a run early, like SIGTERM. */
+static const int stop_signals[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2};
+
 struct running {
     bool busy;
     struct tattle__job job;
     pid_t pid;
-    int pidfd;
-    /* The job slot's stdout and stderr pipes, kept open across tests (the
-     * runner holds both ends, so they never reach EOF: the pidfd says when
-     * a test ended). Read ends are non-blocking. */
-    int output_fds[2];
-    int output_write_fds[2];
+    int output_fds[2];          /* the job's pipes' read ends (non-blocking) */
     struct tattle__capture captures[2];
     struct tattle__slot *slot;
     uint64_t started_us;
     uint64_t deadline_us;       /* 0: none */
-    bool reaped;
+    bool reaped;                /* the server reported the test process's end */
     int wait_status;
+    bool killing;               /* its cgroup was killed: wait until empty */
     bool timed_out;
+    int interrupted_by;
     struct tattle__trace_session *trace;
     const char *trace_error;    /* the arena could not be created */
 };
 
-struct scheduler {
-    const struct tattle__schedule_config *config;
+struct tattle__scheduler {
+    struct tattle__schedule_config config;
     const struct tattle__schedule_callbacks *callbacks;
     struct running *running;
+    unsigned job_count;         /* job slots: 1 with --no-fork */
     unsigned running_count;
-    int signal_fd;              /* SIGINT/SIGTERM, forked mode */
-    int null_fd;                /* /dev/null, the tests' stdin */
+    struct tattle__job_cgroups cgroups;
+    struct tattle__fork_server *server;
+    int *write_fds;             /* per job stdout, stderr: the server's copies */
+    struct tattle__pid_list strays; /* killed, not yet known dead */
+    int *stray_pidfds;
+    int signal_fd;
     sigset_t old_mask;
-    bool interrupted;
+    int stopping;               /* the signal (or -1) that stops the run */
+    int result;
     bool exhausted;             /* `next` had nothing this round */
 };
 
-/* ---- the test process ---- */
+/* ---- killing what a test left behind ---- */
 
-static struct tattle__trace_session *child_trace;
-
-static void child_crash_callback(void)
+static bool belongs_to_running_test(const struct tattle__scheduler *scheduler,
+                                    pid_t pid)
 {
-    if (child_trace)
-        tattle__trace_session_child_finish(true);
-}
-
-/* `entry` is a copy on the stack: the registry itself lives in memory
- * test processes do not inherit (runner/private_memory.h). */
-static TATTLE__NORETURN void run_in_child(struct scheduler *scheduler,
-                                          struct running *run,
-                                          const struct tattle__test_entry *entry,
-                                          int out_w, int err_w)
-{
-    /* Crash handlers, their alternate stack and RLIMIT_CORE = 0 were set
-     * once in the runner and are inherited: a test process only sets what
-     * is its own. Every call here is a cost paid per test. */
-    setpgid(0, 0);
-    prctl(PR_SET_CHILD_SUBREAPER, 1);
-    prctl(PR_SET_PDEATHSIG, SIGKILL);
-    signal(SIGPIPE, SIG_DFL);
-    sigprocmask(SIG_SETMASK, &scheduler->old_mask, NULL);
-    close(scheduler->signal_fd);
-    dup2(scheduler->null_fd, STDIN_FILENO);
-    close(scheduler->null_fd);
-    dup2(out_w, STDOUT_FILENO);
-    dup2(err_w, STDERR_FILENO);
-    close(out_w);
-    close(err_w);
-    /* stdout is already unbuffered (set once by the runner): nothing the
-     * test prints is lost when it dies. */
-
-    child_trace = run->trace;
-    if (run->trace)
-        tattle__trace_session_activate(run->trace);
-    tattle__child_run(entry, run->slot, true);
-    if (run->trace)
-        tattle__trace_session_child_finish(false);
-    fflush(NULL);
-    /* As a subreaper this process holds every descendant the test left
-     * behind; killing them here spares the runner a /proc sweep. */
-    /* One syscall: ECHILD means no child at all, and as a subreaper this
-     * process would have inherited any orphaned descendant. */
-    siginfo_t child;
-    if (waitid(P_ALL, 0, &child, WEXITED | WNOHANG | WNOWAIT) == 0)
-        tattle__process_tree_kill(getpid(), 0);
-    atomic_store(&run->slot->tree_clean, 1);
-    _exit(0);
-}
-
-/* ---- starting and finishing ---- */
-
-static int start_forked(struct scheduler *scheduler, struct running *run)
-{
-    /* No fflush here: stdout and stderr are unbuffered while tests run
-     * and the console has its own stream, flushed after each callback. */
-    tattle__crash_set_slot(run->slot);
-    const struct tattle__test_entry entry = *run->job.entry;
-    run->started_us = tattle__now_us();
-    pid_t pid = fork();
-    if (pid < 0)
-        return -errno;
-    if (pid == 0)
-        run_in_child(scheduler, run, &entry, run->output_write_fds[0],
-                     run->output_write_fds[1]);
-
-    setpgid(pid, pid);
-    run->pid = pid;
-    run->pidfd = pidfd_open(pid, 0);
-    if (run->pidfd < 0) {
-        int error = -errno;
-        kill(pid, SIGKILL);
-        waitpid(pid, NULL, 0);
-        return error;
+    pid_t group = getpgid(pid);
+    for (unsigned i = 0; i < scheduler->job_count; i++) {
+        const struct running *run = &scheduler->running[i];
+        if (run->busy && !run->reaped && (run->pid == pid || run->pid == group))
+            return true;
     }
-    run->deadline_us = run->job.timeout_ms > 0
-                           ? run->started_us + (uint64_t)run->job.timeout_ms * 1000u
-                           : 0;
-    return 0;
+    return false;
 }
+
+/* Waits on the killed strays through pidfds (readable once they exited). */
+static void watch_strays(struct tattle__scheduler *scheduler, size_t from)
+{
+    scheduler->stray_pidfds = tattle__realloc(
+        scheduler->stray_pidfds, (scheduler->strays.count + 1) * sizeof(int));
+    for (size_t i = from; i < scheduler->strays.count; i++)
+        scheduler->stray_pidfds[i] = pidfd_open(scheduler->strays.items[i], 0);
+}
+
+static void forget_dead_strays(struct tattle__scheduler *scheduler)
+{
+    size_t kept = 0;
+    for (size_t i = 0; i < scheduler->strays.count; i++) {
+        int fd = scheduler->stray_pidfds[i];
+        struct pollfd probe = {fd, POLLIN, 0};
+        if (fd < 0 || poll(&probe, 1, 0) != 0) {
+            if (fd >= 0)
+                close(fd);
+            continue;
+        }
+        scheduler->strays.items[kept] = scheduler->strays.items[i];
+        scheduler->stray_pidfds[kept++] = fd;
+    }
+    scheduler->strays.count = kept;
+}
+
+/* Kills every process the fork server holds that belongs to no running
+ * test: what ended tests left behind, however they got away. */
+static void kill_strays(struct tattle__scheduler *scheduler)
+{
+    struct tattle__pid_list children = {0};
+    tattle__process_children(tattle__fork_server_pid(scheduler->server), &children);
+    size_t before = scheduler->strays.count;
+    for (size_t i = 0; i < children.count; i++)
+        if (!belongs_to_running_test(scheduler, children.items[i]))
+            tattle__process_tree_kill(children.items[i], true, &scheduler->strays);
+    tattle__pid_list_release(&children);
+    watch_strays(scheduler, before);
+}
+
+/* After the test process was reaped: everything it started dies too, on
+ * every ending. */
+static void kill_leftovers(struct tattle__scheduler *scheduler, struct running *run)
+{
+    kill(-run->pid, SIGKILL);
+    unsigned job = (unsigned)(run - scheduler->running);
+    if (tattle__job_cgroups_available(&scheduler->cgroups) &&
+        tattle__job_cgroup_populated(&scheduler->cgroups, job)) {
+        tattle__job_cgroup_kill(&scheduler->cgroups, job);
+        run->killing = tattle__job_cgroup_populated(&scheduler->cgroups, job);
+    }
+    kill_strays(scheduler);
+}
+
+/* Kills a test that is still running (timeout, interrupted run). */
+static void kill_running_test(struct tattle__scheduler *scheduler, struct running *run)
+{
+    unsigned job = (unsigned)(run - scheduler->running);
+    if (tattle__job_cgroups_available(&scheduler->cgroups))
+        tattle__job_cgroup_kill(&scheduler->cgroups, job);
+    tattle__process_tree_kill(run->pid, true, NULL);
+    kill(-run->pid, SIGKILL);
+}
+
+/* ---- reading output ---- */
 
 /* Reads what is available from one output pipe, at most a bounded amount
  * per call so one chatty test cannot starve the others. Returns false when
@@ -169,13 +180,13 @@ static bool read_output(struct running *run, int stream)
         }
         if (n < 0 && errno == EINTR)
             continue;
-        return false; /* EAGAIN: empty (EOF cannot happen: we hold a writer) */
+        return false; /* EAGAIN: empty (end of file would mean the server died) */
     }
     return true;
 }
 
-/* After the test's processes are dead or stopped, nothing writes to the
- * pipes any more: what is in them is the rest of the test's output. */
+/* After the test's processes are dead, nothing writes to the pipes any
+ * more: what is in them is the rest of the test's output. */
 static void drain_outputs(struct running *run)
 {
     for (int s = 0; s < 2; s++)
@@ -183,112 +194,78 @@ static void drain_outputs(struct running *run)
             ;
 }
 
-/* Reaps children that are not waited for through their pidfd: strays
- * killed after their test died, and a test reaped early by this loop. */
-static void reap_children(struct scheduler *scheduler)
-{
-    for (;;) {
-        int status;
-        pid_t pid = waitpid(-1, &status, WNOHANG);
-        if (pid <= 0)
-            return;
-        for (unsigned i = 0; i < scheduler->config->jobs; i++) {
-            struct running *run = &scheduler->running[i];
-            if (run->busy && run->pid == pid && !run->reaped) {
-                run->reaped = true;
-                run->wait_status = status;
-            }
-        }
-    }
-}
+/* ---- starting and finishing ---- */
 
-static void kill_leftovers(struct scheduler *scheduler, struct running *run)
+static void finish(struct tattle__scheduler *scheduler, struct running *run)
 {
-    if (WIFEXITED(run->wait_status) && atomic_load(&run->slot->tree_clean))
-        return; /* the test process killed its own descendants */
-    /* Same process group first (cheap), then strays reparented to us;
-     * stopped before killed, so none writes after the pipes are drained. */
-    kill(-run->pid, SIGSTOP);
-    kill(-run->pid, SIGKILL);
-    pid_t *keep = tattle__calloc(scheduler->config->jobs, sizeof *keep);
-    size_t keep_count = 0;
-    for (unsigned i = 0; i < scheduler->config->jobs; i++)
-        if (scheduler->running[i].busy && &scheduler->running[i] != run)
-            keep[keep_count++] = scheduler->running[i].pid;
-    tattle__process_kill_strays(keep, keep_count);
-    free(keep);
-}
-
-/* Hands back the outcome of a test whose process ended, timed out, or was
- * killed because the run was interrupted (`interrupted_by`: the signal,
- * -1 for an internal error, 0 when not interrupted). */
-static void finish(struct scheduler *scheduler, struct running *run,
-                   int interrupted_by)
-{
-    if (!run->reaped) {
-        while (waitpid(run->pid, &run->wait_status, 0) < 0 && errno == EINTR)
-            ;
-        run->reaped = true;
-    }
-    kill_leftovers(scheduler, run);
     drain_outputs(run);
-    close(run->pidfd);
-    run->pidfd = -1;
-    reap_children(scheduler);
-
     struct tattle__outcome outcome = {
         .forked = true,
         .wait_status = run->wait_status,
         .timed_out = run->timed_out,
-        .interrupted_by = interrupted_by,
+        .interrupted_by = run->interrupted_by,
         .started_us = run->started_us,
         .duration_us = tattle__now_us() - run->started_us,
         .stdout_capture = &run->captures[0],
         .stderr_capture = &run->captures[1],
+        .trace_error = run->trace_error,
     };
-    tattle__slot_read(run->slot, &outcome.reading);
-    outcome.trace_error = run->trace_error;
+    tattle__slot_read(run->slot, SLOT_BYTES, &outcome.reading);
     if (run->trace) {
         int error = tattle__trace_session_freeze(run->trace, &outcome.trace);
         if (error != 0)
             outcome.trace_error = strerror(-error);
+        outcome.trace_corruption = tattle__trace_session_corruption(run->trace);
+        /* Every process that mapped the arena is dead: it may serve again. */
+        tattle__trace_session_mark_reusable(run->trace);
         tattle__trace_session_destroy(run->trace);
         run->trace = NULL;
     }
     run->busy = false;
     scheduler->running_count--;
-    scheduler->callbacks->finished(scheduler->callbacks->ctx, &run->job,
-                                   &outcome);
+    scheduler->callbacks->finished(scheduler->callbacks->ctx, &run->job, &outcome);
     tattle__slot_reading_release(&outcome.reading);
 }
 
-static void time_out(struct scheduler *scheduler, struct running *run)
+/* Finishes the test once it was reaped and nothing of it is left. */
+static void finish_when_gone(struct tattle__scheduler *scheduler, struct running *run)
 {
-    run->timed_out = true;
+    if (!run->busy || !run->reaped)
+        return;
+    unsigned job = (unsigned)(run - scheduler->running);
+    if (run->killing)
+        run->killing = tattle__job_cgroup_populated(&scheduler->cgroups, job);
+    forget_dead_strays(scheduler);
+    if (!run->killing && scheduler->strays.count == 0)
+        finish(scheduler, run);
+}
+
+static void stop_test(struct tattle__scheduler *scheduler, struct running *run)
+{
     /* The on-exit barrier: the mailboxes are read while the processes that
      * own them are still alive, then the whole tree is killed. */
     if (run->trace)
         tattle__trace_session_snapshot_live(run->trace, run->pid);
-    tattle__process_tree_kill(run->pid, 1);
-    finish(scheduler, run, 0);
+    kill_running_test(scheduler, run);
+    run->deadline_us = 0;
 }
 
-static int start_next(struct scheduler *scheduler, struct running *run)
+static int start_next(struct tattle__scheduler *scheduler, struct running *run)
 {
     struct tattle__job job;
     if (!scheduler->callbacks->next(scheduler->callbacks->ctx, &job)) {
         scheduler->exhausted = true;
         return 0;
     }
-    run->job = job;
-    run->reaped = false;
-    run->timed_out = false;
-    run->wait_status = 0;
-    run->trace = NULL;
-    tattle__slot_reset(run->slot);
+    *run = (struct running){
+        .job = job,
+        .output_fds = {run->output_fds[0], run->output_fds[1]},
+        .captures = {run->captures[0], run->captures[1]},
+        .slot = run->slot,
+    };
+    tattle__slot_reset(run->slot, SLOT_BYTES);
     tattle__capture_reset(&run->captures[0]);
     tattle__capture_reset(&run->captures[1]);
-    run->trace_error = NULL;
     if (job.traced) {
         int error = tattle__trace_session_create(&run->trace, &job.trace_config);
         if (error != 0) {
@@ -298,126 +275,198 @@ static int start_next(struct scheduler *scheduler, struct running *run)
         }
     }
     scheduler->callbacks->started(scheduler->callbacks->ctx, &run->job);
-    int error = start_forked(scheduler, run);
+    struct tattle__spawn_request request = {
+        .job = (unsigned)(run - scheduler->running),
+        .test = job.entry->test,
+        .suite = job.entry->suite,
+        .arena_fd = run->trace ? tattle__trace_session_fd(run->trace) : -1,
+        .arena_size = run->trace ? tattle__trace_session_size(run->trace) : 0,
+    };
+    run->started_us = tattle__now_us();
+    int error = tattle__fork_server_spawn(scheduler->server, &request, &run->pid);
     if (error != 0) {
         if (run->trace)
             tattle__trace_session_destroy(run->trace);
+        run->trace = NULL;
         return error;
     }
+    run->deadline_us = job.timeout_ms > 0
+                           ? run->started_us + (uint64_t)job.timeout_ms * 1000u
+                           : 0;
     run->busy = true;
     scheduler->running_count++;
     return 0;
 }
 
-/* Stops every running test and reports it as interrupted: its output is
- * drained and its trace frozen like any other's, so the report still says
- * what it was doing. */
-static void kill_all_running(struct scheduler *scheduler, int interrupted_by)
+/* Stops every running test and reports it as interrupted once it is
+ * gone: its output is drained and its trace frozen like any other's, so
+ * the report still says what it was doing. */
+static void stop_all(struct tattle__scheduler *scheduler, int interrupted_by)
 {
-    for (unsigned i = 0; i < scheduler->config->jobs; i++) {
+    if (!scheduler->stopping)
+        scheduler->stopping = interrupted_by;
+    for (unsigned i = 0; i < scheduler->job_count; i++) {
+        struct running *run = &scheduler->running[i];
+        if (!run->busy || run->interrupted_by)
+            continue;
+        run->interrupted_by = interrupted_by;
+        if (!run->reaped)
+            stop_test(scheduler, run);
+    }
+}
+
+static void take_notices(struct tattle__scheduler *scheduler)
+{
+    struct tattle__exit_notice notice;
+    int got;
+    while ((got = tattle__fork_server_read_notice(scheduler->server, &notice)) == 1) {
+        if (notice.job >= scheduler->job_count)
+            continue;
+        struct running *run = &scheduler->running[notice.job];
+        if (!run->busy || run->reaped || run->pid != notice.pid)
+            continue;
+        run->reaped = true;
+        run->wait_status = notice.status;
+        run->deadline_us = 0;
+        kill_leftovers(scheduler, run);
+    }
+    if (got < 0 && !scheduler->stopping)
+        scheduler->result = got;
+}
+
+/* The fork server died under the running tests (they die with it: their
+ * parent-death signal): collect them as the runner's own children now. */
+static void server_died(struct tattle__scheduler *scheduler)
+{
+    if (scheduler->result == 0)
+        scheduler->result = -EPIPE;
+    for (unsigned i = 0; i < scheduler->job_count; i++) {
         struct running *run = &scheduler->running[i];
         if (!run->busy)
             continue;
-        if (run->trace)
-            tattle__trace_session_snapshot_live(run->trace, run->pid);
-        tattle__process_tree_kill(run->pid, 1);
-        finish(scheduler, run, interrupted_by);
+        if (!run->interrupted_by)
+            run->interrupted_by = -1;
+        if (!run->reaped) {
+            kill_running_test(scheduler, run);
+            while (waitpid(run->pid, &run->wait_status, __WALL) < 0 && errno == EINTR)
+                ;
+            run->reaped = true;
+        }
+        run->killing = false;
+        finish(scheduler, run);
     }
-    tattle__process_kill_strays(NULL, 0);
-    reap_children(scheduler);
 }
 
-static int loop_forked(struct scheduler *scheduler)
+static int loop_forked(struct tattle__scheduler *scheduler)
 {
-    unsigned jobs = scheduler->config->jobs;
-    /* One block for the three parallel arrays: every page the runner
-     * writes per test costs a page fault after each fork. */
-    size_t entries = jobs * 3 + 1;
-    char *block = tattle__calloc(entries, sizeof(struct pollfd) +
-                                              sizeof(struct running *) + sizeof(int));
-    struct running **owners = (struct running **)block;
-    struct pollfd *fds = (struct pollfd *)(block + entries * sizeof *owners);
-    int *roles = (int *)(block + entries * (sizeof *owners + sizeof *fds));
-    int result = 0;
+    unsigned jobs = scheduler->job_count;
+    /* One block for the poll array and its owners: every page the runner
+     * writes per test used to cost a page fault after each fork; it still
+     * keeps the loop compact. */
+    size_t room = jobs * 4 + 4;
+    struct pollfd *fds = tattle__calloc(room, sizeof *fds);
+    struct running **owners = tattle__calloc(room, sizeof *owners);
+    int *roles = tattle__calloc(room, sizeof *roles);
+    enum { ROLE_SIGNAL = -1, ROLE_SERVER = -2, ROLE_SERVER_DEATH = -3,
+           ROLE_CGROUP = 2 };
 
     for (;;) {
         /* Ask again every round: a finished test may have queued a retry. */
         scheduler->exhausted = false;
-        for (unsigned i = 0; i < jobs && !scheduler->exhausted; i++) {
+        for (unsigned i = 0; i < jobs && !scheduler->exhausted && !scheduler->stopping; i++) {
             if (scheduler->running[i].busy)
                 continue;
             int error = start_next(scheduler, &scheduler->running[i]);
             if (error != 0) {
-                fprintf(stderr, "tattle: cannot start a test: %s\n",
-                        strerror(-error));
-                kill_all_running(scheduler, -1);
-                result = error;
-                goto done;
+                fprintf(stderr, "tattle: cannot start a test: %s\n", strerror(-error));
+                scheduler->result = error;
+                stop_all(scheduler, -1);
             }
         }
         if (scheduler->running_count == 0)
             break;
 
-        nfds_t count = 0;
+        size_t count = 0;
         uint64_t nearest = 0;
         fds[count] = (struct pollfd){scheduler->signal_fd, POLLIN, 0};
-        owners[count] = NULL;
-        roles[count++] = -1;
+        roles[count++] = ROLE_SIGNAL;
+        fds[count] = (struct pollfd){tattle__fork_server_fd(scheduler->server), POLLIN, 0};
+        roles[count++] = ROLE_SERVER;
+        fds[count] = (struct pollfd){tattle__fork_server_pidfd(scheduler->server), POLLIN, 0};
+        roles[count++] = ROLE_SERVER_DEATH;
         for (unsigned i = 0; i < jobs; i++) {
             struct running *run = &scheduler->running[i];
             if (!run->busy)
                 continue;
-            fds[count] = (struct pollfd){run->pidfd, POLLIN, 0};
-            owners[count] = run;
-            roles[count++] = 2;
             for (int s = 0; s < 2; s++) {
                 fds[count] = (struct pollfd){run->output_fds[s], POLLIN, 0};
                 owners[count] = run;
                 roles[count++] = s;
             }
+            if (run->killing) {
+                fds[count] = (struct pollfd){scheduler->cgroups.events[i], POLLPRI, 0};
+                owners[count] = run;
+                roles[count++] = ROLE_CGROUP;
+            }
             if (run->deadline_us && (!nearest || run->deadline_us < nearest))
                 nearest = run->deadline_us;
         }
+        /* Strays being killed: their pidfds, bounded to what poll takes. */
+        for (size_t i = 0; i < scheduler->strays.count && count < room; i++)
+            if (scheduler->stray_pidfds[i] >= 0) {
+                fds[count] = (struct pollfd){scheduler->stray_pidfds[i], POLLIN, 0};
+                roles[count++] = ROLE_CGROUP;
+            }
         int wait_ms = -1;
         if (nearest) {
             uint64_t now = tattle__now_us();
             wait_ms = nearest > now ? (int)((nearest - now + 999) / 1000) : 0;
         }
-        int ready = poll(fds, count, wait_ms);
+        int ready = poll(fds, (nfds_t)count, wait_ms);
         if (ready < 0 && errno != EINTR) {
-            result = -errno;
-            kill_all_running(scheduler, -1);
-            goto done;
+            scheduler->result = -errno;
+            stop_all(scheduler, -1);
+            ready = 0;
         }
-        if (ready > 0 && fds[0].revents) {
-            struct signalfd_siginfo info = {0};
-            ssize_t ignored = read(scheduler->signal_fd, &info, sizeof info);
-            (void)ignored;
-            scheduler->interrupted = true;
-            kill_all_running(scheduler, info.ssi_signo ? (int)info.ssi_signo : SIGINT);
-            result = 1;
-            goto done;
-        }
-        for (nfds_t i = 1; ready > 0 && i < count; i++) {
-            if (!fds[i].revents || roles[i] == 2)
+        for (size_t i = 0; ready > 0 && i < count; i++) {
+            if (!fds[i].revents)
                 continue;
-            if (owners[i]->busy)
-                read_output(owners[i], roles[i]);
+            if (roles[i] == ROLE_SIGNAL) {
+                struct signalfd_siginfo info = {0};
+                ssize_t ignored = read(scheduler->signal_fd, &info, sizeof info);
+                (void)ignored;
+                stop_all(scheduler, info.ssi_signo ? (int)info.ssi_signo : SIGINT);
+            } else if (roles[i] == ROLE_SERVER_DEATH) {
+                take_notices(scheduler);
+                server_died(scheduler);
+                goto done;
+            } else if (roles[i] == 0 || roles[i] == 1) {
+                if (owners[i]->busy)
+                    read_output(owners[i], roles[i]);
+            }
         }
-        for (nfds_t i = 1; ready > 0 && i < count; i++)
-            if (fds[i].revents && roles[i] == 2 && owners[i]->busy)
-                finish(scheduler, owners[i], 0);
+        take_notices(scheduler);
+        for (unsigned i = 0; i < jobs; i++)
+            finish_when_gone(scheduler, &scheduler->running[i]);
         uint64_t now = tattle__now_us();
         for (unsigned i = 0; i < jobs; i++) {
             struct running *run = &scheduler->running[i];
-            if (run->busy && run->deadline_us && now >= run->deadline_us)
-                time_out(scheduler, run);
+            if (run->busy && !run->reaped && run->deadline_us && now >= run->deadline_us) {
+                run->timed_out = true;
+                stop_test(scheduler, run);
+            }
         }
     }
 done:
-    free(block);
-    return result;
+    free(fds);
+    free(owners);
+    free(roles);
+    if (scheduler->result < 0)
+        return scheduler->result;
+    return scheduler->stopping ? 1 : 0;
 }
+
+/* ---- --no-fork ---- */
 
 static volatile sig_atomic_t in_process_interrupted;
 
@@ -427,9 +476,9 @@ static void note_interrupt(int signal_number)
     in_process_interrupted = 1;
 }
 
-/* --no-fork: every test in this process, one after the other. SIGINT and
- * SIGTERM only set a flag, checked between tests. */
-static int loop_in_process(struct scheduler *scheduler)
+/* --no-fork: every test in this process, one after the other. The stop
+ * signals only set a flag, checked between tests. */
+static int loop_in_process(struct tattle__scheduler *scheduler)
 {
     struct running *run = &scheduler->running[0];
     for (;;) {
@@ -437,7 +486,7 @@ static int loop_in_process(struct scheduler *scheduler)
         if (!scheduler->callbacks->next(scheduler->callbacks->ctx, &job))
             return 0;
         run->job = job;
-        tattle__slot_reset(run->slot);
+        tattle__slot_reset(run->slot, SLOT_BYTES);
         scheduler->callbacks->started(scheduler->callbacks->ctx, &run->job);
         struct tattle__outcome outcome = {.started_us = tattle__now_us()};
         /* The same trace life cycle as a forked test, in this process; a
@@ -448,12 +497,12 @@ static int loop_in_process(struct scheduler *scheduler)
         /* stdout carries a machine report: what the test prints goes to
          * stderr for as long as it runs. */
         int saved_stdout = -1;
-        if (scheduler->config->stdout_carries_report) {
+        if (scheduler->config.stdout_carries_report) {
             fflush(stdout);
             saved_stdout = fcntl(STDOUT_FILENO, F_DUPFD_CLOEXEC, 3);
             dup2(STDERR_FILENO, STDOUT_FILENO);
         }
-        tattle__child_run(job.entry, run->slot, false);
+        tattle__child_run(job.entry->test, job.entry->suite, run->slot, false);
         if (saved_stdout >= 0) {
             fflush(stdout);
             dup2(saved_stdout, STDOUT_FILENO);
@@ -462,121 +511,175 @@ static int loop_in_process(struct scheduler *scheduler)
         if (trace)
             tattle__trace_session_child_finish(false);
         outcome.duration_us = tattle__now_us() - outcome.started_us;
-        tattle__slot_read(run->slot, &outcome.reading);
+        tattle__slot_read(run->slot, SLOT_BYTES, &outcome.reading);
         if (trace) {
             int error = tattle__trace_session_freeze(trace, &outcome.trace);
             if (error != 0)
                 outcome.trace_error = strerror(-error);
+            outcome.trace_corruption = tattle__trace_session_corruption(trace);
             tattle__trace_session_destroy(trace);
         }
-        scheduler->callbacks->finished(scheduler->callbacks->ctx, &run->job,
-                                       &outcome);
+        scheduler->callbacks->finished(scheduler->callbacks->ctx, &run->job, &outcome);
         tattle__slot_reading_release(&outcome.reading);
-        if (in_process_interrupted) {
-            scheduler->interrupted = true;
+        if (in_process_interrupted)
             return 1;
-        }
     }
 }
 
-int tattle__schedule_run(const struct tattle__schedule_config *config,
-                         const struct tattle__schedule_callbacks *callbacks)
+/* ---- life cycle ---- */
+
+int tattle__scheduler_create(struct tattle__scheduler **out,
+                             const struct tattle__schedule_config *config)
 {
-    struct scheduler scheduler = {.config = config, .callbacks = callbacks,
-                                  .signal_fd = -1, .null_fd = -1};
-    unsigned jobs = config->no_fork ? 1 : config->jobs;
-    scheduler.running = tattle__calloc(jobs, sizeof *scheduler.running);
+    struct tattle__scheduler *scheduler = tattle__calloc(1, sizeof *scheduler);
+    scheduler->config = *config;
+    scheduler->signal_fd = -1;
+    scheduler->job_count = config->no_fork ? 1 : config->jobs;
+    unsigned jobs = scheduler->job_count;
+    scheduler->running = tattle__calloc(jobs, sizeof *scheduler->running);
+    scheduler->write_fds = tattle__calloc(jobs * 2, sizeof *scheduler->write_fds);
+    struct tattle__slot **slots = tattle__calloc(jobs, sizeof *slots);
+    int *read_fds = tattle__calloc(jobs * 2 + 1, sizeof *read_fds);
     for (unsigned i = 0; i < jobs; i++) {
-        struct running *run = &scheduler.running[i];
-        run->pidfd = -1;
+        struct running *run = &scheduler->running[i];
         run->output_fds[0] = run->output_fds[1] = -1;
-        run->output_write_fds[0] = run->output_write_fds[1] = -1;
+        scheduler->write_fds[2 * i] = scheduler->write_fds[2 * i + 1] = -1;
     }
     int result = 0;
-    for (unsigned i = 0; i < jobs; i++) {
-        struct running *run = &scheduler.running[i];
-        run->slot = tattle__slot_create(SLOT_BYTES);
+    for (unsigned i = 0; i < jobs && result == 0; i++) {
+        struct running *run = &scheduler->running[i];
+        run->slot = slots[i] = tattle__slot_create(SLOT_BYTES);
         if (!run->slot) {
             result = -errno;
-            goto cleanup;
+            break;
         }
         if (config->no_fork)
             continue;
         tattle__capture_init(&run->captures[0], CAPTURE_HEAD, CAPTURE_TAIL);
         tattle__capture_init(&run->captures[1], CAPTURE_HEAD, CAPTURE_TAIL);
-        for (int stream = 0; stream < 2; stream++) {
+        for (int stream = 0; stream < 2 && result == 0; stream++) {
             int ends[2];
             if (pipe2(ends, O_CLOEXEC) != 0) {
                 result = -errno;
-                goto cleanup;
+                break;
             }
             fcntl(ends[0], F_SETFL, O_NONBLOCK);
-            run->output_fds[stream] = ends[0];
-            run->output_write_fds[stream] = ends[1];
+            run->output_fds[stream] = read_fds[2 * i + (unsigned)stream] = ends[0];
+            scheduler->write_fds[2 * i + (unsigned)stream] = ends[1];
         }
     }
+    if (result == 0 && !config->no_fork) {
+        tattle__job_cgroups_create(&scheduler->cgroups, jobs);
+        int *stdout_fds = tattle__calloc(jobs, sizeof(int));
+        int *stderr_fds = tattle__calloc(jobs, sizeof(int));
+        for (unsigned i = 0; i < jobs; i++) {
+            stdout_fds[i] = scheduler->write_fds[2 * i];
+            stderr_fds[i] = scheduler->write_fds[2 * i + 1];
+        }
+        struct tattle__fork_server_config server_config = {
+            .jobs = jobs,
+            .slots = slots,
+            .slot_bytes = SLOT_BYTES,
+            .stdout_fds = stdout_fds,
+            .stderr_fds = stderr_fds,
+            .runner_only_fds = read_fds,
+            .runner_only_count = jobs * 2,
+            .cgroups = &scheduler->cgroups,
+            .original_sigpipe = config->original_sigpipe,
+        };
+        result = tattle__fork_server_start(&scheduler->server, &server_config);
+        free(stdout_fds);
+        free(stderr_fds);
+        /* The server holds the write ends now; the runner needs none. */
+        for (unsigned i = 0; i < jobs * 2; i++) {
+            if (scheduler->write_fds[i] >= 0)
+                close(scheduler->write_fds[i]);
+            scheduler->write_fds[i] = -1;
+        }
+    }
+    free(slots);
+    free(read_fds);
+    *out = scheduler;
+    if (result != 0) {
+        tattle__scheduler_destroy(scheduler);
+        *out = NULL;
+    }
+    return result;
+}
 
-    if (config->no_fork) {
-        struct sigaction action = {.sa_handler = note_interrupt}, old_int, old_term;
+int tattle__scheduler_run(struct tattle__scheduler *scheduler,
+                          const struct tattle__schedule_callbacks *callbacks)
+{
+    scheduler->callbacks = callbacks;
+    if (scheduler->config.no_fork) {
+        struct sigaction action = {.sa_handler = note_interrupt};
+        struct sigaction old_actions[sizeof stop_signals / sizeof *stop_signals];
         sigemptyset(&action.sa_mask);
         in_process_interrupted = 0;
-        sigaction(SIGINT, &action, &old_int);
-        sigaction(SIGTERM, &action, &old_term);
-        struct tattle__schedule_config one = *config;
-        one.jobs = 1;
-        scheduler.config = &one;
-        result = loop_in_process(&scheduler);
-        scheduler.config = config;
-        sigaction(SIGINT, &old_int, NULL);
-        sigaction(SIGTERM, &old_term, NULL);
-        goto cleanup;
+        for (size_t i = 0; i < sizeof stop_signals / sizeof *stop_signals; i++)
+            sigaction(stop_signals[i], &action, &old_actions[i]);
+        int result = loop_in_process(scheduler);
+        for (size_t i = 0; i < sizeof stop_signals / sizeof *stop_signals; i++)
+            sigaction(stop_signals[i], &old_actions[i], NULL);
+        return result;
     }
-
     sigset_t mask;
     sigemptyset(&mask);
-    sigaddset(&mask, SIGINT);
-    sigaddset(&mask, SIGTERM);
-    sigprocmask(SIG_BLOCK, &mask, &scheduler.old_mask);
-    scheduler.signal_fd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
-    scheduler.null_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
-    struct rlimit old_core, no_core = {0, 0};
-    getrlimit(RLIMIT_CORE, &old_core);
-    if (scheduler.signal_fd < 0 || scheduler.null_fd < 0) {
+    for (size_t i = 0; i < sizeof stop_signals / sizeof *stop_signals; i++)
+        sigaddset(&mask, stop_signals[i]);
+    sigprocmask(SIG_BLOCK, &mask, &scheduler->old_mask);
+    scheduler->signal_fd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
+    int result;
+    if (scheduler->signal_fd < 0) {
         result = -errno;
-    } else if ((result = tattle__crash_install(child_crash_callback)) == 0) {
-        /* Test processes inherit these: no core files from crashing tests,
-         * and an unbuffered stdout, so nothing a test printed is lost when
-         * it dies. Set once here, they cost the test processes nothing. */
-        setrlimit(RLIMIT_CORE, &no_core);
+    } else {
+        /* A process the tests left behind when the server is gone comes to
+         * the runner, not to init. */
         prctl(PR_SET_CHILD_SUBREAPER, 1);
-        fflush(stdout);
-        setvbuf(stdout, NULL, _IONBF, 0);
-        result = loop_forked(&scheduler);
-        fflush(stdout);
-        setvbuf(stdout, NULL, isatty(STDOUT_FILENO) ? _IOLBF : _IOFBF, BUFSIZ);
-        tattle__crash_uninstall();
-        setrlimit(RLIMIT_CORE, &old_core);
+        result = loop_forked(scheduler);
     }
-    if (scheduler.signal_fd >= 0)
-        close(scheduler.signal_fd);
-    if (scheduler.null_fd >= 0)
-        close(scheduler.null_fd);
-    sigprocmask(SIG_SETMASK, &scheduler.old_mask, NULL);
-cleanup:
-    for (unsigned i = 0; i < jobs; i++) {
-        struct running *run = &scheduler.running[i];
-        tattle__slot_destroy(run->slot);
-        if (!config->no_fork) {
+    if (scheduler->signal_fd >= 0)
+        close(scheduler->signal_fd);
+    scheduler->signal_fd = -1;
+    sigprocmask(SIG_SETMASK, &scheduler->old_mask, NULL);
+    return result;
+}
+
+void tattle__scheduler_destroy(struct tattle__scheduler *scheduler)
+{
+    if (!scheduler)
+        return;
+    if (scheduler->server)
+        tattle__fork_server_stop(scheduler->server);
+    /* What the server left (it kills its tree on its way out) is gone;
+     * orphans of a dead server came to the runner. */
+    for (;;) {
+        int status;
+        pid_t pid = waitpid(-1, &status, WNOHANG | __WALL);
+        if (pid <= 0)
+            break;
+    }
+    tattle__job_cgroups_destroy(&scheduler->cgroups);
+    for (size_t i = 0; i < scheduler->strays.count; i++)
+        if (scheduler->stray_pidfds[i] >= 0)
+            close(scheduler->stray_pidfds[i]);
+    free(scheduler->stray_pidfds);
+    tattle__pid_list_release(&scheduler->strays);
+    for (unsigned i = 0; i < scheduler->job_count; i++) {
+        struct running *run = &scheduler->running[i];
+        tattle__slot_destroy(run->slot, SLOT_BYTES);
+        if (!scheduler->config.no_fork) {
             tattle__capture_release(&run->captures[0]);
             tattle__capture_release(&run->captures[1]);
         }
-        for (int stream = 0; stream < 2; stream++) {
+        for (int stream = 0; stream < 2; stream++)
             if (run->output_fds[stream] >= 0)
                 close(run->output_fds[stream]);
-            if (run->output_write_fds[stream] >= 0)
-                close(run->output_write_fds[stream]);
-        }
     }
-    free(scheduler.running);
-    return result;
+    for (unsigned i = 0; i < scheduler->job_count * 2; i++)
+        if (scheduler->write_fds[i] >= 0)
+            close(scheduler->write_fds[i]);
+    free(scheduler->write_fds);
+    free(scheduler->running);
+    free(scheduler);
 }

@@ -1,16 +1,22 @@
 /*
  * scheduler.h — running tests: fork per test, `-j N`, timeouts, capture.
  *
- * The scheduler is single-threaded. It pulls the next test to run from the
- * caller, forks it (or runs it in-process with --no-fork), polls its output
- * pipes, its pidfd and the deadline, and when the test has ended (exit,
- * crash, timeout) and its whole process tree is gone, hands the raw outcome
- * back. SIGINT and SIGTERM arrive through a signalfd: running tests are
- * killed and the schedule ends early, marked interrupted.
+ * The scheduler is single-threaded. It is created before any reporter
+ * opens a file: creating it starts the fork server (runner/fork_server.h),
+ * from which every test process is forked, so nothing the runner opens or
+ * allocates afterwards reaches a test. Running it pulls the next test to
+ * run from the caller, has the server start it (or runs it in-process with
+ * --no-fork), polls the job slots' output pipes, the server's exit notices
+ * and the deadline, and when the test has ended (exit, crash, timeout) and
+ * every process it started is gone, hands the raw outcome back. SIGINT,
+ * SIGTERM, SIGHUP, SIGQUIT, SIGUSR1 and SIGUSR2 arrive through a
+ * signalfd: running tests are killed and the schedule ends early, marked
+ * interrupted.
  */
 #ifndef TATTLE_RUNNER_SCHEDULER_H
 #define TATTLE_RUNNER_SCHEDULER_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -45,6 +51,8 @@ struct tattle__outcome {
     const struct tattle__capture *stderr_capture;
     struct tattle_trace *trace;
     const char *trace_error;    /* non-NULL: the trace could not be kept */
+    const char *trace_corruption; /* non-NULL: the arena was overwritten and
+                                     its events discarded */
 };
 
 struct tattle__schedule_callbacks {
@@ -61,13 +69,24 @@ struct tattle__schedule_config {
     bool no_fork;
     bool stdout_carries_report; /* a report goes to stdout (`-`): with
                                    --no-fork, tests print to stderr */
+    struct sigaction original_sigpipe; /* what tests get back */
 };
 
-/** Runs jobs until `next` has none and none is running, or until SIGINT/
- * SIGTERM. Returns 0, 1 when interrupted, or a negative errno on internal
- * error; either way the tests that were running are killed and reported
- * through `finished` with `interrupted_by` set. */
-int tattle__schedule_run(const struct tattle__schedule_config *config,
-                         const struct tattle__schedule_callbacks *callbacks);
+struct tattle__scheduler;
+
+/** Prepares the job slots and starts the fork server (not with --no-fork).
+ * Call it before opening report files. Returns 0 or a negative errno. */
+int tattle__scheduler_create(struct tattle__scheduler **out,
+                             const struct tattle__schedule_config *config);
+
+/** Runs jobs until `next` has none and none is running, or until a
+ * terminating signal. Returns 0, 1 when interrupted, or a negative errno on
+ * internal error; either way the tests that were running are killed and
+ * reported through `finished` with `interrupted_by` set. */
+int tattle__scheduler_run(struct tattle__scheduler *scheduler,
+                          const struct tattle__schedule_callbacks *callbacks);
+
+/** Stops the fork server and frees everything. */
+void tattle__scheduler_destroy(struct tattle__scheduler *scheduler);
 
 #endif /* TATTLE_RUNNER_SCHEDULER_H */

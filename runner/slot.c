@@ -11,10 +11,15 @@
  * it); an uncommitted type is skipped. Each string of a record is cut to
  * FIELD_BYTES_MAX, so one huge message cannot cost a failure its file,
  * line and macro.
+ *
+ * The reader trusts none of it (see slot.h): the walk is bounded by the
+ * size the runner passes, and check_* below say what an honest writer
+ * could have left.
  */
-#include <stdio.h>
 #include "runner/slot.h"
 
+#include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -49,36 +54,39 @@ struct crash_payload {
     uint64_t frames[TATTLE__MAX_FRAMES];
 };
 
+static void write_header(struct tattle__slot *slot, size_t size)
+{
+    atomic_store(&slot->reserved, 0);
+    slot->capacity = (uint32_t)(size - sizeof *slot);
+    atomic_store(&slot->phase, TATTLE__PHASE_STARTING);
+    atomic_store(&slot->failures_dropped, 0);
+    atomic_store(&slot->setup_failed, 0);
+}
+
 struct tattle__slot *tattle__slot_create(size_t size)
 {
     void *memory = mmap(NULL, size, PROT_READ | PROT_WRITE,
                         MAP_SHARED | MAP_ANONYMOUS, -1, 0);
     if (memory == MAP_FAILED)
         return NULL;
-    struct tattle__slot *slot = memory;
-    slot->capacity = (uint32_t)(size - sizeof *slot);
-    tattle__slot_reset(slot);
-    return slot;
+    write_header(memory, size);
+    return memory;
 }
 
-void tattle__slot_destroy(struct tattle__slot *slot)
+void tattle__slot_destroy(struct tattle__slot *slot, size_t size)
 {
     if (slot)
-        munmap(slot, sizeof *slot + slot->capacity);
+        munmap(slot, size);
 }
 
-void tattle__slot_reset(struct tattle__slot *slot)
+void tattle__slot_reset(struct tattle__slot *slot, size_t size)
 {
-    uint32_t used = atomic_load(&slot->reserved);
-    if (used > slot->capacity)
-        used = slot->capacity;
-    /* Zero what the last test wrote, so stale headers never read as new. */
-    memset(slot->records, 0, used + sizeof(struct record_header));
-    atomic_store(&slot->reserved, 0);
-    atomic_store(&slot->phase, TATTLE__PHASE_STARTING);
-    atomic_store(&slot->failures_dropped, 0);
-    atomic_store(&slot->setup_failed, 0);
-    atomic_store(&slot->tree_clean, 0);
+    /* The kernel knows every page the last test wrote: freeing them all
+     * zeroes the slot without trusting a word of it. Where that fails,
+     * zero it by hand. */
+    if (madvise(slot, size, MADV_REMOVE) != 0)
+        memset(slot, 0, size);
+    write_header(slot, size);
 }
 
 static size_t align8(size_t n)
@@ -210,77 +218,146 @@ bool tattle__slot_add_crash(struct tattle__slot *slot, int signal_number,
     return true;
 }
 
-/* Reads a failure payload's strings into malloc'd copies. */
-static void read_strings(const unsigned char *payload, const char **out,
-                         int count)
+/* Reads the strings of a failure or skip payload of `payload_size` bytes
+ * into malloc'd copies. Returns NULL, or what was impossible. */
+static const char *read_strings(const unsigned char *payload, size_t payload_size,
+                                const char **out, int count)
 {
-    struct failure_payload fixed;
-    memcpy(&fixed, payload, sizeof fixed);
-    const unsigned char *cursor = payload + sizeof fixed;
-    for (int i = 0; i < count; i++) {
+    for (int i = 0; i < count; i++)
         out[i] = NULL;
+    struct failure_payload fixed;
+    if (payload_size < sizeof fixed)
+        return "a record is too short for its kind";
+    memcpy(&fixed, payload, sizeof fixed);
+    if (fixed.present >> count)
+        return "a record holds strings it cannot have";
+    size_t offset = sizeof fixed;
+    for (int i = 0; i < count; i++) {
         if (!(fixed.present & (1u << i)))
             continue;
-        out[i] = tattle__strdup((const char *)cursor);
-        cursor += fixed.lengths[i] + 1;
+        size_t length = fixed.lengths[i];
+        if (length >= payload_size - offset || payload[offset + length] != '\0' ||
+            memchr(payload + offset, '\0', length) != NULL)
+            return "a string does not end where its length says";
+        out[i] = tattle__strdup((const char *)payload + offset);
+        offset += length + 1;
     }
+    return NULL;
 }
 
-void tattle__slot_read(const struct tattle__slot *slot,
+static void free_strings(const char **strings, int count)
+{
+    for (int i = 0; i < count; i++)
+        free((char *)strings[i]);
+}
+
+static bool known_failure_kind(int32_t kind)
+{
+    return kind >= TATTLE_FAILURE_ASSERTION && kind <= TATTLE_FAILURE_ERROR;
+}
+
+/* Reads one committed record; returns NULL or what was impossible. */
+static const char *read_record(struct tattle__slot_reading *reading, uint32_t type,
+                               const unsigned char *payload, size_t payload_size,
+                               size_t *capacity)
+{
+    if (type == RECORD_FAILURE) {
+        const char *strings[STRING_FIELDS];
+        const char *problem = read_strings(payload, payload_size, strings, STRING_FIELDS);
+        struct failure_payload fixed;
+        if (!problem) {
+            memcpy(&fixed, payload, sizeof fixed);
+            if (!known_failure_kind(fixed.kind))
+                problem = "a failure of no known kind";
+        }
+        if (problem) {
+            free_strings(strings, STRING_FIELDS);
+            return problem;
+        }
+        if (reading->failure_count == *capacity) {
+            *capacity = *capacity ? *capacity * 2 : 4;
+            reading->failures = tattle__realloc(reading->failures,
+                                                *capacity * sizeof *reading->failures);
+        }
+        reading->failures[reading->failure_count++] = (struct tattle__slot_failure){
+            .kind = (enum tattle_failure_kind)fixed.kind,
+            .message = strings[0], .file = strings[1], .macro = strings[2],
+            .expr = strings[3], .left = strings[4], .right = strings[5],
+            .line = fixed.line};
+        return NULL;
+    }
+    if (type == RECORD_SKIP) {
+        const char *strings[2];
+        const char *problem = read_strings(payload, payload_size, strings, 2);
+        if (problem || reading->skipped) {
+            free_strings(strings, 2);
+            return problem;
+        }
+        struct failure_payload fixed;
+        memcpy(&fixed, payload, sizeof fixed);
+        reading->skipped = true;
+        reading->skip_reason = strings[0];
+        reading->skip_file = strings[1];
+        reading->skip_line = fixed.line;
+        return NULL;
+    }
+    if (type == RECORD_CRASH) {
+        struct crash_payload crash;
+        if (payload_size < sizeof crash)
+            return "a record is too short for its kind";
+        memcpy(&crash, payload, sizeof crash);
+        if (crash.frame_count < 0 || crash.frame_count > TATTLE__MAX_FRAMES ||
+            crash.signal_number <= 0 || crash.signal_number >= NSIG)
+            return "a crash record that no handler wrote";
+        if (!reading->crashed) {
+            reading->crashed = true;
+            reading->crash_signal = crash.signal_number;
+            reading->crash_frame_count = crash.frame_count;
+            for (int i = 0; i < crash.frame_count; i++)
+                reading->crash_frames[i] = (uintptr_t)crash.frames[i];
+        }
+        return NULL;
+    }
+    return "a record of no known type";
+}
+
+void tattle__slot_read(const struct tattle__slot *slot, size_t size,
                        struct tattle__slot_reading *reading)
 {
     *reading = (struct tattle__slot_reading){0};
-    reading->phase = atomic_load(&slot->phase);
+    size_t capacity_bytes = size - sizeof *slot;
+    uint32_t phase = atomic_load(&slot->phase);
+    reading->phase = phase <= TATTLE__PHASE_DONE ? (enum tattle__phase)phase
+                                                 : TATTLE__PHASE_STARTING;
+    if (phase > TATTLE__PHASE_DONE)
+        reading->corruption = "its phase is none a test goes through";
     reading->setup_failed = atomic_load(&slot->setup_failed) != 0;
     reading->failures_dropped = atomic_load(&slot->failures_dropped);
     uint32_t end = atomic_load(&slot->reserved);
-    if (end > slot->capacity)
-        end = slot->capacity;
+    if (end > capacity_bytes) {
+        reading->corruption = "more of it is claimed than there is";
+        end = (uint32_t)capacity_bytes;
+    }
 
-    size_t capacity = 0;
-    for (uint32_t offset = 0; offset + sizeof(struct record_header) <= end;) {
+    size_t failures_capacity = 0;
+    for (uint32_t offset = 0;
+         !reading->corruption && offset + sizeof(struct record_header) <= end;) {
         const struct record_header *header = (const void *)(slot->records + offset);
-        uint32_t size = header->size;
-        if (size < sizeof *header || offset + size > end)
+        uint32_t record_size = header->size;
+        if (record_size == 0)
+            break; /* a writer died between its claim and its header */
+        if (record_size < sizeof *header || record_size % 8 != 0 ||
+            record_size > end - offset) {
+            reading->corruption = "a record's size runs past the claimed space";
             break;
+        }
         uint32_t type = atomic_load_explicit(
             &((struct record_header *)header)->type, memory_order_acquire);
-        const unsigned char *payload = (const unsigned char *)(header + 1);
-        if (type == RECORD_FAILURE) {
-            if (reading->failure_count == capacity) {
-                capacity = capacity ? capacity * 2 : 4;
-                reading->failures = tattle__realloc(
-                    reading->failures, capacity * sizeof *reading->failures);
-            }
-            struct failure_payload fixed;
-            memcpy(&fixed, payload, sizeof fixed);
-            const char *strings[STRING_FIELDS];
-            read_strings(payload, strings, STRING_FIELDS);
-            reading->failures[reading->failure_count++] =
-                (struct tattle__slot_failure){
-                    .kind = (enum tattle_failure_kind)fixed.kind,
-                    .message = strings[0], .file = strings[1],
-                    .macro = strings[2], .expr = strings[3],
-                    .left = strings[4], .right = strings[5],
-                    .line = fixed.line};
-        } else if (type == RECORD_SKIP && !reading->skipped) {
-            struct failure_payload fixed;
-            memcpy(&fixed, payload, sizeof fixed);
-            const char *strings[2];
-            read_strings(payload, strings, 2);
-            reading->skipped = true;
-            reading->skip_reason = strings[0];
-            reading->skip_file = strings[1];
-            reading->skip_line = fixed.line;
-        } else if (type == RECORD_CRASH && !reading->crashed) {
-            const struct crash_payload *crash = (const void *)payload;
-            reading->crashed = true;
-            reading->crash_signal = crash->signal_number;
-            reading->crash_frame_count = crash->frame_count;
-            for (int i = 0; i < crash->frame_count && i < TATTLE__MAX_FRAMES; i++)
-                reading->crash_frames[i] = (uintptr_t)crash->frames[i];
-        }
-        offset += size;
+        if (type != RECORD_UNCOMMITTED)
+            reading->corruption =
+                read_record(reading, type, (const unsigned char *)(header + 1),
+                            record_size - sizeof *header, &failures_capacity);
+        offset += record_size;
     }
 }
 

@@ -9,6 +9,15 @@
  * their type last, so a writer killed mid-record leaves a record the
  * reader skips or stops at, never one read half-written. Strings longer
  * than 16 KiB are cut, with a note of how much was left out.
+ *
+ * The test's processes can write every byte of the slot, so the runner
+ * reads it as untrusted input: its size comes from the runner's own
+ * memory, never from the slot; every record is checked against what an
+ * honest writer leaves (sizes inside the claimed space, strings ending
+ * where their lengths say, known kinds); and the first impossible one ends
+ * the reading with a note of what was wrong. Resetting a slot gives its
+ * pages back to the kernel, so nothing a test wrote anywhere survives into
+ * the next test.
  */
 #ifndef TATTLE_RUNNER_SLOT_H
 #define TATTLE_RUNNER_SLOT_H
@@ -38,8 +47,6 @@ struct tattle__slot {
     _Atomic uint32_t phase;             /* enum tattle__phase */
     _Atomic uint32_t failures_dropped;  /* records that did not fit */
     _Atomic uint32_t setup_failed;      /* a fixture before the body failed */
-    _Atomic uint32_t tree_clean;        /* the test process ended normally
-                                           after killing its descendants */
     _Alignas(8) unsigned char records[];
 };
 
@@ -50,12 +57,13 @@ struct tattle__slot_failure {
     int line;
 };
 
-/** Maps a slot of `size` bytes shared with children forked later. Returns
- * NULL on failure (errno set). Unmap with tattle__slot_destroy(). */
+/** Maps a slot of `size` bytes (a multiple of the page size) shared with
+ * processes forked later. Returns NULL on failure (errno set). */
 struct tattle__slot *tattle__slot_create(size_t size);
-void tattle__slot_destroy(struct tattle__slot *slot);
-/** Empties the slot for the next test. */
-void tattle__slot_reset(struct tattle__slot *slot);
+/** Unmaps a slot of `size` bytes (the size the runner keeps). */
+void tattle__slot_destroy(struct tattle__slot *slot, size_t size);
+/** Empties the slot of `size` bytes for the next test. */
+void tattle__slot_reset(struct tattle__slot *slot, size_t size);
 
 /* Writers (test process). Each returns false when the slot is full. */
 bool tattle__slot_add_failure(struct tattle__slot *slot,
@@ -82,9 +90,12 @@ struct tattle__slot_reading {
     uint32_t failures_dropped;
     bool setup_failed;
     enum tattle__phase phase;
+    const char *corruption;     /* NULL, or what in the slot was impossible
+                                   (the records before it are kept) */
 };
 
-void tattle__slot_read(const struct tattle__slot *slot,
+/** Reads a slot of `size` bytes (the size the runner keeps). */
+void tattle__slot_read(const struct tattle__slot *slot, size_t size,
                        struct tattle__slot_reading *reading);
 void tattle__slot_reading_release(struct tattle__slot_reading *reading);
 

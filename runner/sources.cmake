@@ -10,6 +10,8 @@ list(APPEND TATTLE_SOURCES
   runner/symbolize.c
   runner/private_memory.c
   runner/process_tree.c
+  runner/job_cgroup.c
+  runner/fork_server.c
   runner/child.c
   runner/scheduler.c
   runner/result.c

@@ -1,12 +1,16 @@
 /*
- * arena.c — creating, mapping and carving a traced test's arena.
+ * arena.c — planning, creating, resetting and carving a traced test's arena.
  *
  * The arena is a memfd sized with ftruncate (sparse: pages cost nothing
- * until touched) and mapped MAP_SHARED once, in the runner, before the
- * fork; the test process and its children inherit the mapping at the same
- * address. The descriptor is closed right away so the test never sees it.
+ * until touched) and mapped MAP_SHARED by the runner; the test process
+ * maps the same memfd, which the fork server hands it, and nothing else
+ * ever does, so no other test can reach it. The runner keeps the memfd of
+ * a finished arena for the next traced test of the same size: punching a
+ * hole through the whole file gives every page back to the kernel, so the
+ * next test starts from zeros whatever the last one wrote, wherever.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdint.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -20,26 +24,20 @@ static uint64_t round_up(uint64_t value, uint64_t to)
     return (value + to - 1) / to * to;
 }
 
-struct layout {
-    uint32_t cap;
-    uint32_t payload_bytes;
-    uint32_t record_size;
-    uint64_t ring_bytes;
-    uint64_t heap_offset;
-    uint64_t heap_size;
-    uint64_t mailbox_offset;
-    uint64_t size;
-};
-
-static int plan_layout(struct layout *layout, uint32_t cap, uint32_t payload_bytes)
+int tattle__arena_plan(struct tattle__arena_layout *layout, uint32_t cap,
+                       uint32_t budget, int level, uint32_t payload_bytes)
 {
     if (cap == 0)
         cap = 1;
     if (payload_bytes > TATTLE__PAYLOAD_MAX)
         payload_bytes = TATTLE__PAYLOAD_MAX;
-    layout->cap = cap;
-    layout->payload_bytes = payload_bytes;
-    layout->record_size = (uint32_t)tattle__ring_record_size(payload_bytes);
+    *layout = (struct tattle__arena_layout){
+        .cap = cap,
+        .budget = budget,
+        .level = level,
+        .payload_bytes = payload_bytes,
+        .record_size = (uint32_t)tattle__ring_record_size(payload_bytes),
+    };
     layout->ring_bytes = round_up(sizeof(struct tattle__ring) +
                                   (uint64_t)cap * layout->record_size, 64);
     if (layout->ring_bytes > UINT32_MAX)
@@ -47,86 +45,96 @@ static int plan_layout(struct layout *layout, uint32_t cap, uint32_t payload_byt
     layout->heap_offset = round_up(sizeof(struct tattle__arena), 4096);
     layout->mailbox_offset = layout->heap_offset +
                              layout->ring_bytes * TATTLE__MAX_ACTORS;
+    layout->mailbox_size = TATTLE__MAILBOX_HEAP_BYTES;
     layout->heap_size = layout->ring_bytes * TATTLE__MAX_ACTORS +
-                        TATTLE__MAILBOX_HEAP_BYTES;
+                        layout->mailbox_size;
     layout->size = round_up(layout->heap_offset + layout->heap_size, 4096);
     return 0;
 }
 
 /* Writes the header of a zeroed arena. */
-static void write_header(struct tattle__arena *arena, const struct layout *layout,
-                         uint32_t budget, int level)
+static void write_header(struct tattle__arena *arena,
+                         const struct tattle__arena_layout *layout)
 {
     static uint32_t last_generation;
     arena->magic = TATTLE__ARENA_MAGIC;
     arena->version = 1;
     arena->size = layout->size;
     arena->cap = layout->cap;
-    arena->budget = budget;
-    arena->level = level;
+    arena->budget = layout->budget;
+    arena->level = layout->level;
     arena->payload_bytes = layout->payload_bytes;
     arena->record_size = layout->record_size;
     arena->ring_bytes = (uint32_t)layout->ring_bytes;
     arena->heap_offset = layout->heap_offset;
     arena->heap_size = layout->heap_size;
     arena->mailbox_offset = layout->mailbox_offset;
-    arena->mailbox_size = TATTLE__MAILBOX_HEAP_BYTES;
+    arena->mailbox_size = layout->mailbox_size;
     if (++last_generation == 0)
         last_generation = 1;
     arena->generation = last_generation;
     atomic_store(&arena->active, 0);
 }
 
-int tattle__arena_create(struct tattle__arena **out, uint32_t cap,
-                         uint32_t budget, int level, uint32_t payload_bytes)
+int tattle__arena_create(struct tattle__arena **out, int *fd_out,
+                         const struct tattle__arena_layout *layout)
 {
-    struct layout layout;
-    int error = plan_layout(&layout, cap, payload_bytes);
-    if (error != 0)
-        return error;
     int fd = memfd_create("tattle-trace", MFD_CLOEXEC);
     if (fd < 0)
         return -errno;
-    if (ftruncate(fd, (off_t)layout.size) != 0) {
-        error = errno;
+    if (ftruncate(fd, (off_t)layout->size) != 0) {
+        int error = errno;
         close(fd);
         return -error;
     }
-    void *base = mmap(NULL, layout.size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-    error = errno;
-    close(fd);
-    if (base == MAP_FAILED)
+    void *base = mmap(NULL, layout->size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    if (base == MAP_FAILED) {
+        int error = errno;
+        close(fd);
         return -error;
+    }
     /* A fresh memfd reads as zeros: only the header is written. */
-    write_header(base, &layout, budget, level);
+    write_header(base, layout);
     *out = base;
+    *fd_out = fd;
     return 0;
 }
 
-int tattle__arena_reset(struct tattle__arena *arena, uint64_t size,
-                        uint32_t cap, uint32_t budget, int level,
-                        uint32_t payload_bytes)
+int tattle__arena_reset(struct tattle__arena *arena, int fd,
+                        const struct tattle__arena_layout *layout)
 {
-    struct layout layout;
-    if (plan_layout(&layout, cap, payload_bytes) != 0 || layout.size != size)
-        return -EINVAL;
-    /* Zero what the last session used; the counters are untrusted. */
-    uint64_t actors = atomic_load(&arena->actor_count);
-    if (actors > TATTLE__MAX_ACTORS)
-        actors = TATTLE__MAX_ACTORS;
-    uint64_t used = atomic_load(&arena->heap_used);
-    if (used > TATTLE__MAILBOX_HEAP_BYTES)
-        used = TATTLE__MAILBOX_HEAP_BYTES;
-    memset(arena, 0, layout.heap_offset + actors * layout.ring_bytes);
-    memset((char *)arena + layout.mailbox_offset, 0, used);
-    write_header(arena, &layout, budget, level);
+    if (fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, 0,
+                  (off_t)layout->size) != 0)
+        return -errno;
+    write_header(arena, layout);
     return 0;
 }
 
-void tattle__arena_destroy(struct tattle__arena *arena, uint64_t size)
+const char *tattle__arena_check_header(const struct tattle__arena *arena,
+                                       const struct tattle__arena_layout *layout)
+{
+    if (arena->magic != TATTLE__ARENA_MAGIC || arena->version != 1)
+        return "its header was overwritten";
+    if (arena->size != layout->size || arena->heap_offset != layout->heap_offset ||
+        arena->heap_size != layout->heap_size ||
+        arena->mailbox_offset != layout->mailbox_offset ||
+        arena->mailbox_size != layout->mailbox_size ||
+        arena->ring_bytes != layout->ring_bytes ||
+        arena->record_size != layout->record_size)
+        return "its layout was overwritten";
+    if (arena->cap != layout->cap || arena->budget != layout->budget ||
+        arena->level != layout->level || arena->payload_bytes != layout->payload_bytes)
+        return "its configuration was overwritten";
+    return NULL;
+}
+
+void tattle__arena_destroy(struct tattle__arena *arena, int fd,
+                           const struct tattle__arena_layout *layout)
 {
     if (arena != NULL)
-        munmap(arena, size);
+        munmap(arena, layout->size);
+    if (fd >= 0)
+        close(fd);
 }
 
 uint64_t tattle__arena_alloc(struct tattle__arena *arena, uint64_t bytes)

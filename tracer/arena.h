@@ -111,29 +111,61 @@ struct tattle__arena {
     struct tattle__watch_record watches[TATTLE__MAX_WATCHES];
 };
 
-/** Creates an arena (memfd, mapped shared) for the given configuration.
- * On success *out is the mapping; the descriptor is closed (the mapping
- * keeps the memory). Returns 0 or a negative errno. */
-int tattle__arena_create(struct tattle__arena **out, uint32_t cap,
-                         uint32_t budget, int level, uint32_t payload_bytes);
+/** Where everything of an arena lies, computed from its configuration.
+ * The runner keeps this in its own memory and reads the arena through it:
+ * the copy in the arena's header is written before the test starts and
+ * only ever compared against this one, never trusted. */
+struct tattle__arena_layout {
+    uint32_t cap;
+    uint32_t budget;
+    int32_t level;
+    uint32_t payload_bytes;
+    uint32_t record_size;
+    uint64_t ring_bytes;
+    uint64_t heap_offset;       /* the rings, then the mailbox heap */
+    uint64_t heap_size;
+    uint64_t mailbox_offset;
+    uint64_t mailbox_size;
+    uint64_t size;              /* bytes mapped */
+};
 
-/** Makes a used arena of `size` bytes as new for another session (zeroing
- * what the last one used). Returns 0, or -EINVAL when the configuration
- * needs another size. */
-int tattle__arena_reset(struct tattle__arena *arena, uint64_t size,
-                        uint32_t cap, uint32_t budget, int level,
-                        uint32_t payload_bytes);
+/** Computes the layout of a configuration (payload_bytes is clamped to
+ * TATTLE__PAYLOAD_MAX, a zero cap counts as 1). Returns 0, or -EINVAL when
+ * a ring would not fit the arena's offsets. */
+int tattle__arena_plan(struct tattle__arena_layout *layout, uint32_t cap,
+                       uint32_t budget, int level, uint32_t payload_bytes);
 
-/** Unmaps an arena of `size` bytes (the size kept by the caller, never
- * trusted from the shared header). */
-void tattle__arena_destroy(struct tattle__arena *arena, uint64_t size);
+/** Creates an arena (a memfd, mapped shared) with `layout` and writes its
+ * header. On success *out is the mapping and *fd the memfd (close-on-exec;
+ * the caller closes it with tattle__arena_destroy). Returns 0 or a
+ * negative errno. */
+int tattle__arena_create(struct tattle__arena **out, int *fd,
+                         const struct tattle__arena_layout *layout);
+
+/** Makes a used arena as new for another session with `layout` (of the
+ * same size): every page the last session wrote is given back to the
+ * kernel (a hole punched through the whole file: what the kernel knows was
+ * written, not what the arena's counters say), then the header written
+ * again. Returns 0 or a negative errno. */
+int tattle__arena_reset(struct tattle__arena *arena, int fd,
+                        const struct tattle__arena_layout *layout);
+
+/** Compares the header's configuration with the runner's layout. Returns
+ * NULL when they agree, or what differs. */
+const char *tattle__arena_check_header(const struct tattle__arena *arena,
+                                       const struct tattle__arena_layout *layout);
+
+/** Unmaps an arena and closes its memfd (`fd` may be -1). */
+void tattle__arena_destroy(struct tattle__arena *arena, int fd,
+                           const struct tattle__arena_layout *layout);
 
 /** Carves `bytes` (rounded up to 64) from the mailbox heap; async-signal-
  * safe and lock-free. Returns the offset from the base, or 0 when it does
  * not fit (then nothing is consumed: a smaller request may still fit). */
 uint64_t tattle__arena_alloc(struct tattle__arena *arena, uint64_t bytes);
 
-/** The offset of actor `index`'s ring (each actor entry owns one). */
+/** The offset of actor `index`'s ring (each actor entry owns one), in the
+ * test process (which trusts its own header). */
 static inline uint64_t tattle__arena_ring_offset(const struct tattle__arena *arena,
                                                  uint32_t index)
 {

@@ -128,6 +128,12 @@ bool tattle__recorder_is_static_string(const void *pointer)
     return (uintptr_t)pointer - static_start < static_length;
 }
 
+size_t tattle__recorder_static_string_length(const void *pointer, size_t max)
+{
+    size_t left = static_length - ((uintptr_t)pointer - static_start);
+    return strnlen(pointer, max < left ? max : left);
+}
+
 /* ---- Attaching threads -------------------------------------------------- */
 
 static pid_t current_tid(void)

@@ -9,11 +9,18 @@
  * seqlock check (torn records dropped), the records are merged in time
  * order, the last `cap` kept, and the whole becomes a struct tattle_trace
  * whose strings are allocated here, in the runner.
+ *
+ * Everything read from the arena is untrusted: rings are found through the
+ * layout the runner computed (never the header's offsets, never an
+ * actor's ring_offset), counts are bounded, and a value no honest writer
+ * leaves behind marks the session corrupted, which discards its events.
  */
 #include <errno.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -25,11 +32,14 @@
 #include "tracer/snapshot.h"
 
 struct tattle__trace_session {
-    struct tattle__arena *arena;
-    uint64_t size;
-    struct tattle__trace_config config;   /* as clamped into the arena */
+    struct tattle__arena *arena;        /* the runner's mapping */
+    int fd;                             /* the memfd */
+    struct tattle__arena_layout layout; /* the runner's own, never the header */
     struct tattle__snapshot live;
     bool live_taken;
+    bool handed_out;                    /* the memfd went to a test process */
+    bool reusable;                      /* ... and all its processes are dead */
+    const char *corruption;             /* what the freeze found overwritten */
 };
 
 /* ---- The trace model and its memory ---------------------------------------- */
@@ -120,24 +130,30 @@ tattle_trace_event_kind_name(enum tattle_trace_event_kind kind)
 enum { ARENA_POOL_MAX = 4 };
 static struct {
     struct tattle__arena *arena;
+    int fd;
     uint64_t size;
 } arena_pool[ARENA_POOL_MAX];
 static size_t arena_pool_count;
 
-static struct tattle__arena *pool_take(const struct tattle__trace_config *config)
+static bool pool_take(struct tattle__trace_session *session)
 {
     for (size_t i = arena_pool_count; i-- > 0;) {
-        struct tattle__arena *arena = arena_pool[i].arena;
-        if (tattle__arena_reset(arena, arena_pool[i].size, config->cap,
-                                config->budget, config->level,
-                                config->payload_bytes) != 0)
+        if (arena_pool[i].size != session->layout.size)
             continue;
+        if (tattle__arena_reset(arena_pool[i].arena, arena_pool[i].fd,
+                                &session->layout) != 0)
+            continue;
+        session->arena = arena_pool[i].arena;
+        session->fd = arena_pool[i].fd;
         arena_pool[i] = arena_pool[--arena_pool_count];
-        return arena;
+        return true;
     }
-    return NULL;
+    return false;
 }
 
+/* A session whose arena never left this process tree (--no-fork, the
+ * tracer's own tests): its writers were this process and processes forked
+ * from it, whose threads are probed. */
 static bool every_actor_gone(const struct tattle__arena *arena)
 {
     uint32_t count = atomic_load(&arena->actor_count);
@@ -164,28 +180,49 @@ int tattle__trace_session_create(struct tattle__trace_session **out,
         if (config->payload_bytes != 0)
             effective.payload_bytes = config->payload_bytes;
     }
-    if (effective.payload_bytes > TATTLE__PAYLOAD_MAX)
-        effective.payload_bytes = TATTLE__PAYLOAD_MAX;
     if (effective.cap > 1000000)
         return -EINVAL;
     struct tattle__trace_session *session = calloc(1, sizeof *session);
     if (session == NULL)
         return -ENOMEM;
+    int error = tattle__arena_plan(&session->layout, effective.cap, effective.budget,
+                                   effective.level, effective.payload_bytes);
+    if (error != 0) {
+        free(session);
+        return error;
+    }
     tattle__clock_anchor();
     tattle__recorder_prepare();
-    session->arena = pool_take(&effective);
-    if (session->arena == NULL) {
-        int error = tattle__arena_create(&session->arena, effective.cap,
-                                         effective.budget, effective.level,
-                                         effective.payload_bytes);
+    if (!pool_take(session)) {
+        error = tattle__arena_create(&session->arena, &session->fd, &session->layout);
         if (error != 0) {
             free(session);
             return error;
         }
     }
-    session->size = session->arena->size;
-    session->config = effective;
     *out = session;
+    return 0;
+}
+
+int tattle__trace_session_fd(struct tattle__trace_session *session)
+{
+    session->handed_out = true;
+    return session->fd;
+}
+
+uint64_t tattle__trace_session_size(const struct tattle__trace_session *session)
+{
+    return session->layout.size;
+}
+
+int tattle__trace_attach(int fd, uint64_t size)
+{
+    void *base = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    int error = base == MAP_FAILED ? -errno : 0;
+    close(fd);
+    if (error != 0)
+        return error;
+    tattle__recorder_activate(base);
     return 0;
 }
 
@@ -224,12 +261,20 @@ void tattle__trace_session_snapshot_live(struct tattle__trace_session *session,
     struct tattle__arena *arena = session->arena;
     atomic_store(&arena->active, 0);
     tattle__snapshot_probe_actors(arena);
-    if (tattle__snapshot_take(&session->live, arena, session->size,
-                              session->config.cap, session->config.payload_bytes,
-                              true) != 0) {
-        /* Keep what was read; the freeze will not read again. */
-    }
+    /* On failure the snapshot keeps what was read: the freeze does not
+     * read again. */
+    tattle__snapshot_take(&session->live, arena, &session->layout, true);
     session->live_taken = true;
+}
+
+void tattle__trace_session_mark_reusable(struct tattle__trace_session *session)
+{
+    session->reusable = true;
+}
+
+const char *tattle__trace_session_corruption(const struct tattle__trace_session *session)
+{
+    return session->corruption;
 }
 
 void tattle__trace_session_destroy(struct tattle__trace_session *session)
@@ -240,17 +285,31 @@ void tattle__trace_session_destroy(struct tattle__trace_session *session)
     tattle__recorder_forget(arena);
     tattle__snapshot_clear(&session->live);
     atomic_store(&arena->active, 0);
-    if (arena_pool_count < ARENA_POOL_MAX && every_actor_gone(arena)) {
+    /* Reused only when no process that could still write into it is left:
+     * the runner says so for a handed-out arena (it killed and waited for
+     * every process of the test); otherwise its threads are probed. */
+    bool safe = session->handed_out ? session->reusable : every_actor_gone(arena);
+    if (arena_pool_count < ARENA_POOL_MAX && safe) {
         arena_pool[arena_pool_count].arena = arena;
-        arena_pool[arena_pool_count].size = session->size;
+        arena_pool[arena_pool_count].fd = session->fd;
+        arena_pool[arena_pool_count].size = session->layout.size;
         arena_pool_count++;
     } else {
-        tattle__arena_destroy(arena, session->size);
+        tattle__arena_destroy(arena, session->fd, &session->layout);
     }
     free(session);
 }
 
 /* ---- Freezing -------------------------------------------------------------- */
+
+/* The largest integer every JSON reader keeps exact (2^53 - 1): counts and
+ * times a test could inflate are clamped to it. */
+#define TATTLE__EXACT_INTEGER_MAX ((UINT64_C(1) << 53) - 1)
+
+static uint64_t clamp_exact(uint64_t value)
+{
+    return value > TATTLE__EXACT_INTEGER_MAX ? TATTLE__EXACT_INTEGER_MAX : value;
+}
 
 static int compare_copies(const void *left, const void *right)
 {
@@ -299,29 +358,46 @@ static const char *record_name(struct trace_storage *storage,
     case TATTLE__NAME_INLINE:
         return pool_string(storage, field->text, TATTLE__RECORD_NAME_BYTES - 1);
     case TATTLE__NAME_POINTER:
-        if (tattle__recorder_is_static_string(field->pointer))
-            return pool_string(storage, field->pointer, 255);
-        return "?";
+        /* Checked by check_record: a string of the program's read-only
+         * data, read no further than its end. */
+        return pool_string(storage, field->pointer,
+                           tattle__recorder_static_string_length(field->pointer, 255));
     default:
         return NULL;
     }
 }
 
-static int freeze_events(struct trace_storage *storage,
-                         struct tattle__trace_session *session,
-                         const char **names, uint32_t actor_count)
+/* What makes a whole (committed) record impossible for an honest writer:
+ * NULL when it could have been written by the recorder. */
+static const char *check_record(const struct tattle__record *record,
+                                const struct tattle__arena_layout *layout)
 {
-    struct tattle__arena *arena = session->arena;
-    uint32_t cap = session->config.cap;
-    uint32_t record_size = (uint32_t)tattle__ring_record_size(session->config.payload_bytes);
-    uint64_t ring_bytes = arena->ring_bytes;
-    struct tattle_trace *trace = &storage->trace;
-    if (actor_count == 0)
-        return 0;
+    if (record->kind > TATTLE_TRACE_EXIT)
+        return "an event of no known kind";
+    if (record->payload_length > layout->payload_bytes)
+        return "an event longer than payload_bytes";
+    if (record->commit > layout->budget)
+        return "an event numbered past the budget";
+    for (unsigned shift = 0; shift <= 4; shift += 2)
+        if (((record->name_modes >> shift) & 3u) == TATTLE__NAME_POINTER) {
+            const union tattle__record_name *field =
+                shift == 0 ? &record->from : shift == 2 ? &record->to : &record->label;
+            if (!tattle__recorder_is_static_string(field->pointer))
+                return "a name that points outside the program";
+        }
+    return NULL;
+}
 
-    size_t room = (size_t)actor_count * cap;
-    struct tattle__ring_copy *copies = malloc(room * sizeof *copies);
-    void *buffer = malloc(room * record_size);
+/* Reads every actor's ring into sorted copies. Returns 0, -ENOMEM, or
+ * -EBADMSG with session->corruption set. */
+static int read_rings(struct tattle__trace_session *session, uint32_t actor_count,
+                      struct tattle__ring_copy **copies_out, void **buffer_out,
+                      size_t *count_out, uint64_t *recorded_out)
+{
+    const struct tattle__arena_layout *layout = &session->layout;
+    size_t room = (size_t)actor_count * layout->cap;
+    struct tattle__ring_copy *copies = malloc((room + 1) * sizeof *copies);
+    void *buffer = malloc((room + 1) * layout->record_size);
     if (copies == NULL || buffer == NULL) {
         free(copies);
         free(buffer);
@@ -329,20 +405,55 @@ static int freeze_events(struct trace_storage *storage,
     }
     size_t count = 0;
     uint64_t recorded = 0;
-    for (uint32_t i = 0; i < actor_count; i++) {
-        uint64_t offset = arena->actors[i].ring_offset;
-        if (offset < arena->heap_offset || offset > session->size ||
-            session->size - offset < ring_bytes)
-            continue;
-        struct tattle__ring *ring = tattle__arena_at(arena, offset);
+    for (uint32_t i = 0; i < actor_count && !session->corruption; i++) {
+        struct tattle__ring *ring = tattle__arena_at(
+            session->arena, layout->heap_offset + (uint64_t)i * layout->ring_bytes);
         uint64_t committed = 0;
-        count += tattle__ring_read(ring, i, cap, record_size, copies + count,
-                                   (char *)buffer + count * record_size,
-                                   &committed);
+        size_t read = tattle__ring_read(ring, i, layout->cap, layout->record_size,
+                                        copies + count,
+                                        (char *)buffer + count * layout->record_size,
+                                        &committed);
+        if (committed > layout->budget) {
+            session->corruption = "a ring counts more events than the budget";
+            break;
+        }
+        for (size_t r = 0; r < read && !session->corruption; r++)
+            session->corruption = check_record(copies[count + r].record, layout);
+        count += read;
         recorded += committed;
     }
+    if (!session->corruption && recorded > layout->budget)
+        session->corruption = "more events were counted than the budget allows";
+    if (session->corruption) {
+        free(copies);
+        free(buffer);
+        return -EBADMSG;
+    }
     qsort(copies, count, sizeof *copies, compare_copies);
-    size_t first = count > cap ? count - cap : 0;
+    *copies_out = copies;
+    *buffer_out = buffer;
+    *count_out = count;
+    *recorded_out = recorded;
+    return 0;
+}
+
+static int freeze_events(struct trace_storage *storage,
+                         struct tattle__trace_session *session,
+                         const char **names, uint32_t actor_count)
+{
+    struct tattle__arena *arena = session->arena;
+    const struct tattle__arena_layout *layout = &session->layout;
+    struct tattle_trace *trace = &storage->trace;
+    if (actor_count == 0)
+        return 0;
+    struct tattle__ring_copy *copies;
+    void *buffer;
+    size_t count;
+    uint64_t recorded;
+    int error = read_rings(session, actor_count, &copies, &buffer, &count, &recorded);
+    if (error != 0)
+        return error;
+    size_t first = count > layout->cap ? count - layout->cap : 0;
     size_t kept = count - first;
     trace->recorded = recorded;
     trace->dropped = recorded - kept;
@@ -355,8 +466,7 @@ static int freeze_events(struct trace_storage *storage,
     }
     uint64_t start = arena->start_ticks;
     char text[TATTLE__PAYLOAD_MAX * 2 + 8];
-    size_t text_size = (size_t)session->config.payload_bytes * 2 + 5;
-    int error = 0;
+    size_t text_size = (size_t)layout->payload_bytes * 2 + 5;
     for (size_t i = 0; i < kept && error == 0; i++) {
         const struct tattle__ring_copy *copy = &copies[first + i];
         const struct tattle__record *record = copy->record;
@@ -364,26 +474,22 @@ static int freeze_events(struct trace_storage *storage,
         const char *self = names[copy->ring];
         event->seq = recorded - kept + i + 1;
         event->t_us = record->ticks > start
-                          ? tattle__clock_ticks_to_ns(record->ticks - start) / 1000
+                          ? clamp_exact(tattle__clock_ticks_to_ns(record->ticks - start) / 1000)
                           : 0;
-        event->kind = record->kind <= TATTLE_TRACE_EXIT
-                          ? (enum tattle_trace_event_kind)record->kind
-                          : TATTLE_TRACE_EVENT;
-        event->size = record->size;
+        event->kind = (enum tattle_trace_event_kind)record->kind;
+        event->size = clamp_exact(record->size);
         event->level = record->level;
+        unsigned modes = record->name_modes;
         if (event->kind == TATTLE_TRACE_SPAWN) {
             int32_t parent = arena->actors[copy->ring].parent;
             event->from = parent >= 0 && (uint32_t)parent < actor_count
                               ? names[parent] : NULL;
             event->to = self;
         } else {
-            event->from = record_name(storage, &record->from,
-                                      record->name_modes & 3u, self);
-            event->to = record_name(storage, &record->to,
-                                    (record->name_modes >> 2) & 3u, self);
+            event->from = record_name(storage, &record->from, modes & 3u, self);
+            event->to = record_name(storage, &record->to, (modes >> 2) & 3u, self);
         }
-        event->label = record_name(storage, &record->label,
-                                   (record->name_modes >> 4) & 3u, self);
+        event->label = record_name(storage, &record->label, (modes >> 4) & 3u, self);
         if (event->kind == TATTLE_TRACE_SEND || event->kind == TATTLE_TRACE_RECV ||
             record->payload_length != 0) {
             tattle__snapshot_render(record->payload, record->payload_length,
@@ -447,7 +553,7 @@ static int freeze_mailboxes(struct trace_storage *storage,
                              ? (flags & TATTLE__ACTOR_ALIVE) != 0
                              : false;
         }
-        out->pending = in->pending;
+        out->pending = clamp_exact(in->pending);
         out->approx = in->approx;
         const char **messages =
             pool_alloc(storage, (in->message_count + 1) * sizeof *messages);
@@ -467,12 +573,28 @@ static int freeze_mailboxes(struct trace_storage *storage,
     return 0;
 }
 
+/* The counters no honest writer takes past their limits. */
+static const char *check_counters(const struct tattle__arena *arena,
+                                  const struct tattle__arena_layout *layout)
+{
+    if (atomic_load(&arena->actor_count) > TATTLE__MAX_ACTORS)
+        return "its actor count is past the table";
+    if (atomic_load(&arena->directory_count) > TATTLE__MAX_MAILBOXES)
+        return "its mailbox count is past the directory";
+    if (atomic_load(&arena->heap_used) > layout->mailbox_size)
+        return "its mailbox heap is used past its end";
+    if (atomic_load(&arena->budget_reserved) > layout->budget)
+        return "more budget was handed out than there is";
+    return NULL;
+}
+
 int tattle__trace_session_freeze(struct tattle__trace_session *session,
                                  struct tattle_trace **out)
 {
     if (session == NULL || out == NULL)
         return -EINVAL;
     struct tattle__arena *arena = session->arena;
+    const struct tattle__arena_layout *layout = &session->layout;
     atomic_store(&arena->active, 0);
     tattle__recorder_forget(arena);
 
@@ -480,29 +602,43 @@ int tattle__trace_session_freeze(struct tattle__trace_session *session,
     if (storage == NULL)
         return -ENOMEM;
     struct tattle_trace *trace = &storage->trace;
-    trace->cap = session->config.cap;
-    trace->budget = session->config.budget;
-    trace->level = session->config.level;
+    trace->cap = layout->cap;
+    trace->budget = layout->budget;
+    trace->level = layout->level;
+    session->corruption = tattle__arena_check_header(arena, layout);
+    if (!session->corruption)
+        session->corruption = check_counters(arena, layout);
+    if (session->corruption) {
+        /* Nothing in it can be told apart from what the test forged. */
+        *out = trace;
+        return 0;
+    }
     /* Events refused for lack of room are lost like those past the budget. */
     trace->overflow = atomic_load(&arena->overflow) != 0 ||
                       atomic_load(&arena->refused) != 0;
 
     uint32_t actor_count = atomic_load(&arena->actor_count);
-    if (actor_count > TATTLE__MAX_ACTORS)
-        actor_count = TATTLE__MAX_ACTORS;
     const char **names = name_actors(storage, arena, actor_count);
     int error = names == NULL ? -ENOMEM : 0;
     if (error == 0)
         error = freeze_events(storage, session, names, actor_count);
+    if (error == -EBADMSG) {
+        tattle__trace_free(trace);
+        storage = calloc(1, sizeof *storage);
+        if (storage == NULL)
+            return -ENOMEM;
+        storage->trace = (struct tattle_trace){
+            .cap = layout->cap, .budget = layout->budget, .level = layout->level};
+        *out = &storage->trace;
+        return 0;
+    }
     if (error == 0)
         error = freeze_actors(storage, arena, names, actor_count);
     if (error == 0) {
         struct tattle__snapshot now = {0};
         const struct tattle__snapshot *snapshot = &session->live;
         if (!session->live_taken) {
-            error = tattle__snapshot_take(&now, arena, session->size,
-                                          session->config.cap,
-                                          session->config.payload_bytes, false);
+            error = tattle__snapshot_take(&now, arena, layout, false);
             snapshot = &now;
         }
         if (error == 0)

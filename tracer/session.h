@@ -1,11 +1,19 @@
 /*
  * session.h — the contract between the runner and the tracer.
  *
- * The runner creates one trace session per traced test before forking it
- * (a memfd-backed arena mapped shared), the test process activates it right
- * after the fork, and when the test has ended the runner freezes it into a
- * tattle_trace (the model reporters read). The tracer never knows about
- * JSON or reporters; the runner never looks inside the arena.
+ * The runner creates one trace session per traced test (a memfd-backed
+ * arena, mapped shared in the runner) and hands the memfd to the test
+ * process, which maps it and records into it; when the test has ended the
+ * runner freezes the session into a tattle_trace (the model reporters
+ * read). The tracer never knows about JSON or reporters; the runner never
+ * looks inside the arena.
+ *
+ * The arena is written by the test's processes, so the runner reads it as
+ * untrusted input: through the layout it computed itself, with every
+ * count, index and offset bounded. What no honest writer could have left
+ * (a header that changed, a count past the budget, a record of no known
+ * kind) makes the session corrupted: the freeze then keeps no event and
+ * says why (tattle__trace_session_corruption).
  */
 #ifndef TATTLE_TRACER_SESSION_H
 #define TATTLE_TRACER_SESSION_H
@@ -25,11 +33,23 @@ struct tattle__trace_config {
 
 struct tattle__trace_session;
 
-/** Runner, before fork: creates the arena. Returns 0 or a negative errno. */
+/** Runner, before starting the test: creates the arena. Returns 0 or a
+ * negative errno. */
 int tattle__trace_session_create(struct tattle__trace_session **out,
                                  const struct tattle__trace_config *config);
 
-/** Test process, right after fork: records from now on go to the arena. */
+/** Runner: the arena's memfd and size, to hand to the test process (the
+ * descriptor stays the session's). */
+int tattle__trace_session_fd(struct tattle__trace_session *session);
+uint64_t tattle__trace_session_size(const struct tattle__trace_session *session);
+
+/** Test process started from a handed-over memfd: maps the arena, closes
+ * `fd` and records from now on. Returns 0 or a negative errno. */
+int tattle__trace_attach(int fd, uint64_t size);
+
+/** Test process that shares the runner's mapping (--no-fork, or a process
+ * forked straight from the one that created the session): records into the
+ * arena from now on. */
 void tattle__trace_session_activate(struct tattle__trace_session *session);
 
 /** Test process, when the test body, teardown and on-exit callbacks are
@@ -49,7 +69,16 @@ void tattle__trace_session_snapshot_live(struct tattle__trace_session *session,
 int tattle__trace_session_freeze(struct tattle__trace_session *session,
                                  struct tattle_trace **out);
 
-/** Runner: unmaps and closes the arena. */
+/** Runner, after freeze: NULL, or what showed the arena was overwritten
+ * (the frozen trace then holds no event and no mailbox). */
+const char *tattle__trace_session_corruption(const struct tattle__trace_session *session);
+
+/** Runner: every process that mapped the arena is known to be dead, so
+ * the arena may serve another test once this session is destroyed. */
+void tattle__trace_session_mark_reusable(struct tattle__trace_session *session);
+
+/** Runner: unmaps the arena (or keeps it for the next session when that is
+ * safe) and frees the session. */
 void tattle__trace_session_destroy(struct tattle__trace_session *session);
 
 void tattle__trace_free(struct tattle_trace *trace);

@@ -194,18 +194,21 @@ static struct tattle__snapshot_mailbox *add_mailbox(struct tattle__snapshot *sna
 }
 
 static int read_mailbox(struct tattle__snapshot *snapshot,
-                        struct tattle__arena *arena, uint64_t arena_size,
-                        uint64_t offset, uint32_t limit,
-                        uint32_t payload_bytes, bool live)
+                        struct tattle__arena *arena,
+                        const struct tattle__arena_layout *layout,
+                        uint64_t offset, bool live)
 {
-    if (offset < arena->heap_offset || offset >= arena_size ||
-        arena_size - offset < sizeof(struct tattle_mailbox))
+    uint32_t limit = layout->cap, payload_bytes = layout->payload_bytes;
+    /* Mailboxes are carved from the mailbox heap: anything else is not one. */
+    uint64_t heap_end = layout->mailbox_offset + layout->mailbox_size;
+    if (offset < layout->mailbox_offset || offset >= heap_end ||
+        heap_end - offset < sizeof(struct tattle_mailbox))
         return 0;
     struct tattle_mailbox *mailbox = tattle__arena_at(arena, offset);
     uint32_t capacity = mailbox->capacity;
     if (mailbox->magic != TATTLE__MAILBOX_MAGIC || capacity == 0 ||
         capacity > TATTLE__MAILBOX_CAPACITY_MAX ||
-        (arena_size - offset - sizeof *mailbox) / sizeof(struct tattle__mailbox_slot) <
+        (heap_end - offset - sizeof *mailbox) / sizeof(struct tattle__mailbox_slot) <
             capacity)
         return 0;
     if (atomic_load(&mailbox->closed))
@@ -296,9 +299,10 @@ static int read_watch(struct tattle__snapshot *snapshot,
 }
 
 int tattle__snapshot_take(struct tattle__snapshot *snapshot,
-                          struct tattle__arena *arena, uint64_t arena_size,
-                          uint32_t limit, uint32_t payload_bytes, bool live)
+                          struct tattle__arena *arena,
+                          const struct tattle__arena_layout *layout, bool live)
 {
+    uint32_t limit = layout->cap;
     memset(snapshot, 0, sizeof *snapshot);
     uint32_t count = atomic_load(&arena->directory_count);
     if (count > TATTLE__MAX_MAILBOXES)
@@ -307,9 +311,8 @@ int tattle__snapshot_take(struct tattle__snapshot *snapshot,
         if (atomic_load_explicit(&arena->directory_kind[i], memory_order_acquire) !=
             TATTLE__DIRECTORY_MAILBOX)
             continue;
-        int error = read_mailbox(snapshot, arena, arena_size,
-                                 arena->directory_offset[i], limit,
-                                 payload_bytes, live);
+        int error = read_mailbox(snapshot, arena, layout,
+                                 arena->directory_offset[i], live);
         if (error != 0)
             return error;
     }

@@ -31,13 +31,14 @@ struct tattle__snapshot {
     size_t count;
 };
 
-/** Reads every open mailbox and watched queue of the arena, keeping at most
- * `limit` messages of each, each rendered to at most payload_bytes bytes.
+/** Reads every open mailbox and watched queue of the arena, through the
+ * runner's own `layout` (never the header's), keeping at most layout->cap
+ * messages of each, each rendered to at most layout->payload_bytes bytes.
  * `live` marks all of them approximate. Returns 0 or -ENOMEM (the snapshot
  * then holds what was read). Free with tattle__snapshot_clear(). */
 int tattle__snapshot_take(struct tattle__snapshot *snapshot,
-                          struct tattle__arena *arena, uint64_t arena_size,
-                          uint32_t limit, uint32_t payload_bytes, bool live);
+                          struct tattle__arena *arena,
+                          const struct tattle__arena_layout *layout, bool live);
 
 void tattle__snapshot_clear(struct tattle__snapshot *snapshot);
 

@@ -1,0 +1,594 @@
+/*
+ * fork_server.c — the fork server: its protocol, its loop, and how it
+ * forks a test process into a job slot's cgroup.
+ *
+ * Runner and server talk over one SOCK_SEQPACKET socket pair: the runner
+ * sends a spawn request (with the trace arena's memfd attached as
+ * SCM_RIGHTS when the test is traced) and reads the reply; the server also
+ * sends, unasked, one exit notice per test process it reaps. The runner
+ * queues notices that arrive while it waits for a reply.
+ *
+ * Forking into a cgroup needs clone3(CLONE_INTO_CGROUP), which glibc does
+ * not wrap; joining after a fork instead costs a cgroup migration, several
+ * times the fork itself. The raw clone3 child is made as sound as glibc's
+ * own fork child, since the server is single-threaded and holds no lock:
+ * the kernel writes the child's thread id into glibc's thread descriptor
+ * (CLONE_CHILD_SETTID at the address glibc gave set_tid_address, read back
+ * with PR_GET_TID_ADDRESS), and the child registers glibc's robust mutex
+ * list again (the kernel clears it on fork). pthread_atfork handlers do not
+ * run in it: they ran when the server itself was forked, and the server
+ * changes nothing since. Under ThreadSanitizer, whose runtime intercepts
+ * fork() to keep its own state consistent, and where PR_GET_TID_ADDRESS is
+ * missing, the server uses fork() and the child joins its cgroup by
+ * writing to cgroup.procs.
+ */
+#include "runner/fork_server.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/sched.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/pidfd.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/signalfd.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "runner/child.h"
+#include "runner/crash.h"
+#include "runner/process_tree.h"
+#include "runner/text.h"
+
+#if defined(__SANITIZE_THREAD__)
+#define TATTLE__THREAD_SANITIZER 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define TATTLE__THREAD_SANITIZER 1
+#endif
+#endif
+#ifndef TATTLE__THREAD_SANITIZER
+#define TATTLE__THREAD_SANITIZER 0
+#endif
+
+enum message_type { MESSAGE_SPAWN = 1, MESSAGE_REPLY = 2, MESSAGE_EXITED = 3 };
+
+struct message {
+    uint32_t type;
+    uint32_t job;
+    int32_t pid;
+    int32_t value; /* reply: 0 or -errno; exited: the status */
+    const struct tattle_test *test;
+    const struct tattle_suite *suite;
+    uint64_t arena_size; /* spawn: the arena's size, 0 when none */
+};
+
+/* Signals the server ignores (they are the runner's to handle: a Ctrl-C
+ * reaches the whole foreground process group) and a test gets back as the
+ * program had them. SIGPIPE last: the runner ignores it for itself. */
+static const int ignored_signals[] = {SIGINT,  SIGTERM, SIGHUP, SIGQUIT,
+                                      SIGUSR1, SIGUSR2, SIGPIPE};
+enum { IGNORED_COUNT = sizeof ignored_signals / sizeof *ignored_signals };
+
+/* ---- the runner's side ---- */
+
+struct tattle__fork_server {
+    pid_t pid;
+    int pidfd;
+    int channel;
+    struct tattle__exit_notice *queued; /* notices read while waiting */
+    size_t queued_count, queued_capacity;
+};
+
+static int send_message(int fd, const struct message *message, int passed_fd)
+{
+    struct iovec data = {(void *)message, sizeof *message};
+    union {
+        struct cmsghdr header;
+        char bytes[CMSG_SPACE(sizeof(int))];
+    } control;
+    struct msghdr header = {.msg_iov = &data, .msg_iovlen = 1};
+    if (passed_fd >= 0) {
+        memset(&control, 0, sizeof control);
+        header.msg_control = control.bytes;
+        header.msg_controllen = sizeof control.bytes;
+        struct cmsghdr *cmsg = CMSG_FIRSTHDR(&header);
+        cmsg->cmsg_level = SOL_SOCKET;
+        cmsg->cmsg_type = SCM_RIGHTS;
+        cmsg->cmsg_len = CMSG_LEN(sizeof(int));
+        memcpy(CMSG_DATA(cmsg), &passed_fd, sizeof(int));
+    }
+    for (;;) {
+        ssize_t sent = sendmsg(fd, &header, MSG_NOSIGNAL);
+        if (sent == (ssize_t)sizeof *message)
+            return 0;
+        if (sent < 0 && errno == EINTR)
+            continue;
+        return sent < 0 ? -errno : -EPIPE;
+    }
+}
+
+/* Receives one message (and a passed descriptor, or -1). Returns 1, 0 at
+ * end of file, or a negative errno (-EAGAIN when non-blocking and empty). */
+static int receive_message(int fd, struct message *message, int *passed_fd,
+                           int flags)
+{
+    struct iovec data = {message, sizeof *message};
+    union {
+        struct cmsghdr header;
+        char bytes[CMSG_SPACE(sizeof(int))];
+    } control;
+    struct msghdr header = {.msg_iov = &data,
+                            .msg_iovlen = 1,
+                            .msg_control = control.bytes,
+                            .msg_controllen = sizeof control.bytes};
+    if (passed_fd)
+        *passed_fd = -1;
+    ssize_t received;
+    do
+        received = recvmsg(fd, &header, flags | MSG_CMSG_CLOEXEC);
+    while (received < 0 && errno == EINTR);
+    if (received < 0)
+        return -errno;
+    for (struct cmsghdr *cmsg = CMSG_FIRSTHDR(&header); cmsg;
+         cmsg = CMSG_NXTHDR(&header, cmsg)) {
+        if (cmsg->cmsg_level == SOL_SOCKET && cmsg->cmsg_type == SCM_RIGHTS) {
+            int fd_received;
+            memcpy(&fd_received, CMSG_DATA(cmsg), sizeof fd_received);
+            if (passed_fd && *passed_fd < 0)
+                *passed_fd = fd_received;
+            else
+                close(fd_received);
+        }
+    }
+    if (received == 0)
+        return 0;
+    if (received != (ssize_t)sizeof *message || (header.msg_flags & MSG_TRUNC))
+        return -EPROTO;
+    return 1;
+}
+
+static void queue_notice(struct tattle__fork_server *server,
+                         const struct message *message)
+{
+    if (server->queued_count == server->queued_capacity) {
+        server->queued_capacity =
+            server->queued_capacity ? server->queued_capacity * 2 : 16;
+        server->queued = tattle__realloc(
+            server->queued, server->queued_capacity * sizeof *server->queued);
+    }
+    server->queued[server->queued_count++] = (struct tattle__exit_notice){
+        .job = message->job, .pid = message->pid, .status = message->value};
+}
+
+int tattle__fork_server_spawn(struct tattle__fork_server *server,
+                              const struct tattle__spawn_request *request,
+                              pid_t *pid)
+{
+    struct message message = {
+        .type = MESSAGE_SPAWN,
+        .job = request->job,
+        .test = request->test,
+        .suite = request->suite,
+        .arena_size = request->arena_fd >= 0 ? request->arena_size : 0};
+    int error = send_message(server->channel, &message, request->arena_fd);
+    if (error != 0)
+        return error == -ECONNRESET ? -EPIPE : error;
+    for (;;) {
+        struct pollfd ready = {server->channel, POLLIN, 0};
+        if (poll(&ready, 1, -1) < 0 && errno != EINTR)
+            return -errno;
+        struct message answer;
+        int received =
+            receive_message(server->channel, &answer, NULL, MSG_DONTWAIT);
+        if (received == -EAGAIN)
+            continue;
+        if (received <= 0)
+            return received == 0 ? -EPIPE : received;
+        if (answer.type == MESSAGE_EXITED) {
+            queue_notice(server, &answer);
+            continue;
+        }
+        if (answer.type != MESSAGE_REPLY || answer.job != request->job)
+            return -EPROTO;
+        if (answer.value != 0)
+            return answer.value;
+        *pid = answer.pid;
+        return 0;
+    }
+}
+
+int tattle__fork_server_read_notice(struct tattle__fork_server *server,
+                                    struct tattle__exit_notice *notice)
+{
+    if (server->queued_count > 0) {
+        *notice = server->queued[0];
+        memmove(server->queued, server->queued + 1,
+                --server->queued_count * sizeof *server->queued);
+        return 1;
+    }
+    struct message message;
+    int received =
+        receive_message(server->channel, &message, NULL, MSG_DONTWAIT);
+    if (received == -EAGAIN)
+        return 0;
+    if (received <= 0)
+        return received == 0 ? -EPIPE : received;
+    if (message.type != MESSAGE_EXITED)
+        return -EPROTO;
+    *notice = (struct tattle__exit_notice){
+        .job = message.job, .pid = message.pid, .status = message.value};
+    return 1;
+}
+
+int tattle__fork_server_fd(const struct tattle__fork_server *server)
+{
+    return server->channel;
+}
+
+int tattle__fork_server_pidfd(const struct tattle__fork_server *server)
+{
+    return server->pidfd;
+}
+
+pid_t tattle__fork_server_pid(const struct tattle__fork_server *server)
+{
+    return server->pid;
+}
+
+int tattle__fork_server_stop(struct tattle__fork_server *server)
+{
+    if (!server)
+        return 0;
+    /* End of file on the socket: the server kills what is left and exits. */
+    close(server->channel);
+    int status = 0;
+    while (waitpid(server->pid, &status, 0) < 0 && errno == EINTR)
+        ;
+    if (server->pidfd >= 0)
+        close(server->pidfd);
+    free(server->queued);
+    free(server);
+    return status;
+}
+
+/* ---- the server's side ---- */
+
+struct server_state {
+    const struct tattle__fork_server_config *config;
+    struct tattle__job_cgroups cgroups; /* the server's own descriptors */
+    int channel;
+    int signal_fd;
+    int null_fd;
+    int *stdout_fds, *stderr_fds;
+    int first_own_fd; /* the server's descriptors start here */
+    pid_t *running;   /* per job: the test's pid, or 0 */
+    pid_t pid;
+    sigset_t test_mask; /* the mask a test runs with */
+    struct sigaction test_actions[IGNORED_COUNT]; /* and its dispositions */
+    bool raw_clone; /* clone3 with the fixes above */
+    int *thread_id_address;
+    void *robust_list_head;
+    size_t robust_list_length;
+};
+
+/* Moves a descriptor to the first free number at or above `at`. */
+static int move_descriptor(int fd, int at)
+{
+    if (fd < 0)
+        return fd;
+    int moved = fcntl(fd, F_DUPFD_CLOEXEC, at);
+    if (moved < 0)
+        return fd;
+    close(fd);
+    return moved;
+}
+
+static int highest_open_descriptor(void)
+{
+    int highest = 2;
+    DIR *directory = opendir("/proc/self/fd");
+    if (!directory)
+        return 1024;
+    int own = dirfd(directory);
+    struct dirent *entry;
+    while ((entry = readdir(directory)) != NULL) {
+        int fd = atoi(entry->d_name);
+        if (fd != own && fd > highest)
+            highest = fd;
+    }
+    closedir(directory);
+    return highest;
+}
+
+/* Gathers the server's descriptors in one block above every other open
+ * descriptor, so a test process closes them all with one close_range()
+ * and keeps the ones the program itself had open. */
+static void gather_descriptors(struct server_state *state)
+{
+    int at = highest_open_descriptor() + 1;
+    state->first_own_fd = at;
+    state->channel = move_descriptor(state->channel, at);
+    state->signal_fd = move_descriptor(state->signal_fd, at);
+    state->null_fd = move_descriptor(state->null_fd, at);
+    for (unsigned j = 0; j < state->config->jobs; j++) {
+        state->stdout_fds[j] = move_descriptor(state->stdout_fds[j], at);
+        state->stderr_fds[j] = move_descriptor(state->stderr_fds[j], at);
+    }
+    struct tattle__job_cgroups *cgroups = &state->cgroups;
+    for (unsigned j = 0; cgroups->run_path && j < cgroups->jobs; j++) {
+        cgroups->directories[j] = move_descriptor(cgroups->directories[j], at);
+        cgroups->procs[j] = move_descriptor(cgroups->procs[j], at);
+        cgroups->events[j] = move_descriptor(cgroups->events[j], at);
+    }
+}
+
+static void prepare_raw_clone(struct server_state *state)
+{
+    state->raw_clone = false;
+    if (TATTLE__THREAD_SANITIZER ||
+        !tattle__job_cgroups_available(&state->cgroups))
+        return;
+    int *address = NULL;
+    if (prctl(PR_GET_TID_ADDRESS, &address, 0, 0, 0) != 0 || !address ||
+        *address != (int)syscall(SYS_gettid))
+        return;
+    void *head = NULL;
+    size_t length = 0;
+    if (syscall(SYS_get_robust_list, 0, &head, &length) != 0)
+        return;
+    state->thread_id_address = address;
+    state->robust_list_head = head;
+    state->robust_list_length = length;
+    state->raw_clone = true;
+}
+
+/* Forks the test process of `job`; returns its pid in the server, 0 in the
+ * child, or a negative errno. */
+static pid_t fork_into_job(struct server_state *state, unsigned job,
+                           bool *joined)
+{
+    *joined = false;
+    if (state->raw_clone) {
+        struct clone_args arguments = {
+            .flags =
+                CLONE_INTO_CGROUP | CLONE_CHILD_SETTID | CLONE_CHILD_CLEARTID,
+            .child_tid = (uint64_t)(uintptr_t)state->thread_id_address,
+            .exit_signal = SIGCHLD,
+            .cgroup = (uint64_t)state->cgroups.directories[job],
+        };
+        long pid = syscall(SYS_clone3, &arguments, sizeof arguments);
+        if (pid >= 0) {
+            *joined = true;
+            if (pid == 0)
+                syscall(SYS_set_robust_list, state->robust_list_head,
+                        state->robust_list_length);
+            return (pid_t)pid;
+        }
+        if (errno != ENOSYS && errno != EINVAL && errno != E2BIG)
+            return -errno;
+        state->raw_clone = false; /* an older kernel: fork and join */
+    }
+    pid_t pid = fork();
+    return pid < 0 ? -errno : pid;
+}
+
+static void spawn(struct server_state *state, const struct message *request,
+                  int arena_fd)
+{
+    const struct tattle__fork_server_config *config = state->config;
+    struct message reply = {.type = MESSAGE_REPLY, .job = request->job};
+    unsigned job = request->job;
+    if (job >= config->jobs || state->running[job] != 0) {
+        reply.value = -EINVAL;
+    } else {
+        struct tattle__slot *slot = config->slots[job];
+        madvise(slot, config->slot_bytes, MADV_DOFORK);
+        bool joined;
+        pid_t pid = fork_into_job(state, job, &joined);
+        if (pid == 0) {
+            struct tattle__child_start start = {
+                .test = request->test,
+                .suite = request->suite,
+                .slot = slot,
+                .stdin_fd = state->null_fd,
+                .stdout_fd = state->stdout_fds[job],
+                .stderr_fd = state->stderr_fds[job],
+                .arena_fd = arena_fd,
+                .arena_size = request->arena_size,
+                .first_server_fd = state->first_own_fd,
+                .cgroup_procs_fd =
+                    !joined && tattle__job_cgroups_available(&state->cgroups)
+                        ? state->cgroups.procs[job]
+                        : -1,
+                .signal_mask = &state->test_mask,
+                .signals = ignored_signals,
+                .signal_actions = state->test_actions,
+                .signal_count = IGNORED_COUNT,
+                .server_pid = state->pid,
+            };
+            tattle__child_main(&start);
+        }
+        madvise(slot, config->slot_bytes, MADV_DONTFORK);
+        if (pid < 0) {
+            reply.value = pid;
+        } else {
+            state->running[job] = pid;
+            reply.pid = pid;
+        }
+    }
+    if (arena_fd >= 0)
+        close(arena_fd);
+    send_message(state->channel, &reply, -1);
+}
+
+static void reap(struct server_state *state)
+{
+    for (;;) {
+        int status;
+        pid_t pid = waitpid(-1, &status, WNOHANG | __WALL);
+        if (pid <= 0)
+            return;
+        for (unsigned j = 0; j < state->config->jobs; j++) {
+            if (state->running[j] != pid)
+                continue;
+            state->running[j] = 0;
+            struct message notice = {
+                .type = MESSAGE_EXITED, .job = j, .pid = pid, .value = status};
+            send_message(state->channel, &notice, -1);
+        }
+        /* Anything else was a stray of an ended test: reaped, forgotten. */
+    }
+}
+
+/* The runner is gone, or done: nothing of any test may outlive it. */
+static TATTLE__NORETURN void shut_down(struct server_state *state)
+{
+    tattle__job_cgroups_kill_all(&state->cgroups);
+    for (unsigned j = 0; j < state->config->jobs; j++)
+        if (state->running[j] > 0)
+            kill(-state->running[j], SIGKILL);
+    tattle__process_tree_kill(getpid(), false, NULL);
+    reap(state);
+    _exit(0);
+}
+
+static TATTLE__NORETURN void serve(struct server_state *state)
+{
+    for (;;) {
+        struct pollfd fds[2] = {{state->channel, POLLIN, 0},
+                                {state->signal_fd, POLLIN, 0}};
+        if (poll(fds, 2, -1) < 0) {
+            if (errno == EINTR)
+                continue;
+            shut_down(state);
+        }
+        if (fds[1].revents) {
+            struct signalfd_siginfo info;
+            while (read(state->signal_fd, &info, sizeof info) > 0)
+                ;
+            reap(state);
+        }
+        if (fds[0].revents) {
+            struct message request;
+            int arena_fd;
+            int received = receive_message(state->channel, &request, &arena_fd,
+                                           MSG_DONTWAIT);
+            if (received == -EAGAIN)
+                continue;
+            if (received <= 0 || request.type != MESSAGE_SPAWN) {
+                if (arena_fd >= 0)
+                    close(arena_fd);
+                shut_down(state);
+            }
+            spawn(state, &request, arena_fd);
+        }
+    }
+}
+
+static TATTLE__NORETURN void
+server_main(const struct tattle__fork_server_config *config, int channel)
+{
+    struct server_state state = {
+        .config = config, .channel = channel, .pid = getpid()};
+    /* The runner's descriptors that are not the server's (the pipes' read
+     * ends, the runner's end of the socket). */
+    for (size_t i = 0; i < config->runner_only_count; i++)
+        close(config->runner_only_fds[i]);
+    /* The runner may close its copies; the server works on its own. */
+    state.cgroups = *config->cgroups;
+    if (config->cgroups->run_path) {
+        size_t bytes = config->jobs * sizeof(int);
+        int *lists[3];
+        int *const sources[3] = {config->cgroups->directories,
+                                 config->cgroups->procs,
+                                 config->cgroups->events};
+        for (int l = 0; l < 3; l++) {
+            lists[l] = tattle__malloc(bytes);
+            memcpy(lists[l], sources[l], bytes);
+        }
+        state.cgroups.directories = lists[0];
+        state.cgroups.procs = lists[1];
+        state.cgroups.events = lists[2];
+        state.cgroups.run_path = tattle__strdup(config->cgroups->run_path);
+    }
+    state.stdout_fds = tattle__malloc(config->jobs * sizeof(int));
+    state.stderr_fds = tattle__malloc(config->jobs * sizeof(int));
+    memcpy(state.stdout_fds, config->stdout_fds, config->jobs * sizeof(int));
+    memcpy(state.stderr_fds, config->stderr_fds, config->jobs * sizeof(int));
+    state.running = tattle__calloc(config->jobs, sizeof *state.running);
+
+    /* What a test gets back: the mask and dispositions of the program. */
+    sigprocmask(SIG_SETMASK, NULL, &state.test_mask);
+    struct sigaction ignore = {.sa_handler = SIG_IGN};
+    sigemptyset(&ignore.sa_mask);
+    for (int i = 0; i < IGNORED_COUNT; i++)
+        sigaction(ignored_signals[i], &ignore, &state.test_actions[i]);
+    state.test_actions[IGNORED_COUNT - 1] = config->original_sigpipe;
+
+    sigset_t child_signal;
+    sigemptyset(&child_signal);
+    sigaddset(&child_signal, SIGCHLD);
+    sigprocmask(SIG_BLOCK, &child_signal, NULL);
+    state.signal_fd = signalfd(-1, &child_signal, SFD_CLOEXEC | SFD_NONBLOCK);
+    state.null_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+    if (state.signal_fd < 0 || state.null_fd < 0)
+        _exit(3);
+    prctl(PR_SET_CHILD_SUBREAPER, 1);
+    prctl(PR_SET_NAME, "tattle-forks");
+    gather_descriptors(&state);
+    prepare_raw_clone(&state);
+
+    /* Test processes inherit these: no core files from crashing tests, an
+     * unbuffered stdout (nothing a test printed is lost when it dies), the
+     * crash handlers and their alternate stack. Set once here, they cost a
+     * test nothing. */
+    struct rlimit no_core = {0, 0};
+    setrlimit(RLIMIT_CORE, &no_core);
+    setvbuf(stdout, NULL, _IONBF, 0);
+    if (tattle__crash_install(tattle__child_on_crash) != 0)
+        _exit(3);
+    for (unsigned j = 0; j < config->jobs; j++)
+        madvise(config->slots[j], config->slot_bytes, MADV_DONTFORK);
+    serve(&state);
+}
+
+int tattle__fork_server_start(struct tattle__fork_server **out,
+                              const struct tattle__fork_server_config *config)
+{
+    int ends[2];
+    if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, ends) != 0)
+        return -errno;
+    /* Room for one notice per job, so the server never blocks on them. */
+    int room = (int)(config->jobs + 16) * 1024;
+    if (room < 256 * 1024)
+        room = 256 * 1024;
+    setsockopt(ends[1], SOL_SOCKET, SO_SNDBUF, &room, sizeof room);
+    /* Nothing buffered may be written twice. */
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid < 0) {
+        int error = -errno;
+        close(ends[0]);
+        close(ends[1]);
+        return error;
+    }
+    if (pid == 0) {
+        close(ends[0]);
+        server_main(config, ends[1]);
+    }
+    close(ends[1]);
+    struct tattle__fork_server *server = tattle__calloc(1, sizeof *server);
+    server->pid = pid;
+    server->channel = ends[0];
+    server->pidfd = pidfd_open(pid, 0);
+    *out = server;
+    return 0;
+}

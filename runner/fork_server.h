@@ -1,0 +1,97 @@
+/*
+ * fork_server.h — the process every test process is forked from.
+ *
+ * The runner forks the fork server once, early, before any reporter opens
+ * a file and before the runner's heap grows with results; from then on
+ * the runner never forks again. Each test process is forked by the server
+ * on request and inherits only what the server holds: the job slots'
+ * result memory (each test sees its own slot only: the others are marked
+ * MADV_DONTFORK while it is forked), the job slots' output pipes (a test
+ * keeps its own as stdout and stderr and closes the rest), /dev/null, and
+ * the trace arena the runner hands over with the request. Report files,
+ * reporter buffers, other jobs' pipes, slots and arenas are out of a
+ * test's reach, and a fork costs what the small server costs, however
+ * much the runner holds.
+ *
+ * The server is a child subreaper: every process a test leaves behind
+ * stays below it. It reaps the test processes and tells the runner how
+ * each ended, through the same socket the requests come in on. Where the
+ * machine offers cgroups each test starts in its job slot's cgroup
+ * (runner/job_cgroup.h). When the runner dies (the socket reaches end of
+ * file), the server kills every process of every job and exits, so a CI
+ * timeout that kills the runner with SIGKILL leaves nothing running.
+ */
+#ifndef TATTLE_RUNNER_FORK_SERVER_H
+#define TATTLE_RUNNER_FORK_SERVER_H
+
+#include <signal.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include <tattle/tattle.h>
+
+#include "runner/job_cgroup.h"
+#include "runner/slot.h"
+
+/** What the fork server is started with. Every descriptor is the
+ * runner's; the server keeps its own copies. */
+struct tattle__fork_server_config {
+    unsigned jobs;
+    struct tattle__slot *const *slots; /* per job, shared mappings */
+    size_t slot_bytes;
+    const int *stdout_fds; /* per job: the pipes' write ends */
+    const int *stderr_fds;
+    const int *runner_only_fds; /* closed in the server (read ends) */
+    size_t runner_only_count;
+    const struct tattle__job_cgroups *cgroups;
+    struct sigaction original_sigpipe; /* restored in test processes */
+};
+
+/** A request to start one test in job slot `job`. */
+struct tattle__spawn_request {
+    unsigned job;
+    const struct tattle_test *test;
+    const struct tattle_suite *suite;
+    int arena_fd; /* the trace arena, or -1 */
+    uint64_t arena_size;
+};
+
+/** A test process that ended, as the server reaped it. */
+struct tattle__exit_notice {
+    unsigned job;
+    pid_t pid;
+    int status; /* as from waitpid */
+};
+
+struct tattle__fork_server;
+
+/** Forks the server. Returns 0 or a negative errno. */
+int tattle__fork_server_start(struct tattle__fork_server **out,
+                              const struct tattle__fork_server_config *config);
+
+/** Starts a test process; stores its pid. Returns 0 or a negative errno
+ * (-EPIPE when the server is gone). */
+int tattle__fork_server_spawn(struct tattle__fork_server *server,
+                              const struct tattle__spawn_request *request,
+                              pid_t *pid);
+
+/** The descriptor to poll for notices (readable: call read_notice). */
+int tattle__fork_server_fd(const struct tattle__fork_server *server);
+
+/** A pidfd of the server: readable when it died. */
+int tattle__fork_server_pidfd(const struct tattle__fork_server *server);
+
+pid_t tattle__fork_server_pid(const struct tattle__fork_server *server);
+
+/** Takes the next notice without blocking. Returns 1 with *notice filled,
+ * 0 when there is none, or a negative errno (-EPIPE: the server is gone). */
+int tattle__fork_server_read_notice(struct tattle__fork_server *server,
+                                    struct tattle__exit_notice *notice);
+
+/** Ends the server (it kills whatever is left of the tests) and reaps it.
+ * Returns how it ended (a waitpid status). */
+int tattle__fork_server_stop(struct tattle__fork_server *server);
+
+#endif /* TATTLE_RUNNER_FORK_SERVER_H */
