@@ -233,6 +233,11 @@ int tattle__fork_server_fd(const struct tattle__fork_server *server)
     return server->channel;
 }
 
+bool tattle__fork_server_has_notice(const struct tattle__fork_server *server)
+{
+    return server->queued_count > 0;
+}
+
 int tattle__fork_server_pidfd(const struct tattle__fork_server *server)
 {
     return server->pidfd;
@@ -289,6 +294,50 @@ static int move_descriptor(int fd, int at)
         return fd;
     close(fd);
     return moved;
+}
+
+static bool is_own_descriptor(const struct server_state *state, int fd)
+{
+    if (fd == state->channel)
+        return true;
+    for (unsigned j = 0; j < state->config->jobs; j++)
+        if (fd == state->stdout_fds[j] || fd == state->stderr_fds[j])
+            return true;
+    const struct tattle__job_cgroups *cgroups = &state->cgroups;
+    for (unsigned j = 0; cgroups->run_path && j < cgroups->jobs; j++)
+        if (fd == cgroups->directories[j] || fd == cgroups->procs[j] ||
+            fd == cgroups->events[j])
+            return true;
+    for (size_t i = 0; i < state->config->program_fd_count; i++)
+        if (fd == state->config->program_fds[i])
+            return true;
+    return false;
+}
+
+/* Closes what the runner opened for itself before the server was forked:
+ * whatever it is (the pipes' read ends, the runner's end of the socket, a
+ * file a later change opens early), no test may reach it. */
+static void close_foreign_descriptors(const struct server_state *state)
+{
+    DIR *directory = opendir("/proc/self/fd");
+    if (!directory)
+        return;
+    int own = dirfd(directory);
+    struct dirent *entry;
+    int foreign[256];
+    size_t count = 0;
+    while ((entry = readdir(directory)) != NULL && count < 256) {
+        if (entry->d_name[0] == '.')
+            continue;
+        int fd = atoi(entry->d_name);
+        if (fd > 2 && fd != own && !is_own_descriptor(state, fd))
+            foreign[count++] = fd;
+    }
+    closedir(directory);
+    for (size_t i = 0; i < count; i++)
+        close(foreign[i]);
+    if (count == 256)
+        close_foreign_descriptors(state);
 }
 
 static int highest_open_descriptor(void)
@@ -498,10 +547,6 @@ server_main(const struct tattle__fork_server_config *config, int channel)
 {
     struct server_state state = {
         .config = config, .channel = channel, .pid = getpid()};
-    /* The runner's descriptors that are not the server's (the pipes' read
-     * ends, the runner's end of the socket). */
-    for (size_t i = 0; i < config->runner_only_count; i++)
-        close(config->runner_only_fds[i]);
     /* The runner may close its copies; the server works on its own. */
     state.cgroups = *config->cgroups;
     if (config->cgroups->run_path) {
@@ -524,6 +569,7 @@ server_main(const struct tattle__fork_server_config *config, int channel)
     memcpy(state.stdout_fds, config->stdout_fds, config->jobs * sizeof(int));
     memcpy(state.stderr_fds, config->stderr_fds, config->jobs * sizeof(int));
     state.running = tattle__calloc(config->jobs, sizeof *state.running);
+    close_foreign_descriptors(&state);
 
     /* What a test gets back: the mask and dispositions of the program. */
     sigprocmask(SIG_SETMASK, NULL, &state.test_mask);
@@ -542,7 +588,6 @@ server_main(const struct tattle__fork_server_config *config, int channel)
     if (state.signal_fd < 0 || state.null_fd < 0)
         _exit(3);
     prctl(PR_SET_CHILD_SUBREAPER, 1);
-    prctl(PR_SET_NAME, "tattle-forks");
     gather_descriptors(&state);
     prepare_raw_clone(&state);
 

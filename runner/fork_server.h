@@ -43,8 +43,10 @@ struct tattle__fork_server_config {
     size_t slot_bytes;
     const int *stdout_fds; /* per job: the pipes' write ends */
     const int *stderr_fds;
-    const int *runner_only_fds; /* closed in the server (read ends) */
-    size_t runner_only_count;
+    const int *program_fds; /* open when the program began its run: tests
+                               keep them; the server closes every other
+                               descriptor that is not its own */
+    size_t program_fd_count;
     const struct tattle__job_cgroups *cgroups;
     struct sigaction original_sigpipe; /* restored in test processes */
 };
@@ -79,6 +81,10 @@ int tattle__fork_server_spawn(struct tattle__fork_server *server,
 
 /** The descriptor to poll for notices (readable: call read_notice). */
 int tattle__fork_server_fd(const struct tattle__fork_server *server);
+
+/** Whether notices read while waiting for a reply are queued (poll() on
+ * the descriptor does not see them). */
+bool tattle__fork_server_has_notice(const struct tattle__fork_server *server);
 
 /** A pidfd of the server: readable when it died. */
 int tattle__fork_server_pidfd(const struct tattle__fork_server *server);

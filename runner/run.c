@@ -9,6 +9,7 @@
  * .tattle/last-run.json for --failed.
  */
 #include <cjson/cJSON.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <fnmatch.h>
@@ -79,6 +80,8 @@ struct run_state {
     double timeout_multiplier;
     struct sigaction original_sigpipe;
     struct tattle__scheduler *scheduler;
+    int program_fds[64];        /* descriptors open when the run began */
+    size_t program_fd_count;
 };
 
 /* ---- reporters ---- */
@@ -753,11 +756,31 @@ static int usage_error(struct run_state *state, const char *message)
     return 2;
 }
 
+/* The descriptors the program had open before the run began (beyond the
+ * standard three): its tests keep them, as they would in its own process.
+ * Everything tattle opens later is out of their reach. */
+static void note_program_descriptors(struct run_state *state)
+{
+    DIR *directory = opendir("/proc/self/fd");
+    if (!directory)
+        return;
+    int own = dirfd(directory);
+    struct dirent *entry;
+    while ((entry = readdir(directory)) != NULL &&
+           state->program_fd_count < sizeof state->program_fds / sizeof *state->program_fds) {
+        int fd = atoi(entry->d_name);
+        if (entry->d_name[0] != '.' && fd > 2 && fd != own)
+            state->program_fds[state->program_fd_count++] = fd;
+    }
+    closedir(directory);
+}
+
 int tattle_main(int argc, char **argv)
 {
     struct run_state state = {0};
     struct tattle__buffer error = {0};
     state.program = argc > 0 && argv[0] ? argv[0] : "tattle";
+    note_program_descriptors(&state);
     struct sigaction ignore = {.sa_handler = SIG_IGN};
     sigemptyset(&ignore.sa_mask);
     sigaction(SIGPIPE, &ignore, &state.original_sigpipe);
@@ -842,7 +865,9 @@ int tattle_main(int argc, char **argv)
         .jobs = o->no_fork ? 1 : o->jobs,
         .no_fork = o->no_fork,
         .stdout_carries_report = stdout_carries_report,
-        .original_sigpipe = state.original_sigpipe};
+        .original_sigpipe = state.original_sigpipe,
+        .program_fds = state.program_fds,
+        .program_fd_count = state.program_fd_count};
     rc = tattle__scheduler_create(&state.scheduler, &schedule);
     if (rc != 0) {
         fprintf(stderr, "%s: internal error: cannot prepare the test processes: %s\n",

@@ -422,6 +422,8 @@ static int loop_forked(struct tattle__scheduler *scheduler)
             uint64_t now = tattle__now_us();
             wait_ms = nearest > now ? (int)((nearest - now + 999) / 1000) : 0;
         }
+        if (tattle__fork_server_has_notice(scheduler->server))
+            wait_ms = 0;
         int ready = poll(fds, (nfds_t)count, wait_ms);
         if (ready < 0 && errno != EINTR) {
             scheduler->result = -errno;
@@ -539,7 +541,6 @@ int tattle__scheduler_create(struct tattle__scheduler **out,
     scheduler->running = tattle__calloc(jobs, sizeof *scheduler->running);
     scheduler->write_fds = tattle__calloc(jobs * 2, sizeof *scheduler->write_fds);
     struct tattle__slot **slots = tattle__calloc(jobs, sizeof *slots);
-    int *read_fds = tattle__calloc(jobs * 2 + 1, sizeof *read_fds);
     for (unsigned i = 0; i < jobs; i++) {
         struct running *run = &scheduler->running[i];
         run->output_fds[0] = run->output_fds[1] = -1;
@@ -564,7 +565,7 @@ int tattle__scheduler_create(struct tattle__scheduler **out,
                 break;
             }
             fcntl(ends[0], F_SETFL, O_NONBLOCK);
-            run->output_fds[stream] = read_fds[2 * i + (unsigned)stream] = ends[0];
+            run->output_fds[stream] = ends[0];
             scheduler->write_fds[2 * i + (unsigned)stream] = ends[1];
         }
     }
@@ -582,8 +583,8 @@ int tattle__scheduler_create(struct tattle__scheduler **out,
             .slot_bytes = SLOT_BYTES,
             .stdout_fds = stdout_fds,
             .stderr_fds = stderr_fds,
-            .runner_only_fds = read_fds,
-            .runner_only_count = jobs * 2,
+            .program_fds = config->program_fds,
+            .program_fd_count = config->program_fd_count,
             .cgroups = &scheduler->cgroups,
             .original_sigpipe = config->original_sigpipe,
         };
@@ -598,7 +599,6 @@ int tattle__scheduler_create(struct tattle__scheduler **out,
         }
     }
     free(slots);
-    free(read_fds);
     *out = scheduler;
     if (result != 0) {
         tattle__scheduler_destroy(scheduler);

@@ -70,6 +70,8 @@ struct tattle__schedule_config {
     bool stdout_carries_report; /* a report goes to stdout (`-`): with
                                    --no-fork, tests print to stderr */
     struct sigaction original_sigpipe; /* what tests get back */
+    const int *program_fds;     /* open before the run began: tests keep them */
+    size_t program_fd_count;
 };
 
 struct tattle__scheduler;
