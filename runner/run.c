@@ -889,7 +889,13 @@ int tattle_main(int argc, char **argv)
     if (scheduled < 0)
         fprintf(stderr, "%s: internal error: %s\n", state.program, strerror(-scheduled));
     /* Merged, so even an interrupted run records what it learned. */
-    tattle__last_run_save(state.executable, state.outcomes, state.outcome_count);
+    int saved = tattle__last_run_save(state.executable, state.outcomes,
+                                      state.outcome_count);
+    if (saved != 0)
+        fprintf(stderr,
+                "%s: warning: .tattle/last-run.json could not be updated "
+                "(--failed will not know this run): %s\n",
+                state.program, strerror(-saved));
     if (premature_exit_file && *premature_exit_file && !state.summary.interrupted)
         unlink(premature_exit_file);
     close_reporters(&state);
