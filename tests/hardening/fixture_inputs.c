@@ -111,6 +111,7 @@ static const struct tattle_test invalid_ids[] = {
     HAND_BUILT("", "empty_suite"),
     HAND_BUILT("empty_name", ""),
     HAND_BUILT("esc\x1b[31m", "in_suite"),
+    HAND_BUILT("slash/in", "suite"),
 };
 
 /* A record with a NULL name or suite, registered only when

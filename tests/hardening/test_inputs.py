@@ -79,6 +79,8 @@ INVALID_IDS = {
         "invalid test id: the name is empty",
     "esc\\x1b[31m/in_suite":
         "invalid test id: the suite name holds the control character U+001B at byte 4",
+    "slash\\x2fin/suite":
+        "invalid test id: the suite name holds '/' at byte 6 (it separates suite and name)",
 }
 NULL_IDS = {
     "names/(null)": "invalid test id: the name is missing (NULL)",
