@@ -510,34 +510,42 @@ def good_config(c, text, what):
 # '['), far above the pre-scan's (milliseconds), however loaded the machine.
 FAST_SECONDS = 5
 
-DEPTH_ERROR = (r"tattle\.yml:%d:%d: flow collections nested deeper than 64 "
-               r"levels \(a configuration may nest 64\)")
+DEPTH_ERROR = (r"tattle\.yml:%d:%d: collections nested deeper than 64 "
+               r"levels, the limit of a configuration")
 
 
 @case
 def config_depth_limit(c):
+    # The root collection is the first level: the 65th collection is the
+    # first too deep.
     broken_config(c, "[" * 200 * 1024, DEPTH_ERROR % (1, 65),
                   "200 KB of '['", seconds=FAST_SECONDS)
     line = "tags: " + "{a: [" * 40
-    column = [i for i, ch in enumerate(line) if ch in "[{"][64] + 1
+    column = [i for i, ch in enumerate(line) if ch in "[{"][63] + 1
     broken_config(c, "jobs: 1\n" + line + "\n", DEPTH_ERROR % (2, column),
-                  "mappings and sequences", seconds=FAST_SECONDS)
-    broken_config(c, "tags:\n" + "[\n" * 70,
-                  DEPTH_ERROR % (66, 1), "one bracket per line",
+                  "flow mappings and sequences", seconds=FAST_SECONDS)
+    broken_config(c, "tags:\n" + "  [\n" * 70, DEPTH_ERROR % (65, 3),
+                  "one bracket per line", seconds=FAST_SECONDS)
+    broken_config(c, "- " * 500 * 1024 + "x\n", DEPTH_ERROR % (1, 129),
+                  "1 MB of block sequences", seconds=FAST_SECONDS)
+    broken_config(c, "".join(" " * n + "a:\n" for n in range(70)) + " " * 70 + "b\n",
+                  DEPTH_ERROR % (65, 65), "indented block mappings",
                   seconds=FAST_SECONDS)
-    # 64 levels pass the pre-scan: libyaml reads them, the configuration
-    # check refuses them (a tag rule is not a list of lists).
-    broken_config(c, "tags: " + "[" * 64 + "]" * 64 + "\n",
+    # 64 levels are read: the configuration check refuses them (a tag rule
+    # is not a list of lists), 65 are not.
+    broken_config(c, "tags: " + "[" * 63 + "]" * 63 + "\n",
                   r"tattle\.yml:1:8: a tag rule must be \{match, add\}",
                   "64 levels")
+    broken_config(c, "tags: " + "[" * 64 + "]" * 64 + "\n",
+                  DEPTH_ERROR % (1, 70), "65 levels")
 
 
 @case
 def config_size_limit(c):
     line = "# " + "x" * 1021 + "\n"       # 1 KiB
     text = "jobs: 1\n" + line * 1024
-    broken_config(c, text, r"tattle\.yml: %d bytes: a configuration may hold "
-                  r"at most 1048576 bytes \(1 MiB\)" % len(text),
+    broken_config(c, text, r"tattle\.yml: %d bytes, above the 1 MiB limit "
+                  r"of a configuration" % len(text),
                   "a file above 1 MiB", seconds=FAST_SECONDS)
     good_config(c, "jobs: 1\n" + line * 1023, "a file just below 1 MiB")
 
@@ -547,9 +555,12 @@ def config_second_document(c):
     broken_config(c, "jobs: 1\n---\njobs: 2\n",
                   r"tattle\.yml:2:1: a second YAML document; a configuration "
                   r"is one document", "--- between two documents")
-    broken_config(c, "---\njobs: 1\n...\n# another\njobs: 2\n",
+    broken_config(c, "---\njobs: 1\n...\n# another\n--- {jobs: 2}\n",
                   r"tattle\.yml:5:1: a second YAML document; a configuration "
                   r"is one document", "a document after ...")
+    broken_config(c, "jobs: 1\n...\njobs: 2\n",
+                  r"tattle\.yml:3:1: did not find expected <document start>",
+                  "a document after ... without ---")
     broken_config(c, "jobs: 1\n--- \n",
                   r"tattle\.yml:2:1: a second YAML document; a configuration "
                   r"is one document", "an empty second document")
