@@ -382,7 +382,7 @@ static const struct flag_spec flags[] = {
     {"exclude", 0, "TAG[:VAL]", apply_exclude, "do not run tests with this tag"},
     {"failed", 0, NULL, apply_failed, "rerun the tests that failed in the previous run"},
     {"shard", 0, "I/N", apply_shard, "run the I-th of N shards (0-based)"},
-    {"id", 0, "ID", apply_id, "run the test whose id is exactly ID (repeatable; what rerun uses)"},
+    {"id", 0, "ID", apply_id, "run the test with exactly this id (repeatable)"},
     {"jobs", 'j', "N", apply_jobs, "run N tests at a time (default 1)"},
     {"timeout", 0, "MS", apply_timeout, "timeout of tests without their own .timeout_ms (default 60000)"},
     {"no-fork", 0, NULL, apply_no_fork, "run tests in this process (for debuggers)"},
