@@ -33,7 +33,7 @@ if(count GREATER 0)
     math(EXPR timeout_s "(${timeout_ms} + 999) / 1000 + 10")
     set(name "${TEST_PREFIX}${id}")
     string(APPEND content
-      "add_test([==[${name}]==] [==[${TEST_EXECUTABLE}]==] [==[${id}]==]")
+      "add_test([==[${name}]==] [==[${TEST_EXECUTABLE}]==] [==[--id=${id}]==]")
     foreach(extra IN LISTS TEST_EXTRA_ARGS)
       string(APPEND content " [==[${extra}]==]")
     endforeach()

@@ -3,7 +3,11 @@
  *
  * Each event is built with cJSON, printed into a reused buffer, a newline
  * appended, and written with one write(2) call, so a line is either in the
- * file whole or not at all when the runner is killed between events.
+ * file whole or not at all when the runner is killed between events. A
+ * write that fails or falls short (a full disk) is undone: the file is cut
+ * back to the end of the last whole line, and the stream stops there (a
+ * later, shorter line could still fit, and a reader would take the missing
+ * one for a test still running); end() returns the error.
  */
 #include "reporter/jsonl.h"
 
@@ -22,7 +26,7 @@ struct jsonl_reporter {
     bool owns_fd;
     char *buffer;
     size_t capacity;
-    int error;
+    int error; /* the first error; nothing is written after it */
 };
 
 static int jsonl_create(void **out, const char *destination,
@@ -48,9 +52,25 @@ static int jsonl_create(void **out, const char *destination,
     return 0;
 }
 
+/* Writes `length` bytes of whole lines, or nothing: after a failed or
+ * short write the file is cut back to where it ended before (a pipe or a
+ * terminal cannot be, and a write there is whole up to PIPE_BUF anyway). */
+static int write_whole(int fd, const char *bytes, size_t length)
+{
+    off_t end_of_lines = lseek(fd, 0, SEEK_CUR);
+    int error = tattle__json_write_all(fd, bytes, length);
+    if (error && end_of_lines >= 0 && ftruncate(fd, end_of_lines) == 0)
+        lseek(fd, end_of_lines, SEEK_SET);
+    return error;
+}
+
 /* Prints `line` (and deletes it) as one line of the stream. */
 static void emit(struct jsonl_reporter *self, cJSON *line, bool ok)
 {
+    if (self->error) {
+        cJSON_Delete(line);
+        return;
+    }
     if (!line || !ok) {
         cJSON_Delete(line);
         if (!self->error)
@@ -67,7 +87,7 @@ static void emit(struct jsonl_reporter *self, cJSON *line, bool ok)
     self->buffer[length] = '\n';
     if (self->fd == STDOUT_FILENO)
         fflush(stdout);
-    int error = tattle__json_write_all(self->fd, self->buffer, (size_t)length + 1);
+    int error = write_whole(self->fd, self->buffer, (size_t)length + 1);
     if (error && !self->error)
         self->error = error;
 }

@@ -6,21 +6,37 @@
  * counts lines and columns from 0; messages count from 1). libyaml keeps a
  * key given twice in a mapping, so that is checked here: otherwise the
  * last one would silently win. A report key must name a reporter built
- * into this binary, checked here so the error has a location.
+ * into this binary, checked here so the error has a location. A second
+ * document in the file is an error too (libyaml would leave it unread).
+ *
+ * libyaml takes time quadratic in the nesting depth of flow collections
+ * (200 KB of '[' cost about a minute before its error), so the file is
+ * refused above CONFIG_MAX_BYTES before it is read, then a first pass over
+ * libyaml's events stops at the first collection nested deeper than
+ * CONFIG_MAX_DEPTH, before the document is built. Both limits are far
+ * above any real configuration and named in their errors.
  */
 #include "runner/config.h"
 
 #include <errno.h>
-#include <stdarg.h>
+#include <fcntl.h>
 #include <fnmatch.h>
 #include <limits.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <yaml.h>
 
 #include "runner/tags.h"
 #include <tattle/reporter.h>
+
+enum {
+    CONFIG_MAX_BYTES = 1024 * 1024,
+    CONFIG_MAX_DEPTH = 64,
+};
 
 struct config_reader {
     yaml_document_t document;
@@ -165,9 +181,10 @@ static int read_mapping(struct config_reader *reader, const yaml_node_t *node,
 }
 
 #define NUMBER_KEY(function, field, min, max)                                  \
-    static int function(struct config_reader *reader, const yaml_node_t *value) \
+    static int function(struct config_reader *reader,                          \
+                        const yaml_node_t *value)                              \
     {                                                                          \
-        long number;                                                           \
+        long number = 0;                                                       \
         int rc = read_number(reader, value, min, max, &number);                \
         if (rc == 0)                                                           \
             reader->options->field = number;                                   \
@@ -294,27 +311,156 @@ static int read_tag_rules(struct config_reader *reader, const yaml_node_t *value
     return 0;
 }
 
-int tattle__config_load(struct tattle__options *options, const char *path,
-                        struct tattle__buffer *error)
+static void report_parser_error(const char *path, const yaml_parser_t *parser,
+                                struct tattle__buffer *error)
 {
-    FILE *file = fopen(path, "rb");
-    if (!file) {
+    tattle__buffer_printf(error, "%s:%zu:%zu: %s", path,
+                          parser->problem_mark.line + 1,
+                          parser->problem_mark.column + 1,
+                          parser->problem ? parser->problem : "invalid YAML");
+}
+
+/* After the first document: another one (even an empty one after "---")
+ * is an error at its start, not something silently left unread. */
+static int check_single_document(const char *path, yaml_parser_t *parser,
+                                 struct tattle__buffer *error)
+{
+    yaml_document_t next;
+    if (!yaml_parser_load(parser, &next)) {
+        report_parser_error(path, parser, error);
+        return -EINVAL;
+    }
+    bool found = yaml_document_get_root_node(&next) != NULL;
+    size_t line = next.start_mark.line + 1, column = next.start_mark.column + 1;
+    yaml_document_delete(&next);
+    if (!found)
+        return 0;
+    tattle__buffer_printf(
+        error,
+        "%s:%zu:%zu: a second YAML document; a configuration is one document",
+        path, line, column);
+    return -EINVAL;
+}
+
+/* ---- the text and its limits ---- */
+
+/* Reads the whole file into `text` (NUL-terminated, the caller frees it);
+ * a file above CONFIG_MAX_BYTES is an error, found before it is read. */
+static int read_text(const char *path, struct tattle__buffer *text,
+                     struct tattle__buffer *error)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
         tattle__buffer_printf(error, "%s: cannot read the configuration: %s", path,
                               strerror(errno));
         return -EINVAL;
     }
+    struct stat status;
+    long long size = fstat(fd, &status) == 0 && S_ISREG(status.st_mode)
+                         ? (long long)status.st_size
+                         : 0;
+    char chunk[65536];
+    ssize_t n = 0;
+    while (size <= CONFIG_MAX_BYTES &&
+           (n = read(fd, chunk, sizeof chunk)) != 0) {
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0)
+            break;
+        tattle__buffer_append(text, chunk, (size_t)n);
+        if (text->length > CONFIG_MAX_BYTES)
+            size = (long long)text->length; /* not a regular file */
+    }
+    int read_errno = n < 0 ? errno : 0;
+    close(fd);
+    if (size > CONFIG_MAX_BYTES) {
+        tattle__buffer_printf(
+            error, "%s: %lld bytes, above the %d MiB limit of a configuration",
+            path, size, CONFIG_MAX_BYTES / (1024 * 1024));
+        return -EINVAL;
+    }
+    if (read_errno) {
+        tattle__buffer_printf(error, "%s: cannot read the configuration: %s",
+                              path, strerror(read_errno));
+        return -EINVAL;
+    }
+    return 0;
+}
+
+/* Fails when collections (block or flow) nest deeper than
+ * CONFIG_MAX_DEPTH, naming where the first one too deep starts, or on a
+ * syntax error (the same one the load would report). libyaml's events
+ * tell the depth exactly, whatever quotes, comments or block scalars hide
+ * brackets, and its scanner looks ahead at most a line (1024 characters
+ * in flow context) past an event: stopping at the limit bounds its
+ * quadratic cost to that window. */
+static int check_nesting_depth(const char *path,
+                               const struct tattle__buffer *text,
+                               struct tattle__buffer *error)
+{
+    yaml_parser_t parser;
+    yaml_parser_initialize(&parser);
+    yaml_parser_set_input_string(
+        &parser, (const unsigned char *)(text->data ? text->data : ""),
+        text->length);
+    int depth = 0, rc = 0;
+    for (bool done = false; !done && rc == 0;) {
+        yaml_event_t event;
+        if (!yaml_parser_parse(&parser, &event)) {
+            report_parser_error(path, &parser, error);
+            rc = -EINVAL;
+            break;
+        }
+        switch (event.type) {
+        case YAML_SEQUENCE_START_EVENT:
+        case YAML_MAPPING_START_EVENT:
+            if (++depth > CONFIG_MAX_DEPTH) {
+                tattle__buffer_printf(
+                    error,
+                    "%s:%zu:%zu: collections nested deeper than %d "
+                    "levels, the limit of a configuration",
+                    path, event.start_mark.line + 1,
+                    event.start_mark.column + 1, CONFIG_MAX_DEPTH);
+                rc = -EINVAL;
+            }
+            break;
+        case YAML_SEQUENCE_END_EVENT:
+        case YAML_MAPPING_END_EVENT:
+            depth--;
+            break;
+        case YAML_STREAM_END_EVENT:
+            done = true;
+            break;
+        default:
+            break;
+        }
+        yaml_event_delete(&event);
+    }
+    yaml_parser_delete(&parser);
+    return rc;
+}
+
+int tattle__config_load(struct tattle__options *options, const char *path,
+                        struct tattle__buffer *error)
+{
+    struct tattle__buffer text = {0};
+    int rc = read_text(path, &text, error);
+    if (rc == 0)
+        rc = check_nesting_depth(path, &text, error);
+    if (rc != 0) {
+        tattle__buffer_release(&text);
+        return rc;
+    }
     struct config_reader reader = {.path = path, .options = options, .error = error};
     yaml_parser_t parser;
     yaml_parser_initialize(&parser);
-    yaml_parser_set_input_file(&parser, file);
-    int rc = 0;
+    yaml_parser_set_input_string(
+        &parser, (const unsigned char *)(text.data ? text.data : ""),
+        text.length);
     if (!yaml_parser_load(&parser, &reader.document)) {
-        tattle__buffer_printf(error, "%s:%zu:%zu: %s", path,
-                              parser.problem_mark.line + 1,
-                              parser.problem_mark.column + 1,
-                              parser.problem ? parser.problem : "invalid YAML");
+        report_parser_error(path, &parser, error);
         yaml_parser_delete(&parser);
-        fclose(file);
+        tattle__buffer_release(&text);
         return -EINVAL;
     }
     yaml_node_t *root = yaml_document_get_root_node(&reader.document);
@@ -328,8 +474,10 @@ int tattle__config_load(struct tattle__options *options, const char *path,
                           "the configuration");
     }
     yaml_document_delete(&reader.document);
+    if (rc == 0)
+        rc = check_single_document(path, &parser, error);
     yaml_parser_delete(&parser);
-    fclose(file);
+    tattle__buffer_release(&text);
     return rc;
 }
 

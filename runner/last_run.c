@@ -1,19 +1,48 @@
 /*
  * last_run.c — reading and merging `.tattle/last-run.json` through cJSON:
  * {"version": 1, "executables": {"/path/to/binary": {"failed": [ids]}}}.
+ *
+ * Several runs may end at once in one directory (CTest starts one process
+ * per test), so a merge holds an exclusive flock on `.tattle/last-run.lock`
+ * from its read to its rename, and a read for --failed holds a shared one:
+ * no run's outcomes are lost to another's write, and a reader never sees
+ * a state between two merges. The lock goes with the descriptor, on every
+ * path out (and when the process dies).
  */
 #include "runner/last_run.h"
 
 #include <cjson/cJSON.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 static const char state_directory[] = ".tattle";
 static const char state_path[] = ".tattle/last-run.json";
+static const char lock_path[] = ".tattle/last-run.lock";
+
+/* Opens the lock file and takes the lock (LOCK_SH or LOCK_EX). Returns the
+ * descriptor to close, or a negative errno. Without `create`, a missing
+ * lock file (a state written before locks, or none) is -ENOENT. */
+static int lock_state(int operation, bool create)
+{
+    int fd = open(lock_path, (create ? O_RDWR | O_CREAT : O_RDONLY) | O_CLOEXEC,
+                  0666);
+    if (fd < 0)
+        return -errno;
+    while (flock(fd, operation) != 0) {
+        if (errno != EINTR) {
+            int error = -errno;
+            close(fd);
+            return error;
+        }
+    }
+    return fd;
+}
 
 /* Parses the state file; NULL when there is none. A file that is not a
  * tattle state is an error (the caller decides whether that matters). */
@@ -50,8 +79,13 @@ int tattle__last_run_load(const char *executable,
                           struct tattle__string_list *failed_ids,
                           struct tattle__buffer *error)
 {
+    /* Shared: no merge is half done while the state is read. Without a
+     * lock file there is no merge to wait for. */
+    int lock = lock_state(LOCK_SH, false);
     cJSON *root;
     int rc = read_state(&root, error);
+    if (lock >= 0)
+        close(lock);
     if (rc != 0 || !root)
         return rc;
     cJSON *entry = cJSON_GetObjectItemCaseSensitive(
@@ -76,12 +110,12 @@ static cJSON *find_string(cJSON *array, const char *text)
     return NULL;
 }
 
-int tattle__last_run_save(const char *executable,
-                          const struct tattle__last_run_outcome *outcomes,
-                          size_t outcome_count)
+/* Reads the state, merges the outcomes in and writes it back atomically
+ * (a temporary file, then rename). The caller holds the exclusive lock. */
+static int merge_and_write(const char *executable,
+                           const struct tattle__last_run_outcome *outcomes,
+                           size_t outcome_count)
 {
-    if (mkdir(state_directory, 0755) != 0 && errno != EEXIST)
-        return -errno;
     cJSON *root;
     if (read_state(&root, NULL) != 0 || !root) {
         /* Missing or not ours: start over rather than fail the run. */
@@ -120,13 +154,30 @@ int tattle__last_run_save(const char *executable,
     } else {
         fputs(text, file);
         fputc('\n', file);
+        bool written = !ferror(file);
         if (fclose(file) != 0)
             rc = -errno;
+        else if (!written)
+            rc = -EIO;
         else if (rename(temporary, state_path) != 0)
             rc = -errno;
         if (rc != 0)
             unlink(temporary);
     }
     cJSON_free(text);
+    return rc;
+}
+
+int tattle__last_run_save(const char *executable,
+                          const struct tattle__last_run_outcome *outcomes,
+                          size_t outcome_count)
+{
+    if (mkdir(state_directory, 0755) != 0 && errno != EEXIST)
+        return -errno;
+    int lock = lock_state(LOCK_EX, true);
+    if (lock < 0)
+        return lock;
+    int rc = merge_and_write(executable, outcomes, outcome_count);
+    close(lock);
     return rc;
 }

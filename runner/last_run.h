@@ -5,8 +5,9 @@
  * of the tests whose last run failed. Each run merges its own outcomes in
  * (a test that ran is added or removed; a test not run this time keeps
  * what was recorded), so a subset run or another binary's run never
- * erases a failure. The file is written atomically;
- * schemas/last-run.schema.json describes it.
+ * erases a failure. The file is written atomically, and runs that end at
+ * once in one directory take turns (a lock file beside it), so none of
+ * their outcomes is lost; schemas/last-run.schema.json describes it.
  */
 #ifndef TATTLE_RUNNER_LAST_RUN_H
 #define TATTLE_RUNNER_LAST_RUN_H

@@ -48,6 +48,7 @@ void tattle__options_init(struct tattle__options *options)
 void tattle__options_release(struct tattle__options *options)
 {
     tattle__string_list_release(&options->patterns);
+    tattle__string_list_release(&options->ids);
     tattle__string_list_release(&options->only);
     tattle__string_list_release(&options->include);
     tattle__string_list_release(&options->exclude);
@@ -151,6 +152,16 @@ static int apply_failed(struct tattle__options *options, const char *flag, const
 {
     (void)flag, (void)value, (void)error;
     options->failed = true;
+    return 0;
+}
+
+static int apply_id(struct tattle__options *options, const char *flag, const char *value, struct tattle__buffer *error)
+{
+    if (!*value) {
+        tattle__buffer_printf(error, "%s: the id is empty", flag);
+        return -EINVAL;
+    }
+    tattle__string_list_add(&options->ids, value);
     return 0;
 }
 
@@ -371,6 +382,7 @@ static const struct flag_spec flags[] = {
     {"exclude", 0, "TAG[:VAL]", apply_exclude, "do not run tests with this tag"},
     {"failed", 0, NULL, apply_failed, "rerun the tests that failed in the previous run"},
     {"shard", 0, "I/N", apply_shard, "run the I-th of N shards (0-based)"},
+    {"id", 0, "ID", apply_id, "run the test with exactly this id (repeatable)"},
     {"jobs", 'j', "N", apply_jobs, "run N tests at a time (default 1)"},
     {"timeout", 0, "MS", apply_timeout, "timeout of tests without their own .timeout_ms (default 60000)"},
     {"no-fork", 0, NULL, apply_no_fork, "run tests in this process (for debuggers)"},
@@ -404,7 +416,9 @@ static const struct flag_spec flags[] = {
 void tattle__options_print_help(FILE *stream, const char *program)
 {
     fprintf(stream, "usage: %s [options] [PATTERN...]\n"
-                    "PATTERN is a glob on suite/name.\n\n", program);
+                    "PATTERN is a glob on suite/name; --id ID names one test exactly\n"
+                    "(--id=ID when ID starts with --). A test is selected when it matches\n"
+                    "any PATTERN or --id; without either, every test is.\n\n", program);
     for (size_t i = 0; i < sizeof flags / sizeof *flags; i++) {
         char left[64];
         if (flags[i].short_name)

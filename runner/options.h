@@ -38,7 +38,8 @@ struct tattle__reporter_request {
 };
 
 struct tattle__options {
-    struct tattle__string_list patterns;
+    struct tattle__string_list patterns; /* globs on suite/name */
+    struct tattle__string_list ids;      /* --id: exact ids */
     struct tattle__string_list only, include, exclude;
     bool failed;
     bool sharded;

@@ -1,6 +1,15 @@
 /*
  * registry.c — the lists TEST() and SUITE() fill from constructors, and
  * their resolution into run entries (ids, effective tags, validity).
+ *
+ * An id is "suite/name". tattle_test_register() is public, so a record may
+ * come from a program that generates tests, with any bytes in its names:
+ * a suite or name that is missing or empty, holds a control character (C0,
+ * DEL, C1) or is not valid UTF-8, or a suite holding '/', makes the test
+ * invalid with a reason that says exactly what is wrong. Such a test is
+ * shown under a printable id (each offending byte as \xNN, an empty part
+ * as "(empty)", a missing one as "(null)"), so no report, terminal line or
+ * rerun command carries the raw bytes.
  */
 #include "runner/registry.h"
 
@@ -9,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "reporter/utf8.h"
 #include "runner/private_memory.h"
 #include "runner/text.h"
 
@@ -40,6 +50,8 @@ void tattle_suite_register(const struct tattle_suite *suite)
 
 static const struct tattle_suite *suite_find(const char *name)
 {
+    if (!name)
+        return NULL;
     for (size_t i = registered_suite_count; i > 0; i--)
         if (strcmp(registered_suites[i - 1]->name, name) == 0)
             return registered_suites[i - 1];
@@ -75,6 +87,86 @@ static const char *first_invalid_tag(const char *text)
             return bad;
     }
     return NULL;
+}
+
+/* Length of the ill-formed UTF-8 at the start of `bytes`: its first byte
+ * and the continuation bytes after it, at most 4. */
+static size_t ill_formed_length(const char *bytes, size_t available)
+{
+    size_t length = 1;
+    while (length < available && length < 4 &&
+           ((unsigned char)bytes[length] & 0xC0) == 0x80)
+        length++;
+    return length;
+}
+
+/* Checks one part of an id (`what` is "suite name" or "name"). Returns
+ * true when it is valid; otherwise writes what is wrong to `reason` and
+ * the part's printable form to `shown`. */
+static bool check_id_part(const char *part, const char *what, bool is_suite,
+                          struct tattle__buffer *reason,
+                          struct tattle__buffer *shown)
+{
+    if (!part) {
+        tattle__buffer_printf(
+            reason, "invalid test id: the %s is missing (NULL)", what);
+        tattle__buffer_append_string(shown, "(null)");
+        return false;
+    }
+    if (!*part) {
+        tattle__buffer_printf(reason, "invalid test id: the %s is empty", what);
+        tattle__buffer_append_string(shown, "(empty)");
+        return false;
+    }
+    size_t length = strlen(part);
+    bool valid = true;
+    for (size_t i = 0; i < length;) {
+        unsigned char byte = (unsigned char)part[i];
+        size_t n = tattle__utf8_sequence_length(part + i, length - i);
+        size_t bad = 0;
+        if (n == 0) {
+            bad = ill_formed_length(part + i, length - i);
+            if (valid) {
+                tattle__buffer_printf(
+                    reason,
+                    "invalid test id: the %s is not valid UTF-8 at byte %zu (",
+                    what, i + 1);
+                for (size_t k = 0; k < bad; k++)
+                    tattle__buffer_printf(reason, "\\x%02x",
+                                          (unsigned char)part[i + k]);
+                tattle__buffer_append_string(reason, ")");
+            }
+        } else if ((n == 1 && (byte < 0x20 || byte == 0x7f)) ||
+                   (n == 2 && byte == 0xC2 &&
+                    (unsigned char)part[i + 1] < 0xA0)) {
+            bad = n;
+            if (valid)
+                tattle__buffer_printf(
+                    reason,
+                    "invalid test id: the %s holds the control character "
+                    "U+%04X at byte %zu",
+                    what, n == 1 ? byte : (unsigned char)part[i + 1], i + 1);
+        } else if (is_suite && byte == '/') {
+            bad = 1;
+            if (valid)
+                tattle__buffer_printf(
+                    reason,
+                    "invalid test id: the %s holds '/' at byte %zu "
+                    "(it separates suite and name)",
+                    what, i + 1);
+        }
+        if (bad) {
+            valid = false;
+            for (size_t k = 0; k < bad; k++)
+                tattle__buffer_printf(shown, "\\x%02x",
+                                      (unsigned char)part[i + k]);
+            i += bad;
+        } else {
+            tattle__buffer_append(shown, part + i, n);
+            i += n;
+        }
+    }
+    return valid;
 }
 
 /* An open-addressing set of ids, to find duplicates in linear time. */
@@ -114,21 +206,52 @@ void tattle__registry_build(struct tattle__registry *registry)
         capacity *= 2;
     struct id_set ids = {tattle__calloc(capacity, sizeof *ids.slots), capacity - 1};
 
+    /* A test whose id is not valid gets printable parts and its reason
+     * first: they decide the length of its id. */
+    for (size_t i = 0; i < count; i++) {
+        const struct tattle_test *t = registered_tests[i];
+        struct tattle__test_entry *entry = &registry->entries[i];
+        struct tattle__buffer suite_reason = {0}, name_reason = {0};
+        struct tattle__buffer suite = {0}, name = {0};
+        bool suite_valid =
+            check_id_part(t->suite, "suite name", true, &suite_reason, &suite);
+        bool name_valid =
+            check_id_part(t->name, "name", false, &name_reason, &name);
+        if (!suite_valid || !name_valid) {
+            /* The parts shown whole; the reason names the first problem. */
+            entry->shown_suite = tattle__buffer_take(&suite);
+            entry->shown_name = tattle__buffer_take(&name);
+            entry->invalid_reason =
+                tattle__buffer_take(suite_valid ? &name_reason : &suite_reason);
+        }
+        tattle__buffer_release(&suite_reason);
+        tattle__buffer_release(&name_reason);
+        tattle__buffer_release(&suite);
+        tattle__buffer_release(&name);
+    }
+
     /* Ids go into one private block (runner/private_memory.h): they grow
      * with the number of tests and no test process needs them. */
     size_t id_bytes = 0;
-    for (size_t i = 0; i < count; i++)
-        id_bytes += strlen(registered_tests[i]->suite) + strlen(registered_tests[i]->name) + 2;
+    for (size_t i = 0; i < count; i++) {
+        const struct tattle__test_entry *entry = &registry->entries[i];
+        const struct tattle_test *t = registered_tests[i];
+        id_bytes += strlen(entry->shown_suite ? entry->shown_suite : t->suite) +
+                    strlen(entry->shown_name ? entry->shown_name : t->name) + 2;
+    }
     char *id_pool = tattle__private_calloc(id_bytes ? id_bytes : 1, 1);
     registry->id_pool = id_pool;
     for (size_t i = 0; i < count; i++) {
         const struct tattle_test *t = registered_tests[i];
         struct tattle__test_entry *entry = &registry->entries[i];
+        const char *suite_name =
+            entry->shown_suite ? entry->shown_suite : t->suite;
+        const char *test_name = entry->shown_name ? entry->shown_name : t->name;
         entry->test = t;
         entry->index = i;
         entry->suite = suite_find(t->suite);
         entry->id = id_pool;
-        id_pool += sprintf(id_pool, "%s/%s", t->suite, t->name) + 1;
+        id_pool += sprintf(id_pool, "%s/%s", suite_name, test_name) + 1;
 
         const char *bad = NULL;
         if (entry->suite) {
@@ -138,7 +261,7 @@ void tattle__registry_build(struct tattle__registry *registry)
         tattle__tag_list_parse(&entry->tags, t->options.tags);
         if (!bad)
             bad = first_invalid_tag(t->options.tags);
-        if (bad) {
+        if (bad && !entry->invalid_reason) {
             struct tattle__buffer reason = {0};
             tattle__buffer_printf(&reason, "invalid tag '%s'", bad);
             entry->invalid_reason = tattle__buffer_take(&reason);
@@ -149,8 +272,8 @@ void tattle__registry_build(struct tattle__registry *registry)
 
         entry->info = (struct tattle_test_info){
             .id = entry->id,
-            .suite = t->suite,
-            .name = t->name,
+            .suite = suite_name,
+            .name = test_name,
             .file = t->file,
             .line = t->line,
         };
@@ -165,6 +288,8 @@ void tattle__registry_release(struct tattle__registry *registry)
         struct tattle__test_entry *entry = &registry->entries[i];
         tattle__tag_list_release(&entry->tags);
         free((char *)entry->invalid_reason);
+        free(entry->shown_suite);
+        free(entry->shown_name);
     }
     tattle__private_free(registry->entries);
     tattle__private_free(registry->id_pool);

@@ -25,6 +25,7 @@ struct tattle__test_entry {
     char *id;                           /* in the registry's id pool */
     size_t index;                       /* registration order */
     const char *invalid_reason;         /* non-NULL: the declaration is bad */
+    char *shown_suite, *shown_name;     /* an invalid id's printable parts */
 };
 
 struct tattle__registry {

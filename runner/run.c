@@ -122,11 +122,13 @@ static void count_result(struct run_state *state, const struct tattle_result *re
     }
 }
 
+/* PROGRAM --id=ID, both quoted for a POSIX shell: an exact id, so no glob
+ * character, backslash or leading dash in it can select another test. */
 static char *rerun_command(const struct run_state *state, const char *id)
 {
     struct tattle__buffer command = {0};
     tattle__buffer_append_shell_quoted(&command, state->program);
-    tattle__buffer_append(&command, " ", 1);
+    tattle__buffer_append_string(&command, " --id=");
     tattle__buffer_append_shell_quoted(&command, id);
     return tattle__buffer_take(&command);
 }
@@ -297,13 +299,18 @@ static void job_finished(void *ctx, const struct tattle__job *job,
 
 /* ---- selection ---- */
 
-static bool matches_patterns(const struct tattle__string_list *patterns,
+/* A test is selected by any PATTERN (a glob) or any --id (exact); with
+ * neither, every test is. */
+static bool selected_by_name(const struct tattle__options *options,
                              const char *id)
 {
-    if (patterns->count == 0)
+    if (options->patterns.count == 0 && options->ids.count == 0)
         return true;
-    for (size_t i = 0; i < patterns->count; i++)
-        if (fnmatch(patterns->items[i], id, 0) == 0)
+    for (size_t i = 0; i < options->ids.count; i++)
+        if (strcmp(options->ids.items[i], id) == 0)
+            return true;
+    for (size_t i = 0; i < options->patterns.count; i++)
+        if (fnmatch(options->patterns.items[i], id, 0) == 0)
             return true;
     return false;
 }
@@ -420,7 +427,7 @@ static void build_plan(struct run_state *state, const struct tattle__string_list
     size_t selected = 0;
     for (size_t i = 0; i < state->registry.count; i++) {
         struct tattle__test_entry *entry = &state->registry.entries[i];
-        if (!matches_patterns(&o->patterns, entry->id))
+        if (!selected_by_name(o, entry->id))
             continue;
         if (rerun_ids) {
             bool wanted = false;
@@ -477,6 +484,25 @@ static bool any_registered(const struct tattle__registry *registry,
     return false;
 }
 
+/* An --id that names no test is a usage error: a typo, or a test since
+ * renamed or deleted, must not pass for a run in which nothing failed. */
+static int check_ids_registered(const struct run_state *state,
+                                struct tattle__buffer *error)
+{
+    const struct tattle__string_list *ids = &state->options.ids;
+    for (size_t j = 0; j < ids->count; j++) {
+        bool found = false;
+        for (size_t i = 0; i < state->registry.count && !found; i++)
+            found = strcmp(state->registry.entries[i].id, ids->items[j]) == 0;
+        if (!found) {
+            tattle__buffer_printf(error, "--id: no test has the id '%s'",
+                                  ids->items[j]);
+            return -EINVAL;
+        }
+    }
+    return 0;
+}
+
 /* ---- environment ---- */
 
 static int read_environment(struct run_state *state, struct tattle__buffer *error)
@@ -524,7 +550,7 @@ static int read_environment(struct run_state *state, struct tattle__buffer *erro
             close(fd);
     }
     const char *only = getenv("TESTBRIDGE_TEST_ONLY");
-    if (only && *only && o->patterns.count == 0)
+    if (only && *only && o->patterns.count == 0 && o->ids.count == 0)
         tattle__string_list_add(&o->patterns, only);
     const char *xml = getenv("XML_OUTPUT_FILE");
     if (xml && *xml && tattle_reporter_find("junit"))
@@ -793,6 +819,8 @@ int tattle_main(int argc, char **argv)
     if (rc == 0)
         rc = read_environment(&state, &error);
     if (rc == 0)
+        rc = check_ids_registered(&state, &error);
+    if (rc == 0)
         tattle__config_apply_tag_rules(&state.options, &state.registry);
     if (rc != 0) {
         int status = usage_error(&state, error.data);
@@ -932,7 +960,13 @@ int tattle_main(int argc, char **argv)
     if (scheduled < 0)
         fprintf(stderr, "%s: internal error: %s\n", state.program, strerror(-scheduled));
     /* Merged, so even an interrupted run records what it learned. */
-    tattle__last_run_save(state.executable, state.outcomes, state.outcome_count);
+    int saved = tattle__last_run_save(state.executable, state.outcomes,
+                                      state.outcome_count);
+    if (saved != 0)
+        fprintf(stderr,
+                "%s: warning: .tattle/last-run.json could not be updated "
+                "(--failed will not know this run): %s\n",
+                state.program, strerror(-saved));
     if (premature_exit_file && *premature_exit_file && !state.summary.interrupted)
         unlink(premature_exit_file);
     close_reporters(&state);
