@@ -180,8 +180,8 @@ static size_t shared_mappings(struct mapping *out, size_t max)
         unsigned long start, end;
         char permissions[8] = {0};
         int name_at = 0;
-        if (sscanf(line, "%lx-%lx %7s %*s %*s %*s %n", &start, &end, permissions,
-                   &name_at) < 3)
+        if (sscanf(line, "%lx-%lx %7s %*s %*s %*s %n", &start, &end,
+                   permissions, &name_at) < 3)
             continue;
         if (permissions[1] != 'w' || permissions[3] != 's')
             continue;
@@ -229,8 +229,8 @@ static uint64_t random_next(void)
 
 /* Fills `length` bytes at `start` (part of a mapping of `mapping_length`
  * bytes) with `pattern`. Returns false for an unknown pattern. */
-static bool hostile_fill(unsigned char *start, size_t length, size_t mapping_length,
-                         const char *pattern)
+static bool hostile_fill(unsigned char *start, size_t length,
+                         size_t mapping_length, const char *pattern)
 {
     if (strcmp(pattern, "ff") == 0) {
         memset(start, 0xff, length);
@@ -245,7 +245,8 @@ static bool hostile_fill(unsigned char *start, size_t length, size_t mapping_len
         for (size_t i = 0; i + sizeof word <= length; i += sizeof word)
             memcpy(start + i, &word, sizeof word);
     } else if (strncmp(pattern, "random:", 7) == 0) {
-        random_state = strtoull(pattern + 7, NULL, 10) * 0x9E3779B97F4A7C15ULL + 1;
+        random_state =
+            strtoull(pattern + 7, NULL, 10) * 0x9E3779B97F4A7C15ULL + 1;
         for (size_t i = 0; i + 8 <= length; i += 8) {
             uint64_t word = random_next();
             memcpy(start + i, &word, sizeof word);
@@ -269,7 +270,8 @@ static size_t region_length(const struct mapping *mapping)
 /* Fills every shared mapping of one kind (trace arenas or runner state)
  * with `pattern` over HOSTILE_REGION; writes what it did to `log_file`.
  * Returns the number of mappings filled, or -1 for an unknown pattern. */
-static int fill_mappings(bool trace_arenas, const char *pattern, const char *log_file)
+static int fill_mappings(bool trace_arenas, const char *pattern,
+                         const char *log_file)
 {
     struct mapping mappings[MAPPINGS_MAX];
     size_t count = shared_mappings(mappings, MAPPINGS_MAX);
@@ -280,16 +282,18 @@ static int fill_mappings(bool trace_arenas, const char *pattern, const char *log
         if (mappings[i].trace_arena != trace_arenas)
             continue;
         size_t length = region_length(&mappings[i]);
-        if (!hostile_fill(mappings[i].start, length, mappings[i].length, pattern))
+        if (!hostile_fill(mappings[i].start, length, mappings[i].length,
+                          pattern))
             return -1;
         filled++;
         if (used < sizeof log)
             used += (size_t)snprintf(log + used, sizeof log - used,
-                                     "filled %zu of %zu bytes with %s\n", length,
-                                     mappings[i].length, pattern);
+                                     "filled %zu of %zu bytes with %s\n",
+                                     length, mappings[i].length, pattern);
     }
     if (used < sizeof log)
-        snprintf(log + used, sizeof log - used, "mappings filled: %d\n", filled);
+        snprintf(log + used, sizeof log - used, "mappings filled: %d\n",
+                 filled);
     if (log_file)
         write_file(log_file, log);
     return filled;
@@ -400,7 +404,8 @@ TEST(fds, hostile)
     size_t used = 0;
     for (size_t i = 0; i < count; i++) {
         int fd = fds[i];
-        long wrote = -2, truncated = -2, sought = -2, read_bytes = -2, blocked = -2;
+        long wrote = -2, truncated = -2, sought = -2, read_bytes = -2,
+             blocked = -2;
         if (word_in_list(what, "read")) {
             read_bytes = 0;
             char buffer[65536];
@@ -418,7 +423,8 @@ TEST(fds, hostile)
             /* The descriptor's flags are the runner's too: a read end that
              * blocks can hang a runner that expects EAGAIN. */
             int flags = fcntl(fd, F_GETFL);
-            blocked = flags < 0 ? -errno : fcntl(fd, F_SETFL, flags & ~O_NONBLOCK);
+            blocked =
+                flags < 0 ? -errno : fcntl(fd, F_SETFL, flags & ~O_NONBLOCK);
         }
         if (word_in_list(what, "truncate"))
             truncated = ftruncate(fd, 0) == 0 ? 0 : -errno;
@@ -436,11 +442,11 @@ TEST(fds, hostile)
         if (n < 0)
             target[0] = '\0';
         if (used < sizeof log)
-            used += (size_t)snprintf(log + used, sizeof log - used,
-                                     "fd %d (%s): read %ld, block %ld, truncate %ld, "
-                                     "seek %ld, write %ld\n",
-                                     fd, target, read_bytes, blocked, truncated, sought,
-                                     wrote);
+            used += (size_t)snprintf(
+                log + used, sizeof log - used,
+                "fd %d (%s): read %ld, block %ld, truncate %ld, "
+                "seek %ld, write %ld\n",
+                fd, target, read_bytes, blocked, truncated, sought, wrote);
     }
     write_file("fds.log", used ? log : "no inherited descriptor\n");
 }
@@ -466,12 +472,14 @@ TEST(neighbour, victim, .tags = "trace_messages")
     bool until_stolen = word_in_list(attack, "read");
     do {
         printf("victim line %04d\n", lines++);
-    } while (until_stolen && lines < VICTIM_LINES_MAX && !file_exists("attacker.stole"));
+    } while (until_stolen && lines < VICTIM_LINES_MAX &&
+             !file_exists("attacker.stole"));
     char text[32];
     snprintf(text, sizeof text, "%d\n", lines);
     write_file("victim.lines", text);
     touch("victim.printed");
-    EXPECT(wait_for_file("attacker.done", wait_ms()), "the attacker never finished");
+    EXPECT(wait_for_file("attacker.done", wait_ms()),
+           "the attacker never finished");
 }
 
 /* Waits for the victim, then attacks everything it can reach: reads
@@ -500,7 +508,8 @@ TEST(neighbour, attacker)
         }
         uint64_t deadline = now_ms() + (uint64_t)wait_ms();
         for (unsigned round = 0;; round++) {
-            if ((round & 255) == 0 && (file_exists("victim.printed") || now_ms() >= deadline))
+            if ((round & 255) == 0 &&
+                (file_exists("victim.printed") || now_ms() >= deadline))
                 break;
             for (size_t i = 0; i < pipe_count; i++) {
                 struct pollfd ready = {pipes[i], POLLIN, 0};
@@ -573,7 +582,8 @@ static _Noreturn void escapee(const char *style)
         snprintf(name, sizeof name, "escapee.%s.outlived", style);
         touch(name);
         char text[128];
-        int length = snprintf(text, sizeof text, "ESCAPEE %s printed this\n", style);
+        int length =
+            snprintf(text, sizeof text, "ESCAPEE %s printed this\n", style);
         ssize_t ignored = write(STDOUT_FILENO, text, (size_t)length);
         ignored = write(STDERR_FILENO, text, (size_t)length);
         (void)ignored;
@@ -603,7 +613,8 @@ static void wait_until_running(const char *style)
 {
     char name[128];
     snprintf(name, sizeof name, "escapee.%s.pid", style);
-    ASSERT(wait_for_file(name, wait_ms()), "the %s process never started", style);
+    ASSERT(wait_for_file(name, wait_ms()), "the %s process never started",
+           style);
 }
 
 /* A child whose parent is the runner, not the test. */
@@ -631,7 +642,8 @@ TEST(escape, fork_hopper)
         uint64_t deadline = now_ms() + (uint64_t)wait_ms();
         for (long hops = 0; hops < 1000000 && now_ms() < deadline; hops++) {
             if (hops == 0)
-                write_pid_file("escapee.fork_hopper.pid"); /* escapee() writes the last */
+                write_pid_file(
+                    "escapee.fork_hopper.pid"); /* escapee() writes the last */
             if (hops == HOPS_BEFORE_END)
                 touch("escapee.fork_hopper.hopping");
             if (file_exists("next.started"))
@@ -776,12 +788,13 @@ TEST(killed, worker)
     pid = clone(clone_worker_entry, clone_stack + sizeof clone_stack,
                 CLONE_PARENT | SIGCHLD, NULL);
     ASSERT(pid > 0, "clone: %s", strerror(errno));
-    static const char *const kinds[] = {"child", "grandchild", "setsid_grandchild",
-                                        "clone_parent"};
+    static const char *const kinds[] = {"child", "grandchild",
+                                        "setsid_grandchild", "clone_parent"};
     for (size_t i = 0; i < sizeof kinds / sizeof *kinds; i++) {
         char name[128];
         snprintf(name, sizeof name, "worker.%s.pid", kinds[i]);
-        ASSERT(wait_for_file(name, wait_ms()), "worker %s never started", kinds[i]);
+        ASSERT(wait_for_file(name, wait_ms()), "worker %s never started",
+               kinds[i]);
     }
     write_pid_file("worker.test.pid");
     touch("inside.body");
@@ -826,5 +839,5 @@ TEST(after, traced, .tags = "trace_messages")
 {
     for (int i = 1; i <= 3; i++)
         tattle_trace_event(1, "after", "peer", "after", "own event %d", i);
-    FAIL("after traced failure"); /* @after_traced */
+    FAIL("after traced failure");
 }
