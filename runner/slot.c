@@ -331,7 +331,10 @@ void tattle__slot_read(const struct tattle__slot *slot, size_t size,
                                                  : TATTLE__PHASE_STARTING;
     if (phase > TATTLE__PHASE_DONE)
         reading->corruption = "its phase is none a test goes through";
-    reading->setup_failed = atomic_load(&slot->setup_failed) != 0;
+    uint32_t setup_failed = atomic_load(&slot->setup_failed);
+    if (setup_failed > 1)
+        reading->corruption = "its setup flag holds what no fixture writes";
+    reading->setup_failed = setup_failed != 0;
     reading->failures_dropped = atomic_load(&slot->failures_dropped);
     uint32_t end = atomic_load(&slot->reserved);
     if (end > capacity_bytes) {
@@ -358,6 +361,13 @@ void tattle__slot_read(const struct tattle__slot *slot, size_t size,
                 read_record(reading, type, (const unsigned char *)(header + 1),
                             record_size - sizeof *header, &failures_capacity);
         offset += record_size;
+    }
+    if (reading->corruption) {
+        /* The flags beside the records are as untrustworthy: a test that
+         * overwrote its slot is failed with what it wrote before, not made
+         * invalid or given a count of lost failures it invented. */
+        reading->setup_failed = false;
+        reading->failures_dropped = 0;
     }
 }
 
