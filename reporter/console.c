@@ -25,7 +25,8 @@
 #include <string.h>
 
 #include "reporter/builtin.h"
-#include "reporter/utf8.h"
+#include "results/model.h"
+#include "base/utf8.h"
 
 enum { OUTPUT_TAIL_LINES = 12, OUTPUT_TAIL_BYTES = 2048, TRACE_EVENTS_SHOWN = 12,
        FRAMES_SHOWN = 8, SUMMARY_MESSAGE_BYTES = 160 };
@@ -133,11 +134,8 @@ static size_t print_escaped(FILE *stream, const char *text, size_t length,
             i++;
             continue;
         }
-        size_t n = tattle__utf8_sequence_length(text + i, length - i);
-        /* U+0080..U+009F are control characters too: some terminals take
-         * U+009B as CSI, the start of an escape sequence. */
-        bool c1_control = n == 2 && byte == 0xC2 && (unsigned char)text[i + 1] < 0xA0;
-        if ((n > 1 && !c1_control) || (n == 1 && byte >= 0x20 && byte != 0x7f)) {
+        size_t n = tattle__utf8_printable_length(text + i, length - i);
+        if (n > 0) {
             fwrite(text + i, 1, n, stream);
             shown++;
             i += n;
@@ -347,7 +345,7 @@ static bool print_result(void *self, const struct tattle_result *result)
 {
     struct console *console = self;
     FILE *out = console->stream;
-    bool failed = result->state == TATTLE_STATE_FAILED || result->state == TATTLE_STATE_INVALID;
+    bool failed = tattle__result_failed(result);
     if (result->state == TATTLE_STATE_EXCLUDED)
         return false;
     if (console->quiet && !failed)

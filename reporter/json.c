@@ -15,8 +15,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "reporter/json_file.h"
-#include "reporter/json_model.h"
+#include "base/report_file.h"
+#include "base/timestamp.h"
+#include "results/json.h"
+#include "results/model.h"
 
 /* One error group: failed tests whose first failure has the same first
  * line. Ids are kept NUL-separated in one buffer. */
@@ -352,7 +354,7 @@ static bool wants_test(struct json_reporter *self,
 {
     if (self->options.summary_only)
         return false;
-    bool failed = tattle__json_result_failed(result);
+    bool failed = tattle__result_failed(result);
     if (self->options.first_failure) {
         if (!failed || self->first_failure_seen)
             return false;
@@ -368,11 +370,11 @@ static void json_test_finished(void *opaque, const struct tattle_result *result)
 {
     struct json_reporter *self = opaque;
 
-    if (self->options.group_by_error && tattle__json_result_failed(result)) {
+    if (self->options.group_by_error && tattle__result_failed(result)) {
         const struct tattle_failure *failure =
-            tattle__json_first_failure(result, &self->options);
+            tattle__first_failure(result, &self->options);
         if (failure) {
-            char *pattern = tattle__json_first_line(failure->message);
+            char *pattern = tattle__first_line(failure->message);
             remember_error(self, pattern ? groups_add(&self->groups, pattern,
                                                       result->test->id ? result->test->id : "")
                                          : -ENOMEM);
@@ -408,15 +410,6 @@ static void json_test_finished(void *opaque, const struct tattle_result *result)
     self->test_count++;
 }
 
-static char *now_rfc3339(char buffer[32])
-{
-    time_t now = time(NULL);
-    struct tm tm;
-    gmtime_r(&now, &tm);
-    strftime(buffer, 32, "%Y-%m-%dT%H:%M:%SZ", &tm);
-    return buffer;
-}
-
 /* {"version","tool","run","summary"} of the report. */
 static cJSON *create_header(struct json_reporter *self,
                             const struct tattle_summary *summary)
@@ -424,7 +417,7 @@ static cJSON *create_header(struct json_reporter *self,
     char started_at[32];
     struct tattle_run_info run = self->run;
     if (!run.started_at)
-        run.started_at = now_rfc3339(started_at);
+        run.started_at = tattle__timestamp_utc(started_at);
     cJSON *header = cJSON_CreateObject();
     if (!header)
         return NULL;

@@ -18,7 +18,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "reporter/json_model.h"
+#include "base/report_file.h"
+#include "results/json.h"
 
 struct jsonl_reporter {
     struct tattle_report_options options;
@@ -58,7 +59,7 @@ static int jsonl_create(void **out, const char *destination,
 static int write_whole(int fd, const char *bytes, size_t length)
 {
     off_t end_of_lines = lseek(fd, 0, SEEK_CUR);
-    int error = tattle__json_write_all(fd, bytes, length);
+    int error = tattle__write_all(fd, bytes, length);
     if (error && end_of_lines >= 0 && ftruncate(fd, end_of_lines) == 0)
         lseek(fd, end_of_lines, SEEK_SET);
     return error;

@@ -2,9 +2,6 @@
 list(APPEND TATTLE_SOURCES
   reporter/registry.c
   reporter/console.c
-  reporter/utf8.c
-  reporter/json_model.c
-  reporter/json_file.c
   reporter/json.c
   reporter/jsonl.c
 )

@@ -19,7 +19,7 @@
 #include <tattle/tattle.h>
 
 #include "runner/child.h"
-#include "runner/text.h"
+#include "base/buffer.h"
 
 enum { RENDER_LIMIT = 4096, MEMORY_WINDOW = 16 };
 

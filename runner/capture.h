@@ -15,7 +15,7 @@
 
 #include <tattle/reporter.h>
 
-#include "runner/text.h"
+#include "base/buffer.h"
 
 struct tattle__capture {
     unsigned char *head;

@@ -17,7 +17,7 @@
 #include <unistd.h>
 
 #include "runner/crash.h"
-#include "runner/text.h"
+#include "base/buffer.h"
 #include "tracer/session.h"
 
 struct on_exit_callback {

@@ -45,7 +45,7 @@
 #include "runner/child.h"
 #include "runner/crash.h"
 #include "runner/process_tree.h"
-#include "runner/text.h"
+#include "base/buffer.h"
 
 #if defined(__SANITIZE_THREAD__)
 #define TATTLE__THREAD_SANITIZER 1

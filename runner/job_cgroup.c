@@ -22,7 +22,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "runner/text.h"
+#include "base/buffer.h"
 
 /* Reads a small text file whole (NUL-terminated) into `buffer`. */
 static bool read_small_file(const char *path, struct tattle__buffer *buffer)

@@ -11,6 +11,8 @@
  */
 #include "runner/last_run.h"
 
+#include "base/report_file.h"
+
 #include <cjson/cJSON.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -111,7 +113,7 @@ static cJSON *find_string(cJSON *array, const char *text)
 }
 
 /* Reads the state, merges the outcomes in and writes it back atomically
- * (a temporary file, then rename). The caller holds the exclusive lock. */
+ * (base/report_file.h). The caller holds the exclusive lock. */
 static int merge_and_write(const char *executable,
                            const struct tattle__last_run_outcome *outcomes,
                            size_t outcome_count)
@@ -145,24 +147,16 @@ static int merge_and_write(const char *executable,
     cJSON_Delete(root);
     if (!text)
         return -ENOMEM;
-    char temporary[64];
-    snprintf(temporary, sizeof temporary, "%s.%d.tmp", state_path, (int)getpid());
-    FILE *file = fopen(temporary, "wb");
-    int rc = 0;
-    if (!file) {
-        rc = -errno;
-    } else {
-        fputs(text, file);
-        fputc('\n', file);
-        bool written = !ferror(file);
-        if (fclose(file) != 0)
-            rc = -errno;
-        else if (!written)
-            rc = -EIO;
-        else if (rename(temporary, state_path) != 0)
-            rc = -errno;
-        if (rc != 0)
-            unlink(temporary);
+    struct tattle__atomic_file file;
+    int rc = tattle__atomic_open(&file, state_path);
+    if (rc == 0) {
+        rc = tattle__write_all(file.fd, text, strlen(text));
+        if (rc == 0)
+            rc = tattle__write_all(file.fd, "\n", 1);
+        if (rc == 0)
+            rc = tattle__atomic_commit(&file);
+        else
+            tattle__atomic_discard(&file);
     }
     cJSON_free(text);
     return rc;

@@ -15,7 +15,7 @@
 
 #include <tattle/reporter.h>
 
-#include "runner/text.h"
+#include "base/buffer.h"
 
 enum tattle__color_mode {
     TATTLE__COLOR_AUTO,

@@ -4,7 +4,7 @@
  */
 #include "runner/private_memory.h"
 
-#include "runner/text.h"
+#include "base/buffer.h"
 
 #include <stdint.h>
 #include <stdlib.h>

@@ -11,7 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "runner/text.h"
+#include "base/buffer.h"
 
 bool tattle__pid_list_has(const struct tattle__pid_list *list, pid_t pid)
 {

@@ -18,9 +18,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "reporter/utf8.h"
+#include "base/utf8.h"
 #include "runner/private_memory.h"
-#include "runner/text.h"
+#include "base/buffer.h"
 
 /* Filled by constructors, before main(): plain growable arrays. */
 static const struct tattle_test **registered_tests;

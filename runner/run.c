@@ -25,16 +25,19 @@
 
 #include <tattle/reporter.h>
 
-#include "reporter/json_model.h"
+#include "results/json.h"
+#include "results/model.h"
 #include "runner/config.h"
 #include "runner/last_run.h"
 #include "runner/options.h"
 #include "runner/private_memory.h"
 #include "runner/registry.h"
-#include "runner/result.h"
+#include "runner/outcome.h"
 #include "runner/scheduler.h"
 #include "runner/tags.h"
-#include "runner/text.h"
+#include "base/buffer.h"
+#include "base/text.h"
+#include "base/timestamp.h"
 
 enum { DEFAULT_TIMEOUT_MS = 60000 };
 
@@ -107,7 +110,7 @@ static void count_result(struct run_state *state, const struct tattle_result *re
     }
     if (result->flaky)
         s->flaky++;
-    bool failed = result->state == TATTLE_STATE_FAILED || result->state == TATTLE_STATE_INVALID;
+    bool failed = tattle__result_failed(result);
     if (failed)
         state->failures_seen++;
     if (result->attempts > 0) {
@@ -138,16 +141,15 @@ static void emit_result(struct run_state *state, struct tattle__result_record *r
 {
     if (!record->result.rerun)
         record->result.rerun = rerun_command(state, record->result.test->id);
-    bool keep_trace = record->result.state == TATTLE_STATE_FAILED ||
-                      record->result.state == TATTLE_STATE_INVALID ||
+    bool keep_trace = tattle__result_failed(&record->result) ||
                       record->result.flaky || state->options.trace_passed;
     if (!keep_trace)
-        tattle__result_drop_trace(record);
+        tattle__record_drop_trace(record);
     count_result(state, &record->result);
     for (size_t i = 0; i < state->reporter_count; i++)
         state->reporters[i].type->test_finished(state->reporters[i].self,
                                                 &record->result);
-    tattle__result_release(record);
+    tattle__record_release(record);
 }
 
 /* ---- scheduler callbacks ---- */
@@ -174,7 +176,7 @@ static void report_unstarted(struct run_state *state, const char *reason)
         } else {
             /* A --repeat run that had passed so far. */
             struct tattle__result_record record;
-            tattle__result_build_not_run(&record, &planned->entry->info,
+            tattle__record_init_not_run(&record, &planned->entry->info,
                                          TATTLE_STATE_PASSED, NULL);
             record.result.attempts = planned->runs;
             emit_result(state, &record);
@@ -184,7 +186,7 @@ static void report_unstarted(struct run_state *state, const char *reason)
         struct planned_test *planned = &state->plan[state->next_index++];
         bool runnable = planned->not_run_state == TATTLE_STATE_PASSED;
         struct tattle__result_record record;
-        tattle__result_build_not_run(
+        tattle__record_init_not_run(
             &record, &planned->entry->info,
             runnable ? TATTLE_STATE_SKIPPED : planned->not_run_state,
             runnable ? reason : planned->not_run_reason);
@@ -207,7 +209,7 @@ static bool next_job(void *ctx, struct tattle__job *job)
             planned = &state->plan[state->next_index++];
             if (planned->not_run_state != TATTLE_STATE_PASSED) {
                 struct tattle__result_record record;
-                tattle__result_build_not_run(&record, &planned->entry->info,
+                tattle__record_init_not_run(&record, &planned->entry->info,
                                              planned->not_run_state,
                                              planned->not_run_reason);
                 emit_result(state, &record);
@@ -252,8 +254,7 @@ static void job_finished(void *ctx, const struct tattle__job *job,
     planned->runs++;
     struct tattle__result_record record;
     tattle__result_build(&record, job, outcome);
-    bool failed = record.result.state == TATTLE_STATE_FAILED ||
-                  record.result.state == TATTLE_STATE_INVALID;
+    bool failed = tattle__result_failed(&record.result);
     bool may_run_again = !stop_scheduling(state) && outcome->interrupted_by == 0;
     if (failed) {
         if (planned->retries_used < state->options.retry && may_run_again) {
@@ -261,13 +262,13 @@ static void job_finished(void *ctx, const struct tattle__job *job,
             if (!planned->held)
                 planned->held = tattle__malloc(sizeof *planned->held);
             else
-                tattle__result_release(planned->held);
+                tattle__record_release(planned->held);
             *planned->held = record;
             requeue(state, planned);
             return;
         }
         if (planned->held) {
-            tattle__result_release(planned->held);
+            tattle__record_release(planned->held);
             free(planned->held);
             planned->held = NULL;
         }
@@ -278,7 +279,7 @@ static void job_finished(void *ctx, const struct tattle__job *job,
     if (planned->held) {
         /* Passed on a retry: flaky. The report keeps the failed attempt's
          * failures and output, the evidence a person needs. */
-        tattle__result_release(&record);
+        tattle__record_release(&record);
         record = *planned->held;
         free(planned->held);
         planned->held = NULL;
@@ -289,7 +290,7 @@ static void job_finished(void *ctx, const struct tattle__job *job,
         return;
     }
     if (planned->runs < state->options.repeat && may_run_again) {
-        tattle__result_release(&record);
+        tattle__record_release(&record);
         requeue(state, planned);
         return;
     }
@@ -645,17 +646,6 @@ static int skip_return_code(const struct tattle_summary *summary, int status)
     return *end == '\0' && value > 0 && value < 256 ? (int)value : status;
 }
 
-static void format_started_at(char out[64])
-{
-    struct timespec now;
-    clock_gettime(CLOCK_REALTIME, &now);
-    struct tm utc;
-    gmtime_r(&now.tv_sec, &utc);
-    char date[32];
-    strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%S", &utc);
-    snprintf(out, 64, "%s.%03dZ", date, (int)(now.tv_nsec / 1000000));
-}
-
 /* A report file can be written: not a directory, and its directory exists
  * and is writable (the report is written beside it, then renamed). */
 static int check_destination_writable(const char *reporter, const char *path,
@@ -760,7 +750,7 @@ static void release_state(struct run_state *state)
 {
     for (size_t i = 0; i < state->plan_count; i++) {
         if (state->plan[i].held) {
-            tattle__result_release(state->plan[i].held);
+            tattle__record_release(state->plan[i].held);
             free(state->plan[i].held);
         }
         free(state->plan[i].owned_reason);
@@ -917,8 +907,8 @@ int tattle_main(int argc, char **argv)
             close(fd);
     }
 
-    char started_at[64];
-    format_started_at(started_at);
+    char started_at[32];
+    tattle__timestamp_utc(started_at);
     struct tattle_run_info run_info = {
         .started_at = started_at,
         .seed = o->seed,

@@ -38,7 +38,8 @@
 #include "runner/fork_server.h"
 #include "runner/job_cgroup.h"
 #include "runner/process_tree.h"
-#include "runner/text.h"
+#include "base/buffer.h"
+#include "base/timestamp.h"
 
 enum {
     SLOT_BYTES = 256 * 1024,

@@ -24,7 +24,7 @@
 #include <string.h>
 #include <sys/mman.h>
 
-#include "runner/text.h"
+#include "base/buffer.h"
 
 enum record_type {
     RECORD_UNCOMMITTED = 0,

@@ -14,9 +14,8 @@ list(APPEND TATTLE_SOURCES
   runner/fork_server.c
   runner/child.c
   runner/scheduler.c
-  runner/result.c
+  runner/outcome.c
   runner/config.c
   runner/last_run.c
   runner/run.c
-  runner/text.c
 )

@@ -9,7 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "runner/text.h"
+#include "base/buffer.h"
 
 static Dwfl *process_dwfl;
 

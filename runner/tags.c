@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "runner/text.h"
+#include "base/buffer.h"
 
 bool tattle__tag_is_valid(const char *word)
 {

@@ -46,7 +46,7 @@ static void copy_bounded(char *destination, size_t size, const char *source)
         for (; i + 1 < size && source[i] != '\0'; i++)
             destination[i] = source[i];
         if (source[i] != '\0')
-            i = tattle__text_cut_length(destination, i);
+            i = tattle__utf8_cut_length(destination, i);
     }
     destination[i] = '\0';
 }

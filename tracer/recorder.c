@@ -337,7 +337,7 @@ static inline unsigned store_name(union tattle__record_name *field,
     for (; i < TATTLE__RECORD_NAME_BYTES - 1 && name[i] != '\0'; i++)
         field->text[i] = name[i];
     if (TATTLE__UNLIKELY(name[i] != '\0'))
-        i = tattle__text_cut_length(field->text, i);
+        i = tattle__utf8_cut_length(field->text, i);
     field->text[i] = '\0';
     return TATTLE__NAME_INLINE;
 }
@@ -375,7 +375,7 @@ static inline void write_record(struct thread_state *state,
     if (TATTLE__UNLIKELY(payload_length > config.payload_bytes)) {
         payload_length = config.payload_bytes;
         if (flags & TATTLE__RECORD_TEXT)
-            payload_length = tattle__text_cut_length(payload, payload_length);
+            payload_length = tattle__utf8_cut_length(payload, payload_length);
     }
     if (TATTLE__LIKELY(payload_length == 64))
         memcpy(record->payload, payload, 64);
@@ -454,7 +454,7 @@ void(tattle_trace_event)(int level, const char *from, const char *to,
         if (written > 0 && (size_t)written < sizeof text)
             length = (size_t)written;
         else if (written > 0)
-            length = tattle__text_cut_length(text, sizeof text - 1);
+            length = tattle__utf8_cut_length(text, sizeof text - 1);
     }
     write_record(state, TATTLE_TRACE_EVENT, level,
                  from ? TATTLE__NAME_INLINE : TATTLE__NAME_ACTOR, from,
@@ -474,7 +474,7 @@ void tattle_actor_name(const char *name)
     for (; i < TATTLE__NAME_MAX - 1 && name[i] != '\0'; i++)
         field[i] = name[i];
     if (name[i] != '\0')
-        i = tattle__text_cut_length(field, i);
+        i = tattle__utf8_cut_length(field, i);
     field[i] = '\0';
 }
 

@@ -16,6 +16,7 @@
 
 #include <tattle/trace.h>
 
+#include "base/utf8.h"
 #include "tracer/arena.h"
 #include "tracer/ring.h"
 
@@ -49,22 +50,6 @@ void tattle__recorder_record(enum tattle_trace_event_kind kind, int level,
 /** Gives the calling thread's unused budget back to the arena, so other
  * actors can record it (async-signal-safe). */
 void tattle__recorder_release_budget(void);
-
-/** The length of the longest prefix of `text[0..length)` that does not end
- * in the middle of a UTF-8 character: where to cut text that does not fit
- * without leaving half a character. Reads nothing past `length`. */
-static inline size_t tattle__text_cut_length(const char *text, size_t length)
-{
-    const unsigned char *bytes = (const unsigned char *)text;
-    for (size_t back = 1; back <= 3 && back <= length; back++) {
-        unsigned char byte = bytes[length - back];
-        if ((byte & 0xc0u) == 0x80u)
-            continue; /* a continuation byte: look further back */
-        size_t needed = byte >= 0xf0u ? 4 : byte >= 0xe0u ? 3 : byte >= 0xc0u ? 2 : 1;
-        return needed > back ? length - back : length;
-    }
-    return length;
-}
 
 /** Whether `pointer` lies in the program's read-only data (same addresses
  * in the runner, which forked the test without exec). */

@@ -102,24 +102,6 @@ void tattle__trace_free(struct tattle_trace *trace)
     free(storage);
 }
 
-TATTLE_API const char *
-tattle_trace_event_kind_name(enum tattle_trace_event_kind kind)
-{
-    switch (kind) {
-    case TATTLE_TRACE_SEND:
-        return "send";
-    case TATTLE_TRACE_RECV:
-        return "recv";
-    case TATTLE_TRACE_EVENT:
-        return "event";
-    case TATTLE_TRACE_SPAWN:
-        return "spawn";
-    case TATTLE_TRACE_EXIT:
-        return "exit";
-    }
-    return "event";
-}
-
 /* ---- Session life cycle ------------------------------------------------------- */
 
 /* Arenas of finished sessions, kept mapped for the next traced tests: a

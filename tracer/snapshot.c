@@ -17,7 +17,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "reporter/utf8.h"
+#include "base/utf8.h"
 #include "tracer/mailbox.h"
 #include "tracer/recorder.h"
 #include "tracer/snapshot.h"
@@ -117,23 +117,6 @@ bool tattle__snapshot_actor_ended_cleanly(const struct tattle__arena *arena,
 
 /* ---- Rendering ------------------------------------------------------------- */
 
-/* Well-formed UTF-8 without a NUL or another control character (C0, DEL
- * or C1) besides tab, newline and carriage return. */
-static bool is_clean_text(const unsigned char *data, size_t length)
-{
-    if (!tattle__utf8_is_clean((const char *)data, length))
-        return false;
-    for (size_t i = 0; i < length; i++) {
-        unsigned char byte = data[i];
-        if ((byte < 0x20 && byte != '\n' && byte != '\t' && byte != '\r') ||
-            byte == 0x7f)
-            return false;
-        if (byte == 0xc2 && i + 1 < length && data[i + 1] < 0xa0)
-            return false; /* U+0080..U+009F */
-    }
-    return true;
-}
-
 size_t tattle__snapshot_render(const unsigned char *data, size_t length,
                                bool text, bool truncated, char *out,
                                size_t out_size)
@@ -147,8 +130,8 @@ size_t tattle__snapshot_render(const unsigned char *data, size_t length,
     if (!text && printable > 0 && data[printable - 1] == '\0')
         printable--;
     else if (truncated)
-        printable = tattle__text_cut_length((const char *)data, printable);
-    bool is_text = text || is_clean_text(data, printable);
+        printable = tattle__utf8_cut_length((const char *)data, printable);
+    bool is_text = text || tattle__utf8_is_printable((const char *)data, printable);
     size_t used = 0;
     if (is_text) {
         for (size_t i = 0; i < printable && used + 1 < out_size; i++)

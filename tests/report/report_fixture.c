@@ -29,7 +29,7 @@
 
 #include "reporter/json.h"
 #include "reporter/jsonl.h"
-#include "reporter/utf8.h"
+#include "base/utf8.h"
 
 static int failures;
 

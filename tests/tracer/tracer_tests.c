@@ -22,7 +22,7 @@
 
 #include <tattle/trace.h>
 
-#include "reporter/utf8.h"
+#include "base/utf8.h"
 #include "tests/tracer/harness.h"
 #include "tracer/session.h"
 

@@ -1,5 +1,6 @@
 /*
- * json_file.h — the file plumbing shared by the JSON reporters.
+ * report_file.h — the file plumbing of every file tattle writes: reports,
+ * streams and the last-run state.
  *
  * A write buffer on a raw file descriptor (never a stdio FILE: the runner
  * forks test processes without exec, and a test that calls exit() would
@@ -8,23 +9,26 @@
  * directory, then rename" used by every report file, and a fast
  * descriptor-to-descriptor copy (copy_file_range, sendfile, read/write).
  */
-#ifndef TATTLE_REPORTER_JSON_FILE_H
-#define TATTLE_REPORTER_JSON_FILE_H
+#ifndef TATTLE_BASE_REPORT_FILE_H
+#define TATTLE_BASE_REPORT_FILE_H
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
+#include "base/buffer.h"
+
 /** A buffered writer on `fd`. Zero-initialize, then set fd. The first
  * error is kept in `error` (a negative errno); later writes are dropped. */
 struct tattle__sink {
     int fd;
-    char *data;
-    size_t length;
-    size_t capacity;
+    struct tattle__buffer pending;  /* written out past 256 KiB */
     uint64_t written;   /* bytes accepted so far */
     int error;
 };
+
+/** write(2) until all of `bytes` is written. Returns 0 or -errno. */
+int tattle__write_all(int fd, const void *bytes, size_t length);
 
 /** Appends bytes (written out when the buffer is full). Returns sink->error. */
 int tattle__sink_write(struct tattle__sink *sink, const void *bytes,
@@ -76,4 +80,4 @@ char *tattle__path_directory(const char *path);
  * position of `out`. Returns 0 or a negative errno. */
 int tattle__copy_fd(int in, uint64_t from, uint64_t length, int out);
 
-#endif /* TATTLE_REPORTER_JSON_FILE_H */
+#endif /* TATTLE_BASE_REPORT_FILE_H */

@@ -7,7 +7,7 @@
  * maximal subpart of an ill-formed sequence by one U+FFFD, which is what
  * browsers and Python's "replace" error handler do.
  */
-#include "reporter/utf8.h"
+#include "base/utf8.h"
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -129,4 +129,31 @@ char *tattle__utf8_sanitize(const char *bytes, size_t length,
     if (sanitized_length)
         *sanitized_length = o;
     return out;
+}
+
+size_t tattle__utf8_printable_length(const char *bytes, size_t available)
+{
+    size_t n = tattle__utf8_sequence_length(bytes, available);
+    unsigned char first = (unsigned char)bytes[0];
+    if (n == 1 && (first < 0x20 || first == 0x7f))
+        return 0;
+    if (n == 2 && first == 0xc2 && (unsigned char)bytes[1] < 0xa0)
+        return 0;
+    return n;
+}
+
+bool tattle__utf8_is_printable(const char *bytes, size_t length)
+{
+    for (size_t i = 0; i < length;) {
+        char byte = bytes[i];
+        if (byte == '\t' || byte == '\n' || byte == '\r') {
+            i++;
+            continue;
+        }
+        size_t n = tattle__utf8_printable_length(bytes + i, length - i);
+        if (n == 0)
+            return false;
+        i += n;
+    }
+    return true;
 }

@@ -9,7 +9,7 @@
  * frames are known and "filtered": true when it matched --filter-out; a
  * trace event omits the actor, label and message keys it has no value for.
  */
-#include "reporter/json_model.h"
+#include "results/json.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -18,8 +18,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "reporter/utf8.h"
-#include "runner/text.h"
+#include "base/buffer.h"
+#include "base/text.h"
+#include "base/utf8.h"
+#include "results/json_events.h"
+#include "results/model.h"
 
 /* Adds `item` under the literal `key` without copying the key; deletes the
  * item when that fails. */
@@ -83,8 +86,7 @@ static cJSON *create_bytes(const char *bytes, size_t length)
     return item;
 }
 
-/* A string item for `text`: a reference when clean, else a repaired copy. */
-static cJSON *create_text(const char *text)
+cJSON *tattle__json_text(const char *text)
 {
     if (!text)
         return cJSON_CreateNull();
@@ -96,7 +98,7 @@ static cJSON *create_text(const char *text)
 
 bool tattle__json_add_text(cJSON *object, const char *key, const char *text)
 {
-    return add_item(object, key, create_text(text));
+    return add_item(object, key, tattle__json_text(text));
 }
 
 bool tattle__json_add_bytes(cJSON *object, const char *key, const char *bytes,
@@ -211,46 +213,6 @@ cJSON *tattle__json_summary(const struct tattle_summary *summary)
     return object;
 }
 
-bool tattle__json_failure_filtered(const struct tattle_failure *failure,
-                                   const struct tattle_report_options *options)
-{
-    if (failure->filtered)
-        return true;
-    if (!options || !failure->message)
-        return false;
-    for (size_t i = 0; i < options->filter_out_count; i++)
-        if (options->filter_out[i] && *options->filter_out[i] &&
-            strstr(failure->message, options->filter_out[i]))
-            return true;
-    return false;
-}
-
-bool tattle__json_result_failed(const struct tattle_result *result)
-{
-    return result->state == TATTLE_STATE_FAILED ||
-           result->state == TATTLE_STATE_INVALID;
-}
-
-const struct tattle_failure *
-tattle__json_first_failure(const struct tattle_result *result,
-                           const struct tattle_report_options *options)
-{
-    for (size_t i = 0; i < result->failure_count; i++)
-        if (!tattle__json_failure_filtered(&result->failures[i], options))
-            return &result->failures[i];
-    return NULL;
-}
-
-char *tattle__json_first_line(const char *text)
-{
-    if (!text)
-        text = "";
-    size_t length = strcspn(text, "\n");
-    if (length && text[length - 1] == '\r')
-        length--;
-    return tattle__utf8_sanitize(text, length, NULL);
-}
-
 static bool add_line(cJSON *object, const char *key, int line)
 {
     return add_item(object, key,
@@ -344,7 +306,7 @@ static cJSON *create_failure(const struct tattle_failure *failure,
             ok = add_item(f, "address", cJSON_CreateString(address)) && ok;
         }
     }
-    if (tattle__json_failure_filtered(failure, options))
+    if (tattle__failure_filtered(failure, options))
         ok = add_bool(object, "filtered", true) && ok;
     if (!ok) {
         cJSON_Delete(object);
@@ -368,172 +330,14 @@ static bool add_output(cJSON *test, const struct tattle_result *result)
     return ok;
 }
 
-/* ---- Trace events ----------------------------------------------------
- *
- * A traced test carries up to `cap` events (50 by default, thousands when
- * asked), and a report may hold 100,000 traced tests: the events are most
- * of a report's bytes. Building ten cJSON items per event and printing
- * them costs about 1 us per event, so the events array is printed once,
- * into one buffer, and enters the tree as a single raw item. The text is
- * byte for byte what cJSON prints for the same object: keys and numbers
- * are fixed fragments and digits, a string that needs no escaping (valid
- * UTF-8 without '"', '\\' or control characters: nearly all of them) is
- * copied between quotes, and every other string is escaped by cJSON.
- */
-
-struct text {
-    char *data;
-    size_t length;
-    size_t capacity;
-    bool failed;
-};
-
-static bool text_reserve(struct text *text, size_t extra)
-{
-    if (text->failed)
-        return false;
-    if (text->length + extra + 1 <= text->capacity)
-        return true;
-    size_t capacity = text->capacity ? text->capacity : 1024;
-    while (capacity < text->length + extra + 1)
-        capacity *= 2;
-    char *data = realloc(text->data, capacity);
-    if (!data) {
-        text->failed = true;
-        return false;
-    }
-    text->data = data;
-    text->capacity = capacity;
-    return true;
-}
-
-static void text_append(struct text *text, const char *bytes, size_t length)
-{
-    if (!text_reserve(text, length))
-        return;
-    memcpy(text->data + text->length, bytes, length);
-    text->length += length;
-    text->data[text->length] = '\0';
-}
-
-#define TEXT_APPEND_LITERAL(text, literal)                                     \
-    text_append(text, literal, sizeof literal - 1)
-
-static void text_append_uint(struct text *text, uint64_t value, bool negative)
-{
-    char digits[24];
-    char *p = digits + sizeof digits;
-    do {
-        *--p = (char)('0' + value % 10);
-        value /= 10;
-    } while (value);
-    if (negative)
-        *--p = '-';
-    text_append(text, p, (size_t)(digits + sizeof digits - p));
-}
-
-static void text_append_int(struct text *text, long long value)
-{
-    uint64_t magnitude = value < 0 ? (uint64_t)0 - (uint64_t)value : (uint64_t)value;
-    text_append_uint(text, magnitude, value < 0);
-}
-
-/* True when JSON holds `bytes` verbatim between quotes. */
-static bool needs_no_escaping(const char *bytes, size_t length)
-{
-    bool ascii = true;
-    for (size_t i = 0; i < length; i++) {
-        unsigned char c = (unsigned char)bytes[i];
-        if (c < 0x20 || c == '"' || c == '\\')
-            return false;
-        ascii = ascii && c < 0x80;
-    }
-    return ascii || tattle__utf8_is_clean(bytes, length);
-}
-
-/* Appends `value` as a JSON string literal. */
-static void text_append_string(struct text *text, const char *value)
-{
-    size_t length = strlen(value);
-    if (needs_no_escaping(value, length)) {
-        if (!text_reserve(text, length + 2))
-            return;
-        char *p = text->data + text->length;
-        *p++ = '"';
-        memcpy(p, value, length);
-        p[length] = '"';
-        p[length + 1] = '\0';
-        text->length += length + 2;
-        return;
-    }
-    cJSON *item = create_text(value);
-    /* cJSON writes at most 6 bytes per input byte (\u00XX), the quotes and
-     * a few bytes of slack it asks for. */
-    const char *repaired = item ? cJSON_GetStringValue(item) : NULL;
-    size_t bound = (repaired ? strlen(repaired) : 0) * 6 + 16;
-    if (!repaired || bound > INT32_MAX || !text_reserve(text, bound) ||
-        !cJSON_PrintPreallocated(item, text->data + text->length, (int)bound, 0)) {
-        text->failed = true;
-        cJSON_Delete(item);
-        return;
-    }
-    text->length += strlen(text->data + text->length);
-    cJSON_Delete(item);
-}
-
-static void text_append_key(struct text *text, const char *quoted_key_colon,
-                            size_t length)
-{
-    text_append(text, quoted_key_colon, length);
-}
-
-#define TEXT_KEY(text, key) text_append_key(text, ",\"" key "\":", sizeof key + 3)
-
-static void text_append_event(struct text *text,
-                              const struct tattle_trace_event *event)
-{
-    TEXT_APPEND_LITERAL(text, "{\"seq\":");
-    text_append_uint(text, event->seq, false);
-    TEXT_KEY(text, "t_us");
-    text_append_uint(text, event->t_us, false);
-    TEXT_KEY(text, "kind");
-    text_append_string(text, tattle_trace_event_kind_name(event->kind));
-    if (event->from) {
-        TEXT_KEY(text, "from");
-        text_append_string(text, event->from);
-    }
-    if (event->to) {
-        TEXT_KEY(text, "to");
-        text_append_string(text, event->to);
-    }
-    if (event->label) {
-        TEXT_KEY(text, "label");
-        text_append_string(text, event->label);
-    }
-    if (event->msg) {
-        TEXT_KEY(text, "msg");
-        text_append_string(text, event->msg);
-    }
-    TEXT_KEY(text, "size");
-    text_append_uint(text, event->size, false);
-    TEXT_KEY(text, "level");
-    text_append_int(text, event->level);
-    TEXT_APPEND_LITERAL(text, "}");
-}
-
-/* The events array as one raw item. */
+/* The events array as one raw item (results/json_events.h). */
 static cJSON *create_events(const struct tattle_trace *trace)
 {
-    struct text text = {0};
-    TEXT_APPEND_LITERAL(&text, "[");
-    for (size_t i = 0; i < trace->event_count; i++) {
-        if (i)
-            TEXT_APPEND_LITERAL(&text, ",");
-        text_append_event(&text, &trace->events[i]);
-    }
-    TEXT_APPEND_LITERAL(&text, "]");
-    cJSON *item = text.failed ? NULL : cJSON_CreateRaw(text.data);
-    free(text.data);
+    struct tattle__buffer text = {0};
+    cJSON *item = NULL;
+    if (tattle__json_events_print(&text, trace->events, trace->event_count))
+        item = cJSON_CreateRaw(text.data);
+    tattle__buffer_release(&text);
     return item;
 }
 
@@ -549,7 +353,7 @@ static cJSON *create_mailbox(const struct tattle_trace_mailbox *mailbox)
     cJSON *messages = add_array(object, "messages");
     ok = messages && ok;
     for (size_t i = 0; messages && i < mailbox->message_count; i++)
-        ok = append(messages, create_text(mailbox->messages[i] ? mailbox->messages[i]
+        ok = append(messages, tattle__json_text(mailbox->messages[i] ? mailbox->messages[i]
                                                                 : "")) && ok;
     ok = add_bool(object, "approx", mailbox->approx) && ok;
     if (!ok) {
@@ -667,7 +471,7 @@ cJSON *tattle__json_compact_line(const struct tattle_result *result,
         return NULL;
     bool ok = tattle__json_add_text(line, "id", result->test->id ? result->test->id : "");
     ok = add_literal(line, "s", tattle_state_name(result->state)) && ok;
-    const struct tattle_failure *failure = tattle__json_first_failure(result, options);
+    const struct tattle_failure *failure = tattle__first_failure(result, options);
     bool filtered = false;
     if (!failure && result->failure_count) {
         failure = &result->failures[0];
@@ -675,13 +479,13 @@ cJSON *tattle__json_compact_line(const struct tattle_result *result,
     }
     if (failure) {
         ok = add_item(line, "f", create_location(result, failure)) && ok;
-        char *first = tattle__json_first_line(failure->message);
+        char *first = tattle__first_line(failure->message);
         ok = first && add_item(line, "e", cJSON_CreateString(first)) && ok;
         free(first);
         if (filtered)
             ok = add_bool(line, "filtered", true) && ok;
     } else if (result->skip_reason) {
-        char *first = tattle__json_first_line(result->skip_reason);
+        char *first = tattle__first_line(result->skip_reason);
         ok = first && add_item(line, "e", cJSON_CreateString(first)) && ok;
         free(first);
     }
@@ -721,19 +525,4 @@ long tattle__json_print(const cJSON *item, char **buffer, size_t *capacity)
     memcpy(*buffer, text, length + 1);
     cJSON_free(text);
     return (long)length;
-}
-
-int tattle__json_write_all(int fd, const char *bytes, size_t length)
-{
-    while (length) {
-        ssize_t written = write(fd, bytes, length);
-        if (written < 0) {
-            if (errno == EINTR)
-                continue;
-            return -errno;
-        }
-        bytes += written;
-        length -= (size_t)written;
-    }
-    return 0;
 }

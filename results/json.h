@@ -1,5 +1,5 @@
 /*
- * json_model.h — the results model as cJSON objects (report schema v1).
+ * json.h — the results model as cJSON objects (report schema v1).
  *
  * One place turns tattle_result, tattle_summary and tattle_run_info into the
  * JSON objects of SPEC section 6 (schemas/report.schema.json): the json
@@ -14,8 +14,8 @@
  * point into the result: print and delete them before the reporter's
  * test_finished returns.
  */
-#ifndef TATTLE_REPORTER_JSON_MODEL_H
-#define TATTLE_REPORTER_JSON_MODEL_H
+#ifndef TATTLE_RESULTS_JSON_H
+#define TATTLE_RESULTS_JSON_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -32,6 +32,10 @@
  * keep `text` alive until the object is deleted. Returns false when memory
  * runs out (the object is unchanged). */
 bool tattle__json_add_text(cJSON *object, const char *key, const char *text);
+/** A string item for `text` (NULL: a null item): a reference when it is
+ * clean UTF-8, else a repaired copy. Returns NULL when memory runs out. */
+cJSON *tattle__json_text(const char *text);
+
 /** As tattle__json_add_text(), for `length` bytes that may hold NUL bytes.
  * Always copies. */
 bool tattle__json_add_bytes(cJSON *object, const char *key, const char *bytes,
@@ -59,28 +63,10 @@ cJSON *tattle__json_test(const struct tattle_result *result,
 cJSON *tattle__json_compact_line(const struct tattle_result *result,
                                  const struct tattle_report_options *options);
 
-/** True when a failure is filtered: the runner marked it, or its message
- * contains one of options->filter_out. */
-bool tattle__json_failure_filtered(const struct tattle_failure *failure,
-                                   const struct tattle_report_options *options);
-/** True for the states that fail a run (failed, invalid). */
-bool tattle__json_result_failed(const struct tattle_result *result);
-/** The failure that describes a failed test in groups and compact lines:
- * the first one not filtered, or NULL when there is none. */
-const struct tattle_failure *
-tattle__json_first_failure(const struct tattle_result *result,
-                           const struct tattle_report_options *options);
-/** A newly allocated, sanitized copy of the first line of `text` (up to the
- * first '\n', without a trailing '\r'). free() it; NULL when out of memory. */
-char *tattle__json_first_line(const char *text);
-
 /** Prints `item` without whitespace into `*buffer` (of `*capacity` bytes,
  * grown with realloc as needed and kept for the next call) and returns the
  * text's length, or -ENOMEM. Reusing one buffer avoids an allocation per
  * test. */
 long tattle__json_print(const cJSON *item, char **buffer, size_t *capacity);
 
-/** write(2) until all of `bytes` is written. Returns 0 or -errno. */
-int tattle__json_write_all(int fd, const char *bytes, size_t length);
-
-#endif /* TATTLE_REPORTER_JSON_MODEL_H */
+#endif /* TATTLE_RESULTS_JSON_H */

@@ -1,8 +1,8 @@
 /*
- * json_file.c — buffered descriptors, scratch files, atomic replacement and
- * fast copies for the JSON reporters (see json_file.h).
+ * report_file.c — buffered descriptors, scratch files, atomic replacement
+ * and fast copies for every file tattle writes (see report_file.h).
  */
-#include "reporter/json_file.h"
+#include "base/report_file.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -13,15 +13,31 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "reporter/json_model.h"
 
 enum { SINK_CAPACITY = 256 * 1024, COPY_CHUNK = 1 << 30 };
 
+int tattle__write_all(int fd, const void *bytes, size_t length)
+{
+    const char *cursor = bytes;
+    while (length) {
+        ssize_t written = write(fd, cursor, length);
+        if (written < 0) {
+            if (errno == EINTR)
+                continue;
+            return -errno;
+        }
+        cursor += written;
+        length -= (size_t)written;
+    }
+    return 0;
+}
+
 int tattle__sink_flush(struct tattle__sink *sink)
 {
-    if (sink->error == 0 && sink->length)
-        sink->error = tattle__json_write_all(sink->fd, sink->data, sink->length);
-    sink->length = 0;
+    if (sink->error == 0 && sink->pending.length)
+        sink->error = tattle__write_all(sink->fd, sink->pending.data,
+                                        sink->pending.length);
+    tattle__buffer_clear(&sink->pending);
     return sink->error;
 }
 
@@ -30,27 +46,18 @@ int tattle__sink_write(struct tattle__sink *sink, const void *bytes,
 {
     if (sink->error)
         return sink->error;
-    if (!sink->data) {
-        sink->data = malloc(SINK_CAPACITY);
-        if (!sink->data)
-            return sink->error = -ENOMEM;
-        sink->capacity = SINK_CAPACITY;
-    }
     sink->written += length;
-    if (length > sink->capacity - sink->length && tattle__sink_flush(sink))
+    if (sink->pending.length + length > SINK_CAPACITY && tattle__sink_flush(sink))
         return sink->error;
-    if (length >= sink->capacity)
-        return sink->error = tattle__json_write_all(sink->fd, bytes, length);
-    memcpy(sink->data + sink->length, bytes, length);
-    sink->length += length;
+    if (length >= SINK_CAPACITY)
+        return sink->error = tattle__write_all(sink->fd, bytes, length);
+    tattle__buffer_append(&sink->pending, bytes, length);
     return 0;
 }
 
 void tattle__sink_release(struct tattle__sink *sink)
 {
-    free(sink->data);
-    sink->data = NULL;
-    sink->length = sink->capacity = 0;
+    tattle__buffer_release(&sink->pending);
 }
 
 char *tattle__path_directory(const char *path)
@@ -257,7 +264,7 @@ int tattle__copy_fd(int in, uint64_t from, uint64_t length, int out)
         if (n <= 0)
             error = n < 0 ? -errno : -EIO;
         else {
-            error = tattle__json_write_all(out, buffer, (size_t)n);
+            error = tattle__write_all(out, buffer, (size_t)n);
             offset += n;
         }
     }

@@ -1,0 +1,42 @@
+/*
+ * model.c — the predicates every reader of results shares (model.h).
+ */
+#include "results/model.h"
+
+#include <string.h>
+
+#include "base/utf8.h"
+
+bool tattle__failure_filtered(const struct tattle_failure *failure,
+                                   const struct tattle_report_options *options)
+{
+    if (failure->filtered)
+        return true;
+    if (!options || !failure->message)
+        return false;
+    for (size_t i = 0; i < options->filter_out_count; i++)
+        if (options->filter_out[i] && *options->filter_out[i] &&
+            strstr(failure->message, options->filter_out[i]))
+            return true;
+    return false;
+}
+
+const struct tattle_failure *
+tattle__first_failure(const struct tattle_result *result,
+                           const struct tattle_report_options *options)
+{
+    for (size_t i = 0; i < result->failure_count; i++)
+        if (!tattle__failure_filtered(&result->failures[i], options))
+            return &result->failures[i];
+    return NULL;
+}
+
+char *tattle__first_line(const char *text)
+{
+    if (!text)
+        text = "";
+    size_t length = strcspn(text, "\n");
+    if (length && text[length - 1] == '\r')
+        length--;
+    return tattle__utf8_sanitize(text, length, NULL);
+}

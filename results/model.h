@@ -1,0 +1,46 @@
+/*
+ * model.h — what every reader of results asks of them: which states fail a
+ * run, which failure describes a test, what its message's first line is.
+ *
+ * The model itself (struct tattle_result and what it holds) is public, in
+ * include/tattle/reporter.h; the runner builds it (results/record.h), the
+ * reporters and the `tattle` command read it. These predicates are written
+ * once here so that the console, the reports, the groups and the runner's
+ * exit status agree.
+ */
+#ifndef TATTLE_RESULTS_MODEL_H
+#define TATTLE_RESULTS_MODEL_H
+
+#include <stdbool.h>
+
+#include <tattle/reporter.h>
+
+/** True for the states that fail a run: failed and invalid. */
+static inline bool tattle__state_fails(enum tattle_state state)
+{
+    return state == TATTLE_STATE_FAILED || state == TATTLE_STATE_INVALID;
+}
+
+/** True when the result fails the run. */
+static inline bool tattle__result_failed(const struct tattle_result *result)
+{
+    return tattle__state_fails(result->state);
+}
+
+/** True when a failure is filtered: the runner marked it, or its message
+ * contains one of options->filter_out (options may be NULL). */
+bool tattle__failure_filtered(const struct tattle_failure *failure,
+                              const struct tattle_report_options *options);
+
+/** The failure that describes a failed test in groups, summaries and
+ * compact lines: the first one not filtered, or NULL when there is none. */
+const struct tattle_failure *
+tattle__first_failure(const struct tattle_result *result,
+                      const struct tattle_report_options *options);
+
+/** A newly allocated, valid UTF-8 copy of the first line of `text` (up to
+ * the first '\n', without a trailing '\r'; NULL counts as ""). free() it;
+ * NULL when out of memory. */
+char *tattle__first_line(const char *text);
+
+#endif /* TATTLE_RESULTS_MODEL_H */

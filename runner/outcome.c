@@ -1,0 +1,203 @@
+/*
+ * outcome.c — deciding a test's state and failures from its raw outcome.
+ *
+ * The rules, in order: a test killed because the run was interrupted has a
+ * failure of kind error; a timeout is a failure of kind timeout; death by a
+ * signal is a crash (with the frames the handler captured); an exit before
+ * the test finished (any status, 0 included) is a failure of kind exit;
+ * recorded assertions are failures; a skip without failures is skipped. A
+ * failure while the fixtures were setting up makes the test invalid. What
+ * the slot or the arena showed to be overwritten is an error failure of
+ * its own.
+ */
+#include "runner/outcome.h"
+
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+
+#include "base/text.h"
+#include "runner/symbolize.h"
+
+static const char *phase_name(enum tattle__phase phase)
+{
+    switch (phase) {
+    case TATTLE__PHASE_STARTING: return "before the test started";
+    case TATTLE__PHASE_SETUP: return "during setup";
+    case TATTLE__PHASE_BODY: return "during the test body";
+    case TATTLE__PHASE_TEARDOWN: return "during teardown";
+    case TATTLE__PHASE_ON_EXIT: return "in an on-exit callback";
+    case TATTLE__PHASE_DONE: return "after the test finished";
+    }
+    return "";
+}
+
+/* Symbolized frames go into the record: the array as its frames, their
+ * strings among its owned strings. */
+static void take_frames(struct tattle__result_record *record,
+                        const struct tattle__slot_reading *reading)
+{
+    record->frames = tattle__symbolize(reading->crash_frames,
+                                       reading->crash_frame_count,
+                                       &record->frame_count);
+    for (size_t i = 0; i < record->frame_count; i++) {
+        tattle__record_own(record, (char *)record->frames[i].function);
+        tattle__record_own(record, (char *)record->frames[i].file);
+    }
+}
+
+static void add_crash(struct tattle__result_record *record,
+                      const struct tattle__outcome *outcome, int signal_number)
+{
+    const struct tattle__slot_reading *reading = &outcome->reading;
+    char name[16];
+    const char *message = tattle__record_printf(
+        record, "the test process was killed by %s (%s) %s",
+        tattle__signal_name(signal_number, name), strsignal(signal_number),
+        phase_name(reading->phase));
+    struct tattle_failure *failure =
+        tattle__record_add_failure(record, TATTLE_FAILURE_CRASH);
+    failure->message = message;
+    failure->signal = signal_number;
+    if (!reading->crashed || reading->crash_signal != signal_number)
+        return;
+    take_frames(record, reading);
+    failure->frames = record->frames;
+    failure->frame_count = record->frame_count;
+    /* The innermost frame with a source location is where it happened. */
+    for (size_t i = 0; i < record->frame_count; i++) {
+        if (record->frames[i].file) {
+            failure->file = record->frames[i].file;
+            failure->line = record->frames[i].line;
+            break;
+        }
+    }
+}
+
+static void add_recorded_failures(struct tattle__result_record *record,
+                                  const struct tattle__slot_reading *reading)
+{
+    for (size_t i = 0; i < reading->failure_count; i++) {
+        const struct tattle__slot_failure *recorded = &reading->failures[i];
+        struct tattle_failure *failure =
+            tattle__record_add_failure(record, recorded->kind);
+        failure->message =
+            tattle__record_copy(record, recorded->message ? recorded->message : "");
+        failure->file = tattle__record_copy(record, recorded->file);
+        failure->line = recorded->line;
+        failure->macro = tattle__record_copy(record, recorded->macro);
+        failure->expr = tattle__record_copy(record, recorded->expr);
+        failure->left = tattle__record_copy(record, recorded->left);
+        failure->right = tattle__record_copy(record, recorded->right);
+    }
+    if (reading->corruption)
+        tattle__record_add_error(record,
+                                 "result slot corrupted: %s (the test overwrote the "
+                                 "memory it reports through; what came before is kept)",
+                                 reading->corruption);
+    if (reading->failures_dropped > 0)
+        tattle__record_add_error(record,
+                                 "%u more failures were not recorded (result slot full)",
+                                 reading->failures_dropped);
+}
+
+/* The failure that says how the test process ended, when that was not
+ * the end of a test; returns whether it ended before the test did. */
+static bool add_ending(struct tattle__result_record *record,
+                       const struct tattle__job *job,
+                       const struct tattle__outcome *outcome)
+{
+    const char *phase = phase_name(outcome->reading.phase);
+    if (outcome->interrupted_by > 0) {
+        char name[16];
+        tattle__record_add_error(record,
+                                 "the run was interrupted (%s) while this test was running %s",
+                                 tattle__signal_name(outcome->interrupted_by, name), phase);
+        return true;
+    }
+    if (outcome->interrupted_by < 0) {
+        tattle__record_add_error(record,
+                                 "the run stopped on an internal error while this test was running %s",
+                                 phase);
+        return true;
+    }
+    if (outcome->timed_out) {
+        const char *message = tattle__record_printf(
+            record, "the test did not finish within %ld ms %s", job->timeout_ms, phase);
+        struct tattle_failure *failure =
+            tattle__record_add_failure(record, TATTLE_FAILURE_TIMEOUT);
+        failure->message = message;
+        failure->timeout_ms = job->timeout_ms;
+        return true;
+    }
+    if (!outcome->forked)
+        return false;
+    if (WIFSIGNALED(outcome->wait_status)) {
+        add_crash(record, outcome, WTERMSIG(outcome->wait_status));
+        return true;
+    }
+    int code = WEXITSTATUS(outcome->wait_status);
+    if (code == 0 && outcome->reading.phase == TATTLE__PHASE_DONE)
+        return false;
+    const char *message = tattle__record_printf(
+        record, "the test process exited with status %d %s", code, phase);
+    struct tattle_failure *failure = tattle__record_add_failure(record, TATTLE_FAILURE_EXIT);
+    failure->message = message;
+    failure->exit_code = code;
+    return true;
+}
+
+static void free_trace(struct tattle_trace *trace)
+{
+    tattle__trace_free(trace);
+}
+
+void tattle__result_build(struct tattle__result_record *record,
+                          const struct tattle__job *job,
+                          struct tattle__outcome *outcome)
+{
+    *record = (struct tattle__result_record){0};
+    const struct tattle__slot_reading *reading = &outcome->reading;
+    struct tattle_result *result = &record->result;
+    result->test = &job->entry->info;
+    result->duration_us = outcome->duration_us;
+    result->attempts = job->attempt;
+
+    add_recorded_failures(record, reading);
+    bool broken = add_ending(record, job, outcome);
+    if (outcome->trace_corruption) {
+        tattle__record_add_error(record, "trace arena corrupted: %s; events discarded",
+                                 outcome->trace_corruption);
+        tattle__trace_free(outcome->trace);
+        outcome->trace = NULL;
+    }
+    if (outcome->trace_error)
+        tattle__record_add_error(record, "the trace could not be stored: %s",
+                                 outcome->trace_error);
+
+    bool in_setup = reading->setup_failed ||
+                    (broken && reading->phase == TATTLE__PHASE_SETUP);
+    if (result->failure_count > 0)
+        result->state = in_setup && !outcome->timed_out ? TATTLE_STATE_INVALID
+                                                        : TATTLE_STATE_FAILED;
+    else if (reading->skipped)
+        result->state = TATTLE_STATE_SKIPPED;
+    else
+        result->state = TATTLE_STATE_PASSED;
+    if (reading->skipped)
+        result->skip_reason = tattle__record_copy(record, reading->skip_reason);
+
+    if (outcome->stdout_capture) {
+        tattle__capture_render(outcome->stdout_capture, &result->stdout_output,
+                               &record->stdout_text);
+        tattle__capture_render(outcome->stderr_capture, &result->stderr_output,
+                               &record->stderr_text);
+    } else {
+        result->stdout_output = (struct tattle_output){.text = ""};
+        result->stderr_output = (struct tattle_output){.text = ""};
+    }
+    if (outcome->trace)
+        tattle__record_set_trace(record, outcome->trace, free_trace);
+    outcome->trace = NULL;
+}

@@ -1,0 +1,24 @@
+/*
+ * outcome.h — a test's result record, built from what happened to it.
+ *
+ * The scheduler's raw outcome (the slot's failures and skip, the wait
+ * status, a timeout, the captures, the trace) becomes one owned result
+ * (results/record.h): its state, its failures of kind assertion, crash,
+ * timeout, exit or error with their fields, symbolized stack frames and
+ * output. Records are owned, so a failed attempt can be kept while a retry
+ * runs.
+ */
+#ifndef TATTLE_RUNNER_OUTCOME_H
+#define TATTLE_RUNNER_OUTCOME_H
+
+#include <tattle/reporter.h>
+
+#include "results/record.h"
+#include "runner/scheduler.h"
+
+/** Builds the record of one run. Takes over outcome->trace. */
+void tattle__result_build(struct tattle__result_record *record,
+                          const struct tattle__job *job,
+                          struct tattle__outcome *outcome);
+
+#endif /* TATTLE_RUNNER_OUTCOME_H */
