@@ -25,7 +25,7 @@
 #include <tattle/reporter.h>
 
 #include "reporter/json.h"
-#include "reporter/json_model.h"
+#include "results/json.h"
 
 enum { EVENTS = 50, PAYLOADS = 4096 };
 
