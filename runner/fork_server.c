@@ -42,9 +42,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "runner/child.h"
-#include "runner/crash.h"
+#include "runner/test_process/child.h"
+#include "runner/test_process/crash.h"
 #include "runner/process_tree.h"
+#include "tracer/session.h"
 #include "base/buffer.h"
 
 #if defined(__SANITIZE_THREAD__)
@@ -600,6 +601,7 @@ server_main(const struct tattle__fork_server_config *config, int channel)
     setvbuf(stdout, NULL, _IONBF, 0);
     if (tattle__crash_install(tattle__child_on_crash) != 0)
         _exit(3);
+    tattle__trace_prepare_process();
     for (unsigned j = 0; j < config->jobs; j++)
         madvise(config->slots[j], config->slot_bytes, MADV_DONTFORK);
     serve(&state);

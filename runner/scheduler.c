@@ -34,7 +34,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "runner/child.h"
+#include "runner/test_process/child.h"
 #include "runner/fork_server.h"
 #include "runner/job_cgroup.h"
 #include "runner/process_tree.h"

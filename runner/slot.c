@@ -1,19 +1,11 @@
 /*
- * slot.c — writing and reading the shared-memory result slot.
+ * slot.c — the runner's side of the shared-memory result slot: creating,
+ * resetting and reading it.
  *
- * Record layout: a header {uint32 size, uint32 type} followed by the
- * payload, 8-byte aligned. The writer claims space with a compare-and-swap
- * that never moves `reserved` past the capacity (a record that does not
- * fit only counts in failures_dropped, so no number of dropped records can
- * wrap the counter onto old ones), writes the size, then the payload, and
- * commits by storing the type with release order. The reader walks claimed
- * space in order: a zero size ends the walk (a writer died before writing
- * it); an uncommitted type is skipped. Each string of a record is cut to
- * FIELD_BYTES_MAX, so one huge message cannot cost a failure its file,
- * line and macro.
- *
- * The reader trusts none of it (see slot.h): the walk is bounded by the
- * size the runner passes, and check_* below say what an honest writer
+ * The reader walks the claimed space in order: a zero size ends the walk
+ * (a writer died between its claim and its header); an uncommitted type
+ * is skipped. It trusts none of it (see slot.h): the walk is bounded by
+ * the size the runner passes, and read_record says what an honest writer
  * could have left.
  */
 #include "runner/slot.h"
@@ -25,34 +17,6 @@
 #include <sys/mman.h>
 
 #include "base/buffer.h"
-
-enum record_type {
-    RECORD_UNCOMMITTED = 0,
-    RECORD_FAILURE = 1,
-    RECORD_SKIP = 2,
-    RECORD_CRASH = 3
-};
-
-struct record_header {
-    uint32_t size;
-    _Atomic uint32_t type;
-};
-
-enum { STRING_FIELDS = 6, FIELD_BYTES_MAX = 16 * 1024 };
-
-struct failure_payload {
-    int32_t kind;
-    int32_t line;
-    uint32_t present;           /* bit i: string i is not NULL */
-    uint32_t lengths[STRING_FIELDS];
-    /* then the strings, each NUL-terminated */
-};
-
-struct crash_payload {
-    int32_t signal_number;
-    int32_t frame_count;
-    uint64_t frames[TATTLE__MAX_FRAMES];
-};
 
 static void write_header(struct tattle__slot *slot, size_t size)
 {
@@ -89,135 +53,6 @@ void tattle__slot_reset(struct tattle__slot *slot, size_t size)
     write_header(slot, size);
 }
 
-static size_t align8(size_t n)
-{
-    return (n + 7) & ~(size_t)7;
-}
-
-/* Claims `payload_size` bytes; returns the payload, or NULL when full. */
-static void *record_claim(struct tattle__slot *slot, size_t payload_size,
-                          struct record_header **header_out)
-{
-    size_t size = align8(sizeof(struct record_header) + payload_size);
-    uint32_t offset = atomic_load_explicit(&slot->reserved, memory_order_relaxed);
-    do {
-        /* Keep room for a zero header after the last record: it ends the
-         * walk. */
-        if ((size_t)offset + size + sizeof(struct record_header) > slot->capacity) {
-            atomic_fetch_add(&slot->failures_dropped, 1);
-            return NULL;
-        }
-    } while (!atomic_compare_exchange_weak(&slot->reserved, &offset,
-                                           (uint32_t)(offset + size)));
-    struct record_header *header = (void *)(slot->records + offset);
-    header->size = (uint32_t)size;
-    *header_out = header;
-    return header + 1;
-}
-
-static void record_commit(struct record_header *header, enum record_type type)
-{
-    atomic_store_explicit(&header->type, type, memory_order_release);
-}
-
-/* A string as a record stores it: its first `kept` bytes, then `note`
- * when it was cut. */
-struct stored_string {
-    const char *text;
-    size_t kept;
-    char note[48];
-    size_t note_length;
-};
-
-/* Prepares `text` for storing; returns the stored length. A string longer
- * than FIELD_BYTES_MAX is cut there (not inside a UTF-8 character) and ends
- * with "... [truncated N bytes]". */
-static size_t stored_string_prepare(struct stored_string *stored, const char *text)
-{
-    size_t length = strlen(text);
-    *stored = (struct stored_string){.text = text, .kept = length};
-    if (length > FIELD_BYTES_MAX) {
-        size_t kept = FIELD_BYTES_MAX;
-        while (kept > 0 && ((unsigned char)text[kept] & 0xC0) == 0x80)
-            kept--;
-        stored->kept = kept;
-        int written = snprintf(stored->note, sizeof stored->note,
-                               "... [truncated %zu bytes]", length - kept);
-        stored->note_length = written > 0 ? (size_t)written : 0;
-    }
-    return stored->kept + stored->note_length;
-}
-
-/* Writes one record of `fixed` and the non-NULL `strings`; returns false
- * when it does not fit. */
-static bool add_strings_record(struct tattle__slot *slot, enum record_type type,
-                               struct failure_payload fixed,
-                               const char *const *strings, int count)
-{
-    struct stored_string stored[STRING_FIELDS];
-    size_t size = sizeof fixed;
-    for (int i = 0; i < count; i++) {
-        if (!strings[i])
-            continue;
-        fixed.present |= 1u << i;
-        fixed.lengths[i] = (uint32_t)stored_string_prepare(&stored[i], strings[i]);
-        size += fixed.lengths[i] + 1;
-    }
-    struct record_header *header;
-    unsigned char *payload = record_claim(slot, size, &header);
-    if (!payload)
-        return false;
-    memcpy(payload, &fixed, sizeof fixed);
-    unsigned char *cursor = payload + sizeof fixed;
-    for (int i = 0; i < count; i++) {
-        if (!strings[i])
-            continue;
-        memcpy(cursor, stored[i].text, stored[i].kept);
-        memcpy(cursor + stored[i].kept, stored[i].note, stored[i].note_length);
-        cursor[fixed.lengths[i]] = '\0';
-        cursor += fixed.lengths[i] + 1;
-    }
-    record_commit(header, type);
-    return true;
-}
-
-bool tattle__slot_add_failure(struct tattle__slot *slot,
-                              const struct tattle__slot_failure *failure)
-{
-    const char *strings[STRING_FIELDS] = {failure->message, failure->file,
-                                          failure->macro,   failure->expr,
-                                          failure->left,    failure->right};
-    struct failure_payload fixed = {.kind = (int32_t)failure->kind,
-                                    .line = failure->line};
-    return add_strings_record(slot, RECORD_FAILURE, fixed, strings, STRING_FIELDS);
-}
-
-bool tattle__slot_add_skip(struct tattle__slot *slot, const char *reason,
-                           const char *file, int line)
-{
-    const char *strings[2] = {reason ? reason : "", file ? file : ""};
-    struct failure_payload fixed = {.line = line};
-    return add_strings_record(slot, RECORD_SKIP, fixed, strings, 2);
-}
-
-bool tattle__slot_add_crash(struct tattle__slot *slot, int signal_number,
-                            void *const *frames, int frame_count)
-{
-    struct record_header *header;
-    struct crash_payload *payload =
-        record_claim(slot, sizeof(struct crash_payload), &header);
-    if (!payload)
-        return false;
-    if (frame_count > TATTLE__MAX_FRAMES)
-        frame_count = TATTLE__MAX_FRAMES;
-    payload->signal_number = signal_number;
-    payload->frame_count = frame_count;
-    for (int i = 0; i < frame_count; i++)
-        payload->frames[i] = (uint64_t)(uintptr_t)frames[i];
-    record_commit(header, RECORD_CRASH);
-    return true;
-}
-
 /* Reads the strings of a failure or skip payload of `payload_size` bytes
  * into malloc'd copies. Returns NULL, or what was impossible. */
 static const char *read_strings(const unsigned char *payload, size_t payload_size,
@@ -225,7 +60,7 @@ static const char *read_strings(const unsigned char *payload, size_t payload_siz
 {
     for (int i = 0; i < count; i++)
         out[i] = NULL;
-    struct failure_payload fixed;
+    struct tattle__slot_strings_payload fixed;
     if (payload_size < sizeof fixed)
         return "a record is too short for its kind";
     memcpy(&fixed, payload, sizeof fixed);
@@ -261,17 +96,17 @@ static const char *read_record(struct tattle__slot_reading *reading, uint32_t ty
                                const unsigned char *payload, size_t payload_size,
                                size_t *capacity)
 {
-    if (type == RECORD_FAILURE) {
-        const char *strings[STRING_FIELDS];
-        const char *problem = read_strings(payload, payload_size, strings, STRING_FIELDS);
-        struct failure_payload fixed;
+    if (type == TATTLE__RECORD_FAILURE) {
+        const char *strings[TATTLE__SLOT_STRING_FIELDS];
+        const char *problem = read_strings(payload, payload_size, strings, TATTLE__SLOT_STRING_FIELDS);
+        struct tattle__slot_strings_payload fixed;
         if (!problem) {
             memcpy(&fixed, payload, sizeof fixed);
             if (!known_failure_kind(fixed.kind))
                 problem = "a failure of no known kind";
         }
         if (problem) {
-            free_strings(strings, STRING_FIELDS);
+            free_strings(strings, TATTLE__SLOT_STRING_FIELDS);
             return problem;
         }
         if (reading->failure_count == *capacity) {
@@ -286,14 +121,14 @@ static const char *read_record(struct tattle__slot_reading *reading, uint32_t ty
             .line = fixed.line};
         return NULL;
     }
-    if (type == RECORD_SKIP) {
+    if (type == TATTLE__RECORD_SKIP) {
         const char *strings[2];
         const char *problem = read_strings(payload, payload_size, strings, 2);
         if (problem || reading->skipped) {
             free_strings(strings, 2);
             return problem;
         }
-        struct failure_payload fixed;
+        struct tattle__slot_strings_payload fixed;
         memcpy(&fixed, payload, sizeof fixed);
         reading->skipped = true;
         reading->skip_reason = strings[0];
@@ -301,8 +136,8 @@ static const char *read_record(struct tattle__slot_reading *reading, uint32_t ty
         reading->skip_line = fixed.line;
         return NULL;
     }
-    if (type == RECORD_CRASH) {
-        struct crash_payload crash;
+    if (type == TATTLE__RECORD_CRASH) {
+        struct tattle__slot_crash_payload crash;
         if (payload_size < sizeof crash)
             return "a record is too short for its kind";
         memcpy(&crash, payload, sizeof crash);
@@ -344,8 +179,8 @@ void tattle__slot_read(const struct tattle__slot *slot, size_t size,
 
     size_t failures_capacity = 0;
     for (uint32_t offset = 0;
-         !reading->corruption && offset + sizeof(struct record_header) <= end;) {
-        const struct record_header *header = (const void *)(slot->records + offset);
+         !reading->corruption && offset + sizeof(struct tattle__slot_record_header) <= end;) {
+        const struct tattle__slot_record_header *header = (const void *)(slot->records + offset);
         uint32_t record_size = header->size;
         if (record_size == 0)
             break; /* a writer died between its claim and its header */
@@ -355,8 +190,8 @@ void tattle__slot_read(const struct tattle__slot *slot, size_t size,
             break;
         }
         uint32_t type = atomic_load_explicit(
-            &((struct record_header *)header)->type, memory_order_acquire);
-        if (type != RECORD_UNCOMMITTED)
+            &((struct tattle__slot_record_header *)header)->type, memory_order_acquire);
+        if (type != TATTLE__RECORD_UNCOMMITTED)
             reading->corruption =
                 read_record(reading, type, (const unsigned char *)(header + 1),
                             record_size - sizeof *header, &failures_capacity);

@@ -50,6 +50,38 @@ struct tattle__slot {
     _Alignas(8) unsigned char records[];
 };
 
+/* The records, as the writer (runner/test_process/slot_write.c) lays them
+ * out and the reader (runner/slot.c) checks them: a header {size, type},
+ * then the payload, 8-byte aligned; the type is stored last, on commit. */
+enum tattle__slot_record_type {
+    TATTLE__RECORD_UNCOMMITTED = 0,
+    TATTLE__RECORD_FAILURE = 1,
+    TATTLE__RECORD_SKIP = 2,
+    TATTLE__RECORD_CRASH = 3
+};
+
+struct tattle__slot_record_header {
+    uint32_t size;
+    _Atomic uint32_t type;
+};
+
+enum { TATTLE__SLOT_STRING_FIELDS = 6, TATTLE__SLOT_FIELD_BYTES_MAX = 16 * 1024 };
+
+struct tattle__slot_strings_payload {
+    int32_t kind;
+    int32_t line;
+    uint32_t present;           /* bit i: string i is not NULL */
+    uint32_t lengths[TATTLE__SLOT_STRING_FIELDS];
+    /* then the strings, each NUL-terminated */
+};
+
+struct tattle__slot_crash_payload {
+    int32_t signal_number;
+    int32_t frame_count;
+    uint64_t frames[TATTLE__MAX_FRAMES];
+};
+
+
 /** One failure, as written by the test process. Strings may be NULL. */
 struct tattle__slot_failure {
     enum tattle_failure_kind kind;
@@ -64,15 +96,6 @@ struct tattle__slot *tattle__slot_create(size_t size);
 void tattle__slot_destroy(struct tattle__slot *slot, size_t size);
 /** Empties the slot of `size` bytes for the next test. */
 void tattle__slot_reset(struct tattle__slot *slot, size_t size);
-
-/* Writers (test process). Each returns false when the slot is full. */
-bool tattle__slot_add_failure(struct tattle__slot *slot,
-                              const struct tattle__slot_failure *failure);
-bool tattle__slot_add_skip(struct tattle__slot *slot, const char *reason,
-                           const char *file, int line);
-/** Async-signal-safe: records a crash and the raw return addresses. */
-bool tattle__slot_add_crash(struct tattle__slot *slot, int signal_number,
-                            void *const *frames, int frame_count);
 
 /** What the runner reads back from a slot after the test ended. Strings
  * point into `storage`, owned by the reading. */

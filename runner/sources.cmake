@@ -1,18 +1,21 @@
 # Sources of the runner: registry, command line, scheduler, capture, results.
+# What runs inside a test process (and writes memory the runner reads as
+# untrusted) is under runner/test_process/.
 list(APPEND TATTLE_SOURCES
   runner/registry.c
   runner/tags.c
   runner/options.c
-  runner/assertions.c
+  runner/test_process/assertions.c
+  runner/test_process/slot_write.c
   runner/slot.c
   runner/capture.c
-  runner/crash.c
+  runner/test_process/crash.c
   runner/symbolize.c
   runner/private_memory.c
   runner/process_tree.c
   runner/job_cgroup.c
   runner/fork_server.c
-  runner/child.c
+  runner/test_process/child.c
   runner/scheduler.c
   runner/outcome.c
   runner/config.c

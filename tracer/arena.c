@@ -136,21 +136,3 @@ void tattle__arena_destroy(struct tattle__arena *arena, int fd,
     if (fd >= 0)
         close(fd);
 }
-
-uint64_t tattle__arena_alloc(struct tattle__arena *arena, uint64_t bytes)
-{
-    uint64_t size = arena->mailbox_size;
-    if (bytes == 0 || bytes > size)
-        return 0;
-    bytes = round_up(bytes, 64);
-    uint64_t used = atomic_load_explicit(&arena->heap_used, memory_order_relaxed);
-    do {
-        /* A request that does not fit consumes nothing. */
-        if (used > size || size - used < bytes)
-            return 0;
-    } while (!atomic_compare_exchange_weak_explicit(&arena->heap_used, &used,
-                                                    used + bytes,
-                                                    memory_order_relaxed,
-                                                    memory_order_relaxed));
-    return arena->mailbox_offset + used;
-}

@@ -159,11 +159,6 @@ const char *tattle__arena_check_header(const struct tattle__arena *arena,
 void tattle__arena_destroy(struct tattle__arena *arena, int fd,
                            const struct tattle__arena_layout *layout);
 
-/** Carves `bytes` (rounded up to 64) from the mailbox heap; async-signal-
- * safe and lock-free. Returns the offset from the base, or 0 when it does
- * not fit (then nothing is consumed: a smaller request may still fit). */
-uint64_t tattle__arena_alloc(struct tattle__arena *arena, uint64_t bytes);
-
 /** The offset of actor `index`'s ring (each actor entry owns one), in the
  * test process (which trusts its own header). */
 static inline uint64_t tattle__arena_ring_offset(const struct tattle__arena *arena,

@@ -26,10 +26,11 @@
 
 #include "tracer/clock.h"
 #include "tracer/mailbox.h"
-#include "tracer/recorder.h"
+#include "tracer/test_process/recorder.h"
 #include "tracer/ring.h"
 #include "tracer/session.h"
 #include "tracer/snapshot.h"
+#include "tracer/static_strings.h"
 
 struct tattle__trace_session {
     struct tattle__arena *arena;        /* the runner's mapping */
@@ -148,6 +149,11 @@ static bool every_actor_gone(const struct tattle__arena *arena)
             return false;
     }
     return true;
+}
+
+void tattle__trace_prepare_process(void)
+{
+    tattle__recorder_prepare();
 }
 
 int tattle__trace_session_create(struct tattle__trace_session **out,
@@ -343,7 +349,7 @@ static const char *record_name(struct trace_storage *storage,
         /* Checked by check_record: a string of the program's read-only
          * data, read no further than its end. */
         return pool_string(storage, field->pointer,
-                           tattle__recorder_static_string_length(field->pointer, 255));
+                           tattle__static_string_length(field->pointer, 255));
     default:
         return NULL;
     }
@@ -364,7 +370,7 @@ static const char *check_record(const struct tattle__record *record,
         if (((record->name_modes >> shift) & 3u) == TATTLE__NAME_POINTER) {
             const union tattle__record_name *field =
                 shift == 0 ? &record->from : shift == 2 ? &record->to : &record->label;
-            if (!tattle__recorder_is_static_string(field->pointer))
+            if (!tattle__static_string(field->pointer))
                 return "a name that points outside the program";
         }
     return NULL;

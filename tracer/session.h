@@ -33,6 +33,11 @@ struct tattle__trace_config {
 
 struct tattle__trace_session;
 
+/** The process traced tests are forked from (the fork server), once:
+ * does the recorder's per-process setup (its fork and thread-exit hooks,
+ * the program's read-only range) so each test inherits it. */
+void tattle__trace_prepare_process(void);
+
 /** Runner, before starting the test: creates the arena. Returns 0 or a
  * negative errno. */
 int tattle__trace_session_create(struct tattle__trace_session **out,

@@ -19,7 +19,7 @@
 
 #include "base/utf8.h"
 #include "tracer/mailbox.h"
-#include "tracer/recorder.h"
+#include "tracer/test_process/recorder.h"
 #include "tracer/snapshot.h"
 
 /* ---- Liveness (async-signal-safe) ----------------------------------------- */

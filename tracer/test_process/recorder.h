@@ -51,13 +51,4 @@ void tattle__recorder_record(enum tattle_trace_event_kind kind, int level,
  * actors can record it (async-signal-safe). */
 void tattle__recorder_release_budget(void);
 
-/** Whether `pointer` lies in the program's read-only data (same addresses
- * in the runner, which forked the test without exec). */
-bool tattle__recorder_is_static_string(const void *pointer);
-
-/** The length of the string at `pointer`, at most `max`, reading nothing
- * past the end of the program's read-only data (a pointer a test stored
- * may point anywhere in it). `pointer` must be a static string. */
-size_t tattle__recorder_static_string_length(const void *pointer, size_t max);
-
 #endif /* TATTLE_TRACER_RECORDER_H */

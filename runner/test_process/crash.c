@@ -5,7 +5,8 @@
  * handlers and the alternate stack, and the runner points crash_slot at
  * the next test's result slot before each fork.
  */
-#include "runner/crash.h"
+#include "runner/test_process/crash.h"
+#include "runner/test_process/slot_write.h"
 
 #include <errno.h>
 #include <execinfo.h>

@@ -18,7 +18,8 @@
 
 #include <tattle/tattle.h>
 
-#include "runner/child.h"
+#include "runner/test_process/child.h"
+#include "runner/test_process/slot_write.h"
 #include "base/buffer.h"
 
 enum { RENDER_LIMIT = 4096, MEMORY_WINDOW = 16 };

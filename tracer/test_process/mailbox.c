@@ -36,7 +36,7 @@
 
 #include "tracer/clock.h"
 #include "tracer/mailbox.h"
-#include "tracer/recorder.h"
+#include "tracer/test_process/recorder.h"
 
 /* Copies at most size - 1 bytes, never cutting a UTF-8 character. */
 static void copy_bounded(char *destination, size_t size, const char *source)
@@ -49,6 +49,28 @@ static void copy_bounded(char *destination, size_t size, const char *source)
             i = tattle__utf8_cut_length(destination, i);
     }
     destination[i] = '\0';
+}
+
+/* Carves `bytes` (rounded up to 64) from the arena's mailbox heap;
+ * async-signal-safe and lock-free. Returns the offset from the base, or 0
+ * when it does not fit (then nothing is consumed: a smaller request may
+ * still fit). */
+static uint64_t arena_alloc(struct tattle__arena *arena, uint64_t bytes)
+{
+    uint64_t size = arena->mailbox_size;
+    if (bytes == 0 || bytes > size)
+        return 0;
+    bytes = (bytes + 63) / 64 * 64;
+    uint64_t used = atomic_load_explicit(&arena->heap_used, memory_order_relaxed);
+    do {
+        /* A request that does not fit consumes nothing. */
+        if (used > size || size - used < bytes)
+            return 0;
+    } while (!atomic_compare_exchange_weak_explicit(&arena->heap_used, &used,
+                                                    used + bytes,
+                                                    memory_order_relaxed,
+                                                    memory_order_relaxed));
+    return arena->mailbox_offset + used;
 }
 
 /* ---- Locking and waiting ------------------------------------------------- */
@@ -134,7 +156,7 @@ tattle_mailbox *tattle_mailbox_open(const char *name, size_t capacity)
         } while (!atomic_compare_exchange_weak(&arena->directory_count,
                                                &directory_index,
                                                directory_index + 1));
-        uint64_t offset = tattle__arena_alloc(arena, bytes);
+        uint64_t offset = arena_alloc(arena, bytes);
         if (offset == 0) {
             uint32_t expected = directory_index + 1;
             atomic_compare_exchange_strong(&arena->directory_count, &expected,

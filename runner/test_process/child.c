@@ -3,7 +3,8 @@
  * hands it, the phases of one test, fatal-assertion unwinding, and the
  * on-exit callbacks.
  */
-#include "runner/child.h"
+#include "runner/test_process/child.h"
+#include "runner/test_process/slot_write.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -16,7 +17,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "runner/crash.h"
+#include "runner/test_process/crash.h"
 #include "base/buffer.h"
 #include "tracer/session.h"
 

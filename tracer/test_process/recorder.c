@@ -24,7 +24,6 @@
  * counted as refused, which makes the trace's `overflow` true.
  */
 #include <errno.h>
-#include <link.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -34,7 +33,8 @@
 #include <unistd.h>
 
 #include "tracer/clock.h"
-#include "tracer/recorder.h"
+#include "tracer/static_strings.h"
+#include "tracer/test_process/recorder.h"
 
 #define TATTLE__LIKELY(x) __builtin_expect(!!(x), 1)
 #define TATTLE__UNLIKELY(x) __builtin_expect(!!(x), 0)
@@ -54,10 +54,6 @@ static struct {
     uint32_t generation;            /* the session this process records for */
 } config;
 
-/* The program's read-only data (see tattle__recorder_is_static_string). */
-static uintptr_t static_start;
-static uintptr_t static_length;
-static bool static_known;
 
 struct thread_state {
     struct tattle__arena *arena;    /* the arena this state belongs to */
@@ -78,61 +74,6 @@ static __thread struct thread_state thread_state
 static pthread_key_t exit_key;
 static bool hooks_installed;
 static bool atexit_installed;
-
-/* ---- The program's read-only data -------------------------------------- */
-
-static int find_static_range(struct dl_phdr_info *info, size_t size, void *data)
-{
-    (void)size;
-    (void)data;
-    uintptr_t start = UINTPTR_MAX, end = 0;
-    for (int i = 0; i < info->dlpi_phnum; i++) {
-        const ElfW(Phdr) *segment = &info->dlpi_phdr[i];
-        if (segment->p_type != PT_LOAD || (segment->p_flags & PF_W))
-            continue;
-        uintptr_t low = info->dlpi_addr + segment->p_vaddr;
-        uintptr_t high = low + segment->p_memsz;
-        if (low < start)
-            start = low;
-        if (high > end)
-            end = high;
-    }
-    /* The span must not contain a writable segment. */
-    for (int i = 0; i < info->dlpi_phnum; i++) {
-        const ElfW(Phdr) *segment = &info->dlpi_phdr[i];
-        if (segment->p_type != PT_LOAD || !(segment->p_flags & PF_W))
-            continue;
-        uintptr_t low = info->dlpi_addr + segment->p_vaddr;
-        uintptr_t high = low + segment->p_memsz;
-        if (low < end && high > start)
-            end = start;
-    }
-    if (end > start) {
-        static_start = start;
-        static_length = end - start;
-    }
-    return 1; /* the first object is the program itself */
-}
-
-static void know_static_range(void)
-{
-    if (!static_known) {
-        dl_iterate_phdr(find_static_range, NULL);
-        static_known = true;
-    }
-}
-
-bool tattle__recorder_is_static_string(const void *pointer)
-{
-    know_static_range();
-    return (uintptr_t)pointer - static_start < static_length;
-}
-
-size_t tattle__recorder_static_string_length(const void *pointer, size_t max)
-{
-    size_t left = static_length - ((uintptr_t)pointer - static_start);
-    return strnlen(pointer, max < left ? max : left);
-}
 
 /* ---- Attaching threads -------------------------------------------------- */
 
@@ -287,7 +228,7 @@ static void on_fork_child(void)
 
 void tattle__recorder_prepare(void)
 {
-    know_static_range();
+    tattle__static_strings_locate();
     if (!hooks_installed) {
         if (pthread_key_create(&exit_key, on_thread_exit) == 0 &&
             pthread_atfork(NULL, NULL, on_fork_child) == 0)
@@ -329,7 +270,7 @@ static inline unsigned store_name(union tattle__record_name *field,
 {
     if (name == NULL)
         return TATTLE__NAME_NONE;
-    if (TATTLE__LIKELY((uintptr_t)name - static_start < static_length)) {
+    if (TATTLE__LIKELY(tattle__static_string(name))) {
         field->pointer = name;
         return TATTLE__NAME_POINTER;
     }

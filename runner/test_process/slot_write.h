@@ -1,0 +1,21 @@
+/*
+ * slot_write.h — what a test process writes into its result slot
+ * (runner/slot.h has the layout the runner reads back).
+ */
+#ifndef TATTLE_RUNNER_TEST_PROCESS_SLOT_WRITE_H
+#define TATTLE_RUNNER_TEST_PROCESS_SLOT_WRITE_H
+
+#include <stdbool.h>
+
+#include "runner/slot.h"
+
+/* Each returns false when the slot is full. */
+bool tattle__slot_add_failure(struct tattle__slot *slot,
+                              const struct tattle__slot_failure *failure);
+bool tattle__slot_add_skip(struct tattle__slot *slot, const char *reason,
+                           const char *file, int line);
+/** Async-signal-safe: records a crash and the raw return addresses. */
+bool tattle__slot_add_crash(struct tattle__slot *slot, int signal_number,
+                            void *const *frames, int frame_count);
+
+#endif /* TATTLE_RUNNER_TEST_PROCESS_SLOT_WRITE_H */
