@@ -66,6 +66,13 @@ enum tattle__name_mode {
     TATTLE__NAME_POINTER = 3    /* a string in the program's read-only data */
 };
 
+/* The name fields of a record, in the order their modes are packed. */
+enum tattle__name_field {
+    TATTLE__FIELD_FROM = 0,
+    TATTLE__FIELD_TO = 1,
+    TATTLE__FIELD_LABEL = 2
+};
+
 /* Record flags beyond the name modes. */
 enum {
     TATTLE__RECORD_TEXT = 1u << 0,      /* payload is rendered text */
@@ -100,6 +107,31 @@ struct tattle__ring {
     uint32_t reserved_;
     uint64_t pad_[6];           /* records start on their own cache line */
 };
+
+/** The packed name modes of a record (enum tattle__name_mode each). */
+static inline uint8_t tattle__record_name_modes(unsigned from, unsigned to,
+                                                unsigned label)
+{
+    return (uint8_t)(from | to << 2 | label << 4);
+}
+
+/** The mode of one name field of a record. */
+static inline enum tattle__name_mode
+tattle__record_name_mode(const struct tattle__record *record,
+                         enum tattle__name_field field)
+{
+    return (enum tattle__name_mode)((record->name_modes >> (2 * field)) & 3u);
+}
+
+/** One name field of a record. */
+static inline const union tattle__record_name *
+tattle__record_name_field(const struct tattle__record *record,
+                          enum tattle__name_field field)
+{
+    return field == TATTLE__FIELD_FROM ? &record->from
+           : field == TATTLE__FIELD_TO ? &record->to
+                                       : &record->label;
+}
 
 /** Bytes per record for a payload size. */
 static inline size_t tattle__ring_record_size(uint32_t payload_bytes)

@@ -337,10 +337,12 @@ static const char **name_actors(struct trace_storage *storage,
 }
 
 static const char *record_name(struct trace_storage *storage,
-                               const union tattle__record_name *field,
-                               unsigned mode, const char *actor_name)
+                               const struct tattle__record *record,
+                               enum tattle__name_field which,
+                               const char *actor_name)
 {
-    switch (mode) {
+    const union tattle__record_name *field = tattle__record_name_field(record, which);
+    switch (tattle__record_name_mode(record, which)) {
     case TATTLE__NAME_ACTOR:
         return actor_name;
     case TATTLE__NAME_INLINE:
@@ -350,9 +352,10 @@ static const char *record_name(struct trace_storage *storage,
          * data, read no further than its end. */
         return pool_string(storage, field->pointer,
                            tattle__static_string_length(field->pointer, 255));
-    default:
-        return NULL;
+    case TATTLE__NAME_NONE:
+        break;
     }
+    return NULL;
 }
 
 /* What makes a whole (committed) record impossible for an honest writer:
@@ -366,13 +369,12 @@ static const char *check_record(const struct tattle__record *record,
         return "an event longer than payload_bytes";
     if (record->commit > layout->budget)
         return "an event numbered past the budget";
-    for (unsigned shift = 0; shift <= 4; shift += 2)
-        if (((record->name_modes >> shift) & 3u) == TATTLE__NAME_POINTER) {
-            const union tattle__record_name *field =
-                shift == 0 ? &record->from : shift == 2 ? &record->to : &record->label;
-            if (!tattle__static_string(field->pointer))
-                return "a name that points outside the program";
-        }
+    for (int field = TATTLE__FIELD_FROM; field <= TATTLE__FIELD_LABEL; field++)
+        if (tattle__record_name_mode(record, (enum tattle__name_field)field) ==
+                TATTLE__NAME_POINTER &&
+            !tattle__static_string(
+                tattle__record_name_field(record, (enum tattle__name_field)field)->pointer))
+            return "a name that points outside the program";
     return NULL;
 }
 
@@ -467,17 +469,16 @@ static int freeze_events(struct trace_storage *storage,
         event->kind = (enum tattle_trace_event_kind)record->kind;
         event->size = clamp_exact(record->size);
         event->level = record->level;
-        unsigned modes = record->name_modes;
         if (event->kind == TATTLE_TRACE_SPAWN) {
             int32_t parent = arena->actors[copy->ring].parent;
             event->from = parent >= 0 && (uint32_t)parent < actor_count
                               ? names[parent] : NULL;
             event->to = self;
         } else {
-            event->from = record_name(storage, &record->from, modes & 3u, self);
-            event->to = record_name(storage, &record->to, (modes >> 2) & 3u, self);
+            event->from = record_name(storage, record, TATTLE__FIELD_FROM, self);
+            event->to = record_name(storage, record, TATTLE__FIELD_TO, self);
         }
-        event->label = record_name(storage, &record->label, (modes >> 4) & 3u, self);
+        event->label = record_name(storage, record, TATTLE__FIELD_LABEL, self);
         if (event->kind == TATTLE_TRACE_SEND || event->kind == TATTLE_TRACE_RECV ||
             record->payload_length != 0) {
             tattle__snapshot_render(record->payload, record->payload_length,

@@ -285,11 +285,15 @@ int tattle_mailbox_send(tattle_mailbox *mailbox, const char *label,
         memcpy(slot->data, msg, len);
     if (text_length != 0)
         memcpy(slot->text, text, text_length);
-    tattle__recorder_record(TATTLE_TRACE_SEND, 0, true, NULL, false,
-                            mailbox->name, slot->label,
-                            text_length ? (const void *)text : msg,
-                            text_length ? text_length : len, len,
-                            text_length != 0);
+    tattle__recorder_record(&(struct tattle__event){
+        .kind = TATTLE_TRACE_SEND,
+        .from = TATTLE__SELF,
+        .to = TATTLE__NAMED(mailbox->name),
+        .label = slot->label,
+        .payload = text_length ? (const void *)text : msg,
+        .payload_length = text_length ? text_length : len,
+        .size = len,
+        .text = text_length != 0});
     atomic_store(&mailbox->last_sender, tattle__recorder_actor());
     atomic_store(&mailbox->tail, tail + 1);
     atomic_store(&mailbox->busy, 0);
@@ -334,12 +338,16 @@ long tattle_mailbox_recv(tattle_mailbox *mailbox, char *label_buf,
         copy_bounded(label_buf, label_len, slot->label);
     if (msg_len != 0)
         memcpy(msg_buf, slot->data, length < msg_len ? length : msg_len);
-    tattle__recorder_record(TATTLE_TRACE_RECV, 0, false, mailbox->name, true,
-                            NULL, slot->label,
-                            slot->text_length ? (const void *)slot->text
-                                              : (const void *)slot->data,
-                            slot->text_length ? slot->text_length : length,
-                            length, slot->text_length != 0);
+    tattle__recorder_record(&(struct tattle__event){
+        .kind = TATTLE_TRACE_RECV,
+        .from = TATTLE__NAMED(mailbox->name),
+        .to = TATTLE__SELF,
+        .label = slot->label,
+        .payload = slot->text_length ? (const void *)slot->text
+                                     : (const void *)slot->data,
+        .payload_length = slot->text_length ? slot->text_length : length,
+        .size = length,
+        .text = slot->text_length != 0});
     atomic_store(&mailbox->last_receiver, tattle__recorder_actor());
     atomic_store(&mailbox->head, head + 1);
     atomic_store(&mailbox->busy, 0);

@@ -83,11 +83,7 @@ static pid_t current_tid(void)
 }
 
 static void write_record(struct thread_state *state,
-                         enum tattle_trace_event_kind kind, int level,
-                         unsigned from_mode, const char *from,
-                         unsigned to_mode, const char *to, const char *label,
-                         const void *payload, size_t payload_length,
-                         uint64_t size, unsigned flags);
+                         const struct tattle__event *event);
 
 /* Claims an actor entry (each owns a ring) for the calling thread. Returns
  * false when the table is full: the thread is then marked refused for this
@@ -184,8 +180,8 @@ static void on_thread_exit(void *value)
     struct thread_state *state = &thread_state;
     if (arena == NULL || arena != tattle__trace_current || state->arena != arena)
         return;
-    write_record(state, TATTLE_TRACE_EXIT, 0, TATTLE__NAME_ACTOR, NULL,
-                 TATTLE__NAME_NONE, NULL, NULL, NULL, 0, 0, 0);
+    write_record(state, &(struct tattle__event){.kind = TATTLE_TRACE_EXIT,
+                                                .from = TATTLE__SELF});
     atomic_fetch_or(&arena->actors[state->actor].flags, TATTLE__ACTOR_EXITED);
     release_budget(state, arena, true);
 }
@@ -196,8 +192,8 @@ static void on_process_exit(void)
     struct thread_state *state = &thread_state;
     if (arena == NULL || state->arena != arena || getpid() == arena->test_pid)
         return;
-    write_record(state, TATTLE_TRACE_EXIT, 0, TATTLE__NAME_ACTOR, NULL,
-                 TATTLE__NAME_NONE, NULL, NULL, NULL, 0, 0, 0);
+    write_record(state, &(struct tattle__event){.kind = TATTLE_TRACE_EXIT,
+                                                .from = TATTLE__SELF});
     atomic_fetch_or(&arena->actors[state->actor].flags, TATTLE__ACTOR_EXITED);
     release_budget(state, arena, true);
 }
@@ -218,8 +214,7 @@ static void on_fork_child(void)
         atomic_fetch_add_explicit(&arena->refused, 1, memory_order_relaxed);
         return;
     }
-    write_record(state, TATTLE_TRACE_SPAWN, 0, TATTLE__NAME_NONE, NULL,
-                 TATTLE__NAME_NONE, NULL, NULL, NULL, 0, 0, 0);
+    write_record(state, &(struct tattle__event){.kind = TATTLE_TRACE_SPAWN});
     if (!atexit_installed) {
         atexit_installed = true;
         atexit(on_process_exit);
@@ -283,13 +278,17 @@ static inline unsigned store_name(union tattle__record_name *field,
     return TATTLE__NAME_INLINE;
 }
 
+/* The mode a party of an event is stored with. */
+static inline unsigned store_party(union tattle__record_name *field,
+                                   struct tattle__party party)
+{
+    if (party.self)
+        return TATTLE__NAME_ACTOR;
+    return store_name(field, party.name);
+}
+
 static inline void write_record(struct thread_state *state,
-                                enum tattle_trace_event_kind kind, int level,
-                                unsigned from_mode, const char *from,
-                                unsigned to_mode, const char *to,
-                                const char *label, const void *payload,
-                                size_t payload_length, uint64_t size,
-                                unsigned flags)
+                                const struct tattle__event *event)
 {
     struct tattle__arena *arena = state->arena;
     if (TATTLE__UNLIKELY(atomic_load_explicit(&arena->active, memory_order_relaxed) !=
@@ -303,25 +302,23 @@ static inline void write_record(struct thread_state *state,
 
     tattle__ring_open_record(&record->commit);
     record->ticks = tattle__clock_ticks();
-    record->size = size;
-    record->level = level;
-    record->kind = (uint8_t)kind;
-    record->flags = (uint8_t)flags;
-    if (from_mode == TATTLE__NAME_INLINE)
-        from_mode = store_name(&record->from, from);
-    if (to_mode == TATTLE__NAME_INLINE)
-        to_mode = store_name(&record->to, to);
-    unsigned label_mode = store_name(&record->label, label);
-    record->name_modes = (uint8_t)(from_mode | to_mode << 2 | label_mode << 4);
+    record->size = event->size;
+    record->level = event->level;
+    record->kind = (uint8_t)event->kind;
+    record->flags = event->text ? TATTLE__RECORD_TEXT : 0;
+    record->name_modes = tattle__record_name_modes(
+        store_party(&record->from, event->from), store_party(&record->to, event->to),
+        store_name(&record->label, event->label));
+    size_t payload_length = event->payload_length;
     if (TATTLE__UNLIKELY(payload_length > config.payload_bytes)) {
         payload_length = config.payload_bytes;
-        if (flags & TATTLE__RECORD_TEXT)
-            payload_length = tattle__utf8_cut_length(payload, payload_length);
+        if (event->text)
+            payload_length = tattle__utf8_cut_length(event->payload, payload_length);
     }
     if (TATTLE__LIKELY(payload_length == 64))
-        memcpy(record->payload, payload, 64);
+        memcpy(record->payload, event->payload, 64);
     else if (payload_length != 0)
-        memcpy(record->payload, payload, payload_length);
+        memcpy(record->payload, event->payload, payload_length);
     record->payload_length = (uint16_t)payload_length;
     atomic_store_explicit(&record->commit, number + 1, memory_order_release);
 
@@ -362,8 +359,14 @@ void(tattle_trace_send)(const char *to, const char *label, const void *msg,
         return;
     struct thread_state *state = current_state();
     if (state != NULL)
-        write_record(state, TATTLE_TRACE_SEND, 0, TATTLE__NAME_ACTOR, NULL,
-                     TATTLE__NAME_INLINE, to, label, msg, len, len, 0);
+        write_record(state, &(struct tattle__event){
+                                .kind = TATTLE_TRACE_SEND,
+                                .from = TATTLE__SELF,
+                                .to = TATTLE__NAMED(to),
+                                .label = label,
+                                .payload = msg,
+                                .payload_length = len,
+                                .size = len});
 }
 
 void(tattle_trace_recv)(const char *from, const char *label, const void *msg,
@@ -373,8 +376,14 @@ void(tattle_trace_recv)(const char *from, const char *label, const void *msg,
         return;
     struct thread_state *state = current_state();
     if (state != NULL)
-        write_record(state, TATTLE_TRACE_RECV, 0, TATTLE__NAME_INLINE, from,
-                     TATTLE__NAME_ACTOR, NULL, label, msg, len, len, 0);
+        write_record(state, &(struct tattle__event){
+                                .kind = TATTLE_TRACE_RECV,
+                                .from = TATTLE__NAMED(from),
+                                .to = TATTLE__SELF,
+                                .label = label,
+                                .payload = msg,
+                                .payload_length = len,
+                                .size = len});
 }
 
 void(tattle_trace_event)(int level, const char *from, const char *to,
@@ -397,10 +406,16 @@ void(tattle_trace_event)(int level, const char *from, const char *to,
         else if (written > 0)
             length = tattle__utf8_cut_length(text, sizeof text - 1);
     }
-    write_record(state, TATTLE_TRACE_EVENT, level,
-                 from ? TATTLE__NAME_INLINE : TATTLE__NAME_ACTOR, from,
-                 to ? TATTLE__NAME_INLINE : TATTLE__NAME_NONE, to, label, text,
-                 length, length, TATTLE__RECORD_TEXT);
+    write_record(state, &(struct tattle__event){
+                            .kind = TATTLE_TRACE_EVENT,
+                            .level = level,
+                            .from = from ? TATTLE__NAMED(from) : TATTLE__SELF,
+                            .to = TATTLE__NAMED(to),
+                            .label = label,
+                            .payload = text,
+                            .payload_length = length,
+                            .size = length,
+                            .text = true});
 }
 
 void tattle_actor_name(const char *name)
@@ -425,17 +440,9 @@ int32_t tattle__recorder_actor(void)
     return state != NULL ? state->actor : -1;
 }
 
-void tattle__recorder_record(enum tattle_trace_event_kind kind, int level,
-                             bool self_from, const char *from, bool self_to,
-                             const char *to, const char *label,
-                             const void *payload, size_t payload_length,
-                             uint64_t size, bool text)
+void tattle__recorder_record(const struct tattle__event *event)
 {
     struct thread_state *state = current_state();
-    if (state == NULL)
-        return;
-    write_record(state, kind, level,
-                 self_from ? TATTLE__NAME_ACTOR : TATTLE__NAME_INLINE, from,
-                 self_to ? TATTLE__NAME_ACTOR : TATTLE__NAME_INLINE, to, label,
-                 payload, payload_length, size, text ? TATTLE__RECORD_TEXT : 0);
+    if (state != NULL)
+        write_record(state, event);
 }

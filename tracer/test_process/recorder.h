@@ -37,15 +37,30 @@ void tattle__recorder_forget(struct tattle__arena *arena);
  * needed), or -1 when not traced or the actors table is full. */
 int32_t tattle__recorder_actor(void);
 
-/** Records one event from the calling thread. `from`/`to`/`label` are
- * copied (bounded) unless NULL; a NULL `from` (send) or `to` (recv) means
- * the calling actor when `self_from`/`self_to` is set. The payload is
- * copied up to the arena's payload_bytes; `text` marks it rendered text. */
-void tattle__recorder_record(enum tattle_trace_event_kind kind, int level,
-                             bool self_from, const char *from, bool self_to,
-                             const char *to, const char *label,
-                             const void *payload, size_t payload_length,
-                             uint64_t size, bool text);
+/** Who an event is from or to: the recording actor itself, a name (copied
+ * bounded, or kept as a pointer when it is a static string), or nobody. */
+struct tattle__party {
+    bool self;
+    const char *name;           /* NULL and not self: nobody */
+};
+
+#define TATTLE__SELF ((struct tattle__party){.self = true})
+#define TATTLE__NAMED(name_) ((struct tattle__party){.name = (name_)})
+
+/** One event, as a recording call describes it. */
+struct tattle__event {
+    enum tattle_trace_event_kind kind;
+    int level;
+    struct tattle__party from, to;
+    const char *label;          /* NULL: none */
+    const void *payload;        /* the message's first bytes */
+    size_t payload_length;      /* cut to the arena's payload_bytes */
+    uint64_t size;              /* the whole message's size */
+    bool text;                  /* the payload is rendered text */
+};
+
+/** Records one event from the calling thread (when the process records). */
+void tattle__recorder_record(const struct tattle__event *event);
 
 /** Gives the calling thread's unused budget back to the arena, so other
  * actors can record it (async-signal-safe). */
