@@ -10,8 +10,10 @@
 
 #include <tattle/reporter.h>
 
+#include "reporter/compact.h"
+#include "reporter/json.h"
+#include "reporter/jsonl.h"
+
 extern const struct tattle_reporter_type tattle__reporter_console;
-extern const struct tattle_reporter_type tattle__reporter_json;
-extern const struct tattle_reporter_type tattle__reporter_jsonl;
 
 #endif /* TATTLE_REPORTER_BUILTIN_H */

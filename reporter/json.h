@@ -10,8 +10,8 @@
  * gives the file its name with link + rename, so a reader of the first
  * kilobytes knows the outcome and a killed run leaves nothing behind. Where
  * O_TMPFILE is not supported, and for stdout ("-"), the tests go to a
- * scratch file and `end` copies them after the header (in-kernel copy). With
- * --compact it writes one short line per test and a summary line instead.
+ * scratch file and `end` copies them after the header (in-kernel copy).
+ * (--compact asks for the "compact" reporter instead, reporter/compact.c.)
  * The error groups of --group-by-error are the one thing kept in memory:
  * one entry per distinct message plus the ids of the failed tests.
  */

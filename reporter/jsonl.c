@@ -25,8 +25,7 @@ struct jsonl_reporter {
     struct tattle_report_options options;
     int fd;
     bool owns_fd;
-    char *buffer;
-    size_t capacity;
+    struct tattle__buffer printed;
     int error; /* the first error; nothing is written after it */
 };
 
@@ -78,17 +77,16 @@ static void emit(struct jsonl_reporter *self, cJSON *line, bool ok)
             self->error = -ENOMEM;
         return;
     }
-    long length = tattle__json_print(line, &self->buffer, &self->capacity);
+    bool printed = tattle__json_print(line, &self->printed);
     cJSON_Delete(line);
-    if (length < 0) {
-        if (!self->error)
-            self->error = (int)length;
+    if (!printed) {
+        self->error = -ENOMEM;
         return;
     }
-    self->buffer[length] = '\n';
+    tattle__buffer_append(&self->printed, "\n", 1);
     if (self->fd == STDOUT_FILENO)
         fflush(stdout);
-    int error = write_whole(self->fd, self->buffer, (size_t)length + 1);
+    int error = write_whole(self->fd, self->printed.data, self->printed.length);
     if (error && !self->error)
         self->error = error;
 }
@@ -163,7 +161,7 @@ static void jsonl_destroy(void *opaque)
         return;
     if (self->owns_fd)
         close(self->fd);
-    free(self->buffer);
+    tattle__buffer_release(&self->printed);
     free(self);
 }
 

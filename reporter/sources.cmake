@@ -3,5 +3,6 @@ list(APPEND TATTLE_SOURCES
   reporter/registry.c
   reporter/console.c
   reporter/json.c
+  reporter/compact.c
   reporter/jsonl.c
 )

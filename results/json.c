@@ -76,7 +76,7 @@ bool tattle__json_add_uint(cJSON *object, const char *key, uint64_t value)
     return add_item(object, key, create_uint(value, false));
 }
 
-static cJSON *create_bytes(const char *bytes, size_t length)
+cJSON *tattle__json_bytes(const char *bytes, size_t length)
 {
     char *clean = tattle__utf8_sanitize(bytes, length, NULL);
     if (!clean)
@@ -93,7 +93,7 @@ cJSON *tattle__json_text(const char *text)
     size_t length = strlen(text);
     if (tattle__utf8_is_clean(text, length))
         return cJSON_CreateStringReference(text);
-    return create_bytes(text, length);
+    return tattle__json_bytes(text, length);
 }
 
 bool tattle__json_add_text(cJSON *object, const char *key, const char *text)
@@ -105,7 +105,7 @@ bool tattle__json_add_bytes(cJSON *object, const char *key, const char *bytes,
                             size_t length)
 {
     return add_item(object, key,
-                    bytes ? create_bytes(bytes, length) : cJSON_CreateString(""));
+                    bytes ? tattle__json_bytes(bytes, length) : cJSON_CreateString(""));
 }
 
 static cJSON *add_object(cJSON *object, const char *key)
@@ -153,7 +153,7 @@ static bool add_copied_text(cJSON *object, const char *key, const char *text)
 {
     if (!text)
         return add_item(object, key, cJSON_CreateNull());
-    return add_item(object, key, create_bytes(text, strlen(text)));
+    return add_item(object, key, tattle__json_bytes(text, strlen(text)));
 }
 
 cJSON *tattle__json_run(const struct tattle_run_info *run,
@@ -170,7 +170,7 @@ cJSON *tattle__json_run(const struct tattle_run_info *run,
     cJSON *argv = add_array(object, "argv");
     ok = argv && ok;
     for (int i = 0; argv && i < run->argc; i++)
-        ok = append(argv, create_bytes(run->argv[i], strlen(run->argv[i]))) && ok;
+        ok = append(argv, tattle__json_bytes(run->argv[i], strlen(run->argv[i]))) && ok;
     ok = add_copied_text(object, "executable", run->executable) && ok;
     if (run->sharded) {
         cJSON *shard = add_object(object, "shard");
@@ -231,7 +231,7 @@ static bool add_tags(cJSON *test, const struct tattle_test_info *info)
         if (!tag->name)
             continue;
         char *name = tattle__utf8_sanitize(tag->name, strlen(tag->name), NULL);
-        cJSON *value = tag->value ? create_bytes(tag->value, strlen(tag->value))
+        cJSON *value = tag->value ? tattle__json_bytes(tag->value, strlen(tag->value))
                                   : cJSON_CreateTrue();
         if (!name || !value) {
             free(name);
@@ -438,91 +438,21 @@ cJSON *tattle__json_test(const struct tattle_result *result,
 
 /* "file:line" of where a failure happened: its own location, else the
  * first stack frame with a file, else the test's declaration. */
-static cJSON *create_location(const struct tattle_result *result,
-                              const struct tattle_failure *failure)
+bool tattle__json_print(const cJSON *item, struct tattle__buffer *out)
 {
-    const char *file = failure->file;
-    int line = failure->line;
-    for (size_t i = 0; !file && i < failure->frame_count; i++) {
-        file = failure->frames[i].file;
-        line = failure->frames[i].line;
-    }
-    if (!file) {
-        file = result->test->file;
-        line = result->test->line;
-    }
-    if (!file)
-        return cJSON_CreateNull();
-    size_t length = strlen(file);
-    char *text = malloc(length + 24);
-    if (!text)
-        return NULL;
-    snprintf(text, length + 24, "%s:%d", file, line);
-    cJSON *item = create_bytes(text, strlen(text));
-    free(text);
-    return item;
-}
-
-cJSON *tattle__json_compact_line(const struct tattle_result *result,
-                                 const struct tattle_report_options *options)
-{
-    cJSON *line = cJSON_CreateObject();
-    if (!line)
-        return NULL;
-    bool ok = tattle__json_add_text(line, "id", result->test->id ? result->test->id : "");
-    ok = add_literal(line, "s", tattle_state_name(result->state)) && ok;
-    const struct tattle_failure *failure = tattle__first_failure(result, options);
-    bool filtered = false;
-    if (!failure && result->failure_count) {
-        failure = &result->failures[0];
-        filtered = true;
-    }
-    if (failure) {
-        ok = add_item(line, "f", create_location(result, failure)) && ok;
-        char *first = tattle__first_line(failure->message);
-        ok = first && add_item(line, "e", cJSON_CreateString(first)) && ok;
-        free(first);
-        if (filtered)
-            ok = add_bool(line, "filtered", true) && ok;
-    } else if (result->skip_reason) {
-        char *first = tattle__first_line(result->skip_reason);
-        ok = first && add_item(line, "e", cJSON_CreateString(first)) && ok;
-        free(first);
-    }
-    if (!ok) {
-        cJSON_Delete(line);
-        return NULL;
-    }
-    return line;
-}
-
-long tattle__json_print(const cJSON *item, char **buffer, size_t *capacity)
-{
-    if (*capacity < 4096) {
-        char *grown = realloc(*buffer, 4096);
-        if (!grown)
-            return -ENOMEM;
-        *buffer = grown;
-        *capacity = 4096;
-    }
+    tattle__buffer_clear(out);
     /* cJSON may need a few bytes more than it prints (see cJSON.h). */
-    if (cJSON_PrintPreallocated((cJSON *)item, *buffer, (int)(*capacity - 8), 0))
-        return (long)strlen(*buffer);
+    size_t room = out->capacity > 4096 ? out->capacity - 1 : 4096;
+    tattle__buffer_reserve(out, room);
+    if (room - 8 <= INT32_MAX &&
+        cJSON_PrintPreallocated((cJSON *)item, out->data, (int)(room - 8), 0)) {
+        out->length = strlen(out->data);
+        return true;
+    }
     char *text = cJSON_PrintUnformatted(item);
     if (!text)
-        return -ENOMEM;
-    size_t length = strlen(text);
-    if (length + 64 > *capacity) {
-        size_t wanted = *capacity * 2 > length + 64 ? *capacity * 2 : length + 64;
-        char *grown = realloc(*buffer, wanted);
-        if (!grown) {
-            cJSON_free(text);
-            return -ENOMEM;
-        }
-        *buffer = grown;
-        *capacity = wanted;
-    }
-    memcpy(*buffer, text, length + 1);
+        return false;
+    tattle__buffer_append_string(out, text);
     cJSON_free(text);
-    return (long)length;
+    return true;
 }

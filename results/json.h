@@ -24,6 +24,8 @@
 #include <cjson/cJSON.h>
 #include <tattle/reporter.h>
 
+#include "base/buffer.h"
+
 /** The version of the report and stream schemas this module writes. */
 #define TATTLE__JSON_SCHEMA_VERSION 1
 
@@ -35,6 +37,10 @@ bool tattle__json_add_text(cJSON *object, const char *key, const char *text);
 /** A string item for `text` (NULL: a null item): a reference when it is
  * clean UTF-8, else a repaired copy. Returns NULL when memory runs out. */
 cJSON *tattle__json_text(const char *text);
+
+/** A string item holding a repaired copy of `bytes[0..length)` (which may
+ * hold NUL bytes and invalid UTF-8). Returns NULL when memory runs out. */
+cJSON *tattle__json_bytes(const char *bytes, size_t length);
 
 /** As tattle__json_add_text(), for `length` bytes that may hold NUL bytes.
  * Always copies. */
@@ -58,15 +64,9 @@ cJSON *tattle__json_summary(const struct tattle_summary *summary);
  * result's strings (see above). Returns a new object or NULL. */
 cJSON *tattle__json_test(const struct tattle_result *result,
                          const struct tattle_report_options *options);
-/** One line of --compact: {"id","s","f","e"} (see docs/AGENTS.md).
- * References the result's strings. Returns a new object or NULL. */
-cJSON *tattle__json_compact_line(const struct tattle_result *result,
-                                 const struct tattle_report_options *options);
-
-/** Prints `item` without whitespace into `*buffer` (of `*capacity` bytes,
- * grown with realloc as needed and kept for the next call) and returns the
- * text's length, or -ENOMEM. Reusing one buffer avoids an allocation per
- * test. */
-long tattle__json_print(const cJSON *item, char **buffer, size_t *capacity);
+/** Prints `item` without whitespace into `out` (replacing what it held;
+ * the buffer is kept for the next call, so one serves a whole report).
+ * Returns false when memory runs out. */
+bool tattle__json_print(const cJSON *item, struct tattle__buffer *out);
 
 #endif /* TATTLE_RESULTS_JSON_H */

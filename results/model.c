@@ -40,3 +40,19 @@ char *tattle__first_line(const char *text)
         length--;
     return tattle__utf8_sanitize(text, length, NULL);
 }
+
+bool tattle__report_selection_keeps(struct tattle__report_selection *selection,
+                                    const struct tattle_report_options *options,
+                                    const struct tattle_result *result)
+{
+    if (options->summary_only)
+        return false;
+    bool failed = tattle__result_failed(result);
+    if (options->first_failure) {
+        if (!failed || selection->first_failure_seen)
+            return false;
+        selection->first_failure_seen = true;
+        return true;
+    }
+    return !options->failures_only || failed;
+}

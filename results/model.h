@@ -43,4 +43,15 @@ tattle__first_failure(const struct tattle_result *result,
  * NULL when out of memory. */
 char *tattle__first_line(const char *text);
 
+/** Which finished tests a report lists under the agent modes
+ * (--summary-only, --first-failure, --failures-only). One per report. */
+struct tattle__report_selection {
+    bool first_failure_seen;
+};
+
+/** Whether the report lists `result` (and notes a first failure). */
+bool tattle__report_selection_keeps(struct tattle__report_selection *selection,
+                                    const struct tattle_report_options *options,
+                                    const struct tattle_result *result);
+
 #endif /* TATTLE_RESULTS_MODEL_H */

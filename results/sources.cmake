@@ -7,4 +7,5 @@ list(APPEND TATTLE_SOURCES
   results/record.c
   results/json.c
   results/json_events.c
+  results/error_groups.c
 )

@@ -701,7 +701,9 @@ static int open_reporters(struct run_state *state, struct tattle__buffer *error)
     for (size_t i = 0; i < o->reporter_count && wanted_count < 63; i++) {
         if (strcmp(o->reporters[i].name, "console") == 0)
             console_requested = true;
-        wanted[wanted_count].name = o->reporters[i].name;
+        /* --compact: the JSON report in its compact form. */
+        bool compact_json = o->compact && strcmp(o->reporters[i].name, "json") == 0;
+        wanted[wanted_count].name = compact_json ? "compact" : o->reporters[i].name;
         wanted[wanted_count++].destination = o->reporters[i].destination;
     }
     if (!console_requested) {
