@@ -7,10 +7,10 @@
 #include <cjson/cJSON.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "base/utf8.h"
-#include "results/json.h"
 
 #define APPEND_LITERAL(out, literal)                                           \
     tattle__buffer_append(out, literal, sizeof literal - 1)
@@ -61,9 +61,11 @@ static bool append_string(struct tattle__buffer *out, const char *value)
         out->length += length + 2;
         return true;
     }
-    cJSON *item = tattle__json_text(value);
+    char *repaired = tattle__utf8_sanitize(value, length, NULL);
+    cJSON *item = repaired ? cJSON_CreateStringReference(repaired) : NULL;
     char *printed = item ? cJSON_PrintUnformatted(item) : NULL;
     cJSON_Delete(item);
+    free(repaired);
     if (!printed)
         return false;
     tattle__buffer_append_string(out, printed);
