@@ -270,23 +270,28 @@ static char *site_expression(const struct tattle_assert_site *site)
     return tattle__buffer_take(&expression);
 }
 
-/* Records a failure; `default_message` is used when the user gave none.
- * Leaves the phase when the assertion is fatal. */
-static void report_failure(const struct tattle_assert_site *site,
-                           const char *left, const char *right,
-                           const char *default_message, const char *format,
-                           va_list args) TATTLE__PRINTF(5, 0);
+/* What a failed assertion shows: both values rendered (empty when not
+ * applicable) and the message used when the user gave none. */
+struct failure_texts {
+    struct tattle__buffer left, right, message;
+};
 
-static void report_failure(const struct tattle_assert_site *site,
-                           const char *left, const char *right,
-                           const char *default_message, const char *format,
-                           va_list args)
+/* Records the failure (the user's message, formatted, or the default
+ * one), frees the texts, leaves the phase when the assertion is fatal, and
+ * returns 0: what a check returns when it does not hold. */
+static int report_failure(const struct tattle_assert_site *site,
+                          struct failure_texts *texts, const char *format,
+                          va_list args) TATTLE__PRINTF(3, 0);
+
+static int report_failure(const struct tattle_assert_site *site,
+                          struct failure_texts *texts, const char *format,
+                          va_list args)
 {
     struct tattle__buffer message = {0};
     if (format && *format)
         tattle__buffer_vprintf(&message, format, args);
     else
-        tattle__buffer_append_string(&message, default_message);
+        tattle__buffer_append_string(&message, texts->message.data ? texts->message.data : "");
     char *expression = site_expression(site);
     struct tattle__slot_failure failure = {
         .kind = TATTLE_FAILURE_ASSERTION,
@@ -295,8 +300,8 @@ static void report_failure(const struct tattle_assert_site *site,
         .line = site->line,
         .macro = site->macro,
         .expr = expression,
-        .left = left,
-        .right = right,
+        .left = texts->left.data,
+        .right = texts->right.data,
     };
     struct tattle__slot *slot = tattle__child_slot();
     if (slot) {
@@ -307,10 +312,25 @@ static void report_failure(const struct tattle_assert_site *site,
                 failure.message);
     }
     tattle__buffer_release(&message);
+    tattle__buffer_release(&texts->left);
+    tattle__buffer_release(&texts->right);
+    tattle__buffer_release(&texts->message);
     free(expression);
     if (site->fatal)
         tattle__child_leave_phase();
+    return 0;
 }
+
+/* The tail every check shares once it failed: report with the user's
+ * optional message. */
+#define FAIL_WITH(site, texts, format)                                         \
+    do {                                                                       \
+        va_list args_;                                                         \
+        va_start(args_, format);                                               \
+        report_failure(site, texts, format, args_);                            \
+        va_end(args_);                                                         \
+        return 0;                                                              \
+    } while (0)
 
 int tattle__check_compare(const struct tattle_assert_site *site,
                           enum tattle_comparison comparison,
@@ -321,25 +341,17 @@ int tattle__check_compare(const struct tattle_assert_site *site,
     struct tattle_value left = *left_value, right = *right_value;
     if (comparison_holds(comparison, compare_values(left, right)))
         return 1;
-    struct tattle__buffer left_text = {0}, right_text = {0}, message = {0};
+    struct failure_texts texts = {0};
     struct tattle__buffer operands[3] = {{0}, {0}, {0}};
-    render_value(&left_text, left);
-    render_value(&right_text, right);
+    render_value(&texts.left, left);
+    render_value(&texts.right, right);
     split_operands(site->written, operands, 3);
-    tattle__buffer_printf(&message, "expected %s %s %s, got %s vs %s",
+    tattle__buffer_printf(&texts.message, "expected %s %s %s, got %s vs %s",
                           operands[0].data, comparison_operator(comparison),
-                          operands[1].data, left_text.data, right_text.data);
-    va_list args;
-    va_start(args, format);
-    report_failure(site, left_text.data, right_text.data, message.data, format,
-                   args);
-    va_end(args);
-    tattle__buffer_release(&left_text);
-    tattle__buffer_release(&right_text);
-    tattle__buffer_release(&message);
+                          operands[1].data, texts.left.data, texts.right.data);
     for (int i = 0; i < 3; i++)
         tattle__buffer_release(&operands[i]);
-    return 0;
+    FAIL_WITH(site, &texts, format);
 }
 
 int tattle__check_true(const struct tattle_assert_site *site, int holds,
@@ -347,16 +359,12 @@ int tattle__check_true(const struct tattle_assert_site *site, int holds,
 {
     if (holds)
         return 1;
-    struct tattle__buffer message = {0};
+    struct failure_texts texts = {0};
     char *expression = site_expression(site);
-    tattle__buffer_printf(&message, "expected %s to be true", expression);
+    tattle__buffer_printf(&texts.message, "expected %s to be true", expression);
     free(expression);
-    va_list args;
-    va_start(args, format);
-    report_failure(site, "false", NULL, message.data, format, args);
-    va_end(args);
-    tattle__buffer_release(&message);
-    return 0;
+    tattle__buffer_append_string(&texts.left, "false");
+    FAIL_WITH(site, &texts, format);
 }
 
 int tattle__check_string(const struct tattle_assert_site *site, int want_equal,
@@ -367,30 +375,21 @@ int tattle__check_string(const struct tattle_assert_site *site, int want_equal,
                                                  : strcmp(left, right) == 0;
     if (equal == (want_equal != 0))
         return 1;
-    struct tattle__buffer left_text = {0}, right_text = {0}, message = {0};
-    render_string(&left_text, left);
-    render_string(&right_text, right);
+    struct failure_texts texts = {0};
+    render_string(&texts.left, left);
+    render_string(&texts.right, right);
     if (want_equal && left && right) {
         size_t i = 0;
         while (left[i] && left[i] == right[i])
             i++;
-        tattle__buffer_printf(&message,
-                              "expected equal strings, they differ at byte %zu",
-                              i);
+        tattle__buffer_printf(&texts.message,
+                              "expected equal strings, they differ at byte %zu", i);
     } else {
-        tattle__buffer_append_string(&message, want_equal
-                                                   ? "expected equal strings"
-                                                   : "expected different strings");
+        tattle__buffer_append_string(&texts.message, want_equal
+                                                         ? "expected equal strings"
+                                                         : "expected different strings");
     }
-    va_list args;
-    va_start(args, format);
-    report_failure(site, left_text.data, right_text.data, message.data, format,
-                   args);
-    va_end(args);
-    tattle__buffer_release(&left_text);
-    tattle__buffer_release(&right_text);
-    tattle__buffer_release(&message);
-    return 0;
+    FAIL_WITH(site, &texts, format);
 }
 
 static void render_memory_window(struct tattle__buffer *out,
@@ -408,11 +407,11 @@ int tattle__check_memory(const struct tattle_assert_site *site,
 {
     if (size == 0 || (left && right && memcmp(left, right, size) == 0))
         return 1;
-    struct tattle__buffer left_text = {0}, right_text = {0}, message = {0};
+    struct failure_texts texts = {0};
     if (!left || !right) {
-        render_value(&left_text, tattle__value_pointer(left));
-        render_value(&right_text, tattle__value_pointer(right));
-        tattle__buffer_printf(&message, "cannot compare %zu bytes with NULL",
+        render_value(&texts.left, tattle__value_pointer(left));
+        render_value(&texts.right, tattle__value_pointer(right));
+        tattle__buffer_printf(&texts.message, "cannot compare %zu bytes with NULL",
                               size);
     } else {
         const unsigned char *a = left, *b = right;
@@ -421,21 +420,13 @@ int tattle__check_memory(const struct tattle_assert_site *site,
             first++;
         size_t start = first >= MEMORY_WINDOW / 2 ? first - MEMORY_WINDOW / 2 : 0;
         size_t end = start + MEMORY_WINDOW < size ? start + MEMORY_WINDOW : size;
-        render_memory_window(&left_text, a, start, end);
-        render_memory_window(&right_text, b, start, end);
-        tattle__buffer_printf(&message,
+        render_memory_window(&texts.left, a, start, end);
+        render_memory_window(&texts.right, b, start, end);
+        tattle__buffer_printf(&texts.message,
                               "memory differs at offset %zu of %zu: %02x vs %02x",
                               first, size, a[first], b[first]);
     }
-    va_list args;
-    va_start(args, format);
-    report_failure(site, left_text.data, right_text.data, message.data, format,
-                   args);
-    va_end(args);
-    tattle__buffer_release(&left_text);
-    tattle__buffer_release(&right_text);
-    tattle__buffer_release(&message);
-    return 0;
+    FAIL_WITH(site, &texts, format);
 }
 
 int tattle__check_null(const struct tattle_assert_site *site, int want_null,
@@ -443,22 +434,17 @@ int tattle__check_null(const struct tattle_assert_site *site, int want_null,
 {
     if ((pointer == NULL) == (want_null != 0))
         return 1;
-    struct tattle__buffer left_text = {0}, message = {0};
-    render_value(&left_text, tattle__value_pointer(pointer));
+    struct failure_texts texts = {0};
+    render_value(&texts.left, tattle__value_pointer(pointer));
+    tattle__buffer_append_string(&texts.right, "NULL");
     char *expression = site_expression(site);
     if (want_null)
-        tattle__buffer_printf(&message, "expected %s to be NULL, got %s",
-                              expression, left_text.data);
+        tattle__buffer_printf(&texts.message, "expected %s to be NULL, got %s",
+                              expression, texts.left.data);
     else
-        tattle__buffer_printf(&message, "expected %s not to be NULL", expression);
+        tattle__buffer_printf(&texts.message, "expected %s not to be NULL", expression);
     free(expression);
-    va_list args;
-    va_start(args, format);
-    report_failure(site, left_text.data, "NULL", message.data, format, args);
-    va_end(args);
-    tattle__buffer_release(&left_text);
-    tattle__buffer_release(&message);
-    return 0;
+    FAIL_WITH(site, &texts, format);
 }
 
 int tattle__check_near(const struct tattle_assert_site *site, long double left,
@@ -468,26 +454,18 @@ int tattle__check_near(const struct tattle_assert_site *site, long double left,
     long double difference = fabsl(left - right);
     if (difference <= epsilon)
         return 1;
-    struct tattle__buffer left_text = {0}, right_text = {0}, message = {0};
+    struct failure_texts texts = {0};
     struct tattle__buffer difference_text = {0}, epsilon_text = {0};
-    render_floating(&left_text, left);
-    render_floating(&right_text, right);
+    render_floating(&texts.left, left);
+    render_floating(&texts.right, right);
     render_floating(&difference_text, difference);
     render_floating(&epsilon_text, epsilon);
-    tattle__buffer_printf(&message,
+    tattle__buffer_printf(&texts.message,
                           "expected values within %s of each other, they differ by %s",
                           epsilon_text.data, difference_text.data);
-    va_list args;
-    va_start(args, format);
-    report_failure(site, left_text.data, right_text.data, message.data, format,
-                   args);
-    va_end(args);
-    tattle__buffer_release(&left_text);
-    tattle__buffer_release(&right_text);
-    tattle__buffer_release(&message);
     tattle__buffer_release(&difference_text);
     tattle__buffer_release(&epsilon_text);
-    return 0;
+    FAIL_WITH(site, &texts, format);
 }
 
 void tattle__fail_now(const char *file, int line, const char *format, ...)
@@ -497,9 +475,11 @@ void tattle__fail_now(const char *file, int line, const char *format, ...)
     struct tattle_assert_site site = fail_site_template;
     site.file = file;
     site.line = line;
+    struct failure_texts texts = {0};
+    tattle__buffer_append_string(&texts.message, "FAIL() called");
     va_list args;
     va_start(args, format);
-    report_failure(&site, NULL, NULL, "FAIL() called", format, args);
+    report_failure(&site, &texts, format, args);
     va_end(args);
     tattle__child_leave_phase();
 }
