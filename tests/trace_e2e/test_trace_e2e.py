@@ -23,6 +23,7 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "tools"))
+import driver  # noqa: E402
 import validate_json  # noqa: E402
 
 FAILED = []
@@ -262,15 +263,6 @@ def check_stress_test(test, where, cwd):
     return True
 
 
-def wait_scale():
-    """TATTLE_TIMEOUT_MULTIPLIER of the driver's own environment (the
-    sanitizer builds set it), at least 1."""
-    try:
-        return max(1.0, float(os.environ.get("TATTLE_TIMEOUT_MULTIPLIER", "1")))
-    except ValueError:
-        return 1.0
-
-
 # The barrier at a timeout is only proven by timeout tests that were in
 # their body when the runner's 80 ms ran out; on a loaded machine some are
 # still starting. Rounds go on until enough were seen (bounded).
@@ -279,7 +271,7 @@ STRESS_TIMEOUTS_IN_BODY = 30
 
 
 def case_stress(args):
-    max_rounds = STRESS_MIN_ROUNDS + int(wait_scale())
+    max_rounds = STRESS_MIN_ROUNDS + int(driver.wait_scale())
     rounds, total_seconds, timeouts_in_body, timeouts_early = 0, 0.0, 0, 0
     while rounds < max_rounds and (rounds < STRESS_MIN_ROUNDS or
                                    timeouts_in_body < STRESS_TIMEOUTS_IN_BODY):
