@@ -99,7 +99,7 @@ static long fixture_wait_ms(void)
 
 static void pause_a_moment(void)
 {
-    struct timespec moment = {0, 5000000};
+    struct timespec moment = {0, 20000000};
     nanosleep(&moment, NULL);
 }
 
@@ -123,7 +123,7 @@ static void sleeper(void)
     ASSERT_GE(started, 0);
     ASSERT_EQ(write(started, "s", 1), (ssize_t)1);
     close(started);
-    for (long waited = 0; !crasher_finished(); waited += 5) {
+    for (long waited = 0; !crasher_finished(); waited += 20) {
         if (waited >= fixture_wait_ms())
             FAIL("the crasher's end never showed in stream.jsonl");
         pause_a_moment();
@@ -148,7 +148,7 @@ TEST(crowd, crasher)
     struct stat started = {0};
     for (long waited = 0;
          stat("crowd.started", &started) != 0 || started.st_size < CROWD_SLEEPERS;
-         waited += 5) {
+         waited += 20) {
         if (waited >= fixture_wait_ms())
             FAIL("only %lld of %d sleepers started", (long long)started.st_size,
                  CROWD_SLEEPERS);
