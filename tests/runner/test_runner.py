@@ -572,28 +572,34 @@ def crash_output_kept(c):
 def timeout_with_leftovers(c, test_id, limit_ms):
     """Runs a test that starts a grandchild and hangs until its limit.
     The pids file is the fixture's handshake: the grandchild writes its
-    line before the test hangs. On a loaded machine the limit can run out
-    while the test process is still starting, before there is a grandchild
-    to kill; such a run proves nothing about leftovers, so the run is
-    repeated (a bounded number of times) until the grandchild was there."""
-    attempts = int(5 * WAIT_SCALE)
-    for attempt in range(1, attempts + 1):
+    line before the test hangs. On a loaded machine, under a sanitizer,
+    the limit can run out while the test process is still starting, before
+    there is a grandchild to kill; such a run proves nothing about
+    leftovers. The run is then repeated with TATTLE_TIMEOUT_MULTIPLIER
+    doubled (the runner's own knob for slow machines; the limit checked is
+    scaled with it), a bounded number of times, until the grandchild was
+    there."""
+    attempts = 6
+    for attempt in range(attempts):
+        multiplier = 2 ** attempt
         directory = c.new_dir()
         pid_file = os.path.join(directory, "pids")
-        r = c.run(c.options.fixture, [test_id], cwd=directory,
-                  env={"RUNNER_PID_FILE": pid_file})
+        env = {"RUNNER_PID_FILE": pid_file}
+        if multiplier > 1:
+            env["TATTLE_TIMEOUT_MULTIPLIER"] = str(multiplier)
+        r = c.run(c.options.fixture, [test_id], cwd=directory, env=env)
         pids = read_pids(pid_file)
         c.pids_to_reap += [pid for _, pid in pids]
         c.expect_eq(r.status, 1, "exit status")
+        limit = limit_ms * multiplier
         f = c.only_failure(r, test_id, "timeout")
-        c.expect_eq(f.get("timeout_ms"), limit_ms, "timeout_ms")
+        c.expect_eq(f.get("timeout_ms"), limit, "timeout_ms")
         duration = c.test(r, test_id)["duration_us"]
-        c.expect(limit_ms * 1000 <= duration < limit_ms * 1000 + 5000000 * WAIT_SCALE,
-                 "duration %d us for a %d ms limit" % (duration, limit_ms))
+        c.expect(limit * 1000 <= duration < limit * 1000 + 5000000 * WAIT_SCALE,
+                 "duration %d us for a %d ms limit" % (duration, limit))
         if "grandchild" in [label for label, _ in pids]:
             break
-        print("attempt %d of %d: the limit ran out before the grandchild "
-              "started" % (attempt, attempts))
+        print("a %d ms limit ran out before the grandchild started" % limit)
     return pids
 
 
