@@ -11,17 +11,15 @@
  * frozen late, early or into the wrong test's arena shows up.
  *
  * Kinds: assert (a failed assertion), segv, abort, exit3 (exit(3) in the
- * body), timeout (blocks until the runner's 80 ms timeout; once it has
- * recorded everything it creates "<id>.in_body" in the working directory,
- * which tells the driver the timeout fired inside the body: on a loaded
- * machine it may fire while the test process is still starting), fork_crash (a
+ * body), timeout (blocks until the runner's 80 ms timeout: on a loaded
+ * machine it may fire while the test process is still starting, and the
+ * driver then finds a trace that stops early), fork_crash (a
  * forked child records, leaves a message pending and crashes), thread_live
  * (a thread is still recording when the test fails) and passed. A `_spin`
  * suffix adds a thread that records until the test ends, whatever the
  * kind. Every test, whatever its kind, first runs the prologue: sends,
  * receives and an event, and a mailbox left with one message pending.
  */
-#include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
@@ -182,11 +180,6 @@ static void stress_run(const char *id, enum stress_kind kind, bool spinning)
         snprintf(wait_box, sizeof wait_box, "%s_wait", id);
         tattle_mailbox *never = tattle_mailbox_open(wait_box, 4);
         last_words(id);
-        char in_body[32];
-        snprintf(in_body, sizeof in_body, "%s.in_body", id);
-        int fd = open(in_body, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
-        if (fd >= 0)
-            close(fd);
         tattle_mailbox_recv(never, NULL, 0, text, sizeof text, -1);
         FAIL("%s: a message came from nowhere", id);
         break;
