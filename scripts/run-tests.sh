@@ -1,36 +1,79 @@
 #!/usr/bin/env bash
 # run-tests.sh — builds and runs tattle's own tests with CTest.
 #
-# Three builds of the test suite: the normal one, one under address and
-# undefined-behaviour sanitizers, and one under the thread sanitizer.
-# Exits non-zero on any failure. The last line printed is CTest's summary
-# line of the normal build ("100% tests passed, 0 tests failed out of M").
-set -euo pipefail
-cd "$(dirname "$0")/.."
-scripts/install-deps.sh
+# Three builds of the test suite: one under address and undefined-behaviour
+# sanitizers, one under the thread sanitizer, and the normal one
+# (TATTLE_SKIP_SANITIZERS=1 runs only the normal one). Every pass runs,
+# whatever the ones before it did. Exits non-zero when any pass failed, and
+# ends with one line that reflects every pass, e.g.
+#   all passes: asan 147/147, tsan 147/147, normal 148/148 tests passed
+#   FAILED: tsan 2 of 147 tests failed; asan 147/147, normal 148/148 passed
+set -uo pipefail
+cd "$(dirname "$0")/.." || exit 2
+scripts/install-deps.sh || exit 2
 jobs="$(nproc)"
-status=0
 
-run_suite() {  # name, build dir, extra ctest args (one word), cmake args...
+results=()   # one "name passed total" or "name FAILED what" per pass
+failed=()    # the names of the passes that failed
+
+run_pass() {  # name, build dir, extra ctest args (one word), cmake args...
   local name="$1" dir="$2" ctest_extra="$3"; shift 3
-  echo "==== $name build ($dir)"
-  cmake -S . -B "$dir" -DTATTLE_BUILD_BENCH=OFF "$@" >/dev/null
-  cmake --build "$dir" -j"$jobs"
+  echo "==== $name pass ($dir)"
+  if ! cmake -S . -B "$dir" -DTATTLE_BUILD_BENCH=OFF "$@" >/dev/null ||
+     ! cmake --build "$dir" -j"$jobs"; then
+    results+=("$name build failed")
+    failed+=("$name")
+    return
+  fi
+  local status=0
+  mkdir -p "$dir"
+  # shellcheck disable=SC2086  # ctest_extra is empty or several words
   (cd "$dir" && ctest --output-on-failure -j"$jobs" --timeout 300 $ctest_extra) \
-    > >(tee "$dir/ctest.log") || status=1
+    2>&1 | tee "$dir/ctest.log" || status=$?
+  # CTest's own count: "100% tests passed, 0 tests failed out of 147".
+  local summary
+  summary="$(grep -E '^[0-9]+% tests passed, [0-9]+ tests? failed out of [0-9]+' \
+             "$dir/ctest.log" | tail -n 1)"
+  if [ -z "$summary" ]; then
+    results+=("$name ctest printed no summary (exit $status)")
+    failed+=("$name")
+    return
+  fi
+  local failures total
+  failures="$(sed -E 's/.* ([0-9]+) tests? failed out of ([0-9]+).*/\1/' <<<"$summary")"
+  total="$(sed -E 's/.* ([0-9]+) tests? failed out of ([0-9]+).*/\2/' <<<"$summary")"
+  if [ "$status" -ne 0 ] || [ "$failures" -ne 0 ]; then
+    results+=("$name $failures of $total tests failed")
+    failed+=("$name")
+  else
+    results+=("$name $total/$total")
+  fi
 }
 
 if [ "${TATTLE_SKIP_SANITIZERS:-0}" != 1 ]; then
-  run_suite "address+undefined sanitizer" build-asan "" -DTATTLE_SANITIZE=address
+  run_pass asan build-asan "" -DTATTLE_SANITIZE=address
   # Every test process is a fork, and a process forked under ThreadSanitizer
   # can deadlock on the sanitizer's own locks (google/sanitizers#453, #1400;
   # fixed upstream in llvm-project#96600, after Debian 12's GCC). A test
-  # that hangs that way is run once more; a real failure fails twice.
-  run_suite "thread sanitizer" build-tsan "--repeat until-pass:2" -DTATTLE_SANITIZE=thread
+  # that fails is run once more; one that fails twice fails the pass
+  # (CTest counts it failed).
+  run_pass tsan build-tsan "--repeat until-pass:2" -DTATTLE_SANITIZE=thread
 fi
-run_suite "normal" build-tests "" -DCMAKE_BUILD_TYPE=RelWithDebInfo
-wait  # for tee
-# End on CTest's own summary line of the last pass (after it, CTest lists
-# the skipped tests).
-grep -E '^[0-9]+% tests passed, [0-9]+ tests? failed out of [0-9]+' build-tests/ctest.log | tail -n 1
-exit "$status"
+run_pass normal build-tests "" -DCMAKE_BUILD_TYPE=RelWithDebInfo
+
+# The last line: every pass, the failed ones first.
+if [ ${#failed[@]} -eq 0 ]; then
+  line="all passes:"
+  for result in "${results[@]}"; do line="$line ${result},"; done
+  echo "${line%,} tests passed"
+  exit 0
+fi
+bad="" good=""
+for result in "${results[@]}"; do
+  case "$result" in
+    *" failed"*|*" no summary"*) bad="$bad${bad:+; }$result" ;;
+    *) good="$good${good:+, }$result" ;;
+  esac
+done
+echo "FAILED: $bad${good:+; $good passed}"
+exit 1

@@ -169,7 +169,7 @@ def sigkill_mid_run(binary, out, extra):
                              "--jsonl", "stream.jsonl"] + extra, cwd=out, env=env,
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     hang = "demo/hangs_until_timeout"
-    deadline = time.time() + 30
+    deadline = time.time() + 30 * driver.wait_scale()
     seen = False
     while time.time() < deadline and not seen:
         time.sleep(0.02)

@@ -5,11 +5,16 @@
  * crash, output printed while stdout carries a report, and tags and
  * fields whose values are out of range or not UTF-8.
  */
+#include <fcntl.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <tattle/tattle.h>
@@ -77,12 +82,58 @@ TEST(contract, field_cap_out_of_range, .tags = "trace_messages", .trace_cap = 20
 {
 }
 
-/* Many jobs at once: 69 tests sleep while one crashes; none of the
- * sleepers may be taken for the crashed test's leftovers. */
+/* Many jobs at once: 69 tests run while one crashes; none of them may be
+ * taken for the crashed test's leftovers. Handshakes, not delays: each
+ * sleeper appends a byte to crowd.started, the crasher crashes once all
+ * 69 have, and each sleeper ends only once the stream (the driver runs
+ * with --jsonl stream.jsonl) says the crasher finished, i.e. after the
+ * runner cleaned up after it. Waits are bounded by $FIXTURE_WAIT_MS. */
+enum { CROWD_SLEEPERS = 69 };
+
+static long fixture_wait_ms(void)
+{
+    const char *text = getenv("FIXTURE_WAIT_MS");
+    long ms = text ? strtol(text, NULL, 10) : 0;
+    return ms > 0 ? ms : 10000;
+}
+
+static void pause_a_moment(void)
+{
+    struct timespec moment = {0, 20000000};
+    nanosleep(&moment, NULL);
+}
+
+static bool crasher_finished(void)
+{
+    FILE *stream = fopen("stream.jsonl", "r");
+    if (stream == NULL)
+        return false;
+    char line[8192];
+    bool finished = false;
+    while (!finished && fgets(line, sizeof line, stream) != NULL)
+        finished = strstr(line, "\"test_finished\"") != NULL &&
+                   strstr(line, "\"crowd/crasher\"") != NULL;
+    fclose(stream);
+    return finished;
+}
+
+static void sleeper(void)
+{
+    int started = open("crowd.started", O_WRONLY | O_APPEND | O_CREAT, 0644);
+    ASSERT_GE(started, 0);
+    ASSERT_EQ(write(started, "s", 1), (ssize_t)1);
+    close(started);
+    for (long waited = 0; !crasher_finished(); waited += 20) {
+        if (waited >= fixture_wait_ms())
+            FAIL("the crasher's end never showed in stream.jsonl");
+        pause_a_moment();
+    }
+}
+
 #define SLEEPER(n)                                                             \
     TEST(crowd, sleeper_##n)                                                   \
     {                                                                          \
-        usleep(400000);                                                        \
+        sleeper();                                                             \
     }
 #define TEN_SLEEPERS(d)                                                        \
     SLEEPER(d##0) SLEEPER(d##1) SLEEPER(d##2) SLEEPER(d##3) SLEEPER(d##4)     \
@@ -94,7 +145,15 @@ SLEEPER(76) SLEEPER(77) SLEEPER(78)
 
 TEST(crowd, crasher)
 {
-    usleep(100000);
+    struct stat started = {0};
+    for (long waited = 0;
+         stat("crowd.started", &started) != 0 || started.st_size < CROWD_SLEEPERS;
+         waited += 20) {
+        if (waited >= fixture_wait_ms())
+            FAIL("only %lld of %d sleepers started", (long long)started.st_size,
+                 CROWD_SLEEPERS);
+        pause_a_moment();
+    }
     volatile int *nowhere = mmap(NULL, (size_t)sysconf(_SC_PAGESIZE), PROT_NONE,
                                  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     *nowhere = 1;

@@ -39,7 +39,10 @@ RUNNER_VARIABLES = (
     "NO_COLOR", "GTEST_TOTAL_SHARDS", "GTEST_SHARD_INDEX",
     "TEST_TOTAL_SHARDS", "TEST_SHARD_INDEX", "TEST_SHARD_STATUS_FILE",
     "TESTBRIDGE_TEST_ONLY", "XML_OUTPUT_FILE", "TEST_PREMATURE_EXIT_FILE",
-    "RUNNER_PID_FILE")
+    "RUNNER_PID_FILE", "FIXTURE_WAIT_MS")
+
+# Bounds of waits (a run, a file a fixture creates, processes dying).
+WAIT_SCALE = driver.wait_scale()
 
 SELECTION_IDS = (["queue/push", "queue/pop", "queue/pop_empty",
                   "net/connect", "net/download", "stack/pop", "stack/peek"] +
@@ -78,7 +81,7 @@ class Case(driver.Checks):
         started = time.monotonic()
         process = subprocess.run(argv, cwd=cwd, env=self.environment(env),
                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                 timeout=timeout)
+                                 timeout=timeout * WAIT_SCALE)
         result = Result(process.returncode,
                         process.stdout.decode("utf-8", "replace"),
                         process.stderr.decode("utf-8", "replace"),
@@ -567,18 +570,36 @@ def crash_output_kept(c):
 # ----------------------------------------------------------------- timeouts
 
 def timeout_with_leftovers(c, test_id, limit_ms):
-    directory = c.new_dir()
-    pid_file = os.path.join(directory, "pids")
-    r = c.run(c.options.fixture, [test_id], cwd=directory,
-              env={"RUNNER_PID_FILE": pid_file})
-    pids = read_pids(pid_file)
-    c.pids_to_reap += [pid for _, pid in pids]
-    c.expect_eq(r.status, 1, "exit status")
-    f = c.only_failure(r, test_id, "timeout")
-    c.expect_eq(f.get("timeout_ms"), limit_ms, "timeout_ms")
-    duration = c.test(r, test_id)["duration_us"]
-    c.expect(limit_ms * 1000 <= duration < limit_ms * 1000 + 5000000,
-             "duration %d us for a %d ms limit" % (duration, limit_ms))
+    """Runs a test that starts a grandchild and hangs until its limit.
+    The pids file is the fixture's handshake: the grandchild writes its
+    line before the test hangs. On a loaded machine, under a sanitizer,
+    the limit can run out while the test process is still starting, before
+    there is a grandchild to kill; such a run proves nothing about
+    leftovers. The run is then repeated with TATTLE_TIMEOUT_MULTIPLIER
+    doubled (the runner's own knob for slow machines; the limit checked is
+    scaled with it), a bounded number of times, until the grandchild was
+    there."""
+    attempts = 6
+    for attempt in range(attempts):
+        multiplier = 2 ** attempt
+        directory = c.new_dir()
+        pid_file = os.path.join(directory, "pids")
+        env = {"RUNNER_PID_FILE": pid_file}
+        if multiplier > 1:
+            env["TATTLE_TIMEOUT_MULTIPLIER"] = str(multiplier)
+        r = c.run(c.options.fixture, [test_id], cwd=directory, env=env)
+        pids = read_pids(pid_file)
+        c.pids_to_reap += [pid for _, pid in pids]
+        c.expect_eq(r.status, 1, "exit status")
+        limit = limit_ms * multiplier
+        f = c.only_failure(r, test_id, "timeout")
+        c.expect_eq(f.get("timeout_ms"), limit, "timeout_ms")
+        duration = c.test(r, test_id)["duration_us"]
+        c.expect(limit * 1000 <= duration < limit * 1000 + 5000000 * WAIT_SCALE,
+                 "duration %d us for a %d ms limit" % (duration, limit))
+        if "grandchild" in [label for label, _ in pids]:
+            break
+        print("a %d ms limit ran out before the grandchild started" % limit)
     return pids
 
 
@@ -613,7 +634,7 @@ def timeout_flag(c):
     f = c.only_failure(r, "hang/forever", "timeout")
     c.expect_eq(f.get("timeout_ms"), 250, "--timeout 250")
     c.expect(r.tests["hang/forever"]["duration_us"] >= 250000, "ran 250 ms")
-    c.expect(r.seconds < 10, "the run ended long before the default 60 s")
+    c.expect(r.seconds < 10 * WAIT_SCALE, "the run ended long before the default 60 s")
     for label, pid in pids:
         c.expect(not process_alive(pid), "%s (pid %d) survived" % (label, pid))
 
@@ -655,8 +676,9 @@ def leftovers_killed(c):
     c.expect_eq(t["state"], "passed", "a test that leaves processes still passes")
     c.expect_eq(t["output"]["stdout"], "leaving a child and a daemon behind\n",
                 "stdout")
-    c.expect(r.seconds < 10, "the runner did not wait for the leftovers "
-             "(%.1f s)" % r.seconds)
+    # The leftovers never end: a runner waiting for them never returns.
+    c.expect(r.seconds < 10 * WAIT_SCALE, "the runner did not wait for the "
+             "leftovers (%.1f s)" % r.seconds)
     c.expect_eq(c.test(r, "leak/next_test_runs")["state"], "passed", "next test")
     for label, pid in pids:
         c.expect(not process_alive(pid), "%s (pid %d) outlived its test"
@@ -706,7 +728,7 @@ def huge_output(c):
     limit_kib = 200 * 1024 if os.environ.get("TATTLE_SANITIZED") else 40 * 1024
     c.expect(peak_kib < limit_kib, "peak RSS %d KiB (limit %d KiB, before %d)"
              % (peak_kib, limit_kib, before))
-    c.expect(r.seconds < 20, "50 MB took %.1f s" % r.seconds)
+    c.expect(r.seconds < 20 * WAIT_SCALE, "50 MB took %.1f s" % r.seconds)
 
 
 @case
@@ -1030,13 +1052,16 @@ def shard_gtest(c):
 
 @case
 def jobs_concurrent(c):
-    r = c.run(c.options.fixture, ["-j", "2", "pair/*"])
+    # Each test waits (up to FIXTURE_WAIT_MS) for the other to appear.
+    r = c.run(c.options.fixture, ["-j", "2", "pair/*"],
+              env={"FIXTURE_WAIT_MS": str(int(10000 * WAIT_SCALE))})
     c.expect_eq(r.status, 0, "-j 2: exit status")
     c.expect_eq(ran(r), {"pair/left", "pair/right"}, "-j 2: both met")
     c.expect_eq(r.report["run"]["jobs"], 2, "run.jobs")
-    c.expect(r.seconds < 5, "-j 2 took %.1f s" % r.seconds)
-    # The control: one at a time, the first test waits in vain.
-    r = c.run(c.options.fixture, ["-j", "1", "pair/*"])
+    # The control: one at a time, the first test waits in vain (the other
+    # cannot start before it ends, however long it waits).
+    r = c.run(c.options.fixture, ["-j", "1", "pair/*"],
+              env={"FIXTURE_WAIT_MS": "300"})
     c.expect_eq(r.status, 1, "-j 1: the pair cannot meet")
     f = r.tests.get("pair/left", {}).get("failures", [])
     c.expect(f and "never appeared" in f[0]["message"],
@@ -1120,7 +1145,7 @@ def interrupted_run(c, signal_number):
     runner = subprocess.Popen(
         [c.options.fixture, "-j", "1", "--json", "report.json", "slowpoke/*"],
         cwd=directory, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    deadline = time.monotonic() + 15
+    deadline = time.monotonic() + 15 * WAIT_SCALE
     while (not os.path.exists(os.path.join(directory, "sleeper.started"))
            and time.monotonic() < deadline and runner.poll() is None):
         time.sleep(0.02)
@@ -1128,11 +1153,12 @@ def interrupted_run(c, signal_number):
     runner.send_signal(signal_number)
     name = signal.Signals(signal_number).name
     try:
-        runner.communicate(timeout=15)
+        runner.communicate(timeout=15 * WAIT_SCALE)
     except subprocess.TimeoutExpired:
         runner.kill()
         runner.communicate()
-        c.require(False, "the runner did not stop within 15 s of %s" % name)
+        c.require(False, "the runner did not stop within %d s of %s"
+                  % (15 * WAIT_SCALE, name))
     c.require(started, "slowpoke/sleeps never started")
     pids = read_pids(pid_file)
     c.pids_to_reap += [pid for _, pid in pids]
@@ -1166,7 +1192,7 @@ def no_fork(c):
         [c.options.fixture, "--no-fork", "--json", "report.json", "nofork/*"],
         cwd=directory, env=c.environment(), stdout=subprocess.PIPE,
         stderr=subprocess.PIPE)
-    runner.communicate(timeout=30)
+    runner.communicate(timeout=30 * WAIT_SCALE)
     c.expect_eq(runner.returncode, 1, "exit status")
     r = Result(runner.returncode, "", "", directory, 0)
     c.load_report(r, expect_report=True)
@@ -1179,7 +1205,7 @@ def no_fork(c):
     runner = subprocess.Popen([c.options.fixture, "nofork/writes_pid"],
                               cwd=directory, env=c.environment(),
                               stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    runner.communicate(timeout=30)
+    runner.communicate(timeout=30 * WAIT_SCALE)
     c.expect(read(r.file("nofork.pid")).strip() != str(runner.pid),
              "forked: the test has its own process")
 
@@ -1247,7 +1273,7 @@ def run_on_terminal(c, argv, env):
                                stderr=slave)
     os.close(slave)
     chunks = []
-    deadline = time.monotonic() + 30
+    deadline = time.monotonic() + 30 * WAIT_SCALE
     while time.monotonic() < deadline:
         ready, _, _ = select.select([master], [], [], 0.1)
         if ready:
@@ -1333,7 +1359,7 @@ def many_children(c):
     pids = [pid for _, pid in read_pids(pid_file)]
     c.pids_to_reap += pids
     c.expect_eq(len(pids), 600, "600 children were started")
-    deadline = time.monotonic() + 5
+    deadline = time.monotonic() + 5 * WAIT_SCALE
     while time.monotonic() < deadline and any(process_alive(p) for p in pids):
         time.sleep(0.05)
     alive = [p for p in pids if process_alive(p)]
@@ -1342,7 +1368,8 @@ def many_children(c):
 
 @case
 def many_jobs(c):
-    r = c.run(c.options.contract, ["-j", "80", "crowd/*"], timeout=60)
+    r = c.run(c.options.contract, ["-j", "80", "--jsonl", "stream.jsonl", "crowd/*"],
+              timeout=60, env={"FIXTURE_WAIT_MS": str(int(20000 * WAIT_SCALE))})
     sleepers = [t for t in r.report["tests"] if t["id"].startswith("crowd/sleeper_")]
     c.expect_eq(len(sleepers), 69, "69 sleepers ran")
     killed = [t["id"] for t in sleepers if t["state"] != "passed"]

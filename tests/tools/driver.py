@@ -1,13 +1,25 @@
 """What the Python test drivers share: the checks a case makes (a failed
 `expect` is recorded and the case goes on; a failed `require` ends it), a
-scratch directory per case with one new directory per run, and the run of
-one case into an exit status for CTest (0 when every check held, 1
-otherwise, each failed check printed).
+scratch directory per case with one new directory per run, the scale of
+bounded waits, and the run of one case into an exit status for CTest (0
+when every check held, 1 otherwise, each failed check printed).
 """
 import os
 import shutil
 import tempfile
 import traceback
+
+
+def wait_scale():
+    """How much longer than on an idle machine a bounded wait may last:
+    TATTLE_TIMEOUT_MULTIPLIER of the driver's own environment (the
+    sanitizer builds set it for the tests), at least 1. Drivers take the
+    variable out of the runner's environment: the timeouts they check are
+    exact."""
+    try:
+        return max(1.0, float(os.environ.get("TATTLE_TIMEOUT_MULTIPLIER", "1")))
+    except ValueError:
+        return 1.0
 
 
 class CheckFailed(Exception):

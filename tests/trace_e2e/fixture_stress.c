@@ -11,7 +11,9 @@
  * frozen late, early or into the wrong test's arena shows up.
  *
  * Kinds: assert (a failed assertion), segv, abort, exit3 (exit(3) in the
- * body), timeout (blocks until the runner's 80 ms timeout), fork_crash (a
+ * body), timeout (blocks until the runner's 80 ms timeout: on a loaded
+ * machine it may fire while the test process is still starting, and the
+ * driver then finds a trace that stops early), fork_crash (a
  * forked child records, leaves a message pending and crashes), thread_live
  * (a thread is still recording when the test fails) and passed. A `_spin`
  * suffix adds a thread that records until the test ends, whatever the

@@ -13,9 +13,12 @@
  */
 #include <errno.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -24,22 +27,15 @@
 
 #include "base/utf8.h"
 #include "tests/tracer/harness.h"
+#include "tracer/mailbox.h"
 #include "tracer/session.h"
 
 /* ---- Helpers ---------------------------------------------------------------- */
 
-static uint64_t now_ns(void)
+/* The timeout of a mailbox wait that should never run out. */
+static int patient_ms(void)
 {
-    struct timespec now;
-    clock_gettime(CLOCK_MONOTONIC, &now);
-    return (uint64_t)now.tv_sec * 1000000000u + (uint64_t)now.tv_nsec;
-}
-
-static void sleep_us(long us)
-{
-    struct timespec pause = {us / 1000000, (us % 1000000) * 1000};
-    while (nanosleep(&pause, &pause) != 0 && errno == EINTR)
-        ;
+    return (int)(HARNESS_WAIT_MS * harness_scale());
 }
 
 static struct tattle__trace_session *new_session(uint32_t cap, uint32_t budget,
@@ -257,19 +253,38 @@ static void test_payload_is_bounded_by_payload_bytes(void)
 
 enum { EVENTS_PER_ACTOR = 20 };
 
+/* The workers are running and recording when the test process forks, but
+ * none of them is starting or exiting: under AddressSanitizer a thread
+ * that starts or exits takes the sanitizer's allocator and thread-registry
+ * locks, and a child forked while one is held inherits it held forever;
+ * the child's exit() then deadlocks in LeakSanitizer's leak check, which
+ * takes every allocator lock. GCC 12's libasan has no fork handlers for
+ * those locks (they came with LLVM 18: llvm/llvm-project#75281 for LSan,
+ * #75290 for ASan; the limitation is google/sanitizers#836). POSIX allows
+ * a child forked from a threaded process only async-signal-safe calls
+ * anyway; the test needs exit() (its atexit hook records the `exit`
+ * event), so it forks only where no other thread holds a lock. */
+static struct harness_handshake workers_recording, fork_done;
+
 static void *thread_body(void *arg)
 {
     tattle_actor_name((const char *)arg);
+    harness_handshake_post(&workers_recording);
     for (int i = 0; i < EVENTS_PER_ACTOR; i++)
         tattle_trace_send("main", "tick", &i, sizeof i);
+    harness_handshake_wait(&fork_done, "the end of the fork");
     return NULL;
 }
 
 static void body_threads_and_fork(void)
 {
+    harness_handshake_open(&workers_recording);
+    harness_handshake_open(&fork_done);
     pthread_t threads[2];
     pthread_create(&threads[0], NULL, thread_body, "worker-a");
     pthread_create(&threads[1], NULL, thread_body, "worker-b");
+    harness_handshake_wait(&workers_recording, "worker-a to record");
+    harness_handshake_wait(&workers_recording, "worker-b to record");
     pid_t child = fork();
     if (child == 0) {
         tattle_actor_name("forked");
@@ -277,9 +292,16 @@ static void body_threads_and_fork(void)
             tattle_trace_send("main", "tick", &i, sizeof i);
         exit(0);
     }
+    harness_handshake_post(&fork_done);
+    harness_handshake_post(&fork_done);
     pthread_join(threads[0], NULL);
     pthread_join(threads[1], NULL);
-    waitpid(child, NULL, 0);
+    int status = 0;
+    CHECK(waitpid(child, &status, 0) == child && WIFEXITED(status) &&
+              WEXITSTATUS(status) == 0,
+          "the forked child ended with status %#x", status);
+    harness_handshake_close(&workers_recording);
+    harness_handshake_close(&fork_done);
     tattle_trace_event(1, NULL, NULL, "done", "joined");
 }
 
@@ -373,19 +395,56 @@ static bool payload_is_whole(const char *text)
     return memcmp(expected, text, TORTURE_PAYLOAD) == 0;
 }
 
+/* The writers send precomputed payloads (and names) so that nearly all of
+ * their time is spent inside a record: a kill then lands mid-record in
+ * most rounds. TORTURE_KINDS is far above the cap, so a record torn
+ * between two writes still mixes two different payloads. */
+enum { TORTURE_CAP = 16, TORTURE_KINDS = 1000, TORTURE_WRITERS = 2 };
+static char torture_payloads[TORTURE_WRITERS + 1][TORTURE_KINDS][TORTURE_PAYLOAD + 1];
+static char torture_peers[TORTURE_KINDS][8];
+
+static void make_torture_messages(void)
+{
+    for (uint32_t writer = 1; writer <= TORTURE_WRITERS; writer++)
+        for (unsigned kind = 0; kind < TORTURE_KINDS; kind++)
+            make_payload(torture_payloads[writer][kind], writer, kind);
+    for (unsigned kind = 0; kind < TORTURE_KINDS; kind++)
+        snprintf(torture_peers[kind], sizeof torture_peers[kind], "p%u", kind);
+}
+
+/* How many records each writer has written, in memory shared with the
+ * driver, which kills writers once they have filled their ring (twice
+ * over). It polls: the writer is stopped wherever it was when the driver
+ * got the processor back, or interrupted wherever it is on another one. */
+static _Atomic uint64_t *torture_progress;
+
 static void *torture_writer(void *arg)
 {
     uint32_t writer = (uint32_t)(uintptr_t)arg;
-    char payload[TORTURE_PAYLOAD + 1];
-    char peer[24];
-    for (uint64_t counter = 0;; counter++) {
-        make_payload(payload, writer, counter);
+    unsigned kind = 0;
+    for (uint64_t counter = 1;; counter++) {
         /* The peer and label are copied (not read-only data): they tear
          * too when the writer is killed mid-record. */
-        snprintf(peer, sizeof peer, "p%llu", (unsigned long long)(counter % 1000));
-        tattle_trace_send(peer, peer, payload, TORTURE_PAYLOAD);
+        tattle_trace_send(torture_peers[kind], torture_peers[kind],
+                          torture_payloads[writer][kind], TORTURE_PAYLOAD);
+        if (++kind == TORTURE_KINDS)
+            kind = 0;
+        atomic_store_explicit(&torture_progress[writer], counter,
+                              memory_order_relaxed);
     }
     return NULL;
+}
+
+static void wait_torture_progress(uint32_t writer, uint64_t records)
+{
+    uint64_t deadline = harness_deadline(HARNESS_WAIT_MS);
+    while (atomic_load(&torture_progress[writer]) < records) {
+        CHECK(harness_now_ns() < deadline,
+              "writer %u wrote %llu of %llu records", writer,
+              (unsigned long long)atomic_load(&torture_progress[writer]),
+              (unsigned long long)records);
+        harness_poll_pause();
+    }
 }
 
 static void body_torture_two_writers(void)
@@ -400,21 +459,34 @@ static void body_torture_one_writer(void)
     torture_writer((void *)(uintptr_t)1);
 }
 
+/* A kill lands in the middle of a record only by chance, so the test runs
+ * rounds until it has seen that happen MIN_TORN times (and at least
+ * MIN_ROUNDS rounds), bounded by a number of rounds that makes a miss
+ * practically impossible when recording works (scaled under sanitizers,
+ * which change how long a record takes). Every round kills writers that
+ * have filled their ring. */
 static void test_torn_writes_after_sigkill_are_never_reported(void)
 {
-    enum { CAP = 16, MIN_TORN = 3, MAX_ROUNDS = 4000, MIN_ROUNDS = 300 };
+    enum { MIN_TORN = 3, MAX_ROUNDS = 4000, MIN_ROUNDS = 300 };
+    const unsigned max_rounds = harness_scaled_count(MAX_ROUNDS);
     unsigned torn_rounds = 0, rounds = 0;
     uint64_t events_checked = 0;
-    uint64_t deadline = now_ns() + 25ull * 1000000000u;
-    srand(7);
-    while (rounds < MAX_ROUNDS && (rounds < MIN_ROUNDS || torn_rounds < MIN_TORN) &&
-           now_ns() < deadline) {
+    make_torture_messages();
+    torture_progress = mmap(NULL, sizeof *torture_progress * (TORTURE_WRITERS + 1),
+                            PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS,
+                            -1, 0);
+    CHECK(torture_progress != MAP_FAILED, "mmap: %s", strerror(errno));
+    while (rounds < max_rounds && (rounds < MIN_ROUNDS || torn_rounds < MIN_TORN)) {
         bool one_writer = rounds % 2 == 0;
         struct tattle__trace_session *session =
-            new_session(CAP, 1u << 30, 100, TORTURE_PAYLOAD);
+            new_session(TORTURE_CAP, 1u << 30, 100, TORTURE_PAYLOAD);
+        for (uint32_t writer = 1; writer <= TORTURE_WRITERS; writer++)
+            atomic_store(&torture_progress[writer], 0);
         pid_t pid = start_test(session, one_writer ? body_torture_one_writer
                                                    : body_torture_two_writers);
-        sleep_us(100 + rand() % 400);
+        wait_torture_progress(1, 2 * TORTURE_CAP);
+        if (!one_writer)
+            wait_torture_progress(2, 2 * TORTURE_CAP);
         kill(pid, SIGKILL);
         wait_test(pid);
         struct tattle_trace *trace = freeze(session);
@@ -433,45 +505,70 @@ static void test_torn_writes_after_sigkill_are_never_reported(void)
             CHECK(event->size == TORTURE_PAYLOAD);
         }
         events_checked += trace->event_count;
+        CHECK(trace->recorded > TORTURE_CAP, "round %u: the ring was full",
+              rounds);
         /* One writer, a full ring, one record short: the kill landed in
          * the middle of a record, which was (rightly) not reported. */
-        if (one_writer && trace->recorded > CAP && trace->event_count == CAP - 1)
+        if (one_writer && trace->event_count == TORTURE_CAP - 1)
             torn_rounds++;
         tattle__trace_free(trace);
         tattle__trace_session_destroy(session);
         rounds++;
     }
+    munmap(torture_progress, sizeof *torture_progress * (TORTURE_WRITERS + 1));
     printf("%u rounds, %u killed mid-record, %llu events checked whole\n",
            rounds, torn_rounds, (unsigned long long)events_checked);
-    CHECK(rounds >= MIN_ROUNDS, "only %u rounds ran", rounds);
-    CHECK(torn_rounds >= 1, "no kill landed mid-record: the test proved nothing");
+    CHECK(torn_rounds >= MIN_TORN,
+          "%u of %u kills landed mid-record: the test proved too little",
+          torn_rounds, rounds);
 }
 
 /* ---- Deactivation ------------------------------------------------------------ */
+
+/* Sends the survivor has made (returned from), shared with the driver. */
+static _Atomic uint64_t *survivor_sends;
+
+static void wait_survivor_sends(uint64_t sends)
+{
+    uint64_t deadline = harness_deadline(HARNESS_WAIT_MS);
+    while (atomic_load(survivor_sends) < sends) {
+        CHECK(harness_now_ns() < deadline, "the survivor made %llu of %llu sends",
+              (unsigned long long)atomic_load(survivor_sends),
+              (unsigned long long)sends);
+        harness_poll_pause();
+    }
+}
 
 static void body_survivor(void)
 {
     pid_t child = fork();
     if (child == 0) {
         tattle_actor_name("survivor");
-        for (uint64_t i = 0;; i++) {
+        for (uint64_t i = 1;; i++) {
             tattle_trace_send("nobody", "spin", &i, sizeof i);
+            atomic_store(survivor_sends, i);
             if (i % 64 == 0)
-                sleep_us(100);
+                sched_yield();
         }
     }
-    sleep_us(20000);
+    /* The test ends once its survivor has recorded. */
+    wait_survivor_sends(64);
 }
 
 static void test_deactivation_stops_survivors_at_next_event(void)
 {
+    survivor_sends = mmap(NULL, sizeof *survivor_sends, PROT_READ | PROT_WRITE,
+                          MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    CHECK(survivor_sends != MAP_FAILED, "mmap: %s", strerror(errno));
     struct tattle__trace_session *session = new_session(50, 1u << 30, 100, 64);
     pid_t pid = start_test(session, body_survivor);
     wait_test(pid);
     /* The test process ended (child_finish deactivated the session) but
-     * its forked child still runs: it must not record any more. */
+     * its forked child still runs: once the send it may have been in has
+     * returned, it must not record any more, however often it tries. */
+    wait_survivor_sends(atomic_load(survivor_sends) + 2);
     struct tattle_trace *first = freeze(session);
-    sleep_us(30000);
+    wait_survivor_sends(atomic_load(survivor_sends) + 1000);
     struct tattle_trace *second = freeze(session);
     CHECK(first->recorded > 0, "the survivor recorded while the test ran");
     CHECK(first->recorded == second->recorded,
@@ -485,6 +582,7 @@ static void test_deactivation_stops_survivors_at_next_event(void)
     tattle__trace_free(first);
     tattle__trace_free(second);
     tattle__trace_session_destroy(session);
+    munmap(survivor_sends, sizeof *survivor_sends);
 }
 
 static void test_untraced_calls_record_nothing(void)
@@ -516,13 +614,13 @@ static void check_mailbox_basics(void)
     length = tattle_mailbox_recv(mailbox, label, sizeof label, message,
                                  sizeof message, 100);
     CHECK(length == 6 && same(label, "two"));
-    uint64_t start = now_ns();
+    uint64_t start = harness_now_ns();
     length = tattle_mailbox_recv(mailbox, label, sizeof label, message,
                                  sizeof message, 50);
-    uint64_t waited_ms = (now_ns() - start) / 1000000;
+    uint64_t waited_ms = (harness_now_ns() - start) / 1000000;
     CHECK(length == -ETIMEDOUT, "got %ld", length);
-    CHECK(waited_ms >= 49 && waited_ms < 1000, "waited %llu ms",
-          (unsigned long long)waited_ms);
+    CHECK(waited_ms >= 49 && waited_ms < 1000 * harness_scale(),
+          "waited %llu ms", (unsigned long long)waited_ms);
     CHECK(tattle_mailbox_recv(mailbox, NULL, 0, message, sizeof message, 0) ==
           -ETIMEDOUT, "a zero timeout polls");
     static char big[TATTLE_MAILBOX_MESSAGE_MAX + 1];
@@ -572,7 +670,7 @@ static void *ponger(void *arg)
     for (;;) {
         int value;
         long length = tattle_mailbox_recv(game->to_ponger, NULL, 0, &value,
-                                          sizeof value, 2000);
+                                          sizeof value, patient_ms());
         if (length != (long)sizeof value || value < 0)
             break;
         value++;
@@ -591,7 +689,7 @@ static void check_blocking_across_threads(void)
     for (int round = 0; round < 200; round++) {
         CHECK(tattle_mailbox_send(game.to_ponger, "ping", &value, sizeof value) == 0);
         CHECK(tattle_mailbox_recv(game.to_pinger, NULL, 0, &value, sizeof value,
-                                  2000) == (long)sizeof value);
+                                  patient_ms()) == (long)sizeof value);
     }
     CHECK(value == 200, "value %d", value);
     /* A full mailbox blocks the sender until the receiver makes room. */
@@ -618,7 +716,7 @@ static void check_across_fork(void)
         for (;;) {
             int value;
             if (tattle_mailbox_recv(requests, NULL, 0, &value, sizeof value,
-                                    2000) != (long)sizeof value)
+                                    patient_ms()) != (long)sizeof value)
                 _exit(3);
             if (value < 0)
                 exit(0);
@@ -629,7 +727,7 @@ static void check_across_fork(void)
     for (int i = 1; i <= 50; i++) {
         CHECK(tattle_mailbox_send(requests, "double", &i, sizeof i) == 0);
         int reply = 0;
-        CHECK(tattle_mailbox_recv(replies, NULL, 0, &reply, sizeof reply, 2000) ==
+        CHECK(tattle_mailbox_recv(replies, NULL, 0, &reply, sizeof reply, patient_ms()) ==
               (long)sizeof reply);
         CHECK(reply == 2 * i);
     }
@@ -701,7 +799,7 @@ static void body_crash_with_pending(void)
     }
     waitpid(worker, NULL, 0);
     int value;
-    tattle_mailbox_recv(orders, NULL, 0, &value, sizeof value, 1000);
+    tattle_mailbox_recv(orders, NULL, 0, &value, sizeof value, patient_ms());
     /* The runner's crash handler reports the end, then the process dies. */
     tattle__trace_session_child_finish(true);
     signal(SIGABRT, SIG_DFL);
@@ -748,11 +846,14 @@ static void test_snapshot_after_clean_end_is_exact(void)
 }
 
 static tattle_mailbox *deadlock_a, *deadlock_b;
+/* Posted once every mailbox is open and filled and the peer is an actor. */
+static struct harness_handshake deadlock_ready;
 
 static void *deadlock_peer(void *arg)
 {
     (void)arg;
     tattle_actor_name("peer");
+    harness_handshake_post(&deadlock_ready);
     char buffer[16];
     /* Waits for main's answer, which waits for ours. */
     tattle_mailbox_recv(deadlock_b, NULL, 0, buffer, sizeof buffer, -1);
@@ -776,8 +877,9 @@ static void body_deadlock(void)
 static void test_timeout_snapshot_is_taken_live(void)
 {
     struct tattle__trace_session *session = new_session(50, 5000, 100, 64);
+    harness_handshake_open(&deadlock_ready);
     pid_t pid = start_test(session, body_deadlock);
-    sleep_us(100000);
+    harness_handshake_wait(&deadlock_ready, "the test to deadlock");
     tattle__trace_session_snapshot_live(session, pid);
     kill(pid, SIGKILL);
     wait_test(pid);
@@ -793,6 +895,7 @@ static void test_timeout_snapshot_is_taken_live(void)
     CHECK(trace->mailboxes[0].pending == 0 && trace->mailboxes[1].pending == 0);
     const struct tattle_trace_actor *peer = find_actor(trace, "peer");
     CHECK(peer && peer->alive_at_exit, "the deadlocked peer was alive");
+    harness_handshake_close(&deadlock_ready);
     tattle__trace_free(trace);
     tattle__trace_session_destroy(session);
 }
@@ -881,6 +984,17 @@ static void test_reused_arena_starts_empty(void)
 
 static tattle_mailbox *closing_mailbox;
 
+/* Waits until a caller waits on the mailbox (it has registered as a
+ * waiter and released the lock: close must wake it). */
+static void wait_for_waiter(tattle_mailbox *mailbox)
+{
+    uint64_t deadline = harness_deadline(HARNESS_WAIT_MS);
+    while (atomic_load(&mailbox->waiters) == 0) {
+        CHECK(harness_now_ns() < deadline, "nobody waits on %s", mailbox->name);
+        harness_poll_pause();
+    }
+}
+
 static void *blocked_receiver(void *arg)
 {
     (void)arg;
@@ -903,7 +1017,7 @@ static void check_close_wakes_blocked_callers(void)
     CHECK(closing_mailbox != NULL, "open: %s", strerror(errno));
     pthread_t receiver;
     pthread_create(&receiver, NULL, blocked_receiver, NULL);
-    sleep_us(50000);
+    wait_for_waiter(closing_mailbox);
     tattle_mailbox_close(closing_mailbox);
     void *result = NULL;
     pthread_join(receiver, &result);
@@ -920,7 +1034,7 @@ static void check_close_wakes_blocked_callers(void)
     CHECK(tattle_mailbox_send(closing_mailbox, "first", "1", 1) == 0);
     pthread_t sender;
     pthread_create(&sender, NULL, blocked_sender, NULL);
-    sleep_us(50000);
+    wait_for_waiter(closing_mailbox);
     tattle_mailbox_close(closing_mailbox);
     pthread_join(sender, &result);
     CHECK((intptr_t)result == -EPIPE, "blocked send got %ld", (long)(intptr_t)result);
