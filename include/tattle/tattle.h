@@ -257,26 +257,23 @@ TATTLE_API TATTLE__NORETURN void tattle__skip_now(const char *file, int line,
 /* The arguments are stringified by the public macro, before expansion, so
  * ASSERT(WIFEXITED(s)) reads as written; the message is cut off at run
  * time, at the top-level comma after the operands. */
-#define TATTLE__SITE(macro_, fatal_, written_, operands_)                       \
+#define TATTLE__SITE(macro_, fatal_, written_, operands_)                      \
     static const struct tattle_assert_site tattle__site = {                    \
         macro_, written_, __FILE__, __LINE__, fatal_, operands_}
 
-/* Comparisons: ASSERT_EQ(a, b [, fmt, ...]) and friends. */
-#define TATTLE__COMPARE(macro_, fatal_, cmp_, written_, ...)                             \
+/* Each check is written once, in its _MSG form; the _NOMSG form passes a
+ * NULL format (no message) to it. */
+
+/* Comparisons: ASSERT_EQ(a, b [, fmt, ...]) and friends. Operands are
+ * evaluated once, into typed values passed by address. */
+#define TATTLE__COMPARE(macro_, fatal_, cmp_, written_, ...)                   \
     TATTLE__CAT(TATTLE__COMPARE_, TATTLE__MSG_AFTER_2(__VA_ARGS__))            \
     (macro_, fatal_, cmp_, written_, __VA_ARGS__)
-/* Operands are evaluated once, into typed values passed by address. */
-#define TATTLE__COMPARE_NOMSG(macro_, fatal_, cmp_, written_, a_, b_)                    \
+#define TATTLE__COMPARE_NOMSG(macro_, fatal_, cmp_, written_, a_, b_)          \
+    TATTLE__COMPARE_MSG(macro_, fatal_, cmp_, written_, a_, b_, NULL)
+#define TATTLE__COMPARE_MSG(macro_, fatal_, cmp_, written_, a_, b_, ...)       \
     do {                                                                       \
-        TATTLE__SITE(macro_, fatal_, written_, 2);                            \
-        const struct tattle_value tattle__left = TATTLE__VALUE(a_);            \
-        const struct tattle_value tattle__right = TATTLE__VALUE(b_);           \
-        tattle__check_compare(&tattle__site, cmp_, &tattle__left,              \
-                              &tattle__right, NULL);                           \
-    } while (0)
-#define TATTLE__COMPARE_MSG(macro_, fatal_, cmp_, written_, a_, b_, ...)                 \
-    do {                                                                       \
-        TATTLE__SITE(macro_, fatal_, written_, 2);                            \
+        TATTLE__SITE(macro_, fatal_, written_, 2);                             \
         const struct tattle_value tattle__left = TATTLE__VALUE(a_);            \
         const struct tattle_value tattle__right = TATTLE__VALUE(b_);           \
         tattle__check_compare(&tattle__site, cmp_, &tattle__left,              \
@@ -284,78 +281,63 @@ TATTLE_API TATTLE__NORETURN void tattle__skip_now(const char *file, int line,
     } while (0)
 
 /* One-operand truth checks: ASSERT(cond [, fmt, ...]). */
-#define TATTLE__TRUTH(macro_, fatal_, written_, ...)                                     \
+#define TATTLE__TRUTH(macro_, fatal_, written_, ...)                           \
     TATTLE__CAT(TATTLE__TRUTH_, TATTLE__MSG_AFTER_1(__VA_ARGS__))              \
     (macro_, fatal_, written_, __VA_ARGS__)
-#define TATTLE__TRUTH_NOMSG(macro_, fatal_, written_, cond_)                             \
+#define TATTLE__TRUTH_NOMSG(macro_, fatal_, written_, cond_)                   \
+    TATTLE__TRUTH_MSG(macro_, fatal_, written_, cond_, NULL)
+#define TATTLE__TRUTH_MSG(macro_, fatal_, written_, cond_, ...)                \
     do {                                                                       \
-        TATTLE__SITE(macro_, fatal_, written_, 1);                                  \
-        tattle__check_true(&tattle__site, (cond_) ? 1 : 0, NULL);              \
-    } while (0)
-#define TATTLE__TRUTH_MSG(macro_, fatal_, written_, cond_, ...)                          \
-    do {                                                                       \
-        TATTLE__SITE(macro_, fatal_, written_, 1);                                  \
+        TATTLE__SITE(macro_, fatal_, written_, 1);                             \
         tattle__check_true(&tattle__site, (cond_) ? 1 : 0, __VA_ARGS__);       \
     } while (0)
 
 /* Strings: ASSERT_STR_EQ(a, b [, fmt, ...]). */
-#define TATTLE__STRING(macro_, fatal_, equal_, written_, ...)                            \
+#define TATTLE__STRING(macro_, fatal_, equal_, written_, ...)                  \
     TATTLE__CAT(TATTLE__STRING_, TATTLE__MSG_AFTER_2(__VA_ARGS__))             \
     (macro_, fatal_, equal_, written_, __VA_ARGS__)
-#define TATTLE__STRING_NOMSG(macro_, fatal_, equal_, written_, a_, b_)                   \
+#define TATTLE__STRING_NOMSG(macro_, fatal_, equal_, written_, a_, b_)         \
+    TATTLE__STRING_MSG(macro_, fatal_, equal_, written_, a_, b_, NULL)
+#define TATTLE__STRING_MSG(macro_, fatal_, equal_, written_, a_, b_, ...)      \
     do {                                                                       \
-        TATTLE__SITE(macro_, fatal_, written_, 2);                            \
-        tattle__check_string(&tattle__site, equal_, (a_), (b_), NULL);         \
-    } while (0)
-#define TATTLE__STRING_MSG(macro_, fatal_, equal_, written_, a_, b_, ...)                \
-    do {                                                                       \
-        TATTLE__SITE(macro_, fatal_, written_, 2);                            \
+        TATTLE__SITE(macro_, fatal_, written_, 2);                             \
         tattle__check_string(&tattle__site, equal_, (a_), (b_), __VA_ARGS__);  \
     } while (0)
 
 /* Memory: ASSERT_MEM_EQ(a, b, n [, fmt, ...]). */
-#define TATTLE__MEMORY(macro_, fatal_, written_, ...)                                    \
+#define TATTLE__MEMORY(macro_, fatal_, written_, ...)                          \
     TATTLE__CAT(TATTLE__MEMORY_, TATTLE__MSG_AFTER_3(__VA_ARGS__))             \
     (macro_, fatal_, written_, __VA_ARGS__)
-#define TATTLE__MEMORY_NOMSG(macro_, fatal_, written_, a_, b_, n_)                       \
+#define TATTLE__MEMORY_NOMSG(macro_, fatal_, written_, a_, b_, n_)             \
+    TATTLE__MEMORY_MSG(macro_, fatal_, written_, a_, b_, n_, NULL)
+#define TATTLE__MEMORY_MSG(macro_, fatal_, written_, a_, b_, n_, ...)          \
     do {                                                                       \
-        TATTLE__SITE(macro_, fatal_, written_, 3);                   \
-        tattle__check_memory(&tattle__site, (a_), (b_), (n_), NULL);           \
-    } while (0)
-#define TATTLE__MEMORY_MSG(macro_, fatal_, written_, a_, b_, n_, ...)                    \
-    do {                                                                       \
-        TATTLE__SITE(macro_, fatal_, written_, 3);                   \
+        TATTLE__SITE(macro_, fatal_, written_, 3);                             \
         tattle__check_memory(&tattle__site, (a_), (b_), (n_), __VA_ARGS__);    \
     } while (0)
 
 /* Null checks: ASSERT_NULL(p [, fmt, ...]). */
-#define TATTLE__NULLNESS(macro_, fatal_, want_, written_, ...)                           \
+#define TATTLE__NULLNESS(macro_, fatal_, want_, written_, ...)                 \
     TATTLE__CAT(TATTLE__NULLNESS_, TATTLE__MSG_AFTER_1(__VA_ARGS__))           \
     (macro_, fatal_, want_, written_, __VA_ARGS__)
-#define TATTLE__NULLNESS_NOMSG(macro_, fatal_, want_, written_, p_)                      \
+#define TATTLE__NULLNESS_NOMSG(macro_, fatal_, want_, written_, p_)            \
+    TATTLE__NULLNESS_MSG(macro_, fatal_, want_, written_, p_, NULL)
+#define TATTLE__NULLNESS_MSG(macro_, fatal_, want_, written_, p_, ...)         \
     do {                                                                       \
-        TATTLE__SITE(macro_, fatal_, written_, 1);                                     \
-        tattle__check_null(&tattle__site, want_, (const void *)(p_), NULL);    \
-    } while (0)
-#define TATTLE__NULLNESS_MSG(macro_, fatal_, want_, written_, p_, ...)                   \
-    do {                                                                       \
-        TATTLE__SITE(macro_, fatal_, written_, 1);                                     \
+        TATTLE__SITE(macro_, fatal_, written_, 1);                             \
         tattle__check_null(&tattle__site, want_, (const void *)(p_),           \
                            __VA_ARGS__);                                       \
     } while (0)
 
 /* Nearness: ASSERT_NEAR(a, b, eps [, fmt, ...]). */
-#define TATTLE__NEARNESS(macro_, fatal_, written_, ...)                                  \
+#define TATTLE__NEARNESS(macro_, fatal_, written_, ...)                        \
     TATTLE__CAT(TATTLE__NEARNESS_, TATTLE__MSG_AFTER_3(__VA_ARGS__))           \
     (macro_, fatal_, written_, __VA_ARGS__)
-#define TATTLE__NEARNESS_NOMSG(macro_, fatal_, written_, a_, b_, eps_)                   \
+#define TATTLE__NEARNESS_NOMSG(macro_, fatal_, written_, a_, b_, eps_)         \
+    TATTLE__NEARNESS_MSG(macro_, fatal_, written_, a_, b_, eps_, NULL)
+#define TATTLE__NEARNESS_MSG(macro_, fatal_, written_, a_, b_, eps_, ...)      \
     do {                                                                       \
-        TATTLE__SITE(macro_, fatal_, written_, 3);                 \
-        tattle__check_near(&tattle__site, (a_), (b_), (eps_), NULL);           \
-    } while (0)
-#define TATTLE__NEARNESS_MSG(macro_, fatal_, written_, a_, b_, eps_, ...)                \
-    do {                                                                       \
-        TATTLE__SITE(macro_, fatal_, written_, 3);                 \
+        TATTLE__SITE(macro_, fatal_, written_, 3);                             \
         tattle__check_near(&tattle__site, (a_), (b_), (eps_), __VA_ARGS__);    \
     } while (0)
 
