@@ -7,7 +7,11 @@
  * optional trailing printf-style message), tattle_on_exit() and
  * tattle_main(). Every macro exists with a TATTLE_ prefix; the short names
  * are aliases that `#define TATTLE_NO_SHORT_NAMES` turns off. The header
- * compiles without a warning under -std=c11 -Wall -Wextra -Wpedantic.
+ * compiles without a warning under -std=c11 -Wall -Wextra -Wpedantic, and
+ * as C++17 under -Wall -Wextra: TEST and SUITE options are designated
+ * initializers, standard from C++20 on, where they must be written in the
+ * order the option structs declare them. In C++ the type-generic
+ * assertion values come from overloads instead of _Generic.
  */
 #ifndef TATTLE_TATTLE_H
 #define TATTLE_TATTLE_H
@@ -36,6 +40,16 @@ extern "C" {
 #define TATTLE__NORETURN
 #endif
 
+/* In C++ every option field has a default, so a designated initializer
+ * that names only some of them leaves the others zero without a
+ * -Wmissing-field-initializers warning; in C the omitted fields are zero
+ * anyway. */
+#ifdef __cplusplus
+#define TATTLE__DEFAULT(value) = value
+#else
+#define TATTLE__DEFAULT(value)
+#endif
+
 /* Says that a pointer parameter is only looked at, never dereferenced, so
  * GCC does not warn when a test passes fresh malloc() memory to it. */
 #if defined(__GNUC__) && !defined(__clang__) && __GNUC__ >= 11
@@ -55,22 +69,29 @@ typedef void (*tattle_fixture_fn)(void);
  * initializers. A zero field means "not set": the suite, the configuration
  * file or the command line decides. */
 struct tattle_test_options {
-    int tattle_reserved_;   /* keeps the initializer list non-empty */
-    const char *tags;       /* space-separated words, a word may be word:value */
-    long timeout_ms;        /* 0: the run's default */
-    const char *skip;       /* non-NULL: the test is skipped with this reason */
-    tattle_fixture_fn setup;
-    tattle_fixture_fn teardown;
-    int trace_cap;          /* events kept by the flight recorder */
-    int trace_budget;       /* events recorded at most */
+    /* First in a C initializer, so that it is never empty. */
+    int tattle_reserved_ TATTLE__DEFAULT(0);
+    /* Space-separated words; a word may be word:value. */
+    const char *tags TATTLE__DEFAULT(0);
+    /* 0: the run's default. */
+    long timeout_ms TATTLE__DEFAULT(0);
+    /* Non-NULL: the test is skipped with this reason. */
+    const char *skip TATTLE__DEFAULT(0);
+    tattle_fixture_fn setup TATTLE__DEFAULT(0);
+    tattle_fixture_fn teardown TATTLE__DEFAULT(0);
+    /* Events kept by the flight recorder. */
+    int trace_cap TATTLE__DEFAULT(0);
+    /* Events recorded at most. */
+    int trace_budget TATTLE__DEFAULT(0);
 };
 
 /** The optional fields of SUITE(name, ...). */
 struct tattle_suite_options {
-    int tattle_reserved_;
-    const char *tags;       /* applied to every test of the suite */
-    tattle_fixture_fn setup;
-    tattle_fixture_fn teardown;
+    int tattle_reserved_ TATTLE__DEFAULT(0);
+    /* Applied to every test of the suite. */
+    const char *tags TATTLE__DEFAULT(0);
+    tattle_fixture_fn setup TATTLE__DEFAULT(0);
+    tattle_fixture_fn teardown TATTLE__DEFAULT(0);
 };
 
 /** One registered test. Instances are static and const, created by
@@ -104,14 +125,22 @@ TATTLE_API void tattle_suite_register(const struct tattle_suite *suite);
 #define TATTLE__CAT(a, b) TATTLE__CAT_(a, b)
 
 /* TEST(suite, name, ...): the trailing empty argument keeps the variadic
- * part non-empty, so a TEST without options is valid ISO C. */
+ * part non-empty, so a TEST without options is valid ISO C. The options'
+ * initializer starts with a designator in C (an empty list is not C11); in
+ * C++ it holds the user's designators alone (C++20 does not mix them with
+ * positional values), and is empty without options. */
+#ifdef __cplusplus
+#define TATTLE__OPTIONS(...) {__VA_ARGS__}
+#else
+#define TATTLE__OPTIONS(...) {.tattle_reserved_ = 0, __VA_ARGS__}
+#endif
 #define TATTLE_TEST(...) TATTLE__TEST(__VA_ARGS__, )
 #define TATTLE__TEST(suite_, name_, ...)                                       \
     static void tattle__body__##suite_##__##name_(void);                       \
     static const struct tattle_test tattle__test__##suite_##__##name_ = {      \
         #suite_, #name_, __FILE__, __LINE__,                                   \
         tattle__body__##suite_##__##name_,                                     \
-        {.tattle_reserved_ = 0, __VA_ARGS__}};                                 \
+        TATTLE__OPTIONS(__VA_ARGS__)};                                         \
     __attribute__((constructor)) static void                                   \
     tattle__register__##suite_##__##name_(void)                                \
     {                                                                          \
@@ -122,7 +151,7 @@ TATTLE_API void tattle_suite_register(const struct tattle_suite *suite);
 #define TATTLE_SUITE(...) TATTLE__SUITE(__VA_ARGS__, )
 #define TATTLE__SUITE(name_, ...)                                              \
     static const struct tattle_suite tattle__suite__##name_ = {                \
-        #name_, __FILE__, __LINE__, {.tattle_reserved_ = 0, __VA_ARGS__}};     \
+        #name_, __FILE__, __LINE__, TATTLE__OPTIONS(__VA_ARGS__)};             \
     __attribute__((constructor)) static void tattle__register_suite__##name_(  \
         void)                                                                  \
     {                                                                          \
@@ -160,9 +189,16 @@ TATTLE_API struct tattle_value tattle__value_unsigned(uintmax_t v);
 TATTLE_API struct tattle_value tattle__value_floating(long double v);
 TATTLE_API struct tattle_value tattle__value_pointer(const void *v)
     TATTLE__NOT_DEREFERENCED(1);
+#ifdef __cplusplus
+TATTLE_API struct tattle_value tattle__value_bool(bool v);
+#else
 TATTLE_API struct tattle_value tattle__value_bool(_Bool v);
+#endif
 TATTLE_API struct tattle_value tattle__value_char(char v);
 
+#ifdef __cplusplus
+#define TATTLE__VALUE(x) tattle__value_of(x)
+#else
 #define TATTLE__VALUE(x)                                                       \
     _Generic((x),                                                              \
         _Bool: tattle__value_bool,                                             \
@@ -181,6 +217,7 @@ TATTLE_API struct tattle_value tattle__value_char(char v);
         double: tattle__value_floating,                                        \
         long double: tattle__value_floating,                                   \
         default: tattle__value_pointer)(x)
+#endif
 
 enum tattle_comparison {
     TATTLE_CMP_EQ,
@@ -385,6 +422,58 @@ TATTLE_API int tattle_on_exit(void (*fn)(void *ctx), void *ctx);
  * exit status: 0 all passed, 1 a test failed, 2 usage error, 3 internal
  * error or interrupted. */
 TATTLE_API int tattle_main(int argc, char **argv);
+
+#ifdef __cplusplus
+} /* extern "C" */
+
+/* C++ has no _Generic: overloads pick the value's category the way the C
+ * selection does (bool, char, signed and unsigned integers, floating
+ * point, pointers; an enumeration by its underlying type). */
+#include <cstddef>
+#include <type_traits>
+
+#define TATTLE__VALUE_OF(type_, make_)                                         \
+    inline tattle_value tattle__value_of(type_ v) { return make_(v); }
+TATTLE__VALUE_OF(bool, tattle__value_bool)
+TATTLE__VALUE_OF(char, tattle__value_char)
+TATTLE__VALUE_OF(signed char, tattle__value_signed)
+TATTLE__VALUE_OF(short, tattle__value_signed)
+TATTLE__VALUE_OF(int, tattle__value_signed)
+TATTLE__VALUE_OF(long, tattle__value_signed)
+TATTLE__VALUE_OF(long long, tattle__value_signed)
+TATTLE__VALUE_OF(unsigned char, tattle__value_unsigned)
+TATTLE__VALUE_OF(unsigned short, tattle__value_unsigned)
+TATTLE__VALUE_OF(unsigned int, tattle__value_unsigned)
+TATTLE__VALUE_OF(unsigned long, tattle__value_unsigned)
+TATTLE__VALUE_OF(unsigned long long, tattle__value_unsigned)
+TATTLE__VALUE_OF(float, tattle__value_floating)
+TATTLE__VALUE_OF(double, tattle__value_floating)
+TATTLE__VALUE_OF(long double, tattle__value_floating)
+#undef TATTLE__VALUE_OF
+inline tattle_value tattle__value_of(std::nullptr_t)
+{
+    return tattle__value_pointer(nullptr);
+}
+template <typename T> inline tattle_value tattle__value_of(T *pointer)
+{
+    return tattle__value_pointer(
+        const_cast<const void *>(static_cast<const volatile void *>(pointer)));
+}
+template <typename R, typename... A>
+inline tattle_value tattle__value_of(R (*function)(A...))
+{
+    return tattle__value_pointer(reinterpret_cast<const void *>(function));
+}
+template <typename E,
+          typename std::enable_if<std::is_enum<E>::value, int>::type = 0>
+inline tattle_value tattle__value_of(E v)
+{
+    typedef typename std::underlying_type<E>::type underlying;
+    return tattle__value_of(static_cast<underlying>(v));
+}
+
+extern "C" {
+#endif
 
 #ifndef TATTLE_NO_SHORT_NAMES
 #define TEST TATTLE_TEST
