@@ -6,9 +6,11 @@
 # SKIP_RETURN_CODE so a skipped test shows as skipped. The list is read
 # after each build by running the executable with `--list --json` (like
 # GoogleTest's gtest_discover_tests), so adding a TEST needs no CMake edit.
-set(_TATTLE_DISCOVER_SCRIPT "${CMAKE_CURRENT_LIST_DIR}/tattle_discover_tests_run.cmake")
-
 function(tattle_discover_tests target)
+  # Found beside this file, wherever the caller is: a parent project that
+  # added tattle with add_subdirectory does not see tattle's variables.
+  set(discover_script
+    "${CMAKE_CURRENT_FUNCTION_LIST_DIR}/tattle_discover_tests_run.cmake")
   cmake_parse_arguments(PARSE_ARGV 1 arg "" "WORKING_DIRECTORY;TEST_PREFIX"
                         "EXTRA_ARGS;PROPERTIES")
   if(NOT arg_WORKING_DIRECTORY)
@@ -23,7 +25,7 @@ function(tattle_discover_tests target)
       -D "TEST_WORKING_DIRECTORY=${arg_WORKING_DIRECTORY}"
       -D "TEST_EXTRA_ARGS=${arg_EXTRA_ARGS}"
       -D "TEST_PROPERTIES=${arg_PROPERTIES}"
-      -P "${_TATTLE_DISCOVER_SCRIPT}"
+      -P "${discover_script}"
     BYPRODUCTS "${ctest_file}"
     VERBATIM)
   # CTest reads the list through a guard, so a build that has not produced

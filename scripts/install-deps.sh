@@ -3,12 +3,13 @@
 #
 # Build: cmake, a C compiler, pkg-config, libcjson-dev, libyaml-dev,
 # libdw-dev. Tests: python3 with python3-jsonschema (the schema
-# validator), jq (AGENTS.md recipes), clang (the header warning check),
+# validator), jq (AGENTS.md recipes), clang and g++ (the header warning
+# checks, C and C++),
 # libxml2-utils and perl's prove (consumers of other formats). Uses sudo
 # when not root; does nothing when everything is there.
 set -euo pipefail
 
-packages=(cmake gcc clang make pkg-config libcjson-dev libyaml-dev libdw-dev
+packages=(cmake gcc g++ clang make pkg-config libcjson-dev libyaml-dev libdw-dev
           python3 python3-jsonschema jq libxml2-utils perl)
 missing=()
 for package in "${packages[@]}"; do

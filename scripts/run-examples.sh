@@ -1,16 +1,18 @@
 #!/usr/bin/env bash
 # run-examples.sh — builds everything and runs the example suite.
 #
-# Prints the console report and writes build/examples/report.json. The
-# suite contains deliberately failing examples (tagged demo_failure, in
-# examples/failing/ and examples/trace/) so the report shows real
-# failures; this script exits 0 when the run went as designed (the example
-# binary exits 1 because of them) and non-zero on any other outcome.
+# Builds every target of build/ (so `cmake --install build` works right
+# after it), prints the console report and writes
+# build/examples/report.json. The suite contains deliberately failing
+# examples (tagged demo_failure, in examples/failing/ and examples/trace/)
+# so the report shows real failures; this script exits 0 when the run went
+# as designed (the example binary exits 1 because of them) and non-zero on
+# any other outcome.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh
 cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
-cmake --build build -j"$(nproc)" --target tattle_examples
+cmake --build build -j"$(nproc)"
 status=0
 (cd build/examples && ./tattle_examples --json report.json "$@") || status=$?
 if [ "$status" -eq 1 ] && [ -s build/examples/report.json ]; then

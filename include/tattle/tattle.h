@@ -7,7 +7,11 @@
  * optional trailing printf-style message), tattle_on_exit() and
  * tattle_main(). Every macro exists with a TATTLE_ prefix; the short names
  * are aliases that `#define TATTLE_NO_SHORT_NAMES` turns off. The header
- * compiles without a warning under -std=c11 -Wall -Wextra -Wpedantic.
+ * compiles without a warning under -std=c11 -Wall -Wextra -Wpedantic, and
+ * as C++17 under -Wall -Wextra: TEST and SUITE options are designated
+ * initializers, standard from C++20 on, where they must be written in the
+ * order the option structs declare them. In C++ the type-generic
+ * assertion values come from overloads instead of _Generic.
  */
 #ifndef TATTLE_TATTLE_H
 #define TATTLE_TATTLE_H
@@ -36,6 +40,16 @@ extern "C" {
 #define TATTLE__NORETURN
 #endif
 
+/* In C++ every option field has a default, so a designated initializer
+ * that names only some of them leaves the others zero without a
+ * -Wmissing-field-initializers warning; in C the omitted fields are zero
+ * anyway. */
+#ifdef __cplusplus
+#define TATTLE__DEFAULT(value) = value
+#else
+#define TATTLE__DEFAULT(value)
+#endif
+
 /* Says that a pointer parameter is only looked at, never dereferenced, so
  * GCC does not warn when a test passes fresh malloc() memory to it. */
 #if defined(__GNUC__) && !defined(__clang__) && __GNUC__ >= 11
@@ -55,22 +69,29 @@ typedef void (*tattle_fixture_fn)(void);
  * initializers. A zero field means "not set": the suite, the configuration
  * file or the command line decides. */
 struct tattle_test_options {
-    int tattle_reserved_;   /* keeps the initializer list non-empty */
-    const char *tags;       /* space-separated words, a word may be word:value */
-    long timeout_ms;        /* 0: the run's default */
-    const char *skip;       /* non-NULL: the test is skipped with this reason */
-    tattle_fixture_fn setup;
-    tattle_fixture_fn teardown;
-    int trace_cap;          /* events kept by the flight recorder */
-    int trace_budget;       /* events recorded at most */
+    /* First in a C initializer, so that it is never empty. */
+    int tattle_reserved_ TATTLE__DEFAULT(0);
+    /* Space-separated words; a word may be word:value. */
+    const char *tags TATTLE__DEFAULT(0);
+    /* 0: the run's default. */
+    long timeout_ms TATTLE__DEFAULT(0);
+    /* Non-NULL: the test is skipped with this reason. */
+    const char *skip TATTLE__DEFAULT(0);
+    tattle_fixture_fn setup TATTLE__DEFAULT(0);
+    tattle_fixture_fn teardown TATTLE__DEFAULT(0);
+    /* Events kept by the flight recorder. */
+    int trace_cap TATTLE__DEFAULT(0);
+    /* Events recorded at most. */
+    int trace_budget TATTLE__DEFAULT(0);
 };
 
 /** The optional fields of SUITE(name, ...). */
 struct tattle_suite_options {
-    int tattle_reserved_;
-    const char *tags;       /* applied to every test of the suite */
-    tattle_fixture_fn setup;
-    tattle_fixture_fn teardown;
+    int tattle_reserved_ TATTLE__DEFAULT(0);
+    /* Applied to every test of the suite. */
+    const char *tags TATTLE__DEFAULT(0);
+    tattle_fixture_fn setup TATTLE__DEFAULT(0);
+    tattle_fixture_fn teardown TATTLE__DEFAULT(0);
 };
 
 /** One registered test. Instances are static and const, created by
@@ -104,14 +125,22 @@ TATTLE_API void tattle_suite_register(const struct tattle_suite *suite);
 #define TATTLE__CAT(a, b) TATTLE__CAT_(a, b)
 
 /* TEST(suite, name, ...): the trailing empty argument keeps the variadic
- * part non-empty, so a TEST without options is valid ISO C. */
+ * part non-empty, so a TEST without options is valid ISO C. The options'
+ * initializer starts with a designator in C (an empty list is not C11); in
+ * C++ it holds the user's designators alone (C++20 does not mix them with
+ * positional values), and is empty without options. */
+#ifdef __cplusplus
+#define TATTLE__OPTIONS(...) {__VA_ARGS__}
+#else
+#define TATTLE__OPTIONS(...) {.tattle_reserved_ = 0, __VA_ARGS__}
+#endif
 #define TATTLE_TEST(...) TATTLE__TEST(__VA_ARGS__, )
 #define TATTLE__TEST(suite_, name_, ...)                                       \
     static void tattle__body__##suite_##__##name_(void);                       \
     static const struct tattle_test tattle__test__##suite_##__##name_ = {      \
         #suite_, #name_, __FILE__, __LINE__,                                   \
         tattle__body__##suite_##__##name_,                                     \
-        {.tattle_reserved_ = 0, __VA_ARGS__}};                                 \
+        TATTLE__OPTIONS(__VA_ARGS__)};                                         \
     __attribute__((constructor)) static void                                   \
     tattle__register__##suite_##__##name_(void)                                \
     {                                                                          \
@@ -122,7 +151,7 @@ TATTLE_API void tattle_suite_register(const struct tattle_suite *suite);
 #define TATTLE_SUITE(...) TATTLE__SUITE(__VA_ARGS__, )
 #define TATTLE__SUITE(name_, ...)                                              \
     static const struct tattle_suite tattle__suite__##name_ = {                \
-        #name_, __FILE__, __LINE__, {.tattle_reserved_ = 0, __VA_ARGS__}};     \
+        #name_, __FILE__, __LINE__, TATTLE__OPTIONS(__VA_ARGS__)};             \
     __attribute__((constructor)) static void tattle__register_suite__##name_(  \
         void)                                                                  \
     {                                                                          \
@@ -160,9 +189,16 @@ TATTLE_API struct tattle_value tattle__value_unsigned(uintmax_t v);
 TATTLE_API struct tattle_value tattle__value_floating(long double v);
 TATTLE_API struct tattle_value tattle__value_pointer(const void *v)
     TATTLE__NOT_DEREFERENCED(1);
+#ifdef __cplusplus
+TATTLE_API struct tattle_value tattle__value_bool(bool v);
+#else
 TATTLE_API struct tattle_value tattle__value_bool(_Bool v);
+#endif
 TATTLE_API struct tattle_value tattle__value_char(char v);
 
+#ifdef __cplusplus
+#define TATTLE__VALUE(x) tattle__value_of(x)
+#else
 #define TATTLE__VALUE(x)                                                       \
     _Generic((x),                                                              \
         _Bool: tattle__value_bool,                                             \
@@ -181,6 +217,7 @@ TATTLE_API struct tattle_value tattle__value_char(char v);
         double: tattle__value_floating,                                        \
         long double: tattle__value_floating,                                   \
         default: tattle__value_pointer)(x)
+#endif
 
 enum tattle_comparison {
     TATTLE_CMP_EQ,
@@ -257,26 +294,23 @@ TATTLE_API TATTLE__NORETURN void tattle__skip_now(const char *file, int line,
 /* The arguments are stringified by the public macro, before expansion, so
  * ASSERT(WIFEXITED(s)) reads as written; the message is cut off at run
  * time, at the top-level comma after the operands. */
-#define TATTLE__SITE(macro_, fatal_, written_, operands_)                       \
+#define TATTLE__SITE(macro_, fatal_, written_, operands_)                      \
     static const struct tattle_assert_site tattle__site = {                    \
         macro_, written_, __FILE__, __LINE__, fatal_, operands_}
 
-/* Comparisons: ASSERT_EQ(a, b [, fmt, ...]) and friends. */
-#define TATTLE__COMPARE(macro_, fatal_, cmp_, written_, ...)                             \
+/* Each check is written once, in its _MSG form; the _NOMSG form passes a
+ * NULL format (no message) to it. */
+
+/* Comparisons: ASSERT_EQ(a, b [, fmt, ...]) and friends. Operands are
+ * evaluated once, into typed values passed by address. */
+#define TATTLE__COMPARE(macro_, fatal_, cmp_, written_, ...)                   \
     TATTLE__CAT(TATTLE__COMPARE_, TATTLE__MSG_AFTER_2(__VA_ARGS__))            \
     (macro_, fatal_, cmp_, written_, __VA_ARGS__)
-/* Operands are evaluated once, into typed values passed by address. */
-#define TATTLE__COMPARE_NOMSG(macro_, fatal_, cmp_, written_, a_, b_)                    \
+#define TATTLE__COMPARE_NOMSG(macro_, fatal_, cmp_, written_, a_, b_)          \
+    TATTLE__COMPARE_MSG(macro_, fatal_, cmp_, written_, a_, b_, NULL)
+#define TATTLE__COMPARE_MSG(macro_, fatal_, cmp_, written_, a_, b_, ...)       \
     do {                                                                       \
-        TATTLE__SITE(macro_, fatal_, written_, 2);                            \
-        const struct tattle_value tattle__left = TATTLE__VALUE(a_);            \
-        const struct tattle_value tattle__right = TATTLE__VALUE(b_);           \
-        tattle__check_compare(&tattle__site, cmp_, &tattle__left,              \
-                              &tattle__right, NULL);                           \
-    } while (0)
-#define TATTLE__COMPARE_MSG(macro_, fatal_, cmp_, written_, a_, b_, ...)                 \
-    do {                                                                       \
-        TATTLE__SITE(macro_, fatal_, written_, 2);                            \
+        TATTLE__SITE(macro_, fatal_, written_, 2);                             \
         const struct tattle_value tattle__left = TATTLE__VALUE(a_);            \
         const struct tattle_value tattle__right = TATTLE__VALUE(b_);           \
         tattle__check_compare(&tattle__site, cmp_, &tattle__left,              \
@@ -284,78 +318,63 @@ TATTLE_API TATTLE__NORETURN void tattle__skip_now(const char *file, int line,
     } while (0)
 
 /* One-operand truth checks: ASSERT(cond [, fmt, ...]). */
-#define TATTLE__TRUTH(macro_, fatal_, written_, ...)                                     \
+#define TATTLE__TRUTH(macro_, fatal_, written_, ...)                           \
     TATTLE__CAT(TATTLE__TRUTH_, TATTLE__MSG_AFTER_1(__VA_ARGS__))              \
     (macro_, fatal_, written_, __VA_ARGS__)
-#define TATTLE__TRUTH_NOMSG(macro_, fatal_, written_, cond_)                             \
+#define TATTLE__TRUTH_NOMSG(macro_, fatal_, written_, cond_)                   \
+    TATTLE__TRUTH_MSG(macro_, fatal_, written_, cond_, NULL)
+#define TATTLE__TRUTH_MSG(macro_, fatal_, written_, cond_, ...)                \
     do {                                                                       \
-        TATTLE__SITE(macro_, fatal_, written_, 1);                                  \
-        tattle__check_true(&tattle__site, (cond_) ? 1 : 0, NULL);              \
-    } while (0)
-#define TATTLE__TRUTH_MSG(macro_, fatal_, written_, cond_, ...)                          \
-    do {                                                                       \
-        TATTLE__SITE(macro_, fatal_, written_, 1);                                  \
+        TATTLE__SITE(macro_, fatal_, written_, 1);                             \
         tattle__check_true(&tattle__site, (cond_) ? 1 : 0, __VA_ARGS__);       \
     } while (0)
 
 /* Strings: ASSERT_STR_EQ(a, b [, fmt, ...]). */
-#define TATTLE__STRING(macro_, fatal_, equal_, written_, ...)                            \
+#define TATTLE__STRING(macro_, fatal_, equal_, written_, ...)                  \
     TATTLE__CAT(TATTLE__STRING_, TATTLE__MSG_AFTER_2(__VA_ARGS__))             \
     (macro_, fatal_, equal_, written_, __VA_ARGS__)
-#define TATTLE__STRING_NOMSG(macro_, fatal_, equal_, written_, a_, b_)                   \
+#define TATTLE__STRING_NOMSG(macro_, fatal_, equal_, written_, a_, b_)         \
+    TATTLE__STRING_MSG(macro_, fatal_, equal_, written_, a_, b_, NULL)
+#define TATTLE__STRING_MSG(macro_, fatal_, equal_, written_, a_, b_, ...)      \
     do {                                                                       \
-        TATTLE__SITE(macro_, fatal_, written_, 2);                            \
-        tattle__check_string(&tattle__site, equal_, (a_), (b_), NULL);         \
-    } while (0)
-#define TATTLE__STRING_MSG(macro_, fatal_, equal_, written_, a_, b_, ...)                \
-    do {                                                                       \
-        TATTLE__SITE(macro_, fatal_, written_, 2);                            \
+        TATTLE__SITE(macro_, fatal_, written_, 2);                             \
         tattle__check_string(&tattle__site, equal_, (a_), (b_), __VA_ARGS__);  \
     } while (0)
 
 /* Memory: ASSERT_MEM_EQ(a, b, n [, fmt, ...]). */
-#define TATTLE__MEMORY(macro_, fatal_, written_, ...)                                    \
+#define TATTLE__MEMORY(macro_, fatal_, written_, ...)                          \
     TATTLE__CAT(TATTLE__MEMORY_, TATTLE__MSG_AFTER_3(__VA_ARGS__))             \
     (macro_, fatal_, written_, __VA_ARGS__)
-#define TATTLE__MEMORY_NOMSG(macro_, fatal_, written_, a_, b_, n_)                       \
+#define TATTLE__MEMORY_NOMSG(macro_, fatal_, written_, a_, b_, n_)             \
+    TATTLE__MEMORY_MSG(macro_, fatal_, written_, a_, b_, n_, NULL)
+#define TATTLE__MEMORY_MSG(macro_, fatal_, written_, a_, b_, n_, ...)          \
     do {                                                                       \
-        TATTLE__SITE(macro_, fatal_, written_, 3);                   \
-        tattle__check_memory(&tattle__site, (a_), (b_), (n_), NULL);           \
-    } while (0)
-#define TATTLE__MEMORY_MSG(macro_, fatal_, written_, a_, b_, n_, ...)                    \
-    do {                                                                       \
-        TATTLE__SITE(macro_, fatal_, written_, 3);                   \
+        TATTLE__SITE(macro_, fatal_, written_, 3);                             \
         tattle__check_memory(&tattle__site, (a_), (b_), (n_), __VA_ARGS__);    \
     } while (0)
 
 /* Null checks: ASSERT_NULL(p [, fmt, ...]). */
-#define TATTLE__NULLNESS(macro_, fatal_, want_, written_, ...)                           \
+#define TATTLE__NULLNESS(macro_, fatal_, want_, written_, ...)                 \
     TATTLE__CAT(TATTLE__NULLNESS_, TATTLE__MSG_AFTER_1(__VA_ARGS__))           \
     (macro_, fatal_, want_, written_, __VA_ARGS__)
-#define TATTLE__NULLNESS_NOMSG(macro_, fatal_, want_, written_, p_)                      \
+#define TATTLE__NULLNESS_NOMSG(macro_, fatal_, want_, written_, p_)            \
+    TATTLE__NULLNESS_MSG(macro_, fatal_, want_, written_, p_, NULL)
+#define TATTLE__NULLNESS_MSG(macro_, fatal_, want_, written_, p_, ...)         \
     do {                                                                       \
-        TATTLE__SITE(macro_, fatal_, written_, 1);                                     \
-        tattle__check_null(&tattle__site, want_, (const void *)(p_), NULL);    \
-    } while (0)
-#define TATTLE__NULLNESS_MSG(macro_, fatal_, want_, written_, p_, ...)                   \
-    do {                                                                       \
-        TATTLE__SITE(macro_, fatal_, written_, 1);                                     \
+        TATTLE__SITE(macro_, fatal_, written_, 1);                             \
         tattle__check_null(&tattle__site, want_, (const void *)(p_),           \
                            __VA_ARGS__);                                       \
     } while (0)
 
 /* Nearness: ASSERT_NEAR(a, b, eps [, fmt, ...]). */
-#define TATTLE__NEARNESS(macro_, fatal_, written_, ...)                                  \
+#define TATTLE__NEARNESS(macro_, fatal_, written_, ...)                        \
     TATTLE__CAT(TATTLE__NEARNESS_, TATTLE__MSG_AFTER_3(__VA_ARGS__))           \
     (macro_, fatal_, written_, __VA_ARGS__)
-#define TATTLE__NEARNESS_NOMSG(macro_, fatal_, written_, a_, b_, eps_)                   \
+#define TATTLE__NEARNESS_NOMSG(macro_, fatal_, written_, a_, b_, eps_)         \
+    TATTLE__NEARNESS_MSG(macro_, fatal_, written_, a_, b_, eps_, NULL)
+#define TATTLE__NEARNESS_MSG(macro_, fatal_, written_, a_, b_, eps_, ...)      \
     do {                                                                       \
-        TATTLE__SITE(macro_, fatal_, written_, 3);                 \
-        tattle__check_near(&tattle__site, (a_), (b_), (eps_), NULL);           \
-    } while (0)
-#define TATTLE__NEARNESS_MSG(macro_, fatal_, written_, a_, b_, eps_, ...)                \
-    do {                                                                       \
-        TATTLE__SITE(macro_, fatal_, written_, 3);                 \
+        TATTLE__SITE(macro_, fatal_, written_, 3);                             \
         tattle__check_near(&tattle__site, (a_), (b_), (eps_), __VA_ARGS__);    \
     } while (0)
 
@@ -403,6 +422,58 @@ TATTLE_API int tattle_on_exit(void (*fn)(void *ctx), void *ctx);
  * exit status: 0 all passed, 1 a test failed, 2 usage error, 3 internal
  * error or interrupted. */
 TATTLE_API int tattle_main(int argc, char **argv);
+
+#ifdef __cplusplus
+} /* extern "C" */
+
+/* C++ has no _Generic: overloads pick the value's category the way the C
+ * selection does (bool, char, signed and unsigned integers, floating
+ * point, pointers; an enumeration by its underlying type). */
+#include <cstddef>
+#include <type_traits>
+
+#define TATTLE__VALUE_OF(type_, make_)                                         \
+    inline tattle_value tattle__value_of(type_ v) { return make_(v); }
+TATTLE__VALUE_OF(bool, tattle__value_bool)
+TATTLE__VALUE_OF(char, tattle__value_char)
+TATTLE__VALUE_OF(signed char, tattle__value_signed)
+TATTLE__VALUE_OF(short, tattle__value_signed)
+TATTLE__VALUE_OF(int, tattle__value_signed)
+TATTLE__VALUE_OF(long, tattle__value_signed)
+TATTLE__VALUE_OF(long long, tattle__value_signed)
+TATTLE__VALUE_OF(unsigned char, tattle__value_unsigned)
+TATTLE__VALUE_OF(unsigned short, tattle__value_unsigned)
+TATTLE__VALUE_OF(unsigned int, tattle__value_unsigned)
+TATTLE__VALUE_OF(unsigned long, tattle__value_unsigned)
+TATTLE__VALUE_OF(unsigned long long, tattle__value_unsigned)
+TATTLE__VALUE_OF(float, tattle__value_floating)
+TATTLE__VALUE_OF(double, tattle__value_floating)
+TATTLE__VALUE_OF(long double, tattle__value_floating)
+#undef TATTLE__VALUE_OF
+inline tattle_value tattle__value_of(std::nullptr_t)
+{
+    return tattle__value_pointer(nullptr);
+}
+template <typename T> inline tattle_value tattle__value_of(T *pointer)
+{
+    return tattle__value_pointer(
+        const_cast<const void *>(static_cast<const volatile void *>(pointer)));
+}
+template <typename R, typename... A>
+inline tattle_value tattle__value_of(R (*function)(A...))
+{
+    return tattle__value_pointer(reinterpret_cast<const void *>(function));
+}
+template <typename E,
+          typename std::enable_if<std::is_enum<E>::value, int>::type = 0>
+inline tattle_value tattle__value_of(E v)
+{
+    typedef typename std::underlying_type<E>::type underlying;
+    return tattle__value_of(static_cast<underlying>(v));
+}
+
+extern "C" {
+#endif
 
 #ifndef TATTLE_NO_SHORT_NAMES
 #define TEST TATTLE_TEST
