@@ -21,7 +21,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <fnmatch.h>
-#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,6 +30,7 @@
 #include <yaml.h>
 
 #include "runner/tags.h"
+#include "tracer/session.h"
 #include <tattle/reporter.h>
 
 enum {
@@ -190,12 +190,13 @@ static int read_mapping(struct config_reader *reader, const yaml_node_t *node,
             reader->options->field = number;                                   \
         return rc;                                                             \
     }
-NUMBER_KEY(read_jobs, jobs, 1, 1024)
-NUMBER_KEY(read_timeout, timeout_ms, 1, LONG_MAX / 1000)
-NUMBER_KEY(read_trace_cap, trace_cap, 1, 1000000)
-NUMBER_KEY(read_trace_budget, trace_budget, 1, 100000000)
-NUMBER_KEY(read_trace_level, trace_level, 0, INT_MAX)
-NUMBER_KEY(read_trace_payload, trace_payload_bytes, 1, 256) /* the tracer's record size */
+NUMBER_KEY(read_jobs, jobs, 1, TATTLE__JOBS_MAX)
+NUMBER_KEY(read_timeout, timeout_ms, 1, TATTLE__TIMEOUT_MS_MAX)
+NUMBER_KEY(read_trace_cap, trace_cap, 1, TATTLE__TRACE_CAP_MAX)
+NUMBER_KEY(read_trace_budget, trace_budget, 1, TATTLE__TRACE_BUDGET_MAX)
+NUMBER_KEY(read_trace_level, trace_level, 0, TATTLE__TRACE_LEVEL_MAX)
+NUMBER_KEY(read_trace_payload, trace_payload_bytes, 1,
+           TATTLE__TRACE_PAYLOAD_BYTES_MAX)
 
 static int read_trace_passed(struct config_reader *reader, const yaml_node_t *value)
 {

@@ -16,6 +16,11 @@
 #include <string.h>
 
 #include "runner/tags.h"
+#include "tracer/session.h"
+
+/* A number's digits as a string literal, for the --help text. */
+#define NUMBER_TEXT(number) NUMBER_TEXT_(number)
+#define NUMBER_TEXT_(number) #number
 
 void tattle__string_list_add(struct tattle__string_list *list, const char *text)
 {
@@ -35,7 +40,7 @@ void tattle__string_list_release(struct tattle__string_list *list)
 void tattle__options_init(struct tattle__options *options)
 {
     *options = (struct tattle__options){
-        .jobs = 1,
+        .jobs = TATTLE__JOBS_DEFAULT,
         .repeat = 1,
         .trace_cap = -1,
         .trace_budget = -1,
@@ -184,13 +189,13 @@ static int apply_shard(struct tattle__options *options, const char *flag, const 
 
 static int apply_jobs(struct tattle__options *options, const char *flag, const char *value, struct tattle__buffer *error)
 {
-    APPLY_UNSIGNED(jobs, 1, 1024);
+    APPLY_UNSIGNED(jobs, 1, TATTLE__JOBS_MAX);
     return 0;
 }
 
 static int apply_timeout(struct tattle__options *options, const char *flag, const char *value, struct tattle__buffer *error)
 {
-    APPLY_UNSIGNED(timeout_ms, 1, 86400000ull * 7);
+    APPLY_UNSIGNED(timeout_ms, 1, TATTLE__TIMEOUT_MS_MAX);
     return 0;
 }
 
@@ -242,19 +247,19 @@ static int apply_trace_all(struct tattle__options *options, const char *flag, co
 
 static int apply_trace_cap(struct tattle__options *options, const char *flag, const char *value, struct tattle__buffer *error)
 {
-    APPLY_UNSIGNED(trace_cap, 1, 1000000);
+    APPLY_UNSIGNED(trace_cap, 1, TATTLE__TRACE_CAP_MAX);
     return 0;
 }
 
 static int apply_trace_budget(struct tattle__options *options, const char *flag, const char *value, struct tattle__buffer *error)
 {
-    APPLY_UNSIGNED(trace_budget, 1, 100000000);
+    APPLY_UNSIGNED(trace_budget, 1, TATTLE__TRACE_BUDGET_MAX);
     return 0;
 }
 
 static int apply_trace_level(struct tattle__options *options, const char *flag, const char *value, struct tattle__buffer *error)
 {
-    APPLY_UNSIGNED(trace_level, 0, INT_MAX);
+    APPLY_UNSIGNED(trace_level, 0, TATTLE__TRACE_LEVEL_MAX);
     return 0;
 }
 
@@ -383,8 +388,8 @@ static const struct flag_spec flags[] = {
     {"failed", 0, NULL, apply_failed, "rerun the tests that failed in the previous run"},
     {"shard", 0, "I/N", apply_shard, "run the I-th of N shards (0-based)"},
     {"id", 0, "ID", apply_id, "run the test with exactly this id (repeatable)"},
-    {"jobs", 'j', "N", apply_jobs, "run N tests at a time (default 1)"},
-    {"timeout", 0, "MS", apply_timeout, "timeout of tests without their own .timeout_ms (default 60000)"},
+    {"jobs", 'j', "N", apply_jobs, "run N tests at a time (default " NUMBER_TEXT(TATTLE__JOBS_DEFAULT) ")"},
+    {"timeout", 0, "MS", apply_timeout, "timeout of tests without their own .timeout_ms (default " NUMBER_TEXT(TATTLE__TIMEOUT_MS_DEFAULT) ")"},
     {"no-fork", 0, NULL, apply_no_fork, "run tests in this process (for debuggers)"},
     {"seed", 0, "N", apply_seed, "seed for --shuffle (recorded in reports)"},
     {"shuffle", 0, NULL, apply_shuffle, "run tests in a random order"},
@@ -392,9 +397,9 @@ static const struct flag_spec flags[] = {
     {"max-failures", 0, "N", apply_max_failures, "start no test after N failures"},
     {"retry", 0, "N", apply_retry, "rerun a failed test up to N times (passing then: flaky)"},
     {"trace-all", 0, NULL, apply_trace_all, "trace every test's messages"},
-    {"trace-cap", 0, "N", apply_trace_cap, "events kept per traced test (default 50)"},
-    {"trace-budget", 0, "N", apply_trace_budget, "events recorded at most per test (default 5000)"},
-    {"trace-level", 0, "N", apply_trace_level, "keep events with a level below N (default 100)"},
+    {"trace-cap", 0, "N", apply_trace_cap, "events kept per traced test (default " NUMBER_TEXT(TATTLE__TRACE_CAP_DEFAULT) ")"},
+    {"trace-budget", 0, "N", apply_trace_budget, "events recorded at most per test (default " NUMBER_TEXT(TATTLE__TRACE_BUDGET_DEFAULT) ")"},
+    {"trace-level", 0, "N", apply_trace_level, "keep events with a level below N (default " NUMBER_TEXT(TATTLE__TRACE_LEVEL_DEFAULT) ")"},
     {"trace-passed", 0, NULL, apply_trace_passed, "keep traces of passed tests too"},
     {"json", 0, "FILE|-", apply_json, "write the JSON report"},
     {"jsonl", 0, "FILE|-", apply_jsonl, "write the JSON Lines event stream"},

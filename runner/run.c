@@ -39,11 +39,6 @@
 #include "base/text.h"
 #include "base/timestamp.h"
 
-enum { DEFAULT_TIMEOUT_MS = 60000 };
-
-static const struct tattle__trace_config default_trace_config = {
-    .cap = 50, .budget = 5000, .level = 100, .payload_bytes = 64};
-
 /* A selected test and what its runs have produced so far. */
 struct planned_test {
     struct tattle__test_entry *entry;
@@ -326,12 +321,6 @@ static bool matches_any_tag(const struct tattle__test_entry *entry,
     return false;
 }
 
-enum {
-    MAX_TRACE_CAP = 1000000,        /* the same bounds as --trace-cap */
-    MAX_TRACE_BUDGET = 100000000,   /* and --trace-budget */
-    MAX_TIMEOUT_MS = 7 * 24 * 3600 * 1000
-};
-
 /* Makes a planned test invalid with a reason of its own. */
 static void plan_invalid(struct planned_test *planned, struct tattle__buffer *reason)
 {
@@ -355,24 +344,24 @@ static void resolve_trace_sizes(struct planned_test *planned,
         char *end;
         errno = 0;
         long cap = strtol(tag->value, &end, 10);
-        if (*end != '\0' || errno != 0 || cap < 1 || cap > MAX_TRACE_CAP) {
+        if (*end != '\0' || errno != 0 || cap < 1 || cap > TATTLE__TRACE_CAP_MAX) {
             tattle__buffer_printf(&reason,
                                   "tag 'trace_messages:%s': the cap must be a whole number from 1 to %d",
-                                  tag->value, MAX_TRACE_CAP);
+                                  tag->value, TATTLE__TRACE_CAP_MAX);
             plan_invalid(planned, &reason);
             return;
         }
         trace->cap = (uint32_t)cap;
     }
-    if (test->options.trace_cap < 0 || test->options.trace_cap > MAX_TRACE_CAP) {
+    if (test->options.trace_cap < 0 || test->options.trace_cap > TATTLE__TRACE_CAP_MAX) {
         tattle__buffer_printf(&reason, ".trace_cap = %d: must be from 1 to %d",
-                              test->options.trace_cap, MAX_TRACE_CAP);
+                              test->options.trace_cap, TATTLE__TRACE_CAP_MAX);
         plan_invalid(planned, &reason);
         return;
     }
-    if (test->options.trace_budget < 0 || test->options.trace_budget > MAX_TRACE_BUDGET) {
+    if (test->options.trace_budget < 0 || test->options.trace_budget > TATTLE__TRACE_BUDGET_MAX) {
         tattle__buffer_printf(&reason, ".trace_budget = %d: must be from 1 to %d",
-                              test->options.trace_budget, MAX_TRACE_BUDGET);
+                              test->options.trace_budget, TATTLE__TRACE_BUDGET_MAX);
         plan_invalid(planned, &reason);
         return;
     }
@@ -389,16 +378,16 @@ static void resolve_execution(const struct run_state *state,
     const struct tattle_test *test = planned->entry->test;
     long timeout = test->options.timeout_ms > 0 ? test->options.timeout_ms
                    : o->timeout_ms > 0          ? o->timeout_ms
-                                                : DEFAULT_TIMEOUT_MS;
+                                                : TATTLE__TIMEOUT_MS_DEFAULT;
     double scaled = ceil((double)timeout * state->timeout_multiplier);
-    planned->timeout_ms = scaled < 1 ? 1 : scaled > MAX_TIMEOUT_MS ? MAX_TIMEOUT_MS
+    planned->timeout_ms = scaled < 1 ? 1 : scaled > TATTLE__TIMEOUT_MS_MAX ? TATTLE__TIMEOUT_MS_MAX
                                                                    : (long)scaled;
 
     const struct tattle__test_entry *entry = planned->entry;
     planned->traced = o->trace_all ||
                       tattle__tag_find(entry->tags.items, entry->tags.count,
                                        "trace_messages") != NULL;
-    struct tattle__trace_config trace = default_trace_config;
+    struct tattle__trace_config trace = TATTLE__TRACE_CONFIG_DEFAULT;
     resolve_trace_sizes(planned, &trace);
     if (o->trace_cap > 0)
         trace.cap = (uint32_t)o->trace_cap;

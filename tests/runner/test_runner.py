@@ -852,6 +852,9 @@ BROKEN_CONFIGS = [
     ("unknown key", "jobs: 2\nexclude: [slow]\ncolour: always\n",
      r"tattle\.yml:3:1: .*colour"),
     ("bad value", "jobs: lots\n", r"tattle\.yml:1:7: .*lots"),
+    # The same longest timeout as --timeout, refused rather than clamped.
+    ("timeout above a week", "timeout_ms: 604800001\n",
+     r"tattle\.yml:1:13: '604800001' is not a whole number from 1 to 604800000"),
     ("bad tag", "exclude: [slow, 'not a tag']\n", r"tattle\.yml:1:17: "),
     ("not YAML", "jobs: [1, 2\nexclude: slow\n", r"tattle\.yml:\d+:\d+: "),
 ]
