@@ -4,9 +4,9 @@
  * The built-in reporters are listed in a static table; plugins add theirs
  * with tattle_reporter_register(). Lookups walk both; the list is tiny.
  */
-#include <errno.h>
 #include <string.h>
 
+#include "base/error.h"
 #include "reporter/builtin.h"
 
 static const struct tattle_reporter_type *const builtin_reporters[] = {
@@ -15,8 +15,8 @@ static const struct tattle_reporter_type *const builtin_reporters[] = {
     &tattle__reporter_jsonl,
 };
 
-enum { MAX_PLUGIN_REPORTERS = 32 };
-static const struct tattle_reporter_type *plugin_reporters[MAX_PLUGIN_REPORTERS];
+static const struct tattle_reporter_type
+    *plugin_reporters[TATTLE_REPORTER_PLUGIN_MAX];
 static size_t plugin_reporter_count;
 
 const struct tattle_reporter_type *tattle_reporter_find(const char *name)
@@ -33,9 +33,9 @@ const struct tattle_reporter_type *tattle_reporter_find(const char *name)
 int tattle_reporter_register(const struct tattle_reporter_type *type)
 {
     if (tattle_reporter_find(type->name) != NULL)
-        return -EEXIST;
-    if (plugin_reporter_count == MAX_PLUGIN_REPORTERS)
-        return -ENOSPC;
+        return TATTLE__EEXIST;
+    if (plugin_reporter_count == TATTLE_REPORTER_PLUGIN_MAX)
+        return TATTLE__ENOSPC;
     plugin_reporters[plugin_reporter_count++] = type;
     return 0;
 }

@@ -1375,6 +1375,17 @@ def usage_error_keeps_files(c):
 
 
 @case
+def error_codes(c):
+    # tattle_error_name/_message and tattle_reporter_register's codes, as
+    # the public headers document them.
+    r = c.run(c.options.contract, ["errors/*"])
+    for test_id in ("errors/codes_have_names_and_messages",
+                    "errors/reporter_register_returns_named_codes"):
+        t = c.test(r, test_id)
+        c.expect_eq(t["state"], "passed", "%s: %s" % (test_id, t["failures"]))
+
+
+@case
 def no_fork_stdout_pure(c):
     for flag in ("--json", "--jsonl"):
         directory = c.new_dir()
