@@ -6,6 +6,8 @@
  */
 #include <string.h>
 
+#include "reporter/registry.h"
+
 #include "base/error.h"
 #include "reporter/builtin.h"
 
@@ -38,4 +40,15 @@ int tattle_reporter_register(const struct tattle_reporter_type *type)
         return TATTLE__ENOSPC;
     plugin_reporters[plugin_reporter_count++] = type;
     return 0;
+}
+
+void tattle__reporter_append_names(struct tattle__buffer *out)
+{
+    size_t builtin_count = sizeof builtin_reporters / sizeof *builtin_reporters;
+    for (size_t i = 0; i < builtin_count + plugin_reporter_count; i++) {
+        const struct tattle_reporter_type *type =
+            i < builtin_count ? builtin_reporters[i]
+                              : plugin_reporters[i - builtin_count];
+        tattle__buffer_printf(out, "%s%s", i > 0 ? ", " : "", type->name);
+    }
 }

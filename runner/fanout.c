@@ -94,8 +94,7 @@ static int check_wanted(const struct reporter_wanted *wanted, size_t count,
 {
     for (size_t i = 0; i < count; i++) {
         if (!tattle_reporter_find(wanted[i].name)) {
-            tattle__buffer_printf(error, "no reporter named '%s'",
-                                  wanted[i].name);
+            tattle__options_describe_unknown_reporter(error, wanted[i].name);
             return -EINVAL;
         }
         if (check_destination_writable(wanted[i].name, wanted[i].destination,

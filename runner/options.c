@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "reporter/registry.h"
 #include "runner/tags.h"
 #include "tracer/session.h"
 
@@ -88,6 +89,15 @@ void tattle__options_add_reporter(struct tattle__options *options,
     options->reporters[options->reporter_count++] =
         (struct tattle__reporter_request){tattle__strdup(name),
                                           tattle__strdup(destination)};
+}
+
+void tattle__options_describe_unknown_reporter(struct tattle__buffer *error,
+                                               const char *name)
+{
+    tattle__buffer_printf(error,
+                          "no reporter named '%s' (known reporters: ", name);
+    tattle__reporter_append_names(error);
+    tattle__buffer_append_string(error, ")");
 }
 
 /* ---- the flags ---- */
@@ -378,7 +388,8 @@ static int apply_reporter(struct tattle__options *options,
     memcpy(name, value, name_length);
     name[name_length] = '\0';
     if (!tattle_reporter_find(name)) {
-        tattle__buffer_printf(error, "%s: no reporter named '%s'", flag, name);
+        tattle__buffer_printf(error, "%s: ", flag);
+        tattle__options_describe_unknown_reporter(error, name);
         return -EINVAL;
     }
     if (equals && check_destination(flag, equals + 1, true, error) != 0)

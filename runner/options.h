@@ -93,6 +93,11 @@ int tattle__options_parse(struct tattle__options *options, int argc,
 void tattle__options_add_reporter(struct tattle__options *options,
                                   const char *name, const char *destination);
 
+/** Appends the error for a reporter `name` that does not exist to `error`:
+ * "no reporter named 'NAME' (known reporters: console, json, ...)". */
+void tattle__options_describe_unknown_reporter(struct tattle__buffer *error,
+                                               const char *name);
+
 /** Writes the --help text. */
 void tattle__options_print_help(FILE *stream, const char *program);
 
