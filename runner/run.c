@@ -253,7 +253,8 @@ int tattle_main(int argc, char **argv)
     run_state_init(&state, argc, argv);
     int status = run_command_line(&state, argc, argv, &error);
     if (status < 0) {
-        fprintf(stderr, "%s: %s\n", state.program, error.data);
+        fprintf(stderr, "%s: %s\n", state.program,
+                error.data ? error.data : "usage error");
         status = 2;
     }
     release_state(&state);
