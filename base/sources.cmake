@@ -6,4 +6,5 @@ list(APPEND TATTLE_SOURCES
   base/timestamp.c
   base/utf8.c
   base/report_file.c
+  base/error.c
 )

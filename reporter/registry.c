@@ -4,9 +4,11 @@
  * The built-in reporters are listed in a static table; plugins add theirs
  * with tattle_reporter_register(). Lookups walk both; the list is tiny.
  */
-#include <errno.h>
 #include <string.h>
 
+#include "reporter/registry.h"
+
+#include "base/error.h"
 #include "reporter/builtin.h"
 
 static const struct tattle_reporter_type *const builtin_reporters[] = {
@@ -16,8 +18,8 @@ static const struct tattle_reporter_type *const builtin_reporters[] = {
     &tattle__reporter_jsonl,
 };
 
-enum { MAX_PLUGIN_REPORTERS = 32 };
-static const struct tattle_reporter_type *plugin_reporters[MAX_PLUGIN_REPORTERS];
+static const struct tattle_reporter_type
+    *plugin_reporters[TATTLE_REPORTER_PLUGIN_MAX];
 static size_t plugin_reporter_count;
 
 const struct tattle_reporter_type *tattle_reporter_find(const char *name)
@@ -34,9 +36,20 @@ const struct tattle_reporter_type *tattle_reporter_find(const char *name)
 int tattle_reporter_register(const struct tattle_reporter_type *type)
 {
     if (tattle_reporter_find(type->name) != NULL)
-        return -EEXIST;
-    if (plugin_reporter_count == MAX_PLUGIN_REPORTERS)
-        return -ENOSPC;
+        return TATTLE__EEXIST;
+    if (plugin_reporter_count == TATTLE_REPORTER_PLUGIN_MAX)
+        return TATTLE__ENOSPC;
     plugin_reporters[plugin_reporter_count++] = type;
     return 0;
+}
+
+void tattle__reporter_append_names(struct tattle__buffer *out)
+{
+    size_t builtin_count = sizeof builtin_reporters / sizeof *builtin_reporters;
+    for (size_t i = 0; i < builtin_count + plugin_reporter_count; i++) {
+        const struct tattle_reporter_type *type =
+            i < builtin_count ? builtin_reporters[i]
+                              : plugin_reporters[i - builtin_count];
+        tattle__buffer_printf(out, "%s%s", i > 0 ? ", " : "", type->name);
+    }
 }

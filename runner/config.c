@@ -5,8 +5,9 @@
  * table per mapping; every error carries the node's start mark (libyaml
  * counts lines and columns from 0; messages count from 1). libyaml keeps a
  * key given twice in a mapping, so that is checked here: otherwise the
- * last one would silently win. A report key must name a reporter built
- * into this binary, checked here so the error has a location. A second
+ * last one would silently win. A report key must name a reporter of this
+ * binary (built in or a plugin), checked here so the error has a location
+ * and lists the reporters there are. A second
  * document in the file is an error too (libyaml would leave it unread).
  *
  * libyaml takes time quadratic in the nesting depth of flow collections
@@ -21,7 +22,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <fnmatch.h>
-#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,6 +31,7 @@
 #include <yaml.h>
 
 #include "runner/tags.h"
+#include "tracer/session.h"
 #include <tattle/reporter.h>
 
 enum {
@@ -43,7 +44,7 @@ struct config_reader {
     const char *path;
     struct tattle__options *options;
     struct tattle__buffer *error;
-    const yaml_node_t *key;     /* the key being read, for errors about it */
+    const yaml_node_t *key; /* the key being read, for errors about it */
 };
 
 static int fail_at(struct config_reader *reader, const yaml_node_t *node,
@@ -53,7 +54,8 @@ static int fail_at(struct config_reader *reader, const yaml_node_t *node,
                    const char *format, ...)
 {
     tattle__buffer_printf(reader->error, "%s:%zu:%zu: ", reader->path,
-                          node->start_mark.line + 1, node->start_mark.column + 1);
+                          node->start_mark.line + 1,
+                          node->start_mark.column + 1);
     va_list args;
     va_start(args, format);
     tattle__buffer_vprintf(reader->error, format, args);
@@ -77,7 +79,8 @@ static bool is_null(const yaml_node_t *node)
         return false;
     const char *text = scalar_text(node);
     return node->data.scalar.style == YAML_PLAIN_SCALAR_STYLE &&
-           (strcmp(text, "null") == 0 || strcmp(text, "~") == 0 || *text == '\0');
+           (strcmp(text, "null") == 0 || strcmp(text, "~") == 0 ||
+            *text == '\0');
 }
 
 static int read_number(struct config_reader *reader, const yaml_node_t *node,
@@ -90,9 +93,11 @@ static int read_number(struct config_reader *reader, const yaml_node_t *node,
     errno = 0;
     long value = strtol(text, &end, 10);
     if (!*text || *end || errno || value < min || value > max) {
-        tattle__buffer_printf(reader->error, "%s:%zu:%zu: '%s' is not a whole number from %ld to %ld",
-                              reader->path, node->start_mark.line + 1,
-                              node->start_mark.column + 1, text, min, max);
+        tattle__buffer_printf(
+            reader->error,
+            "%s:%zu:%zu: '%s' is not a whole number from %ld to %ld",
+            reader->path, node->start_mark.line + 1,
+            node->start_mark.column + 1, text, min, max);
         return -EINVAL;
     }
     *out = value;
@@ -126,7 +131,8 @@ static int read_string(struct config_reader *reader, const yaml_node_t *node,
 }
 
 /* Fails when the key of `pair` was already given earlier in `mapping`. */
-static int check_key_is_new(struct config_reader *reader, const yaml_node_t *mapping,
+static int check_key_is_new(struct config_reader *reader,
+                            const yaml_node_t *mapping,
                             const yaml_node_pair_t *pair)
 {
     const yaml_node_t *key = node_at(reader, pair->key);
@@ -137,14 +143,16 @@ static int check_key_is_new(struct config_reader *reader, const yaml_node_t *map
         const yaml_node_t *other = node_at(reader, earlier->key);
         if (other->type == YAML_SCALAR_NODE &&
             strcmp(scalar_text(other), scalar_text(key)) == 0)
-            return fail_at(reader, key, "'%s' is given twice (first at %zu:%zu)",
+            return fail_at(reader, key,
+                           "'%s' is given twice (first at %zu:%zu)",
                            scalar_text(key), other->start_mark.line + 1,
                            other->start_mark.column + 1);
     }
     return 0;
 }
 
-typedef int (*key_reader)(struct config_reader *reader, const yaml_node_t *value);
+typedef int (*key_reader)(struct config_reader *reader,
+                          const yaml_node_t *value);
 
 struct key_spec {
     const char *key;
@@ -190,14 +198,16 @@ static int read_mapping(struct config_reader *reader, const yaml_node_t *node,
             reader->options->field = number;                                   \
         return rc;                                                             \
     }
-NUMBER_KEY(read_jobs, jobs, 1, 1024)
-NUMBER_KEY(read_timeout, timeout_ms, 1, LONG_MAX / 1000)
-NUMBER_KEY(read_trace_cap, trace_cap, 1, 1000000)
-NUMBER_KEY(read_trace_budget, trace_budget, 1, 100000000)
-NUMBER_KEY(read_trace_level, trace_level, 0, INT_MAX)
-NUMBER_KEY(read_trace_payload, trace_payload_bytes, 1, 256) /* the tracer's record size */
+NUMBER_KEY(read_jobs, jobs, 1, TATTLE__JOBS_MAX)
+NUMBER_KEY(read_timeout, timeout_ms, 1, TATTLE__TIMEOUT_MS_MAX)
+NUMBER_KEY(read_trace_cap, trace_cap, 1, TATTLE__TRACE_CAP_MAX)
+NUMBER_KEY(read_trace_budget, trace_budget, 1, TATTLE__TRACE_BUDGET_MAX)
+NUMBER_KEY(read_trace_level, trace_level, 0, TATTLE__TRACE_LEVEL_MAX)
+NUMBER_KEY(read_trace_payload, trace_payload_bytes, 1,
+           TATTLE__TRACE_PAYLOAD_BYTES_MAX)
 
-static int read_trace_passed(struct config_reader *reader, const yaml_node_t *value)
+static int read_trace_passed(struct config_reader *reader,
+                             const yaml_node_t *value)
 {
     return read_bool(reader, value, &reader->options->trace_passed);
 }
@@ -209,16 +219,24 @@ static int read_trace(struct config_reader *reader, const yaml_node_t *value)
         {"level", read_trace_level},   {"payload_bytes", read_trace_payload},
         {"passed", read_trace_passed},
     };
-    return read_mapping(reader, value, keys, sizeof keys / sizeof *keys, "trace");
+    return read_mapping(reader, value, keys, sizeof keys / sizeof *keys,
+                        "trace");
 }
 
+/* A null value asks for no report, so a configuration may name a
+ * reporter this binary lacks as long as it does not ask for it. */
 static int read_report(struct config_reader *reader, const yaml_node_t *value,
                        const char *name)
 {
     if (is_null(value))
         return 0;
-    if (!tattle_reporter_find(name))
-        return fail_at(reader, reader->key, "no reporter named '%s'", name);
+    if (!tattle_reporter_find(name)) {
+        struct tattle__buffer message = {0};
+        tattle__options_describe_unknown_reporter(&message, name);
+        int rc = fail_at(reader, reader->key, "%s", message.data);
+        tattle__buffer_release(&message);
+        return rc;
+    }
     const char *path = NULL;
     int rc = read_string(reader, value, &path);
     if (rc == 0)
@@ -226,37 +244,44 @@ static int read_report(struct config_reader *reader, const yaml_node_t *value,
     return rc;
 }
 
-#define REPORT_KEY(function, name)                                             \
-    static int function(struct config_reader *reader, const yaml_node_t *value) \
-    {                                                                          \
-        return read_report(reader, value, name);                               \
-    }
-REPORT_KEY(read_report_json, "json")
-REPORT_KEY(read_report_jsonl, "jsonl")
-REPORT_KEY(read_report_junit, "junit")
-REPORT_KEY(read_report_tap, "tap")
-
+/* Each key of `reports` names a reporter, built in or a plugin. */
 static int read_reports(struct config_reader *reader, const yaml_node_t *value)
 {
-    static const struct key_spec keys[] = {
-        {"json", read_report_json},   {"jsonl", read_report_jsonl},
-        {"junit", read_report_junit}, {"tap", read_report_tap},
-    };
-    return read_mapping(reader, value, keys, sizeof keys / sizeof *keys, "reports");
+    if (value->type != YAML_MAPPING_NODE)
+        return fail_at(reader, value, "reports must be a mapping%s", "");
+    for (yaml_node_pair_t *pair = value->data.mapping.pairs.start;
+         pair < value->data.mapping.pairs.top; pair++) {
+        yaml_node_t *key = node_at(reader, pair->key);
+        if (key->type != YAML_SCALAR_NODE)
+            return fail_at(reader, key, "keys must be plain words%s", "");
+        int rc = check_key_is_new(reader, value, pair);
+        if (rc != 0)
+            return rc;
+        reader->key = key;
+        rc =
+            read_report(reader, node_at(reader, pair->value), scalar_text(key));
+        if (rc != 0)
+            return rc;
+    }
+    return 0;
 }
 
 /* Reads a sequence of tag words into `list`. */
-static int read_tag_sequence(struct config_reader *reader, const yaml_node_t *value,
-                             struct tattle__string_list *list, const char *where)
+static int read_tag_sequence(struct config_reader *reader,
+                             const yaml_node_t *value,
+                             struct tattle__string_list *list,
+                             const char *where)
 {
     if (value->type != YAML_SEQUENCE_NODE)
         return fail_at(reader, value, "%s must be a list of tags", where);
     for (yaml_node_item_t *item = value->data.sequence.items.start;
          item < value->data.sequence.items.top; item++) {
         yaml_node_t *node = node_at(reader, *item);
-        if (node->type != YAML_SCALAR_NODE || !tattle__tag_is_valid(scalar_text(node)))
+        if (node->type != YAML_SCALAR_NODE ||
+            !tattle__tag_is_valid(scalar_text(node)))
             return fail_at(reader, node, "'%s' is not a tag (TAG or TAG:VALUE)",
-                           node->type == YAML_SCALAR_NODE ? scalar_text(node) : "");
+                           node->type == YAML_SCALAR_NODE ? scalar_text(node)
+                                                          : "");
         tattle__string_list_add(list, scalar_text(node));
     }
     return 0;
@@ -264,25 +289,30 @@ static int read_tag_sequence(struct config_reader *reader, const yaml_node_t *va
 
 static int read_exclude(struct config_reader *reader, const yaml_node_t *value)
 {
-    return read_tag_sequence(reader, value, &reader->options->exclude, "exclude");
+    return read_tag_sequence(reader, value, &reader->options->exclude,
+                             "exclude");
 }
 
-static int read_tag_rules(struct config_reader *reader, const yaml_node_t *value)
+static int read_tag_rules(struct config_reader *reader,
+                          const yaml_node_t *value)
 {
     if (value->type != YAML_SEQUENCE_NODE)
-        return fail_at(reader, value, "tags must be a list of {match, add}%s", "");
+        return fail_at(reader, value, "tags must be a list of {match, add}%s",
+                       "");
     for (yaml_node_item_t *item = value->data.sequence.items.start;
          item < value->data.sequence.items.top; item++) {
         yaml_node_t *rule = node_at(reader, *item);
         if (rule->type != YAML_MAPPING_NODE)
-            return fail_at(reader, rule, "a tag rule must be {match, add}%s", "");
+            return fail_at(reader, rule, "a tag rule must be {match, add}%s",
+                           "");
         const char *match = NULL;
         yaml_node_t *add = NULL;
         for (yaml_node_pair_t *pair = rule->data.mapping.pairs.start;
              pair < rule->data.mapping.pairs.top; pair++) {
             yaml_node_t *key = node_at(reader, pair->key);
             yaml_node_t *val = node_at(reader, pair->value);
-            const char *name = key->type == YAML_SCALAR_NODE ? scalar_text(key) : "";
+            const char *name =
+                key->type == YAML_SCALAR_NODE ? scalar_text(key) : "";
             int rc = check_key_is_new(reader, rule, pair);
             if (rc != 0)
                 return rc;
@@ -293,16 +323,19 @@ static int read_tag_rules(struct config_reader *reader, const yaml_node_t *value
             } else if (strcmp(name, "add") == 0) {
                 add = val;
             } else {
-                return fail_at(reader, key, "unknown key '%s' in a tag rule", name);
+                return fail_at(reader, key, "unknown key '%s' in a tag rule",
+                               name);
             }
         }
         if (!match || !add)
-            return fail_at(reader, rule, "a tag rule needs both match and add%s", "");
+            return fail_at(reader, rule,
+                           "a tag rule needs both match and add%s", "");
         struct tattle__string_list words = {0};
         int rc = read_tag_sequence(reader, add, &words, "add");
         for (size_t i = 0; rc == 0 && i < words.count; i++) {
             tattle__string_list_add(&reader->options->tag_rule_globs, match);
-            tattle__string_list_add(&reader->options->tag_rule_words, words.items[i]);
+            tattle__string_list_add(&reader->options->tag_rule_words,
+                                    words.items[i]);
         }
         tattle__string_list_release(&words);
         if (rc != 0)
@@ -351,8 +384,8 @@ static int read_text(const char *path, struct tattle__buffer *text,
 {
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0) {
-        tattle__buffer_printf(error, "%s: cannot read the configuration: %s", path,
-                              strerror(errno));
+        tattle__buffer_printf(error, "%s: cannot read the configuration: %s",
+                              path, strerror(errno));
         return -EINVAL;
     }
     struct stat status;
@@ -451,7 +484,8 @@ int tattle__config_load(struct tattle__options *options, const char *path,
         tattle__buffer_release(&text);
         return rc;
     }
-    struct config_reader reader = {.path = path, .options = options, .error = error};
+    struct config_reader reader = {
+        .path = path, .options = options, .error = error};
     yaml_parser_t parser;
     yaml_parser_initialize(&parser);
     yaml_parser_set_input_string(
@@ -516,7 +550,8 @@ void tattle__config_apply_tag_rules(const struct tattle__options *options,
             struct tattle__test_entry *entry = &registry->entries[i];
             if (fnmatch(options->tag_rule_globs.items[r], entry->id, 0) != 0)
                 continue;
-            tattle__tag_list_add(&entry->tags, options->tag_rule_words.items[r]);
+            tattle__tag_list_add(&entry->tags,
+                                 options->tag_rule_words.items[r]);
             tattle__test_entry_sync_tags(entry);
         }
     }

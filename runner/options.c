@@ -1,26 +1,35 @@
 /*
  * options.c — parsing the command line.
  *
- * One table lists every flag with its argument, its help line and the
- * function that applies it, so parsing, --help and error messages agree.
- * Numbers are parsed strictly: a value that is not entirely a number in
- * range is an error naming the flag and the value.
+ * One table lists every flag with its argument, its help line, its kind
+ * and the option it sets, so parsing, --help and error messages agree;
+ * each kind (a switch, a number in a range, a tag selector, a report
+ * file, ...) has one applier. Numbers are parsed strictly: a value that is
+ * not entirely a number in range is an error naming the flag and the
+ * value.
  */
 #include "runner/options.h"
 
+#include <assert.h>
 #include <errno.h>
-#include <inttypes.h>
+#include <stddef.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "reporter/registry.h"
 #include "runner/tags.h"
+#include "tracer/session.h"
+
+/* A number's digits as a string literal, for the --help text. */
+#define NUMBER_TEXT(number) NUMBER_TEXT_(number)
+#define NUMBER_TEXT_(number) #number
 
 void tattle__string_list_add(struct tattle__string_list *list, const char *text)
 {
-    list->items = tattle__realloc(list->items,
-                                  (list->count + 1) * sizeof *list->items);
+    list->items =
+        tattle__realloc(list->items, (list->count + 1) * sizeof *list->items);
     list->items[list->count++] = tattle__strdup(text);
 }
 
@@ -35,7 +44,7 @@ void tattle__string_list_release(struct tattle__string_list *list)
 void tattle__options_init(struct tattle__options *options)
 {
     *options = (struct tattle__options){
-        .jobs = 1,
+        .jobs = TATTLE__JOBS_DEFAULT,
         .repeat = 1,
         .trace_cap = -1,
         .trace_budget = -1,
@@ -74,99 +83,254 @@ void tattle__options_add_reporter(struct tattle__options *options,
             return;
         }
     }
-    options->reporters = tattle__realloc(
-        options->reporters,
-        (options->reporter_count + 1) * sizeof *options->reporters);
+    options->reporters =
+        tattle__realloc(options->reporters, (options->reporter_count + 1) *
+                                                sizeof *options->reporters);
     options->reporters[options->reporter_count++] =
         (struct tattle__reporter_request){tattle__strdup(name),
                                           tattle__strdup(destination)};
 }
 
-/* ---- value parsers ---- */
-
-static int parse_unsigned(const char *flag, const char *text,
-                          unsigned long long min, unsigned long long max,
-                          unsigned long long *out, struct tattle__buffer *error)
+void tattle__options_describe_unknown_reporter(struct tattle__buffer *error,
+                                               const char *name)
 {
-    char *end;
-    errno = 0;
-    if (*text == '-' || *text == '+' || *text == '\0' || *text == ' ')
-        goto bad;
-    unsigned long long value = strtoull(text, &end, 10);
-    if (errno != 0 || *end != '\0' || value < min || value > max)
-        goto bad;
-    *out = value;
-    return 0;
-bad:
-    tattle__buffer_printf(error, "%s: '%s' is not a whole number from %llu to %llu",
-                          flag, text, min, max);
-    return -EINVAL;
+    tattle__buffer_printf(error,
+                          "no reporter named '%s' (known reporters: ", name);
+    tattle__reporter_append_names(error);
+    tattle__buffer_append_string(error, ")");
 }
 
-#define APPLY_UNSIGNED(field, min, max)                                        \
-    do {                                                                       \
-        unsigned long long parsed;                                             \
-        if (parse_unsigned(flag, value, min, max, &parsed, error) != 0)        \
-            return -EINVAL;                                                    \
-        options->field = parsed;                                               \
-    } while (0)
+/* ---- the flags ---- */
 
-typedef int (*apply_fn)(struct tattle__options *options, const char *flag,
-                        const char *value, struct tattle__buffer *error);
+/* What a flag does with its value. Each kind has one applier, and a row of
+ * the table below says which option field it sets, so adding a flag is
+ * adding a row. */
+enum flag_kind {
+    FLAG_SWITCH,       /* takes no value; sets a bool */
+    FLAG_NUMBER,       /* a whole number from min to max */
+    FLAG_TEXT_LIST,    /* appends a non-empty text to a string list */
+    FLAG_TAG_SELECTOR, /* appends TAG or TAG:VALUE to a string list */
+    FLAG_SHARD,        /* I/N: this run's shard */
+    FLAG_REPORT,       /* FILE or - for the reporter named by `noun` */
+    FLAG_REPORTER,     /* NAME[=FILE]: any reporter */
+    FLAG_COLOR,        /* auto, always or never */
+    FLAG_FILE_NAME,    /* a file to read (not -), replacing earlier ones */
+};
 
-static int check_tag_selector(const char *flag, const char *value,
-                              struct tattle__buffer *error)
+/* The C type of a FLAG_NUMBER field. */
+enum number_type { NUMBER_UNSIGNED, NUMBER_LONG, NUMBER_UINT64 };
+
+struct flag_spec {
+    const char *long_name;
+    char short_name;
+    const char *argument; /* NULL: takes no value */
+    const char *help;
+    enum flag_kind kind;
+    size_t field; /* the offset of the option it sets */
+    enum number_type number_type;
+    unsigned long long min, max; /* FLAG_NUMBER */
+    const char *noun; /* FLAG_TEXT_LIST: what the text is; FLAG_REPORT: the
+                         reporter */
+    bool marks;       /* the flag also sets the bool at `mark` */
+    size_t mark;
+};
+
+/* The offset of option `name`, which must have type `type` (anything else
+ * fails to compile: the row's applier writes that type). */
+/* clang-format off */
+#define OPTION(name, type)                                                     \
+    (offsetof(struct tattle__options, name) +                                  \
+     0 * sizeof(char[_Generic(((struct tattle__options *)0)->name,             \
+                              type: 1, default: -1)]))
+
+/* The rows' kinds, each with the option it sets. */
+#define SWITCH(name) .kind = FLAG_SWITCH, .field = OPTION(name, bool)
+#define NUMBER(name, low, high)                                                \
+    .kind = FLAG_NUMBER, .field = offsetof(struct tattle__options, name),      \
+    .number_type = _Generic(((struct tattle__options *)0)->name,               \
+                            unsigned: NUMBER_UNSIGNED,                         \
+                            long: NUMBER_LONG,                                 \
+                            uint64_t: NUMBER_UINT64),                          \
+    .min = (low), .max = (high)
+#define TEXT_LIST(name, what)                                                  \
+    .kind = FLAG_TEXT_LIST,                                                    \
+    .field = OPTION(name, struct tattle__string_list), .noun = (what)
+#define TAG_SELECTOR(name)                                                     \
+    .kind = FLAG_TAG_SELECTOR,                                                 \
+    .field = OPTION(name, struct tattle__string_list)
+#define SHARD .kind = FLAG_SHARD
+#define REPORT(reporter) .kind = FLAG_REPORT, .noun = (reporter)
+#define REPORTER .kind = FLAG_REPORTER
+#define COLOR(name)                                                            \
+    .kind = FLAG_COLOR, .field = OPTION(name, enum tattle__color_mode)
+#define FILE_NAME(name) .kind = FLAG_FILE_NAME, .field = OPTION(name, char *)
+#define AND_MARKS(name) .marks = true, .mark = OPTION(name, bool)
+/* clang-format on */
+
+static const struct flag_spec flags[] = {
+    {"only", 0, "TAG[:VAL]", "run only tests with this tag",
+     TAG_SELECTOR(only)},
+    {"include", 0, "TAG[:VAL]", "run tests with this tag even if excluded",
+     TAG_SELECTOR(include)},
+    {"exclude", 0, "TAG[:VAL]", "do not run tests with this tag",
+     TAG_SELECTOR(exclude)},
+    {"failed", 0, NULL, "rerun the tests that failed in the previous run",
+     SWITCH(failed)},
+    {"shard", 0, "I/N", "run the I-th of N shards (0-based)", SHARD},
+    {"id", 0, "ID", "run the test with exactly this id (repeatable)",
+     TEXT_LIST(ids, "id")},
+    {"jobs", 'j', "N",
+     "run N tests at a time (default " NUMBER_TEXT(TATTLE__JOBS_DEFAULT) ")",
+     NUMBER(jobs, 1, TATTLE__JOBS_MAX)},
+    {"timeout", 0, "MS",
+     "timeout of tests without their own .timeout_ms (default " NUMBER_TEXT(
+         TATTLE__TIMEOUT_MS_DEFAULT) ")",
+     NUMBER(timeout_ms, 1, TATTLE__TIMEOUT_MS_MAX)},
+    {"no-fork", 0, NULL, "run tests in this process (for debuggers)",
+     SWITCH(no_fork)},
+    {"seed", 0, "N", "seed for --shuffle (recorded in reports)",
+     NUMBER(seed, 0, UINT64_MAX), AND_MARKS(seed_given)},
+    {"shuffle", 0, NULL, "run tests in a random order", SWITCH(shuffle)},
+    {"repeat", 0, "N",
+     "run each test up to N times, stopping at its first failure",
+     NUMBER(repeat, 1, 1000000)},
+    {"max-failures", 0, "N", "start no test after N failures",
+     NUMBER(max_failures, 1, UINT_MAX)},
+    {"retry", 0, "N", "rerun a failed test up to N times (passing then: flaky)",
+     NUMBER(retry, 0, 1000)},
+    {"trace-all", 0, NULL, "trace every test's messages", SWITCH(trace_all)},
+    {"trace-cap", 0, "N",
+     "events kept per traced test (default " NUMBER_TEXT(
+         TATTLE__TRACE_CAP_DEFAULT) ")",
+     NUMBER(trace_cap, 1, TATTLE__TRACE_CAP_MAX)},
+    {"trace-budget", 0, "N",
+     "events recorded at most per test (default " NUMBER_TEXT(
+         TATTLE__TRACE_BUDGET_DEFAULT) ")",
+     NUMBER(trace_budget, 1, TATTLE__TRACE_BUDGET_MAX)},
+    {"trace-level", 0, "N",
+     "keep events with a level below N (default " NUMBER_TEXT(
+         TATTLE__TRACE_LEVEL_DEFAULT) ")",
+     NUMBER(trace_level, 0, TATTLE__TRACE_LEVEL_MAX)},
+    {"trace-passed", 0, NULL, "keep traces of passed tests too",
+     SWITCH(trace_passed)},
+    {"json", 0, "FILE|-", "write the JSON report", REPORT("json")},
+    {"jsonl", 0, "FILE|-", "write the JSON Lines event stream",
+     REPORT("jsonl")},
+    {"reporter", 0, "NAME[=FILE]", "add a reporter by name", REPORTER},
+    {"failures-only", 0, NULL, "reports list failed tests only",
+     SWITCH(failures_only)},
+    {"summary-only", 0, NULL, "reports carry the summary only",
+     SWITCH(summary_only)},
+    {"first-failure", 0, NULL, "reports list the first failed test only",
+     SWITCH(first_failure)},
+    {"group-by-error", 0, NULL, "group failures by their first message line",
+     SWITCH(group_by_error)},
+    {"filter-out", 0, "TEXT",
+     "mark failures whose message contains TEXT as filtered",
+     TEXT_LIST(filter_out, "text")},
+    {"compact", 0, NULL, "one short line per test", SWITCH(compact)},
+    {"quiet", 'q', NULL, "console shows failures and the summary only",
+     SWITCH(quiet)},
+    {"color", 0, "auto|always|never",
+     "colour the console (NO_COLOR is honoured)", COLOR(color)},
+    {"list", 0, NULL, "list the selected tests instead of running them",
+     SWITCH(list)},
+    {"config", 0, "FILE", "read options from FILE (default ./tattle.yml)",
+     FILE_NAME(config_file)},
+    {"help", 'h', NULL, "show this help", SWITCH(help)},
+    {"version", 0, NULL, "show the version", SWITCH(version)},
+};
+
+/* ---- the appliers, one per kind ---- */
+
+typedef int (*flag_applier)(struct tattle__options *options,
+                            const struct flag_spec *spec, const char *flag,
+                            const char *value, struct tattle__buffer *error);
+
+static void *option_field(struct tattle__options *options,
+                          const struct flag_spec *spec)
 {
-    if (tattle__tag_is_valid(value))
-        return 0;
-    tattle__buffer_printf(error, "%s: '%s' is not a tag (TAG or TAG:VALUE)",
-                          flag, value);
-    return -EINVAL;
+    return (char *)options + spec->field;
 }
 
-static int apply_only(struct tattle__options *o, const char *flag, const char *value, struct tattle__buffer *error)
-{
-    if (check_tag_selector(flag, value, error) != 0)
-        return -EINVAL;
-    tattle__string_list_add(&o->only, value);
-    return 0;
-}
-
-static int apply_include(struct tattle__options *o, const char *flag, const char *value, struct tattle__buffer *error)
-{
-    if (check_tag_selector(flag, value, error) != 0)
-        return -EINVAL;
-    tattle__string_list_add(&o->include, value);
-    return 0;
-}
-
-static int apply_exclude(struct tattle__options *o, const char *flag, const char *value, struct tattle__buffer *error)
-{
-    if (check_tag_selector(flag, value, error) != 0)
-        return -EINVAL;
-    tattle__string_list_add(&o->exclude, value);
-    return 0;
-}
-
-static int apply_failed(struct tattle__options *options, const char *flag, const char *value, struct tattle__buffer *error)
+static int apply_switch(struct tattle__options *options,
+                        const struct flag_spec *spec, const char *flag,
+                        const char *value, struct tattle__buffer *error)
 {
     (void)flag, (void)value, (void)error;
-    options->failed = true;
+    *(bool *)option_field(options, spec) = true;
     return 0;
 }
 
-static int apply_id(struct tattle__options *options, const char *flag, const char *value, struct tattle__buffer *error)
+/* Numbers are parsed strictly: a value that is not entirely a whole
+ * number in range is an error naming the flag and the value. */
+static int apply_number(struct tattle__options *options,
+                        const struct flag_spec *spec, const char *flag,
+                        const char *value, struct tattle__buffer *error)
 {
-    if (!*value) {
-        tattle__buffer_printf(error, "%s: the id is empty", flag);
+    unsigned long long number = 0;
+    bool valid =
+        *value != '-' && *value != '+' && *value != '\0' && *value != ' ';
+    if (valid) {
+        char *end;
+        errno = 0;
+        number = strtoull(value, &end, 10);
+        valid = errno == 0 && *end == '\0' && number >= spec->min &&
+                number <= spec->max;
+    }
+    if (!valid) {
+        tattle__buffer_printf(
+            error, "%s: '%s' is not a whole number from %llu to %llu", flag,
+            value, spec->min, spec->max);
         return -EINVAL;
     }
-    tattle__string_list_add(&options->ids, value);
+    void *field = option_field(options, spec);
+    switch (spec->number_type) {
+    case NUMBER_UNSIGNED:
+        assert(spec->max <= UINT_MAX);
+        *(unsigned *)field = (unsigned)number;
+        break;
+    case NUMBER_LONG:
+        assert(spec->max <= LONG_MAX);
+        *(long *)field = (long)number;
+        break;
+    case NUMBER_UINT64:
+        *(uint64_t *)field = number;
+        break;
+    }
     return 0;
 }
 
-static int apply_shard(struct tattle__options *options, const char *flag, const char *value, struct tattle__buffer *error)
+static int apply_text_list(struct tattle__options *options,
+                           const struct flag_spec *spec, const char *flag,
+                           const char *value, struct tattle__buffer *error)
 {
+    if (!*value) {
+        tattle__buffer_printf(error, "%s: the %s is empty", flag, spec->noun);
+        return -EINVAL;
+    }
+    tattle__string_list_add(option_field(options, spec), value);
+    return 0;
+}
+
+static int apply_tag_selector(struct tattle__options *options,
+                              const struct flag_spec *spec, const char *flag,
+                              const char *value, struct tattle__buffer *error)
+{
+    if (!tattle__tag_is_valid(value)) {
+        tattle__buffer_printf(error, "%s: '%s' is not a tag (TAG or TAG:VALUE)",
+                              flag, value);
+        return -EINVAL;
+    }
+    tattle__string_list_add(option_field(options, spec), value);
+    return 0;
+}
+
+static int apply_shard(struct tattle__options *options,
+                       const struct flag_spec *spec, const char *flag,
+                       const char *value, struct tattle__buffer *error)
+{
+    (void)spec;
     unsigned index, total;
     char extra;
     if (sscanf(value, "%u/%u%c", &index, &total, &extra) != 2 || total == 0 ||
@@ -182,89 +346,7 @@ static int apply_shard(struct tattle__options *options, const char *flag, const 
     return 0;
 }
 
-static int apply_jobs(struct tattle__options *options, const char *flag, const char *value, struct tattle__buffer *error)
-{
-    APPLY_UNSIGNED(jobs, 1, 1024);
-    return 0;
-}
-
-static int apply_timeout(struct tattle__options *options, const char *flag, const char *value, struct tattle__buffer *error)
-{
-    APPLY_UNSIGNED(timeout_ms, 1, 86400000ull * 7);
-    return 0;
-}
-
-static int apply_no_fork(struct tattle__options *options, const char *flag, const char *value, struct tattle__buffer *error)
-{
-    (void)flag, (void)value, (void)error;
-    options->no_fork = true;
-    return 0;
-}
-
-static int apply_seed(struct tattle__options *options, const char *flag, const char *value, struct tattle__buffer *error)
-{
-    APPLY_UNSIGNED(seed, 0, UINT64_MAX);
-    options->seed_given = true;
-    return 0;
-}
-
-static int apply_shuffle(struct tattle__options *options, const char *flag, const char *value, struct tattle__buffer *error)
-{
-    (void)flag, (void)value, (void)error;
-    options->shuffle = true;
-    return 0;
-}
-
-static int apply_repeat(struct tattle__options *options, const char *flag, const char *value, struct tattle__buffer *error)
-{
-    APPLY_UNSIGNED(repeat, 1, 1000000);
-    return 0;
-}
-
-static int apply_max_failures(struct tattle__options *options, const char *flag, const char *value, struct tattle__buffer *error)
-{
-    APPLY_UNSIGNED(max_failures, 1, UINT_MAX);
-    return 0;
-}
-
-static int apply_retry(struct tattle__options *options, const char *flag, const char *value, struct tattle__buffer *error)
-{
-    APPLY_UNSIGNED(retry, 0, 1000);
-    return 0;
-}
-
-static int apply_trace_all(struct tattle__options *options, const char *flag, const char *value, struct tattle__buffer *error)
-{
-    (void)flag, (void)value, (void)error;
-    options->trace_all = true;
-    return 0;
-}
-
-static int apply_trace_cap(struct tattle__options *options, const char *flag, const char *value, struct tattle__buffer *error)
-{
-    APPLY_UNSIGNED(trace_cap, 1, 1000000);
-    return 0;
-}
-
-static int apply_trace_budget(struct tattle__options *options, const char *flag, const char *value, struct tattle__buffer *error)
-{
-    APPLY_UNSIGNED(trace_budget, 1, 100000000);
-    return 0;
-}
-
-static int apply_trace_level(struct tattle__options *options, const char *flag, const char *value, struct tattle__buffer *error)
-{
-    APPLY_UNSIGNED(trace_level, 0, INT_MAX);
-    return 0;
-}
-
-static int apply_trace_passed(struct tattle__options *options, const char *flag, const char *value, struct tattle__buffer *error)
-{
-    (void)flag, (void)value, (void)error;
-    options->trace_passed = true;
-    return 0;
-}
-
+/* A file name: not empty, and standard output only where `-` is allowed. */
 static int check_destination(const char *flag, const char *value,
                              bool stdout_allowed, struct tattle__buffer *error)
 {
@@ -273,41 +355,41 @@ static int check_destination(const char *flag, const char *value,
         return -EINVAL;
     }
     if (!stdout_allowed && strcmp(value, "-") == 0) {
-        tattle__buffer_printf(error, "%s: cannot write to standard output", flag);
+        tattle__buffer_printf(error, "%s: cannot write to standard output",
+                              flag);
         return -EINVAL;
     }
     return 0;
 }
 
-static int apply_json(struct tattle__options *options, const char *flag, const char *value, struct tattle__buffer *error)
+static int apply_report(struct tattle__options *options,
+                        const struct flag_spec *spec, const char *flag,
+                        const char *value, struct tattle__buffer *error)
 {
     if (check_destination(flag, value, true, error) != 0)
         return -EINVAL;
-    tattle__options_add_reporter(options, "json", value);
+    tattle__options_add_reporter(options, spec->noun, value);
     return 0;
 }
 
-static int apply_jsonl(struct tattle__options *options, const char *flag, const char *value, struct tattle__buffer *error)
+static int apply_reporter(struct tattle__options *options,
+                          const struct flag_spec *spec, const char *flag,
+                          const char *value, struct tattle__buffer *error)
 {
-    if (check_destination(flag, value, true, error) != 0)
-        return -EINVAL;
-    tattle__options_add_reporter(options, "jsonl", value);
-    return 0;
-}
-
-static int apply_reporter(struct tattle__options *options, const char *flag, const char *value, struct tattle__buffer *error)
-{
+    (void)spec;
     const char *equals = strchr(value, '=');
     size_t name_length = equals ? (size_t)(equals - value) : strlen(value);
     char name[64];
     if (name_length == 0 || name_length >= sizeof name) {
-        tattle__buffer_printf(error, "%s: '%s' is not NAME or NAME=FILE", flag, value);
+        tattle__buffer_printf(error, "%s: '%s' is not NAME or NAME=FILE", flag,
+                              value);
         return -EINVAL;
     }
     memcpy(name, value, name_length);
     name[name_length] = '\0';
     if (!tattle_reporter_find(name)) {
-        tattle__buffer_printf(error, "%s: no reporter named '%s'", flag, name);
+        tattle__buffer_printf(error, "%s: ", flag);
+        tattle__options_describe_unknown_reporter(error, name);
         return -EINVAL;
     }
     if (equals && check_destination(flag, equals + 1, true, error) != 0)
@@ -316,109 +398,73 @@ static int apply_reporter(struct tattle__options *options, const char *flag, con
     return 0;
 }
 
-#define FLAG_SETTER(function, field)                                           \
-    static int function(struct tattle__options *options, const char *flag,     \
-                        const char *value, struct tattle__buffer *error)       \
-    {                                                                          \
-        (void)flag, (void)value, (void)error;                                  \
-        options->field = true;                                                 \
-        return 0;                                                              \
-    }
-FLAG_SETTER(apply_failures_only, failures_only)
-FLAG_SETTER(apply_summary_only, summary_only)
-FLAG_SETTER(apply_first_failure, first_failure)
-FLAG_SETTER(apply_group_by_error, group_by_error)
-FLAG_SETTER(apply_compact, compact)
-FLAG_SETTER(apply_quiet, quiet)
-FLAG_SETTER(apply_list, list)
-FLAG_SETTER(apply_help, help)
-FLAG_SETTER(apply_version, version)
-
-static int apply_filter_out(struct tattle__options *options, const char *flag, const char *value, struct tattle__buffer *error)
+static int apply_color(struct tattle__options *options,
+                       const struct flag_spec *spec, const char *flag,
+                       const char *value, struct tattle__buffer *error)
 {
-    if (!*value) {
-        tattle__buffer_printf(error, "%s: the text is empty", flag);
-        return -EINVAL;
+    static const struct {
+        const char *name;
+        enum tattle__color_mode mode;
+    } modes[] = {{"auto", TATTLE__COLOR_AUTO},
+                 {"always", TATTLE__COLOR_ALWAYS},
+                 {"never", TATTLE__COLOR_NEVER}};
+    for (size_t i = 0; i < sizeof modes / sizeof *modes; i++) {
+        if (strcmp(value, modes[i].name) == 0) {
+            *(enum tattle__color_mode *)option_field(options, spec) =
+                modes[i].mode;
+            return 0;
+        }
     }
-    tattle__string_list_add(&options->filter_out, value);
-    return 0;
+    tattle__buffer_printf(error, "%s: '%s' is not auto, always or never", flag,
+                          value);
+    return -EINVAL;
 }
 
-static int apply_color(struct tattle__options *options, const char *flag, const char *value, struct tattle__buffer *error)
-{
-    if (strcmp(value, "auto") == 0)
-        options->color = TATTLE__COLOR_AUTO;
-    else if (strcmp(value, "always") == 0)
-        options->color = TATTLE__COLOR_ALWAYS;
-    else if (strcmp(value, "never") == 0)
-        options->color = TATTLE__COLOR_NEVER;
-    else {
-        tattle__buffer_printf(error, "%s: '%s' is not auto, always or never", flag, value);
-        return -EINVAL;
-    }
-    return 0;
-}
-
-static int apply_config(struct tattle__options *options, const char *flag, const char *value, struct tattle__buffer *error)
+static int apply_file_name(struct tattle__options *options,
+                           const struct flag_spec *spec, const char *flag,
+                           const char *value, struct tattle__buffer *error)
 {
     if (check_destination(flag, value, false, error) != 0)
         return -EINVAL;
-    free(options->config_file);
-    options->config_file = tattle__strdup(value);
+    char **field = option_field(options, spec);
+    free(*field);
+    *field = tattle__strdup(value);
     return 0;
 }
 
-struct flag_spec {
-    const char *long_name;
-    char short_name;
-    const char *argument;       /* NULL: takes no value */
-    apply_fn apply;
-    const char *help;
+static const flag_applier appliers[] = {
+    [FLAG_SWITCH] = apply_switch,
+    [FLAG_NUMBER] = apply_number,
+    [FLAG_TEXT_LIST] = apply_text_list,
+    [FLAG_TAG_SELECTOR] = apply_tag_selector,
+    [FLAG_SHARD] = apply_shard,
+    [FLAG_REPORT] = apply_report,
+    [FLAG_REPORTER] = apply_reporter,
+    [FLAG_COLOR] = apply_color,
+    [FLAG_FILE_NAME] = apply_file_name,
 };
 
-static const struct flag_spec flags[] = {
-    {"only", 0, "TAG[:VAL]", apply_only, "run only tests with this tag"},
-    {"include", 0, "TAG[:VAL]", apply_include, "run tests with this tag even if excluded"},
-    {"exclude", 0, "TAG[:VAL]", apply_exclude, "do not run tests with this tag"},
-    {"failed", 0, NULL, apply_failed, "rerun the tests that failed in the previous run"},
-    {"shard", 0, "I/N", apply_shard, "run the I-th of N shards (0-based)"},
-    {"id", 0, "ID", apply_id, "run the test with exactly this id (repeatable)"},
-    {"jobs", 'j', "N", apply_jobs, "run N tests at a time (default 1)"},
-    {"timeout", 0, "MS", apply_timeout, "timeout of tests without their own .timeout_ms (default 60000)"},
-    {"no-fork", 0, NULL, apply_no_fork, "run tests in this process (for debuggers)"},
-    {"seed", 0, "N", apply_seed, "seed for --shuffle (recorded in reports)"},
-    {"shuffle", 0, NULL, apply_shuffle, "run tests in a random order"},
-    {"repeat", 0, "N", apply_repeat, "run each test up to N times, stopping at its first failure"},
-    {"max-failures", 0, "N", apply_max_failures, "start no test after N failures"},
-    {"retry", 0, "N", apply_retry, "rerun a failed test up to N times (passing then: flaky)"},
-    {"trace-all", 0, NULL, apply_trace_all, "trace every test's messages"},
-    {"trace-cap", 0, "N", apply_trace_cap, "events kept per traced test (default 50)"},
-    {"trace-budget", 0, "N", apply_trace_budget, "events recorded at most per test (default 5000)"},
-    {"trace-level", 0, "N", apply_trace_level, "keep events with a level below N (default 100)"},
-    {"trace-passed", 0, NULL, apply_trace_passed, "keep traces of passed tests too"},
-    {"json", 0, "FILE|-", apply_json, "write the JSON report"},
-    {"jsonl", 0, "FILE|-", apply_jsonl, "write the JSON Lines event stream"},
-    {"reporter", 0, "NAME[=FILE]", apply_reporter, "add a reporter by name"},
-    {"failures-only", 0, NULL, apply_failures_only, "reports list failed tests only"},
-    {"summary-only", 0, NULL, apply_summary_only, "reports carry the summary only"},
-    {"first-failure", 0, NULL, apply_first_failure, "reports list the first failed test only"},
-    {"group-by-error", 0, NULL, apply_group_by_error, "group failures by their first message line"},
-    {"filter-out", 0, "TEXT", apply_filter_out, "mark failures whose message contains TEXT as filtered"},
-    {"compact", 0, NULL, apply_compact, "one short line per test"},
-    {"quiet", 'q', NULL, apply_quiet, "console shows failures and the summary only"},
-    {"color", 0, "auto|always|never", apply_color, "colour the console (NO_COLOR is honoured)"},
-    {"list", 0, NULL, apply_list, "list the selected tests instead of running them"},
-    {"config", 0, "FILE", apply_config, "read options from FILE (default ./tattle.yml)"},
-    {"help", 'h', NULL, apply_help, "show this help"},
-    {"version", 0, NULL, apply_version, "show the version"},
-};
+static int apply_flag(struct tattle__options *options,
+                      const struct flag_spec *spec, const char *flag,
+                      const char *value, struct tattle__buffer *error)
+{
+    int rc = appliers[spec->kind](options, spec, flag, value, error);
+    if (rc == 0 && spec->marks)
+        *(bool *)((char *)options + spec->mark) = true;
+    return rc;
+}
+
+/* ---- parsing ---- */
 
 void tattle__options_print_help(FILE *stream, const char *program)
 {
-    fprintf(stream, "usage: %s [options] [PATTERN...]\n"
-                    "PATTERN is a glob on suite/name; --id ID names one test exactly\n"
-                    "(--id=ID when ID starts with --). A test is selected when it matches\n"
-                    "any PATTERN or --id; without either, every test is.\n\n", program);
+    fprintf(
+        stream,
+        "usage: %s [options] [PATTERN...]\n"
+        "PATTERN is a glob on suite/name; --id ID names one test exactly\n"
+        "(--id=ID when ID starts with --). A test is selected when it matches\n"
+        "any PATTERN or --id; without either, every test is.\n\n",
+        program);
     for (size_t i = 0; i < sizeof flags / sizeof *flags; i++) {
         char left[64];
         if (flags[i].short_name)
@@ -431,8 +477,10 @@ void tattle__options_print_help(FILE *stream, const char *program)
                      flags[i].argument ? flags[i].argument : "");
         fprintf(stream, "  %-32s %s\n", left, flags[i].help);
     }
-    fprintf(stream, "\nWith --list, --json lists as JSON. Exit status: 0 passed, "
-                    "1 a test failed, 2 usage error, 3 internal error or interrupted.\n");
+    fprintf(
+        stream,
+        "\nWith --list, --json lists as JSON. Exit status: 0 passed, "
+        "1 a test failed, 2 usage error, 3 internal error or interrupted.\n");
 }
 
 static const struct flag_spec *find_long(const char *name, size_t length)
@@ -496,10 +544,11 @@ int tattle__options_parse(struct tattle__options *options, int argc,
             snprintf(flag_name, sizeof flag_name, "-%c", arg[1]);
         }
         if (!spec) {
-            tattle__buffer_printf(error, "unknown option '%s' (see --help)", arg);
+            tattle__buffer_printf(error, "unknown option '%s' (see --help)",
+                                  arg);
             return -EINVAL;
         }
-        if (listing && spec->apply == apply_json &&
+        if (listing && strcmp(spec->long_name, "json") == 0 &&
             (!inline_value || strcmp(inline_value, "-") == 0)) {
             options->list_json = true; /* the listing goes to stdout anyway */
             if (!inline_value && i + 1 < argc && strcmp(argv[i + 1], "-") == 0)
@@ -510,7 +559,8 @@ int tattle__options_parse(struct tattle__options *options, int argc,
         if (spec->argument) {
             if (inline_value) {
                 value = inline_value;
-            } else if (i + 1 < argc && !(argv[i + 1][0] == '-' && argv[i + 1][1] == '-')) {
+            } else if (i + 1 < argc &&
+                       !(argv[i + 1][0] == '-' && argv[i + 1][1] == '-')) {
                 /* The next word is the value, unless it is another flag. */
                 value = argv[++i];
             } else {
@@ -522,7 +572,7 @@ int tattle__options_parse(struct tattle__options *options, int argc,
             tattle__buffer_printf(error, "%s takes no value", flag_name);
             return -EINVAL;
         }
-        if (spec->apply(options, flag_name, value, error) != 0)
+        if (apply_flag(options, spec, flag_name, value, error) != 0)
             return -EINVAL;
     }
     return 0;

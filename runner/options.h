@@ -17,6 +17,16 @@
 
 #include "base/buffer.h"
 
+/* A test's timeout when neither it, the command line nor the configuration
+ * sets one, and the longest any of them may set (a week; a longer one is
+ * an error, and TATTLE_TIMEOUT_MULTIPLIER scales no timeout past it). */
+#define TATTLE__TIMEOUT_MS_DEFAULT 60000
+#define TATTLE__TIMEOUT_MS_MAX (7 * 24 * 3600 * 1000)
+
+/* Tests run at a time unless --jobs or `jobs:` says, and the most. */
+#define TATTLE__JOBS_DEFAULT 1
+#define TATTLE__JOBS_MAX 1024
+
 enum tattle__color_mode {
     TATTLE__COLOR_AUTO,
     TATTLE__COLOR_ALWAYS,
@@ -34,7 +44,7 @@ void tattle__string_list_release(struct tattle__string_list *list);
 
 struct tattle__reporter_request {
     char *name;
-    char *destination;  /* NULL: the reporter's default */
+    char *destination; /* NULL: the reporter's default */
 };
 
 struct tattle__options {
@@ -45,16 +55,17 @@ struct tattle__options {
     bool sharded;
     unsigned shard_index, shard_total;
     unsigned jobs;
-    long timeout_ms;            /* 0: the default (60 s) */
+    long timeout_ms; /* 0: TATTLE__TIMEOUT_MS_DEFAULT */
     bool no_fork;
     uint64_t seed;
     bool seed_given;
     bool shuffle;
     unsigned repeat;
-    unsigned max_failures;      /* 0: no limit */
+    unsigned max_failures; /* 0: no limit */
     unsigned retry;
     bool trace_all;
-    long trace_cap, trace_budget, trace_level, trace_payload_bytes; /* -1: unset */
+    long trace_cap, trace_budget, trace_level,
+        trace_payload_bytes; /* -1: unset */
     bool trace_passed;
     struct tattle__reporter_request *reporters;
     size_t reporter_count;
@@ -81,6 +92,11 @@ int tattle__options_parse(struct tattle__options *options, int argc,
  * earlier request for the same reporter. */
 void tattle__options_add_reporter(struct tattle__options *options,
                                   const char *name, const char *destination);
+
+/** Appends the error for a reporter `name` that does not exist to `error`:
+ * "no reporter named 'NAME' (known reporters: console, json, ...)". */
+void tattle__options_describe_unknown_reporter(struct tattle__buffer *error,
+                                               const char *name);
 
 /** Writes the --help text. */
 void tattle__options_print_help(FILE *stream, const char *program);

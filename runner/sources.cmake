@@ -20,5 +20,10 @@ list(APPEND TATTLE_SOURCES
   runner/outcome.c
   runner/config.c
   runner/last_run.c
+  runner/environment.c
+  runner/plan.c
+  runner/listing.c
+  runner/fanout.c
+  runner/run_queue.c
   runner/run.c
 )

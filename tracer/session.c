@@ -91,7 +91,7 @@ void tattle__trace_prepare_process(void)
 int tattle__trace_session_create(struct tattle__trace_session **out,
                                  const struct tattle__trace_config *config)
 {
-    struct tattle__trace_config effective = {50, 5000, 100, 64};
+    struct tattle__trace_config effective = TATTLE__TRACE_CONFIG_DEFAULT;
     if (config != NULL) {
         if (config->cap != 0)
             effective.cap = config->cap;
@@ -100,7 +100,7 @@ int tattle__trace_session_create(struct tattle__trace_session **out,
         if (config->payload_bytes != 0)
             effective.payload_bytes = config->payload_bytes;
     }
-    if (effective.cap > 1000000)
+    if (effective.cap > TATTLE__TRACE_CAP_MAX)
         return -EINVAL;
     struct tattle__trace_session *session = calloc(1, sizeof *session);
     if (session == NULL)

@@ -22,14 +22,39 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <limits.h>
+
 #include <tattle/reporter.h>
 
+#include "tracer/arena.h"
+
+/* What a traced test gets unless it, the command line or the configuration
+ * asks for other sizes, and the most any of them may ask for. The runner
+ * checks requests against these maxima (a request above one is an error,
+ * never truncated); the session refuses a cap above its maximum too. */
+#define TATTLE__TRACE_CAP_DEFAULT 50
+#define TATTLE__TRACE_CAP_MAX 1000000
+#define TATTLE__TRACE_BUDGET_DEFAULT 5000
+#define TATTLE__TRACE_BUDGET_MAX 100000000
+#define TATTLE__TRACE_LEVEL_DEFAULT 100
+#define TATTLE__TRACE_LEVEL_MAX INT_MAX
+#define TATTLE__TRACE_PAYLOAD_BYTES_DEFAULT 64
+#define TATTLE__TRACE_PAYLOAD_BYTES_MAX TATTLE__PAYLOAD_MAX /* a record's */
+
 struct tattle__trace_config {
-    uint32_t cap;           /* events kept (default 50) */
-    uint32_t budget;        /* events recorded at most (default 5000) */
-    int level;              /* detail threshold (default 100) */
-    uint32_t payload_bytes; /* bytes of each message rendered (default 64) */
+    uint32_t cap;           /* events kept */
+    uint32_t budget;        /* events recorded at most */
+    int level;              /* detail threshold */
+    uint32_t payload_bytes; /* bytes of each message rendered */
 };
+
+/* The configuration of a test that asks for no size of its own. */
+#define TATTLE__TRACE_CONFIG_DEFAULT                                           \
+    ((struct tattle__trace_config){                                            \
+        .cap = TATTLE__TRACE_CAP_DEFAULT,                                      \
+        .budget = TATTLE__TRACE_BUDGET_DEFAULT,                                \
+        .level = TATTLE__TRACE_LEVEL_DEFAULT,                                  \
+        .payload_bytes = TATTLE__TRACE_PAYLOAD_BYTES_DEFAULT})
 
 struct tattle__trace_session;
 

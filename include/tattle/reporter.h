@@ -231,8 +231,13 @@ struct tattle_reporter_type {
     void (*destroy)(void *self);
 };
 
+/** How many reporter plugins can be registered. */
+#define TATTLE_REPORTER_PLUGIN_MAX 32
+
 /** Makes a reporter type available to `--reporter NAME`. The registry keeps
- * the pointer. Returns 0, or -EEXIST when the name is taken. */
+ * the pointer (the type must outlive the run). Returns 0, -EEXIST when the
+ * name is taken, or -ENOSPC when TATTLE_REPORTER_PLUGIN_MAX plugins are
+ * registered already (tattle_error_message() describes either). */
 TATTLE_API int tattle_reporter_register(const struct tattle_reporter_type *type);
 
 /** Finds a registered reporter type by name, or NULL. */

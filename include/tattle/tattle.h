@@ -423,6 +423,18 @@ TATTLE_API int tattle_on_exit(void (*fn)(void *ctx), void *ctx);
  * error or interrupted. */
 TATTLE_API int tattle_main(int argc, char **argv);
 
+/* Error codes                                                               */
+
+/** The name of a code a tattle function returned: "EINVAL" for -EINVAL,
+ * "OK" for 0, "UNKNOWN" for a code tattle never returns. The string is
+ * static. */
+TATTLE_API const char *tattle_error_name(int code);
+
+/** A one-line message for a code a tattle function returned ("invalid
+ * argument" for -EINVAL; "success" for 0, "unknown error" for a code
+ * tattle never returns). The string is static. */
+TATTLE_API const char *tattle_error_message(int code);
+
 #ifdef __cplusplus
 } /* extern "C" */
 

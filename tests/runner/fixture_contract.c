@@ -2,9 +2,13 @@
  * fixture_contract.c — tests that pin the runner's contract at its edges,
  * for test_runner.py: a forked worker failing a fatal assertion, a test
  * leaving hundreds of children behind, many concurrent jobs next to a
- * crash, output printed while stdout carries a report, and tags and
- * fields whose values are out of range or not UTF-8.
+ * crash, output printed while stdout carries a report, tags and fields
+ * whose values are out of range or not UTF-8, and the error codes of the
+ * public functions. The binary registers a reporter plugin of its own,
+ * "contract-plugin", so the reporters it knows are more than the
+ * built-in ones.
  */
+#include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdbool.h>
@@ -17,6 +21,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <tattle/reporter.h>
 #include <tattle/tattle.h>
 
 static void note_teardown(void)
@@ -157,4 +162,88 @@ TEST(crowd, crasher)
     volatile int *nowhere = mmap(NULL, (size_t)sysconf(_SC_PAGESIZE), PROT_NONE,
                                  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     *nowhere = 1;
+}
+
+/* A reporter plugin that writes nothing. */
+static int plugin_create(void **self, const char *destination,
+                         const struct tattle_report_options *options)
+{
+    (void)destination, (void)options;
+    *self = NULL;
+    return 0;
+}
+
+static void plugin_begin(void *self, const struct tattle_run_info *run)
+{
+    (void)self, (void)run;
+}
+
+static void plugin_test_finished(void *self, const struct tattle_result *result)
+{
+    (void)self, (void)result;
+}
+
+static int plugin_end(void *self, const struct tattle_summary *summary)
+{
+    (void)self, (void)summary;
+    return 0;
+}
+
+static void plugin_destroy(void *self)
+{
+    (void)self;
+}
+
+#define PLUGIN(name)                                                           \
+    {                                                                          \
+        name, plugin_create, plugin_begin, NULL, plugin_test_finished,         \
+            plugin_end, plugin_destroy                                         \
+    }
+
+static const struct tattle_reporter_type contract_plugin =
+    PLUGIN("contract-plugin");
+
+__attribute__((constructor)) static void register_contract_plugin(void)
+{
+    if (tattle_reporter_register(&contract_plugin) != 0)
+        abort();
+}
+
+TEST(errors, codes_have_names_and_messages)
+{
+    ASSERT_STR_EQ(tattle_error_name(-EINVAL), "EINVAL");
+    ASSERT_STR_EQ(tattle_error_message(-EINVAL), "invalid argument");
+    ASSERT_STR_EQ(tattle_error_name(-ETIMEDOUT), "ETIMEDOUT");
+    ASSERT_STR_EQ(tattle_error_name(-EPIPE), "EPIPE");
+    ASSERT_STR_EQ(tattle_error_name(0), "OK");
+    ASSERT_STR_EQ(tattle_error_message(0), "success");
+    /* Positive numbers and codes tattle never returns are unknown. */
+    ASSERT_STR_EQ(tattle_error_name(EINVAL), "UNKNOWN");
+    ASSERT_STR_EQ(tattle_error_name(-ENOTRECOVERABLE), "UNKNOWN");
+    ASSERT_STR_EQ(tattle_error_message(-ENOTRECOVERABLE), "unknown error");
+}
+
+/* tattle_reporter_register's two failures, as documented. */
+TEST(errors, reporter_register_returns_named_codes)
+{
+    int rc = tattle_reporter_register(&contract_plugin);
+    ASSERT_EQ(rc, -EEXIST);
+    ASSERT_STR_EQ(tattle_error_name(rc), "EEXIST");
+    static char names[TATTLE_REPORTER_PLUGIN_MAX][16];
+    static struct tattle_reporter_type more[TATTLE_REPORTER_PLUGIN_MAX];
+    int registered = 0;
+    for (; registered < TATTLE_REPORTER_PLUGIN_MAX; registered++) {
+        snprintf(names[registered], sizeof names[registered], "more-%d",
+                 registered);
+        more[registered] =
+            (struct tattle_reporter_type)PLUGIN(names[registered]);
+        rc = tattle_reporter_register(&more[registered]);
+        if (rc != 0)
+            break;
+    }
+    /* contract-plugin took one place. */
+    ASSERT_EQ(registered, TATTLE_REPORTER_PLUGIN_MAX - 1);
+    ASSERT_EQ(rc, -ENOSPC);
+    ASSERT_STR_EQ(tattle_error_name(rc), "ENOSPC");
+    ASSERT_STR_EQ(tattle_error_message(rc), "no space left");
 }

@@ -874,6 +874,9 @@ BROKEN_CONFIGS = [
     ("unknown key", "jobs: 2\nexclude: [slow]\ncolour: always\n",
      r"tattle\.yml:3:1: .*colour"),
     ("bad value", "jobs: lots\n", r"tattle\.yml:1:7: .*lots"),
+    # The same longest timeout as --timeout, refused rather than clamped.
+    ("timeout above a week", "timeout_ms: 604800001\n",
+     r"tattle\.yml:1:13: '604800001' is not a whole number from 1 to 604800000"),
     ("bad tag", "exclude: [slow, 'not a tag']\n", r"tattle\.yml:1:17: "),
     ("not YAML", "jobs: [1, 2\nexclude: slow\n", r"tattle\.yml:\d+:\d+: "),
 ]
@@ -1396,6 +1399,71 @@ def usage_error_keeps_files(c):
     c.expect_eq(r.status, 2, "a directory as report path is a usage error")
     c.expect("adir" in r.stderr and "directory" in r.stderr, "named: %r" % r.stderr)
     c.expect("PASS" not in r.stdout, "nothing ran: %r" % r.stdout)
+
+
+def known_reporters(c, stderr, prefix, name, what):
+    """Checks that `stderr` is the one line PREFIX"no reporter named 'NAME'
+    (known reporters: ...)" and that the list holds the fixture's
+    reporters, its plugin included, and not NAME."""
+    c.expect(stderr.count("\n") == 1 and stderr.endswith("\n"),
+             "%s: one line on stderr: %r" % (what, stderr))
+    match = re.fullmatch(r".*: %s no reporter named '%s' \(known reporters: "
+                         r"([^)]*)\)" % (re.escape(prefix), re.escape(name)),
+                         stderr.rstrip("\n"))
+    if c.expect(match is not None, "%s: %r names no known reporters"
+                % (what, stderr)):
+        names = match.group(1).split(", ")
+        for expected in ("console", "json", "jsonl", "contract-plugin"):
+            c.expect(expected in names, "%s: %s is not listed in %s"
+                     % (what, expected, names))
+        c.expect(name not in names, "%s: %s is listed" % (what, name))
+
+
+@case
+def unknown_reporter(c):
+    # An unknown --reporter NAME, or report key in tattle.yml, is a usage
+    # error whose one line lists the reporters there are, plugins too.
+    for args in (["--reporter", "nope"], ["--reporter=nope=out.txt"]):
+        what = " ".join(args)
+        directory = c.new_dir()
+        write(os.path.join(directory, "report.json"), "OLD REPORT\n")
+        r = c.run(c.options.contract,
+                  ["--json", "report.json"] + args + ["contract/prints_to_stdout"],
+                  report=False, cwd=directory)
+        c.expect_eq(r.status, 2, "%s: exit status" % what)
+        known_reporters(c, r.stderr, "--reporter:", "nope", what)
+        c.expect_eq(r.stdout, "", "%s: nothing ran" % what)
+        c.expect_eq(sorted(os.listdir(directory)), ["report.json"],
+                    "%s: nothing written" % what)
+        c.expect_eq(read(os.path.join(directory, "report.json")), "OLD REPORT\n",
+                    "%s: the old report is untouched" % what)
+    directory = c.new_dir()
+    write(os.path.join(directory, "tattle.yml"), "reports: {nope: out.txt}\n")
+    r = c.run(c.options.contract, ["contract/prints_to_stdout"], report=False,
+              cwd=directory)
+    c.expect_eq(r.status, 2, "tattle.yml: exit status")
+    known_reporters(c, r.stderr, "tattle.yml:1:11:", "nope", "tattle.yml")
+    c.expect_eq(r.stdout, "", "tattle.yml: nothing ran")
+    # A plugin is a reporter like the others, for the flag and the file.
+    r = c.run(c.options.contract, ["--reporter", "contract-plugin",
+                                   "contract/prints_to_stdout"])
+    c.expect_eq(r.status, 0, "--reporter contract-plugin: exit status")
+    directory = c.new_dir()
+    write(os.path.join(directory, "tattle.yml"),
+          "reports: {contract-plugin: out.txt}\n")
+    r = c.run(c.options.contract, ["contract/prints_to_stdout"], cwd=directory)
+    c.expect_eq(r.status, 0, "reports: {contract-plugin: ...}: exit status")
+
+
+@case
+def error_codes(c):
+    # tattle_error_name/_message and tattle_reporter_register's codes, as
+    # the public headers document them.
+    r = c.run(c.options.contract, ["errors/*"])
+    for test_id in ("errors/codes_have_names_and_messages",
+                    "errors/reporter_register_returns_named_codes"):
+        t = c.test(r, test_id)
+        c.expect_eq(t["state"], "passed", "%s: %s" % (test_id, t["failures"]))
 
 
 @case

@@ -1,0 +1,233 @@
+/*
+ * fanout.c — opening the reporters and passing each event to all of them.
+ *
+ * A destination is checked the way the reporter will use it: a report is
+ * written beside its file and renamed over it, so the file must not be a
+ * directory and its directory must exist and be writable. The reporters
+ * are kept in a growable array: no number of them is refused or dropped.
+ */
+#include "runner/fanout.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "runner/environment.h"
+
+/* A reporter asked for, and where it writes (NULL: its default). */
+struct reporter_wanted {
+    const char *name;
+    const char *destination;
+};
+
+static bool is_standard_stream(const char *path)
+{
+    return strcmp(path, "-") == 0 || strcmp(path, "stdout") == 0 ||
+           strcmp(path, "stderr") == 0;
+}
+
+bool tattle__fanout_takes_stdout(const struct tattle__options *options)
+{
+    for (size_t i = 0; i < options->reporter_count; i++)
+        if (options->reporters[i].destination &&
+            strcmp(options->reporters[i].destination, "-") == 0)
+            return true;
+    return false;
+}
+
+/* A report file can be written: not a directory, and its directory exists
+ * and is writable (the report is written beside it, then renamed). */
+static int check_destination_writable(const char *reporter, const char *path,
+                                      struct tattle__buffer *error)
+{
+    if (!path || is_standard_stream(path))
+        return 0;
+    struct stat status;
+    if (stat(path, &status) == 0 && S_ISDIR(status.st_mode)) {
+        tattle__buffer_printf(error, "the %s report '%s' is a directory",
+                              reporter, path);
+        return -EINVAL;
+    }
+    const char *slash = strrchr(path, '/');
+    char *directory =
+        slash ? strndup(path, (size_t)(slash - path) + (slash == path))
+              : tattle__strdup(".");
+    int rc = 0;
+    if (!directory || access(directory, W_OK | X_OK) != 0) {
+        tattle__buffer_printf(error, "cannot write the %s report '%s': %s: %s",
+                              reporter, path, directory ? directory : path,
+                              strerror(errno));
+        rc = -EINVAL;
+    } else if (access(path, F_OK) == 0 && access(path, W_OK) != 0) {
+        tattle__buffer_printf(error, "cannot write the %s report '%s': %s",
+                              reporter, path, strerror(errno));
+        rc = -EINVAL;
+    }
+    free(directory);
+    return rc;
+}
+
+/* The console first unless it was asked for (then where it was asked),
+ * then the requested reporters in order; `wanted` has room for one more
+ * than the requests. Returns how many. */
+static size_t list_wanted(const struct tattle__options *options,
+                          bool stdout_taken, struct reporter_wanted *wanted)
+{
+    size_t count = 0;
+    bool console_requested = false;
+    for (size_t i = 0; i < options->reporter_count; i++)
+        console_requested |= strcmp(options->reporters[i].name, "console") == 0;
+    if (!console_requested)
+        wanted[count++] = (struct reporter_wanted){
+            "console", stdout_taken ? "stderr" : "stdout"};
+    for (size_t i = 0; i < options->reporter_count; i++) {
+        const char *name = options->reporters[i].name;
+        /* --compact: the JSON report in its compact form. */
+        if (options->compact && strcmp(name, "json") == 0)
+            name = "compact";
+        wanted[count++] =
+            (struct reporter_wanted){name, options->reporters[i].destination};
+    }
+    return count;
+}
+
+static int check_wanted(const struct reporter_wanted *wanted, size_t count,
+                        struct tattle__buffer *error)
+{
+    for (size_t i = 0; i < count; i++) {
+        if (!tattle_reporter_find(wanted[i].name)) {
+            tattle__options_describe_unknown_reporter(error, wanted[i].name);
+            return -EINVAL;
+        }
+        if (check_destination_writable(wanted[i].name, wanted[i].destination,
+                                       error) != 0)
+            return -EINVAL;
+    }
+    return 0;
+}
+
+static void add_open_reporter(struct tattle__fanout *fanout,
+                              const struct tattle_reporter_type *type,
+                              void *self)
+{
+    if (fanout->count == fanout->capacity) {
+        fanout->capacity = fanout->capacity ? fanout->capacity * 2 : 4;
+        fanout->reporters = tattle__realloc(
+            fanout->reporters, fanout->capacity * sizeof *fanout->reporters);
+    }
+    fanout->reporters[fanout->count++] =
+        (struct tattle__open_reporter){type, self};
+}
+
+static int open_wanted(struct tattle__fanout *fanout,
+                       const struct reporter_wanted *wanted, size_t count,
+                       struct tattle__buffer *error)
+{
+    for (size_t i = 0; i < count; i++) {
+        const struct tattle_reporter_type *type =
+            tattle_reporter_find(wanted[i].name);
+        void *self = NULL;
+        int rc = type->create(&self, wanted[i].destination, &fanout->options);
+        if (rc != 0) {
+            tattle__buffer_printf(
+                error, "cannot open the %s report '%s': %s", wanted[i].name,
+                wanted[i].destination ? wanted[i].destination : "",
+                strerror(-rc));
+            return rc;
+        }
+        add_open_reporter(fanout, type, self);
+    }
+    return 0;
+}
+
+int tattle__fanout_open(struct tattle__fanout *fanout,
+                        const struct tattle__options *options,
+                        struct tattle__buffer *error)
+{
+    bool stdout_taken = false;
+    for (size_t i = 0; i < options->reporter_count; i++) {
+        const char *destination = options->reporters[i].destination;
+        if (!destination || strcmp(destination, "-") != 0)
+            continue;
+        if (stdout_taken) {
+            tattle__buffer_printf(
+                error, "only one report can go to standard output ('-')");
+            return -EINVAL;
+        }
+        stdout_taken = true;
+    }
+    fanout->options = (struct tattle_report_options){
+        .failures_only = options->failures_only,
+        .summary_only = options->summary_only,
+        .first_failure = options->first_failure,
+        .group_by_error = options->group_by_error,
+        .compact = options->compact,
+        .quiet = options->quiet,
+        .trace_passed = options->trace_passed,
+        .color = tattle__environment_color_wanted(
+            options->color, stdout_taken ? stderr : stdout),
+        .filter_out = (const char *const *)options->filter_out.items,
+        .filter_out_count = options->filter_out.count,
+    };
+    struct reporter_wanted *wanted =
+        tattle__calloc(options->reporter_count + 1, sizeof *wanted);
+    size_t count = list_wanted(options, stdout_taken, wanted);
+    int rc = check_wanted(wanted, count, error);
+    if (rc == 0)
+        rc = open_wanted(fanout, wanted, count, error);
+    free(wanted);
+    return rc;
+}
+
+void tattle__fanout_begin(struct tattle__fanout *fanout,
+                          const struct tattle_run_info *run)
+{
+    for (size_t i = 0; i < fanout->count; i++)
+        fanout->reporters[i].type->begin(fanout->reporters[i].self, run);
+}
+
+void tattle__fanout_test_started(struct tattle__fanout *fanout,
+                                 const struct tattle_test_info *test)
+{
+    for (size_t i = 0; i < fanout->count; i++)
+        if (fanout->reporters[i].type->test_started)
+            fanout->reporters[i].type->test_started(fanout->reporters[i].self,
+                                                    test);
+}
+
+void tattle__fanout_test_finished(struct tattle__fanout *fanout,
+                                  const struct tattle_result *result)
+{
+    for (size_t i = 0; i < fanout->count; i++)
+        fanout->reporters[i].type->test_finished(fanout->reporters[i].self,
+                                                 result);
+}
+
+bool tattle__fanout_end(struct tattle__fanout *fanout,
+                        const struct tattle_summary *summary,
+                        const char *program)
+{
+    bool all_written = true;
+    for (size_t i = 0; i < fanout->count; i++) {
+        const struct tattle__open_reporter *reporter = &fanout->reporters[i];
+        int rc = reporter->type->end(reporter->self, summary);
+        if (rc != 0) {
+            fprintf(stderr, "%s: the %s report could not be written: %s\n",
+                    program, reporter->type->name, strerror(-rc));
+            all_written = false;
+        }
+    }
+    return all_written;
+}
+
+void tattle__fanout_close(struct tattle__fanout *fanout)
+{
+    for (size_t i = 0; i < fanout->count; i++)
+        fanout->reporters[i].type->destroy(fanout->reporters[i].self);
+    free(fanout->reporters);
+    fanout->reporters = NULL;
+    fanout->count = fanout->capacity = 0;
+}

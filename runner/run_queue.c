@@ -1,0 +1,313 @@
+/*
+ * run_queue.c — the scheduler's callbacks: the next job, and each
+ * attempt's result turned into a final one or another attempt.
+ *
+ * A test waiting to run again (a retry or a repeat) goes on a stack and
+ * runs before the next test of the plan, so its attempts stay together.
+ * A failed attempt waiting for its retry is held: if a retry passes, the
+ * held attempt is what the reports show (as flaky), since its failures
+ * are the evidence a person needs.
+ */
+#include "runner/run_queue.h"
+
+#include <stdlib.h>
+
+#include "base/text.h"
+#include "results/model.h"
+#include "results/record.h"
+#include "runner/outcome.h"
+#include "runner/private_memory.h"
+
+/* A planned test and what its runs have produced so far. */
+struct tattle__queued_test {
+    const struct tattle__planned_test *planned;
+    unsigned runs;
+    unsigned retries_used;
+    struct tattle__result_record *held; /* a failed attempt, kept */
+};
+
+void tattle__run_queue_init(struct tattle__run_queue *queue,
+                            const struct tattle__plan *plan,
+                            const struct tattle__options *options,
+                            const char *program, struct tattle__fanout *fanout)
+{
+    *queue = (struct tattle__run_queue){
+        .plan = plan,
+        .options = options,
+        .program = program,
+        .fanout = fanout,
+        .tests = tattle__private_calloc(plan->count, sizeof *queue->tests),
+    };
+    for (size_t i = 0; i < plan->count; i++)
+        queue->tests[i].planned = &plan->tests[i];
+}
+
+/* ---- final results ---- */
+
+static void note_outcome(struct tattle__run_queue *queue, const char *id,
+                         bool failed)
+{
+    /* Ids live in the registry for the whole run: no copy needed. */
+    if (queue->outcome_count == queue->outcome_capacity) {
+        queue->outcome_capacity =
+            queue->outcome_capacity ? queue->outcome_capacity * 2 : 64;
+        queue->outcomes = tattle__realloc(
+            queue->outcomes, queue->outcome_capacity * sizeof *queue->outcomes);
+    }
+    queue->outcomes[queue->outcome_count++] =
+        (struct tattle__last_run_outcome){id, failed};
+}
+
+static void count_result(struct tattle__run_queue *queue,
+                         const struct tattle_result *result)
+{
+    struct tattle_summary *summary = &queue->summary;
+    summary->total++;
+    switch (result->state) {
+    case TATTLE_STATE_PASSED:
+        summary->passed++;
+        break;
+    case TATTLE_STATE_FAILED:
+        summary->failed++;
+        break;
+    case TATTLE_STATE_SKIPPED:
+        summary->skipped++;
+        break;
+    case TATTLE_STATE_EXCLUDED:
+        summary->excluded++;
+        break;
+    case TATTLE_STATE_INVALID:
+        summary->invalid++;
+        break;
+    }
+    if (result->flaky)
+        summary->flaky++;
+    bool failed = tattle__result_failed(result);
+    if (failed)
+        queue->failures_seen++;
+    if (result->attempts > 0)
+        note_outcome(queue, result->test->id, failed);
+}
+
+/* PROGRAM --id=ID, both quoted for a POSIX shell: an exact id, so no glob
+ * character, backslash or leading dash in it can select another test. */
+static char *rerun_command(const char *program, const char *id)
+{
+    struct tattle__buffer command = {0};
+    tattle__buffer_append_shell_quoted(&command, program);
+    tattle__buffer_append_string(&command, " --id=");
+    tattle__buffer_append_shell_quoted(&command, id);
+    return tattle__buffer_take(&command);
+}
+
+/* Hands a final result to every reporter, then frees it. */
+static void emit_result(struct tattle__run_queue *queue,
+                        struct tattle__result_record *record)
+{
+    if (!record->result.rerun)
+        record->result.rerun =
+            rerun_command(queue->program, record->result.test->id);
+    bool keep_trace = tattle__result_failed(&record->result) ||
+                      record->result.flaky || queue->options->trace_passed;
+    if (!keep_trace)
+        tattle__record_drop_trace(record);
+    count_result(queue, &record->result);
+    tattle__fanout_test_finished(queue->fanout, &record->result);
+    tattle__record_release(record);
+}
+
+static void emit_not_run(struct tattle__run_queue *queue,
+                         const struct tattle__planned_test *planned,
+                         enum tattle_state state, const char *reason)
+{
+    struct tattle__result_record record;
+    tattle__record_init_not_run(&record, &planned->entry->info, state, reason);
+    emit_result(queue, &record);
+}
+
+/* Reports the held failed attempt as the test's result. */
+static void emit_held(struct tattle__run_queue *queue,
+                      struct tattle__queued_test *test)
+{
+    test->held->result.attempts = test->runs;
+    emit_result(queue, test->held);
+    free(test->held);
+    test->held = NULL;
+}
+
+static void drop_held(struct tattle__queued_test *test)
+{
+    if (!test->held)
+        return;
+    tattle__record_release(test->held);
+    free(test->held);
+    test->held = NULL;
+}
+
+/* ---- the queue ---- */
+
+static bool stop_scheduling(const struct tattle__run_queue *queue)
+{
+    return queue->options->max_failures &&
+           queue->failures_seen >= queue->options->max_failures;
+}
+
+static void run_again(struct tattle__run_queue *queue,
+                      struct tattle__queued_test *test)
+{
+    queue->again = tattle__realloc(queue->again, (queue->again_count + 1) *
+                                                     sizeof *queue->again);
+    queue->again[queue->again_count++] = test;
+}
+
+void tattle__run_queue_report_unstarted(struct tattle__run_queue *queue,
+                                        const char *reason)
+{
+    while (queue->again_count > 0) {
+        struct tattle__queued_test *test = queue->again[--queue->again_count];
+        if (test->held) {
+            emit_held(queue, test);
+        } else {
+            /* A --repeat run that had passed so far. */
+            struct tattle__result_record record;
+            tattle__record_init_not_run(&record, &test->planned->entry->info,
+                                        TATTLE_STATE_PASSED, NULL);
+            record.result.attempts = test->runs;
+            emit_result(queue, &record);
+        }
+    }
+    while (queue->next_index < queue->plan->count) {
+        const struct tattle__planned_test *planned =
+            queue->tests[queue->next_index++].planned;
+        bool runnable = planned->not_run_state == TATTLE_STATE_PASSED;
+        emit_not_run(queue, planned,
+                     runnable ? TATTLE_STATE_SKIPPED : planned->not_run_state,
+                     runnable ? reason : planned->not_run_reason);
+    }
+}
+
+/* The next test to run: one waiting to run again, else the next of the
+ * plan that runs (reporting those that do not on the way), else NULL. */
+static struct tattle__queued_test *take_next(struct tattle__run_queue *queue)
+{
+    while (!stop_scheduling(queue)) {
+        if (queue->again_count > 0)
+            return queue->again[--queue->again_count];
+        if (queue->next_index == queue->plan->count)
+            return NULL;
+        struct tattle__queued_test *test = &queue->tests[queue->next_index++];
+        const struct tattle__planned_test *planned = test->planned;
+        if (planned->not_run_state == TATTLE_STATE_PASSED)
+            return test;
+        emit_not_run(queue, planned, planned->not_run_state,
+                     planned->not_run_reason);
+    }
+    tattle__run_queue_report_unstarted(queue,
+                                       "not run: --max-failures was reached");
+    return NULL;
+}
+
+static bool next_job(void *context, struct tattle__job *job)
+{
+    struct tattle__run_queue *queue = context;
+    struct tattle__queued_test *test = take_next(queue);
+    if (!test)
+        return false;
+    const struct tattle__planned_test *planned = test->planned;
+    *job = (struct tattle__job){
+        .entry = planned->entry,
+        .timeout_ms = planned->timeout_ms,
+        .traced = planned->traced,
+        .trace_config = planned->trace_config,
+        .attempt = test->runs + 1,
+        .caller_data = test,
+    };
+    return true;
+}
+
+static void job_started(void *context, const struct tattle__job *job)
+{
+    struct tattle__run_queue *queue = context;
+    if (job->attempt == 1)
+        tattle__fanout_test_started(queue->fanout, &job->entry->info);
+}
+
+/* A failed attempt: held for a retry while one is allowed, else final. */
+static void attempt_failed(struct tattle__run_queue *queue,
+                           struct tattle__queued_test *test,
+                           struct tattle__result_record *record,
+                           bool may_run_again)
+{
+    if (test->retries_used < queue->options->retry && may_run_again) {
+        test->retries_used++;
+        if (!test->held)
+            test->held = tattle__malloc(sizeof *test->held);
+        else
+            tattle__record_release(test->held);
+        *test->held = *record;
+        run_again(queue, test);
+        return;
+    }
+    drop_held(test);
+    record->result.attempts = test->runs;
+    emit_result(queue, record);
+}
+
+/* A passed attempt: flaky after a failed one, run again while --repeat
+ * asks, else final. */
+static void attempt_passed(struct tattle__run_queue *queue,
+                           struct tattle__queued_test *test,
+                           struct tattle__result_record *record,
+                           bool may_run_again)
+{
+    if (test->held) {
+        tattle__record_release(record);
+        test->held->result.state = TATTLE_STATE_PASSED;
+        test->held->result.flaky = true;
+        emit_held(queue, test);
+        return;
+    }
+    if (test->runs < queue->options->repeat && may_run_again) {
+        tattle__record_release(record);
+        run_again(queue, test);
+        return;
+    }
+    record->result.attempts = test->runs;
+    emit_result(queue, record);
+}
+
+static void job_finished(void *context, const struct tattle__job *job,
+                         struct tattle__outcome *outcome)
+{
+    struct tattle__run_queue *queue = context;
+    struct tattle__queued_test *test = job->caller_data;
+    test->runs++;
+    struct tattle__result_record record;
+    tattle__result_build(&record, job, outcome);
+    bool may_run_again =
+        !stop_scheduling(queue) && outcome->interrupted_by == 0;
+    if (tattle__result_failed(&record.result))
+        attempt_failed(queue, test, &record, may_run_again);
+    else
+        attempt_passed(queue, test, &record, may_run_again);
+}
+
+struct tattle__schedule_callbacks
+tattle__run_queue_callbacks(struct tattle__run_queue *queue)
+{
+    return (struct tattle__schedule_callbacks){.next = next_job,
+                                               .started = job_started,
+                                               .finished = job_finished,
+                                               .ctx = queue};
+}
+
+void tattle__run_queue_release(struct tattle__run_queue *queue)
+{
+    if (queue->plan)
+        for (size_t i = 0; i < queue->plan->count; i++)
+            drop_held(&queue->tests[i]);
+    tattle__private_free(queue->tests);
+    free(queue->again);
+    free(queue->outcomes);
+    *queue = (struct tattle__run_queue){0};
+}
