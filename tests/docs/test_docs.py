@@ -410,7 +410,11 @@ def environment(c):
     and every variable it lists is named in the sources."""
     read, literals = set(), set()
     for text in source_files():
-        read.update(re.findall(r'getenv\("([A-Z_][A-Z0-9_]*)"\)', text))
+        # getenv("X") and the runner's wrapper variable("X") read one name
+        # each; the sharding protocols are a table of name pairs.
+        read.update(re.findall(r'(?:getenv|variable)\("([A-Z_][A-Z0-9_]*)"\)', text))
+        for pair in re.findall(r'\{"([A-Z_]+_SHARDS)", "([A-Z_]+_INDEX)"\}', text):
+            read.update(pair)
         literals.update(re.findall(r'"([A-Z_][A-Z0-9_]*)"', text))
     documented = set()
     for row in table_after(reference(), "## Environment variables"):
