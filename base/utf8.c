@@ -89,6 +89,13 @@ size_t tattle__utf8_sequence_length(const char *bytes, size_t available)
     return sequence_length((const unsigned char *)bytes, available, &subpart);
 }
 
+size_t tattle__utf8_ill_formed_length(const char *bytes, size_t available)
+{
+    size_t subpart;
+    sequence_length((const unsigned char *)bytes, available, &subpart);
+    return subpart;
+}
+
 char *tattle__utf8_sanitize(const char *bytes, size_t length,
                             size_t *sanitized_length)
 {

@@ -25,6 +25,13 @@ bool tattle__utf8_is_clean(const char *bytes, size_t length);
  * a NUL byte. `available` must be at least 1. */
 size_t tattle__utf8_sequence_length(const char *bytes, size_t available);
 
+/** When tattle__utf8_sequence_length() returns 0: how many bytes (1..3)
+ * the ill-formed sequence at `bytes` spans, i.e. how many one U+FFFD
+ * replaces (the maximal subpart), so that a writer with its own escaping
+ * repairs text exactly as tattle__utf8_sanitize() does. 1 for a NUL
+ * byte. `available` must be at least 1. */
+size_t tattle__utf8_ill_formed_length(const char *bytes, size_t available);
+
 /** Returns a newly allocated, NUL-terminated, well-formed UTF-8 copy of
  * `bytes[0..length)` in which NUL bytes and invalid sequences are replaced
  * by U+FFFD, and stores its length (without the terminator) in

@@ -13,6 +13,7 @@
 #include "reporter/compact.h"
 #include "reporter/json.h"
 #include "reporter/jsonl.h"
+#include "reporter/junit.h"
 
 extern const struct tattle_reporter_type tattle__reporter_console;
 

@@ -16,6 +16,7 @@ static const struct tattle_reporter_type *const builtin_reporters[] = {
     &tattle__reporter_json,
     &tattle__reporter_compact,
     &tattle__reporter_jsonl,
+    &tattle__reporter_junit,
 };
 
 static const struct tattle_reporter_type

@@ -5,4 +5,8 @@ list(APPEND TATTLE_SOURCES
   reporter/json.c
   reporter/compact.c
   reporter/jsonl.c
+  reporter/xml_writer.c
+  reporter/plain_text.c
+  reporter/report_output.c
+  reporter/junit.c
 )
