@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "reporter/builtin.h"
+#include "reporter/registry.h"
 
 static const struct tattle_reporter_type *const builtin_reporters[] = {
     &tattle__reporter_console,
@@ -39,4 +40,16 @@ int tattle_reporter_register(const struct tattle_reporter_type *type)
         return -ENOSPC;
     plugin_reporters[plugin_reporter_count++] = type;
     return 0;
+}
+
+size_t tattle__reporter_count(void)
+{
+    return sizeof builtin_reporters / sizeof *builtin_reporters + plugin_reporter_count;
+}
+
+const struct tattle_reporter_type *tattle__reporter_at(size_t index)
+{
+    size_t builtin_count = sizeof builtin_reporters / sizeof *builtin_reporters;
+    return index < builtin_count ? builtin_reporters[index]
+                                 : plugin_reporters[index - builtin_count];
 }
