@@ -209,7 +209,7 @@ static void render_path(const struct path *path, struct tattle__buffer *out)
         return;
     render_path(path->parent, out);
     if (!path->key) {
-        tattle__buffer_printf(out, "[%zu]", path->index);
+        tattle__buffer_printf(out, "%s[%zu]", path->parent ? "" : ".", path->index);
         return;
     }
     bool plain = *path->key != '\0';

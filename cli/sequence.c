@@ -169,11 +169,24 @@ static void cells_reset(struct cells *c, size_t width)
         strcpy(c->cell[i], " ");
 }
 
+static size_t text_width(const char *text, size_t max)
+{
+    struct tattle__buffer shown = {0};
+    tattle__cli_append_printable(&shown, text, strlen(text), false, max);
+    size_t width = 0;
+    for (size_t i = 0; i < shown.length; i++)
+        width += ((unsigned char)shown.data[i] & 0xc0) != 0x80;
+    tattle__buffer_release(&shown);
+    return width;
+}
+
 /* Writes printable `text` from column `at`, at most `room` characters. */
 static void cells_put(struct cells *c, size_t at, const char *text, size_t room)
 {
     struct tattle__buffer shown = {0};
-    tattle__cli_append_printable(&shown, text, strlen(text), false, room > 3 ? room - 3 : room);
+    size_t width = text_width(text, 0);
+    tattle__cli_append_printable(&shown, text, strlen(text), false,
+                                 width <= room ? 0 : room > 3 ? room - 3 : room);
     size_t length = shown.length;
     for (size_t i = 0; i < length && at < c->width && room;) {
         size_t n = tattle__utf8_sequence_length(shown.data + i, length - i);
@@ -186,17 +199,6 @@ static void cells_put(struct cells *c, size_t at, const char *text, size_t room)
         room--;
     }
     tattle__buffer_release(&shown);
-}
-
-static size_t text_width(const char *text, size_t max)
-{
-    struct tattle__buffer shown = {0};
-    tattle__cli_append_printable(&shown, text, strlen(text), false, max);
-    size_t width = 0;
-    for (size_t i = 0; i < shown.length; i++)
-        width += ((unsigned char)shown.data[i] & 0xc0) != 0x80;
-    tattle__buffer_release(&shown);
-    return width;
 }
 
 static void cells_flush(struct tattle__buffer *out, const struct cells *c)

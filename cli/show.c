@@ -238,6 +238,17 @@ int tattle__cli_show(int argc, char **argv)
         if (!found)
             tattle__read_result_release(&result);
     }
+    /* The rest is read too: a report that is broken after the test shown
+     * is refused like any other bad input. */
+    if (found) {
+        struct tattle__read_result rest;
+        while ((rc = tattle__reader_next(reader, &rest)) > 0)
+            tattle__read_result_release(&rest);
+        if (rc < 0) {
+            tattle__read_result_release(&result);
+            found = false;
+        }
+    }
     int status = TATTLE__EXIT_OK;
     if (!found && rc < 0)
         status = tattle__cli_fail("show", "%s", tattle__reader_error(reader));
