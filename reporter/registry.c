@@ -44,13 +44,21 @@ int tattle_reporter_register(const struct tattle_reporter_type *type)
     return 0;
 }
 
-void tattle__reporter_append_names(struct tattle__buffer *out)
+size_t tattle__reporter_count(void)
+{
+    return sizeof builtin_reporters / sizeof *builtin_reporters + plugin_reporter_count;
+}
+
+const struct tattle_reporter_type *tattle__reporter_at(size_t index)
 {
     size_t builtin_count = sizeof builtin_reporters / sizeof *builtin_reporters;
-    for (size_t i = 0; i < builtin_count + plugin_reporter_count; i++) {
-        const struct tattle_reporter_type *type =
-            i < builtin_count ? builtin_reporters[i]
-                              : plugin_reporters[i - builtin_count];
-        tattle__buffer_printf(out, "%s%s", i > 0 ? ", " : "", type->name);
-    }
+    return index < builtin_count ? builtin_reporters[index]
+                                 : plugin_reporters[index - builtin_count];
+}
+
+void tattle__reporter_append_names(struct tattle__buffer *out)
+{
+    for (size_t i = 0; i < tattle__reporter_count(); i++)
+        tattle__buffer_printf(out, "%s%s", i > 0 ? ", " : "",
+                              tattle__reporter_at(i)->name);
 }

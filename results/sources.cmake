@@ -8,4 +8,6 @@ list(APPEND TATTLE_SOURCES
   results/json.c
   results/json_events.c
   results/error_groups.c
+  results/json_scan.c
+  results/read.c
 )

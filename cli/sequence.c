@@ -1,0 +1,508 @@
+/*
+ * sequence.c — the trace as a sequence diagram (see sequence.h).
+ *
+ * A send is joined to the first later receive of the same message (same
+ * mailbox, label and payload) and drawn as one arrow from the sender to
+ * the receiver; a send never received is drawn to its mailbox and marked
+ * pending; a receive whose send fell out of the recorder's window is drawn
+ * from the mailbox. The text chart gives each participant a column with a
+ * lifeline and writes each row's details at the right; the Mermaid form
+ * names participants p0, p1, ... and carries every test string through
+ * entity codes (#35; for '#'), the escape Mermaid's sequence diagrams read.
+ */
+#include "cli/sequence.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/text.h"
+#include "base/utf8.h"
+#include "cli/cli.h"
+
+enum { JOIN_WINDOW = 4096, TIME_WIDTH = 12, MIN_COLUMN = 10, MAX_COLUMN = 22,
+       DETAIL_CHARS = 80, PENDING_SHOWN = 8 };
+
+enum row_kind { ROW_MESSAGE, ROW_PENDING_SEND, ROW_RECV_ONLY, ROW_SPAWN, ROW_EVENT, ROW_EXIT,
+                ROW_GONE };
+
+struct row {
+    enum row_kind kind;
+    size_t from, to;
+    const struct tattle_trace_event *event;
+    uint64_t t_us, t_end_us;
+};
+
+struct diagram {
+    const char **names;
+    bool *actor;
+    size_t count;
+    struct row *rows;
+    size_t row_count;
+};
+
+static bool same_text(const char *a, const char *b)
+{
+    return (!a && !b) || (a && b && strcmp(a, b) == 0);
+}
+
+static size_t participant(struct diagram *d, const char *name)
+{
+    if (!name)
+        name = "?";
+    for (size_t i = 0; i < d->count; i++)
+        if (strcmp(d->names[i], name) == 0)
+            return i;
+    d->names = tattle__realloc(d->names, (d->count + 1) * sizeof *d->names);
+    d->actor = tattle__realloc(d->actor, (d->count + 1) * sizeof *d->actor);
+    d->names[d->count] = name;
+    d->actor[d->count] = false;
+    return d->count++;
+}
+
+static void add_row(struct diagram *d, struct row row)
+{
+    d->rows = tattle__realloc(d->rows, (d->row_count + 1) * sizeof *d->rows);
+    d->rows[d->row_count++] = row;
+}
+
+static void build(struct diagram *d, const struct tattle_trace *trace)
+{
+    *d = (struct diagram){0};
+    for (size_t i = 0; i < trace->actor_count; i++) {
+        size_t at = participant(d, trace->actors[i].name);
+        d->actor[at] = true;
+    }
+    const struct tattle_trace_event *events = trace->events;
+    size_t n = trace->event_count;
+    bool *joined = tattle__calloc(n ? n : 1, sizeof *joined);
+    for (size_t i = 0; i < n; i++) {
+        const struct tattle_trace_event *e = &events[i];
+        struct row row = {.event = e, .t_us = e->t_us, .t_end_us = e->t_us};
+        switch (e->kind) {
+        case TATTLE_TRACE_SEND: {
+            size_t match = n;
+            for (size_t j = i + 1; j < n && j < i + JOIN_WINDOW && match == n; j++)
+                if (events[j].kind == TATTLE_TRACE_RECV && !joined[j] &&
+                    same_text(events[j].from, e->to) && same_text(events[j].label, e->label) &&
+                    same_text(events[j].msg, e->msg))
+                    match = j;
+            row.from = participant(d, e->from);
+            if (match < n) {
+                joined[match] = true;
+                row.kind = ROW_MESSAGE;
+                row.to = participant(d, events[match].to);
+                row.t_end_us = events[match].t_us;
+            } else {
+                row.kind = ROW_PENDING_SEND;
+                row.to = participant(d, e->to);
+            }
+            break;
+        }
+        case TATTLE_TRACE_RECV:
+            if (joined[i])
+                continue;
+            row.kind = ROW_RECV_ONLY;
+            row.from = participant(d, e->from);
+            row.to = participant(d, e->to);
+            break;
+        case TATTLE_TRACE_SPAWN:
+            row.kind = ROW_SPAWN;
+            row.from = participant(d, e->from ? e->from : e->to);
+            row.to = participant(d, e->to ? e->to : e->from);
+            break;
+        case TATTLE_TRACE_EVENT:
+        case TATTLE_TRACE_EXIT:
+            row.kind = e->kind == TATTLE_TRACE_EXIT ? ROW_EXIT : ROW_EVENT;
+            row.from = row.to = participant(d, e->from ? e->from : e->to);
+            break;
+        }
+        add_row(d, row);
+    }
+    free(joined);
+    for (size_t i = 0; i < trace->actor_count; i++)
+        if (!trace->actors[i].alive_at_exit) {
+            size_t at = participant(d, trace->actors[i].name);
+            add_row(d, (struct row){.kind = ROW_GONE, .from = at, .to = at});
+        }
+}
+
+static void release(struct diagram *d)
+{
+    free(d->names);
+    free(d->actor);
+    free(d->rows);
+}
+
+/* The failure that ended the test for the diagram: a crash or a timeout. */
+static const struct tattle_failure *ending(const struct tattle_result *result)
+{
+    for (size_t i = 0; i < result->failure_count; i++)
+        if (result->failures[i].kind == TATTLE_FAILURE_CRASH ||
+            result->failures[i].kind == TATTLE_FAILURE_TIMEOUT)
+            return &result->failures[i];
+    return NULL;
+}
+
+static void describe_ending(struct tattle__buffer *out, const struct tattle_failure *failure)
+{
+    if (failure->kind == TATTLE_FAILURE_CRASH) {
+        char scratch[16];
+        tattle__buffer_printf(out, "crash: %s", tattle__signal_name(failure->signal, scratch));
+    } else
+        tattle__buffer_printf(out, "timeout after %ld ms", failure->timeout_ms);
+}
+
+/* ---- Text ----------------------------------------------------------------- */
+
+/* A line of cells, one UTF-8 character each. */
+struct cells {
+    char (*cell)[8];
+    size_t width;
+};
+
+static void cells_reset(struct cells *c, size_t width)
+{
+    c->cell = tattle__realloc(c->cell, (width ? width : 1) * sizeof *c->cell);
+    c->width = width;
+    for (size_t i = 0; i < width; i++)
+        strcpy(c->cell[i], " ");
+}
+
+static size_t text_width(const char *text, size_t max)
+{
+    struct tattle__buffer shown = {0};
+    tattle__cli_append_printable(&shown, text, strlen(text), false, max);
+    size_t width = 0;
+    for (size_t i = 0; i < shown.length; i++)
+        width += ((unsigned char)shown.data[i] & 0xc0) != 0x80;
+    tattle__buffer_release(&shown);
+    return width;
+}
+
+/* Writes printable `text` from column `at`, at most `room` characters. */
+static void cells_put(struct cells *c, size_t at, const char *text, size_t room)
+{
+    struct tattle__buffer shown = {0};
+    size_t width = text_width(text, 0);
+    tattle__cli_append_printable(&shown, text, strlen(text), false,
+                                 width <= room ? 0 : room > 3 ? room - 3 : room);
+    size_t length = shown.length;
+    for (size_t i = 0; i < length && at < c->width && room;) {
+        size_t n = tattle__utf8_sequence_length(shown.data + i, length - i);
+        if (n == 0)
+            n = 1;
+        memcpy(c->cell[at], shown.data + i, n);
+        c->cell[at][n] = '\0';
+        i += n;
+        at++;
+        room--;
+    }
+    tattle__buffer_release(&shown);
+}
+
+static void cells_flush(struct tattle__buffer *out, const struct cells *c)
+{
+    size_t end = c->width;
+    while (end && strcmp(c->cell[end - 1], " ") == 0)
+        end--;
+    for (size_t i = 0; i < end; i++)
+        tattle__buffer_append_string(out, c->cell[i]);
+}
+
+static void append_detail(struct tattle__buffer *out, const struct row *row)
+{
+    const struct tattle_trace_event *e = row->event;
+    struct tattle__buffer text = {0};
+    switch (row->kind) {
+    case ROW_MESSAGE:
+    case ROW_PENDING_SEND:
+    case ROW_RECV_ONLY:
+    case ROW_EVENT:
+        if (e->label)
+            tattle__buffer_printf(&text, "%s", e->label);
+        if (e->msg)
+            tattle__buffer_printf(&text, "%s%s", e->label ? ": " : "", e->msg);
+        break;
+    case ROW_SPAWN:
+        tattle__buffer_printf(&text, "spawn %s", e->to ? e->to : "");
+        break;
+    case ROW_EXIT:
+        tattle__buffer_append_string(&text, "exit");
+        break;
+    case ROW_GONE:
+        tattle__buffer_append_string(&text, "not alive when the test ended");
+        break;
+    }
+    tattle__cli_append_printable(out, text.data ? text.data : "", text.length, false,
+                                 DETAIL_CHARS);
+    if (row->kind == ROW_MESSAGE && row->t_end_us >= row->t_us && row->t_end_us != row->t_us)
+        tattle__buffer_printf(out, "  (received +%" PRIu64 " us)", row->t_end_us - row->t_us);
+    else if (row->kind == ROW_PENDING_SEND)
+        tattle__buffer_append_string(out, "  (never received)");
+    else if (row->kind == ROW_RECV_ONLY)
+        tattle__buffer_append_string(out, "  (received; sent before the trace begins)");
+    tattle__buffer_release(&text);
+}
+
+void tattle__sequence_text(struct tattle__buffer *out, const struct tattle_result *result,
+                           const char *indent)
+{
+    const struct tattle_trace *trace = result->trace;
+    if (!trace)
+        return;
+    tattle__buffer_printf(out,
+                          "%strace: %" PRIu64 " events recorded, %" PRIu64
+                          " dropped (cap %" PRIu64 ", budget %" PRIu64 ")%s\n",
+                          indent, trace->recorded, trace->dropped, trace->cap, trace->budget,
+                          trace->overflow ? ", overflowed: events were lost" : "");
+    struct diagram d;
+    build(&d, trace);
+    size_t column = MIN_COLUMN;
+    for (size_t i = 0; i < d.count; i++) {
+        size_t w = text_width(d.names[i], MAX_COLUMN) + 2;
+        if (w > column)
+            column = w > MAX_COLUMN ? MAX_COLUMN : w;
+    }
+    struct cells cells = {0};
+    size_t lanes = d.count * column;
+
+    /* The participants' names over their lifelines. */
+    cells_reset(&cells, lanes);
+    for (size_t i = 0; i < d.count; i++) {
+        size_t width = text_width(d.names[i], column - 2);
+        size_t center = i * column + column / 2;
+        size_t at = center >= width / 2 ? center - width / 2 : 0;
+        cells_put(&cells, at, d.names[i], column - 1);
+    }
+    tattle__buffer_printf(out, "%s%*s", indent, TIME_WIDTH, "");
+    cells_flush(out, &cells);
+    tattle__buffer_append_string(out, "\n");
+
+    for (size_t r = 0; r < d.row_count; r++) {
+        const struct row *row = &d.rows[r];
+        cells_reset(&cells, lanes);
+        for (size_t i = 0; i < d.count; i++)
+            strcpy(cells.cell[i * column + column / 2], "|");
+        size_t a = row->from * column + column / 2, b = row->to * column + column / 2;
+        if (a != b) {
+            size_t lo = a < b ? a : b, hi = a < b ? b : a;
+            for (size_t i = lo + 1; i < hi; i++)
+                strcpy(cells.cell[i], "-");
+            strcpy(cells.cell[a < b ? hi - 1 : lo + 1], a < b ? ">" : "<");
+            if (row->kind == ROW_PENDING_SEND)
+                strcpy(cells.cell[a < b ? hi - 1 : lo + 1], "?");
+            const char *label = row->kind == ROW_SPAWN ? "spawn" : row->event->label;
+            if (label && hi - lo > 6) {
+                size_t room = hi - lo - 5;
+                size_t width = text_width(label, room);
+                cells_put(&cells, lo + 1 + (hi - lo - 1 - width) / 2, label, room);
+            }
+        } else {
+            const char *mark = row->kind == ROW_EXIT    ? "X"
+                               : row->kind == ROW_GONE  ? "X"
+                               : row->kind == ROW_EVENT ? "*"
+                                                        : "o";
+            strcpy(cells.cell[a], mark);
+        }
+        if (row->kind == ROW_GONE)
+            tattle__buffer_printf(out, "%s%*s", indent, TIME_WIDTH, "end ");
+        else
+            tattle__buffer_printf(out, "%s%9.3fms ", indent, (double)row->t_us / 1000.0);
+        cells_flush(out, &cells);
+        tattle__buffer_append_string(out, "   ");
+        append_detail(out, row);
+        tattle__buffer_append_string(out, "\n");
+    }
+    const struct tattle_failure *end = ending(result);
+    if (end) {
+        tattle__buffer_printf(out, "%s%*s", indent, TIME_WIDTH, "end ");
+        describe_ending(out, end);
+        tattle__buffer_append_string(out, "\n");
+    }
+    free(cells.cell);
+
+    bool header = false;
+    for (size_t i = 0; i < trace->mailbox_count; i++) {
+        const struct tattle_trace_mailbox *mailbox = &trace->mailboxes[i];
+        if (!mailbox->pending && !mailbox->message_count)
+            continue;
+        if (!header)
+            tattle__buffer_printf(out, "%spending in mailboxes when the test ended:\n", indent);
+        header = true;
+        tattle__buffer_printf(out, "%s  ", indent);
+        tattle__cli_append_printable(out, mailbox->name, strlen(mailbox->name), false, 40);
+        tattle__buffer_printf(out, " (owner ");
+        const char *owner = mailbox->owner ? mailbox->owner : "unknown";
+        tattle__cli_append_printable(out, owner, strlen(owner), false, 40);
+        tattle__buffer_printf(out, "%s%s): %" PRIu64 " pending\n",
+                              mailbox->alive ? "" : ", gone",
+                              mailbox->approx ? ", approximate" : "", mailbox->pending);
+        for (size_t k = 0; k < mailbox->message_count && k < PENDING_SHOWN; k++) {
+            tattle__buffer_printf(out, "%s    ", indent);
+            const char *message = mailbox->messages[k] ? mailbox->messages[k] : "";
+            tattle__cli_append_printable(out, message, strlen(message), false, DETAIL_CHARS);
+            tattle__buffer_append_string(out, "\n");
+        }
+        if (mailbox->message_count > PENDING_SHOWN)
+            tattle__buffer_printf(out, "%s    and %zu more\n", indent,
+                                  mailbox->message_count - PENDING_SHOWN);
+    }
+    release(&d);
+}
+
+/* ---- Mermaid ------------------------------------------------------------------ */
+
+/* Appends `text` for a Mermaid label: letters, digits, spaces and harmless
+ * punctuation as they are; every other character as an entity code. */
+static void mermaid_text(struct tattle__buffer *out, const char *text, size_t max_chars)
+{
+    if (!text)
+        text = "";
+    size_t length = strlen(text), shown = 0;
+    for (size_t i = 0; i < length; shown++) {
+        if (max_chars && shown == max_chars) {
+            tattle__buffer_append_string(out, "...");
+            return;
+        }
+        unsigned char c = (unsigned char)text[i];
+        if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+            (c && strchr(" .,_-()/=+*!?@[]'", c))) {
+            tattle__buffer_append(out, &c, 1);
+            i++;
+            continue;
+        }
+        size_t n = tattle__utf8_printable_length(text + i, length - i);
+        uint32_t code = 0xfffd;
+        if (n) {
+            code = n == 1 ? c : c & (0xffu >> (n + 1));
+            for (size_t k = 1; k < n; k++)
+                code = (code << 6) | ((unsigned char)text[i + k] & 0x3f);
+            i += n;
+        } else
+            i++;
+        tattle__buffer_printf(out, "#%" PRIu32 ";", code);
+    }
+}
+
+/* Words Mermaid could take for its own in a participant's name. */
+static bool mermaid_keyword(const char *name)
+{
+    static const char *const words[] = {
+        "end", "loop", "alt", "else", "opt", "par", "and", "rect", "critical", "break",
+        "note", "participant", "actor", "activate", "deactivate", "autonumber", "box",
+        "create", "destroy", "link", "links", "title", "over", "as"};
+    for (size_t i = 0; i < sizeof words / sizeof *words; i++)
+        if (strcasecmp(name, words[i]) == 0)
+            return true;
+    return false;
+}
+
+static void mermaid_label(struct tattle__buffer *out, const struct tattle_trace_event *e)
+{
+    if (e->label)
+        mermaid_text(out, e->label, 40);
+    if (e->msg) {
+        if (e->label)
+            tattle__buffer_append_string(out, " #58; ");
+        mermaid_text(out, e->msg, DETAIL_CHARS);
+    }
+    if (!e->label && !e->msg)
+        tattle__buffer_append_string(out, "message");
+}
+
+void tattle__sequence_mermaid(struct tattle__buffer *out, const struct tattle_result *result)
+{
+    tattle__buffer_append_string(out, "sequenceDiagram\n");
+    const struct tattle_trace *trace = result->trace;
+    if (!trace) {
+        tattle__buffer_append_string(out, "    participant p0 as ");
+        mermaid_text(out, result->test->id, 80);
+        tattle__buffer_append_string(out, "\n    Note over p0: no trace recorded\n");
+        return;
+    }
+    struct diagram d;
+    build(&d, trace);
+    /* Mailboxes still holding messages get a participant of their own,
+     * where the pending messages are noted. */
+    for (size_t i = 0; i < trace->mailbox_count; i++)
+        if (trace->mailboxes[i].pending || trace->mailboxes[i].message_count)
+            participant(&d, trace->mailboxes[i].name);
+    if (d.count == 0)
+        participant(&d, result->test->id);
+    for (size_t i = 0; i < d.count; i++) {
+        tattle__buffer_printf(out, "    participant p%zu as ", i);
+        if (mermaid_keyword(d.names[i])) {
+            /* The first letter as an entity keeps the word a name. */
+            tattle__buffer_printf(out, "#%u;", (unsigned char)d.names[i][0]);
+            mermaid_text(out, d.names[i] + 1, 40);
+        } else if (!d.names[i][0])
+            tattle__buffer_append_string(out, "#8203;");
+        else
+            mermaid_text(out, d.names[i], 40);
+        if (!d.actor[i])
+            tattle__buffer_append_string(out, " (mailbox)");
+        tattle__buffer_append_string(out, "\n");
+    }
+    for (size_t r = 0; r < d.row_count; r++) {
+        const struct row *row = &d.rows[r];
+        switch (row->kind) {
+        case ROW_MESSAGE:
+        case ROW_PENDING_SEND:
+        case ROW_RECV_ONLY:
+            tattle__buffer_printf(out, "    p%zu%sp%zu: ", row->from,
+                                  row->kind == ROW_MESSAGE        ? "->>"
+                                  : row->kind == ROW_PENDING_SEND ? "--)"
+                                                                  : "-->>",
+                                  row->to);
+            mermaid_label(out, row->event);
+            if (row->kind == ROW_PENDING_SEND)
+                tattle__buffer_append_string(out, " (never received)");
+            else if (row->kind == ROW_RECV_ONLY)
+                tattle__buffer_append_string(out, " (sent before the trace)");
+            break;
+        case ROW_SPAWN:
+            tattle__buffer_printf(out, "    p%zu->>p%zu: spawn", row->from, row->to);
+            break;
+        case ROW_EVENT:
+            tattle__buffer_printf(out, "    Note right of p%zu: ", row->from);
+            mermaid_label(out, row->event);
+            break;
+        case ROW_EXIT:
+            tattle__buffer_printf(out, "    Note over p%zu: exit", row->from);
+            break;
+        case ROW_GONE:
+            tattle__buffer_printf(out, "    Note over p%zu: not alive when the test ended",
+                                  row->from);
+            break;
+        }
+        tattle__buffer_append_string(out, "\n");
+    }
+    const struct tattle_failure *end = ending(result);
+    if (end) {
+        struct tattle__buffer text = {0};
+        describe_ending(&text, end);
+        if (d.count > 1)
+            tattle__buffer_printf(out, "    Note over p0,p%zu: ", d.count - 1);
+        else
+            tattle__buffer_append_string(out, "    Note over p0: ");
+        mermaid_text(out, text.data, 0);
+        tattle__buffer_append_string(out, "\n");
+        tattle__buffer_release(&text);
+    }
+    for (size_t i = 0; i < trace->mailbox_count; i++) {
+        const struct tattle_trace_mailbox *mailbox = &trace->mailboxes[i];
+        if (!mailbox->pending && !mailbox->message_count)
+            continue;
+        tattle__buffer_printf(out, "    Note over p%zu: %" PRIu64 " pending", participant(&d, mailbox->name),
+                              mailbox->pending);
+        for (size_t k = 0; k < mailbox->message_count && k < PENDING_SHOWN; k++) {
+            tattle__buffer_append_string(out, k ? "<br/>" : " #58; ");
+            mermaid_text(out, mailbox->messages[k], 40);
+        }
+        if (mailbox->message_count > PENDING_SHOWN)
+            tattle__buffer_printf(out, "<br/>and %zu more", mailbox->message_count - PENDING_SHOWN);
+        tattle__buffer_append_string(out, "\n");
+    }
+    release(&d);
+}

@@ -1,0 +1,743 @@
+#!/usr/bin/env python3
+"""Drives the tests of the `tattle` command: runs it on real reports and
+streams (written by report_fixture and by the example suite) and asserts
+on what it writes, prints and exits with.
+
+    test_cli.py CASE TATTLE REPORT_FIXTURE [EXAMPLES]
+
+Each case is one CTest test (tests/cli/CMakeLists.txt).
+"""
+import ctypes
+import json
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "tools"))
+import driver  # noqa: E402
+import validate_json  # noqa: E402
+
+FAILED = []
+TATTLE = FIXTURE = EXAMPLES = None
+
+
+def check(cond, what):
+    if not cond:
+        FAILED.append(what)
+        print("FAIL:", what)
+    return cond
+
+
+def tattle(*args, cwd=None, stdin=None):
+    proc = subprocess.run([TATTLE] + list(args), cwd=cwd, capture_output=True,
+                          input=stdin, timeout=120)
+    return (proc.returncode, proc.stdout.decode("utf-8", "replace"),
+            proc.stderr.decode("utf-8", "replace"))
+
+
+def read_bytes(path):
+    with open(path, "rb") as f:
+        return f.read()
+
+
+def write_bytes(path, data):
+    with open(path, "wb") as f:
+        f.write(data)
+
+
+def fixture_reports(out):
+    """The reports and streams report_fixture writes (every state and
+    failure kind, a trace, hostile strings, every agent mode)."""
+    d = os.path.join(out, "fixture")
+    os.mkdir(d)
+    subprocess.run([FIXTURE, "write", d], check=True, capture_output=True)
+    return d
+
+
+def example_run(out, name, *args, env=None):
+    """Runs the example suite (deliberately failing tests, traces) with
+    `args` in a directory of its own; returns that directory."""
+    d = os.path.join(out, name)
+    os.mkdir(d)
+    subprocess.run([EXAMPLES, "--seed", "7", "--color=never"] + list(args), cwd=d,
+                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                   env=env or os.environ, timeout=300)
+    return d
+
+
+def one_line_error(stderr, *words):
+    lines = stderr.strip("\n").split("\n")
+    return (len(lines) == 1 and re.match(r"^tattle[ :]", lines[0])
+            and all(w in lines[0] for w in words))
+
+
+# ---- convert ---------------------------------------------------------------
+
+# Fixture reports whose round trip is exact; failures_grouped_summary is a
+# --summary-only report with error groups, which cannot be rebuilt without
+# its tests (the json reporter groups the tests it is given).
+ROUND_TRIP = ("full.json", "failures_only.json", "first_failure.json",
+              "group_by_error.json", "summary_only.json", "empty.json", "hostile.json")
+
+
+def case_round_trip(out):
+    """convert R.json --to json writes R.json again, byte for byte, for
+    real reports: every fixture mode, hostile strings, 64-bit seeds, the
+    example suite's report with traces, and a report read from stdin."""
+    fixture = fixture_reports(out)
+    reports = [os.path.join(fixture, n) for n in ROUND_TRIP]
+    if EXAMPLES:
+        reports.append(os.path.join(example_run(out, "examples", "--json", "report.json"),
+                                    "report.json"))
+        reports.append(os.path.join(example_run(out, "grouped", "--json", "report.json",
+                                                "--group-by-error", "--trace-passed"),
+                                    "report.json"))
+    for report in reports:
+        target = os.path.join(out, "again.json")
+        rc, _, err = tattle("convert", report, "--to", "json", "-o", target)
+        check(rc == 0, "convert %s exits 0: %s" % (report, err))
+        check(os.path.exists(target) and read_bytes(target) == read_bytes(report),
+              "convert %s --to json is the same report byte for byte" % report)
+        os.remove(target) if os.path.exists(target) else None
+    rc, text, _ = tattle("convert", "-", "--to", "json", stdin=read_bytes(reports[0]))
+    check(rc == 0 and text.encode() == read_bytes(reports[0]), "a report read from stdin")
+    check(b"18446744073709551557" in read_bytes(reports[0]),
+          "the fixture's seed needs 64 bits (a double would round it)")
+
+
+def case_formats(out):
+    """Every format a test binary writes can be written from a report and
+    from a stream, and each output is valid against its schema."""
+    fixture = fixture_reports(out)
+    for source in ("full.json", "stream.jsonl", "hostile.json"):
+        path = os.path.join(fixture, source)
+        for fmt, kind in (("json", "report"), ("jsonl", "stream"), ("compact", "compact")):
+            target = os.path.join(out, "out." + fmt)
+            rc, _, err = tattle("convert", path, "--to", fmt, "-o", target)
+            check(rc == 0, "convert %s --to %s: %s" % (source, fmt, err))
+            problems = validate_json.check_file(target, kind)
+            check(not problems, "%s as %s is valid: %s" % (source, fmt, problems[:3]))
+            rc, text, err = tattle("validate", target)
+            check(rc == 0 and "valid " + kind in text,
+                  "tattle validate accepts %s as %s: %s%s" % (source, fmt, text, err))
+    # A stream becomes the report of the same run.
+    rc, _, _ = tattle("convert", os.path.join(fixture, "stream.jsonl"), "--to", "json",
+                      "-o", os.path.join(out, "from-stream.json"))
+    from_stream = json.loads(read_bytes(os.path.join(out, "from-stream.json")))
+    full = json.loads(read_bytes(os.path.join(fixture, "full.json")))
+    check([(t["id"], t["state"]) for t in from_stream["tests"]] ==
+          [(t["id"], t["state"]) for t in full["tests"]] and
+          from_stream["summary"] == full["summary"],
+          "a stream converted to json holds the tests and summary of the run")
+    # console goes to stdout; an unknown format lists the ones that exist.
+    rc, text, _ = tattle("convert", os.path.join(fixture, "full.json"), "--to", "console")
+    check(rc == 0 and "math/compares" in text, "convert --to console prints the run")
+    rc, _, err = tattle("convert", os.path.join(fixture, "full.json"), "--to", "nope",
+                        "-o", os.path.join(out, "x"))
+    check(rc == 2 and one_line_error(err, "nope", "json", "jsonl", "compact", "console"),
+          "an unknown format is named and the formats listed: %r" % err)
+    check(not os.path.exists(os.path.join(out, "x")), "nothing written for a bad format")
+
+
+# ---- bad inputs ---------------------------------------------------------------
+
+def bad_inputs(out):
+    """(name, bytes, words the error must hold) for broken reports and
+    streams made from real ones."""
+    fixture = fixture_reports(out)
+    report = read_bytes(os.path.join(fixture, "full.json"))
+    stream = read_bytes(os.path.join(fixture, "stream.jsonl"))
+    lines = stream.split(b"\n")
+    parsed = json.loads(report)
+    wrong_version = dict(parsed, version=2)
+    bad_type = json.loads(report)
+    bad_type["tests"][2]["duration_us"] = "slow"
+    bad_state = json.loads(report)
+    bad_state["tests"][1]["state"] = "exploded"
+    return [
+        ("truncated.json", report[:len(report) // 2], ["truncated", "line", "byte"]),
+        ("not-json.json", b"this is not a report\n", ["not", "line 1", "byte 0"]),
+        ("garbage-inside.json", report[:300] + b"@" + report[301:], ["not JSON", "byte"]),
+        ("wrong-version.json", json.dumps(wrong_version).encode(), [".version", "version 2"]),
+        ("bad-type.json", json.dumps(bad_type).encode(), [".tests[2].duration_us", "integer"]),
+        ("bad-state.json", json.dumps(bad_state).encode(), [".tests[1].state", "exploded"]),
+        ("cut-mid-line.jsonl", stream[:stream.index(b"test_finished") + 200],
+         ["cut mid-line", "line"]),
+        ("second-run.jsonl", stream + lines[0] + b"\n", ["run_finished", "line"]),
+        ("empty.json", b"", ["empty"]),
+        ("array.json", b"[1, 2]\n", ["not a JSON object"]),
+    ]
+
+
+def case_bad_inputs(out):
+    """Missing, truncated, non-JSON, wrong-version and cut inputs: one line
+    naming the file and the place, exit 2, and nothing written (an
+    existing output stays as it was, no temporary file is left)."""
+    cases = bad_inputs(out)
+    work = os.path.join(out, "work")
+    os.mkdir(work)
+    cases.append(("missing.json", None, ["cannot open", "No such file"]))
+    for name, data, words in cases:
+        path = os.path.join(work, name)
+        if data is not None:
+            write_bytes(path, data)
+        for command in (["convert", path, "--to", "json", "-o", "out.json"],
+                        ["merge", "-o", "out.json", path],
+                        ["summary", path], ["show", path]):
+            write_bytes(os.path.join(work, "out.json"), b"OLD")
+            before = sorted(os.listdir(work))
+            rc, text, err = tattle(*command, cwd=work)
+            check(rc == 2, "%s %s exits 2, not %d" % (command[0], name, rc))
+            check(one_line_error(err, name, *words),
+                  "%s %s: one line naming the file and %s: %r" % (command[0], name, words, err))
+            check(read_bytes(os.path.join(work, "out.json")) == b"OLD",
+                  "%s %s leaves the old output" % (command[0], name))
+            check(sorted(os.listdir(work)) == before,
+                  "%s %s leaves no file behind: %s" % (command[0], name, os.listdir(work)))
+            check(command[0] in ("summary", "show") or text == "",
+                  "%s %s writes nothing on stdout" % (command[0], name))
+
+
+def case_usage(out):
+    """--help for the command and every subcommand; usage errors exit 2
+    with one line."""
+    rc, text, _ = tattle("--help")
+    check(rc == 0 and all(c in text for c in ("merge", "summary", "show", "validate",
+                                                  "convert")), "tattle --help lists commands")
+    for command in ("merge", "summary", "show", "validate", "convert"):
+        rc, text, _ = tattle(command, "--help")
+        check(rc == 0 and text.startswith("usage: tattle " + command),
+              "tattle %s --help" % command)
+        rc, _, err = tattle(command, "--no-such-option", "x")
+        check(rc == 2 and one_line_error(err, "--no-such-option"),
+              "tattle %s with an unknown option exits 2: %r" % (command, err))
+    rc, _, err = tattle("frobnicate")
+    check(rc == 2 and one_line_error(err, "frobnicate"), "an unknown command exits 2")
+    rc, _, _ = tattle()
+    check(rc == 2, "no command exits 2")
+    rc, text, _ = tattle("--version")
+    check(rc == 0 and text.startswith("tattle "), "--version")
+    rc, _, err = tattle("merge", "in.json")
+    check(rc == 2 and one_line_error(err, "-o"), "merge without -o is a usage error")
+
+
+# ---- merge -------------------------------------------------------------------
+
+def tests_of(path):
+    return json.loads(read_bytes(path))["tests"]
+
+
+def case_merge_shards(out):
+    """The shards of one run merged equal the run itself: the same tests
+    with the same results, the summary counted again, a valid report."""
+    full = example_run(out, "full", "--json", "report.json")
+    shards = os.path.join(out, "shards")
+    os.mkdir(shards)
+    for i in range(3):
+        d = example_run(out, "shard%d" % i, "--shard", "%d/3" % i, "--jsonl", "s.jsonl")
+        shutil.copy(os.path.join(d, "s.jsonl"), os.path.join(shards, "shard%d.jsonl" % i))
+    merged = os.path.join(out, "merged.json")
+    rc, _, err = tattle("merge", "-o", merged, shards)
+    check(rc == 0, "merge of shards exits 0: %s" % err)
+    problems = validate_json.check_file(merged, "report", complete=True)
+    check(not problems, "the merged report is valid and complete: %s" % problems[:3])
+    whole = json.loads(read_bytes(os.path.join(full, "report.json")))
+    mine = json.loads(read_bytes(merged))
+
+    def comparable(t):
+        t = dict(t, duration_us=0)
+        if t["trace"]:
+            t["trace"] = "traced"
+        t["output"] = dict(t["output"], stdout="", stderr="")
+        return t
+    check(sorted(t["id"] for t in mine["tests"]) == sorted(t["id"] for t in whole["tests"]),
+          "the merged report has every test of the run once")
+    by_id = {t["id"]: comparable(t) for t in whole["tests"]}
+    for t in mine["tests"]:
+        check(comparable(t)["state"] == by_id[t["id"]]["state"] and
+              comparable(t)["failures"][:0] == [] and
+              [f["kind"] for f in t["failures"]] ==
+              [f["kind"] for f in by_id[t["id"]]["failures"]],
+              "%s has the same result merged" % t["id"])
+    for key in ("total", "passed", "failed", "skipped", "excluded", "invalid", "flaky"):
+        check(mine["summary"][key] == whole["summary"][key], "summary.%s counted again" % key)
+    check(mine["run"]["shard"] is None, "the merged run is not one shard")
+    # A report and streams mix; one input merges to itself.
+    rc, _, _ = tattle("merge", "-o", os.path.join(out, "self.json"),
+                      os.path.join(full, "report.json"))
+    check(rc == 0 and read_bytes(os.path.join(out, "self.json")) ==
+          read_bytes(os.path.join(full, "report.json")),
+          "merging one report writes that report again")
+
+
+def case_merge_duplicates(out):
+    """A test id in two inputs is an error naming both, unless --keep-last,
+    which keeps the later input's result."""
+    fixture = fixture_reports(out)
+    first = os.path.join(fixture, "full.json")
+    later = json.loads(read_bytes(first))
+    for t in later["tests"]:
+        t["duration_us"] = 777777
+    second = os.path.join(out, "later.json")
+    write_bytes(second, json.dumps(later).encode())
+    target = os.path.join(out, "m.json")
+    rc, _, err = tattle("merge", "-o", target, first, second)
+    check(rc == 2 and one_line_error(err, "full.json", "later.json", "--keep-last"),
+          "a duplicate id names both inputs: %r" % err)
+    check(not os.path.exists(target), "no output after a duplicate")
+    rc, _, err = tattle("merge", "--keep-last", "-o", target, first, second)
+    check(rc == 0, "--keep-last merges: %s" % err)
+    tests = tests_of(target)
+    check(len(tests) == len(later["tests"]) and
+          all(t["duration_us"] == 777777 for t in tests),
+          "--keep-last keeps the later input's results, each once")
+    # Repeats within one input are not duplicates across inputs.
+    stream = read_bytes(os.path.join(fixture, "stream.jsonl")).split(b"\n")
+    finished = [l for l in stream if b'"test_finished"' in l]
+    twice = b"\n".join(stream[:-2] + finished[:1] + stream[-2:])
+    write_bytes(os.path.join(out, "twice.jsonl"), twice)
+    rc, _, err = tattle("merge", "-o", target, os.path.join(out, "twice.jsonl"))
+    check(rc == 0, "a test repeated within one input merges: %s" % err)
+
+
+def become_subreaper():
+    ctypes.CDLL(None, use_errno=True).prctl(36, 1, 0, 0, 0)
+
+
+def kill_orphans():
+    me = str(os.getpid())
+    for pid in os.listdir("/proc"):
+        if not pid.isdigit():
+            continue
+        try:
+            with open("/proc/%s/stat" % pid) as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if fields[1] == me:
+            try:
+                os.kill(int(pid), signal.SIGKILL)
+                os.waitpid(int(pid), 0)
+            except OSError:
+                pass
+
+
+def case_merge_killed(out):
+    """A stream cut short by SIGKILL: merge keeps its finished tests and
+    reports the running one failed with an error naming the kill; the
+    merged run is interrupted; a complete shard merges beside it."""
+    become_subreaper()
+    d = os.path.join(out, "killed")
+    os.mkdir(d)
+    stream = os.path.join(d, "run.jsonl")
+    hang = "demo/hangs_until_timeout"
+    env = dict(os.environ, TATTLE_TIMEOUT_MULTIPLIER="200")
+    proc = subprocess.Popen([EXAMPLES, "-j", "1", "--jsonl", stream, "queue/*", hang],
+                            cwd=d, env=env, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL)
+    deadline = time.time() + 60
+    seen = False
+    while time.time() < deadline and not seen:
+        time.sleep(0.02)
+        if os.path.exists(stream):
+            seen = ('"event":"test_started","id":"%s"' % hang).encode() in read_bytes(stream)
+    check(seen, "the runner reached the hanging test")
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    kill_orphans()
+    other = example_run(out, "other", "--jsonl", "s.jsonl", "demo/off_by_one_capacity")
+    target = os.path.join(out, "merged.json")
+    rc, _, err = tattle("merge", "-o", target, stream, os.path.join(other, "s.jsonl"))
+    check(rc == 0, "merge of a killed stream exits 0: %s" % err)
+    problems = validate_json.check_file(target, "report", complete=True)
+    check(not problems, "the merged report is valid: %s" % problems[:3])
+    report = json.loads(read_bytes(target))
+    tests = {t["id"]: t for t in report["tests"]}
+    check(all(tests.get(i, {}).get("state") in ("passed", "skipped")
+              for i in tests if i.startswith("queue/")) and
+          sum(i.startswith("queue/") for i in tests) >= 5,
+          "the finished tests are kept: %s" % sorted(tests))
+    killed = tests.get(hang, {})
+    failure = (killed.get("failures") or [{}])[0]
+    check(killed.get("state") == "failed" and failure.get("kind") == "error" and
+          "killed" in failure.get("message", ""),
+          "the running test is failed with an error naming the kill: %s" % failure)
+    check(killed.get("rerun", "").endswith("--id=" + hang), "the killed test can be rerun")
+    check(report["run"]["interrupted"] is True and report["summary"]["result"] == "failed",
+          "the merged run is interrupted")
+    check("demo/off_by_one_capacity" in tests, "the other input is merged too")
+    rc, text, _ = tattle("summary", stream)
+    check(rc == 1 and "interrupted" in text and hang in text,
+          "summary of the killed stream names it: %s" % text)
+
+
+# ---- summary and show ----------------------------------------------------------
+
+LINE = re.compile(r"^(\S+)  (assertion|crash|timeout|exit|error)  (\S+:\d+|\?)  (.*)$")
+
+
+def case_summary(out):
+    """The digest: counts, error groups, one line per failure (id, kind,
+    file:line, first line of its message) with its rerun command; exit 1
+    when something failed, 0 when not."""
+    failing = os.path.join(example_run(out, "failing", "--json", "r.json"), "r.json")
+    passing = os.path.join(example_run(out, "passing", "--json", "r.json", "queue/*"), "r.json")
+    rc, text, err = tattle("summary", failing)
+    check(rc == 1, "summary of a failing report exits 1: %s" % err)
+    report = json.loads(read_bytes(failing))
+    s = report["summary"]
+    check(("%d tests: %d passed, %d failed" % (s["total"], s["passed"], s["failed"])) in text,
+          "the counts are printed: %s" % text[:200])
+    check("error groups:" in text, "the error groups are printed")
+    failure_lines = [l for l in text.split("\n") if LINE.match(l)]
+    expected = sum(len(t["failures"]) for t in report["tests"]
+                   if t["state"] in ("failed", "invalid"))
+    check(len(failure_lines) == expected,
+          "one line per failure: %d lines, %d failures" % (len(failure_lines), expected))
+    for t in report["tests"]:
+        if t["state"] == "failed":
+            first = t["failures"][0]["message"].split("\n")[0]
+            check(any(l.startswith(t["id"] + "  ") and first in l for l in failure_lines),
+                  "%s has its line with its message" % t["id"])
+            check(("  rerun: " + t["rerun"]) in text, "%s has its rerun command" % t["id"])
+    rc, text, _ = tattle("summary", passing)
+    check(rc == 0 and "failures:" not in text, "summary of a passing report exits 0")
+
+
+def hostile_report(out):
+    """The example report with a trace whose names and payloads are made to
+    break a Mermaid diagram or a terminal."""
+    report = json.loads(read_bytes(os.path.join(
+        example_run(out, "hostile-src", "--json", "r.json"), "r.json")))
+    traced = [t for t in report["tests"] if t["trace"]]
+    t = traced[0]
+    evil = ["end", "a;b", "x-->>y: z", "#quot; %%{init}%%", "line\nbreak",
+            "<script>alert(1)</script>", "\u202eRTL", "esc\u001b[31m"]
+    names = {}
+    for i, e in enumerate(t["trace"]["events"]):
+        for key in ("from", "to"):
+            if key in e:
+                names.setdefault(e[key], evil[len(names) % len(evil)])
+                e[key] = names[e[key]]
+        if "label" in e:
+            e["label"] = "lbl: ;#\n" + e["label"]
+        if "msg" in e:
+            e["msg"] = e["msg"] + " -->> Note over x: pwned\nsequenceDiagram"
+    for a in t["trace"]["actors"]:
+        a["name"] = names.get(a["name"], a["name"])
+    for m in t["trace"]["mailboxes"]:
+        m["name"] = names.get(m["name"], m["name"])
+        m["messages"] = [x + "\n%% end" for x in m["messages"]]
+    path = os.path.join(out, "hostile.json")
+    write_bytes(path, json.dumps(report).encode())
+    return path, t["id"]
+
+
+MERMAID_LINE = re.compile(
+    r"^(sequenceDiagram"
+    r"|    participant p\d+ as [A-Za-z0-9 .,_\-()/=+*!?@\[\]'#;]+"
+    r"|    p\d+(->>|--\)|-->>)p\d+: [A-Za-z0-9 .,_\-()/=+*!?@\[\]'#;]+"
+    r"|    Note (over|right of) p\d+(,p\d+)?: [A-Za-z0-9 .,_\-()/=+*!?@\[\]'#;<>]+)$")
+
+
+def case_show(out):
+    """show prints one test in full with its trace as a chart; --mermaid
+    prints a sequenceDiagram that no name or payload can break."""
+    report = os.path.join(example_run(out, "ex", "--json", "r.json"), "r.json")
+    data = json.loads(read_bytes(report))
+    first_failed = [t for t in data["tests"] if t["state"] == "failed"][0]
+    rc, text, _ = tattle("show", report)
+    check(rc == 0 and text.startswith(first_failed["id"] + "  failed"),
+          "without ID, the first failed test: %s" % text[:80])
+    check(first_failed["failures"][0]["message"].split("\n")[0] in text, "its failure")
+    check(("rerun: " + first_failed["rerun"]) in text, "its rerun command")
+    pending = "trace_demo/worker_crashes_with_pending_jobs"
+    rc, text, _ = tattle("show", report, pending)
+    check(rc == 0, "show ID exits 0")
+    lines = text.split("\n")
+    header = [l for l in lines if re.match(r"^\s+main\s+worker", l)]
+    check(header, "a column per actor: %s" % text)
+    check(any("|---job-->|" in l for l in lines), "an arrow per received message")
+    check(sum("(never received)" in l for l in lines) == 4, "unreceived messages marked")
+    check("pending in mailboxes" in text and "job #4 c.txt" in text,
+          "the pending messages at the bottom")
+    check(any(re.search(r"X\s+.*not alive", l) for l in lines), "the dead worker is marked")
+    rc, _, err = tattle("show", report, "no/such_test")
+    check(rc == 2 and one_line_error(err, "no/such_test"), "an unknown id exits 2")
+    rc, text, _ = tattle("show", report, pending, "--mermaid")
+    check(rc == 0 and text.startswith("sequenceDiagram\n"), "--mermaid prints a diagram")
+    check("->>" in text and "Note over" in text and "pending" in text,
+          "arrows, notes and pending messages: %s" % text)
+    rc, text, _ = tattle("show", report, "queue/push_then_pop", "--mermaid")
+    check(rc == 0 and "no trace recorded" in text, "an untraced test gives a valid diagram")
+    path, test_id = hostile_report(out)
+    rc, text, err = tattle("show", path, test_id, "--mermaid")
+    check(rc == 0, "hostile names: %s" % err)
+    bad = [l for l in text.rstrip("\n").split("\n") if not MERMAID_LINE.match(l)]
+    check(not bad, "every Mermaid line keeps the grammar whatever the names: %s" % bad[:5])
+    check("participant p0 as #101;nd" in text or "#101;nd" in text,
+          "a keyword as a name is escaped")
+    rc, text, err = tattle("show", path, test_id)
+    check(rc == 0 and "\x1b" not in text and "\u202e" not in text,
+          "no terminal control reaches the chart")
+
+
+# ---- validate ------------------------------------------------------------------------
+
+def variants(report):
+    """Broken copies of a real report, each with one field wrong."""
+    out = []
+
+    def add(name, mutate):
+        r = json.loads(json.dumps(report))
+        mutate(r)
+        out.append((name, r))
+    add("version", lambda r: r.__setitem__("version", 2))
+    add("version-string", lambda r: r.__setitem__("version", "1"))
+    add("no-tool", lambda r: r.pop("tool"))
+    add("tool-name", lambda r: r["tool"].__setitem__("name", "other"))
+    add("tool-version", lambda r: r["tool"].__setitem__("version", "x.y"))
+    add("extra-top", lambda r: r.__setitem__("extra", 1))
+    add("started_at", lambda r: r["run"].__setitem__("started_at", "yesterday"))
+    add("seed-negative", lambda r: r["run"].__setitem__("seed", -1))
+    add("seed-float", lambda r: r["run"].__setitem__("seed", 1.5))
+    add("jobs-zero", lambda r: r["run"].__setitem__("jobs", 0))
+    add("argv-item", lambda r: r["run"]["argv"].append(3))
+    add("shard-total", lambda r: r["run"].__setitem__("shard", {"index": 0, "total": 0}))
+    add("shard-extra", lambda r: r["run"].__setitem__("shard", {"index": 0, "total": 1,
+                                                                 "x": 1}))
+    add("interrupted", lambda r: r["run"].__setitem__("interrupted", "no"))
+    add("summary-missing", lambda r: r["summary"].pop("flaky"))
+    add("summary-result", lambda r: r["summary"].__setitem__("result", "ok"))
+    add("summary-count", lambda r: r["summary"].__setitem__("total", -3))
+    add("tests-object", lambda r: r.__setitem__("tests", {}))
+    for i, t in enumerate(report.get("tests", [])[:5]):
+        p = "tests[%d]." % i
+        add(p + "id", lambda r, i=i: r["tests"][i].__setitem__("id", "noslash"))
+        add(p + "id-newline", lambda r, i=i: r["tests"][i].__setitem__("id", "a/b\nc"))
+        add(p + "id-trailing-newline",
+            lambda r, i=i: r["tests"][i].__setitem__("id", "a/b\n"))
+        add(p + "line", lambda r, i=i: r["tests"][i].__setitem__("line", 0))
+        add(p + "tags", lambda r, i=i: r["tests"][i].__setitem__("tags", {"a": False}))
+        add(p + "state", lambda r, i=i: r["tests"][i].__setitem__("state", "exploded"))
+        add(p + "flaky", lambda r, i=i: r["tests"][i].__setitem__("flaky", 1))
+        add(p + "output", lambda r, i=i: r["tests"][i]["output"].pop("truncated"))
+        add(p + "unknown", lambda r, i=i: r["tests"][i].__setitem__("unknown", None))
+        add(p + "no-failures", lambda r, i=i: (r["tests"][i].__setitem__("state", "failed"),
+                                               r["tests"][i].__setitem__("failures", [])))
+        for k, f in enumerate(t["failures"][:2]):
+            q = "%sfailures[%d]." % (p, k)
+            add(q + "kind", lambda r, i=i, k=k: r["tests"][i]["failures"][k]
+                .__setitem__("kind", "boom"))
+            add(q + "signal", lambda r, i=i, k=k: r["tests"][i]["failures"][k]
+                .__setitem__("signal", "sigsegv"))
+            add(q + "exit_code", lambda r, i=i, k=k: r["tests"][i]["failures"][k]
+                .__setitem__("exit_code", 3))
+            add(q + "filtered", lambda r, i=i, k=k: r["tests"][i]["failures"][k]
+                .__setitem__("filtered", False))
+            add(q + "message", lambda r, i=i, k=k: r["tests"][i]["failures"][k]
+                .__setitem__("message", None))
+            if "assertion" in f:
+                add(q + "assertion", lambda r, i=i, k=k: r["tests"][i]["failures"][k]
+                    ["assertion"].pop("left"))
+        if t["trace"]:
+            add(p + "trace-kind", lambda r, i=i: r["tests"][i]["trace"]["events"][0]
+                .__setitem__("kind", "teleport"))
+            add(p + "trace-size", lambda r, i=i: r["tests"][i]["trace"]["events"][0]
+                .__setitem__("size", -1))
+            add(p + "mailbox", lambda r, i=i: r["tests"][i]["trace"].__setitem__(
+                "mailboxes", [{"name": "m"}]))
+            add(p + "actor", lambda r, i=i: r["tests"][i]["trace"]["actors"].append(
+                {"name": 1, "pid": 1, "tid": 1, "alive_at_exit": True}))
+    return out
+
+
+def case_validate(out):
+    """tattle validate agrees with python-jsonschema (draft 2020-12) on real
+    reports, streams, compact reports and listings, and on many broken
+    variants with one field wrong each; the error names a path python
+    names too."""
+    fixture = fixture_reports(out)
+    docs = []
+    for name in ("full.json", "hostile.json", "summary_only.json"):
+        docs.append((name, json.loads(read_bytes(os.path.join(fixture, name)))))
+    if EXAMPLES:
+        ex = example_run(out, "ex", "--json", "r.json", "--trace-passed")
+        docs.append(("examples", json.loads(read_bytes(os.path.join(ex, "r.json")))))
+    v = validate_json.validator("report.schema.json")
+    count = 0
+    work = os.path.join(out, "v")
+    os.mkdir(work)
+    for name, doc in docs:
+        for variant, broken in [("as-is", doc)] + variants(doc):
+            path = os.path.join(work, "r.json")
+            write_bytes(path, json.dumps(broken).encode())
+            errors = list(v.iter_errors(broken))
+            rc, text, err = tattle("validate", "--kind", "report", path)
+            count += 1
+            check(rc == (1 if errors else 0),
+                  "%s/%s: python says %s, tattle exits %d: %s%s"
+                  % (name, variant, "invalid" if errors else "valid", rc, text, err))
+            if errors and rc == 1:
+                # python names the place of each error; tattle names the
+                # first, at that place or inside it (where python stops at
+                # a oneOf, tattle goes into the alternative that came
+                # closest).
+                paths = ["".join("[%d]" % x if isinstance(x, int) else "." + x
+                                 for x in e.absolute_path) for e in errors]
+                got = re.search(r"invalid report: (\S+): ", text)
+                got = got.group(1) if got else None
+                check(got and any(got == p or (got + " ").startswith(p) and
+                                  got[len(p)] in ".[" or p == "" for p in paths),
+                      "%s/%s: tattle's path %s is at or inside one python names (%s)"
+                      % (name, variant, got, sorted(paths)[:6]))
+    print("validated %d reports" % count)
+    # Streams, compact reports and listings, whole and broken.
+    stream = read_bytes(os.path.join(fixture, "stream.jsonl"))
+    for name, data, kind in (
+            ("stream.jsonl", stream, "stream"),
+            ("compact.json", read_bytes(os.path.join(fixture, "compact.json")), "compact")):
+        path = os.path.join(work, name)
+        write_bytes(path, data)
+        rc, text, _ = tattle("validate", path)
+        check(rc == 0 and "valid " + kind in text, "%s is a valid %s: %s" % (name, kind, text))
+        lines = data.decode().split("\n")
+        for n, line in enumerate(lines[:-1]):
+            obj = json.loads(line)
+            for key in list(obj)[:3]:
+                broken = dict(obj)
+                broken[key] = {"wrong": True}
+                write_bytes(path, "\n".join(lines[:n] + [json.dumps(broken)] +
+                                            lines[n + 1:]).encode())
+                py = validate_json.check_file(path, kind, finished=False)
+                rc, text, _ = tattle("validate", path)
+                check((rc == 1) == bool(py) and ("line %d:" % (n + 1)) in text,
+                      "%s line %d with %s broken: tattle %d %s, python %s"
+                      % (name, n + 1, key, rc, text, py[:1]))
+    if EXAMPLES:
+        listing = subprocess.run([EXAMPLES, "--list", "--json"], capture_output=True).stdout
+        path = os.path.join(work, "list.json")
+        write_bytes(path, listing)
+        rc, text, _ = tattle("validate", path)
+        check(rc == 0 and "valid list" in text, "a --list --json listing is valid: %s" % text)
+        items = json.loads(listing)
+        items[0]["state"] = "maybe"
+        write_bytes(path, json.dumps(items).encode())
+        rc, text, _ = tattle("validate", path)
+        check(rc == 1 and ".[0].state" in text, "a broken listing names the item: %s" % text)
+    rc, _, err = tattle("validate", os.path.join(work, "nope.json"))
+    check(rc == 2 and one_line_error(err, "nope.json"), "a missing file exits 2")
+    write_bytes(os.path.join(work, "bad.json"), b'{"version": 1,')
+    rc, _, err = tattle("validate", os.path.join(work, "bad.json"))
+    check(rc == 2 and one_line_error(err, "bad.json", "line 1"), "broken JSON exits 2: %r" % err)
+
+
+# ---- fuzz ------------------------------------------------------------------------------
+
+def corruptions(report, stream):
+    """Corrupted reports and streams: cut every N bytes, bytes flipped,
+    fields given other types, huge numbers, deep nesting."""
+    out = []
+    for data, tag in ((report, "r"), (stream, "s")):
+        step = max(1, len(data) // 40)
+        for cut in range(0, len(data), step):
+            out.append(("%s-cut%d" % (tag, cut), data[:cut]))
+        for i in range(0, len(data), max(1, len(data) // 40)):
+            for flip in (0x20, 0xff):
+                b = bytearray(data)
+                b[i] ^= flip
+                out.append(("%s-flip%d-%x" % (tag, i, flip), bytes(b)))
+    parsed = json.loads(report)
+    replacements = [None, True, 0, -1, 1e308, 18446744073709551616, 10 ** 40, "s", [], {},
+                    [[[[[]]]]], {"x": {"y": None}}]
+
+    def walk(value, path):
+        yield path
+        if isinstance(value, dict):
+            for k, v in value.items():
+                yield from walk(v, path + [k])
+        elif isinstance(value, list):
+            for i, v in enumerate(value[:2]):
+                yield from walk(v, path + [i])
+    paths = list(walk(parsed, []))[1:]
+    paths = paths[::max(1, len(paths) // 150)]
+    for n, path in enumerate(paths):
+        r = json.loads(report)
+        target = r
+        for key in path[:-1]:
+            target = target[key]
+        target[path[-1]] = replacements[n % len(replacements)]
+        out.append(("swap-%d" % n, json.dumps(r).encode()))
+    out.append(("deep", b'{"version":1,"tests":[' + b"[" * 100000 + b"]" * 100000 + b"]}"))
+    out.append(("deep-open", b"[" * 1000000))
+    out.append(("deep-stream", stream.split(b"\n")[0] + b"\n" + b'{"event":' + b"{" * 5000
+                + b"\n"))
+    out.append(("huge-number", report.replace(b'"duration_us":', b'"duration_us":1' + b"0" * 400
+                                               + b", \"x\":", 1)))
+    out.append(("nul", report[:200] + b"\0" + report[200:]))
+    return out
+
+
+def case_fuzz(out):
+    """The command never crashes on corrupted reports and streams (run also
+    under AddressSanitizer by the sanitizer build), always exits 0, 1 or
+    2, and never leaves a partial output file."""
+    fixture = fixture_reports(out)
+    report = read_bytes(os.path.join(fixture, "full.json"))
+    stream = read_bytes(os.path.join(fixture, "stream.jsonl"))
+    work = os.path.join(out, "fuzz")
+    os.mkdir(work)
+    runs = 0
+    for name, data in corruptions(report, stream):
+        path = os.path.join(work, "in.json")
+        write_bytes(path, data)
+        commands = [["convert", path, "--to", "json", "-o", "out.json"],
+                    ["merge", "-o", "out.json", path], ["summary", path],
+                    ["show", path, "--mermaid"], ["validate", path]]
+        # Every input through every command would take minutes under the
+        # sanitizers; each input goes through two, in turn.
+        for command in (commands[runs % 5], commands[(runs + 2) % 5]):
+            runs += 1
+            try:
+                rc, _, err = tattle(*command, cwd=work)
+            except subprocess.TimeoutExpired:
+                check(False, "%s %s hangs" % (command[0], name))
+                continue
+            check(rc in (0, 1, 2), "%s %s exits %d: %s" % (command[0], name, rc, err[-300:]))
+            check("AddressSanitizer" not in err and "runtime error" not in err,
+                  "%s %s: sanitizer report: %s" % (command[0], name, err[-500:]))
+            left = sorted(set(os.listdir(work)) - {"in.json"})
+            if rc == 2:
+                check(left == [], "%s %s leaves no file: %s" % (command[0], name, left))
+            for f in left:
+                os.remove(os.path.join(work, f))
+    print("%d runs" % runs)
+
+
+CASES = {"round-trip": case_round_trip, "formats": case_formats, "bad-inputs": case_bad_inputs,
+         "usage": case_usage, "merge-shards": case_merge_shards,
+         "merge-duplicates": case_merge_duplicates, "merge-killed": case_merge_killed,
+         "summary": case_summary, "show": case_show, "validate": case_validate,
+         "fuzz": case_fuzz}
+
+
+def main():
+    global TATTLE, FIXTURE, EXAMPLES
+    case = sys.argv[1]
+    TATTLE, FIXTURE = os.path.abspath(sys.argv[2]), os.path.abspath(sys.argv[3])
+    EXAMPLES = os.path.abspath(sys.argv[4]) if len(sys.argv) > 4 else None
+    needs_examples = ("merge-shards", "merge-killed", "summary", "show")
+    if case in needs_examples and not EXAMPLES:
+        print("skipped: the example suite is not built")
+        return 0
+    return driver.run_in_scratch({case: lambda _b, o: CASES[case](o)},
+                                 [sys.argv[0], case, TATTLE], "tattle-cli-", FAILED)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
