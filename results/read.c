@@ -1021,7 +1021,7 @@ static int read_stream_line(struct tattle__reader *reader, bool ids_only,
         struct tattle__json_scan_error error;
         size_t end;
         enum tattle__json_scan_status status = tattle__json_scan_value(
-            text + begin, length - begin, &end, ids_only ? NULL : &reader->numbers, &error);
+            text + begin, length - begin, &end, &reader->numbers, &error);
         if (status == TATTLE__JSON_SCAN_MORE) {
             if (!has_newline)
                 return stream_error(reader, out->line,

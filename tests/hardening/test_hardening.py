@@ -268,8 +268,8 @@ def config_value_out_of_range(c):
 def config_unknown_reporter(c):
     # The one line lists the reporters there are.
     known = r" \(known reporters: [^)]*\bjsonl\b[^)]*\)"
-    broken_config(c, "reports: {junit: out.xml}\n",
-                  r"tattle\.yml:1:11: no reporter named 'junit'" + known,
+    broken_config(c, "reports: {xunit: out.xml}\n",
+                  r"tattle\.yml:1:11: no reporter named 'xunit'" + known,
                   "flow mapping")
     broken_config(c, "jobs: 1\nreports:\n  json: r.json\n  tap: out.tap\n",
                   r"tattle\.yml:4:3: no reporter named 'tap'" + known,
