@@ -78,6 +78,15 @@ int tattle__cli_writer_end(struct tattle__cli_writer *writer, const char *comman
 /** Drops everything written so far (after a bad input). */
 void tattle__cli_writer_abort(struct tattle__cli_writer *writer);
 
+/** Opens the report or stream at `path` for `command`; on a bad input
+ * prints the reader's one-line error and returns NULL. */
+struct tattle__reader *tattle__cli_open_report(const char *command, const char *path);
+
+/** The summary the input carries; for a stream cut short, `counted` (the
+ * tests read so far) marked interrupted, with the stream's duration. */
+const struct tattle_summary *tattle__cli_report_summary(struct tattle__reader *reader,
+                                                        struct tattle_summary *counted);
+
 /** Counts `result` into `summary` (totals, states, flaky). */
 void tattle__cli_summary_count(struct tattle_summary *summary,
                                const struct tattle_result *result);

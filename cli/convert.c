@@ -59,12 +59,9 @@ int tattle__cli_convert(int argc, char **argv)
     if (!input || !format)
         return tattle__cli_fail("convert", "usage: tattle convert REPORT --to FORMAT [-o FILE]");
 
-    struct tattle__reader *reader;
-    if (tattle__reader_open(&reader, input) != 0) {
-        tattle__cli_fail("convert", "%s", tattle__reader_error(reader));
-        tattle__reader_close(reader);
+    struct tattle__reader *reader = tattle__cli_open_report("convert", input);
+    if (!reader)
         return TATTLE__EXIT_BAD_INPUT;
-    }
     struct tattle_report_options options = {
         .summary_only = !tattle__reader_has_tests(reader),
         .group_by_error = tattle__reader_error_groups(reader) != NULL,
@@ -90,12 +87,7 @@ int tattle__cli_convert(int argc, char **argv)
         tattle__reader_close(reader);
         return TATTLE__EXIT_BAD_INPUT;
     }
-    const struct tattle_summary *summary = tattle__reader_summary(reader);
-    if (!summary) {
-        counted.duration_us = tattle__reader_duration_us(reader);
-        counted.interrupted = true;
-        summary = &counted;
-    }
+    const struct tattle_summary *summary = tattle__cli_report_summary(reader, &counted);
     status = tattle__cli_writer_end(&writer, "convert", summary);
     tattle__reader_close(reader);
     return status;

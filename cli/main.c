@@ -14,6 +14,7 @@
 
 #include "base/utf8.h"
 #include "cli/cli.h"
+#include "results/read.h"
 
 static const char usage[] =
     "usage: tattle COMMAND [ARGS]   (tattle COMMAND --help for more)\n"
@@ -157,4 +158,26 @@ int main(int argc, char **argv)
     tattle__cli_fail(NULL, "no command named '%s' (commands: merge, summary, show, "
                            "validate, convert; tattle --help)", name);
     return TATTLE__EXIT_BAD_INPUT;
+}
+
+struct tattle__reader *tattle__cli_open_report(const char *command, const char *path)
+{
+    struct tattle__reader *reader;
+    if (tattle__reader_open(&reader, path) != 0) {
+        tattle__cli_fail(command, "%s", tattle__reader_error(reader));
+        tattle__reader_close(reader);
+        return NULL;
+    }
+    return reader;
+}
+
+const struct tattle_summary *tattle__cli_report_summary(struct tattle__reader *reader,
+                                                        struct tattle_summary *counted)
+{
+    const struct tattle_summary *summary = tattle__reader_summary(reader);
+    if (summary)
+        return summary;
+    counted->duration_us = tattle__reader_duration_us(reader);
+    counted->interrupted = true;
+    return counted;
 }

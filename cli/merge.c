@@ -201,13 +201,7 @@ static void note_run(struct input *input, struct tattle__reader *reader)
 
 static struct tattle__reader *open_input(const struct input *input)
 {
-    struct tattle__reader *reader;
-    if (tattle__reader_open(&reader, input->path) != 0) {
-        tattle__cli_fail("merge", "%s", tattle__reader_error(reader));
-        tattle__reader_close(reader);
-        return NULL;
-    }
-    return reader;
+    return tattle__cli_open_report("merge", input->path);
 }
 
 /* ---- Pass 1: which ids may be in two inputs ------------------------------ */

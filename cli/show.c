@@ -223,12 +223,9 @@ int tattle__cli_show(int argc, char **argv)
     if (!input)
         return tattle__cli_fail("show", "usage: tattle show REPORT [ID] [--mermaid]");
 
-    struct tattle__reader *reader;
-    if (tattle__reader_open(&reader, input) != 0) {
-        tattle__cli_fail("show", "%s", tattle__reader_error(reader));
-        tattle__reader_close(reader);
+    struct tattle__reader *reader = tattle__cli_open_report("show", input);
+    if (!reader)
         return TATTLE__EXIT_BAD_INPUT;
-    }
     struct tattle__read_result result;
     int rc;
     bool found = false;

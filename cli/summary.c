@@ -111,12 +111,9 @@ int tattle__cli_summary(int argc, char **argv)
     if (!input)
         return tattle__cli_fail("summary", "usage: tattle summary REPORT");
 
-    struct tattle__reader *reader;
-    if (tattle__reader_open(&reader, input) != 0) {
-        tattle__cli_fail("summary", "%s", tattle__reader_error(reader));
-        tattle__reader_close(reader);
+    struct tattle__reader *reader = tattle__cli_open_report("summary", input);
+    if (!reader)
         return TATTLE__EXIT_BAD_INPUT;
-    }
     struct tattle_summary counted = {0};
     struct tattle__error_groups groups = {0};
     struct tattle__buffer failures = {0};
@@ -140,12 +137,7 @@ int tattle__cli_summary(int argc, char **argv)
         tattle__reader_close(reader);
         return TATTLE__EXIT_BAD_INPUT;
     }
-    const struct tattle_summary *summary = tattle__reader_summary(reader);
-    if (!summary) {
-        counted.duration_us = tattle__reader_duration_us(reader);
-        counted.interrupted = true;
-        summary = &counted;
-    }
+    const struct tattle_summary *summary = tattle__cli_report_summary(reader, &counted);
     bool failed = summary->failed || summary->invalid || summary->interrupted;
     struct tattle__buffer head = {0};
     const char *path = tattle__reader_path(reader);
