@@ -6,6 +6,8 @@
  * signal is a crash (with the frames the handler captured); an exit before
  * the test finished (any status, 0 included) is a failure of kind exit;
  * recorded assertions are failures; a skip without failures is skipped. A
+ * test declared to die (.expect_signal, .expect_exit) passes when it died
+ * that way after its setup, and any other ending is its failure. A
  * failure while the fixtures were setting up makes the test invalid. What
  * the slot or the arena showed to be overwritten is an error failure of
  * its own.
@@ -102,6 +104,56 @@ static void add_recorded_failures(struct tattle__result_record *record,
                                  reading->failures_dropped);
 }
 
+/* A test declared to die: nothing when it died as declared after its
+ * setup, else the failure saying how it ended instead. Returns whether
+ * the ending is a failure. */
+static bool add_expected_ending(struct tattle__result_record *record,
+                                const struct tattle__job *job,
+                                const struct tattle__outcome *outcome)
+{
+    const struct tattle_test_options *options = &job->entry->test->options;
+    enum tattle__phase phase = outcome->reading.phase;
+    bool after_setup = phase != TATTLE__PHASE_STARTING && phase != TATTLE__PHASE_SETUP &&
+                       !outcome->reading.setup_failed;
+    int status = outcome->wait_status;
+    char name[16];
+    const char *expected =
+        options->expect_signal
+            ? tattle__record_printf(record, "to be killed by %s (%s)",
+                                    tattle__signal_name(options->expect_signal, name),
+                                    strsignal(options->expect_signal))
+            : tattle__record_printf(record, "to exit with status %d", options->expect_exit);
+    if (WIFSIGNALED(status)) {
+        if (after_setup && WTERMSIG(status) == options->expect_signal)
+            return false;
+        add_crash(record, outcome, WTERMSIG(status));
+    } else {
+        int code = WEXITSTATUS(status);
+        if (after_setup && phase != TATTLE__PHASE_DONE && code != 0 &&
+            code == options->expect_exit)
+            return false;
+        struct tattle_failure *failure =
+            tattle__record_add_failure(record, TATTLE_FAILURE_EXIT);
+        failure->message =
+            phase == TATTLE__PHASE_DONE && code == 0
+                ? "the test finished without dying"
+                : tattle__record_printf(record, "the test process exited with status %d %s",
+                                        code, phase_name(phase));
+        failure->exit_code = code;
+    }
+    /* The failure just added says what happened; it also says what was
+     * declared. */
+    struct tattle_failure *failure = &record->failures[record->result.failure_count - 1];
+    failure->message =
+        tattle__record_printf(record, "%s; it was expected %s after its setup", failure->message,
+                              expected);
+    if (!failure->file) {
+        failure->file = job->entry->info.file;
+        failure->line = job->entry->info.line;
+    }
+    return true;
+}
+
 /* The failure that says how the test process ended, when that was not
  * the end of a test; returns whether it ended before the test did. */
 static bool add_ending(struct tattle__result_record *record,
@@ -133,6 +185,9 @@ static bool add_ending(struct tattle__result_record *record,
     }
     if (!outcome->forked)
         return false;
+    const struct tattle_test_options *options = &job->entry->test->options;
+    if (options->expect_signal || options->expect_exit)
+        return add_expected_ending(record, job, outcome);
     if (WIFSIGNALED(outcome->wait_status)) {
         add_crash(record, outcome, WTERMSIG(outcome->wait_status));
         return true;

@@ -10,6 +10,7 @@ list(APPEND TATTLE_SOURCES
   runner/slot.c
   runner/capture.c
   runner/test_process/crash.c
+  runner/test_process/death.c
   runner/symbolize.c
   runner/private_memory.c
   runner/process_tree.c

@@ -83,6 +83,12 @@ struct tattle_test_options {
     int trace_cap TATTLE__DEFAULT(0);
     /* Events recorded at most. */
     int trace_budget TATTLE__DEFAULT(0);
+    /* Non-zero: the test passes only if its process is killed by this
+     * signal (after setup); any other ending fails it. */
+    int expect_signal TATTLE__DEFAULT(0);
+    /* Non-zero: the test passes only if its process exits with this status
+     * (1 to 255, after setup); any other ending fails it. */
+    int expect_exit TATTLE__DEFAULT(0);
 };
 
 /** The optional fields of SUITE(name, ...). */
@@ -266,6 +272,25 @@ TATTLE_API int tattle__check_near(const struct tattle_assert_site *site,
                                   long double left, long double right,
                                   long double epsilon, const char *format, ...)
     TATTLE__PRINTF(5, 6);
+/* A death check: the statement runs in a child forked from the test
+ * process, whose stderr the parent keeps the end of. */
+enum tattle__death_kind { TATTLE__DEATH_BY_SIGNAL, TATTLE__DEATH_BY_EXIT };
+struct tattle__death {
+    int pid;          /* the child; -1 when fork failed */
+    int stderr_fd;    /* read end of the child's stderr */
+    int returned_fd;  /* read end: one byte when the statement returned */
+    int error;        /* errno of a failed pipe or fork */
+};
+/* Forks the child: returns nonzero in the child, which then runs the
+ * statement and calls tattle__death_returned(). */
+TATTLE_API int tattle__death_fork(struct tattle__death *death);
+TATTLE_API TATTLE__NORETURN void tattle__death_returned(struct tattle__death *death);
+/* Waits for the child and checks how it ended against `expected`. */
+TATTLE_API int tattle__check_death(const struct tattle_assert_site *site,
+                                   struct tattle__death *death,
+                                   enum tattle__death_kind kind, int expected,
+                                   const char *format, ...)
+    TATTLE__PRINTF(5, 6);
 TATTLE_API TATTLE__NORETURN void tattle__fail_now(const char *file, int line,
                                                  const char *format, ...)
     TATTLE__PRINTF(3, 4);
@@ -378,6 +403,26 @@ TATTLE_API TATTLE__NORETURN void tattle__skip_now(const char *file, int line,
         tattle__check_near(&tattle__site, (a_), (b_), (eps_), __VA_ARGS__);    \
     } while (0)
 
+/* Deaths: ASSERT_SIGNAL(statement, SIGNUM [, fmt, ...]) and
+ * ASSERT_EXIT(statement, CODE [, fmt, ...]). The statement runs in a
+ * forked child only; the test process goes on to the check. */
+#define TATTLE__DEATH(macro_, fatal_, kind_, written_, ...)                    \
+    TATTLE__CAT(TATTLE__DEATH_, TATTLE__MSG_AFTER_2(__VA_ARGS__))              \
+    (macro_, fatal_, kind_, written_, __VA_ARGS__)
+#define TATTLE__DEATH_NOMSG(macro_, fatal_, kind_, written_, statement_, expected_) \
+    TATTLE__DEATH_MSG(macro_, fatal_, kind_, written_, statement_, expected_, NULL)
+#define TATTLE__DEATH_MSG(macro_, fatal_, kind_, written_, statement_, expected_, ...) \
+    do {                                                                       \
+        TATTLE__SITE(macro_, fatal_, written_, 2);                             \
+        struct tattle__death tattle__death;                                    \
+        if (tattle__death_fork(&tattle__death)) {                              \
+            statement_;                                                        \
+            tattle__death_returned(&tattle__death);                            \
+        }                                                                      \
+        tattle__check_death(&tattle__site, &tattle__death, kind_, (expected_), \
+                            __VA_ARGS__);                                      \
+    } while (0)
+
 /* ------------------------------------------------------------------------ */
 /* The assertion macros                                                      */
 
@@ -407,6 +452,10 @@ TATTLE_API TATTLE__NORETURN void tattle__skip_now(const char *file, int line,
 #define TATTLE_EXPECT_NOT_NULL(...) TATTLE__NULLNESS("EXPECT_NOT_NULL", 0, 0, #__VA_ARGS__, __VA_ARGS__)
 #define TATTLE_ASSERT_NEAR(...) TATTLE__NEARNESS("ASSERT_NEAR", 1, #__VA_ARGS__, __VA_ARGS__)
 #define TATTLE_EXPECT_NEAR(...) TATTLE__NEARNESS("EXPECT_NEAR", 0, #__VA_ARGS__, __VA_ARGS__)
+#define TATTLE_ASSERT_SIGNAL(...) TATTLE__DEATH("ASSERT_SIGNAL", 1, TATTLE__DEATH_BY_SIGNAL, #__VA_ARGS__, __VA_ARGS__)
+#define TATTLE_EXPECT_SIGNAL(...) TATTLE__DEATH("EXPECT_SIGNAL", 0, TATTLE__DEATH_BY_SIGNAL, #__VA_ARGS__, __VA_ARGS__)
+#define TATTLE_ASSERT_EXIT(...) TATTLE__DEATH("ASSERT_EXIT", 1, TATTLE__DEATH_BY_EXIT, #__VA_ARGS__, __VA_ARGS__)
+#define TATTLE_EXPECT_EXIT(...) TATTLE__DEATH("EXPECT_EXIT", 0, TATTLE__DEATH_BY_EXIT, #__VA_ARGS__, __VA_ARGS__)
 #define TATTLE_FAIL(...) tattle__fail_now(__FILE__, __LINE__, __VA_ARGS__)
 #define TATTLE_SKIP(...) tattle__skip_now(__FILE__, __LINE__, __VA_ARGS__)
 
@@ -516,6 +565,10 @@ extern "C" {
 #define EXPECT_NOT_NULL TATTLE_EXPECT_NOT_NULL
 #define ASSERT_NEAR TATTLE_ASSERT_NEAR
 #define EXPECT_NEAR TATTLE_EXPECT_NEAR
+#define ASSERT_SIGNAL TATTLE_ASSERT_SIGNAL
+#define EXPECT_SIGNAL TATTLE_EXPECT_SIGNAL
+#define ASSERT_EXIT TATTLE_ASSERT_EXIT
+#define EXPECT_EXIT TATTLE_EXPECT_EXIT
 #define FAIL TATTLE_FAIL
 #define SKIP TATTLE_SKIP
 #endif

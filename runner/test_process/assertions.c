@@ -6,7 +6,8 @@
  * form, pointers, strings as escaped literals, memory as a hex window around
  * the first difference), formats the optional user message, records the
  * failure in the test's result slot, and for fatal assertions leaves the
- * current phase.
+ * current phase. A death check compares how its child ended (death.c)
+ * with the ending it expected.
  */
 #include <float.h>
 #include <inttypes.h>
@@ -19,8 +20,10 @@
 #include <tattle/tattle.h>
 
 #include "runner/test_process/child.h"
+#include "runner/test_process/death.h"
 #include "runner/test_process/slot_write.h"
 #include "base/buffer.h"
+#include "base/text.h"
 
 enum { RENDER_LIMIT = 4096, MEMORY_WINDOW = 16 };
 
@@ -465,6 +468,52 @@ int tattle__check_near(const struct tattle_assert_site *site, long double left,
                           epsilon_text.data, difference_text.data);
     tattle__buffer_release(&difference_text);
     tattle__buffer_release(&epsilon_text);
+    FAIL_WITH(site, &texts, format);
+}
+
+/* "killed by SIGABRT (Aborted)", "exited with status 3", ... */
+static void describe_ending(struct tattle__buffer *out, enum tattle__death_ended how,
+                            int value)
+{
+    char name[16];
+    switch (how) {
+    case TATTLE__ENDED_NOT_STARTED:
+        tattle__buffer_printf(out, "could not be started (%s)", strerror(value));
+        break;
+    case TATTLE__ENDED_BY_SIGNAL:
+        tattle__buffer_printf(out, "killed by %s (%s)", tattle__signal_name(value, name),
+                              strsignal(value));
+        break;
+    case TATTLE__ENDED_BY_EXIT:
+        tattle__buffer_printf(out, "exited with status %d", value);
+        break;
+    case TATTLE__ENDED_RETURNED:
+        tattle__buffer_append_string(out, "returned without dying");
+        break;
+    }
+}
+
+int tattle__check_death(const struct tattle_assert_site *site, struct tattle__death *death,
+                        enum tattle__death_kind kind, int expected, const char *format, ...)
+{
+    struct tattle__death_ending ending;
+    tattle__death_wait(death, &ending);
+    enum tattle__death_ended wanted =
+        kind == TATTLE__DEATH_BY_SIGNAL ? TATTLE__ENDED_BY_SIGNAL : TATTLE__ENDED_BY_EXIT;
+    if (ending.how == wanted && ending.value == expected)
+        return 1;
+    struct failure_texts texts = {0};
+    describe_ending(&texts.left, ending.how, ending.value);
+    describe_ending(&texts.right, wanted, expected);
+    struct tattle__buffer parts[2] = {{0}, {0}}; /* the statement, the rest */
+    split_operands(site->written, parts, 2);
+    tattle__buffer_printf(&texts.message, "`%s` ended: %s; expected: %s", parts[0].data,
+                          texts.left.data, texts.right.data);
+    if (ending.stderr_length > 0)
+        tattle__buffer_printf(&texts.message, "; its stderr ended with:\n%s",
+                              ending.stderr_tail);
+    tattle__buffer_release(&parts[0]);
+    tattle__buffer_release(&parts[1]);
     FAIL_WITH(site, &texts, format);
 }
 

@@ -7,7 +7,9 @@
  * except header/fail_* (failed) and header/skip_* (skipped).
  */
 #include <stddef.h>
+#include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 #include <tattle/tattle.h>
 
@@ -111,12 +113,21 @@ TEST(header, no_options)
     EXPECT_NEAR(ld, 3.5L, 0.001L);
     EXPECT_NEAR(i, 3, 1, "message %d", i);
 
+    ASSERT_SIGNAL(abort(), SIGABRT);
+    ASSERT_SIGNAL(abort(), SIGABRT, "message");
+    EXPECT_SIGNAL(raise(SIGTERM), SIGTERM);
+    EXPECT_SIGNAL(raise(SIGTERM), SIGTERM, "message %d", i);
+    ASSERT_EXIT(exit(3), 3);
+    ASSERT_EXIT(_Exit(0), 0, "message");
+    EXPECT_EXIT(exit(i), 3);
+    EXPECT_EXIT(exit(i), i, "message %d", i);
+
     ASSERT_EQ(tattle_on_exit(on_exit_callback, NULL), 0);
 }
 
 TEST(header, every_option, .tags = "slowish area:headers", .timeout_ms = 5000,
      .setup = fixture_setup, .teardown = fixture_teardown, .trace_cap = 10,
-     .trace_budget = 100)
+     .trace_budget = 100, .expect_signal = 0, .expect_exit = 0)
 {
     ASSERT(1);
 }

@@ -7,6 +7,7 @@
  */
 #define TATTLE_NO_SHORT_NAMES
 #include <stddef.h>
+#include <stdlib.h>
 
 #include <tattle/tattle.h>
 
@@ -20,7 +21,8 @@
     defined(ASSERT_MEM_EQ) || defined(EXPECT_MEM_EQ) || defined(ASSERT_NULL) ||\
     defined(ASSERT_NOT_NULL) || defined(EXPECT_NULL) ||                        \
     defined(EXPECT_NOT_NULL) || defined(ASSERT_NEAR) || defined(EXPECT_NEAR) ||\
-    defined(FAIL) || defined(SKIP)
+    defined(ASSERT_SIGNAL) || defined(EXPECT_SIGNAL) || defined(ASSERT_EXIT) || \
+    defined(EXPECT_EXIT) || defined(FAIL) || defined(SKIP)
 #error "TATTLE_NO_SHORT_NAMES left a short name defined"
 #endif
 
@@ -65,6 +67,8 @@ TATTLE_TEST(prefixed, works)
     TATTLE_EXPECT_NOT_NULL(text);
     TATTLE_ASSERT_NEAR(1.0, 1.0, 0.1);
     TATTLE_EXPECT_NEAR(1.0, 1.05, 0.1, "message");
+    TATTLE_ASSERT_EXIT(_Exit(2), 2);
+    TATTLE_EXPECT_EXIT(_Exit(2), 2, "message");
 }
 
 TATTLE_TEST(prefixed, fails, .tags = "expected_failure")
