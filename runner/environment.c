@@ -11,7 +11,9 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <math.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -64,7 +66,11 @@ static int read_shard(struct tattle__options *options,
         char *end_total, *end_index;
         unsigned long t = strtoul(total, &end_total, 10);
         unsigned long i = strtoul(index, &end_index, 10);
-        if (*end_total || *end_index || t == 0 || i >= t) {
+        /* Digits only (strtoul takes a sign and wraps "-1"), and a count
+         * that the shard fields hold. */
+        bool digits = strspn(total, "0123456789") == strlen(total) &&
+                      strspn(index, "0123456789") == strlen(index);
+        if (!digits || *end_total || *end_index || t == 0 || t > UINT_MAX || i >= t) {
             tattle__buffer_printf(error, "%s=%s, %s=%s: not a valid shard",
                                   protocols[p][0], total, protocols[p][1],
                                   index);

@@ -29,11 +29,21 @@ static bool is_standard_stream(const char *path)
            strcmp(path, "stderr") == 0;
 }
 
+/* A reporter other than the console writes a report to stdout when given
+ * no destination, "-" or "stdout": the console then goes to stderr, so
+ * that stdout holds that report alone. */
+static bool writes_report_to_stdout(const struct tattle__options *options, size_t i)
+{
+    const char *destination = options->reporters[i].destination;
+    return strcmp(options->reporters[i].name, "console") != 0 &&
+           (!destination || strcmp(destination, "-") == 0 ||
+            strcmp(destination, "stdout") == 0);
+}
+
 bool tattle__fanout_takes_stdout(const struct tattle__options *options)
 {
     for (size_t i = 0; i < options->reporter_count; i++)
-        if (options->reporters[i].destination &&
-            strcmp(options->reporters[i].destination, "-") == 0)
+        if (writes_report_to_stdout(options, i))
             return true;
     return false;
 }
@@ -149,12 +159,11 @@ int tattle__fanout_open(struct tattle__fanout *fanout,
 {
     bool stdout_taken = false;
     for (size_t i = 0; i < options->reporter_count; i++) {
-        const char *destination = options->reporters[i].destination;
-        if (!destination || strcmp(destination, "-") != 0)
+        if (!writes_report_to_stdout(options, i))
             continue;
         if (stdout_taken) {
-            tattle__buffer_printf(
-                error, "only one report can go to standard output ('-')");
+            tattle__buffer_printf(error, "only one report can go to standard output "
+                                         "('-', or a --reporter without =FILE)");
             return -EINVAL;
         }
         stdout_taken = true;
