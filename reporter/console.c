@@ -35,6 +35,7 @@ struct console {
     FILE *stream;
     bool color;
     bool quiet;
+    bool trace_passed; /* --trace-passed: passed tests' traces shown too */
     uint64_t planned;
     uint64_t seed;
     char **failed_lines;        /* one summary line per failed test */
@@ -89,6 +90,7 @@ static int console_create(void **self, const char *destination,
     }
     console->color = options->color && (to_stdout || to_stderr);
     console->quiet = options->quiet;
+    console->trace_passed = options->trace_passed;
     *self = console;
     return 0;
 }
@@ -269,9 +271,13 @@ static void print_trace(const struct console *console, const struct tattle_trace
     FILE *out = console->stream;
     size_t first = trace->event_count > TRACE_EVENTS_SHOWN
                        ? trace->event_count - TRACE_EVENTS_SHOWN : 0;
-    fprintf(out, "  %slast messages (%" PRIu64 " recorded, %" PRIu64 " dropped%s):%s\n",
-            paint(console, DIM), trace->recorded, trace->dropped,
-            trace->overflow ? ", budget exhausted" : "", paint(console, RESET));
+    size_t shown = trace->event_count - first;
+    fprintf(out, "  %slast messages (%" PRIu64 " recorded, %" PRIu64 " dropped%s", paint(console, DIM),
+            trace->recorded, trace->dropped, trace->overflow ? ", budget exhausted" : "");
+    /* Fewer lines than events recorded: say which ones these are. */
+    if ((uint64_t)shown < trace->recorded)
+        fprintf(out, "; showing the last %zu", shown);
+    fprintf(out, "):%s\n", paint(console, RESET));
     for (size_t i = first; i < trace->event_count; i++) {
         const struct tattle_trace_event *e = &trace->events[i];
         fprintf(out, "    %9" PRIu64 "us  ", e->t_us);
@@ -373,8 +379,11 @@ static bool print_result(void *self, const struct tattle_result *result)
         print_string(out, result->skip_reason, "");
     }
     fputc('\n', out);
-    if (!failed && !result->flaky)
+    if (!failed && !result->flaky) {
+        if (console->trace_passed && result->trace)
+            print_trace(console, result->trace);
         return true;
+    }
     for (size_t i = 0; i < result->failure_count; i++)
         print_failure(console, &result->failures[i]);
     print_output_tail(console, "stdout", &result->stdout_output);

@@ -36,20 +36,28 @@ static const char *phase_name(enum tattle__phase phase)
 }
 
 /* Symbolized frames go into the record: the array as its frames, their
- * strings among its owned strings. */
+ * strings among its owned strings. The frame of the test's body, which
+ * TEST() names tattle__body__SUITE__NAME, is named by the test's id. */
 static void take_frames(struct tattle__result_record *record,
+                        const struct tattle__test_entry *entry,
                         const struct tattle__slot_reading *reading)
 {
     record->frames = tattle__symbolize(reading->crash_frames,
                                        reading->crash_frame_count,
                                        &record->frame_count);
+    const char *body = tattle__record_printf(record, "tattle__body__%s__%s",
+                                             entry->test->suite, entry->test->name);
     for (size_t i = 0; i < record->frame_count; i++) {
-        tattle__record_own(record, (char *)record->frames[i].function);
-        tattle__record_own(record, (char *)record->frames[i].file);
+        struct tattle_frame *frame = &record->frames[i];
+        tattle__record_own(record, (char *)frame->function);
+        tattle__record_own(record, (char *)frame->file);
+        if (frame->function && strcmp(frame->function, body) == 0)
+            frame->function = entry->info.id;
     }
 }
 
 static void add_crash(struct tattle__result_record *record,
+                      const struct tattle__test_entry *entry,
                       const struct tattle__outcome *outcome, int signal_number)
 {
     const struct tattle__slot_reading *reading = &outcome->reading;
@@ -64,7 +72,7 @@ static void add_crash(struct tattle__result_record *record,
     failure->signal = signal_number;
     if (!reading->crashed || reading->crash_signal != signal_number)
         return;
-    take_frames(record, reading);
+    take_frames(record, entry, reading);
     failure->frames = record->frames;
     failure->frame_count = record->frame_count;
     /* The innermost frame with a source location is where it happened. */
@@ -126,7 +134,7 @@ static bool add_expected_ending(struct tattle__result_record *record,
     if (WIFSIGNALED(status)) {
         if (after_setup && WTERMSIG(status) == options->expect_signal)
             return false;
-        add_crash(record, outcome, WTERMSIG(status));
+        add_crash(record, job->entry, outcome, WTERMSIG(status));
     } else {
         int code = WEXITSTATUS(status);
         if (after_setup && phase != TATTLE__PHASE_DONE && code != 0 &&
@@ -189,7 +197,7 @@ static bool add_ending(struct tattle__result_record *record,
     if (options->expect_signal || options->expect_exit)
         return add_expected_ending(record, job, outcome);
     if (WIFSIGNALED(outcome->wait_status)) {
-        add_crash(record, outcome, WTERMSIG(outcome->wait_status));
+        add_crash(record, job->entry, outcome, WTERMSIG(outcome->wait_status));
         return true;
     }
     int code = WEXITSTATUS(outcome->wait_status);

@@ -1,0 +1,36 @@
+/*
+ * fixture_console.c — traced tests for test_console.py: more messages
+ * than the console shows, in a test that passes and one that fails, and a
+ * crash in a test body, so the console's trace header, --trace-passed and
+ * the naming of the body's frame can be checked.
+ */
+#include <stdio.h>
+
+#include <tattle/tattle.h>
+#include <tattle/trace.h>
+
+enum { MESSAGES = 40 };
+
+static void send_messages(void)
+{
+    tattle_actor_name("main");
+    for (int i = 0; i < MESSAGES; i++)
+        tattle_trace_send("peer", "n", &i, sizeof i);
+}
+
+TEST(console, traced_passes, .tags = "trace_messages:100")
+{
+    send_messages();
+}
+
+TEST(console, traced_fails, .tags = "trace_messages:100")
+{
+    send_messages();
+    FAIL("after %d messages", MESSAGES);
+}
+
+TEST(console, crashes)
+{
+    volatile int *nowhere = NULL;
+    printf("%d\n", *nowhere);
+}

@@ -1,0 +1,101 @@
+#!/usr/bin/env python3
+"""Tests of what the console shows a person: the trace header says when it
+shows fewer messages than were recorded, --trace-passed shows the traces
+of passed tests too, and a crash's frame of the test body is named by the
+test id. Runs console_fixture (fixture_console.c).
+
+    test_console.py --list
+    test_console.py CASE --fixture PATH
+
+Exits 0 when every check of the case held, 1 otherwise.
+"""
+import argparse
+import os
+import re
+import subprocess
+import sys
+
+SOURCE_DIR = os.environ.get(
+    "TATTLE_SOURCE_DIR",
+    os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
+sys.path.insert(0, os.path.join(SOURCE_DIR, "tests", "tools"))
+import driver  # noqa: E402
+
+RUNNER_VARIABLES = ("TATTLE_TIMEOUT_MULTIPLIER", "TATTLE_CONFIG", "NO_COLOR")
+
+
+class Case(driver.Checks):
+    def __init__(self, fixture):
+        super().__init__("tattle-console-")
+        self.fixture = fixture
+
+    def console(self, *args):
+        env = {k: v for k, v in os.environ.items() if k not in RUNNER_VARIABLES}
+        done = subprocess.run([self.fixture, "--color", "never"] + list(args),
+                              cwd=self.new_dir(), env=env, stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, timeout=120 * driver.wait_scale(),
+                              text=True, errors="replace")
+        return done.stdout
+
+    def block(self, text, test_id):
+        """The lines the console printed for one test."""
+        match = re.search(r"^\S+\s+%s  .*?(?=^\S|\Z)" % re.escape(test_id), text,
+                          re.S | re.M)
+        self.require(match, "no block for %s in:\n%s" % (test_id, text))
+        return match.group(0)
+
+
+def trace_header(c):
+    """40 messages recorded, fewer shown: the header says which ones."""
+    block = c.block(c.console("console/traced_fails"), "console/traced_fails")
+    header = re.search(r"last messages \((\d+) recorded, (\d+) dropped; showing the last (\d+)\)",
+                       block)
+    c.require(header, "the header says how many it shows: %r" % block[:400])
+    recorded, shown = int(header.group(1)), int(header.group(3))
+    c.expect_eq(recorded, 40, "recorded")
+    lines = [l for l in block.splitlines() if re.match(r"\s+\d+us  main", l)]
+    c.expect_eq(len(lines), shown, "as many lines as it says it shows")
+    c.expect(shown < recorded, "fewer shown than recorded")
+
+
+def trace_passed(c):
+    """--trace-passed shows a passed test's trace on the console; without
+    it the passed test is one line."""
+    block = c.block(c.console("console/traced_passes"), "console/traced_passes")
+    c.expect("last messages" not in block, "no trace without --trace-passed: %r" % block)
+    block = c.block(c.console("console/traced_passes", "--trace-passed"),
+                    "console/traced_passes")
+    c.expect("last messages (40 recorded" in block,
+             "the trace with --trace-passed: %r" % block[:400])
+
+
+def crash_frame_named_by_id(c):
+    """The crash's frame of the test body reads console/crashes, not the
+    function TEST() generated."""
+    block = c.block(c.console("console/crashes"), "console/crashes")
+    c.expect(re.search(r"#\d+ console/crashes at .*fixture_console\.c:\d+", block),
+             "the body's frame is named by the test id: %r" % block)
+    c.expect("tattle__body__" not in block, "no generated name: %r" % block)
+
+
+CASES = {
+    "trace_header_says_what_it_shows": trace_header,
+    "trace_passed_shows_passed_traces": trace_passed,
+    "crash_frame_of_the_body_is_the_test_id": crash_frame_named_by_id,
+}
+
+
+def main():
+    if sys.argv[1:] == ["--list"]:
+        print("\n".join(CASES))
+        return 0
+    parser = argparse.ArgumentParser()
+    parser.add_argument("case", choices=sorted(CASES))
+    parser.add_argument("--fixture", required=True)
+    args = parser.parse_args()
+    return driver.run_case(CASES[args.case], Case(os.path.abspath(args.fixture)),
+                           args.case)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
