@@ -80,7 +80,14 @@ static cJSON *create_line(const struct tattle_result *result,
     }
     if (explanation) {
         char *first = tattle__first_line(explanation);
-        ok = first && tattle__json_add_bytes(line, "e", first, strlen(first)) && ok;
+        struct tattle__buffer e = {0};
+        tattle__buffer_append_string(&e, first ? first : "");
+        /* A message of the user's own hides the values: keep them. */
+        if (failure && failure->left && failure->right && first &&
+            !(strstr(first, failure->left) && strstr(first, failure->right)))
+            tattle__buffer_printf(&e, " (left: %s, right: %s)", failure->left, failure->right);
+        ok = first && tattle__json_add_bytes(line, "e", e.data, e.length) && ok;
+        tattle__buffer_release(&e);
         free(first);
     }
     if (filtered)
