@@ -279,7 +279,8 @@ static int find_candidates(struct inputs *inputs, struct hashes *candidates)
         tattle__reader_close(reader);
     }
     free(bloom);
-    qsort(candidates->items, candidates->count, sizeof *candidates->items, compare_hashes);
+    if (candidates->count > 1) /* qsort(NULL, 0, ...) is undefined */
+        qsort(candidates->items, candidates->count, sizeof *candidates->items, compare_hashes);
     size_t unique = 0;
     for (size_t i = 0; i < candidates->count; i++)
         if (!unique || candidates->items[unique - 1] != candidates->items[i])
