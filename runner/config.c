@@ -30,6 +30,7 @@
 #include <unistd.h>
 #include <yaml.h>
 
+#include "runner/plugin.h"
 #include "runner/tags.h"
 #include "tracer/session.h"
 #include <tattle/reporter.h>
@@ -244,7 +245,70 @@ static int read_report(struct config_reader *reader, const yaml_node_t *value,
     return rc;
 }
 
-/* Each key of `reports` names a reporter, built in or a plugin. */
+/* One entry of `reports.plugins`: a path, or {path, file}. The plugin is
+ * loaded later, by the runner (runner/plugin.h). */
+static int read_plugin(struct config_reader *reader, const yaml_node_t *node)
+{
+    const char *path = NULL, *file = NULL;
+    if (node->type == YAML_SCALAR_NODE) {
+        int rc = read_string(reader, node, &path);
+        if (rc == 0 && !tattle__plugin_is_path(path))
+            return fail_at(
+                reader, node,
+                "'%s' is not a path to a shared object (./%s would be)", path,
+                path);
+        if (rc == 0)
+            tattle__options_add_reporter(reader->options, path, NULL);
+        return rc;
+    }
+    if (node->type != YAML_MAPPING_NODE)
+        return fail_at(reader, node,
+                       "a plugin is a path or a mapping {path, file}%s", "");
+    for (yaml_node_pair_t *pair = node->data.mapping.pairs.start;
+         pair < node->data.mapping.pairs.top; pair++) {
+        yaml_node_t *key = node_at(reader, pair->key);
+        const char **field = key->type != YAML_SCALAR_NODE           ? NULL
+                             : strcmp(scalar_text(key), "path") == 0 ? &path
+                             : strcmp(scalar_text(key), "file") == 0 ? &file
+                                                                     : NULL;
+        if (!field)
+            return fail_at(
+                reader, key, "unknown key '%s' (a plugin has path and file)",
+                key->type == YAML_SCALAR_NODE ? scalar_text(key) : "");
+        int rc = check_key_is_new(reader, node, pair);
+        if (rc == 0)
+            rc = read_string(reader, node_at(reader, pair->value), field);
+        if (rc != 0)
+            return rc;
+    }
+    if (!path)
+        return fail_at(reader, node, "the plugin has no path%s", "");
+    if (!tattle__plugin_is_path(path))
+        return fail_at(reader, node,
+                       "'%s' is not a path to a shared object (./%s would be)",
+                       path, path);
+    tattle__options_add_reporter(reader->options, path, file);
+    return 0;
+}
+
+static int read_plugins(struct config_reader *reader, const yaml_node_t *value)
+{
+    if (is_null(value))
+        return 0;
+    if (value->type != YAML_SEQUENCE_NODE)
+        return fail_at(reader, value,
+                       "plugins must be a list of paths or {path, file}%s", "");
+    for (yaml_node_item_t *item = value->data.sequence.items.start;
+         item < value->data.sequence.items.top; item++) {
+        int rc = read_plugin(reader, node_at(reader, *item));
+        if (rc != 0)
+            return rc;
+    }
+    return 0;
+}
+
+/* Each key of `reports` names a reporter, built in or a plugin, except
+ * `plugins`: reporters loaded from shared objects. */
 static int read_reports(struct config_reader *reader, const yaml_node_t *value)
 {
     if (value->type != YAML_MAPPING_NODE)
@@ -258,8 +322,11 @@ static int read_reports(struct config_reader *reader, const yaml_node_t *value)
         if (rc != 0)
             return rc;
         reader->key = key;
-        rc =
-            read_report(reader, node_at(reader, pair->value), scalar_text(key));
+        const yaml_node_t *report = node_at(reader, pair->value);
+        if (strcmp(scalar_text(key), "plugins") == 0)
+            rc = read_plugins(reader, report);
+        else
+            rc = read_report(reader, report, scalar_text(key));
         if (rc != 0)
             return rc;
     }

@@ -101,6 +101,9 @@ int tattle__environment_read(struct tattle__environment *environment,
     const char *xml = variable("XML_OUTPUT_FILE");
     if (xml && tattle_reporter_find("junit"))
         tattle__options_add_reporter(options, "junit", xml);
+    const char *report_dir = variable("TATTLE_REPORT_DIR");
+    if (report_dir && !options->report_dir)
+        options->report_dir = tattle__strdup(report_dir);
     environment->premature_exit_file = variable("TEST_PREMATURE_EXIT_FILE");
     return 0;
 }

@@ -11,7 +11,8 @@
  * that reporter exists), and TEST_PREMATURE_EXIT_FILE exists while the
  * tests run, so an exit in the middle is seen. Under CTest,
  * TATTLE_SKIP_RETURN_CODE (set by tattle_discover_tests) is the exit
- * status of a run whose tests were all skipped. NO_COLOR and TERM=dumb
+ * status of a run whose tests were all skipped, and TATTLE_REPORT_DIR is
+ * --report-dir when the command line gives none. NO_COLOR and TERM=dumb
  * turn the console's automatic colour off.
  */
 #ifndef TATTLE_RUNNER_ENVIRONMENT_H

@@ -15,6 +15,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <fcntl.h>
+#include <sys/random.h>
+
+#include "base/timestamp.h"
 #include "runner/environment.h"
 
 /* A reporter asked for, and where it writes (NULL: its default). */
@@ -104,6 +108,75 @@ static size_t list_wanted(const struct tattle__options *options,
     return count;
 }
 
+/* Makes `path` a directory if it is none yet (its parents too). */
+static int make_directories(const char *path)
+{
+    char *partial = tattle__strdup(path);
+    int rc = 0;
+    for (char *slash = partial + 1; rc == 0; slash++) {
+        if (*slash != '/' && *slash != '\0')
+            continue;
+        char kept = *slash;
+        *slash = '\0';
+        if (mkdir(partial, 0777) != 0 && errno != EEXIST)
+            rc = -errno;
+        *slash = kept;
+        if (kept == '\0')
+            break;
+    }
+    free(partial);
+    return rc;
+}
+
+/* Creates DIR/PROGRAM-PID-RANDOM.jsonl, empty, with O_EXCL (a name taken
+ * by another run is never opened: another random part is drawn), and
+ * stores its path in fanout->report_dir_stream. */
+static int create_report_dir_stream(struct tattle__fanout *fanout,
+                                    const char *directory,
+                                    struct tattle__buffer *error)
+{
+    struct stat status;
+    int rc = make_directories(directory);
+    if (rc == 0 && (stat(directory, &status) != 0 || !S_ISDIR(status.st_mode)))
+        rc = -ENOTDIR;
+    if (rc != 0) {
+        tattle__buffer_printf(error, "--report-dir '%s': %s", directory,
+                              strerror(-rc));
+        return -EINVAL;
+    }
+    const char *program = program_invocation_short_name;
+    struct tattle__buffer path = {0};
+    for (int attempt = 0; attempt < 100; attempt++) {
+        uint64_t random_part = 0;
+        if (getrandom(&random_part, sizeof random_part, GRND_NONBLOCK) !=
+            (ssize_t)sizeof random_part)
+            random_part = (uint64_t)tattle__now_us() * 0x9e3779b97f4a7c15u +
+                          (uint64_t)attempt;
+        path.length = 0;
+        tattle__buffer_printf(
+            &path, "%s/%s-%ld-%012llx.jsonl", directory,
+            program && *program ? program : "tattle", (long)getpid(),
+            (unsigned long long)(random_part & 0xffffffffffffu));
+        int fd = open(path.data, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+        if (fd >= 0) {
+            close(fd);
+            fanout->report_dir_stream = tattle__buffer_take(&path);
+            return 0;
+        }
+        if (errno != EEXIST) {
+            tattle__buffer_printf(error,
+                                  "--report-dir '%s': cannot create %s: %s",
+                                  directory, path.data, strerror(errno));
+            tattle__buffer_release(&path);
+            return -EINVAL;
+        }
+    }
+    tattle__buffer_printf(error, "--report-dir '%s': no free file name",
+                          directory);
+    tattle__buffer_release(&path);
+    return -EINVAL;
+}
+
 static int check_wanted(const struct reporter_wanted *wanted, size_t count,
                         struct tattle__buffer *error)
 {
@@ -182,11 +255,18 @@ int tattle__fanout_open(struct tattle__fanout *fanout,
         .filter_out_count = options->filter_out.count,
     };
     struct reporter_wanted *wanted =
-        tattle__calloc(options->reporter_count + 1, sizeof *wanted);
+        tattle__calloc(options->reporter_count + 2, sizeof *wanted);
     size_t count = list_wanted(options, stdout_taken, wanted);
     int rc = check_wanted(wanted, count, error);
+    if (rc == 0 && options->report_dir) {
+        rc = create_report_dir_stream(fanout, options->report_dir, error);
+        wanted[count++] =
+            (struct reporter_wanted){"jsonl", fanout->report_dir_stream};
+    }
     if (rc == 0)
         rc = open_wanted(fanout, wanted, count, error);
+    if (rc != 0 && fanout->report_dir_stream)
+        unlink(fanout->report_dir_stream);
     free(wanted);
     return rc;
 }
@@ -237,6 +317,8 @@ void tattle__fanout_close(struct tattle__fanout *fanout)
     for (size_t i = 0; i < fanout->count; i++)
         fanout->reporters[i].type->destroy(fanout->reporters[i].self);
     free(fanout->reporters);
+    free(fanout->report_dir_stream);
+    fanout->report_dir_stream = NULL;
     fanout->reporters = NULL;
     fanout->count = fanout->capacity = 0;
 }

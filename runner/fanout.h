@@ -9,6 +9,11 @@
  * checked before any is opened: opening may truncate a file, and a usage
  * error leaves every existing file as it was. Each event then goes to
  * every reporter in turn.
+ *
+ * With --report-dir DIR (or TATTLE_REPORT_DIR) the run also writes its
+ * JSON Lines stream to a file of its own in DIR, named
+ * PROGRAM-PID-RANDOM.jsonl and created with O_EXCL, so runs started side by
+ * side (ctest -j, CI shards) never write over each other's streams.
  */
 #ifndef TATTLE_RUNNER_FANOUT_H
 #define TATTLE_RUNNER_FANOUT_H
@@ -30,6 +35,7 @@ struct tattle__fanout {
     struct tattle_report_options options; /* every reporter points here */
     struct tattle__open_reporter *reporters;
     size_t count, capacity;
+    char *report_dir_stream; /* --report-dir: this run's stream; or NULL */
 };
 
 /** True when one of the requested reports goes to standard output. */

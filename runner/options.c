@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "reporter/registry.h"
+#include "runner/plugin.h"
 #include "runner/tags.h"
 #include "tracer/session.h"
 
@@ -70,6 +71,7 @@ void tattle__options_release(struct tattle__options *options)
     }
     free(options->reporters);
     free(options->config_file);
+    free(options->report_dir);
     *options = (struct tattle__options){0};
 }
 
@@ -164,6 +166,7 @@ struct flag_spec {
 #define COLOR(name)                                                            \
     .kind = FLAG_COLOR, .field = OPTION(name, enum tattle__color_mode)
 #define FILE_NAME(name) .kind = FLAG_FILE_NAME, .field = OPTION(name, char *)
+#define DIRECTORY(name) .kind = FLAG_FILE_NAME, .field = OPTION(name, char *)
 #define AND_MARKS(name) .marks = true, .mark = OPTION(name, bool)
 /* clang-format on */
 
@@ -216,7 +219,11 @@ static const struct flag_spec flags[] = {
     {"json", 0, "FILE|-", "write the JSON report", REPORT("json")},
     {"jsonl", 0, "FILE|-", "write the JSON Lines event stream",
      REPORT("jsonl")},
-    {"reporter", 0, "NAME[=FILE]", "add a reporter by name", REPORTER},
+    {"reporter", 0, "NAME[=FILE]",
+     "add a reporter by name, or a plugin by path (PATH.so[=FILE])", REPORTER},
+    {"report-dir", 0, "DIR",
+     "also write this run's stream to a new file in DIR (for tattle merge)",
+     DIRECTORY(report_dir)},
     {"failures-only", 0, NULL, "reports list failed tests only",
      SWITCH(failures_only)},
     {"summary-only", 0, NULL, "reports carry the summary only",
@@ -377,8 +384,21 @@ static int apply_reporter(struct tattle__options *options,
                           const char *value, struct tattle__buffer *error)
 {
     (void)spec;
-    const char *equals = strchr(value, '=');
+    /* A plugin's path may hold '=' in a directory name, not in its file. */
+    const char *last_slash = strrchr(value, '/');
+    const char *equals = strchr(last_slash ? last_slash : value, '=');
     size_t name_length = equals ? (size_t)(equals - value) : strlen(value);
+    char *plugin_path = strndup(value, name_length);
+    if (plugin_path && tattle__plugin_is_path(plugin_path)) {
+        /* Loaded once the test processes' fork server runs (plugin.h). */
+        int rc = equals ? check_destination(flag, equals + 1, true, error) : 0;
+        if (rc == 0)
+            tattle__options_add_reporter(options, plugin_path,
+                                         equals ? equals + 1 : NULL);
+        free(plugin_path);
+        return rc;
+    }
+    free(plugin_path);
     char name[64];
     if (name_length == 0 || name_length >= sizeof name) {
         tattle__buffer_printf(error, "%s: '%s' is not NAME or NAME=FILE", flag,

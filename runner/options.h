@@ -75,6 +75,7 @@ struct tattle__options {
     enum tattle__color_mode color;
     bool list, list_json, help, version;
     char *config_file;
+    char *report_dir; /* --report-dir: a stream per run goes there; NULL */
     /* tags added by the configuration file: pairs of glob, tag word */
     struct tattle__string_list tag_rule_globs, tag_rule_words;
 };

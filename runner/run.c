@@ -4,8 +4,9 @@
  * It reads the settings (tattle.yml, then the command line, then the
  * environment; a bad one exits 2 before anything is run or written),
  * answers --help and --version, builds the plan (runner/plan.h) and
- * answers --list, starts the scheduler before any report file is opened,
- * opens the reporters (runner/fanout.h), runs the queue
+ * answers --list, starts the scheduler before any report file is opened
+ * or reporter plugin loaded (runner/plugin.h), opens the reporters
+ * (runner/fanout.h), runs the queue
  * (runner/run_queue.h) and saves the outcomes in .tattle/last-run.json
  * for --failed. Exit status: 0 passed, 1 a test failed, 2 usage error, 3
  * internal error or interrupted.
@@ -29,6 +30,7 @@
 #include "runner/listing.h"
 #include "runner/options.h"
 #include "runner/plan.h"
+#include "runner/plugin.h"
 #include "runner/registry.h"
 #include "runner/run_queue.h"
 #include "runner/scheduler.h"
@@ -240,6 +242,10 @@ static int run_command_line(struct run_state *state, int argc, char **argv,
     }
     if (start_scheduler(state) != 0)
         return 3;
+    /* After the fork server: no test process maps or runs a plugin. */
+    rc = tattle__plugins_load(&state->options, error);
+    if (rc != 0)
+        return rc;
     rc = tattle__fanout_open(&state->fanout, &state->options, error);
     if (rc != 0)
         return rc;

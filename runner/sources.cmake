@@ -25,6 +25,7 @@ list(APPEND TATTLE_SOURCES
   runner/plan.c
   runner/listing.c
   runner/fanout.c
+  runner/plugin.c
   runner/run_queue.c
   runner/run.c
 )

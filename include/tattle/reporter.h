@@ -244,6 +244,46 @@ TATTLE_API int tattle_reporter_register(const struct tattle_reporter_type *type)
 TATTLE_API const struct tattle_reporter_type *
 tattle_reporter_find(const char *name);
 
+/* ---- Reporter plugins in a shared object ---- */
+
+/** The version of this header's reporter interface: the layout of every
+ * struct above and the meaning of each callback. It changes whenever one
+ * of them does, and a plugin built against another version is refused. */
+#define TATTLE_REPORTER_ABI_VERSION 1
+
+/** The name of the function a plugin exports (`--reporter PATH.so[=FILE]`,
+ * `reports: {plugins: [...]}` in tattle.yml). */
+#define TATTLE_REPORTER_PLUGIN_SYMBOL "tattle_reporter_plugin_v1"
+
+/** The type of that function. It stores the TATTLE_REPORTER_ABI_VERSION
+ * the plugin was compiled with in `*abi_version` and returns its reporter
+ * type (static storage: the runner keeps the pointer for the whole run and
+ * never unloads the plugin), or NULL when it cannot work here. The runner
+ * calls it once, in its own process, after the test processes' fork
+ * server exists: no test process ever runs or maps plugin code. */
+typedef const struct tattle_reporter_type *tattle_reporter_plugin_function(
+    unsigned *abi_version);
+
+/** Defines the exported entry function of a plugin whose reporter type is
+ * the variable `type`; used once in the plugin, at file scope (in C or
+ * C++: the name is never mangled). */
+#ifdef __cplusplus
+#define TATTLE__PLUGIN_LINKAGE extern "C"
+#else
+#define TATTLE__PLUGIN_LINKAGE
+#endif
+#define TATTLE_REPORTER_PLUGIN(type)                                           \
+    TATTLE__PLUGIN_LINKAGE __attribute__((visibility("default")))              \
+    const struct tattle_reporter_type *tattle_reporter_plugin_v1(              \
+        unsigned *abi_version);                                                \
+    TATTLE__PLUGIN_LINKAGE __attribute__((visibility("default")))              \
+    const struct tattle_reporter_type *tattle_reporter_plugin_v1(              \
+        unsigned *abi_version)                                                 \
+    {                                                                          \
+        *abi_version = TATTLE_REPORTER_ABI_VERSION;                            \
+        return &(type);                                                        \
+    }
+
 #ifdef __cplusplus
 }
 #endif

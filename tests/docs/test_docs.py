@@ -54,7 +54,8 @@ RUNNER_VARIABLES = ("TATTLE_TIMEOUT_MULTIPLIER", "TATTLE_CONFIG",
                     "TATTLE_SKIP_RETURN_CODE", "NO_COLOR", "GTEST_TOTAL_SHARDS",
                     "GTEST_SHARD_INDEX", "TEST_TOTAL_SHARDS", "TEST_SHARD_INDEX",
                     "TEST_SHARD_STATUS_FILE", "TESTBRIDGE_TEST_ONLY",
-                    "XML_OUTPUT_FILE", "TEST_PREMATURE_EXIT_FILE")
+                    "XML_OUTPUT_FILE", "TEST_PREMATURE_EXIT_FILE",
+                    "TATTLE_REPORT_DIR")
 
 SANITIZER_FLAGS = {
     "": [],
@@ -487,6 +488,10 @@ def config_keys(c):
             refused(key, "perhaps")
         elif "to this file" in meaning:
             accepted(key, "out.json")
+        elif key == "reports.plugins":
+            accepted(key, "[./libmine.so, {path: lib/x.so, file: out.md}]")
+            refused(key, "[mine]")
+            refused(key, "[{file: out.md}]")
         elif key == "exclude":
             accepted(key, "[slow, area:net]")
             refused(key, "slow")
