@@ -53,3 +53,36 @@ function(tattle_add_driver_cases)
       ENVIRONMENT "${arg_ENVIRONMENT}" LABELS "${labels}" TIMEOUT ${arg_TIMEOUT})
   endforeach()
 endfunction()
+
+# tattle_add_listed_tests(TARGET target PREFIX prefix [LABELS labels...]
+#                         [ENVIRONMENT vars...] [TIMEOUT seconds])
+#
+# The same for a C test program of the project's own that prints its
+# behaviours one a line with `--list` (tests/tracer/tracer_tests): each
+# becomes the CTest test PREFIX<behaviour>, running `target <behaviour>`.
+# The program exists only after a build, so the list is read after each
+# build (like tattle_discover_tests) and CTest includes it from there.
+function(tattle_add_listed_tests)
+  cmake_parse_arguments(PARSE_ARGV 0 arg "" "TARGET;PREFIX;TIMEOUT"
+                        "LABELS;ENVIRONMENT")
+  if(NOT arg_TIMEOUT)
+    set(arg_TIMEOUT 60)
+  endif()
+  set(ctest_file "${CMAKE_CURRENT_BINARY_DIR}/${arg_TARGET}_listed_tests.cmake")
+  add_custom_command(TARGET ${arg_TARGET} POST_BUILD
+    COMMAND "${CMAKE_COMMAND}"
+      -D "TEST_EXECUTABLE=$<TARGET_FILE:${arg_TARGET}>"
+      -D "CTEST_FILE=${ctest_file}"
+      -D "TEST_PREFIX=${arg_PREFIX}"
+      -D "TEST_LABELS=${arg_LABELS}"
+      -D "TEST_ENVIRONMENT=${arg_ENVIRONMENT}"
+      -D "TEST_TIMEOUT=${arg_TIMEOUT}"
+      -P "${PROJECT_SOURCE_DIR}/tests/listed_tests_run.cmake"
+    BYPRODUCTS "${ctest_file}"
+    VERBATIM)
+  set(include_file "${CMAKE_CURRENT_BINARY_DIR}/${arg_TARGET}_listed_include.cmake")
+  file(WRITE "${include_file}"
+    "if(EXISTS \"${ctest_file}\")\n  include(\"${ctest_file}\")\nelse()\n"
+    "  add_test(${arg_TARGET}_NOT_BUILT ${arg_TARGET}_NOT_BUILT)\nendif()\n")
+  set_property(DIRECTORY APPEND PROPERTY TEST_INCLUDE_FILES "${include_file}")
+endfunction()
