@@ -113,8 +113,8 @@ static size_t format_result(const char *label, const void *msg, size_t len,
 
 TEST(trace_demo, worker_crashes_with_pending_jobs, .timeout_ms = 5000)
 {
-    tattle_mailbox *jobs, *results;
-    ASSERT_EQ(tattle_mailbox_open(&jobs, "jobs", 8), 0); /* usable across fork() */
+    tattle_mailbox *jobs, *results; /* usable across fork() */
+    ASSERT_EQ(tattle_mailbox_open(&jobs, "jobs", 8), 0);
     ASSERT_EQ(tattle_mailbox_open(&results, "results", 8), 0);
     tattle_mailbox_set_formatter(jobs, format_job);
     tattle_mailbox_set_formatter(results, format_result);

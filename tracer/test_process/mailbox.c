@@ -134,8 +134,7 @@ static size_t mailbox_bytes(size_t capacity)
            capacity * sizeof(struct tattle__mailbox_slot);
 }
 
-int tattle_mailbox_open(tattle_mailbox **out, const char *name,
-                        size_t capacity)
+int tattle_mailbox_open(tattle_mailbox **out, const char *name, size_t capacity)
 {
     if (out == NULL)
         return -EINVAL;
