@@ -126,16 +126,20 @@ typedef void (*tattle_snapshot_fn)(void *ctx,
 TATTLE_API int tattle_mailbox_watch(const char *name, tattle_snapshot_fn fn,
                                     void *ctx);
 
-/* The recording calls as macros: one predictable branch when the test is
- * not traced. tattle__trace_current is the process's arena, NULL when the
- * current test is not traced; it is internal. */
-struct tattle__arena;
-extern TATTLE_API struct tattle__arena *tattle__trace_current;
+/** The flight recorder's shared-memory arena of a traced test (opaque). */
+typedef struct tattle_trace_arena tattle_trace_arena;
+
+/** The arena the current process records into: non-NULL exactly while the
+ * current test is traced (in the test process and its threads and forked
+ * children), NULL otherwise. tattle sets it; a test may read it to ask
+ * whether it is traced and must not write it. The recording macros below
+ * test it, so an untraced call costs one predictable branch. */
+extern TATTLE_API tattle_trace_arena *tattle_trace_current;
 
 #if defined(__GNUC__)
-#define TATTLE__TRACING() __builtin_expect(tattle__trace_current != 0, 0)
+#define TATTLE__TRACING() __builtin_expect(tattle_trace_current != 0, 0)
 #else
-#define TATTLE__TRACING() (tattle__trace_current != 0)
+#define TATTLE__TRACING() (tattle_trace_current != 0)
 #endif
 
 #define tattle_trace_send(...)                                                \

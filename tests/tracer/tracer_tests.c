@@ -587,7 +587,7 @@ static void test_deactivation_stops_survivors_at_next_event(void)
 
 static void test_untraced_calls_record_nothing(void)
 {
-    CHECK(tattle__trace_current == NULL);
+    CHECK(tattle_trace_current == NULL);
     tattle_actor_name("nobody");
     tattle_trace_send("x", "y", "z", 1);
     tattle_trace_recv("x", "y", "z", 1);
@@ -596,7 +596,7 @@ static void test_untraced_calls_record_nothing(void)
     tattle_trace_send("x", "y", "z", (size_t)++evaluated);
     CHECK(evaluated == 0, "arguments are not evaluated when not traced");
     (tattle_trace_send)("x", "y", "z", 1);
-    CHECK(tattle__trace_current == NULL);
+    CHECK(tattle_trace_current == NULL);
 }
 
 /* ---- Mailboxes ------------------------------------------------------------------ */
@@ -956,7 +956,7 @@ static void test_in_process_session_records_and_forgets(void)
     tattle__trace_session_child_finish(false);
     struct tattle_trace *trace = freeze(session);
     CHECK(trace->event_count == 1);
-    CHECK(tattle__trace_current == NULL, "freezing forgets the arena");
+    CHECK(tattle_trace_current == NULL, "freezing forgets the arena");
     tattle__trace_free(trace);
     tattle__trace_session_destroy(session);
     session = new_session(50, 5000, 100, 64);

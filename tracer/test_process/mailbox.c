@@ -55,7 +55,7 @@ static void copy_bounded(char *destination, size_t size, const char *source)
  * async-signal-safe and lock-free. Returns the offset from the base, or 0
  * when it does not fit (then nothing is consumed: a smaller request may
  * still fit). */
-static uint64_t arena_alloc(struct tattle__arena *arena, uint64_t bytes)
+static uint64_t arena_alloc(struct tattle_trace_arena *arena, uint64_t bytes)
 {
     uint64_t size = arena->mailbox_size;
     if (bytes == 0 || bytes > size)
@@ -142,7 +142,7 @@ int tattle_mailbox_open(tattle_mailbox **out, const char *name, size_t capacity)
     if (capacity == 0 || capacity > TATTLE__MAILBOX_CAPACITY_MAX)
         return -EINVAL;
     size_t bytes = mailbox_bytes(capacity);
-    struct tattle__arena *arena = tattle__trace_current;
+    struct tattle_trace_arena *arena = tattle_trace_current;
     tattle_mailbox *mailbox = NULL;
     uint32_t directory_index = UINT32_MAX;
     if (arena != NULL) {
@@ -359,7 +359,7 @@ int tattle_mailbox_recv(tattle_mailbox *mailbox, char *label_buf,
 enum { MAX_LOCAL_WATCHES = TATTLE__MAX_WATCHES };
 
 static struct {
-    struct tattle__arena *arena;
+    struct tattle_trace_arena *arena;
     char name[TATTLE__NAME_MAX];
     tattle_snapshot_fn fn;
     void *ctx;
@@ -371,7 +371,7 @@ int tattle_mailbox_watch(const char *name, tattle_snapshot_fn fn, void *ctx)
 {
     if (fn == NULL)
         return -EINVAL;
-    struct tattle__arena *arena = tattle__trace_current;
+    struct tattle_trace_arena *arena = tattle_trace_current;
     if (arena == NULL)
         return 0; /* not traced: nothing will be snapshotted */
     size_t kept = 0;
@@ -411,7 +411,7 @@ static void emit_text(void *emit_ctx, const char *text)
     record->kept++;
 }
 
-void tattle__mailbox_run_watches(struct tattle__arena *arena)
+void tattle__mailbox_run_watches(struct tattle_trace_arena *arena)
 {
     for (size_t i = 0; i < watch_count; i++) {
         if (watches[i].arena != arena)
