@@ -12,7 +12,7 @@
  *     {"event":"test_finished","test":TEST}
  *     {"event":"run_finished","summary":{...},"interrupted":false}
  *
- * TEST is the report's TEST object (json_model.h). The stream is written
+ * TEST is the report's TEST object (results/json.h). The stream is written
  * in place (it is meant to be read while it grows), not atomically; of the
  * agent modes only --filter-out applies (it marks failures).
  */

@@ -1,5 +1,5 @@
 /*
- * json_model.c — the results model as cJSON objects (see json_model.h).
+ * json.c — the results model as cJSON objects (see json.h).
  *
  * Field names and order follow SPEC section 6 and
  * schemas/report.schema.json. Conventions: a TEST object always has every

@@ -195,8 +195,10 @@ static int read_mapping(struct config_reader *reader, const yaml_node_t *node,
     {                                                                          \
         long number = 0;                                                       \
         int rc = read_number(reader, value, min, max, &number);                \
+        /* read_number keeps number within [min, max]: the field holds it. */  \
         if (rc == 0)                                                           \
-            reader->options->field = number;                                   \
+            reader->options->field =                                           \
+                (__typeof__(reader->options->field))number;                    \
         return rc;                                                             \
     }
 NUMBER_KEY(read_jobs, jobs, 1, TATTLE__JOBS_MAX)

@@ -412,7 +412,7 @@ static pid_t fork_into_job(struct server_state *state, unsigned job,
                 CLONE_INTO_CGROUP | CLONE_CHILD_SETTID | CLONE_CHILD_CLEARTID,
             .child_tid = (uint64_t)(uintptr_t)state->thread_id_address,
             .exit_signal = SIGCHLD,
-            .cgroup = (uint64_t)state->cgroups.directories[job],
+            .cgroup = (unsigned long long)state->cgroups.directories[job],
         };
         long pid = syscall(SYS_clone3, &arguments, sizeof arguments);
         if (pid >= 0) {

@@ -42,7 +42,7 @@ int tattle__arena_plan(struct tattle__arena_layout *layout, uint32_t cap,
                                   (uint64_t)cap * layout->record_size, 64);
     if (layout->ring_bytes > UINT32_MAX)
         return -EINVAL;
-    layout->heap_offset = round_up(sizeof(struct tattle__arena), 4096);
+    layout->heap_offset = round_up(sizeof(struct tattle_trace_arena), 4096);
     layout->mailbox_offset = layout->heap_offset +
                              layout->ring_bytes * TATTLE__MAX_ACTORS;
     layout->mailbox_size = TATTLE__MAILBOX_HEAP_BYTES;
@@ -53,7 +53,7 @@ int tattle__arena_plan(struct tattle__arena_layout *layout, uint32_t cap,
 }
 
 /* Writes the header of a zeroed arena. */
-static void write_header(struct tattle__arena *arena,
+static void write_header(struct tattle_trace_arena *arena,
                          const struct tattle__arena_layout *layout)
 {
     static uint32_t last_generation;
@@ -76,7 +76,7 @@ static void write_header(struct tattle__arena *arena,
     atomic_store(&arena->active, 0);
 }
 
-int tattle__arena_create(struct tattle__arena **out, int *fd_out,
+int tattle__arena_create(struct tattle_trace_arena **out, int *fd_out,
                          const struct tattle__arena_layout *layout)
 {
     int fd = memfd_create("tattle-trace", MFD_CLOEXEC);
@@ -100,7 +100,7 @@ int tattle__arena_create(struct tattle__arena **out, int *fd_out,
     return 0;
 }
 
-int tattle__arena_reset(struct tattle__arena *arena, int fd,
+int tattle__arena_reset(struct tattle_trace_arena *arena, int fd,
                         const struct tattle__arena_layout *layout)
 {
     if (fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, 0,
@@ -110,8 +110,9 @@ int tattle__arena_reset(struct tattle__arena *arena, int fd,
     return 0;
 }
 
-const char *tattle__arena_check_header(const struct tattle__arena *arena,
-                                       const struct tattle__arena_layout *layout)
+const char *
+tattle__arena_check_header(const struct tattle_trace_arena *arena,
+                           const struct tattle__arena_layout *layout)
 {
     if (arena->magic != TATTLE__ARENA_MAGIC || arena->version != 1)
         return "its header was overwritten";
@@ -128,7 +129,7 @@ const char *tattle__arena_check_header(const struct tattle__arena *arena,
     return NULL;
 }
 
-void tattle__arena_destroy(struct tattle__arena *arena, int fd,
+void tattle__arena_destroy(struct tattle_trace_arena *arena, int fd,
                            const struct tattle__arena_layout *layout)
 {
     if (arena != NULL)

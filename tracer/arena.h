@@ -75,7 +75,7 @@ struct tattle__watch_record {
     char text[TATTLE__WATCH_TEXT_BYTES];
 };
 
-struct tattle__arena {
+struct tattle_trace_arena {
     uint32_t magic;
     uint32_t version;
     uint64_t size;              /* bytes mapped */
@@ -139,7 +139,7 @@ int tattle__arena_plan(struct tattle__arena_layout *layout, uint32_t cap,
  * header. On success *out is the mapping and *fd the memfd (close-on-exec;
  * the caller closes it with tattle__arena_destroy). Returns 0 or a
  * negative errno. */
-int tattle__arena_create(struct tattle__arena **out, int *fd,
+int tattle__arena_create(struct tattle_trace_arena **out, int *fd,
                          const struct tattle__arena_layout *layout);
 
 /** Makes a used arena as new for another session with `layout` (of the
@@ -147,28 +147,31 @@ int tattle__arena_create(struct tattle__arena **out, int *fd,
  * kernel (a hole punched through the whole file: what the kernel knows was
  * written, not what the arena's counters say), then the header written
  * again. Returns 0 or a negative errno. */
-int tattle__arena_reset(struct tattle__arena *arena, int fd,
+int tattle__arena_reset(struct tattle_trace_arena *arena, int fd,
                         const struct tattle__arena_layout *layout);
 
 /** Compares the header's configuration with the runner's layout. Returns
  * NULL when they agree, or what differs. */
-const char *tattle__arena_check_header(const struct tattle__arena *arena,
-                                       const struct tattle__arena_layout *layout);
+const char *
+tattle__arena_check_header(const struct tattle_trace_arena *arena,
+                           const struct tattle__arena_layout *layout);
 
 /** Unmaps an arena and closes its memfd (`fd` may be -1). */
-void tattle__arena_destroy(struct tattle__arena *arena, int fd,
+void tattle__arena_destroy(struct tattle_trace_arena *arena, int fd,
                            const struct tattle__arena_layout *layout);
 
 /** The offset of actor `index`'s ring (each actor entry owns one), in the
  * test process (which trusts its own header). */
-static inline uint64_t tattle__arena_ring_offset(const struct tattle__arena *arena,
-                                                 uint32_t index)
+static inline uint64_t
+tattle__arena_ring_offset(const struct tattle_trace_arena *arena,
+                          uint32_t index)
 {
     return arena->heap_offset + (uint64_t)index * arena->ring_bytes;
 }
 
 /** Translates an offset into a pointer inside the arena. */
-static inline void *tattle__arena_at(struct tattle__arena *arena, uint64_t offset)
+static inline void *tattle__arena_at(struct tattle_trace_arena *arena,
+                                     uint64_t offset)
 {
     return (char *)arena + offset;
 }

@@ -85,7 +85,7 @@ void tattle__trace_free(struct tattle_trace *trace)
 
 /* What one freeze works on. */
 struct freezing {
-    struct tattle__arena *arena;
+    struct tattle_trace_arena *arena;
     const struct tattle__arena_layout *layout;
     const char *corruption;     /* set at the first impossible value */
 };
@@ -111,7 +111,7 @@ static int compare_copies(const void *left, const void *right)
 
 /* The actors' names as the trace shows them (defaults made here). */
 static const char **name_actors(struct trace_storage *storage,
-                                const struct tattle__arena *arena,
+                                const struct tattle_trace_arena *arena,
                                 uint32_t actor_count)
 {
     const char **names = pool_alloc(storage, (actor_count + 1) * sizeof *names);
@@ -231,7 +231,7 @@ static int freeze_events(struct trace_storage *storage,
                          struct freezing *freezing,
                          const char **names, uint32_t actor_count)
 {
-    struct tattle__arena *arena = freezing->arena;
+    struct tattle_trace_arena *arena = freezing->arena;
     const struct tattle__arena_layout *layout = freezing->layout;
     struct tattle_trace *trace = &storage->trace;
     if (actor_count == 0)
@@ -298,8 +298,8 @@ static int freeze_events(struct trace_storage *storage,
 }
 
 static int freeze_actors(struct trace_storage *storage,
-                         const struct tattle__arena *arena, const char **names,
-                         uint32_t actor_count)
+                         const struct tattle_trace_arena *arena,
+                         const char **names, uint32_t actor_count)
 {
     struct tattle_trace_actor *actors =
         pool_alloc(storage, (actor_count + 1) * sizeof *actors);
@@ -323,7 +323,7 @@ static int freeze_actors(struct trace_storage *storage,
 
 static int freeze_mailboxes(struct trace_storage *storage,
                             const struct tattle__snapshot *snapshot,
-                            const struct tattle__arena *arena,
+                            const struct tattle_trace_arena *arena,
                             const char **names, uint32_t actor_count)
 {
     struct tattle_trace_mailbox *mailboxes =
@@ -363,7 +363,7 @@ static int freeze_mailboxes(struct trace_storage *storage,
 }
 
 /* The counters no honest writer takes past their limits. */
-static const char *check_counters(const struct tattle__arena *arena,
+static const char *check_counters(const struct tattle_trace_arena *arena,
                                   const struct tattle__arena_layout *layout)
 {
     if (atomic_load(&arena->actor_count) > TATTLE__MAX_ACTORS)
@@ -377,7 +377,7 @@ static const char *check_counters(const struct tattle__arena *arena,
     return NULL;
 }
 
-int tattle__freeze(struct tattle__arena *arena,
+int tattle__freeze(struct tattle_trace_arena *arena,
                    const struct tattle__arena_layout *layout,
                    const struct tattle__snapshot *taken_live,
                    struct tattle_trace **out, const char **corruption)

@@ -14,7 +14,7 @@
  * is the trace (free it with tattle__trace_free) and *corruption NULL, or
  * what showed the arena was overwritten (the trace then holds no event and
  * no mailbox). Returns 0 or a negative errno. */
-int tattle__freeze(struct tattle__arena *arena,
+int tattle__freeze(struct tattle_trace_arena *arena,
                    const struct tattle__arena_layout *layout,
                    const struct tattle__snapshot *taken_live,
                    struct tattle_trace **out, const char **corruption);

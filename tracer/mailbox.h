@@ -57,6 +57,6 @@ struct tattle_mailbox {
 
 /** Test process, at the end of the test (not from a signal handler): runs
  * the tattle_mailbox_watch callbacks of this process into the arena. */
-void tattle__mailbox_run_watches(struct tattle__arena *arena);
+void tattle__mailbox_run_watches(struct tattle_trace_arena *arena);
 
 #endif /* TATTLE_TRACER_MAILBOX_H */

@@ -25,7 +25,7 @@
 #include "tracer/snapshot.h"
 
 struct tattle__trace_session {
-    struct tattle__arena *arena;        /* the runner's mapping */
+    struct tattle_trace_arena *arena;   /* the runner's mapping */
     int fd;                             /* the memfd */
     struct tattle__arena_layout layout; /* the runner's own, never the header */
     struct tattle__snapshot live;
@@ -44,7 +44,7 @@ struct tattle__trace_session {
  * old test can write into the new one. */
 enum { ARENA_POOL_MAX = 4 };
 static struct {
-    struct tattle__arena *arena;
+    struct tattle_trace_arena *arena;
     int fd;
     uint64_t size;
 } arena_pool[ARENA_POOL_MAX];
@@ -69,7 +69,7 @@ static bool pool_take(struct tattle__trace_session *session)
 /* A session whose arena never left this process tree (--no-fork, the
  * tracer's own tests): its writers were this process and processes forked
  * from it, whose threads are probed. */
-static bool every_actor_gone(const struct tattle__arena *arena)
+static bool every_actor_gone(const struct tattle_trace_arena *arena)
 {
     uint32_t count = atomic_load(&arena->actor_count);
     if (count > TATTLE__MAX_ACTORS)
@@ -154,7 +154,7 @@ void tattle__trace_session_activate(struct tattle__trace_session *session)
 
 void tattle__trace_session_child_finish(bool from_signal_handler)
 {
-    struct tattle__arena *arena = tattle__trace_current;
+    struct tattle_trace_arena *arena = tattle_trace_current;
     if (arena == NULL || getpid() != arena->test_pid)
         return;
     uint32_t expected = TATTLE__FINISH_NONE;
@@ -178,7 +178,7 @@ void tattle__trace_session_snapshot_live(struct tattle__trace_session *session,
     (void)test_pid;
     if (session == NULL || session->live_taken)
         return;
-    struct tattle__arena *arena = session->arena;
+    struct tattle_trace_arena *arena = session->arena;
     atomic_store(&arena->active, 0);
     tattle__snapshot_probe_actors(arena);
     /* On failure the snapshot keeps what was read: the freeze does not
@@ -201,7 +201,7 @@ void tattle__trace_session_destroy(struct tattle__trace_session *session)
 {
     if (session == NULL)
         return;
-    struct tattle__arena *arena = session->arena;
+    struct tattle_trace_arena *arena = session->arena;
     tattle__recorder_forget(arena);
     tattle__snapshot_clear(&session->live);
     atomic_store(&arena->active, 0);
@@ -225,7 +225,7 @@ int tattle__trace_session_freeze(struct tattle__trace_session *session,
 {
     if (session == NULL || out == NULL)
         return -EINVAL;
-    struct tattle__arena *arena = session->arena;
+    struct tattle_trace_arena *arena = session->arena;
     atomic_store(&arena->active, 0);
     tattle__recorder_forget(arena);
     return tattle__freeze(arena, &session->layout,

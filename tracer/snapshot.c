@@ -68,7 +68,7 @@ bool tattle__snapshot_probe_alive(int pid, int tid)
     return paren[2] != 'Z' && paren[2] != 'X';
 }
 
-void tattle__snapshot_probe_actors(struct tattle__arena *arena)
+void tattle__snapshot_probe_actors(struct tattle_trace_arena *arena)
 {
     int self_pid = getpid();
     int self_tid = (int)syscall(SYS_gettid);
@@ -95,8 +95,8 @@ void tattle__snapshot_probe_actors(struct tattle__arena *arena)
     }
 }
 
-bool tattle__snapshot_actor_ended_cleanly(const struct tattle__arena *arena,
-                                          int32_t actor)
+bool tattle__snapshot_actor_ended_cleanly(
+    const struct tattle_trace_arena *arena, int32_t actor)
 {
     uint32_t count = atomic_load(&arena->actor_count);
     if (actor < 0 || (uint32_t)actor >= count || actor >= TATTLE__MAX_ACTORS)
@@ -177,7 +177,7 @@ static struct tattle__snapshot_mailbox *add_mailbox(struct tattle__snapshot *sna
 }
 
 static int read_mailbox(struct tattle__snapshot *snapshot,
-                        struct tattle__arena *arena,
+                        struct tattle_trace_arena *arena,
                         const struct tattle__arena_layout *layout,
                         uint64_t offset, bool live)
 {
@@ -282,7 +282,7 @@ static int read_watch(struct tattle__snapshot *snapshot,
 }
 
 int tattle__snapshot_take(struct tattle__snapshot *snapshot,
-                          struct tattle__arena *arena,
+                          struct tattle_trace_arena *arena,
                           const struct tattle__arena_layout *layout, bool live)
 {
     uint32_t limit = layout->cap;

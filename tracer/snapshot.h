@@ -37,7 +37,7 @@ struct tattle__snapshot {
  * `live` marks all of them approximate. Returns 0 or -ENOMEM (the snapshot
  * then holds what was read). Free with tattle__snapshot_clear(). */
 int tattle__snapshot_take(struct tattle__snapshot *snapshot,
-                          struct tattle__arena *arena,
+                          struct tattle_trace_arena *arena,
                           const struct tattle__arena_layout *layout, bool live);
 
 void tattle__snapshot_clear(struct tattle__snapshot *snapshot);
@@ -59,11 +59,11 @@ bool tattle__snapshot_probe_alive(int pid, int tid);
 
 /** Records in the actors table which actors are alive now (async-signal-
  * safe). */
-void tattle__snapshot_probe_actors(struct tattle__arena *arena);
+void tattle__snapshot_probe_actors(struct tattle_trace_arena *arena);
 
 /** Whether the actor's process ended through a normal path (exit, or the
  * end of the test), as far as the arena tells. */
-bool tattle__snapshot_actor_ended_cleanly(const struct tattle__arena *arena,
-                                          int32_t actor);
+bool tattle__snapshot_actor_ended_cleanly(
+    const struct tattle_trace_arena *arena, int32_t actor);
 
 #endif /* TATTLE_TRACER_SNAPSHOT_H */

@@ -41,7 +41,7 @@ static void *ponger(void *arg)
     for (;;) {
         int ball;
         if (tattle_mailbox_recv(table->to_ponger, NULL, 0, &ball, sizeof ball,
-                                1000) != (long)sizeof ball || ball < 0)
+                                1000) != (int)sizeof ball || ball < 0)
             return NULL;
         if (ball == 3) {
             /* The bug this example exists for: ball 3 is never returned. */
@@ -63,10 +63,9 @@ static size_t format_ball(const char *label, const void *msg, size_t len,
 
 TEST(trace_demo, ping_pong_loses_a_message, .timeout_ms = 5000)
 {
-    struct table table = {tattle_mailbox_open("ponger", 4),
-                          tattle_mailbox_open("pinger", 4)};
-    ASSERT_NOT_NULL(table.to_ponger);
-    ASSERT_NOT_NULL(table.to_pinger);
+    struct table table;
+    ASSERT_EQ(tattle_mailbox_open(&table.to_ponger, "ponger", 4), 0);
+    ASSERT_EQ(tattle_mailbox_open(&table.to_pinger, "pinger", 4), 0);
     tattle_mailbox_set_formatter(table.to_ponger, format_ball);
     tattle_mailbox_set_formatter(table.to_pinger, format_ball);
     tattle_actor_name("pinger");
@@ -76,9 +75,9 @@ TEST(trace_demo, ping_pong_loses_a_message, .timeout_ms = 5000)
     for (int ball = 1; ball <= 5; ball++) {
         tattle_mailbox_send(table.to_ponger, "ping", &ball, sizeof ball);
         int back = 0;
-        long length = tattle_mailbox_recv(table.to_pinger, NULL, 0, &back,
-                                          sizeof back, 200);
-        if (length == (long)sizeof back)
+        int length = tattle_mailbox_recv(table.to_pinger, NULL, 0, &back,
+                                         sizeof back, 200);
+        if (length == (int)sizeof back)
             returned++;
     }
     int stop = -1;
@@ -114,10 +113,9 @@ static size_t format_result(const char *label, const void *msg, size_t len,
 
 TEST(trace_demo, worker_crashes_with_pending_jobs, .timeout_ms = 5000)
 {
-    tattle_mailbox *jobs = tattle_mailbox_open("jobs", 8);
-    tattle_mailbox *results = tattle_mailbox_open("results", 8);
-    ASSERT_NOT_NULL(jobs);
-    ASSERT_NOT_NULL(results);
+    tattle_mailbox *jobs, *results; /* usable across fork() */
+    ASSERT_EQ(tattle_mailbox_open(&jobs, "jobs", 8), 0);
+    ASSERT_EQ(tattle_mailbox_open(&results, "results", 8), 0);
     tattle_mailbox_set_formatter(jobs, format_job);
     tattle_mailbox_set_formatter(results, format_result);
     static const char *const files[] = {"a.txt", "b.txt", "empty.txt", "c.txt", "d.txt"};
@@ -170,8 +168,8 @@ static void *bob(void *arg)
 
 TEST(trace_demo, actors_deadlock_until_timeout, .timeout_ms = 300)
 {
-    alice_inbox = tattle_mailbox_open("alice", 4);
-    bob_inbox = tattle_mailbox_open("bob", 4);
+    ASSERT_EQ(tattle_mailbox_open(&alice_inbox, "alice", 4), 0);
+    ASSERT_EQ(tattle_mailbox_open(&bob_inbox, "bob", 4), 0);
     tattle_actor_name("alice");
     pthread_t thread;
     pthread_create(&thread, NULL, bob, NULL);

@@ -69,8 +69,9 @@ typedef void (*tattle_fixture_fn)(void);
  * initializers. A zero field means "not set": the suite, the configuration
  * file or the command line decides. */
 struct tattle_test_options {
-    /* First in a C initializer, so that it is never empty. */
-    int tattle_reserved_ TATTLE__DEFAULT(0);
+    /* Set (to 0) first by TEST()'s C initializer, so that the initializer
+     * is never empty whatever options follow; leave it 0. */
+    int reserved TATTLE__DEFAULT(0);
     /* Space-separated words; a word may be word:value. */
     const char *tags TATTLE__DEFAULT(0);
     /* 0: the run's default. */
@@ -93,7 +94,9 @@ struct tattle_test_options {
 
 /** The optional fields of SUITE(name, ...). */
 struct tattle_suite_options {
-    int tattle_reserved_ TATTLE__DEFAULT(0);
+    /* As in struct tattle_test_options: keeps SUITE()'s initializer
+     * non-empty; leave it 0. */
+    int reserved TATTLE__DEFAULT(0);
     /* Applied to every test of the suite. */
     const char *tags TATTLE__DEFAULT(0);
     tattle_fixture_fn setup TATTLE__DEFAULT(0);
@@ -138,7 +141,7 @@ TATTLE_API void tattle_suite_register(const struct tattle_suite *suite);
 #ifdef __cplusplus
 #define TATTLE__OPTIONS(...) {__VA_ARGS__}
 #else
-#define TATTLE__OPTIONS(...) {.tattle_reserved_ = 0, __VA_ARGS__}
+#define TATTLE__OPTIONS(...) {.reserved = 0, __VA_ARGS__}
 #endif
 #define TATTLE_TEST(...) TATTLE__TEST(__VA_ARGS__, )
 #define TATTLE__TEST(suite_, name_, ...)                                       \

@@ -17,7 +17,7 @@
  * silently): TATTLE_TRACE_MAX_ACTORS recording threads and processes (the
  * events of any further one are refused), TATTLE_TRACE_MAX_MAILBOXES
  * mailboxes opened over the test's life and TATTLE_TRACE_MAILBOX_HEAP_BYTES
- * of mailbox storage (tattle_mailbox_open fails with ENOSPC past either),
+ * of mailbox storage (tattle_mailbox_open returns -ENOSPC past either),
  * TATTLE_TRACE_MAX_WATCHES watched queues (tattle_mailbox_watch returns
  * -ENOSPC), TATTLE_MAILBOX_MESSAGE_MAX bytes per message. In the trace,
  * `overflow` is true when any event was lost: past the budget, or refused
@@ -73,16 +73,17 @@ typedef size_t (*tattle_mailbox_formatter)(const char *label, const void *msg,
                                            size_t out_len);
 
 /** Opens (creates) a mailbox holding at most `capacity` messages (1 to
- * 4096). Returns NULL on failure (errno set: EINVAL for a bad capacity;
- * ENOSPC in a traced test past TATTLE_TRACE_MAX_MAILBOXES or when the
- * trace's mailbox storage is full). The mailbox is owned by the test and
- * its memory is freed when the test process ends (tattle_mailbox_close()
- * releases most of it); open it before forking the processes that share
- * it. In a traced test its storage lives in the trace arena and its
- * pending messages appear in the trace; otherwise it lives in a shared
- * anonymous mapping, with the same semantics. */
-TATTLE_API tattle_mailbox *tattle_mailbox_open(const char *name,
-                                               size_t capacity);
+ * 4096) and stores it in `*out`. Returns 0, or a negative errno-style code
+ * with `*out` set to NULL: -EINVAL for a bad capacity; -ENOSPC in a traced
+ * test past TATTLE_TRACE_MAX_MAILBOXES or when the trace's mailbox storage
+ * is full; -ENOMEM when an untraced mailbox cannot be mapped. The mailbox
+ * is owned by the test and its memory is freed when the test process ends
+ * (tattle_mailbox_close() releases most of it); open it before forking the
+ * processes that share it. In a traced test its storage lives in the
+ * trace arena and its pending messages appear in the trace; otherwise it
+ * lives in a shared anonymous mapping, with the same semantics. */
+TATTLE_API int tattle_mailbox_open(tattle_mailbox **out, const char *name,
+                                   size_t capacity);
 
 /** Copies a message into the mailbox, blocking while it is full. Returns 0,
  * or a negative errno-style code (-EMSGSIZE when larger than
@@ -92,11 +93,13 @@ TATTLE_API int tattle_mailbox_send(tattle_mailbox *mailbox, const char *label,
                                    const void *msg, size_t len);
 
 /** Takes the oldest message, waiting up to `timeout_ms` (-1: forever).
- * Returns the message length, -ETIMEDOUT, or another negative code. The
- * label and message are copied into the caller's buffers (truncated). */
-TATTLE_API long tattle_mailbox_recv(tattle_mailbox *mailbox, char *label_buf,
-                                    size_t label_len, void *msg_buf,
-                                    size_t msg_len, int timeout_ms);
+ * Returns the message's length (0 to TATTLE_MAILBOX_MESSAGE_MAX), or a
+ * negative errno-style code: -ETIMEDOUT, -EPIPE when the mailbox was
+ * closed, -EINVAL. The label and message are copied into the caller's
+ * buffers (truncated to their sizes). */
+TATTLE_API int tattle_mailbox_recv(tattle_mailbox *mailbox, char *label_buf,
+                                   size_t label_len, void *msg_buf,
+                                   size_t msg_len, int timeout_ms);
 
 /** Closes the mailbox; pending messages are discarded, every blocked
  * caller wakes and returns -EPIPE, and later sends and receives return
@@ -123,16 +126,20 @@ typedef void (*tattle_snapshot_fn)(void *ctx,
 TATTLE_API int tattle_mailbox_watch(const char *name, tattle_snapshot_fn fn,
                                     void *ctx);
 
-/* The recording calls as macros: one predictable branch when the test is
- * not traced. tattle__trace_current is the process's arena, NULL when the
- * current test is not traced; it is internal. */
-struct tattle__arena;
-extern TATTLE_API struct tattle__arena *tattle__trace_current;
+/** The flight recorder's shared-memory arena of a traced test (opaque). */
+typedef struct tattle_trace_arena tattle_trace_arena;
+
+/** The arena the current process records into: non-NULL exactly while the
+ * current test is traced (in the test process and its threads and forked
+ * children), NULL otherwise. tattle sets it; a test may read it to ask
+ * whether it is traced and must not write it. The recording macros below
+ * test it, so an untraced call costs one predictable branch. */
+extern TATTLE_API tattle_trace_arena *tattle_trace_current;
 
 #if defined(__GNUC__)
-#define TATTLE__TRACING() __builtin_expect(tattle__trace_current != 0, 0)
+#define TATTLE__TRACING() __builtin_expect(tattle_trace_current != 0, 0)
 #else
-#define TATTLE__TRACING() (tattle__trace_current != 0)
+#define TATTLE__TRACING() (tattle_trace_current != 0)
 #endif
 
 #define tattle_trace_send(...)                                                \

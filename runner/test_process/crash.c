@@ -66,7 +66,9 @@ int tattle__crash_install(void (*on_crash)(void))
     struct sigaction action;
     memset(&action, 0, sizeof action);
     action.sa_handler = crash_handler;
-    action.sa_flags = SA_ONSTACK | SA_RESETHAND;
+    /* sa_flags is an int but SA_RESETHAND is 0x80000000u: the kernel ABI
+     * means the bit pattern. */
+    action.sa_flags = (int)(SA_ONSTACK | SA_RESETHAND);
     sigemptyset(&action.sa_mask);
     for (size_t i = 0; i < CRASH_SIGNAL_COUNT; i++)
         if (sigaction(crash_signals[i], &action, &previous_actions[i]) != 0)

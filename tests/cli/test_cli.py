@@ -5,7 +5,7 @@ on what it writes, prints and exits with.
 
     test_cli.py CASE TATTLE REPORT_FIXTURE [EXAMPLES]
 
-Each case is one CTest test (tests/cli/CMakeLists.txt).
+Each case is one CTest test, named by it (`test_cli.py --list`).
 """
 import ctypes
 import json
@@ -21,6 +21,10 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "tools"))
 import driver  # noqa: E402
 import validate_json  # noqa: E402
+
+
+# The cases, by CTest test name (`test_cli.py --list`).
+CASES = driver.Cases()
 
 FAILED = []
 TATTLE = FIXTURE = EXAMPLES = None
@@ -85,6 +89,7 @@ ROUND_TRIP = ("full.json", "failures_only.json", "first_failure.json",
               "group_by_error.json", "summary_only.json", "empty.json", "hostile.json")
 
 
+@CASES("cli_convert_to_json_rewrites_reports_byte_for_byte")
 def case_round_trip(out):
     """convert R.json --to json writes R.json again, byte for byte, for
     real reports: every fixture mode, hostile strings, 64-bit seeds, the
@@ -110,6 +115,7 @@ def case_round_trip(out):
           "the fixture's seed needs 64 bits (a double would round it)")
 
 
+@CASES("cli_convert_writes_every_format_valid")
 def case_formats(out):
     """Every format a test binary writes can be written from a report and
     from a stream, and each output is valid against its schema."""
@@ -174,6 +180,7 @@ def bad_inputs(out):
     ]
 
 
+@CASES("cli_bad_input_one_line_error_exit_2_nothing_written")
 def case_bad_inputs(out):
     """Missing, truncated, non-JSON, wrong-version and cut inputs: one line
     naming the file and the place, exit 2, and nothing written (an
@@ -203,6 +210,7 @@ def case_bad_inputs(out):
                   "%s %s writes nothing on stdout" % (command[0], name))
 
 
+@CASES("cli_help_and_usage_errors")
 def case_usage(out):
     """--help for the command and every subcommand; usage errors exit 2
     with one line."""
@@ -232,6 +240,7 @@ def tests_of(path):
     return json.loads(read_bytes(path))["tests"]
 
 
+@CASES("cli_merge_of_shards_equals_the_whole_run", needs=("examples",))
 def case_merge_shards(out):
     """The shards of one run merged equal the run itself: the same tests
     with the same results, the summary counted again, a valid report."""
@@ -275,6 +284,7 @@ def case_merge_shards(out):
           "merging one report writes that report again")
 
 
+@CASES("cli_merge_duplicate_id_is_an_error_unless_keep_last")
 def case_merge_duplicates(out):
     """A test id in two inputs is an error naming both, unless --keep-last,
     which keeps the later input's result."""
@@ -327,6 +337,7 @@ def kill_orphans():
                 pass
 
 
+@CASES("cli_merge_keeps_killed_stream_and_fails_its_running_test", needs=("examples",))
 def case_merge_killed(out):
     """A stream cut short by SIGKILL: merge keeps its finished tests and
     reports the running one failed with an error naming the kill; the
@@ -381,6 +392,7 @@ def case_merge_killed(out):
 LINE = re.compile(r"^(\S+)  (assertion|crash|timeout|exit|error)  (\S+:\d+|\?)  (.*)$")
 
 
+@CASES("cli_summary_digest_one_line_per_failure", needs=("examples",))
 def case_summary(out):
     """The digest: counts, error groups, one line per failure (id, kind,
     file:line, first line of its message) with its rerun command; exit 1
@@ -445,6 +457,7 @@ MERMAID_LINE = re.compile(
     r"|    Note (over|right of) p\d+(,p\d+)?: [A-Za-z0-9 .,_\-()/=+*!?@\[\]'#;<>]+)$")
 
 
+@CASES("cli_show_chart_and_mermaid_safe_against_hostile_names", needs=("examples",))
 def case_show(out):
     """show prints one test in full with its trace as a chart; --mermaid
     prints a sequenceDiagram that no name or payload can break."""
@@ -557,6 +570,7 @@ def variants(report):
     return out
 
 
+@CASES("cli_validate_agrees_with_python_jsonschema")
 def case_validate(out):
     """tattle validate agrees with python-jsonschema (draft 2020-12) on real
     reports, streams, compact reports and listings, and on many broken
@@ -683,6 +697,7 @@ def corruptions(report, stream):
     return out
 
 
+@CASES("cli_fuzz_corrupted_inputs_never_crash_or_leave_output")
 def case_fuzz(out):
     """The command never crashes on corrupted reports and streams (run also
     under AddressSanitizer by the sanitizer build), always exits 0, 1 or
@@ -719,22 +734,12 @@ def case_fuzz(out):
     print("%d runs" % runs)
 
 
-CASES = {"round-trip": case_round_trip, "formats": case_formats, "bad-inputs": case_bad_inputs,
-         "usage": case_usage, "merge-shards": case_merge_shards,
-         "merge-duplicates": case_merge_duplicates, "merge-killed": case_merge_killed,
-         "summary": case_summary, "show": case_show, "validate": case_validate,
-         "fuzz": case_fuzz}
-
-
 def main():
     global TATTLE, FIXTURE, EXAMPLES
+    CASES.list_if_asked()
     case = sys.argv[1]
     TATTLE, FIXTURE = os.path.abspath(sys.argv[2]), os.path.abspath(sys.argv[3])
     EXAMPLES = os.path.abspath(sys.argv[4]) if len(sys.argv) > 4 else None
-    needs_examples = ("merge-shards", "merge-killed", "summary", "show")
-    if case in needs_examples and not EXAMPLES:
-        print("skipped: the example suite is not built")
-        return 0
     return driver.run_in_scratch({case: lambda _b, o: CASES[case](o)},
                                  [sys.argv[0], case, TATTLE], "tattle-cli-", FAILED)
 

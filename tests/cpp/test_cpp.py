@@ -3,12 +3,13 @@
 checks their JSON reports (validated against schemas/ on every run), and
 compiles the C++ sources with a given compiler as a user would.
 
-    test_cpp.py CASE --suite PATH --options PATH --c-twin PATH [--cxx COMPILER]
+    test_cpp.py CASE --suite PATH --options PATH --c-twin PATH [--gxx G++] [--clangxx CLANG++]
+    test_cpp.py --list
 
 cpp_suite is shared_suite.c compiled as C++17 plus C++-only tests;
 cpp_c_twin is shared_suite.c compiled as C11; cpp_options gives TEST and
 SUITE their options as C++20 designated initializers. Each CASE is one
-behaviour (one CTest test, see CMakeLists.txt). Exits 0 when every check
+behaviour, named by its CTest test (`--list` prints them). Exits 0 when every check
 held, 1 otherwise, printing each broken check.
 """
 import argparse
@@ -81,15 +82,10 @@ def comparable(test):
     return json.loads(ADDRESS.sub("0xADDRESS", json.dumps(test)))
 
 
-CASES = {}
+CASES = driver.Cases()
 
 
-def case(function):
-    CASES[function.__name__] = function
-    return function
-
-
-@case
+@CASES("cpp_report_equals_the_c_report_of_the_same_suite")
 def same_report_as_c(c):
     c_status, c_report = c.run(c.options.c_twin)
     cpp_status, cpp_report = c.run(c.options.suite, ["shared/*"])
@@ -135,7 +131,7 @@ def same_report_as_c(c):
              % c.failures(memory))
 
 
-@case
+@CASES("cpp_only_operands_render_like_c_values")
 def cpp_operands(c):
     status, report = c.run(c.options.suite, ["cpp/*"])
     c.expect_eq(status, 1, "exit status")
@@ -155,7 +151,7 @@ def cpp_operands(c):
              % (fails[3],))
 
 
-@case
+@CASES("cpp_escaping_exception_is_a_sigabrt_crash")
 def exception(c):
     status, report = c.run(c.options.suite,
                            ["cpp/exception_escaping_the_body_is_a_crash"])
@@ -169,7 +165,7 @@ def exception(c):
              "the exception's what() is in stderr: %r" % test["output"]["stderr"])
 
 
-@case
+@CASES("cpp20_designated_options_reach_the_report")
 def options(c):
     status, report = c.run(c.options.options)
     c.expect_eq(status, 1, "exit status (the traced test fails)")
@@ -199,17 +195,16 @@ def options(c):
                 ".timeout_ms")
 
 
-def compile_file(c, source, standard, flags):
+def compile_file(c, compiler, source, standard, flags):
     out = os.path.join(c.scratch, "%s.%s.%s.o" % (source, standard, "".join(flags)))
-    argv = ([c.options.cxx, "-std=" + standard, "-Wall", "-Wextra", "-Werror"]
+    argv = ([compiler, "-std=" + standard, "-Wall", "-Wextra", "-Werror"]
             + flags + ["-I", os.path.join(SOURCE_DIR, "include"), "-c",
                        os.path.join(HERE, source), "-o", out])
     p = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     return p.returncode, p.stderr.decode("utf-8", "replace")
 
 
-@case
-def compile_clean(c):
+def compile_clean(c, compiler):
     """C++17 without options with -Wpedantic; options as designated
     initializers: C++20 with -Wpedantic, C++17 without it (a GNU extension
     both compilers accept)."""
@@ -220,17 +215,28 @@ def compile_clean(c):
             ("cpp_options.cpp", "c++20", ["-Wpedantic", "-O2"]),
             ("cpp_options.cpp", "c++17", ["-O2"]),
             ("all_headers.cpp", "c++17", ["-Wpedantic", "-O2"])):
-        status, errors = compile_file(c, source, standard, flags)
+        status, errors = compile_file(c, compiler, source, standard, flags)
         c.expect(status == 0 and errors == "",
                  "%s -std=%s %s %s: exit %d\n%s"
-                 % (c.options.cxx, standard, " ".join(flags), source,
+                 % (compiler, standard, " ".join(flags), source,
                     status, errors[-3000:]))
 
 
+@CASES("cpp_headers_compile_cleanly_gxx", needs=("gxx",), labels=("headers",))
+def compile_clean_gxx(c):
+    compile_clean(c, c.options.gxx)
+
+
+@CASES("cpp_headers_compile_cleanly_clangxx", needs=("clangxx",), labels=("headers",))
+def compile_clean_clangxx(c):
+    compile_clean(c, c.options.clangxx)
+
+
 def main():
+    CASES.list_if_asked()
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("case", choices=sorted(CASES))
-    for name in ("suite", "options", "c-twin", "cxx"):
+    for name in ("suite", "options", "c-twin", "gxx", "clangxx"):
         parser.add_argument("--" + name)
     options = parser.parse_args()
     return driver.run_case(CASES[options.case], Case(options), options.case)

@@ -2,7 +2,7 @@
 """The documentation, checked against the code it describes, so that no
 example or list in README.md and docs/*.md can rot.
 
-    test_docs.py CASE --build-dir DIR --examples PATH --tattle PATH
+    test_docs.py CASE --build-dir DIR --ctest CTEST --examples PATH --tattle PATH
                  --tattle-main PATH --cc CC --cxx CXX [--sanitize KIND]
 
 Every fenced block of README.md and docs/*.md says how it is checked, in
@@ -153,19 +153,19 @@ def code_line(line):
     return " ".join(line.split())
 
 
-def registered_tests():
-    """The names given to add_test() in every CMakeLists.txt of tests/."""
-    names = set()
-    for root, _, files in os.walk(os.path.join(SOURCE_DIR, "tests")):
-        for name in files:
-            if name == "CMakeLists.txt":
-                with open(os.path.join(root, name), encoding="utf-8") as f:
-                    text = f.read()
-                names.update(re.findall(r"add_test\(NAME\s+([\w:]+)", text))
-                # Tests registered from "name:case" or "case:name" tables.
-                names.update(re.findall(r'"(\w+):\w+"', text))
-                names.update(re.findall(r'"\w+:(\w+)"', text))
-    return names
+REGISTERED_TESTS = []
+
+
+def registered_tests(options):
+    """The names of the tests CTest has in the build directory (each
+    driver's cases are registered from its --list, so the CMake files do
+    not name them)."""
+    if not REGISTERED_TESTS:
+        p = subprocess.run([options.ctest or "ctest", "--show-only=json-v1"],
+                           cwd=options.build_dir, stdout=subprocess.PIPE,
+                           check=True)
+        REGISTERED_TESTS.extend(t["name"] for t in json.loads(p.stdout)["tests"])
+    return set(REGISTERED_TESTS)
 
 
 class Case(driver.Checks):
@@ -277,7 +277,8 @@ class Case(driver.Checks):
 
     def check_block(self, block, created):
         if block.info == "jq-recipe":
-            self.expect("report_e2e_agents_md_jq_recipes_work" in registered_tests(),
+            self.expect("report_e2e_agents_md_jq_recipes_work"
+                        in registered_tests(self.options),
                         "%s: the jq recipe test is gone" % block.where())
             return
         if block.marker is None:
@@ -300,7 +301,7 @@ class Case(driver.Checks):
             self.excerpt(block, words[0])
         elif kind == "run-by":
             test = rest.split()[0] if rest.split() else ""
-            self.expect(test in registered_tests(),
+            self.expect(test in registered_tests(self.options),
                         "%s: run-by names no registered test: %r" % (block.where(), test))
         elif kind == "picture":
             pass
@@ -308,15 +309,10 @@ class Case(driver.Checks):
             self.expect(False, "%s: unknown doc-test kind %r" % (block.where(), kind))
 
 
-CASES = {}
+CASES = driver.Cases()
 
 
-def case(function):
-    CASES[function.__name__] = function
-    return function
-
-
-@case
+@CASES("docs_examples_compile_run_and_print_as_written")
 def examples(c):
     """Every fenced block of every page, checked as its marker says."""
     count = 0
@@ -333,7 +329,7 @@ def examples(c):
     c.expect(count >= 15, "the pages hold %d blocks; were they found?" % count)
 
 
-@case
+@CASES("docs_agents_table_commands_run_on_the_examples")
 def table_commands(c):
     """The commands of docs/AGENTS.md's tables that name no placeholder run
     on the example suite as the table says: they are accepted (exit 0 or
@@ -378,7 +374,7 @@ def table_after(text, heading):
     return rows[2:]  # past the header and the ---
 
 
-@case
+@CASES("docs_reference_lists_exactly_the_flags_of_help")
 def flags(c):
     """The flags of REFERENCE.md are exactly those of --help."""
     status, out, _ = c.program("--help")
@@ -405,7 +401,7 @@ def source_files():
                         yield f.read()
 
 
-@case
+@CASES("docs_reference_lists_every_environment_variable_read")
 def environment(c):
     """Every variable the sources read with getenv() is in REFERENCE.md,
     and every variable it lists is named in the sources."""
@@ -435,7 +431,7 @@ def yaml_for(key, value):
     return text + "%s%s: %s\n" % (indent, parts[-1], value)
 
 
-@case
+@CASES("docs_reference_config_keys_and_ranges_hold")
 def config_keys(c):
     """Each tattle.yml key of REFERENCE.md is accepted with a value of its
     kind and at both ends of its range, refused (exit 2, naming the file
@@ -532,7 +528,7 @@ def schema_properties(node, found):
             schema_properties(value, found)
 
 
-@case
+@CASES("docs_name_every_field_of_the_schemas")
 def report_fields(c):
     """Every property of every schema is named in docs/AGENTS.md or
     docs/REFERENCE.md."""
@@ -552,7 +548,7 @@ def report_fields(c):
         c.expect_eq(sorted(found - words), [], "fields of %s the docs do not name" % name)
 
 
-@case
+@CASES("docs_stand_alone_and_links_resolve")
 def stand_alone(c):
     """The pages point at nothing outside the repository (no SPEC.md or
     ../shared), and their relative links lead to files that exist."""
@@ -578,10 +574,11 @@ def stand_alone(c):
 
 
 def main():
+    CASES.list_if_asked()
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("case", choices=sorted(CASES))
-    for name in ("build-dir", "examples", "tattle", "tattle-main", "cc", "cxx",
-                 "sanitize"):
+    for name in ("build-dir", "ctest", "examples", "tattle", "tattle-main", "cc",
+                 "cxx", "sanitize"):
         parser.add_argument("--" + name, default="")
     options = parser.parse_args()
     return driver.run_case(CASES[options.case], Case(options), options.case)

@@ -8,7 +8,7 @@ tests/tools/validate_json.py on every run).
 
     test_hardening.py CASE --fixture PATH
 
-Each CASE is one behaviour (one CTest test, see CMakeLists.txt). Every run
+Each CASE is one behaviour, named by its CTest test (`--list`). Every run
 happens in its own temporary working directory. Exits 0 when every check of
 the case held, 1 otherwise, printing each broken check.
 """
@@ -102,17 +102,12 @@ write = driver.write
 read = driver.read
 
 
-CASES = {}
-
-
-def case(function):
-    CASES[function.__name__] = function
-    return function
+CASES = driver.Cases()
 
 
 # ------------------------------------------------------------------ console
 
-@case
+@CASES("hardening_console_escapes_everything_from_tests")
 def console_escapes(c):
     r = c.run(["--color=never", "console/*"])
     c.expect_eq(r.status, 1, "exit status")
@@ -157,7 +152,7 @@ def console_escapes(c):
 
 # -------------------------------------------------------------------- trace
 
-@case
+@CASES("hardening_trace_shows_binary_payloads_as_hex")
 def binary_payloads(c):
     r = c.run(["trace/binary_payloads"])
     c.expect_eq(r.status, 1, "exit status")
@@ -175,7 +170,7 @@ def binary_payloads(c):
 
 # --------------------------------------------------------------------- slot
 
-@case
+@CASES("hardening_dropped_records_keep_slot_space")
 def slot_space(c):
     r = c.run(["slot/dropped_records_keep_the_space"])
     c.expect_eq(r.status, 1, "exit status")
@@ -199,7 +194,7 @@ def slot_space(c):
     c.expect_eq(len(failures), 1 + 15 + 1 + 1 + 1, "failures recorded")
 
 
-@case
+@CASES("hardening_huge_message_is_cut_not_dropped")
 def huge_message(c):
     r = c.run(["slot/huge_message_is_cut"])
     c.expect_eq(r.status, 1, "exit status")
@@ -235,7 +230,7 @@ def broken_config(c, text, pattern, what):
                 "%s: the old report is untouched" % what)
 
 
-@case
+@CASES("hardening_config_duplicate_key_exits_2")
 def config_duplicate_key(c):
     broken_config(c, "jobs: 2\njobs: 3\n",
                   r"tattle\.yml:2:1: 'jobs' is given twice \(first at 1:1\)",
@@ -255,7 +250,7 @@ def config_duplicate_key(c):
     c.expect_eq(r.status, 0, "the same key in two mappings: exit status")
 
 
-@case
+@CASES("hardening_config_value_out_of_range_exits_2")
 def config_value_out_of_range(c):
     # A value the tracer cannot honour is refused at its location, not
     # clamped silently.
@@ -264,7 +259,7 @@ def config_value_out_of_range(c):
                   "payload_bytes above the record size")
 
 
-@case
+@CASES("hardening_config_unknown_reporter_exits_2")
 def config_unknown_reporter(c):
     # The one line lists the reporters there are.
     known = r" \(known reporters: [^)]*\bjsonl\b[^)]*\)"
@@ -288,6 +283,7 @@ def config_unknown_reporter(c):
 
 
 def main():
+    CASES.list_if_asked()
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("case", choices=sorted(CASES))
     parser.add_argument("--fixture", required=True)

@@ -11,7 +11,7 @@ test; no process of a test outlives it.
 
     test_hostile.py CASE --fixture PATH
 
-Each CASE is one behaviour (one CTest test, see CMakeLists.txt) tried
+Each CASE is one behaviour, named by its CTest test (`--list`), tried
 with several kinds of damage, each in its own run and working directory;
 every broken check names the run ("[fill=ff]") and what went wrong.
 Waits are bounded and scaled by TATTLE_TIMEOUT_MULTIPLIER; tests and the
@@ -510,12 +510,7 @@ def lock_held(path):
         os.close(fd)
 
 
-CASES = {}
-
-
-def case(function):
-    CASES[function.__name__] = function
-    return function
+CASES = driver.Cases()
 
 
 def reference_run(c, extra=()):
@@ -557,7 +552,7 @@ def hostile_run(c, reference, label, hostile, env, extra=()):
 IMPOSSIBLE_SLOT_FILLS = ("ff", "huge")
 
 
-@case
+@CASES("hardening_slot_overwrite_is_reported_not_fatal")
 def slot_overwrite(c):
     """A test that overwrites its whole result slot (and every other
     runner state it can reach) cannot crash the runner or change another
@@ -575,7 +570,7 @@ def slot_overwrite(c):
             c.error_starting(r, "slot/overwrite", "result slot corrupted")
 
 
-@case
+@CASES("hardening_unterminated_slot_string_stays_in_the_slot")
 def slot_unterminated(c):
     """A failure whose strings lose their terminator (everything from the
     message to the end of the slot, and every other slot, overwritten with
@@ -633,7 +628,7 @@ ARENA_DAMAGE = (
 )
 
 
-@case
+@CASES("hardening_arena_header_corruption_is_reported")
 def arena_corruption(c):
     """A traced test that overwrites its own arena (header, counters,
     offsets) cannot crash the runner, make it read outside the mapping or
@@ -661,7 +656,7 @@ FD_DAMAGE = ("write", "truncate", "seek", "read", "block",
              "read,truncate,seek,write")
 
 
-@case
+@CASES("hardening_inherited_fds_cannot_reach_reports")
 def inherited_fds(c):
     """Whatever a test does to the descriptors it inherited (writes
     garbage, truncates, seeks, reads), report.json and the stream stay
@@ -704,7 +699,7 @@ ATTACKS = ("slots-zeros", "slots-ff", "arenas-ff", "read", "write",
 READ_ATTACK_RUNS = 6
 
 
-@case
+@CASES("hardening_neighbour_cannot_erase_failure")
 def neighbour(c):
     """At -j2 a test cannot reach its neighbour's result slot, arena or
     pipes: the victim keeps its failure, its exact output and its trace,
@@ -753,7 +748,7 @@ def neighbour_run(c, label, attack):
 ESCAPES = ("clone_parent", "fork_hopper", "double_fork", "setsid_grandchild")
 
 
-@case
+@CASES("hardening_escaped_processes_die_with_their_test")
 def escaped_processes(c):
     """Every process a test started dies with it, however it escaped (a
     CLONE_PARENT child, a fork-hopping process, a double fork, a setsid
@@ -792,7 +787,7 @@ POOL_DAMAGE = (("zeros", "head:4096"), ("zeros", "head:65536"), ("ff", "all"),
                ("huge", "head:4096"), ("random:9", "all"), ("near-end", "all"))
 
 
-@case
+@CASES("hardening_pooled_arena_cannot_be_forged")
 def pooled_arena(c):
     """Whatever an earlier test wrote into a trace arena it could reach, a
     traced test's trace holds exactly the events it recorded."""
@@ -824,7 +819,7 @@ def pooled_arena(c):
 WORKERS = ("child", "grandchild", "setsid_grandchild", "clone_parent")
 
 
-@case
+@CASES("hardening_runner_sigkill_kills_workers")
 def runner_sigkill(c):
     """When the runner is killed with SIGKILL (a CI timeout), every process
     of the test that was running dies: the test process and its workers,
@@ -855,7 +850,7 @@ HANGUPS = (signal.SIGTERM, signal.SIGHUP, signal.SIGUSR1, signal.SIGUSR2,
            signal.SIGQUIT)
 
 
-@case
+@CASES("hardening_hangup_signals_write_a_report")
 def hangup_signals(c):
     """SIGHUP, SIGUSR1, SIGUSR2 and SIGQUIT stop the runner as SIGTERM does
     (SIGTERM is the reference): exit status 3, a complete report with
@@ -903,7 +898,27 @@ def hangup_signals(c):
                     "[%s] run_finished.interrupted" % name)
 
 
+# The same attacks on the other way of killing a test's processes: without
+# cgroups, the process groups and the subreaper sweep must catch them all.
+def without_cgroups(check):
+    def run(c):
+        os.environ["TATTLE_NO_CGROUP"] = "1"
+        check(c)
+    return run
+
+
+CASES("hardening_escaped_processes_die_without_cgroups")(
+    without_cgroups(escaped_processes))
+CASES("hardening_runner_sigkill_kills_workers_without_cgroups")(
+    without_cgroups(runner_sigkill))
+CASES("hardening_neighbour_cannot_erase_failure_without_cgroups")(
+    without_cgroups(neighbour))
+CASES("hardening_pooled_arena_cannot_be_forged_without_cgroups")(
+    without_cgroups(pooled_arena))
+
+
 def main():
+    CASES.list_if_asked()
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("case", choices=sorted(CASES))
     parser.add_argument("--fixture", required=True)

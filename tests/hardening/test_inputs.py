@@ -10,7 +10,7 @@ against schemas/ by tests/tools/validate_json.py.
 
     test_inputs.py CASE --fixture PATH
 
-Each CASE is one behaviour (one CTest test, see CMakeLists.txt). Every run
+Each CASE is one behaviour, named by its CTest test (`--list`). Every run
 happens in its own temporary working directory. Exits 0 when every check of
 the case held, 1 otherwise, printing each broken check.
 """
@@ -156,12 +156,7 @@ class Case(driver.Checks):
         return run.stderr.decode("utf-8", "replace").splitlines()
 
 
-CASES = {}
-
-
-def case(function):
-    CASES[function.__name__] = function
-    return function
+CASES = driver.Cases()
 
 
 # ------------------------------------------------------- concurrent state
@@ -235,7 +230,7 @@ def concurrent_round(c, directory):
     return entry.get("failed", [])
 
 
-@case
+@CASES("hardening_last_run_survives_concurrent_runs")
 def last_run_concurrent(c):
     for round_number in range(1, CONCURRENT_ROUNDS + 1):
         directory = c.new_dir()
@@ -297,7 +292,7 @@ def rerun_selects_only(c, command, test_id, expected_state, prints_ran):
                 "%s: exit status" % where)
 
 
-@case
+@CASES("hardening_rerun_selects_exactly_one_test")
 def rerun_exact(c):
     program = program_in_hostile_directory(c)
     r = c.run([], program=program)
@@ -316,7 +311,7 @@ def rerun_exact(c):
                            test_id in HOSTILE_IDS)
 
 
-@case
+@CASES("hardening_id_option_selects_exact_ids")
 def id_option(c):
     # --id selects by exact id, --id and PATTERN both select.
     r = c.run(["--id", "glob/[ab]", "--id=glob/star*", "glob/q*"])
@@ -354,7 +349,7 @@ def id_option(c):
                  "%s: no state written" % what)
 
 
-@case
+@CASES("hardening_invalid_test_ids_are_reported_invalid")
 def invalid_ids(c):
     r = c.run([], env={"TATTLE_FIXTURE_NULL_NAMES": "1"})
     c.expect_eq(r.status, 1, "exit status")
@@ -414,7 +409,7 @@ def full_disk_at(limit):
     return limit_file_size
 
 
-@case
+@CASES("hardening_stream_keeps_whole_lines_on_full_disk")
 def stream_full_disk(c):
     args = ["stream/*", "--jsonl", "stream.jsonl", "--json", "report.json"]
     whole = c.run(args, report=False)
@@ -515,7 +510,7 @@ DEPTH_ERROR = (r"tattle\.yml:%d:%d: collections nested deeper than 64 "
                r"levels, the limit of a configuration")
 
 
-@case
+@CASES("hardening_config_depth_limit_is_fast")
 def config_depth_limit(c):
     # The root collection is the first level: the 65th collection is the
     # first too deep.
@@ -541,7 +536,7 @@ def config_depth_limit(c):
                   DEPTH_ERROR % (1, 70), "65 levels")
 
 
-@case
+@CASES("hardening_config_size_limit_exits_2")
 def config_size_limit(c):
     line = "# " + "x" * 1021 + "\n"       # 1 KiB
     text = "jobs: 1\n" + line * 1024
@@ -551,7 +546,7 @@ def config_size_limit(c):
     good_config(c, "jobs: 1\n" + line * 1023, "a file just below 1 MiB")
 
 
-@case
+@CASES("hardening_config_second_document_exits_2")
 def config_second_document(c):
     broken_config(c, "jobs: 1\n---\njobs: 2\n",
                   r"tattle\.yml:2:1: a second YAML document; a configuration "
@@ -572,7 +567,7 @@ def config_second_document(c):
     good_config(c, "# only a comment\n", "no document")
 
 
-@case
+@CASES("hardening_config_brackets_in_strings_are_not_nesting")
 def config_brackets_in_strings(c):
     many = "[" * 70 + "{" * 70
     text = "\n".join([
@@ -606,6 +601,7 @@ def config_brackets_in_strings(c):
 
 
 def main():
+    CASES.list_if_asked()
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("case", choices=sorted(CASES))
     parser.add_argument("--fixture", required=True)

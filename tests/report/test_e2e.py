@@ -5,7 +5,7 @@ the agent modes, validates everything against the schemas, checks what
 each mode promises, runs the jq recipes of docs/AGENTS.md against a real
 report, and kills the runner with SIGKILL mid-run to check the stream.
 
-    test_e2e.py CASE SUITE_BINARY
+    test_e2e.py CASE SUITE_BINARY    (CASE: a name `--list` prints)
 """
 import ctypes
 import json
@@ -21,6 +21,10 @@ SOURCE = os.environ.get("TATTLE_SOURCE_DIR", os.path.join(HERE, "..", ".."))
 sys.path.insert(0, os.path.join(HERE, "..", "tools"))
 import driver  # noqa: E402
 import validate_json  # noqa: E402
+
+
+# The cases, by CTest test name (`test_e2e.py --list`).
+CASES = driver.Cases()
 
 FAILED = []
 
@@ -50,6 +54,7 @@ def lines(text):
     return [json.loads(line) for line in text.splitlines()]
 
 
+@CASES("report_e2e_agent_modes_write_valid_reports")
 def case_modes(binary, out):
     p = run(binary, "--json", "full.json", "--jsonl", "full.jsonl", "-j", "2", cwd=out)
     check(p.returncode == 1, "a failing suite exits 1 (got %d)" % p.returncode)
@@ -111,6 +116,7 @@ def recipes():
     return re.findall(r"```sh jq-recipe\n(.*?)```", text, re.S)
 
 
+@CASES("report_e2e_agents_md_jq_recipes_work")
 def case_recipes(binary, out):
     run(binary, "--json", "report.json", "--jsonl", "stream.jsonl", cwd=out)
     found = recipes()
@@ -148,10 +154,12 @@ def kill_orphans():
                 pass
 
 
+@CASES("report_e2e_sigkill_leaves_stream_naming_running_test")
 def case_sigkill(binary, out):
     sigkill_mid_run(binary, out, [])
 
 
+@CASES("report_e2e_sigkill_leaves_no_compact_temporary_file")
 def case_sigkill_compact(binary, out):
     sigkill_mid_run(binary, out, ["--compact"])
 
@@ -219,6 +227,7 @@ def normalize_console(text, binary):
     return text
 
 
+@CASES("report_e2e_examples_match_golden_report_stream_and_console")
 def case_golden(binary, out):
     import normalize  # tests/tools/normalize.py
     p = run(binary, "--json", "golden.json", "--jsonl", "golden.jsonl", *GOLDEN_SELECTION, cwd=out)
@@ -244,11 +253,8 @@ def case_golden(binary, out):
                 expected.splitlines(True), text.splitlines(True), "golden", "produced"))[:40])
 
 
-CASES = {"modes": case_modes, "recipes": case_recipes, "sigkill": case_sigkill,
-         "sigkill-compact": case_sigkill_compact, "golden": case_golden}
-
-
 def main():
+    CASES.list_if_asked()
     return driver.run_in_scratch(CASES, sys.argv, "tattle-e2e-", FAILED)
 
 

@@ -4,7 +4,7 @@ the json and jsonl reporters) and asserts on the files it writes: schema
 validity, exact values of hostile strings, agent modes, atomic replacement,
 and golden files.
 
-    test_report.py CASE FIXTURE_BINARY
+    test_report.py CASE FIXTURE_BINARY    (CASE: a name `--list` prints)
 
 Golden files live in golden/; TATTLE_UPDATE_GOLDEN=1 rewrites them.
 """
@@ -18,6 +18,10 @@ sys.path.insert(0, os.path.join(HERE, "..", "tools"))
 import driver  # noqa: E402
 import validate_json  # noqa: E402
 import normalize  # noqa: E402
+
+
+# The cases, by CTest test name (`test_report.py --list`).
+CASES = driver.Cases()
 
 FAILED = []
 
@@ -50,6 +54,7 @@ def expected_text(raw):
     return raw.decode("utf-8", "replace").replace("\0", "\ufffd")
 
 
+@CASES("report_json_and_stream_are_valid_with_exact_hostile_strings")
 def case_valid(binary, out):
     run_fixture(binary, "write", out)
     names = sorted(os.listdir(out))
@@ -153,6 +158,7 @@ def case_valid(binary, out):
     check(finished["math/compares"] == by_id["math/compares"], "stream TEST == report TEST")
 
 
+@CASES("report_output_matches_golden_files")
 def case_golden(binary, out):
     run_fixture(binary, "write", out)
     update = os.environ.get("TATTLE_UPDATE_GOLDEN") == "1"
@@ -171,18 +177,22 @@ def case_golden(binary, out):
               "%s matches %s (TATTLE_UPDATE_GOLDEN=1 rewrites it)" % (name, golden))
 
 
+@CASES("report_destroy_without_end_keeps_existing_report")
 def case_keep_old(binary, out):
     run_fixture(binary, "keep-old", out)
 
 
+@CASES("report_create_fails_cleanly_without_directory")
 def case_bad_dir(binary, out):
     run_fixture(binary, "bad-dir", out)
 
 
+@CASES("report_utf8_sanitize_replaces_invalid_bytes")
 def case_utf8(binary, out):
     run_fixture(binary, "utf8")
 
 
+@CASES("report_validator_rejects_broken_reports")
 def case_validator(binary, out):
     """The validator must reject what the schema and the rules forbid."""
     run_fixture(binary, "write", out)
@@ -215,11 +225,8 @@ def case_validator(binary, out):
     check(validate_json.check_stream(cut, finished=False) == [], "cut stream accepted unfinished")
 
 
-CASES = {"valid": case_valid, "golden": case_golden, "keep-old": case_keep_old,
-         "bad-dir": case_bad_dir, "utf8": case_utf8, "validator": case_validator}
-
-
 def main():
+    CASES.list_if_asked()
     return driver.run_in_scratch(CASES, sys.argv, "tattle-report-", FAILED)
 
 

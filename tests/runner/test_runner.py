@@ -5,9 +5,11 @@ checks what really happened: exit status, the JSON report (validated
 against schemas/ by tests/tools/validate_json.py on every run), console
 text, and side effects such as files and leftover processes.
 
-    test_runner.py CASE --fixture PATH --selection PATH ... [--cc COMPILER]
+    test_runner.py CASE --fixture PATH --selection PATH ... [--gcc GCC] [--clang CLANG]
+    test_runner.py --list
 
-Each CASE is one behaviour (one CTest test, see CMakeLists.txt). Every run
+Each CASE is one behaviour, named by its CTest test (`--list` prints them
+and CMakeLists.txt registers what it lists). Every run
 of a test program happens in its own temporary working directory. Exits 0
 when every check of the case held, 1 otherwise, printing each broken check.
 """
@@ -178,12 +180,7 @@ def read_pids(path):
     return pids
 
 
-CASES = {}
-
-
-def case(function):
-    CASES[function.__name__] = function
-    return function
+CASES = driver.Cases()
 
 
 # ---------------------------------------------------------------- assertions
@@ -200,7 +197,7 @@ def assertion_failure(c, test_id, macro):
     return r, t, f
 
 
-@case
+@CASES("runner_assert_int_failure_renders_both_values")
 def assert_int(c):
     _, _, f = assertion_failure(c, "assert/int_eq", "ASSERT_EQ")
     a = f["assertion"]
@@ -212,7 +209,7 @@ def assert_int(c):
     c.expect_eq(f["line"], marker_line("fixture_assertions.c", "int_eq"), "line")
 
 
-@case
+@CASES("runner_assert_user_message_is_formatted")
 def assert_message(c):
     _, _, f = assertion_failure(c, "assert/int_eq_with_message", "ASSERT_EQ")
     c.expect_eq(f["message"], "answer is 41, the guide wants 42", "message")
@@ -220,14 +217,14 @@ def assert_message(c):
     c.expect_eq(f["assertion"]["right"], "42", "right")
 
 
-@case
+@CASES("runner_assert_unsigned_renders_unsigned")
 def assert_unsigned(c):
     _, _, f = assertion_failure(c, "assert/unsigned_eq", "ASSERT_EQ")
     c.expect_eq(f["assertion"]["left"], "4294967295", "left (UINT_MAX)")
     c.expect_eq(f["assertion"]["right"], "0", "right")
 
 
-@case
+@CASES("runner_assert_signed_vs_unsigned_compares_values")
 def assert_signed_unsigned(c):
     holds = "assert/signed_unsigned_compare_by_value"
     fails = "assert/signed_unsigned_failure_renders_minus_one"
@@ -242,7 +239,7 @@ def assert_signed_unsigned(c):
     c.expect_eq(f["assertion"]["right"], "1", "1u rendered")
 
 
-@case
+@CASES("runner_assert_float_eq_shows_both_values")
 def assert_float(c):
     _, _, f = assertion_failure(c, "assert/float_sum_eq", "ASSERT_EQ")
     c.expect_eq(f["assertion"]["left"], "0.30000000000000004", "left (0.1 + 0.2)")
@@ -251,7 +248,7 @@ def assert_float(c):
              "message shows both values: %r" % f["message"])
 
 
-@case
+@CASES("runner_assert_near_reports_values_and_difference")
 def assert_near(c):
     r = c.run(c.options.fixture, ["assert/near_fails", "assert/near_holds"])
     f = c.only_failure(r, "assert/near_fails", "assertion")
@@ -265,7 +262,7 @@ def assert_near(c):
     c.expect_eq(t["state"], "passed", "near_holds (failures %s)" % t["failures"])
 
 
-@case
+@CASES("runner_assert_pointer_failure_renders_addresses")
 def assert_pointer(c):
     r, t, f = assertion_failure(c, "assert/pointer_eq", "ASSERT_EQ")
     printed = t["output"]["stdout"].split()
@@ -276,7 +273,7 @@ def assert_pointer(c):
     c.expect(printed[0] != printed[1], "two different addresses")
 
 
-@case
+@CASES("runner_assert_string_failures_render_literals")
 def assert_strings(c):
     ids = ["assert/str_eq", "assert/str_ne", "assert/str_eq_null",
            "assert/str_eq_hostile"]
@@ -300,7 +297,7 @@ def assert_strings(c):
                 "quote, tab and newline escaped as in C")
 
 
-@case
+@CASES("runner_assert_mem_eq_names_first_differing_offset")
 def assert_memory(c):
     _, _, f = assertion_failure(c, "assert/mem_eq", "ASSERT_MEM_EQ")
     c.expect_eq(f["assertion"]["expr"], "left, right, sizeof left", "expr")
@@ -312,7 +309,7 @@ def assert_memory(c):
              "right shows the byte ff: %r" % f["assertion"]["right"])
 
 
-@case
+@CASES("runner_assert_null_and_not_null_render_pointer")
 def assert_null(c):
     r = c.run(c.options.fixture, ["assert/null_fails", "assert/not_null_fails"])
     f = c.only_failure(r, "assert/null_fails", "assertion")
@@ -325,7 +322,7 @@ def assert_null(c):
     c.expect_eq(f["assertion"]["left"], "NULL", "left")
 
 
-@case
+@CASES("runner_assert_truth_records_expression")
 def assert_truth(c):
     _, _, f = assertion_failure(c, "assert/truth_fails", "ASSERT")
     c.expect_eq(f["assertion"]["expr"], "a == 2", "expr")
@@ -334,7 +331,7 @@ def assert_truth(c):
     c.expect_eq(f["line"], marker_line("fixture_assertions.c", "truth"), "line")
 
 
-@case
+@CASES("runner_fail_records_formatted_message")
 def fail(c):
     r = c.run(c.options.fixture, ["assert/fail_with_format"])
     c.expect_eq(r.status, 1, "exit status")
@@ -344,7 +341,7 @@ def fail(c):
     c.expect_eq(f["line"], marker_line("fixture_assertions.c", "fail"), "line")
 
 
-@case
+@CASES("runner_skip_reports_reason_and_stops_body")
 def skip(c):
     r = c.run(c.options.fixture, ["assert/skip_with_format", "assert/skip_option"])
     c.expect_eq(r.status, 0, "exit status of a run with skips only")
@@ -359,7 +356,7 @@ def skip(c):
     c.expect_eq(r.report["summary"]["skipped"], 2, "summary.skipped")
 
 
-@case
+@CASES("runner_assert_operands_evaluated_once")
 def evaluated_once(c):
     r = c.run(c.options.fixture, ["assert/operands_evaluated_once"])
     t = c.test(r, "assert/operands_evaluated_once")
@@ -374,7 +371,7 @@ def evaluated_once(c):
         c.expect_eq((a["left"], a["right"]), ("1", "2"), "EXPECT_EQ values")
 
 
-@case
+@CASES("runner_expect_continues_after_failure")
 def expect_continues(c):
     r = c.run(c.options.fixture, ["assert/expect_continues_after_failure"])
     t = c.test(r, "assert/expect_continues_after_failure")
@@ -387,7 +384,7 @@ def expect_continues(c):
              "the body went on after the failed EXPECTs")
 
 
-@case
+@CASES("runner_fatal_assert_runs_teardown_and_on_exit_lifo")
 def fatal_teardown_on_exit(c):
     r = c.run(c.options.fixture, ["assert/fatal_stops_body"])
     t = c.test(r, "assert/fatal_stops_body")
@@ -399,7 +396,7 @@ def fatal_teardown_on_exit(c):
                 "body stopped at the ASSERT; teardown, then on-exit LIFO")
 
 
-@case
+@CASES("runner_failing_setup_makes_test_invalid")
 def setup_invalid(c):
     r = c.run(c.options.fixture,
               ["assert/setup_fails_invalid", "badsetup/body_never_runs"])
@@ -417,47 +414,67 @@ def setup_invalid(c):
 
 # ------------------------------------------------------------------ headers
 
-def compile_file(c, source, extra=()):
+def compile_file(c, compiler, source, extra=()):
     out = os.path.join(c.scratch, os.path.basename(source) + ".o")
-    argv = [c.options.cc, "-std=c11", "-Wall", "-Wextra", "-Wpedantic",
+    argv = [compiler, "-std=c11", "-Wall", "-Wextra", "-Wpedantic",
             "-Werror", "-I", os.path.join(SOURCE_DIR, "include"), "-c",
             os.path.join(HERE, source), "-o", out] + list(extra)
     p = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     return p.returncode, p.stderr.decode("utf-8", "replace")
 
 
-@case
-def compile_clean(c):
+def compile_clean(c, compiler):
     for source in ("header_all_macros.c", "header_no_short_names.c"):
         for level in ("-O0", "-O2"):
-            status, errors = compile_file(c, source, [level])
+            status, errors = compile_file(c, compiler, source, [level])
             c.expect(status == 0 and "warning" not in errors,
-                     "%s %s %s: exit %d\n%s" % (c.options.cc, level, source,
+                     "%s %s %s: exit %d\n%s" % (compiler, level, source,
                                                 status, errors[-3000:]))
 
 
-@case
-def compile_malloc(c):
+@CASES("runner_headers_compile_cleanly_gcc", needs=("gcc",), labels=("headers",))
+def compile_clean_gcc(c):
+    compile_clean(c, c.options.gcc)
+
+
+@CASES("runner_headers_compile_cleanly_clang", needs=("clang",), labels=("headers",))
+def compile_clean_clang(c):
+    compile_clean(c, c.options.clang)
+
+
+def compile_malloc(c, compiler):
     for level in ("-O0", "-O2"):
-        status, errors = compile_file(c, "header_uninitialized_pointee.c", [level])
+        status, errors = compile_file(c, compiler, "header_uninitialized_pointee.c", [level])
         c.expect(status == 0, "%s %s: ASSERT_NOT_NULL/EXPECT_NULL/ASSERT_EQ on "
                  "a fresh malloc() does not compile cleanly:\n%s"
-                 % (c.options.cc, level,
+                 % (compiler, level,
                     "\n".join(l for l in errors.splitlines() if "error" in l)))
 
 
-@case
+@CASES("runner_headers_pointer_checks_on_fresh_malloc_compile_gcc",
+       needs=("gcc",), labels=("headers",))
+def compile_malloc_gcc(c):
+    compile_malloc(c, c.options.gcc)
+
+
+@CASES("runner_headers_pointer_checks_on_fresh_malloc_compile_clang",
+       needs=("clang",), labels=("headers",))
+def compile_malloc_clang(c):
+    compile_malloc(c, c.options.clang)
+
+
+@CASES("runner_headers_compile_without_diagnostics_gcc", needs=("gcc",), labels=("headers",))
 def compile_silent(c):
     for source in ("header_all_macros.c", "header_no_short_names.c"):
-        status, errors = compile_file(c, source, ["-O2"])
+        status, errors = compile_file(c, c.options.gcc, source, ["-O2"])
         c.expect(status == 0 and errors == "",
                  "%s %s prints diagnostics (every user file would): %s"
-                 % (c.options.cc, source,
+                 % (c.options.gcc, source,
                     " | ".join(l for l in errors.splitlines() if "note:" in l
                                or "warning:" in l)[:600]))
 
 
-@case
+@CASES("runner_headers_macros_run_as_documented")
 def all_macros_run(c):
     r = c.run(c.options.all_macros)
     c.expect_eq(r.status, 1, "exit status (two FAIL tests)")
@@ -479,7 +496,7 @@ def all_macros_run(c):
                 "suite tags")
 
 
-@case
+@CASES("runner_no_short_names_hides_aliases")
 def no_short_names_run(c):
     r = c.run(c.options.no_short_names)
     c.expect_eq(r.status, 1, "exit status")
@@ -503,7 +520,7 @@ def crash_failure(c, r, test_id, signal_name):
     return f, [fr.get("function") or "" for fr in frames]
 
 
-@case
+@CASES("runner_segv_is_crash_with_signal_and_stack")
 def crash_segv(c):
     r = c.run(c.options.fixture, ["crash/segv"])
     c.expect_eq(r.status, 1, "exit status")
@@ -518,7 +535,7 @@ def crash_segv(c):
              % (f.get("file"), f.get("line")))
 
 
-@case
+@CASES("runner_abort_is_crash_with_sigabrt")
 def crash_abort(c):
     r = c.run(c.options.fixture, ["crash/abort"])
     c.expect_eq(r.status, 1, "exit status")
@@ -528,7 +545,7 @@ def crash_abort(c):
              "the body's frame is named by the test id: %s" % functions)
 
 
-@case
+@CASES("runner_stack_overflow_is_crash_with_stack")
 def crash_stack_overflow(c):
     r = c.run(c.options.fixture, ["crash/stack_overflow"])
     c.expect_eq(r.status, 1, "exit status")
@@ -537,7 +554,7 @@ def crash_stack_overflow(c):
              "frames name the recursing function: %s" % functions[:5])
 
 
-@case
+@CASES("runner_crash_does_not_stop_run")
 def crash_continues(c):
     r = c.run(c.options.fixture, ["crash/*"], timeout=60)
     c.expect_eq(r.status, 1, "exit status")
@@ -560,7 +577,7 @@ def crash_continues(c):
     c.expect_eq((s["total"], s["passed"], s["failed"]), (7, 3, 4), "summary")
 
 
-@case
+@CASES("runner_output_before_crash_is_kept")
 def crash_output_kept(c):
     r = c.run(c.options.fixture, ["crash/printf_then_segv"])
     t = c.test(r, "crash/printf_then_segv")
@@ -605,7 +622,7 @@ def timeout_with_leftovers(c, test_id, limit_ms):
     return pids
 
 
-@case
+@CASES("runner_timeout_kills_grandchild")
 def timeout_grandchild(c):
     pids = timeout_with_leftovers(c, "hang/with_grandchild", 300)
     c.expect_eq(sorted(label for label, _ in pids), ["grandchild", "test"],
@@ -615,7 +632,7 @@ def timeout_grandchild(c):
                  % (label, pid))
 
 
-@case
+@CASES("runner_timeout_kills_setsid_grandchild")
 def timeout_setsid_grandchild(c):
     pids = timeout_with_leftovers(c, "hang/with_setsid_grandchild", 300)
     c.expect_eq(sorted(label for label, _ in pids), ["grandchild", "test"],
@@ -625,7 +642,7 @@ def timeout_setsid_grandchild(c):
                  "the timeout" % (label, pid))
 
 
-@case
+@CASES("runner_timeout_flag_sets_limit")
 def timeout_flag(c):
     directory = c.new_dir()
     pid_file = os.path.join(directory, "pids")
@@ -641,12 +658,12 @@ def timeout_flag(c):
         c.expect(not process_alive(pid), "%s (pid %d) survived" % (label, pid))
 
 
-@case
+@CASES("runner_timeout_option_sets_limit")
 def timeout_option(c):
     timeout_with_leftovers(c, "hang/short_timeout_option", 300)
 
 
-@case
+@CASES("runner_timeout_multiplier_scales_limits")
 def timeout_multiplier(c):
     env = {"TATTLE_TIMEOUT_MULTIPLIER": "2"}
     r = c.run(c.options.fixture, ["hang/short_timeout_option"], env=env)
@@ -663,7 +680,7 @@ def timeout_multiplier(c):
     c.expect_eq(f.get("timeout_ms"), 100, "--timeout 200 times 0.5")
 
 
-@case
+@CASES("runner_test_end_kills_leftover_processes")
 def leftovers_killed(c):
     directory = c.new_dir()
     pid_file = os.path.join(directory, "pids")
@@ -689,7 +706,7 @@ def leftovers_killed(c):
 
 # -------------------------------------------------------------------- exits
 
-@case
+@CASES("runner_exit_zero_mid_test_is_exit_failure")
 def exit_zero(c):
     r = c.run(c.options.fixture, ["exits/exit_zero"])
     c.expect_eq(r.status, 1, "exit status")
@@ -699,7 +716,7 @@ def exit_zero(c):
              "output before exit kept")
 
 
-@case
+@CASES("runner_underscore_exit_reports_exit_code")
 def exit_five(c):
     r = c.run(c.options.fixture, ["exits/underscore_exit_five"])
     c.expect_eq(r.status, 1, "exit status")
@@ -709,7 +726,7 @@ def exit_five(c):
 
 # ------------------------------------------------------------------- output
 
-@case
+@CASES("runner_huge_output_is_bounded_and_counted_exactly")
 def huge_output(c):
     before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
     r = c.run(c.options.fixture, ["output/fifty_megabytes"])
@@ -733,7 +750,7 @@ def huge_output(c):
     c.expect(r.seconds < 20 * WAIT_SCALE, "50 MB took %.1f s" % r.seconds)
 
 
-@case
+@CASES("runner_closed_stdout_still_works")
 def closed_stdout(c):
     r = c.run(c.options.fixture, ["output/closed_stdout"])
     c.expect_eq(r.status, 0, "exit status")
@@ -753,7 +770,7 @@ def states(r, state):
     return {i for i, t in r.tests.items() if t["state"] == state}
 
 
-@case
+@CASES("runner_select_glob_on_suite")
 def glob_suite(c):
     r = c.run(c.options.selection, ["queue/*"])
     c.expect_eq(r.status, 0, "exit status")
@@ -764,7 +781,7 @@ def glob_suite(c):
         c.expect_eq(t["output"]["stdout"], test_id + "\n", "%s ran" % test_id)
 
 
-@case
+@CASES("runner_select_glob_on_substring")
 def glob_substring(c):
     r = c.run(c.options.selection, ["*pop*"])
     c.expect_eq(set(r.tests), {"queue/pop", "queue/pop_empty", "stack/pop"},
@@ -775,7 +792,7 @@ def glob_substring(c):
                 "several patterns select the union")
 
 
-@case
+@CASES("runner_only_tag_runs_tagged_tests")
 def only_tag(c):
     r = c.run(c.options.selection, ["--only", "unit"])
     c.expect_eq(r.status, 0, "exit status")
@@ -787,7 +804,7 @@ def only_tag(c):
                     "%s did not run" % test_id)
 
 
-@case
+@CASES("runner_only_tag_value_runs_matching_tests")
 def only_tag_value(c):
     r = c.run(c.options.selection, ["--only", "area:net"])
     c.expect_eq(ran(r), {"net/connect", "net/download"}, "--only area:net")
@@ -799,7 +816,7 @@ def only_tag_value(c):
     c.expect_eq(r.status, 0, "exit status when all are excluded")
 
 
-@case
+@CASES("runner_exclude_tag_reports_excluded")
 def exclude_tag(c):
     r = c.run(c.options.selection, ["--exclude", "slow"])
     c.expect_eq(r.status, 0, "exit status")
@@ -810,7 +827,7 @@ def exclude_tag(c):
                 "an excluded test does not run")
 
 
-@case
+@CASES("runner_suite_tags_are_inherited")
 def suite_tags(c):
     r = c.run(c.options.selection)
     c.expect_eq(r.tests["net/download"]["tags"], {"area": "net", "slow": True},
@@ -834,7 +851,7 @@ write = driver.write
 read = driver.read
 
 
-@case
+@CASES("runner_config_sets_jobs_exclude_and_tag_rules")
 def config_applied(c):
     directory = c.new_dir()
     write(os.path.join(directory, "tattle.yml"), CONFIG)
@@ -862,7 +879,7 @@ def config_applied(c):
     c.expect_eq(r.report["run"]["jobs"], 2, "$TATTLE_CONFIG is read")
 
 
-@case
+@CASES("runner_include_overrides_config_exclude")
 def include_overrides_config(c):
     directory = c.new_dir()
     write(os.path.join(directory, "tattle.yml"), CONFIG)
@@ -884,7 +901,7 @@ BROKEN_CONFIGS = [
 ]
 
 
-@case
+@CASES("runner_broken_config_exits_2_with_location")
 def config_broken(c):
     for what, text, pattern in BROKEN_CONFIGS:
         directory = c.new_dir()
@@ -911,7 +928,7 @@ def config_broken(c):
 
 # ----------------------------------------------------------------- ordering
 
-@case
+@CASES("runner_seed_shuffle_is_reproducible")
 def shuffle(c):
     def order(seed):
         r = c.run(c.options.selection, ["--seed", str(seed), "--shuffle", "order/*"])
@@ -927,7 +944,7 @@ def shuffle(c):
     c.expect_eq(r.order, sorted(r.order), "without --shuffle: source order")
 
 
-@case
+@CASES("runner_repeat_stops_at_first_failure")
 def repeat(c):
     r = c.run(c.options.fixture,
               ["--repeat", "5", "ctl/fails_on_third_run", "ctl/always_passes"])
@@ -942,7 +959,7 @@ def repeat(c):
     c.expect_eq(r.report["summary"]["total"], 2, "total counts tests, not runs")
 
 
-@case
+@CASES("runner_max_failures_stops_scheduling")
 def max_failures(c):
     r = c.run(c.options.fixture, ["--max-failures", "1", "mixed/*"])
     c.expect_eq(r.status, 1, "exit status")
@@ -955,7 +972,7 @@ def max_failures(c):
     c.expect_eq(r.report["summary"]["failed"], 1, "summary.failed")
 
 
-@case
+@CASES("runner_retry_marks_flaky")
 def retry_flaky(c):
     r = c.run(c.options.fixture, ["--retry", "2", "ctl/flaky", "ctl/always_passes"])
     c.expect_eq(r.status, 0, "exit status")
@@ -970,7 +987,7 @@ def retry_flaky(c):
                 "summary total, passed, failed, flaky")
 
 
-@case
+@CASES("runner_retry_exhausted_stays_failed")
 def retry_exhausted(c):
     r = c.run(c.options.fixture, ["--retry", "2", "ctl/always_fails"])
     c.expect_eq(r.status, 1, "exit status")
@@ -981,7 +998,7 @@ def retry_exhausted(c):
     c.expect_eq(r.report["summary"]["total"], 1, "total")
 
 
-@case
+@CASES("runner_failed_reruns_previous_failures")
 def failed_rerun(c):
     directory = c.new_dir()
     r = c.run(c.options.fixture, ["mixed/*"], cwd=directory)
@@ -999,7 +1016,7 @@ def failed_rerun(c):
                 ["ran.fails_a", "ran.fails_b"], "only they ran")
 
 
-@case
+@CASES("runner_list_prints_selected_tests")
 def list_text(c):
     directory = c.new_dir()
     r = c.run(c.options.selection, ["--list", "queue/*"], report=False, cwd=directory)
@@ -1015,7 +1032,7 @@ def list_text(c):
              "--list runs nothing (no .tattle/last-run.json)")
 
 
-@case
+@CASES("runner_list_json_describes_tests")
 def list_json(c):
     r = c.run(c.options.selection, ["--list", "--json", "--exclude", "slow"],
               report=False)
@@ -1032,7 +1049,7 @@ def list_json(c):
     c.expect_eq(by_id["net/connect"].get("state"), "selected", "selected")
 
 
-@case
+@CASES("runner_shard_flag_partitions_tests")
 def shard_flag(c):
     a = c.run(c.options.selection, ["--shard", "0/2"])
     b = c.run(c.options.selection, ["--shard", "1/2"])
@@ -1045,7 +1062,7 @@ def shard_flag(c):
     c.expect_eq(whole.report["run"]["shard"], None, "no shard: run.shard null")
 
 
-@case
+@CASES("runner_gtest_shard_env_is_honoured")
 def shard_gtest(c):
     b = c.run(c.options.selection, ["--shard", "1/2"])
     g = c.run(c.options.selection,
@@ -1055,7 +1072,7 @@ def shard_gtest(c):
     c.expect(0 < len(ran(g)) < len(SELECTION_IDS), "a real part: %s" % ran(g))
 
 
-@case
+@CASES("runner_jobs_run_tests_concurrently")
 def jobs_concurrent(c):
     # Each test waits (up to FIXTURE_WAIT_MS) for the other to appear.
     r = c.run(c.options.fixture, ["-j", "2", "pair/*"],
@@ -1075,7 +1092,7 @@ def jobs_concurrent(c):
 
 # ------------------------------------------------------------- exit status
 
-@case
+@CASES("runner_exit_0_when_all_pass_or_skip")
 def exit_status_0(c):
     r = c.run(c.options.selection)
     c.expect_eq(r.status, 0, "all passed")
@@ -1086,7 +1103,7 @@ def exit_status_0(c):
     c.expect_eq(r.status, 0, "passed and excluded")
 
 
-@case
+@CASES("runner_exit_1_on_failure")
 def exit_status_1(c):
     r = c.run(c.options.fixture, ["mixed/passes", "mixed/fails_a"])
     c.expect_eq(r.status, 1, "a failed test")
@@ -1111,7 +1128,7 @@ USAGE_ERRORS = [
 ]
 
 
-@case
+@CASES("runner_usage_errors_exit_2_without_side_effects")
 def exit_status_2(c):
     for index, (args, env, named) in enumerate(USAGE_ERRORS):
         directory = c.new_dir()
@@ -1137,7 +1154,7 @@ def exit_status_2(c):
                     "%s: nothing else written (.tattle, temporaries)" % what)
 
 
-@case
+@CASES("runner_interrupt_exits_3_with_partial_report")
 def exit_status_3(c):
     for signal_number in (signal.SIGTERM, signal.SIGINT):
         interrupted_run(c, signal_number)
@@ -1190,7 +1207,7 @@ def interrupted_run(c, signal_number):
                  "not killed" % (name, pid))
 
 
-@case
+@CASES("runner_no_fork_runs_in_process")
 def no_fork(c):
     directory = c.new_dir()
     runner = subprocess.Popen(
@@ -1217,7 +1234,7 @@ def no_fork(c):
 
 # ---------------------------------------------------------- CTest, console
 
-@case
+@CASES("runner_ctest_labels_from_tags", needs=("queue_tests",))
 def ctest_labels(c):
     listing = json.loads(subprocess.run(
         [c.options.queue_tests, "--list", "--json"], stdout=subprocess.PIPE,
@@ -1256,7 +1273,7 @@ def ctest_labels(c):
     c.expect(len(names) >= 1, "some test carries the threads tag")
 
 
-@case
+@CASES("runner_skip_return_code_under_ctest")
 def skip_return_code(c):
     env = {"TATTLE_SKIP_RETURN_CODE": "77"}
     r = c.run(c.options.fixture, ["assert/skip_with_format"], env=env)
@@ -1296,7 +1313,7 @@ def run_on_terminal(c, argv, env):
     return process.returncode, b"".join(chunks).decode("utf-8", "replace")
 
 
-@case
+@CASES("runner_color_only_when_asked")
 def color(c):
     tests = ["mixed/passes", "mixed/fails_a"]
     escape = "\x1b["
@@ -1317,7 +1334,7 @@ def color(c):
     c.expect(escape not in text, "--color=never on a terminal: no colour")
 
 
-@case
+@CASES("runner_console_last_line_is_counts")
 def console_last_line(c):
     tests = ["mixed/*", "assert/skip_with_format", "assert/setup_fails_invalid"]
     r = c.run(c.options.fixture, tests, report=False)
@@ -1342,7 +1359,7 @@ def console_last_line(c):
 
 # ---------------------------------------------------------------- contract edges
 
-@case
+@CASES("runner_worker_fatal_assert_ends_only_the_worker")
 def worker_fatal_assert(c):
     test_id = "contract/worker_fatal_assert_ends_only_the_worker"
     r = c.run(c.options.contract, [test_id])
@@ -1354,7 +1371,7 @@ def worker_fatal_assert(c):
     c.expect("worker status 1" in stderr, "the worker exited with status 1: %r" % stderr)
 
 
-@case
+@CASES("runner_many_children_are_all_killed")
 def many_children(c):
     directory = c.new_dir()
     pid_file = os.path.join(directory, "pids")
@@ -1371,7 +1388,7 @@ def many_children(c):
     c.expect(not alive, "%d of 600 children survived the test" % len(alive))
 
 
-@case
+@CASES("runner_many_jobs_spare_running_tests_from_a_crash")
 def many_jobs(c):
     r = c.run(c.options.contract, ["-j", "80", "--jsonl", "stream.jsonl", "crowd/*"],
               timeout=60, env={"FIXTURE_WAIT_MS": str(int(20000 * WAIT_SCALE))})
@@ -1382,7 +1399,7 @@ def many_jobs(c):
     c.expect_eq(c.test(r, "crowd/crasher")["state"], "failed", "the crasher failed")
 
 
-@case
+@CASES("runner_usage_error_truncates_no_existing_report")
 def usage_error_keeps_files(c):
     directory = c.new_dir()
     for name in ("old.jsonl", "old.json"):
@@ -1421,7 +1438,7 @@ def known_reporters(c, stderr, prefix, name, what):
         c.expect(name not in names, "%s: %s is listed" % (what, name))
 
 
-@case
+@CASES("runner_unknown_reporter_lists_known_reporters")
 def unknown_reporter(c):
     # An unknown --reporter NAME, or report key in tattle.yml, is a usage
     # error whose one line lists the reporters there are, plugins too.
@@ -1457,7 +1474,7 @@ def unknown_reporter(c):
     c.expect_eq(r.status, 0, "reports: {contract-plugin: ...}: exit status")
 
 
-@case
+@CASES("runner_error_codes_have_names_and_messages")
 def error_codes(c):
     # tattle_error_name/_message and tattle_reporter_register's codes, as
     # the public headers document them.
@@ -1468,7 +1485,7 @@ def error_codes(c):
         c.expect_eq(t["state"], "passed", "%s: %s" % (test_id, t["failures"]))
 
 
-@case
+@CASES("runner_no_fork_keeps_stdout_report_pure")
 def no_fork_stdout_pure(c):
     for flag in ("--json", "--jsonl"):
         directory = c.new_dir()
@@ -1489,7 +1506,7 @@ def no_fork_stdout_pure(c):
                  "%s -: the test's output went to stderr" % flag)
 
 
-@case
+@CASES("runner_failed_state_is_per_binary_and_merged")
 def failed_per_binary(c):
     directory = c.new_dir()
     # A failing run of one binary, then another binary with --failed: it has
@@ -1514,7 +1531,7 @@ def failed_per_binary(c):
     c.expect(not problems, "last-run.json validates: %s" % problems)
 
 
-@case
+@CASES("runner_list_json_flag_order_and_utf8")
 def list_json_forms(c):
     for argv in (["--list", "--json"], ["--json", "--list"], ["--list", "--json", "-"],
                  ["--json", "-", "--list"]):
@@ -1534,7 +1551,7 @@ def list_json_forms(c):
     c.expect_eq(r.status, 2, "a flag is never taken as a file name")
 
 
-@case
+@CASES("runner_out_of_range_trace_sizes_make_test_invalid")
 def trace_sizes_invalid(c):
     r = c.run(c.options.contract, ["contract/*_out_of_range"])
     for test_id, words in (("contract/tag_cap_out_of_range", "trace_messages:4294967297"),
@@ -1545,7 +1562,7 @@ def trace_sizes_invalid(c):
         c.expect(any(words in m for m in messages), "%s says why: %s" % (test_id, messages))
 
 
-@case
+@CASES("runner_huge_timeout_multiplier_is_clamped")
 def multiplier_clamped(c):
     r = c.run(c.options.contract, ["contract/prints_to_stdout"],
               env={"TATTLE_TIMEOUT_MULTIPLIER": "1e300"})
@@ -1553,10 +1570,11 @@ def multiplier_clamped(c):
 
 
 def main():
+    CASES.list_if_asked()
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("case", choices=sorted(CASES))
     for name in ("fixture", "selection", "contract", "all-macros", "no-short-names",
-                 "build-dir", "ctest", "queue-tests", "cc"):
+                 "build-dir", "ctest", "queue-tests", "gcc", "clang"):
         parser.add_argument("--" + name)
     options = parser.parse_args()
     return driver.run_case(CASES[options.case], Case(options), options.case)

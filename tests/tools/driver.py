@@ -1,11 +1,15 @@
-"""What the Python test drivers share: the checks a case makes (a failed
-`expect` is recorded and the case goes on; a failed `require` ends it), a
-scratch directory per case with one new directory per run, the scale of
-bounded waits, and the run of one case into an exit status for CTest (0
-when every check held, 1 otherwise, each failed check printed).
+"""What the Python test drivers share: the table of a driver's cases, each
+named once by its CTest test name (`DRIVER --list` prints them and CMake
+registers one test per line, see tests/driver_cases.cmake), the checks a
+case makes (a failed `expect` is recorded and the case goes on; a failed
+`require` ends it), a scratch directory per case with one new directory
+per run, the scale of bounded waits, and the run of one case into an exit
+status for CTest (0 when every check held, 1 otherwise, each failed check
+printed).
 """
 import os
 import shutil
+import sys
 import tempfile
 import traceback
 
@@ -20,6 +24,44 @@ def wait_scale():
         return max(1.0, float(os.environ.get("TATTLE_TIMEOUT_MULTIPLIER", "1")))
     except ValueError:
         return 1.0
+
+
+class Cases:
+    """A driver's cases by CTest test name. `cases = Cases()` then
+    `@cases("area_behaviour_named", needs=("examples",), labels=("headers",))`
+    above the function that checks it. `needs` names what the build must
+    have for the case to be registered (CMake says what it has); `labels`
+    are added to the directory's CTest labels."""
+
+    def __init__(self):
+        self.functions = {}
+        self.lines = []
+
+    def __call__(self, name, needs=(), labels=()):
+        def register(function):
+            if name in self.functions:
+                raise ValueError("case %s registered twice" % name)
+            self.functions[name] = function
+            self.lines.append(" ".join(
+                [name] + ["needs:" + n for n in needs]
+                + ["label:" + label for label in labels]))
+            return function
+        return register
+
+    def __getitem__(self, name):
+        return self.functions[name]
+
+    def __iter__(self):
+        return iter(self.functions)
+
+    def list_if_asked(self, argv=None):
+        """`DRIVER --list` prints one case a line (its CTest name, then
+        `needs:WHAT` and `label:LABEL` words) and exits 0."""
+        argv = sys.argv if argv is None else argv
+        if len(argv) == 2 and argv[1] == "--list":
+            for line in self.lines:
+                print(line)
+            sys.exit(0)
 
 
 class CheckFailed(Exception):

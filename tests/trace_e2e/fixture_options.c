@@ -76,8 +76,8 @@ TEST(opts, traced_passes, .tags = "trace_messages")
 TEST(console, fails_with_messages, .tags = "trace_messages")
 {
     tattle_actor_name("client");
-    tattle_mailbox *requests = tattle_mailbox_open("requests", 8);
-    ASSERT_NOT_NULL(requests);
+    tattle_mailbox *requests;
+    ASSERT_EQ(tattle_mailbox_open(&requests, "requests", 8), 0);
     tattle_trace_send("server", "hello", "greetings", 9);
     tattle_trace_recv("server", "welcome", "come in", 7);
     tattle_mailbox_send(requests, "get", "GET /index", 10);

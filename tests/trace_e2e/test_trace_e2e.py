@@ -8,7 +8,8 @@ and checks the traces they carry and the console text.
 
     test_trace_e2e.py CASE --stress BIN --options BIN [--examples BIN]
 
-CASE is one behaviour (see CASES at the bottom); the exit status is 0 when
+CASE is one behaviour, named by its CTest test (`--list` prints them, each
+`@CASES` names one); the exit status is 0 when
 every check of the case held, 1 otherwise (each failed check printed).
 """
 import argparse
@@ -25,6 +26,10 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "tools"))
 import driver  # noqa: E402
 import validate_json  # noqa: E402
+
+
+# The cases, by CTest test name (`test_trace_e2e.py --list`).
+CASES = driver.Cases()
 
 FAILED = []
 PRINTED_MAX = 80  # a broken barrier fails thousands of checks: show the first
@@ -295,6 +300,7 @@ STRESS_TIMEOUTS_IN_BODY = 30
 STRESS_MAX_MULTIPLIER = 16
 
 
+@CASES("trace_e2e_barrier_holds_under_stress")
 def case_stress(args):
     max_rounds = STRESS_MIN_ROUNDS + int(driver.wait_scale())
     rounds, total_seconds, timeouts_in_body, timeouts_early = 0, 0.0, 0, 0
@@ -350,6 +356,7 @@ def numbered(first, last):
     return ["opts msg %d" % i for i in range(first, last + 1)]
 
 
+@CASES("trace_e2e_untraced_test_has_no_trace")
 def case_untraced(args):
     out = new_dir()
     run = Run(args.options, "opts/untraced", cwd=out, expect_status=1)
@@ -359,6 +366,7 @@ def case_untraced(args):
     check("last messages" not in run.stdout, "the console shows no trace")
 
 
+@CASES("trace_e2e_trace_all_traces_untraced_test")
 def case_trace_all(args):
     out = new_dir()
     run = Run(args.options, "--trace-all", "opts/untraced", "opts/untraced_passes",
@@ -375,6 +383,7 @@ def case_trace_all(args):
           "--trace-all alone keeps no trace of a passed test")
 
 
+@CASES("trace_e2e_tag_value_sets_cap")
 def case_tag_cap(args):
     out = new_dir()
     run = Run(args.options, "opts/tag_cap", cwd=out, expect_status=1)
@@ -390,6 +399,7 @@ def case_tag_cap(args):
         check(not trace["overflow"], "no overflow")
 
 
+@CASES("trace_e2e_test_fields_set_cap_and_budget")
 def case_fields(args):
     out = new_dir()
     run = Run(args.options, "opts/field_cap_budget", cwd=out, expect_status=1)
@@ -405,6 +415,7 @@ def case_fields(args):
               % sends(trace))
 
 
+@CASES("trace_e2e_trace_cap_flag_sets_cap")
 def case_cap_flag(args):
     out = new_dir()
     run = Run(args.options, "--trace-cap", "5", "opts/many", "opts/tag_cap",
@@ -418,6 +429,7 @@ def case_cap_flag(args):
                   % (test_id, sends(trace)))
 
 
+@CASES("trace_e2e_trace_budget_flag_sets_overflow")
 def case_budget_flag(args):
     out = new_dir()
     run = Run(args.options, "opts/many", cwd=out, expect_status=1)
@@ -443,6 +455,7 @@ def case_budget_flag(args):
                   "%s: the sends kept are the last within budget" % where)
 
 
+@CASES("trace_e2e_trace_level_flag_drops_events_at_or_above")
 def case_level_flag(args):
     below = ["level5", "level39"]
     for flag, kept in ((None, below + ["level40", "level41", "level99"]),
@@ -467,6 +480,7 @@ def case_level_flag(args):
                 check(e["level"] == int(e["label"][5:]), "%s: level of %s" % (where, e["label"]))
 
 
+@CASES("trace_e2e_trace_passed_keeps_passed_traces")
 def case_trace_passed(args):
     out = new_dir()
     run = Run(args.options, "opts/traced_passes", "opts/untraced_passes",
@@ -486,6 +500,7 @@ def case_trace_passed(args):
           "--trace-passed does not trace an untraced test")
 
 
+@CASES("trace_e2e_config_file_sets_trace_cap")
 def case_config_cap(args):
     out = new_dir()
     with open(os.path.join(out, "tattle.yml"), "w", encoding="utf-8") as f:
@@ -515,6 +530,7 @@ def case_config_cap(args):
     check(run.test("opts/traced_passes").get("trace") is not None, "tattle.yml trace.passed keeps passed traces")
 
 
+@CASES("trace_e2e_no_fork_traced_test_has_trace")
 def case_no_fork(args):
     out = new_dir()
     run = Run(args.options, "--no-fork", "opts/tag_cap", "opts/untraced",
@@ -530,6 +546,7 @@ def case_no_fork(args):
     check(run.test("opts/untraced").get("trace") is None, "--no-fork: untraced test has no trace")
 
 
+@CASES("trace_e2e_console_shows_last_messages_and_mailboxes")
 def case_console(args):
     line = re.compile(r"^\s+(\d+)us\s+(\S+)\s+->\s+(\S+)\s+(\S+)\s+(\S*)\s+(.*?)\s*$")
     out = new_dir()
@@ -585,6 +602,7 @@ def example_run(args, test_id, status=1):
     return test
 
 
+@CASES("trace_e2e_example_ping_pong_shows_dropped_ball", needs=("examples",))
 def case_ping_pong(args):
     test = example_run(args, "trace_demo/ping_pong_loses_a_message")
     if not test or test.get("trace") is None:
@@ -612,6 +630,7 @@ def case_ping_pong(args):
           "actors pinger and ponger: %s" % trace["actors"])
 
 
+@CASES("trace_e2e_example_worker_crash_lists_pending_jobs", needs=("examples",))
 def case_worker_crash(args):
     test = example_run(args, "trace_demo/worker_crashes_with_pending_jobs")
     if not test or test.get("trace") is None:
@@ -636,6 +655,7 @@ def case_worker_crash(args):
           "the worker's last event is receiving the job that crashed it")
 
 
+@CASES("trace_e2e_example_deadlock_snapshot_is_live", needs=("examples",))
 def case_deadlock(args):
     test = example_run(args, "trace_demo/actors_deadlock_until_timeout")
     if not test or test.get("trace") is None:
@@ -657,10 +677,8 @@ def case_deadlock(args):
           "bob's hello is sent and received: %s" % hello)
 
 
-CASES = {name[5:]: fn for name, fn in globals().items() if name.startswith("case_")}
-
-
 def main():
+    CASES.list_if_asked()
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("case", choices=sorted(CASES))
     parser.add_argument("--stress", required=True)

@@ -587,7 +587,7 @@ static void test_deactivation_stops_survivors_at_next_event(void)
 
 static void test_untraced_calls_record_nothing(void)
 {
-    CHECK(tattle__trace_current == NULL);
+    CHECK(tattle_trace_current == NULL);
     tattle_actor_name("nobody");
     tattle_trace_send("x", "y", "z", 1);
     tattle_trace_recv("x", "y", "z", 1);
@@ -596,20 +596,37 @@ static void test_untraced_calls_record_nothing(void)
     tattle_trace_send("x", "y", "z", (size_t)++evaluated);
     CHECK(evaluated == 0, "arguments are not evaluated when not traced");
     (tattle_trace_send)("x", "y", "z", 1);
-    CHECK(tattle__trace_current == NULL);
+    CHECK(tattle_trace_current == NULL);
 }
 
 /* ---- Mailboxes ------------------------------------------------------------------ */
 
+/* Opens a mailbox the test needs (the test fails when it cannot). */
+static tattle_mailbox *open_mailbox(const char *name, size_t capacity)
+{
+    tattle_mailbox *mailbox = NULL;
+    int error = tattle_mailbox_open(&mailbox, name, capacity);
+    CHECK(error == 0 && mailbox != NULL, "open %s: %s", name,
+          tattle_error_name(error));
+    return mailbox;
+}
+
 static void check_mailbox_basics(void)
 {
-    tattle_mailbox *mailbox = tattle_mailbox_open("box", 2);
-    CHECK(mailbox != NULL, "open: %s", strerror(errno));
+    tattle_mailbox *placeholder = open_mailbox("placeholder", 1);
+    tattle_mailbox *refused = placeholder;
+    CHECK(tattle_mailbox_open(&refused, "none", 0) == -EINVAL && refused == NULL,
+          "a zero capacity is refused and the handle cleared");
+    refused = placeholder;
+    CHECK(tattle_mailbox_open(&refused, "huge", 4097) == -EINVAL && refused == NULL);
+    CHECK(tattle_mailbox_open(NULL, "nowhere", 1) == -EINVAL);
+    tattle_mailbox_close(placeholder);
+    tattle_mailbox *mailbox = open_mailbox("box", 2);
     CHECK(tattle_mailbox_send(mailbox, "one", "first", 5) == 0);
     CHECK(tattle_mailbox_send(mailbox, "two", "second", 6) == 0);
     char label[8], message[16];
-    long length = tattle_mailbox_recv(mailbox, label, sizeof label, message,
-                                      sizeof message, 0);
+    int length = tattle_mailbox_recv(mailbox, label, sizeof label, message,
+                                     sizeof message, 0);
     CHECK(length == 5 && same(label, "one") && memcmp(message, "first", 5) == 0);
     length = tattle_mailbox_recv(mailbox, label, sizeof label, message,
                                  sizeof message, 100);
@@ -618,7 +635,7 @@ static void check_mailbox_basics(void)
     length = tattle_mailbox_recv(mailbox, label, sizeof label, message,
                                  sizeof message, 50);
     uint64_t waited_ms = (harness_now_ns() - start) / 1000000;
-    CHECK(length == -ETIMEDOUT, "got %ld", length);
+    CHECK(length == -ETIMEDOUT, "got %d", length);
     CHECK(waited_ms >= 49 && waited_ms < 1000 * harness_scale(),
           "waited %llu ms", (unsigned long long)waited_ms);
     CHECK(tattle_mailbox_recv(mailbox, NULL, 0, message, sizeof message, 0) ==
@@ -669,9 +686,9 @@ static void *ponger(void *arg)
     tattle_actor_name("ponger");
     for (;;) {
         int value;
-        long length = tattle_mailbox_recv(game->to_ponger, NULL, 0, &value,
-                                          sizeof value, patient_ms());
-        if (length != (long)sizeof value || value < 0)
+        int length = tattle_mailbox_recv(game->to_ponger, NULL, 0, &value,
+                                         sizeof value, patient_ms());
+        if (length != (int)sizeof value || value < 0)
             break;
         value++;
         tattle_mailbox_send(game->to_pinger, "pong", &value, sizeof value);
@@ -681,15 +698,15 @@ static void *ponger(void *arg)
 
 static void check_blocking_across_threads(void)
 {
-    struct ping_pong game = {tattle_mailbox_open("ponger", 1),
-                             tattle_mailbox_open("pinger", 1)};
+    struct ping_pong game = {open_mailbox("ponger", 1),
+                             open_mailbox("pinger", 1)};
     pthread_t thread;
     pthread_create(&thread, NULL, ponger, &game);
     int value = 0;
     for (int round = 0; round < 200; round++) {
         CHECK(tattle_mailbox_send(game.to_ponger, "ping", &value, sizeof value) == 0);
         CHECK(tattle_mailbox_recv(game.to_pinger, NULL, 0, &value, sizeof value,
-                                  patient_ms()) == (long)sizeof value);
+                                  patient_ms()) == (int)sizeof value);
     }
     CHECK(value == 200, "value %d", value);
     /* A full mailbox blocks the sender until the receiver makes room. */
@@ -707,8 +724,8 @@ static void test_mailbox_blocks_across_threads(void)
 
 static void check_across_fork(void)
 {
-    tattle_mailbox *requests = tattle_mailbox_open("requests", 4);
-    tattle_mailbox *replies = tattle_mailbox_open("replies", 4);
+    tattle_mailbox *requests = open_mailbox("requests", 4);
+    tattle_mailbox *replies = open_mailbox("replies", 4);
     pid_t child = fork();
     CHECK(child >= 0);
     if (child == 0) {
@@ -716,7 +733,7 @@ static void check_across_fork(void)
         for (;;) {
             int value;
             if (tattle_mailbox_recv(requests, NULL, 0, &value, sizeof value,
-                                    patient_ms()) != (long)sizeof value)
+                                    patient_ms()) != (int)sizeof value)
                 _exit(3);
             if (value < 0)
                 exit(0);
@@ -728,7 +745,7 @@ static void check_across_fork(void)
         CHECK(tattle_mailbox_send(requests, "double", &i, sizeof i) == 0);
         int reply = 0;
         CHECK(tattle_mailbox_recv(replies, NULL, 0, &reply, sizeof reply, patient_ms()) ==
-              (long)sizeof reply);
+              (int)sizeof reply);
         CHECK(reply == 2 * i);
     }
     int stop = -1;
@@ -788,7 +805,7 @@ static size_t format_order(const char *label, const void *msg, size_t len,
 
 static void body_crash_with_pending(void)
 {
-    tattle_mailbox *orders = tattle_mailbox_open("orders", 8);
+    tattle_mailbox *orders = open_mailbox("orders", 8);
     tattle_mailbox_set_formatter(orders, format_order);
     pid_t worker = fork();
     if (worker == 0) {
@@ -830,7 +847,7 @@ static void test_snapshot_after_crash_keeps_pending_messages_approx(void)
 
 static void body_clean_end_with_pending(void)
 {
-    tattle_mailbox *box = tattle_mailbox_open("left", 4);
+    tattle_mailbox *box = open_mailbox("left", 4);
     tattle_mailbox_send(box, "unread", "still here", 10);
 }
 
@@ -862,9 +879,9 @@ static void *deadlock_peer(void *arg)
 
 static void body_deadlock(void)
 {
-    deadlock_a = tattle_mailbox_open("a", 4);
-    deadlock_b = tattle_mailbox_open("b", 4);
-    tattle_mailbox *log = tattle_mailbox_open("log", 4);
+    deadlock_a = open_mailbox("a", 4);
+    deadlock_b = open_mailbox("b", 4);
+    tattle_mailbox *log = open_mailbox("log", 4);
     tattle_mailbox_send(log, "line", "unread 1", 8);
     tattle_mailbox_send(log, "line", "unread 2", 8);
     pthread_t thread;
@@ -939,7 +956,7 @@ static void test_in_process_session_records_and_forgets(void)
     tattle__trace_session_child_finish(false);
     struct tattle_trace *trace = freeze(session);
     CHECK(trace->event_count == 1);
-    CHECK(tattle__trace_current == NULL, "freezing forgets the arena");
+    CHECK(tattle_trace_current == NULL, "freezing forgets the arena");
     tattle__trace_free(trace);
     tattle__trace_session_destroy(session);
     session = new_session(50, 5000, 100, 64);
@@ -999,8 +1016,8 @@ static void *blocked_receiver(void *arg)
 {
     (void)arg;
     char buffer[8];
-    long result = tattle_mailbox_recv(closing_mailbox, NULL, 0, buffer,
-                                      sizeof buffer, -1);
+    int result = tattle_mailbox_recv(closing_mailbox, NULL, 0, buffer,
+                                     sizeof buffer, -1);
     return (void *)(intptr_t)result;
 }
 
@@ -1013,8 +1030,7 @@ static void *blocked_sender(void *arg)
 static void check_close_wakes_blocked_callers(void)
 {
     /* A receiver blocked forever on an empty mailbox... */
-    closing_mailbox = tattle_mailbox_open("closing", 1);
-    CHECK(closing_mailbox != NULL, "open: %s", strerror(errno));
+    closing_mailbox = open_mailbox("closing", 1);
     pthread_t receiver;
     pthread_create(&receiver, NULL, blocked_receiver, NULL);
     wait_for_waiter(closing_mailbox);
@@ -1030,7 +1046,7 @@ static void check_close_wakes_blocked_callers(void)
     tattle_mailbox_close(closing_mailbox); /* twice is harmless */
 
     /* A sender blocked on a full mailbox is woken too. */
-    closing_mailbox = tattle_mailbox_open("full", 1);
+    closing_mailbox = open_mailbox("full", 1);
     CHECK(tattle_mailbox_send(closing_mailbox, "first", "1", 1) == 0);
     pthread_t sender;
     pthread_create(&sender, NULL, blocked_sender, NULL);
@@ -1143,13 +1159,13 @@ static void body_too_many_mailboxes(void)
     for (int i = 0; i < TATTLE_TRACE_MAX_MAILBOXES; i++) {
         char name[16];
         snprintf(name, sizeof name, "mb%d", i);
-        tattle_mailbox *mailbox = tattle_mailbox_open(name, 1);
-        CHECK(mailbox != NULL, "mailbox %d: %s", i, strerror(errno));
+        tattle_mailbox *mailbox = open_mailbox(name, 1);
         CHECK(tattle_mailbox_send(mailbox, "l", "p", 1) == 0);
     }
-    errno = 0;
-    CHECK(tattle_mailbox_open("one too many", 1) == NULL && errno == ENOSPC,
-          "the 65th mailbox: errno %d", errno);
+    tattle_mailbox *refused = NULL;
+    int error = tattle_mailbox_open(&refused, "one too many", 1);
+    CHECK(error == -ENOSPC && refused == NULL, "the 65th mailbox: %s",
+          tattle_error_name(error));
 }
 
 static void test_mailboxes_past_the_limit_fail_with_enospc(void)
@@ -1169,10 +1185,11 @@ static void body_mailbox_heap_full(void)
     /* Four of the largest mailboxes do not fit in the mailbox storage. */
     int opened = 0;
     for (int i = 0; i < 4; i++) {
-        errno = 0;
-        tattle_mailbox *mailbox = tattle_mailbox_open("big", 4096);
-        if (mailbox == NULL) {
-            CHECK(errno == ENOSPC, "errno %d", errno);
+        tattle_mailbox *mailbox = NULL;
+        int error = tattle_mailbox_open(&mailbox, "big", 4096);
+        if (error != 0) {
+            CHECK(error == -ENOSPC && mailbox == NULL, "%s",
+                  tattle_error_name(error));
             break;
         }
         CHECK(tattle_mailbox_send(mailbox, "l", "x", 1) == 0);
@@ -1180,8 +1197,7 @@ static void body_mailbox_heap_full(void)
     }
     CHECK(opened == 3, "%d big mailboxes opened", opened);
     /* The refused request consumed nothing: a small one still fits. */
-    tattle_mailbox *small = tattle_mailbox_open("small", 2);
-    CHECK(small != NULL, "small: %s", strerror(errno));
+    tattle_mailbox *small = open_mailbox("small", 2);
     CHECK(tattle_mailbox_send(small, "l", "s", 1) == 0);
     /* Rings are never starved by mailboxes. */
     for (int i = 0; i < 4; i++) {
@@ -1269,7 +1285,7 @@ static void body_long_utf8_names(void)
     char peer[64];
     snprintf(peer, sizeof peer, "tt%s", TWENTY_E_ACUTES);
     tattle_trace_send(peer, peer, "1", 1);
-    tattle_mailbox *mailbox = tattle_mailbox_open(name, 2);
+    tattle_mailbox *mailbox = open_mailbox(name, 2);
     CHECK(mailbox != NULL);
     CHECK(tattle_mailbox_send(mailbox, peer, "2", 1) == 0);
     char label[8];

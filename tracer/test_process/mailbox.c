@@ -55,7 +55,7 @@ static void copy_bounded(char *destination, size_t size, const char *source)
  * async-signal-safe and lock-free. Returns the offset from the base, or 0
  * when it does not fit (then nothing is consumed: a smaller request may
  * still fit). */
-static uint64_t arena_alloc(struct tattle__arena *arena, uint64_t bytes)
+static uint64_t arena_alloc(struct tattle_trace_arena *arena, uint64_t bytes)
 {
     uint64_t size = arena->mailbox_size;
     if (bytes == 0 || bytes > size)
@@ -134,14 +134,15 @@ static size_t mailbox_bytes(size_t capacity)
            capacity * sizeof(struct tattle__mailbox_slot);
 }
 
-tattle_mailbox *tattle_mailbox_open(const char *name, size_t capacity)
+int tattle_mailbox_open(tattle_mailbox **out, const char *name, size_t capacity)
 {
-    if (capacity == 0 || capacity > TATTLE__MAILBOX_CAPACITY_MAX) {
-        errno = EINVAL;
-        return NULL;
-    }
+    if (out == NULL)
+        return -EINVAL;
+    *out = NULL;
+    if (capacity == 0 || capacity > TATTLE__MAILBOX_CAPACITY_MAX)
+        return -EINVAL;
     size_t bytes = mailbox_bytes(capacity);
-    struct tattle__arena *arena = tattle__trace_current;
+    struct tattle_trace_arena *arena = tattle_trace_current;
     tattle_mailbox *mailbox = NULL;
     uint32_t directory_index = UINT32_MAX;
     if (arena != NULL) {
@@ -149,10 +150,8 @@ tattle_mailbox *tattle_mailbox_open(const char *name, size_t capacity)
          * when the storage does not fit (if nobody took a later one). */
         directory_index = atomic_load(&arena->directory_count);
         do {
-            if (directory_index >= TATTLE__MAX_MAILBOXES) {
-                errno = ENOSPC;
-                return NULL;
-            }
+            if (directory_index >= TATTLE__MAX_MAILBOXES)
+                return -ENOSPC;
         } while (!atomic_compare_exchange_weak(&arena->directory_count,
                                                &directory_index,
                                                directory_index + 1));
@@ -161,8 +160,7 @@ tattle_mailbox *tattle_mailbox_open(const char *name, size_t capacity)
             uint32_t expected = directory_index + 1;
             atomic_compare_exchange_strong(&arena->directory_count, &expected,
                                            directory_index);
-            errno = ENOSPC;
-            return NULL;
+            return -ENOSPC;
         }
         mailbox = tattle__arena_at(arena, offset);
         mailbox->in_arena = 1;
@@ -171,7 +169,7 @@ tattle_mailbox *tattle_mailbox_open(const char *name, size_t capacity)
         void *mapping = mmap(NULL, bytes, PROT_READ | PROT_WRITE,
                              MAP_SHARED | MAP_ANONYMOUS, -1, 0);
         if (mapping == MAP_FAILED)
-            return NULL;
+            return -errno;
         mailbox = mapping;
         mailbox->mapping_size = bytes;
     }
@@ -185,8 +183,7 @@ tattle_mailbox *tattle_mailbox_open(const char *name, size_t capacity)
     if (error != 0) {
         if (!mailbox->in_arena)
             munmap(mailbox, bytes);
-        errno = error;
-        return NULL;
+        return -error;
     }
     mailbox->capacity = (uint32_t)capacity;
     copy_bounded(mailbox->name, sizeof mailbox->name, name ? name : "mailbox");
@@ -198,7 +195,8 @@ tattle_mailbox *tattle_mailbox_open(const char *name, size_t capacity)
     if (directory_index < TATTLE__MAX_MAILBOXES)
         atomic_store_explicit(&arena->directory_kind[directory_index],
                               TATTLE__DIRECTORY_MAILBOX, memory_order_release);
-    return mailbox;
+    *out = mailbox;
+    return 0;
 }
 
 void tattle_mailbox_close(tattle_mailbox *mailbox)
@@ -302,9 +300,9 @@ int tattle_mailbox_send(tattle_mailbox *mailbox, const char *label,
     return 0;
 }
 
-long tattle_mailbox_recv(tattle_mailbox *mailbox, char *label_buf,
-                         size_t label_len, void *msg_buf, size_t msg_len,
-                         int timeout_ms)
+int tattle_mailbox_recv(tattle_mailbox *mailbox, char *label_buf,
+                        size_t label_len, void *msg_buf, size_t msg_len,
+                        int timeout_ms)
 {
     if (mailbox == NULL || (msg_buf == NULL && msg_len != 0))
         return -EINVAL;
@@ -353,7 +351,7 @@ long tattle_mailbox_recv(tattle_mailbox *mailbox, char *label_buf,
     atomic_store(&mailbox->busy, 0);
     wake(mailbox, &mailbox->not_full);
     pthread_mutex_unlock(&mailbox->lock);
-    return (long)length;
+    return (int)length; /* at most TATTLE_MAILBOX_MESSAGE_MAX */
 }
 
 /* ---- Watched user queues --------------------------------------------------- */
@@ -361,7 +359,7 @@ long tattle_mailbox_recv(tattle_mailbox *mailbox, char *label_buf,
 enum { MAX_LOCAL_WATCHES = TATTLE__MAX_WATCHES };
 
 static struct {
-    struct tattle__arena *arena;
+    struct tattle_trace_arena *arena;
     char name[TATTLE__NAME_MAX];
     tattle_snapshot_fn fn;
     void *ctx;
@@ -373,7 +371,7 @@ int tattle_mailbox_watch(const char *name, tattle_snapshot_fn fn, void *ctx)
 {
     if (fn == NULL)
         return -EINVAL;
-    struct tattle__arena *arena = tattle__trace_current;
+    struct tattle_trace_arena *arena = tattle_trace_current;
     if (arena == NULL)
         return 0; /* not traced: nothing will be snapshotted */
     size_t kept = 0;
@@ -413,7 +411,7 @@ static void emit_text(void *emit_ctx, const char *text)
     record->kept++;
 }
 
-void tattle__mailbox_run_watches(struct tattle__arena *arena)
+void tattle__mailbox_run_watches(struct tattle_trace_arena *arena)
 {
     for (size_t i = 0; i < watch_count; i++) {
         if (watches[i].arena != arena)

@@ -3,7 +3,7 @@
  *
  * The hot path is tattle_trace_send/recv/event: when the process is not
  * traced the inline wrappers of trace.h stop at one predictable branch on
- * tattle__trace_current. When it is, the calling thread writes one record
+ * tattle_trace_current. When it is, the calling thread writes one record
  * into its own ring: no lock, no malloc, no atomic read-modify-write. The
  * budget is a hard limit shared by every writer: each thread reserves a
  * quota from a shared counter with a compare-and-swap that never passes
@@ -41,7 +41,7 @@
 
 enum { BUDGET_CHUNK = 32 };
 
-TATTLE_API struct tattle__arena *tattle__trace_current;
+TATTLE_API struct tattle_trace_arena *tattle_trace_current;
 
 /* The arena's configuration, copied once per process at activation so the
  * hot path reads process-private, never-written cache lines. */
@@ -56,7 +56,7 @@ static struct {
 
 
 struct thread_state {
-    struct tattle__arena *arena;    /* the arena this state belongs to */
+    struct tattle_trace_arena *arena; /* the arena this state belongs to */
     struct tattle__ring *ring;
     struct tattle__record *next;    /* where the next record goes */
     struct tattle__record *first;
@@ -64,7 +64,7 @@ struct thread_state {
     uint64_t written;
     uint32_t quota;                 /* budget reserved, not yet used */
     int32_t actor;
-    struct tattle__arena *refused;  /* the arena that had no room for it */
+    struct tattle_trace_arena *refused; /* the arena that had no room for it */
     uint32_t refused_generation;
 };
 
@@ -88,7 +88,7 @@ static void write_record(struct thread_state *state,
 /* Claims an actor entry (each owns a ring) for the calling thread. Returns
  * false when the table is full: the thread is then marked refused for this
  * session and its events are counted as lost. */
-static bool attach(struct thread_state *state, struct tattle__arena *arena,
+static bool attach(struct thread_state *state, struct tattle_trace_arena *arena,
                    int32_t parent, bool forked)
 {
     uint32_t index = atomic_load_explicit(&arena->actor_count, memory_order_relaxed);
@@ -125,7 +125,8 @@ static bool attach(struct thread_state *state, struct tattle__arena *arena,
 /* Reserves the next quota: at most BUDGET_CHUNK events, and no more than a
  * fair share of what is left among the live actors (down to one event), so
  * quotas held by threads that stop recording cannot starve the others. */
-static bool reserve_budget(struct thread_state *state, struct tattle__arena *arena)
+static bool reserve_budget(struct thread_state *state,
+                           struct tattle_trace_arena *arena)
 {
     if (atomic_load_explicit(&arena->overflow, memory_order_relaxed))
         return false;
@@ -154,8 +155,8 @@ static bool reserve_budget(struct thread_state *state, struct tattle__arena *are
 
 /* Gives the unused quota back and, when the actor ends, stops counting it
  * as live. */
-static void release_budget(struct thread_state *state, struct tattle__arena *arena,
-                           bool ending)
+static void release_budget(struct thread_state *state,
+                           struct tattle_trace_arena *arena, bool ending)
 {
     if (state->quota != 0) {
         atomic_fetch_sub_explicit(&arena->budget_reserved, state->quota,
@@ -169,16 +170,16 @@ static void release_budget(struct thread_state *state, struct tattle__arena *are
 void tattle__recorder_release_budget(void)
 {
     struct thread_state *state = &thread_state;
-    struct tattle__arena *arena = tattle__trace_current;
+    struct tattle_trace_arena *arena = tattle_trace_current;
     if (arena != NULL && state->arena == arena)
         release_budget(state, arena, false);
 }
 
 static void on_thread_exit(void *value)
 {
-    struct tattle__arena *arena = value;
+    struct tattle_trace_arena *arena = value;
     struct thread_state *state = &thread_state;
-    if (arena == NULL || arena != tattle__trace_current || state->arena != arena)
+    if (arena == NULL || arena != tattle_trace_current || state->arena != arena)
         return;
     write_record(state, &(struct tattle__event){.kind = TATTLE_TRACE_EXIT,
                                                 .from = TATTLE__SELF});
@@ -188,7 +189,7 @@ static void on_thread_exit(void *value)
 
 static void on_process_exit(void)
 {
-    struct tattle__arena *arena = tattle__trace_current;
+    struct tattle_trace_arena *arena = tattle_trace_current;
     struct thread_state *state = &thread_state;
     if (arena == NULL || state->arena != arena || getpid() == arena->test_pid)
         return;
@@ -200,7 +201,7 @@ static void on_process_exit(void)
 
 static void on_fork_child(void)
 {
-    struct tattle__arena *arena = tattle__trace_current;
+    struct tattle_trace_arena *arena = tattle_trace_current;
     if (arena == NULL)
         return; /* the runner forking a test: nothing to do */
     struct thread_state *state = &thread_state;
@@ -231,7 +232,7 @@ void tattle__recorder_prepare(void)
     }
 }
 
-void tattle__recorder_activate(struct tattle__arena *arena)
+void tattle__recorder_activate(struct tattle_trace_arena *arena)
 {
     tattle__recorder_prepare();
     config.cap = arena->cap;
@@ -245,15 +246,15 @@ void tattle__recorder_activate(struct tattle__arena *arena)
     atomic_store(&arena->active, config.generation);
     thread_state.arena = NULL;
     thread_state.refused = NULL;
-    tattle__trace_current = arena;
+    tattle_trace_current = arena;
     if (attach(&thread_state, arena, -1, false))
         memcpy(arena->actors[thread_state.actor].name, "main", sizeof "main");
 }
 
-void tattle__recorder_forget(struct tattle__arena *arena)
+void tattle__recorder_forget(struct tattle_trace_arena *arena)
 {
-    if (tattle__trace_current == arena)
-        tattle__trace_current = NULL;
+    if (tattle_trace_current == arena)
+        tattle_trace_current = NULL;
     if (thread_state.arena == arena)
         thread_state.arena = NULL;
 }
@@ -290,7 +291,7 @@ static inline unsigned store_party(union tattle__record_name *field,
 static inline void write_record(struct thread_state *state,
                                 const struct tattle__event *event)
 {
-    struct tattle__arena *arena = state->arena;
+    struct tattle_trace_arena *arena = state->arena;
     if (TATTLE__UNLIKELY(atomic_load_explicit(&arena->active, memory_order_relaxed) !=
                          config.generation))
         return;
@@ -332,7 +333,7 @@ static inline void write_record(struct thread_state *state,
 /* The calling thread's state, attached to the current arena, or NULL. */
 static inline struct thread_state *current_state(void)
 {
-    struct tattle__arena *arena = tattle__trace_current;
+    struct tattle_trace_arena *arena = tattle_trace_current;
     struct thread_state *state = &thread_state;
     if (TATTLE__UNLIKELY(arena == NULL))
         return NULL;
@@ -355,7 +356,7 @@ static inline struct thread_state *current_state(void)
 void(tattle_trace_send)(const char *to, const char *label, const void *msg,
                         size_t len)
 {
-    if (TATTLE__LIKELY(tattle__trace_current == NULL))
+    if (TATTLE__LIKELY(tattle_trace_current == NULL))
         return;
     struct thread_state *state = current_state();
     if (state != NULL)
@@ -372,7 +373,7 @@ void(tattle_trace_send)(const char *to, const char *label, const void *msg,
 void(tattle_trace_recv)(const char *from, const char *label, const void *msg,
                         size_t len)
 {
-    if (TATTLE__LIKELY(tattle__trace_current == NULL))
+    if (TATTLE__LIKELY(tattle_trace_current == NULL))
         return;
     struct thread_state *state = current_state();
     if (state != NULL)
@@ -389,7 +390,7 @@ void(tattle_trace_recv)(const char *from, const char *label, const void *msg,
 void(tattle_trace_event)(int level, const char *from, const char *to,
                          const char *label, const char *format, ...)
 {
-    if (TATTLE__LIKELY(tattle__trace_current == NULL) || level >= config.level)
+    if (TATTLE__LIKELY(tattle_trace_current == NULL) || level >= config.level)
         return;
     struct thread_state *state = current_state();
     if (state == NULL)
@@ -420,7 +421,7 @@ void(tattle_trace_event)(int level, const char *from, const char *to,
 
 void tattle_actor_name(const char *name)
 {
-    if (TATTLE__LIKELY(tattle__trace_current == NULL) || name == NULL)
+    if (TATTLE__LIKELY(tattle_trace_current == NULL) || name == NULL)
         return;
     struct thread_state *state = current_state();
     if (state == NULL)

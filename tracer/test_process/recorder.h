@@ -27,11 +27,11 @@ void tattle__recorder_prepare(void);
 
 /** Test process: starts recording into `arena` (installs the fork and
  * thread-exit hooks once per process, names the calling thread "main"). */
-void tattle__recorder_activate(struct tattle__arena *arena);
+void tattle__recorder_activate(struct tattle_trace_arena *arena);
 
 /** Stops this process from recording into `arena` if it does (used when a
  * session is frozen in the process that recorded it, as with --no-fork). */
-void tattle__recorder_forget(struct tattle__arena *arena);
+void tattle__recorder_forget(struct tattle_trace_arena *arena);
 
 /** The calling thread's actor index in the current arena (attaching it if
  * needed), or -1 when not traced or the actors table is full. */
