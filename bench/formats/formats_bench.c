@@ -164,11 +164,11 @@ int main(int argc, char **argv)
                formats[f], count, (double)st.st_size / 1e6);
         printf("  %-6s reporter   %.3f s   peak RSS %.1f MB%s   target <= 2 s, "
                "<= 32 MB\n",
-               formats[f], cost.seconds, cost.peak_kb / 1024.0,
+               formats[f], cost.seconds, (double)cost.peak_kb / 1024.0,
                cost.status == 0 ? "" : "   (FAILED)");
         printf("  baseline fwrite   %.3f s   peak RSS %.1f MB (the same number "
                "of bytes)\n",
-               base.seconds, base.peak_kb / 1024.0);
+               base.seconds, (double)base.peak_kb / 1024.0);
         printf("  ratio             %.2fx the baseline\n",
                cost.seconds / base.seconds);
         failed |= cost.status != 0 || base.status != 0;

@@ -227,11 +227,11 @@ static int bench_shards(const char *tattle, const char *root, unsigned shards,
            shards, per_shard, shards * per_shard, (double)input / 1e6,
            (double)st.st_size / 1e6);
     printf("  tattle merge      %.3f s   peak RSS %.1f MB%s\n", merge.seconds,
-           merge.peak_kb / 1024.0,
+           (double)merge.peak_kb / 1024.0,
            merge.status == 0 ? "" : "   (FAILED: non-zero exit)");
     printf("  baseline fread+fwrite of the same bytes  %.3f s   peak RSS "
            "%.1f MB\n",
-           baseline.seconds, baseline.peak_kb / 1024.0);
+           baseline.seconds, (double)baseline.peak_kb / 1024.0);
     printf("  ratio             %.2fx the baseline\n",
            merge.seconds / baseline.seconds);
     *merge_peak_kb = merge.peak_kb;
@@ -256,7 +256,7 @@ int main(int argc, char **argv)
     failed |= bench_shards(tattle, root, 64, per_shard, &peak_64);
     printf("memory in shard count: 64 shards %.1f MB vs 8 shards %.1f MB "
            "(%.2fx for 8x the streams)   target: flat; 64 x %u in <= 1 s\n",
-           peak_64 / 1024.0, peak_8 / 1024.0,
+           (double)peak_64 / 1024.0, (double)peak_8 / 1024.0,
            peak_8 > 0 ? (double)peak_64 / (double)peak_8 : 0.0, per_shard);
     return failed;
 }

@@ -21,6 +21,8 @@ SOURCE_DIR = os.environ.get(
 sys.path.insert(0, os.path.join(SOURCE_DIR, "tests", "tools"))
 import driver  # noqa: E402
 
+CASES = driver.Cases()
+
 RUNNER_VARIABLES = ("TATTLE_TIMEOUT_MULTIPLIER", "TATTLE_CONFIG", "NO_COLOR")
 
 
@@ -45,6 +47,7 @@ class Case(driver.Checks):
         return match.group(0)
 
 
+@CASES("api_console_trace_header_says_what_it_shows")
 def trace_header(c):
     """40 messages recorded, fewer shown: the header says which ones."""
     block = c.block(c.console("console/traced_fails"), "console/traced_fails")
@@ -58,6 +61,7 @@ def trace_header(c):
     c.expect(shown < recorded, "fewer shown than recorded")
 
 
+@CASES("api_console_trace_passed_shows_passed_traces")
 def trace_passed(c):
     """--trace-passed shows a passed test's trace on the console; without
     it the passed test is one line."""
@@ -69,6 +73,7 @@ def trace_passed(c):
              "the trace with --trace-passed: %r" % block[:400])
 
 
+@CASES("api_console_crash_frame_of_the_body_is_the_test_id")
 def crash_frame_named_by_id(c):
     """The crash's frame of the test body reads console/crashes, not the
     function TEST() generated."""
@@ -78,17 +83,10 @@ def crash_frame_named_by_id(c):
     c.expect("tattle__body__" not in block, "no generated name: %r" % block)
 
 
-CASES = {
-    "trace_header_says_what_it_shows": trace_header,
-    "trace_passed_shows_passed_traces": trace_passed,
-    "crash_frame_of_the_body_is_the_test_id": crash_frame_named_by_id,
-}
 
 
 def main():
-    if sys.argv[1:] == ["--list"]:
-        print("\n".join(CASES))
-        return 0
+    CASES.list_if_asked()
     parser = argparse.ArgumentParser()
     parser.add_argument("case", choices=sorted(CASES))
     parser.add_argument("--fixture", required=True)

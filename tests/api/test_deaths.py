@@ -24,6 +24,8 @@ sys.path.insert(0, os.path.join(SOURCE_DIR, "tests", "tools"))
 import driver  # noqa: E402
 import validate_json  # noqa: E402
 
+CASES = driver.Cases()
+
 RUNNER_VARIABLES = ("TATTLE_TIMEOUT_MULTIPLIER", "TATTLE_CONFIG", "NO_COLOR",
                     "GTEST_TOTAL_SHARDS", "GTEST_SHARD_INDEX",
                     "TEST_TOTAL_SHARDS", "TEST_SHARD_INDEX",
@@ -71,6 +73,7 @@ class Case(driver.Checks):
         return matching[0]
 
 
+@CASES("api_deaths_declared_deaths")
 def declared_deaths(c):
     """A test declared to die passes only when it dies that way after its
     setup; every other ending is a failure saying what happened and what
@@ -109,6 +112,7 @@ def declared_deaths(c):
     c.failure(tests, "declared/dies_in_setup", "crash", "SIGABRT", "during setup")
 
 
+@CASES("api_deaths_death_checks")
 def death_checks(c):
     """ASSERT_SIGNAL / ASSERT_EXIT run the statement in a child: a death
     as expected holds; any other ending fails with how it really ended and
@@ -150,6 +154,7 @@ def death_checks(c):
     c.expect_eq(stdout.count("before the check"), 1, "buffered output written once")
 
 
+@CASES("api_deaths_no_fork_skips_declared_deaths")
 def no_fork_skips_declared_deaths(c):
     """Under --no-fork a test declared to die is skipped with a reason:
     its death would be the runner's."""
@@ -161,17 +166,10 @@ def no_fork_skips_declared_deaths(c):
                  "%s: reason %r" % (test_id, test.get("skip_reason")))
 
 
-CASES = {
-    "declared_deaths": declared_deaths,
-    "death_checks": death_checks,
-    "no_fork_skips_declared_deaths": no_fork_skips_declared_deaths,
-}
 
 
 def main():
-    if sys.argv[1:] == ["--list"]:
-        print("\n".join(CASES))
-        return 0
+    CASES.list_if_asked()
     parser = argparse.ArgumentParser()
     parser.add_argument("case", choices=sorted(CASES))
     parser.add_argument("--fixture", required=True)

@@ -24,6 +24,8 @@ SOURCE_DIR = os.environ.get(
 sys.path.insert(0, os.path.join(SOURCE_DIR, "tests", "tools"))
 import driver  # noqa: E402
 
+CASES = driver.Cases()
+
 WAIT_SCALE = driver.wait_scale()
 HEADING = "## tattle: plugin_fixture"
 
@@ -53,6 +55,7 @@ class Case(driver.Checks):
                      "the Markdown plugin was not built (examples are off)")
 
 
+@CASES("plugin_markdown_to_stdout_written_once_never_by_tests")
 def case_stdout_once(case):
     """The plugin writes its summary to stdout through stdio, buffered,
     while tests that end with bytes in their own stdio buffer are forked:
@@ -87,6 +90,7 @@ def case_stdout_once(case):
                    "passed", "the test that looks for plugins in its process")
 
 
+@CASES("plugin_markdown_to_file_from_flag_and_config")
 def case_file(case):
     """To a file from the flag, and from tattle.yml as {path, file} and as
     a bare path (then its default destination, stdout)."""
@@ -118,6 +122,7 @@ def case_file(case):
                    "summary on stdout:\n" + result.stdout)
 
 
+@CASES("plugin_bad_plugins_exit_2_naming_path_nothing_clobbered")
 def case_errors(case):
     """Each plugin that must be refused: exit 2, one line on stderr naming
     its path and why, nothing run, no report written or replaced."""
@@ -163,6 +168,7 @@ def case_errors(case):
 STREAM_NAME = re.compile(r"plugin_fixture-(\d+)-[0-9a-f]{12}\.jsonl")
 
 
+@CASES("report_dir_each_run_writes_its_own_stream")
 def case_report_dir(case):
     """Runs started side by side with one TATTLE_REPORT_DIR leave a stream
     each (named after program and pid, created, not overwritten); the
@@ -214,6 +220,7 @@ def case_report_dir(case):
     case.expect_eq(report["summary"]["total"], 3, "merged total")
 
 
+@CASES("report_dir_unusable_exits_2")
 def case_report_dir_errors(case):
     """A report directory that is a file: exit 2 with one line naming it,
     nothing run, no report replaced; the same from TATTLE_REPORT_DIR."""
@@ -237,16 +244,8 @@ def case_report_dir_errors(case):
                        how + ": files")
 
 
-CASES = {
-    "stdout-once": case_stdout_once,
-    "file": case_file,
-    "errors": case_errors,
-    "report-dir": case_report_dir,
-    "report-dir-errors": case_report_dir_errors,
-}
-
-
 def main():
+    CASES.list_if_asked()
     parser = argparse.ArgumentParser()
     parser.add_argument("case", choices=sorted(CASES))
     parser.add_argument("--fixture", required=True)
