@@ -216,6 +216,7 @@ static const struct flag_spec flags[] = {
     {"json", 0, "FILE|-", "write the JSON report", REPORT("json")},
     {"jsonl", 0, "FILE|-", "write the JSON Lines event stream",
      REPORT("jsonl")},
+    {"junit", 0, "FILE", "write the JUnit XML report", REPORT("junit")},
     {"reporter", 0, "NAME[=FILE]", "add a reporter by name", REPORTER},
     {"failures-only", 0, NULL, "reports list failed tests only",
      SWITCH(failures_only)},
