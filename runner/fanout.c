@@ -29,12 +29,25 @@ static bool is_standard_stream(const char *path)
            strcmp(path, "stderr") == 0;
 }
 
+/* Where a requested reporter writes: its destination, or standard output
+ * for the reporters whose default is there (the GitHub Actions workflow
+ * commands, which the runner of a workflow reads from the step's output);
+ * NULL leaves the choice to the reporter. */
+static const char *
+request_destination(const struct tattle__reporter_request *request)
+{
+    if (!request->destination && strcmp(request->name, "github") == 0)
+        return "-";
+    return request->destination;
+}
+
 bool tattle__fanout_takes_stdout(const struct tattle__options *options)
 {
-    for (size_t i = 0; i < options->reporter_count; i++)
-        if (options->reporters[i].destination &&
-            strcmp(options->reporters[i].destination, "-") == 0)
+    for (size_t i = 0; i < options->reporter_count; i++) {
+        const char *destination = request_destination(&options->reporters[i]);
+        if (destination && strcmp(destination, "-") == 0)
             return true;
+    }
     return false;
 }
 
@@ -88,8 +101,8 @@ static size_t list_wanted(const struct tattle__options *options,
         /* --compact: the JSON report in its compact form. */
         if (options->compact && strcmp(name, "json") == 0)
             name = "compact";
-        wanted[count++] =
-            (struct reporter_wanted){name, options->reporters[i].destination};
+        wanted[count++] = (struct reporter_wanted){
+            name, request_destination(&options->reporters[i])};
     }
     return count;
 }
@@ -149,7 +162,7 @@ int tattle__fanout_open(struct tattle__fanout *fanout,
 {
     bool stdout_taken = false;
     for (size_t i = 0; i < options->reporter_count; i++) {
-        const char *destination = options->reporters[i].destination;
+        const char *destination = request_destination(&options->reporters[i]);
         if (!destination || strcmp(destination, "-") != 0)
             continue;
         if (stdout_taken) {
