@@ -116,6 +116,7 @@ static void hostile_name_body(void)
 static const struct tattle_test hostile_names[] = {
     HAND_BUILT("names", "quotes \"double\" 'single' ]]> <tag> & %25 a:b,c"),
     HAND_BUILT("names", "::error::not a command"),
+    HAND_BUILT("names", "pipe | cell ``` fence"),
     HAND_BUILT("names", "line\nbreak ::error::x"),
     HAND_BUILT("names", "carriage\rreturn"),
     HAND_BUILT("names", "control \x01\x1b[31m \x7f"),

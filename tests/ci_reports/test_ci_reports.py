@@ -64,6 +64,7 @@ HOSTILE_OUTPUT = (
 HOSTILE_NAMES = [
     b"quotes \"double\" 'single' ]]> <tag> & %25 a:b,c",
     b"::error::not a command",
+    b"pipe | cell ``` fence",
     b"line\nbreak ::error::x",
     b"carriage\rreturn",
     b"control \x01\x1b[31m \x7f",
@@ -569,7 +570,7 @@ def github_step_summary(c):
     directory = c.new_dir()
     summary_path = os.path.join(directory, "summary.md")
     driver.write(summary_path, "earlier step\n")
-    run = github_run(c, ["outcomes/*", "names/*"],
+    run = github_run(c, ["outcomes/*", "names/*", "hostile/*"],
                      env={"GITHUB_STEP_SUMMARY": summary_path})
     text = driver.read(summary_path)
     c.expect(text.startswith("earlier step\n"), "the summary is appended")
@@ -596,6 +597,9 @@ def github_step_summary(c):
     c.expect("<" not in re.sub(r"\\<", "", markdown),
              "raw < in the summary outside the code fence")
     commands = fence.group(2).split("\n")
+    runs = [len(r) for r in re.findall(r"`+", fence.group(2))]
+    c.expect(len(fence.group(1)) > max(runs + [2]),
+             "the fence is longer than every run of backticks it holds")
     c.expect_eq(len([x for x in commands if "--id=" in x]), len(failed),
                 "a rerun command per failed test")
 
