@@ -294,6 +294,8 @@ def check_against_json(c, parsed, run, raw_outputs=None):
                 c.expect_eq(str(details.get("message")), xml_visible(
                     test["failures"][0]["message"].split("\n")[0]),
                     "%s message attribute" % what)
+            c.expect(xml_visible("rerun: " + test["rerun"]) in inner,
+                     "%s: the %s text lacks the rerun command" % (what, element))
             for failure in test["failures"]:
                 texts = [failure["message"]]
                 if failure.get("assertion"):
@@ -310,6 +312,10 @@ def check_against_json(c, parsed, run, raw_outputs=None):
             stack = testcase[element][0].get("stackTrace", [""])[0]
             if isinstance(stack, dict):
                 stack = stack.get("inner", "")
+            attempts = "attempt %d of %d failed (above); attempt %d passed" % (
+                test["attempts"] - 1, test["attempts"], test["attempts"])
+            c.expect(attempts in stack, "%s: the flaky attempt lacks %r"
+                     % (what, attempts))
             for failure in test["failures"]:
                 c.expect(xml_visible(failure["message"]) in stack,
                          "%s: the flaky attempt lacks %r" % (what, failure["message"]))
