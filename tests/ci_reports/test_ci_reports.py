@@ -10,9 +10,10 @@ job summary (GITHUB_STEP_SUMMARY) as Markdown table rows.
     test_ci_reports.py CASE --fixture PATH
 
 Each CASE is one behaviour (one CTest test, see CMakeLists.txt). Exits 0
-when every check held, 1 otherwise, and 77 (skipped) when node is not
-installed (the JUnit cases need junit2json; CI has node and npm, and
-scripts/install-deps.sh runs npm ci).
+when every check held, 1 otherwise, and 77 (skipped) when node, or npm
+to install junit2json with, is not installed (the JUnit cases need
+junit2json; CI has both, and scripts/install-deps.sh runs npm ci). With
+npm there but junit2json not installed, the JUnit cases fail and say so.
 """
 import argparse
 import json
@@ -615,9 +616,14 @@ def main():
     parser.add_argument("case", choices=sorted(CASES))
     parser.add_argument("--fixture", required=True)
     options = parser.parse_args()
-    if options.case.startswith("junit") and not shutil.which("node"):
-        print("skipped: node is not installed; the JUnit checks read the "
-              "report with npm's junit2json (scripts/install-deps.sh)")
+    installed = os.path.isdir(os.path.join(SOURCE_DIR, "node_modules",
+                                           "junit2json"))
+    if options.case.startswith("junit") and (
+            not shutil.which("node") or
+            (not installed and not shutil.which("npm"))):
+        print("skipped: node or npm is not installed; the JUnit checks read "
+              "the report with npm's junit2json (scripts/install-deps.sh "
+              "runs npm ci)")
         return SKIPPED
     return driver.run_case(CASES[options.case], Case(options), options.case)
 
