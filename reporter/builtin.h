@@ -11,6 +11,7 @@
 #include <tattle/reporter.h>
 
 #include "reporter/compact.h"
+#include "reporter/github.h"
 #include "reporter/json.h"
 #include "reporter/jsonl.h"
 #include "reporter/junit.h"

@@ -183,15 +183,39 @@ static void first_line_attribute(struct tattle__xml *xml, const char *name,
     tattle__xml_attribute_bytes(xml, name, text, length);
 }
 
-/* Every failure of the result, as text, into self->text. */
+static void append_text(struct tattle__buffer *out, const char *text)
+{
+    tattle__buffer_append(out, text, strlen(text));
+}
+
+/* Every failure of the result, as text, into self->text; then, when the
+ * test ran more than once, which attempt failed, and the command that
+ * reruns the test. */
 static void failures_text(struct junit_reporter *self,
                           const struct tattle_result *result)
 {
-    tattle__buffer_clear(&self->text);
+    struct tattle__buffer *out = &self->text;
+    tattle__buffer_clear(out);
     for (size_t i = 0; i < result->failure_count; i++) {
         if (i)
-            tattle__buffer_append(&self->text, "\n", 1);
-        tattle__text_failure(&self->text, &result->failures[i]);
+            tattle__buffer_append(out, "\n", 1);
+        tattle__text_failure(out, &result->failures[i]);
+    }
+    if (result->attempts > 1 && result->flaky)
+        tattle__buffer_printf(out,
+                              "\nattempt %u of %u failed (above); attempt %u "
+                              "passed\n",
+                              result->attempts - 1, result->attempts,
+                              result->attempts);
+    else if (result->attempts > 1)
+        tattle__buffer_printf(out,
+                              "\nall %u attempts failed (above: the "
+                              "last one)\n",
+                              result->attempts);
+    if (result->rerun) {
+        append_text(out, result->attempts > 1 ? "rerun: " : "\nrerun: ");
+        append_text(out, result->rerun);
+        tattle__buffer_append(out, "\n", 1);
     }
 }
 

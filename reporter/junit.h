@@ -20,7 +20,10 @@
  * A failed test has one <failure> or <error>: an <error> as soon as one of
  * its failures is not an assertion (a crash after a failed EXPECT is a
  * crash), typed by that failure; its text holds every failure of the test
- * (message, expression, both values, place, stack). A test's output is
+ * (message, expression, both values, place, stack), which attempt that
+ * was when the test ran more than once (--retry keeps the failures of the
+ * last failed attempt only, so there is no <rerunFailure> per attempt),
+ * and the command that reruns the test. A test's output is
  * written as captured (head and tail, with the marker between).
  *
  * Results arrive in run order (shuffled, several jobs), but a suite's test

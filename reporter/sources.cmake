@@ -9,4 +9,5 @@ list(APPEND TATTLE_SOURCES
   reporter/plain_text.c
   reporter/report_output.c
   reporter/junit.c
+  reporter/github.c
 )

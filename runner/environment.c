@@ -83,6 +83,15 @@ static int read_shard(struct tattle__options *options,
     return 0;
 }
 
+/* --junit (or --reporter junit) wins over XML_OUTPUT_FILE. */
+static bool junit_requested(const struct tattle__options *options)
+{
+    for (size_t i = 0; i < options->reporter_count; i++)
+        if (strcmp(options->reporters[i].name, "junit") == 0)
+            return true;
+    return false;
+}
+
 int tattle__environment_read(struct tattle__environment *environment,
                              struct tattle__options *options,
                              struct tattle__buffer *error)
@@ -99,7 +108,7 @@ int tattle__environment_read(struct tattle__environment *environment,
     if (only && options->patterns.count == 0 && options->ids.count == 0)
         tattle__string_list_add(&options->patterns, only);
     const char *xml = variable("XML_OUTPUT_FILE");
-    if (xml && tattle_reporter_find("junit"))
+    if (xml && !junit_requested(options))
         tattle__options_add_reporter(options, "junit", xml);
     const char *report_dir = variable("TATTLE_REPORT_DIR");
     if (report_dir && !options->report_dir)

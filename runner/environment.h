@@ -7,8 +7,8 @@
  * Bazel's TEST_TOTAL_SHARDS/TEST_SHARD_INDEX select a shard when --shard
  * does not, and Bazel's TEST_SHARD_STATUS_FILE is touched to say sharding
  * is understood. Bazel's TESTBRIDGE_TEST_ONLY is a pattern when the
- * command line gives none, XML_OUTPUT_FILE asks for the junit report (when
- * that reporter exists), and TEST_PREMATURE_EXIT_FILE exists while the
+ * command line gives none, XML_OUTPUT_FILE is where the JUnit report goes
+ * when the command line asks for none, and TEST_PREMATURE_EXIT_FILE exists while the
  * tests run, so an exit in the middle is seen. Under CTest,
  * TATTLE_SKIP_RETURN_CODE (set by tattle_discover_tests) is the exit
  * status of a run whose tests were all skipped, and TATTLE_REPORT_DIR is

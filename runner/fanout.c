@@ -33,6 +33,19 @@ static bool is_standard_stream(const char *path)
            strcmp(path, "stderr") == 0;
 }
 
+/* Where a requested reporter writes: its destination, or "-" (standard
+ * output) when it has none, said explicitly for the GitHub Actions
+ * workflow commands, which the runner of a workflow reads from the
+ * step's output; NULL leaves the choice to the reporter, which is
+ * standard output too (writes_report_to_stdout). */
+static const char *
+request_destination(const struct tattle__reporter_request *request)
+{
+    if (!request->destination && strcmp(request->name, "github") == 0)
+        return "-";
+    return request->destination;
+}
+
 /* A reporter other than the console writes a report to stdout when given
  * no destination, "-" or "stdout": the console then goes to stderr, so
  * that stdout holds that report alone. */
@@ -102,8 +115,8 @@ static size_t list_wanted(const struct tattle__options *options,
         /* --compact: the JSON report in its compact form. */
         if (options->compact && strcmp(name, "json") == 0)
             name = "compact";
-        wanted[count++] =
-            (struct reporter_wanted){name, options->reporters[i].destination};
+        wanted[count++] = (struct reporter_wanted){
+            name, request_destination(&options->reporters[i])};
     }
     return count;
 }

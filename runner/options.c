@@ -219,6 +219,7 @@ static const struct flag_spec flags[] = {
     {"json", 0, "FILE|-", "write the JSON report", REPORT("json")},
     {"jsonl", 0, "FILE|-", "write the JSON Lines event stream",
      REPORT("jsonl")},
+    {"junit", 0, "FILE", "write the JUnit XML report", REPORT("junit")},
     {"reporter", 0, "NAME[=FILE]",
      "add a reporter by name, or a plugin by path (PATH.so[=FILE])", REPORTER},
     {"report-dir", 0, "DIR",
