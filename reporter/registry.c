@@ -17,6 +17,8 @@ static const struct tattle_reporter_type *const builtin_reporters[] = {
     &tattle__reporter_compact,
     &tattle__reporter_jsonl,
     &tattle__reporter_junit,
+    &tattle__reporter_tap,
+    &tattle__reporter_ctrf,
 };
 
 static const struct tattle_reporter_type

@@ -9,4 +9,6 @@ list(APPEND TATTLE_SOURCES
   reporter/plain_text.c
   reporter/report_output.c
   reporter/junit.c
+  reporter/tap.c
+  reporter/ctrf.c
 )
