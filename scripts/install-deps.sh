@@ -6,7 +6,8 @@
 # validator), jq (AGENTS.md recipes), clang and g++ (the header warning
 # checks, C and C++),
 # libxml2-utils and perl's prove (consumers of other formats). Uses sudo
-# when not root; does nothing when everything is there.
+# when not root; does nothing when everything is there. Then the npm
+# packages of the report consumer tests (install-npm-deps.sh).
 set -euo pipefail
 
 packages=(cmake gcc g++ clang make pkg-config libcjson-dev libyaml-dev libdw-dev
@@ -17,7 +18,7 @@ for package in "${packages[@]}"; do
     missing+=("$package")
   fi
 done
-[ ${#missing[@]} -eq 0 ] && exit 0
+[ ${#missing[@]} -eq 0 ] && exec "$(dirname "$0")/install-npm-deps.sh"
 
 echo "install-deps: installing ${missing[*]}" >&2
 sudo=""
@@ -28,3 +29,4 @@ fi
 export DEBIAN_FRONTEND=noninteractive
 $sudo apt-get update -qq
 $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
+"$(dirname "$0")/install-npm-deps.sh"
