@@ -109,6 +109,8 @@ static void hand_built_passes(void)
  * runner reports those invalid, so the formats still carry them). */
 static const struct tattle_test hand_built[] = {
     HAND_BUILT("names", "hash # and back\\slash"),
+    HAND_BUILT("names", "runs # SKIP unless # is escaped"),
+    HAND_BUILT("names", "two \\\\# backslashes"),
     HAND_BUILT("names", "trailing\\"),
     HAND_BUILT("names", "caf\xc3\xa9 \xe2\x9c\x93"),
     HAND_BUILT("names", "line\nbreak # not ok 1"),

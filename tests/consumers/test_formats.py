@@ -185,6 +185,13 @@ def tap_tap_parser(c):
     c.expect_eq(parsed["pass"], counts["total"] - counts["failed"], "tap-parser pass")
     c.expect_eq(parsed["bailout"], False, "tap-parser bail-out")
 
+    # Both parsers take YAML at any indentation; TAP 14 says two spaces.
+    with open(os.path.join(directory, "report.tap"), encoding="utf-8") as f:
+        lines = f.read().splitlines()
+    c.expect_eq((lines.count("  ---"), lines.count("  ...")),
+                (counts["failed"] + counts["flaky"],) * 2,
+                "YAML blocks opened and closed at two spaces (one per failed or flaky test)")
+
     by_id = {t["id"]: t for t in report["tests"]}
     points = parsed["points"]
     c.require(len(points) == len(report["tests"]), "one test point per test")
