@@ -29,11 +29,18 @@ static bool is_standard_stream(const char *path)
            strcmp(path, "stderr") == 0;
 }
 
+/* Whether a requested reporter writes to standard output: to "-", or,
+ * named without a file (`--reporter tap`), any reporter but the console. */
+static bool request_takes_stdout(const struct tattle__reporter_request *request)
+{
+    return request->destination ? strcmp(request->destination, "-") == 0
+                                : strcmp(request->name, "console") != 0;
+}
+
 bool tattle__fanout_takes_stdout(const struct tattle__options *options)
 {
     for (size_t i = 0; i < options->reporter_count; i++)
-        if (options->reporters[i].destination &&
-            strcmp(options->reporters[i].destination, "-") == 0)
+        if (request_takes_stdout(&options->reporters[i]))
             return true;
     return false;
 }
@@ -149,8 +156,7 @@ int tattle__fanout_open(struct tattle__fanout *fanout,
 {
     bool stdout_taken = false;
     for (size_t i = 0; i < options->reporter_count; i++) {
-        const char *destination = options->reporters[i].destination;
-        if (!destination || strcmp(destination, "-") != 0)
+        if (!request_takes_stdout(&options->reporters[i]))
             continue;
         if (stdout_taken) {
             tattle__buffer_printf(

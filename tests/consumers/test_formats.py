@@ -347,7 +347,23 @@ def tap_interrupted(c):
 
 NEEDS_NODE = {"tap_tap_parser", "ctrf"}
 
+def tap_reporter_owns_stdout(c):
+    """`--reporter tap` without a file writes TAP to standard output and
+    nothing else goes there: the console moves to stderr, as with
+    `--tap -`."""
+    for arguments in (["--reporter", "tap"], ["--tap", "-"]):
+        directory, process = c.run(arguments + ["formats/passes", "formats/skipped"])
+        c.expect_eq(process.returncode, 0, "%s: exit status" % arguments)
+        c.expect_eq(process.stdout.decode(errors="replace"),
+                    "TAP version 14\n1..2\nok 1 - formats/passes\n"
+                    "ok 2 - formats/skipped # SKIP needs a \\# sign and a \\\\ "
+                    "backslash in its reason\n", "%s: standard output" % arguments)
+        c.expect(b"formats/passes" in process.stderr,
+                 "%s: the console is on stderr" % arguments)
+
+
 CASES = {
+    "tap_reporter_owns_stdout": tap_reporter_owns_stdout,
     "tap_prove": tap_prove,
     "tap_tap_parser": tap_tap_parser,
     "ctrf": ctrf,
