@@ -11,10 +11,12 @@
 #include <tattle/reporter.h>
 
 #include "reporter/compact.h"
+#include "reporter/ctrf.h"
 #include "reporter/github.h"
 #include "reporter/json.h"
 #include "reporter/jsonl.h"
 #include "reporter/junit.h"
+#include "reporter/tap.h"
 
 extern const struct tattle_reporter_type tattle__reporter_console;
 

@@ -10,4 +10,6 @@ list(APPEND TATTLE_SOURCES
   reporter/report_output.c
   reporter/junit.c
   reporter/github.c
+  reporter/tap.c
+  reporter/ctrf.c
 )

@@ -38,7 +38,8 @@ struct tattle__fanout {
     char *report_dir_stream; /* --report-dir: this run's stream; or NULL */
 };
 
-/** True when one of the requested reports goes to standard output. */
+/** True when one of the requested reports goes to standard output: to
+ * "-", or a reporter other than the console named without a file. */
 bool tattle__fanout_takes_stdout(const struct tattle__options *options);
 
 /** Checks, then opens the console and every requested reporter into

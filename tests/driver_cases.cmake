@@ -8,8 +8,9 @@
 # files hold no table of names. Each listed line is the test's name, then
 # `needs:WHAT` words (the case is registered only when WHAT is one of
 # HAVE) and `label:LABEL` words (added to LABELS). The test runs
-# `python3 DRIVER NAME ARGS...`. The listing is read at configure time and
-# the driver is a configure dependency: a new case re-registers.
+# `python3 DRIVER NAME ARGS...`; a case that exits 77 is skipped. The
+# listing is read at configure time and the driver is a configure
+# dependency: a new case re-registers.
 function(tattle_add_driver_cases)
   cmake_parse_arguments(PARSE_ARGV 0 arg "" "DRIVER;TIMEOUT"
                         "ARGS;HAVE;LABELS;ENVIRONMENT")
@@ -49,8 +50,11 @@ function(tattle_add_driver_cases)
     endif()
     add_test(NAME ${name}
       COMMAND ${TATTLE_PYTHON} ${arg_DRIVER} ${name} ${arg_ARGS})
+    # 77: the case cannot run here (a consumer it needs is missing) and
+    # said why.
     set_tests_properties(${name} PROPERTIES
-      ENVIRONMENT "${arg_ENVIRONMENT}" LABELS "${labels}" TIMEOUT ${arg_TIMEOUT})
+      ENVIRONMENT "${arg_ENVIRONMENT}" LABELS "${labels}" TIMEOUT ${arg_TIMEOUT}
+      SKIP_RETURN_CODE 77)
   endforeach()
 endfunction()
 

@@ -28,10 +28,12 @@ SOURCE_DIR = os.path.abspath(os.environ.get(
     os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")))
 sys.path.insert(0, os.path.join(SOURCE_DIR, "tests", "tools"))
 import driver  # noqa: E402
+
+CASES = driver.Cases()
 import validate_json  # noqa: E402
 
 SCHEMA = os.path.join(SOURCE_DIR, "schemas", "junit.xsd")
-CONSUMER = os.path.join(SOURCE_DIR, "tests", "ci_reports", "junit2json_parse.mjs")
+CONSUMER = os.path.join(SOURCE_DIR, "tests", "consumers", "junit2json_parse.mjs")
 SKIPPED = 77
 
 # Variables that change how a tattle program behaves; runs start without.
@@ -240,14 +242,6 @@ def expected_element(test):
     return "failure", test["failures"][0]["assertion"]["macro"]
 
 
-CASES = {}
-
-
-def case(function):
-    CASES[function.__name__] = function
-    return function
-
-
 def check_against_json(c, parsed, run, raw_outputs=None):
     """Counts, and every test of the JSON report as a testcase with the
     element, type, texts and properties its result calls for."""
@@ -339,7 +333,7 @@ def check_against_json(c, parsed, run, raw_outputs=None):
             c.expect_eq(got, expected, "%s system-%s" % (what, stream[3:]))
 
 
-@case
+@CASES("junit_report_is_valid_and_agrees_with_json")
 def junit_outcomes(c):
     """Every outcome, typed as Jenkins reads it, agreeing with the JSON
     report of the same run."""
@@ -366,7 +360,7 @@ def junit_outcomes(c):
         c.expect(line in inner, "the assertion's text lacks %r: %r" % (line, inner))
 
 
-@case
+@CASES("junit_report_keeps_hostile_bytes_visible")
 def junit_hostile(c):
     """Hostile bytes in messages, values, output and names: valid XML for
     both consumers, every forbidden character visible, nothing lost."""
@@ -403,7 +397,7 @@ def junit_hostile(c):
     c.expect_eq(len(names), len(HOSTILE_NAMES), "testcases of hostile names")
 
 
-@case
+@CASES("junit_xml_output_file_is_honoured")
 def junit_xml_output_file(c):
     """Bazel's XML_OUTPUT_FILE gets the JUnit report; --junit wins over it."""
     directory = c.new_dir()
@@ -444,7 +438,7 @@ def repository_path(path):
     return path[len(prefix):] if path.startswith(prefix) else path
 
 
-@case
+@CASES("github_annotations_carry_each_failure")
 def github_annotations(c):
     """One ::error per failure, with the place, the values and the rerun
     command; a ::warning for a flaky pass; nothing for the others."""
@@ -499,7 +493,7 @@ def github_annotations(c):
              "the title escapes %%, : and ,: %r" % quoted[0]["raw"])
 
 
-@case
+@CASES("github_test_output_cannot_issue_commands")
 def github_no_injection(c):
     """Whatever a test prints or names itself, the only workflow commands
     are the reporter's own: annotations of real failures, groups, and the
@@ -570,7 +564,7 @@ def markdown_text(cell):
     return re.sub(r"\\([!-/:-@\[-`{-~])", r"\1", cell)
 
 
-@case
+@CASES("github_step_summary_lists_failures")
 def github_step_summary(c):
     """GITHUB_STEP_SUMMARY gets the counts, a row per failed test and the
     rerun commands, appended after what earlier steps wrote."""
@@ -612,12 +606,13 @@ def github_step_summary(c):
 
 
 def main():
+    CASES.list_if_asked()
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("case", choices=sorted(CASES))
     parser.add_argument("--fixture", required=True)
     options = parser.parse_args()
-    installed = os.path.isdir(os.path.join(SOURCE_DIR, "node_modules",
-                                           "junit2json"))
+    installed = os.path.isdir(os.path.join(SOURCE_DIR, "tests", "consumers",
+                                           "node_modules", "junit2json"))
     if options.case.startswith("junit") and (
             not shutil.which("node") or
             (not installed and not shutil.which("npm"))):

@@ -266,8 +266,8 @@ def config_unknown_reporter(c):
     broken_config(c, "reports: {xunit: out.xml}\n",
                   r"tattle\.yml:1:11: no reporter named 'xunit'" + known,
                   "flow mapping")
-    broken_config(c, "jobs: 1\nreports:\n  json: r.json\n  tap: out.tap\n",
-                  r"tattle\.yml:4:3: no reporter named 'tap'" + known,
+    broken_config(c, "jobs: 1\nreports:\n  json: r.json\n  subunit: out.subunit\n",
+                  r"tattle\.yml:4:3: no reporter named 'subunit'" + known,
                   "block mapping")
     # A reporter that is not built is fine when nothing asks for it.
     directory = c.new_dir()

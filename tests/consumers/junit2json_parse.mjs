@@ -12,7 +12,7 @@ let parse
 try {
   ({ parse } = await import('junit2json'))
 } catch (error) {
-  console.error(`junit2json is not installed (npm ci at the repository root): ${error.message}`)
+  console.error(`junit2json is not installed (scripts/install-npm-deps.sh runs npm ci in tests/consumers): ${error.message}`)
   process.exit(3)
 }
 
