@@ -128,4 +128,3 @@ void tattle__buffer_release(struct tattle__buffer *buffer)
     free(buffer->data);
     *buffer = (struct tattle__buffer){0};
 }
-

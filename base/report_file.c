@@ -13,7 +13,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-
 enum { SINK_CAPACITY = 256 * 1024, COPY_CHUNK = 1 << 30 };
 
 int tattle__write_all(int fd, const void *bytes, size_t length)
@@ -47,7 +46,8 @@ int tattle__sink_write(struct tattle__sink *sink, const void *bytes,
     if (sink->error)
         return sink->error;
     sink->written += length;
-    if (sink->pending.length + length > SINK_CAPACITY && tattle__sink_flush(sink))
+    if (sink->pending.length + length > SINK_CAPACITY &&
+        tattle__sink_flush(sink))
         return sink->error;
     if (length >= SINK_CAPACITY)
         return sink->error = tattle__write_all(sink->fd, bytes, length);
@@ -139,7 +139,8 @@ static int link_anonymous(const char *temp_path, void *ctx)
     int fd = *(const int *)ctx;
     char proc_path[64];
     snprintf(proc_path, sizeof proc_path, "/proc/self/fd/%d", fd);
-    if (linkat(AT_FDCWD, proc_path, AT_FDCWD, temp_path, AT_SYMLINK_FOLLOW) == 0)
+    if (linkat(AT_FDCWD, proc_path, AT_FDCWD, temp_path, AT_SYMLINK_FOLLOW) ==
+        0)
         return 0;
     if (errno != ENOENT)
         return -errno;
@@ -174,8 +175,8 @@ int tattle__atomic_open(struct tattle__atomic_file *file, const char *path)
     file->path = strdup(path);
     if (!file->path)
         return -ENOMEM;
-    int error = try_names_beside(path, create_exclusive, &file->fd,
-                                 &file->temp_path);
+    int error =
+        try_names_beside(path, create_exclusive, &file->fd, &file->temp_path);
     if (error) {
         file->fd = -1;
         tattle__atomic_discard(file);
@@ -221,7 +222,8 @@ int tattle__copy_fd(int in, uint64_t from, uint64_t length, int out)
     /* In-kernel copies first: no user-space buffer, no page of our RSS. */
     while ((uint64_t)offset < length) {
         size_t chunk = length - (uint64_t)offset > COPY_CHUNK
-                           ? COPY_CHUNK : (size_t)(length - (uint64_t)offset);
+                           ? COPY_CHUNK
+                           : (size_t)(length - (uint64_t)offset);
         ssize_t n = copy_file_range(in, &offset, out, NULL, chunk, 0);
         if (n > 0)
             continue;
@@ -236,7 +238,8 @@ int tattle__copy_fd(int in, uint64_t from, uint64_t length, int out)
     }
     while ((uint64_t)offset < length) {
         size_t chunk = length - (uint64_t)offset > COPY_CHUNK
-                           ? COPY_CHUNK : (size_t)(length - (uint64_t)offset);
+                           ? COPY_CHUNK
+                           : (size_t)(length - (uint64_t)offset);
         ssize_t n = sendfile(out, in, &offset, chunk);
         if (n > 0)
             continue;
@@ -257,7 +260,8 @@ int tattle__copy_fd(int in, uint64_t from, uint64_t length, int out)
     int error = 0;
     while (!error && (uint64_t)offset < length) {
         size_t chunk = length - (uint64_t)offset > BUFFER
-                           ? BUFFER : (size_t)(length - (uint64_t)offset);
+                           ? BUFFER
+                           : (size_t)(length - (uint64_t)offset);
         ssize_t n = pread(in, buffer, chunk, offset);
         if (n < 0 && errno == EINTR)
             continue;

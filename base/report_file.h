@@ -22,8 +22,8 @@
  * error is kept in `error` (a negative errno); later writes are dropped. */
 struct tattle__sink {
     int fd;
-    struct tattle__buffer pending;  /* written out past 256 KiB */
-    uint64_t written;   /* bytes accepted so far */
+    struct tattle__buffer pending; /* written out past 256 KiB */
+    uint64_t written;              /* bytes accepted so far */
     int error;
 };
 
@@ -45,8 +45,8 @@ int tattle__scratch_open(const char *directory);
 
 /** A file being written to replace `path` atomically. */
 struct tattle__atomic_file {
-    char *path;          /* the destination */
-    char *temp_path;     /* the temporary file beside it */
+    char *path;      /* the destination */
+    char *temp_path; /* the temporary file beside it */
     int fd;
 };
 

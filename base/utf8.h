@@ -51,7 +51,10 @@ static inline size_t tattle__utf8_cut_length(const char *text, size_t length)
         unsigned char byte = bytes[length - back];
         if ((byte & 0xc0u) == 0x80u)
             continue; /* a continuation byte: look further back */
-        size_t needed = byte >= 0xf0u ? 4 : byte >= 0xe0u ? 3 : byte >= 0xc0u ? 2 : 1;
+        size_t needed = byte >= 0xf0u   ? 4
+                        : byte >= 0xe0u ? 3
+                        : byte >= 0xc0u ? 2
+                                        : 1;
         return needed > back ? length - back : length;
     }
     return length;

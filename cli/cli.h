@@ -19,7 +19,11 @@
 
 #include "base/buffer.h"
 
-enum { TATTLE__EXIT_OK = 0, TATTLE__EXIT_FAILED = 1, TATTLE__EXIT_BAD_INPUT = 2 };
+enum {
+    TATTLE__EXIT_OK = 0,
+    TATTLE__EXIT_FAILED = 1,
+    TATTLE__EXIT_BAD_INPUT = 2
+};
 
 int tattle__cli_merge(int argc, char **argv);
 int tattle__cli_convert(int argc, char **argv);
@@ -28,25 +32,29 @@ int tattle__cli_show(int argc, char **argv);
 int tattle__cli_validate(int argc, char **argv);
 
 /** Prints "tattle COMMAND: MESSAGE" on stderr (one line) and returns 2. */
-int tattle__cli_fail(const char *command, const char *format, ...) TATTLE__PRINTF(2, 3);
+int tattle__cli_fail(const char *command, const char *format, ...)
+    TATTLE__PRINTF(2, 3);
 
 /** True when argv[i] is `--name` or `--name=VALUE` (or the short form);
  * stores the value (the next argument when not joined, advancing *i) and
  * reports a missing one through *missing. */
 bool tattle__cli_option(int argc, char **argv, int *i, const char *long_name,
-                        const char *short_name, const char **value, bool *missing);
+                        const char *short_name, const char **value,
+                        bool *missing);
 
 /** Appends `text[0..length)` so that it cannot drive a terminal: printable
  * UTF-8 passes, control bytes, DEL, C1 characters and invalid bytes become
  * \xNN; newlines too unless `keep_newlines`. Stops after `max_chars`
  * characters (0: no limit), adding "...". */
 void tattle__cli_append_printable(struct tattle__buffer *out, const char *text,
-                                  size_t length, bool keep_newlines, size_t max_chars);
+                                  size_t length, bool keep_newlines,
+                                  size_t max_chars);
 
 /** "file:line" where a failure happened: its own place, else its innermost
  * frame with a file, else the test's declaration; NULL file when unknown. */
 const char *tattle__cli_failure_place(const struct tattle_result *result,
-                                      const struct tattle_failure *failure, int *line);
+                                      const struct tattle_failure *failure,
+                                      int *line);
 
 /* ---- Writing through a reporter (write.c) ---- */
 
@@ -55,7 +63,7 @@ const char *tattle__cli_failure_place(const struct tattle_result *result,
 struct tattle__cli_writer {
     const struct tattle_reporter_type *type;
     void *self;
-    char *destination;      /* NULL: standard output */
+    char *destination; /* NULL: standard output */
     char *temp_path;
     bool begun;
 };
@@ -63,8 +71,9 @@ struct tattle__cli_writer {
 /** Creates the reporter `format` writing to `destination` (NULL or "-":
  * stdout). On failure prints the error (an unknown format lists the ones
  * that exist) and returns 2; nothing is left behind. */
-int tattle__cli_writer_open(struct tattle__cli_writer *writer, const char *command,
-                            const char *format, const char *destination,
+int tattle__cli_writer_open(struct tattle__cli_writer *writer,
+                            const char *command, const char *format,
+                            const char *destination,
                             const struct tattle_report_options *options);
 void tattle__cli_writer_begin(struct tattle__cli_writer *writer,
                               const struct tattle_run_info *run);
@@ -73,19 +82,22 @@ void tattle__cli_writer_test(struct tattle__cli_writer *writer,
                              const struct tattle_result *result);
 /** Ends the report and gives it its name (or copies it to stdout).
  * Returns 0, or prints the error and returns 2 (nothing left behind). */
-int tattle__cli_writer_end(struct tattle__cli_writer *writer, const char *command,
+int tattle__cli_writer_end(struct tattle__cli_writer *writer,
+                           const char *command,
                            const struct tattle_summary *summary);
 /** Drops everything written so far (after a bad input). */
 void tattle__cli_writer_abort(struct tattle__cli_writer *writer);
 
 /** Opens the report or stream at `path` for `command`; on a bad input
  * prints the reader's one-line error and returns NULL. */
-struct tattle__reader *tattle__cli_open_report(const char *command, const char *path);
+struct tattle__reader *tattle__cli_open_report(const char *command,
+                                               const char *path);
 
 /** The summary the input carries; for a stream cut short, `counted` (the
  * tests read so far) marked interrupted, with the stream's duration. */
-const struct tattle_summary *tattle__cli_report_summary(struct tattle__reader *reader,
-                                                        struct tattle_summary *counted);
+const struct tattle_summary *
+tattle__cli_report_summary(struct tattle__reader *reader,
+                           struct tattle_summary *counted);
 
 /** Counts `result` into `summary` (totals, states, flaky). */
 void tattle__cli_summary_count(struct tattle_summary *summary,

@@ -19,7 +19,8 @@ static const char help[] =
     "\n"
     "Writes a report or stream (REPORT; '-' reads stdin) again in FORMAT: any\n"
     "reporter the test binaries have (json, jsonl, compact, console, and the\n"
-    "formats added since: an unknown FORMAT lists them). Without -o the output\n"
+    "formats added since: an unknown FORMAT lists them). Without -o the "
+    "output\n"
     "goes to stdout; with -o FILE, FILE is replaced only when the whole input\n"
     "was read and written. A stream cut short by a killed runner keeps its\n"
     "finished tests; its running tests are reported failed.\n"
@@ -39,25 +40,30 @@ int tattle__cli_convert(int argc, char **argv)
             fputs(help, stdout);
             return TATTLE__EXIT_OK;
         }
-        if (tattle__cli_option(argc, argv, &i, "--to", NULL, &value, &missing)) {
+        if (tattle__cli_option(argc, argv, &i, "--to", NULL, &value,
+                               &missing)) {
             if (missing)
                 return tattle__cli_fail("convert", "--to needs a FORMAT");
             format = value;
-        } else if (tattle__cli_option(argc, argv, &i, "--output", "-o", &value, &missing)) {
+        } else if (tattle__cli_option(argc, argv, &i, "--output", "-o", &value,
+                                      &missing)) {
             if (missing)
                 return tattle__cli_fail("convert", "-o needs a FILE");
             output = value;
         } else if (argv[i][0] == '-' && argv[i][1] != '\0')
-            return tattle__cli_fail("convert", "unknown option '%s' (tattle convert --help)",
-                                    argv[i]);
+            return tattle__cli_fail(
+                "convert", "unknown option '%s' (tattle convert --help)",
+                argv[i]);
         else if (input)
-            return tattle__cli_fail("convert", "one REPORT at a time (tattle merge joins "
-                                               "several)");
+            return tattle__cli_fail("convert",
+                                    "one REPORT at a time (tattle merge joins "
+                                    "several)");
         else
             input = argv[i];
     }
     if (!input || !format)
-        return tattle__cli_fail("convert", "usage: tattle convert REPORT --to FORMAT [-o FILE]");
+        return tattle__cli_fail(
+            "convert", "usage: tattle convert REPORT --to FORMAT [-o FILE]");
 
     struct tattle__reader *reader = tattle__cli_open_report("convert", input);
     if (!reader)
@@ -67,7 +73,8 @@ int tattle__cli_convert(int argc, char **argv)
         .group_by_error = tattle__reader_error_groups(reader) != NULL,
     };
     struct tattle__cli_writer writer;
-    int status = tattle__cli_writer_open(&writer, "convert", format, output, &options);
+    int status =
+        tattle__cli_writer_open(&writer, "convert", format, output, &options);
     if (status != TATTLE__EXIT_OK) {
         tattle__reader_close(reader);
         return status;
@@ -87,7 +94,8 @@ int tattle__cli_convert(int argc, char **argv)
         tattle__reader_close(reader);
         return TATTLE__EXIT_BAD_INPUT;
     }
-    const struct tattle_summary *summary = tattle__cli_report_summary(reader, &counted);
+    const struct tattle_summary *summary =
+        tattle__cli_report_summary(reader, &counted);
     status = tattle__cli_writer_end(&writer, "convert", summary);
     tattle__reader_close(reader);
     return status;

@@ -22,19 +22,26 @@ static const char usage[] =
     "Reads the reports and streams tattle test binaries write.\n"
     "\n"
     "commands:\n"
-    "  merge -o OUT.json IN...     one report from reports, streams and directories\n"
-    "                              of streams (shards, CTest runs, killed runs)\n"
-    "  summary REPORT              counts, error groups, one line per failure and\n"
-    "                              its rerun command; exit 1 when something failed\n"
-    "  show REPORT [ID]            one test in full, its trace as a sequence chart\n"
+    "  merge -o OUT.json IN...     one report from reports, streams and "
+    "directories\n"
+    "                              of streams (shards, CTest runs, killed "
+    "runs)\n"
+    "  summary REPORT              counts, error groups, one line per failure "
+    "and\n"
+    "                              its rerun command; exit 1 when something "
+    "failed\n"
+    "  show REPORT [ID]            one test in full, its trace as a sequence "
+    "chart\n"
     "                              (--mermaid: a Mermaid sequenceDiagram)\n"
-    "  validate FILE...            check reports, streams, compact reports and test\n"
+    "  validate FILE...            check reports, streams, compact reports and "
+    "test\n"
     "                              lists against the schemas built in\n"
     "  convert REPORT --to FORMAT [-o FILE]\n"
     "                              write a report again in another format\n"
     "\n"
     "REPORT may be a JSON report or a JSON Lines stream ('-' reads stdin).\n"
-    "exit status: 0 success, 1 failures (summary) or invalid files (validate),\n"
+    "exit status: 0 success, 1 failures (summary) or invalid files "
+    "(validate),\n"
     "2 usage error or bad input (one line names the file and the place;\n"
     "nothing is written).\n";
 
@@ -47,14 +54,16 @@ int tattle__cli_fail(const char *command, const char *format, ...)
     va_end(args);
     struct tattle__buffer line = {0};
     tattle__cli_append_printable(&line, message.data, message.length, false, 0);
-    fprintf(stderr, "tattle%s%s: %s\n", command ? " " : "", command ? command : "", line.data);
+    fprintf(stderr, "tattle%s%s: %s\n", command ? " " : "",
+            command ? command : "", line.data);
     tattle__buffer_release(&message);
     tattle__buffer_release(&line);
     return TATTLE__EXIT_BAD_INPUT;
 }
 
 bool tattle__cli_option(int argc, char **argv, int *i, const char *long_name,
-                        const char *short_name, const char **value, bool *missing)
+                        const char *short_name, const char **value,
+                        bool *missing)
 {
     const char *arg = argv[*i];
     size_t n = strlen(long_name);
@@ -63,8 +72,10 @@ bool tattle__cli_option(int argc, char **argv, int *i, const char *long_name,
         *value = arg + n + 1;
         return true;
     }
-    bool matches = strcmp(arg, long_name) == 0 || (short_name && strcmp(arg, short_name) == 0);
-    if (!matches && short_name && strncmp(arg, short_name, strlen(short_name)) == 0 &&
+    bool matches = strcmp(arg, long_name) == 0 ||
+                   (short_name && strcmp(arg, short_name) == 0);
+    if (!matches && short_name &&
+        strncmp(arg, short_name, strlen(short_name)) == 0 &&
         arg[strlen(short_name)] != '\0') {
         *value = arg + strlen(short_name);
         return true;
@@ -80,7 +91,8 @@ bool tattle__cli_option(int argc, char **argv, int *i, const char *long_name,
 }
 
 void tattle__cli_append_printable(struct tattle__buffer *out, const char *text,
-                                  size_t length, bool keep_newlines, size_t max_chars)
+                                  size_t length, bool keep_newlines,
+                                  size_t max_chars)
 {
     size_t shown = 0;
     for (size_t i = 0; i < length;) {
@@ -107,7 +119,8 @@ void tattle__cli_append_printable(struct tattle__buffer *out, const char *text,
 }
 
 const char *tattle__cli_failure_place(const struct tattle_result *result,
-                                      const struct tattle_failure *failure, int *line)
+                                      const struct tattle_failure *failure,
+                                      int *line)
 {
     const char *file = failure->file;
     *line = failure->line;
@@ -128,8 +141,8 @@ int main(int argc, char **argv)
         const char *name;
         int (*run)(int argc, char **argv);
     } commands[] = {
-        {"merge", tattle__cli_merge},       {"summary", tattle__cli_summary},
-        {"show", tattle__cli_show},         {"validate", tattle__cli_validate},
+        {"merge", tattle__cli_merge},     {"summary", tattle__cli_summary},
+        {"show", tattle__cli_show},       {"validate", tattle__cli_validate},
         {"convert", tattle__cli_convert},
     };
     if (argc < 2) {
@@ -137,7 +150,8 @@ int main(int argc, char **argv)
         return TATTLE__EXIT_BAD_INPUT;
     }
     const char *name = argv[1];
-    if (strcmp(name, "--help") == 0 || strcmp(name, "-h") == 0 || strcmp(name, "help") == 0) {
+    if (strcmp(name, "--help") == 0 || strcmp(name, "-h") == 0 ||
+        strcmp(name, "help") == 0) {
         if (argc > 2 && strcmp(name, "help") == 0) {
             char help[] = "--help";
             char *args[] = {argv[2], help, NULL};
@@ -155,12 +169,15 @@ int main(int argc, char **argv)
     for (size_t i = 0; i < sizeof commands / sizeof *commands; i++)
         if (strcmp(commands[i].name, name) == 0)
             return commands[i].run(argc - 1, argv + 1);
-    tattle__cli_fail(NULL, "no command named '%s' (commands: merge, summary, show, "
-                           "validate, convert; tattle --help)", name);
+    tattle__cli_fail(NULL,
+                     "no command named '%s' (commands: merge, summary, show, "
+                     "validate, convert; tattle --help)",
+                     name);
     return TATTLE__EXIT_BAD_INPUT;
 }
 
-struct tattle__reader *tattle__cli_open_report(const char *command, const char *path)
+struct tattle__reader *tattle__cli_open_report(const char *command,
+                                               const char *path)
 {
     struct tattle__reader *reader;
     if (tattle__reader_open(&reader, path) != 0) {
@@ -171,8 +188,9 @@ struct tattle__reader *tattle__cli_open_report(const char *command, const char *
     return reader;
 }
 
-const struct tattle_summary *tattle__cli_report_summary(struct tattle__reader *reader,
-                                                        struct tattle_summary *counted)
+const struct tattle_summary *
+tattle__cli_report_summary(struct tattle__reader *reader,
+                           struct tattle_summary *counted)
 {
     const struct tattle_summary *summary = tattle__reader_summary(reader);
     if (summary)

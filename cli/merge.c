@@ -31,17 +31,20 @@ static const char help[] =
     "usage: tattle merge -o OUT.json [--keep-last] [--to FORMAT] IN...\n"
     "\n"
     "Joins reports, streams and directories of streams into one report: the\n"
-    "shards of one run, the one-test runs of CTest (--report-dir), a stream cut\n"
+    "shards of one run, the one-test runs of CTest (--report-dir), a stream "
+    "cut\n"
     "short by a killed runner (its finished tests are kept, the tests it was\n"
     "running are reported failed). A directory contributes its *.jsonl and\n"
-    "*.json files, by name. Tests keep the order of the inputs; the summary is\n"
+    "*.json files, by name. Tests keep the order of the inputs; the summary "
+    "is\n"
     "counted again. OUT is replaced atomically, and only when every input was\n"
     "read whole.\n"
     "\n"
     "  -o, --output FILE  the merged report ('-': stdout)\n"
     "  --keep-last        a test in several inputs is kept from the last one\n"
     "                     (without it, that is an error)\n"
-    "  --group-by-error   add error groups (kept anyway when an input had them)\n"
+    "  --group-by-error   add error groups (kept anyway when an input had "
+    "them)\n"
     "  --to FORMAT        write another format than json (any reporter)\n"
     "\n"
     "exit status: 0 written, 2 usage error or bad input (nothing written).\n";
@@ -52,7 +55,7 @@ struct input {
     char *path;
     /* What its run says, kept for the merged run. */
     char *started_at;
-    int64_t started_us;     /* -1 when started_at is not RFC 3339 */
+    int64_t started_us; /* -1 when started_at is not RFC 3339 */
     uint64_t duration_us;
     uint64_t seed;
     unsigned jobs;
@@ -72,8 +75,10 @@ struct inputs {
 
 static void add_input(struct inputs *inputs, const char *path)
 {
-    inputs->items = tattle__realloc(inputs->items, (inputs->count + 1) * sizeof *inputs->items);
-    inputs->items[inputs->count++] = (struct input){.path = tattle__strdup(path)};
+    inputs->items = tattle__realloc(inputs->items, (inputs->count + 1) *
+                                                       sizeof *inputs->items);
+    inputs->items[inputs->count++] =
+        (struct input){.path = tattle__strdup(path)};
 }
 
 static int compare_names(const void *a, const void *b)
@@ -95,7 +100,8 @@ static int add_directory(struct inputs *inputs, const char *path)
 {
     DIR *directory = opendir(path);
     if (!directory)
-        return tattle__cli_fail("merge", "%s: cannot open: %s", path, strerror(errno));
+        return tattle__cli_fail("merge", "%s: cannot open: %s", path,
+                                strerror(errno));
     char **names = NULL;
     size_t count = 0;
     struct dirent *entry;
@@ -114,7 +120,8 @@ static int add_directory(struct inputs *inputs, const char *path)
     closedir(directory);
     if (count == 0) {
         free(names);
-        return tattle__cli_fail("merge", "%s: no .jsonl or .json file in this directory", path);
+        return tattle__cli_fail(
+            "merge", "%s: no .jsonl or .json file in this directory", path);
     }
     qsort(names, count, sizeof *names, compare_names);
     for (size_t i = 0; i < count; i++) {
@@ -140,8 +147,9 @@ static int64_t parse_time(const char *text)
 {
     struct tm tm = {0};
     int consumed = 0;
-    if (!text || sscanf(text, "%4d-%2d-%2dT%2d:%2d:%2d%n", &tm.tm_year, &tm.tm_mon,
-                        &tm.tm_mday, &tm.tm_hour, &tm.tm_min, &tm.tm_sec, &consumed) != 6)
+    if (!text || sscanf(text, "%4d-%2d-%2dT%2d:%2d:%2d%n", &tm.tm_year,
+                        &tm.tm_mon, &tm.tm_mday, &tm.tm_hour, &tm.tm_min,
+                        &tm.tm_sec, &consumed) != 6)
         return -1;
     tm.tm_year -= 1900;
     tm.tm_mon -= 1;
@@ -194,7 +202,8 @@ static void note_run(struct input *input, struct tattle__reader *reader)
     input->sharded = run->sharded;
     input->shard_index = run->shard_index;
     input->shard_total = run->shard_total;
-    input->interrupted = tattle__reader_cut_short(reader) || (summary && summary->interrupted);
+    input->interrupted =
+        tattle__reader_cut_short(reader) || (summary && summary->interrupted);
     input->planned = run->planned;
     input->has_error_groups = tattle__reader_error_groups(reader) != NULL;
 }
@@ -217,7 +226,8 @@ static void add_hash(struct hashes *hashes, uint64_t hash)
 {
     if (hashes->count == hashes->capacity) {
         hashes->capacity = hashes->capacity ? 2 * hashes->capacity : 64;
-        hashes->items = tattle__realloc(hashes->items, hashes->capacity * sizeof *hashes->items);
+        hashes->items = tattle__realloc(
+            hashes->items, hashes->capacity * sizeof *hashes->items);
     }
     hashes->items[hashes->count++] = hash;
 }
@@ -230,8 +240,8 @@ static int compare_hashes(const void *a, const void *b)
 
 static bool has_hash(const struct hashes *hashes, uint64_t hash)
 {
-    return hashes->count &&
-           bsearch(&hash, hashes->items, hashes->count, sizeof hash, compare_hashes);
+    return hashes->count && bsearch(&hash, hashes->items, hashes->count,
+                                    sizeof hash, compare_hashes);
 }
 
 /* True when the filter may hold `hash`; adds it. */
@@ -267,7 +277,8 @@ static int find_candidates(struct inputs *inputs, struct hashes *candidates)
             free(id);
         }
         if (rc < 0)
-            status = tattle__cli_fail("merge", "%s", tattle__reader_error(reader));
+            status =
+                tattle__cli_fail("merge", "%s", tattle__reader_error(reader));
         else
             note_run(&inputs->items[i], reader);
         tattle__reader_close(reader);
@@ -295,12 +306,12 @@ struct seen_id {
 struct seen_ids {
     struct seen_id *items;
     size_t count;
-    size_t *slots;          /* open addressing: index + 1, 0 empty */
+    size_t *slots; /* open addressing: index + 1, 0 empty */
     size_t slot_count;
 };
 
-static struct seen_id *find_seen(struct seen_ids *seen, const char *id, uint64_t hash,
-                                 bool add)
+static struct seen_id *find_seen(struct seen_ids *seen, const char *id,
+                                 uint64_t hash, bool add)
 {
     if (add && 2 * (seen->count + 1) > seen->slot_count) {
         size_t slot_count = seen->slot_count ? 2 * seen->slot_count : 64;
@@ -325,8 +336,10 @@ static struct seen_id *find_seen(struct seen_ids *seen, const char *id, uint64_t
     }
     if (!add)
         return NULL;
-    seen->items = tattle__realloc(seen->items, (seen->count + 1) * sizeof *seen->items);
-    seen->items[seen->count] = (struct seen_id){tattle__strdup(id), hash, SIZE_MAX, 0};
+    seen->items =
+        tattle__realloc(seen->items, (seen->count + 1) * sizeof *seen->items);
+    seen->items[seen->count] =
+        (struct seen_id){tattle__strdup(id), hash, SIZE_MAX, 0};
     seen->slots[at] = ++seen->count;
     return &seen->items[seen->count - 1];
 }
@@ -339,7 +352,8 @@ static void release_seen(struct seen_ids *seen)
     free(seen->slots);
 }
 
-static int resolve_candidates(const struct inputs *inputs, const struct hashes *candidates,
+static int resolve_candidates(const struct inputs *inputs,
+                              const struct hashes *candidates,
                               struct seen_ids *seen, bool keep_last)
 {
     for (size_t i = 0; i < inputs->count; i++) {
@@ -355,11 +369,12 @@ static int resolve_candidates(const struct inputs *inputs, const struct hashes *
                 if (item->first_input == SIZE_MAX)
                     item->first_input = i;
                 else if (item->last_input != i && !keep_last) {
-                    tattle__cli_fail("merge",
-                                     "test '%s' is in both %s and %s (--keep-last keeps "
-                                     "the later one)",
-                                     id, inputs->items[item->last_input].path,
-                                     inputs->items[i].path);
+                    tattle__cli_fail(
+                        "merge",
+                        "test '%s' is in both %s and %s (--keep-last keeps "
+                        "the later one)",
+                        id, inputs->items[item->last_input].path,
+                        inputs->items[i].path);
                     free(id);
                     tattle__reader_close(reader);
                     return TATTLE__EXIT_BAD_INPUT;
@@ -378,27 +393,30 @@ static int resolve_candidates(const struct inputs *inputs, const struct hashes *
     return TATTLE__EXIT_OK;
 }
 
-/* ---- Pass 3: writing ------------------------------------------------------- */
+/* ---- Pass 3: writing -------------------------------------------------------
+ */
 
 /* The merged run: the earliest start, the span to the latest end, and what
  * all inputs agree on (else the merge's own command line). */
 static struct tattle_run_info merged_run(const struct inputs *inputs,
-                                         struct tattle__reader *first, int argc, char **argv,
-                                         uint64_t *duration_us)
+                                         struct tattle__reader *first, int argc,
+                                         char **argv, uint64_t *duration_us)
 {
     struct tattle_run_info run = *tattle__reader_run(first);
     const struct input *items = inputs->items;
-    bool same_argv = true, same_executable = true, same_shard = true, times = true;
+    bool same_argv = true, same_executable = true, same_shard = true,
+         times = true;
     int64_t start = INT64_MAX, end = INT64_MIN;
     uint64_t duration_sum = 0;
     run.planned = 0;
     for (size_t i = 0; i < inputs->count; i++) {
         const struct input *input = &items[i];
         same_argv = same_argv && input->argv_hash == items[0].argv_hash;
-        same_executable = same_executable &&
-                          ((!input->executable && !items[0].executable) ||
-                           (input->executable && items[0].executable &&
-                            strcmp(input->executable, items[0].executable) == 0));
+        same_executable =
+            same_executable &&
+            ((!input->executable && !items[0].executable) ||
+             (input->executable && items[0].executable &&
+              strcmp(input->executable, items[0].executable) == 0));
         same_shard = same_shard && input->sharded == items[0].sharded &&
                      input->shard_index == items[0].shard_index &&
                      input->shard_total == items[0].shard_total;
@@ -418,7 +436,8 @@ static struct tattle_run_info merged_run(const struct inputs *inputs,
         run.planned += input->planned;
         duration_sum += input->duration_us;
     }
-    *duration_us = times && inputs->count ? (uint64_t)(end - start) : duration_sum;
+    *duration_us =
+        times && inputs->count ? (uint64_t)(end - start) : duration_sum;
     if (!same_argv) {
         run.argc = argc;
         run.argv = argv;
@@ -430,26 +449,31 @@ static struct tattle_run_info merged_run(const struct inputs *inputs,
     return run;
 }
 
-static int write_merged(const struct inputs *inputs, const struct hashes *candidates,
-                        struct seen_ids *seen, const char *format, const char *output,
-                        struct tattle_report_options *options, int argc, char **argv)
+static int write_merged(const struct inputs *inputs,
+                        const struct hashes *candidates, struct seen_ids *seen,
+                        const char *format, const char *output,
+                        struct tattle_report_options *options, int argc,
+                        char **argv)
 {
     bool interrupted = false;
     for (size_t i = 0; i < inputs->count; i++) {
-        options->group_by_error = options->group_by_error || inputs->items[i].has_error_groups;
+        options->group_by_error =
+            options->group_by_error || inputs->items[i].has_error_groups;
         interrupted = interrupted || inputs->items[i].interrupted;
     }
     struct tattle__reader *reader = open_input(&inputs->items[0]);
     if (!reader)
         return TATTLE__EXIT_BAD_INPUT;
     struct tattle__cli_writer writer;
-    int status = tattle__cli_writer_open(&writer, "merge", format, output, options);
+    int status =
+        tattle__cli_writer_open(&writer, "merge", format, output, options);
     if (status != TATTLE__EXIT_OK) {
         tattle__reader_close(reader);
         return status;
     }
     struct tattle_summary summary = {.interrupted = interrupted};
-    struct tattle_run_info run = merged_run(inputs, reader, argc, argv, &summary.duration_us);
+    struct tattle_run_info run =
+        merged_run(inputs, reader, argc, argv, &summary.duration_us);
     tattle__cli_writer_begin(&writer, &run);
     for (size_t i = 0; i < inputs->count; i++) {
         if (i > 0 && !(reader = open_input(&inputs->items[i]))) {
@@ -462,7 +486,8 @@ static int write_merged(const struct inputs *inputs, const struct hashes *candid
             const char *id = result.test.id;
             uint64_t hash = hash_id(id);
             struct seen_id *item = has_hash(candidates, hash)
-                                       ? find_seen(seen, id, hash, false) : NULL;
+                                       ? find_seen(seen, id, hash, false)
+                                       : NULL;
             if (!item || item->last_input == i) {
                 tattle__cli_summary_count(&summary, &result.record.result);
                 tattle__cli_writer_test(&writer, &result.record.result);
@@ -495,12 +520,14 @@ int tattle__cli_merge(int argc, char **argv)
             release_inputs(&inputs);
             return TATTLE__EXIT_OK;
         }
-        if (tattle__cli_option(argc, argv, &i, "--output", "-o", &value, &missing)) {
+        if (tattle__cli_option(argc, argv, &i, "--output", "-o", &value,
+                               &missing)) {
             if (missing)
                 status = tattle__cli_fail("merge", "-o needs a FILE");
             output = value;
             have_output = true;
-        } else if (tattle__cli_option(argc, argv, &i, "--to", NULL, &value, &missing)) {
+        } else if (tattle__cli_option(argc, argv, &i, "--to", NULL, &value,
+                                      &missing)) {
             if (missing)
                 status = tattle__cli_fail("merge", "--to needs a FORMAT");
             format = value;
@@ -509,8 +536,8 @@ int tattle__cli_merge(int argc, char **argv)
         else if (strcmp(argv[i], "--group-by-error") == 0)
             options.group_by_error = true;
         else if (argv[i][0] == '-' && argv[i][1] != '\0')
-            status = tattle__cli_fail("merge", "unknown option '%s' (tattle merge --help)",
-                                      argv[i]);
+            status = tattle__cli_fail(
+                "merge", "unknown option '%s' (tattle merge --help)", argv[i]);
         else {
             struct stat info;
             if (strcmp(argv[i], "-") != 0 && stat(argv[i], &info) == 0 &&
@@ -521,8 +548,9 @@ int tattle__cli_merge(int argc, char **argv)
         }
     }
     if (status == TATTLE__EXIT_OK && (!have_output || inputs.count == 0))
-        status = tattle__cli_fail("merge", "usage: tattle merge -o OUT.json IN... "
-                                           "(tattle merge --help)");
+        status =
+            tattle__cli_fail("merge", "usage: tattle merge -o OUT.json IN... "
+                                      "(tattle merge --help)");
     struct hashes candidates = {0};
     struct seen_ids seen = {0};
     if (status == TATTLE__EXIT_OK)
@@ -530,8 +558,8 @@ int tattle__cli_merge(int argc, char **argv)
     if (status == TATTLE__EXIT_OK && candidates.count)
         status = resolve_candidates(&inputs, &candidates, &seen, keep_last);
     if (status == TATTLE__EXIT_OK)
-        status = write_merged(&inputs, &candidates, &seen, format, output, &options, argc + 1,
-                              argv - 1);
+        status = write_merged(&inputs, &candidates, &seen, format, output,
+                              &options, argc + 1, argv - 1);
     free(candidates.items);
     release_seen(&seen);
     release_inputs(&inputs);

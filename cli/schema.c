@@ -25,7 +25,7 @@ struct document {
 };
 
 struct compiled_pattern {
-    const cJSON *pattern;       /* the schema's string item */
+    const cJSON *pattern; /* the schema's string item */
     regex_t regex;
     bool ok;
 };
@@ -37,16 +37,53 @@ struct tattle__schemas {
     size_t pattern_count;
 };
 
-/* ---- Loading --------------------------------------------------------------- */
+/* ---- Loading ---------------------------------------------------------------
+ */
 
-static const char *const known_keywords[] = {
-    "$schema", "$id", "$defs", "$ref", "$comment", "title", "description", "examples",
-    "default", "format", "deprecated", "readOnly", "writeOnly", "type", "const", "enum",
-    "properties", "required", "additionalProperties", "patternProperties", "propertyNames",
-    "items", "prefixItems", "contains", "minItems", "maxItems", "uniqueItems", "minProperties",
-    "maxProperties", "minLength", "maxLength", "minimum", "maximum", "exclusiveMinimum",
-    "exclusiveMaximum", "multipleOf", "pattern", "allOf", "anyOf", "oneOf", "not", "if",
-    "then", "else"};
+static const char *const known_keywords[] = {"$schema",
+                                             "$id",
+                                             "$defs",
+                                             "$ref",
+                                             "$comment",
+                                             "title",
+                                             "description",
+                                             "examples",
+                                             "default",
+                                             "format",
+                                             "deprecated",
+                                             "readOnly",
+                                             "writeOnly",
+                                             "type",
+                                             "const",
+                                             "enum",
+                                             "properties",
+                                             "required",
+                                             "additionalProperties",
+                                             "patternProperties",
+                                             "propertyNames",
+                                             "items",
+                                             "prefixItems",
+                                             "contains",
+                                             "minItems",
+                                             "maxItems",
+                                             "uniqueItems",
+                                             "minProperties",
+                                             "maxProperties",
+                                             "minLength",
+                                             "maxLength",
+                                             "minimum",
+                                             "maximum",
+                                             "exclusiveMinimum",
+                                             "exclusiveMaximum",
+                                             "multipleOf",
+                                             "pattern",
+                                             "allOf",
+                                             "anyOf",
+                                             "oneOf",
+                                             "not",
+                                             "if",
+                                             "then",
+                                             "else"};
 
 static bool known_keyword(const char *name)
 {
@@ -57,30 +94,37 @@ static bool known_keyword(const char *name)
 }
 
 /* Checks that `schema` and its subschemas use known keywords only. */
-static bool check_keywords(const cJSON *schema, const char *name, struct tattle__buffer *error)
+static bool check_keywords(const cJSON *schema, const char *name,
+                           struct tattle__buffer *error)
 {
     if (cJSON_IsBool(schema))
         return true;
     if (!cJSON_IsObject(schema)) {
-        tattle__buffer_printf(error, "%s: a schema is neither an object nor a boolean", name);
+        tattle__buffer_printf(
+            error, "%s: a schema is neither an object nor a boolean", name);
         return false;
     }
-    for (const cJSON *keyword = schema->child; keyword; keyword = keyword->next) {
+    for (const cJSON *keyword = schema->child; keyword;
+         keyword = keyword->next) {
         const char *k = keyword->string;
         if (!known_keyword(k)) {
-            tattle__buffer_printf(error,
-                                  "%s: the keyword \"%s\" is not one this validator knows "
-                                  "(cli/schema.c)", name, k);
+            tattle__buffer_printf(
+                error,
+                "%s: the keyword \"%s\" is not one this validator knows "
+                "(cli/schema.c)",
+                name, k);
             return false;
         }
-        bool map = strcmp(k, "properties") == 0 || strcmp(k, "patternProperties") == 0 ||
+        bool map = strcmp(k, "properties") == 0 ||
+                   strcmp(k, "patternProperties") == 0 ||
                    strcmp(k, "$defs") == 0;
         bool list = strcmp(k, "allOf") == 0 || strcmp(k, "anyOf") == 0 ||
                     strcmp(k, "oneOf") == 0 || strcmp(k, "prefixItems") == 0;
-        bool single = strcmp(k, "additionalProperties") == 0 || strcmp(k, "items") == 0 ||
-                      strcmp(k, "not") == 0 || strcmp(k, "if") == 0 ||
-                      strcmp(k, "then") == 0 || strcmp(k, "else") == 0 ||
-                      strcmp(k, "contains") == 0 || strcmp(k, "propertyNames") == 0;
+        bool single = strcmp(k, "additionalProperties") == 0 ||
+                      strcmp(k, "items") == 0 || strcmp(k, "not") == 0 ||
+                      strcmp(k, "if") == 0 || strcmp(k, "then") == 0 ||
+                      strcmp(k, "else") == 0 || strcmp(k, "contains") == 0 ||
+                      strcmp(k, "propertyNames") == 0;
         if (map || list) {
             for (const cJSON *sub = keyword->child; sub; sub = sub->next)
                 if (!check_keywords(sub, name, error))
@@ -120,14 +164,17 @@ static char *posix_pattern(const char *pattern)
 static void compile_patterns(struct tattle__schemas *schemas, const cJSON *item)
 {
     for (; item; item = item->next) {
-        if (item->string && strcmp(item->string, "pattern") == 0 && cJSON_IsString(item)) {
+        if (item->string && strcmp(item->string, "pattern") == 0 &&
+            cJSON_IsString(item)) {
             schemas->patterns = tattle__realloc(schemas->patterns,
                                                 (schemas->pattern_count + 1) *
                                                     sizeof *schemas->patterns);
-            struct compiled_pattern *compiled = &schemas->patterns[schemas->pattern_count++];
+            struct compiled_pattern *compiled =
+                &schemas->patterns[schemas->pattern_count++];
             compiled->pattern = item;
             char *posix = posix_pattern(item->valuestring);
-            compiled->ok = regcomp(&compiled->regex, posix, REG_EXTENDED | REG_NOSUB) == 0;
+            compiled->ok =
+                regcomp(&compiled->regex, posix, REG_EXTENDED | REG_NOSUB) == 0;
             free(posix);
         }
         if (item->child)
@@ -141,14 +188,17 @@ struct tattle__schemas *tattle__schemas_load(struct tattle__buffer *error)
     schemas->documents = tattle__calloc(tattle__embedded_schema_count,
                                         sizeof *schemas->documents);
     for (size_t i = 0; i < tattle__embedded_schema_count; i++) {
-        const struct tattle__embedded_schema *embedded = &tattle__embedded_schemas[i];
+        const struct tattle__embedded_schema *embedded =
+            &tattle__embedded_schemas[i];
         cJSON *root = cJSON_Parse(embedded->text);
         if (!root) {
-            tattle__buffer_printf(error, "%s: the built-in schema is not JSON", embedded->name);
+            tattle__buffer_printf(error, "%s: the built-in schema is not JSON",
+                                  embedded->name);
             tattle__schemas_free(schemas);
             return NULL;
         }
-        schemas->documents[schemas->count++] = (struct document){embedded->name, root};
+        schemas->documents[schemas->count++] =
+            (struct document){embedded->name, root};
         if (!check_keywords(root, embedded->name, error)) {
             tattle__schemas_free(schemas);
             return NULL;
@@ -172,8 +222,9 @@ void tattle__schemas_free(struct tattle__schemas *schemas)
     free(schemas);
 }
 
-static const struct document *find_document(const struct tattle__schemas *schemas,
-                                            const char *name, size_t length)
+static const struct document *
+find_document(const struct tattle__schemas *schemas, const char *name,
+              size_t length)
 {
     for (size_t i = 0; i < schemas->count; i++)
         if (strlen(schemas->documents[i].name) == length &&
@@ -182,16 +233,18 @@ static const struct document *find_document(const struct tattle__schemas *schema
     return NULL;
 }
 
-bool tattle__schemas_have(const struct tattle__schemas *schemas, const char *name)
+bool tattle__schemas_have(const struct tattle__schemas *schemas,
+                          const char *name)
 {
     return find_document(schemas, name, strlen(name)) != NULL;
 }
 
-/* ---- Validating ------------------------------------------------------------ */
+/* ---- Validating ------------------------------------------------------------
+ */
 
 struct path {
     const struct path *parent;
-    const char *key;        /* NULL: index */
+    const char *key; /* NULL: index */
     size_t index;
 };
 
@@ -209,13 +262,14 @@ static void render_path(const struct path *path, struct tattle__buffer *out)
         return;
     render_path(path->parent, out);
     if (!path->key) {
-        tattle__buffer_printf(out, "%s[%zu]", path->parent ? "" : ".", path->index);
+        tattle__buffer_printf(out, "%s[%zu]", path->parent ? "" : ".",
+                              path->index);
         return;
     }
     bool plain = *path->key != '\0';
     for (const char *p = path->key; *p && plain; p++)
-        plain = (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || *p == '_' ||
-                (p != path->key && *p >= '0' && *p <= '9');
+        plain = (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+                *p == '_' || (p != path->key && *p >= '0' && *p <= '9');
     if (plain)
         tattle__buffer_printf(out, ".%s", path->key);
     else {
@@ -229,14 +283,15 @@ static void render_path(const struct path *path, struct tattle__buffer *out)
 
 struct context {
     struct tattle__schemas *schemas;
-    struct tattle__buffer *error;   /* NULL: only the verdict is wanted */
+    struct tattle__buffer *error; /* NULL: only the verdict is wanted */
     size_t error_depth;
     int depth;
 };
 
-static bool fail(struct context *c, const struct path *path, const char *format, ...)
-    TATTLE__PRINTF(3, 4);
-static bool fail(struct context *c, const struct path *path, const char *format, ...)
+static bool fail(struct context *c, const struct path *path, const char *format,
+                 ...) TATTLE__PRINTF(3, 4);
+static bool fail(struct context *c, const struct path *path, const char *format,
+                 ...)
 {
     if (!c->error || c->error->length)
         return false;
@@ -347,7 +402,8 @@ static size_t utf8_length(const char *text)
     return n;
 }
 
-static bool pattern_matches(struct context *c, const cJSON *pattern, const char *text)
+static bool pattern_matches(struct context *c, const cJSON *pattern,
+                            const char *text)
 {
     for (size_t i = 0; i < c->schemas->pattern_count; i++) {
         struct compiled_pattern *compiled = &c->schemas->patterns[i];
@@ -372,22 +428,26 @@ static bool pattern_matches(struct context *c, const cJSON *pattern, const char 
     return false;
 }
 
-static bool validate(struct context *c, const struct document *document, const cJSON *schema,
-                     const cJSON *instance, const struct path *path);
+static bool validate(struct context *c, const struct document *document,
+                     const cJSON *schema, const cJSON *instance,
+                     const struct path *path);
 
 /* Follows a $ref: "#/json/pointer" in this document, or "name.json#/..." in
  * another built-in schema. */
-static bool follow_ref(struct context *c, const struct document *document, const char *ref,
-                       const cJSON *instance, const struct path *path)
+static bool follow_ref(struct context *c, const struct document *document,
+                       const char *ref, const cJSON *instance,
+                       const struct path *path)
 {
     const char *hash = strchr(ref, '#');
     size_t name_length = hash ? (size_t)(hash - ref) : strlen(ref);
     if (name_length) {
         const char *slash = memrchr(ref, '/', name_length);
         const char *name = slash ? slash + 1 : ref;
-        document = find_document(c->schemas, name, (size_t)(ref + name_length - name));
+        document =
+            find_document(c->schemas, name, (size_t)(ref + name_length - name));
         if (!document)
-            return fail(c, path, "the schema refers to %s, which is not built in", ref);
+            return fail(c, path,
+                        "the schema refers to %s, which is not built in", ref);
     }
     const cJSON *target = document->root;
     const char *pointer = hash ? hash + 1 : "";
@@ -396,14 +456,19 @@ static bool follow_ref(struct context *c, const struct document *document, const
         size_t length = strcspn(pointer, "/");
         struct tattle__buffer token = {0};
         for (size_t i = 0; i < length; i++) {
-            if (pointer[i] == '~' && i + 1 < length && (pointer[i + 1] == '0' || pointer[i + 1] == '1')) {
-                tattle__buffer_append_string(&token, pointer[i + 1] == '0' ? "~" : "/");
+            if (pointer[i] == '~' && i + 1 < length &&
+                (pointer[i + 1] == '0' || pointer[i + 1] == '1')) {
+                tattle__buffer_append_string(&token,
+                                             pointer[i + 1] == '0' ? "~" : "/");
                 i++;
             } else
                 tattle__buffer_append(&token, &pointer[i], 1);
         }
-        target = cJSON_IsArray(target) ? cJSON_GetArrayItem(target, atoi(token.data ? token.data : "0"))
-                                       : cJSON_GetObjectItemCaseSensitive(target, token.data ? token.data : "");
+        target = cJSON_IsArray(target)
+                     ? cJSON_GetArrayItem(target,
+                                          atoi(token.data ? token.data : "0"))
+                     : cJSON_GetObjectItemCaseSensitive(
+                           target, token.data ? token.data : "");
         tattle__buffer_release(&token);
         pointer += length;
     }
@@ -414,9 +479,10 @@ static bool follow_ref(struct context *c, const struct document *document, const
 
 /* Tries `schema` without reporting; returns the verdict, and when invalid
  * the error and its depth in *error / *depth (when not NULL). */
-static bool try_schema(struct context *c, const struct document *document, const cJSON *schema,
-                       const cJSON *instance, const struct path *path,
-                       struct tattle__buffer *error, size_t *depth)
+static bool try_schema(struct context *c, const struct document *document,
+                       const cJSON *schema, const cJSON *instance,
+                       const struct path *path, struct tattle__buffer *error,
+                       size_t *depth)
 {
     struct context quiet = {c->schemas, error, 0, c->depth};
     bool ok = validate(&quiet, document, schema, instance, path);
@@ -425,7 +491,8 @@ static bool try_schema(struct context *c, const struct document *document, const
     return ok;
 }
 
-static bool validate_alternatives(struct context *c, const struct document *document,
+static bool validate_alternatives(struct context *c,
+                                  const struct document *document,
                                   const cJSON *list, const cJSON *instance,
                                   const struct path *path, bool exactly_one)
 {
@@ -434,7 +501,8 @@ static bool validate_alternatives(struct context *c, const struct document *docu
     for (const cJSON *sub = list->child; sub; sub = sub->next) {
         struct tattle__buffer error = {0};
         size_t depth = 0;
-        if (try_schema(c, document, sub, instance, path, c->error ? &error : NULL, &depth))
+        if (try_schema(c, document, sub, instance, path,
+                       c->error ? &error : NULL, &depth))
             matches++;
         else if (error.length && (!best.length || depth > best_depth)) {
             tattle__buffer_release(&best);
@@ -449,7 +517,9 @@ static bool validate_alternatives(struct context *c, const struct document *docu
     bool ok = exactly_one ? matches == 1 : matches > 0;
     if (!ok && c->error && !c->error->length) {
         if (matches > 1)
-            fail(c, path, "valid against %zu of the oneOf alternatives (exactly one allowed)",
+            fail(c, path,
+                 "valid against %zu of the oneOf alternatives (exactly one "
+                 "allowed)",
                  matches);
         else if (best.length) {
             tattle__buffer_append(c->error, best.data, best.length);
@@ -462,24 +532,36 @@ static bool validate_alternatives(struct context *c, const struct document *docu
 }
 
 static bool validate_object(struct context *c, const struct document *document,
-                            const cJSON *schema, const cJSON *instance, const struct path *path)
+                            const cJSON *schema, const cJSON *instance,
+                            const struct path *path)
 {
-    const cJSON *required = cJSON_GetObjectItemCaseSensitive(schema, "required");
-    for (const cJSON *name = required ? required->child : NULL; name; name = name->next)
+    const cJSON *required =
+        cJSON_GetObjectItemCaseSensitive(schema, "required");
+    for (const cJSON *name = required ? required->child : NULL; name;
+         name = name->next)
         if (cJSON_IsString(name) &&
             !cJSON_GetObjectItemCaseSensitive(instance, name->valuestring))
-            return fail(c, path, "missing the required member \"%s\"", name->valuestring);
-    const cJSON *properties = cJSON_GetObjectItemCaseSensitive(schema, "properties");
-    const cJSON *patterns = cJSON_GetObjectItemCaseSensitive(schema, "patternProperties");
-    const cJSON *additional = cJSON_GetObjectItemCaseSensitive(schema, "additionalProperties");
-    const cJSON *names = cJSON_GetObjectItemCaseSensitive(schema, "propertyNames");
-    const cJSON *min = cJSON_GetObjectItemCaseSensitive(schema, "minProperties");
-    const cJSON *max = cJSON_GetObjectItemCaseSensitive(schema, "maxProperties");
+            return fail(c, path, "missing the required member \"%s\"",
+                        name->valuestring);
+    const cJSON *properties =
+        cJSON_GetObjectItemCaseSensitive(schema, "properties");
+    const cJSON *patterns =
+        cJSON_GetObjectItemCaseSensitive(schema, "patternProperties");
+    const cJSON *additional =
+        cJSON_GetObjectItemCaseSensitive(schema, "additionalProperties");
+    const cJSON *names =
+        cJSON_GetObjectItemCaseSensitive(schema, "propertyNames");
+    const cJSON *min =
+        cJSON_GetObjectItemCaseSensitive(schema, "minProperties");
+    const cJSON *max =
+        cJSON_GetObjectItemCaseSensitive(schema, "maxProperties");
     int count = cJSON_GetArraySize(instance);
     if (cJSON_IsNumber(min) && count < min->valuedouble)
-        return fail(c, path, "has %d members, fewer than %g", count, min->valuedouble);
+        return fail(c, path, "has %d members, fewer than %g", count,
+                    min->valuedouble);
     if (cJSON_IsNumber(max) && count > max->valuedouble)
-        return fail(c, path, "has %d members, more than %g", count, max->valuedouble);
+        return fail(c, path, "has %d members, more than %g", count,
+                    max->valuedouble);
     for (const cJSON *member = instance->child; member; member = member->next) {
         struct path here = {path, member->string, 0};
         if (names) {
@@ -487,11 +569,14 @@ static bool validate_object(struct context *c, const struct document *document,
             bool ok = try_schema(c, document, names, name, path, NULL, NULL);
             cJSON_Delete(name);
             if (!ok)
-                return fail(c, path, "the member name \"%s\" is not allowed", member->string);
+                return fail(c, path, "the member name \"%s\" is not allowed",
+                            member->string);
         }
         bool matched = false;
-        const cJSON *sub = properties ? cJSON_GetObjectItemCaseSensitive(properties, member->string)
-                                      : NULL;
+        const cJSON *sub =
+            properties
+                ? cJSON_GetObjectItemCaseSensitive(properties, member->string)
+                : NULL;
         if (sub) {
             matched = true;
             if (!validate(c, document, sub, member, &here))
@@ -503,8 +588,10 @@ static bool validate_object(struct context *c, const struct document *document,
              * expressions compiled on the fly (rare). */
             char *posix = posix_pattern(pattern->string);
             regex_t regex;
-            bool compiled = regcomp(&regex, posix, REG_EXTENDED | REG_NOSUB) == 0;
-            bool applies = compiled && regexec(&regex, member->string, 0, NULL, 0) == 0;
+            bool compiled =
+                regcomp(&regex, posix, REG_EXTENDED | REG_NOSUB) == 0;
+            bool applies =
+                compiled && regexec(&regex, member->string, 0, NULL, 0) == 0;
             if (compiled)
                 regfree(&regex);
             free(posix);
@@ -516,7 +603,8 @@ static bool validate_object(struct context *c, const struct document *document,
         }
         if (!matched && additional) {
             if (cJSON_IsFalse(additional))
-                return fail(c, path, "has the member \"%s\", which is not allowed here",
+                return fail(c, path,
+                            "has the member \"%s\", which is not allowed here",
                             member->string);
             if (!validate(c, document, additional, member, &here))
                 return false;
@@ -526,42 +614,52 @@ static bool validate_object(struct context *c, const struct document *document,
 }
 
 static bool validate_array(struct context *c, const struct document *document,
-                           const cJSON *schema, const cJSON *instance, const struct path *path)
+                           const cJSON *schema, const cJSON *instance,
+                           const struct path *path)
 {
     int count = cJSON_GetArraySize(instance);
     const cJSON *min = cJSON_GetObjectItemCaseSensitive(schema, "minItems");
     const cJSON *max = cJSON_GetObjectItemCaseSensitive(schema, "maxItems");
     if (cJSON_IsNumber(min) && count < min->valuedouble)
-        return fail(c, path, "has %d item%s, fewer than %g", count, count == 1 ? "" : "s",
-                    min->valuedouble);
+        return fail(c, path, "has %d item%s, fewer than %g", count,
+                    count == 1 ? "" : "s", min->valuedouble);
     if (cJSON_IsNumber(max) && count > max->valuedouble)
-        return fail(c, path, "has %d items, more than %g", count, max->valuedouble);
-    const cJSON *prefix = cJSON_GetObjectItemCaseSensitive(schema, "prefixItems");
+        return fail(c, path, "has %d items, more than %g", count,
+                    max->valuedouble);
+    const cJSON *prefix =
+        cJSON_GetObjectItemCaseSensitive(schema, "prefixItems");
     const cJSON *items = cJSON_GetObjectItemCaseSensitive(schema, "items");
     int prefix_count = prefix ? cJSON_GetArraySize(prefix) : 0;
     int index = 0;
-    for (const cJSON *item = instance->child; item; item = item->next, index++) {
+    for (const cJSON *item = instance->child; item;
+         item = item->next, index++) {
         struct path here = {path, NULL, (size_t)index};
-        const cJSON *sub = index < prefix_count ? cJSON_GetArrayItem(prefix, index) : items;
+        const cJSON *sub =
+            index < prefix_count ? cJSON_GetArrayItem(prefix, index) : items;
         if (sub && !validate(c, document, sub, item, &here))
             return false;
     }
-    const cJSON *unique = cJSON_GetObjectItemCaseSensitive(schema, "uniqueItems");
+    const cJSON *unique =
+        cJSON_GetObjectItemCaseSensitive(schema, "uniqueItems");
     if (cJSON_IsTrue(unique)) {
         int i = 0;
         for (const cJSON *a = instance->child; a; a = a->next, i++) {
             int j = i + 1;
             for (const cJSON *b = a->next; b; b = b->next, j++)
                 if (json_equal(a, b))
-                    return fail(c, path, "items %d and %d are equal (items must be unique)", i,
-                                j);
+                    return fail(
+                        c, path,
+                        "items %d and %d are equal (items must be unique)", i,
+                        j);
         }
     }
-    const cJSON *contains = cJSON_GetObjectItemCaseSensitive(schema, "contains");
+    const cJSON *contains =
+        cJSON_GetObjectItemCaseSensitive(schema, "contains");
     if (contains) {
         bool found = false;
         index = 0;
-        for (const cJSON *item = instance->child; item && !found; item = item->next, index++) {
+        for (const cJSON *item = instance->child; item && !found;
+             item = item->next, index++) {
             struct path here = {path, NULL, (size_t)index};
             found = try_schema(c, document, contains, item, &here, NULL, NULL);
         }
@@ -571,8 +669,9 @@ static bool validate_array(struct context *c, const struct document *document,
     return true;
 }
 
-static bool validate(struct context *c, const struct document *document, const cJSON *schema,
-                     const cJSON *instance, const struct path *path)
+static bool validate(struct context *c, const struct document *document,
+                     const cJSON *schema, const cJSON *instance,
+                     const struct path *path)
 {
     if (cJSON_IsTrue(schema))
         return true;
@@ -584,25 +683,29 @@ static bool validate(struct context *c, const struct document *document, const c
     }
     bool ok = false;
     const cJSON *keyword;
-    if ((keyword = cJSON_GetObjectItemCaseSensitive(schema, "$ref")) && cJSON_IsString(keyword) &&
+    if ((keyword = cJSON_GetObjectItemCaseSensitive(schema, "$ref")) &&
+        cJSON_IsString(keyword) &&
         !follow_ref(c, document, keyword->valuestring, instance, path))
         goto done;
     if ((keyword = cJSON_GetObjectItemCaseSensitive(schema, "type"))) {
         bool fits = false;
         if (cJSON_IsString(keyword))
             fits = has_type(instance, keyword->valuestring);
-        for (const cJSON *t = cJSON_IsArray(keyword) ? keyword->child : NULL; t && !fits;
-             t = t->next)
+        for (const cJSON *t = cJSON_IsArray(keyword) ? keyword->child : NULL;
+             t && !fits; t = t->next)
             fits = cJSON_IsString(t) && has_type(instance, t->valuestring);
         if (!fits) {
             struct tattle__buffer wanted = {0};
             if (cJSON_IsString(keyword))
                 tattle__buffer_append_string(&wanted, keyword->valuestring);
-            for (const cJSON *t = cJSON_IsArray(keyword) ? keyword->child : NULL; t; t = t->next)
-                tattle__buffer_printf(&wanted, "%s%s", wanted.length ? " or " : "",
+            for (const cJSON *t = cJSON_IsArray(keyword) ? keyword->child
+                                                         : NULL;
+                 t; t = t->next)
+                tattle__buffer_printf(&wanted, "%s%s",
+                                      wanted.length ? " or " : "",
                                       cJSON_IsString(t) ? t->valuestring : "?");
-            fail(c, path, "expected %s, found %s", wanted.data ? wanted.data : "?",
-                 type_of(instance));
+            fail(c, path, "expected %s, found %s",
+                 wanted.data ? wanted.data : "?", type_of(instance));
             tattle__buffer_release(&wanted);
             goto done;
         }
@@ -617,7 +720,8 @@ static bool validate(struct context *c, const struct document *document, const c
     }
     if ((keyword = cJSON_GetObjectItemCaseSensitive(schema, "enum"))) {
         bool found = false;
-        for (const cJSON *value = keyword->child; value && !found; value = value->next)
+        for (const cJSON *value = keyword->child; value && !found;
+             value = value->next)
             found = json_equal(value, instance);
         if (!found) {
             char *want = shown(keyword), *got = shown(instance);
@@ -627,14 +731,19 @@ static bool validate(struct context *c, const struct document *document, const c
             goto done;
         }
     }
-    if (cJSON_IsObject(instance) && !validate_object(c, document, schema, instance, path))
+    if (cJSON_IsObject(instance) &&
+        !validate_object(c, document, schema, instance, path))
         goto done;
-    if (cJSON_IsArray(instance) && !validate_array(c, document, schema, instance, path))
+    if (cJSON_IsArray(instance) &&
+        !validate_array(c, document, schema, instance, path))
         goto done;
     if (cJSON_IsString(instance)) {
-        const cJSON *min = cJSON_GetObjectItemCaseSensitive(schema, "minLength");
-        const cJSON *max = cJSON_GetObjectItemCaseSensitive(schema, "maxLength");
-        const cJSON *pattern = cJSON_GetObjectItemCaseSensitive(schema, "pattern");
+        const cJSON *min =
+            cJSON_GetObjectItemCaseSensitive(schema, "minLength");
+        const cJSON *max =
+            cJSON_GetObjectItemCaseSensitive(schema, "maxLength");
+        const cJSON *pattern =
+            cJSON_GetObjectItemCaseSensitive(schema, "pattern");
         size_t length = utf8_length(instance->valuestring);
         if (cJSON_IsNumber(min) && (double)length < min->valuedouble) {
             fail(c, path, "is shorter than %g characters", min->valuedouble);
@@ -644,9 +753,11 @@ static bool validate(struct context *c, const struct document *document, const c
             fail(c, path, "is longer than %g characters", max->valuedouble);
             goto done;
         }
-        if (cJSON_IsString(pattern) && !pattern_matches(c, pattern, instance->valuestring)) {
+        if (cJSON_IsString(pattern) &&
+            !pattern_matches(c, pattern, instance->valuestring)) {
             char *got = shown(instance);
-            fail(c, path, "%s does not match the pattern %s", got, pattern->valuestring);
+            fail(c, path, "%s does not match the pattern %s", got,
+                 pattern->valuestring);
             free(got);
             goto done;
         }
@@ -654,29 +765,37 @@ static bool validate(struct context *c, const struct document *document, const c
     if (cJSON_IsNumber(instance)) {
         double value = instance->valuedouble;
         const cJSON *k;
-        if ((k = cJSON_GetObjectItemCaseSensitive(schema, "minimum")) && cJSON_IsNumber(k) &&
-            value < k->valuedouble) {
-            fail(c, path, "%.17g is less than the minimum %.17g", value, k->valuedouble);
+        if ((k = cJSON_GetObjectItemCaseSensitive(schema, "minimum")) &&
+            cJSON_IsNumber(k) && value < k->valuedouble) {
+            fail(c, path, "%.17g is less than the minimum %.17g", value,
+                 k->valuedouble);
             goto done;
         }
-        if ((k = cJSON_GetObjectItemCaseSensitive(schema, "maximum")) && cJSON_IsNumber(k) &&
-            value > k->valuedouble) {
-            fail(c, path, "%.17g is more than the maximum %.17g", value, k->valuedouble);
+        if ((k = cJSON_GetObjectItemCaseSensitive(schema, "maximum")) &&
+            cJSON_IsNumber(k) && value > k->valuedouble) {
+            fail(c, path, "%.17g is more than the maximum %.17g", value,
+                 k->valuedouble);
             goto done;
         }
-        if ((k = cJSON_GetObjectItemCaseSensitive(schema, "exclusiveMinimum")) &&
+        if ((k = cJSON_GetObjectItemCaseSensitive(schema,
+                                                  "exclusiveMinimum")) &&
             cJSON_IsNumber(k) && value <= k->valuedouble) {
-            fail(c, path, "%.17g is not more than %.17g", value, k->valuedouble);
+            fail(c, path, "%.17g is not more than %.17g", value,
+                 k->valuedouble);
             goto done;
         }
-        if ((k = cJSON_GetObjectItemCaseSensitive(schema, "exclusiveMaximum")) &&
+        if ((k = cJSON_GetObjectItemCaseSensitive(schema,
+                                                  "exclusiveMaximum")) &&
             cJSON_IsNumber(k) && value >= k->valuedouble) {
-            fail(c, path, "%.17g is not less than %.17g", value, k->valuedouble);
+            fail(c, path, "%.17g is not less than %.17g", value,
+                 k->valuedouble);
             goto done;
         }
-        if ((k = cJSON_GetObjectItemCaseSensitive(schema, "multipleOf")) && cJSON_IsNumber(k) &&
-            k->valuedouble > 0 && fmod(value, k->valuedouble) != 0) {
-            fail(c, path, "%.17g is not a multiple of %.17g", value, k->valuedouble);
+        if ((k = cJSON_GetObjectItemCaseSensitive(schema, "multipleOf")) &&
+            cJSON_IsNumber(k) && k->valuedouble > 0 &&
+            fmod(value, k->valuedouble) != 0) {
+            fail(c, path, "%.17g is not a multiple of %.17g", value,
+                 k->valuedouble);
             goto done;
         }
     }
@@ -698,8 +817,10 @@ static bool validate(struct context *c, const struct document *document, const c
         goto done;
     }
     if ((keyword = cJSON_GetObjectItemCaseSensitive(schema, "if"))) {
-        bool condition = try_schema(c, document, keyword, instance, path, NULL, NULL);
-        const cJSON *branch = cJSON_GetObjectItemCaseSensitive(schema, condition ? "then" : "else");
+        bool condition =
+            try_schema(c, document, keyword, instance, path, NULL, NULL);
+        const cJSON *branch = cJSON_GetObjectItemCaseSensitive(
+            schema, condition ? "then" : "else");
         if (branch && !validate(c, document, branch, instance, path))
             goto done;
     }
@@ -710,9 +831,11 @@ done:
 }
 
 bool tattle__schemas_validate(struct tattle__schemas *schemas, const char *name,
-                              const cJSON *instance, struct tattle__buffer *error)
+                              const cJSON *instance,
+                              struct tattle__buffer *error)
 {
-    const struct document *document = find_document(schemas, name, strlen(name));
+    const struct document *document =
+        find_document(schemas, name, strlen(name));
     if (!document) {
         tattle__buffer_printf(error, "no built-in schema named %s", name);
         return false;

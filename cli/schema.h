@@ -26,7 +26,7 @@
 
 /** One schema file built into the command (generated schemas_embedded.c). */
 struct tattle__embedded_schema {
-    const char *name;       /* "report.schema.json" */
+    const char *name; /* "report.schema.json" */
     const char *text;
 };
 extern const struct tattle__embedded_schema tattle__embedded_schemas[];
@@ -40,12 +40,14 @@ struct tattle__schemas *tattle__schemas_load(struct tattle__buffer *error);
 void tattle__schemas_free(struct tattle__schemas *schemas);
 
 /** True when a built-in schema has this file name. */
-bool tattle__schemas_have(const struct tattle__schemas *schemas, const char *name);
+bool tattle__schemas_have(const struct tattle__schemas *schemas,
+                          const char *name);
 
 /** Validates `instance` against the built-in schema `name`. Returns true
  * when valid; otherwise false, with the first error ("PATH: what", PATH a
  * jq-style path such as .tests[3].state, "." for the top) in `error`. */
 bool tattle__schemas_validate(struct tattle__schemas *schemas, const char *name,
-                              const cJSON *instance, struct tattle__buffer *error);
+                              const cJSON *instance,
+                              struct tattle__buffer *error);
 
 #endif /* TATTLE_CLI_SCHEMA_H */

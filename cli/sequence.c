@@ -20,11 +20,24 @@
 #include "base/utf8.h"
 #include "cli/cli.h"
 
-enum { JOIN_WINDOW = 4096, TIME_WIDTH = 12, MIN_COLUMN = 10, MAX_COLUMN = 22,
-       DETAIL_CHARS = 80, PENDING_SHOWN = 8 };
+enum {
+    JOIN_WINDOW = 4096,
+    TIME_WIDTH = 12,
+    MIN_COLUMN = 10,
+    MAX_COLUMN = 22,
+    DETAIL_CHARS = 80,
+    PENDING_SHOWN = 8
+};
 
-enum row_kind { ROW_MESSAGE, ROW_PENDING_SEND, ROW_RECV_ONLY, ROW_SPAWN, ROW_EVENT, ROW_EXIT,
-                ROW_GONE };
+enum row_kind {
+    ROW_MESSAGE,
+    ROW_PENDING_SEND,
+    ROW_RECV_ONLY,
+    ROW_SPAWN,
+    ROW_EVENT,
+    ROW_EXIT,
+    ROW_GONE
+};
 
 struct row {
     enum row_kind kind;
@@ -82,9 +95,11 @@ static void build(struct diagram *d, const struct tattle_trace *trace)
         switch (e->kind) {
         case TATTLE_TRACE_SEND: {
             size_t match = n;
-            for (size_t j = i + 1; j < n && j < i + JOIN_WINDOW && match == n; j++)
+            for (size_t j = i + 1; j < n && j < i + JOIN_WINDOW && match == n;
+                 j++)
                 if (events[j].kind == TATTLE_TRACE_RECV && !joined[j] &&
-                    same_text(events[j].from, e->to) && same_text(events[j].label, e->label) &&
+                    same_text(events[j].from, e->to) &&
+                    same_text(events[j].label, e->label) &&
                     same_text(events[j].msg, e->msg))
                     match = j;
             row.from = participant(d, e->from);
@@ -144,16 +159,19 @@ static const struct tattle_failure *ending(const struct tattle_result *result)
     return NULL;
 }
 
-static void describe_ending(struct tattle__buffer *out, const struct tattle_failure *failure)
+static void describe_ending(struct tattle__buffer *out,
+                            const struct tattle_failure *failure)
 {
     if (failure->kind == TATTLE_FAILURE_CRASH) {
         char scratch[16];
-        tattle__buffer_printf(out, "crash: %s", tattle__signal_name(failure->signal, scratch));
+        tattle__buffer_printf(out, "crash: %s",
+                              tattle__signal_name(failure->signal, scratch));
     } else
         tattle__buffer_printf(out, "timeout after %ld ms", failure->timeout_ms);
 }
 
-/* ---- Text ----------------------------------------------------------------- */
+/* ---- Text -----------------------------------------------------------------
+ */
 
 /* A line of cells, one UTF-8 character each. */
 struct cells {
@@ -186,7 +204,9 @@ static void cells_put(struct cells *c, size_t at, const char *text, size_t room)
     struct tattle__buffer shown = {0};
     size_t width = text_width(text, 0);
     tattle__cli_append_printable(&shown, text, strlen(text), false,
-                                 width <= room ? 0 : room > 3 ? room - 3 : room);
+                                 width <= room ? 0
+                                 : room > 3    ? room - 3
+                                               : room);
     size_t length = shown.length;
     for (size_t i = 0; i < length && at < c->width && room;) {
         size_t n = tattle__utf8_sequence_length(shown.data + i, length - i);
@@ -234,28 +254,33 @@ static void append_detail(struct tattle__buffer *out, const struct row *row)
         tattle__buffer_append_string(&text, "not alive when the test ended");
         break;
     }
-    tattle__cli_append_printable(out, text.data ? text.data : "", text.length, false,
-                                 DETAIL_CHARS);
-    if (row->kind == ROW_MESSAGE && row->t_end_us >= row->t_us && row->t_end_us != row->t_us)
-        tattle__buffer_printf(out, "  (received +%" PRIu64 " us)", row->t_end_us - row->t_us);
+    tattle__cli_append_printable(out, text.data ? text.data : "", text.length,
+                                 false, DETAIL_CHARS);
+    if (row->kind == ROW_MESSAGE && row->t_end_us >= row->t_us &&
+        row->t_end_us != row->t_us)
+        tattle__buffer_printf(out, "  (received +%" PRIu64 " us)",
+                              row->t_end_us - row->t_us);
     else if (row->kind == ROW_PENDING_SEND)
         tattle__buffer_append_string(out, "  (never received)");
     else if (row->kind == ROW_RECV_ONLY)
-        tattle__buffer_append_string(out, "  (received; sent before the trace begins)");
+        tattle__buffer_append_string(
+            out, "  (received; sent before the trace begins)");
     tattle__buffer_release(&text);
 }
 
-void tattle__sequence_text(struct tattle__buffer *out, const struct tattle_result *result,
+void tattle__sequence_text(struct tattle__buffer *out,
+                           const struct tattle_result *result,
                            const char *indent)
 {
     const struct tattle_trace *trace = result->trace;
     if (!trace)
         return;
-    tattle__buffer_printf(out,
-                          "%strace: %" PRIu64 " events recorded, %" PRIu64
-                          " dropped (cap %" PRIu64 ", budget %" PRIu64 ")%s\n",
-                          indent, trace->recorded, trace->dropped, trace->cap, trace->budget,
-                          trace->overflow ? ", overflowed: events were lost" : "");
+    tattle__buffer_printf(
+        out,
+        "%strace: %" PRIu64 " events recorded, %" PRIu64
+        " dropped (cap %" PRIu64 ", budget %" PRIu64 ")%s\n",
+        indent, trace->recorded, trace->dropped, trace->cap, trace->budget,
+        trace->overflow ? ", overflowed: events were lost" : "");
     struct diagram d;
     build(&d, trace);
     size_t column = MIN_COLUMN;
@@ -284,7 +309,8 @@ void tattle__sequence_text(struct tattle__buffer *out, const struct tattle_resul
         cells_reset(&cells, lanes);
         for (size_t i = 0; i < d.count; i++)
             strcpy(cells.cell[i * column + column / 2], "|");
-        size_t a = row->from * column + column / 2, b = row->to * column + column / 2;
+        size_t a = row->from * column + column / 2,
+               b = row->to * column + column / 2;
         if (a != b) {
             size_t lo = a < b ? a : b, hi = a < b ? b : a;
             for (size_t i = lo + 1; i < hi; i++)
@@ -292,11 +318,13 @@ void tattle__sequence_text(struct tattle__buffer *out, const struct tattle_resul
             strcpy(cells.cell[a < b ? hi - 1 : lo + 1], a < b ? ">" : "<");
             if (row->kind == ROW_PENDING_SEND)
                 strcpy(cells.cell[a < b ? hi - 1 : lo + 1], "?");
-            const char *label = row->kind == ROW_SPAWN ? "spawn" : row->event->label;
+            const char *label =
+                row->kind == ROW_SPAWN ? "spawn" : row->event->label;
             if (label && hi - lo > 6) {
                 size_t room = hi - lo - 5;
                 size_t width = text_width(label, room);
-                cells_put(&cells, lo + 1 + (hi - lo - 1 - width) / 2, label, room);
+                cells_put(&cells, lo + 1 + (hi - lo - 1 - width) / 2, label,
+                          room);
             }
         } else {
             const char *mark = row->kind == ROW_EXIT    ? "X"
@@ -308,7 +336,8 @@ void tattle__sequence_text(struct tattle__buffer *out, const struct tattle_resul
         if (row->kind == ROW_GONE)
             tattle__buffer_printf(out, "%s%*s", indent, TIME_WIDTH, "end ");
         else
-            tattle__buffer_printf(out, "%s%9.3fms ", indent, (double)row->t_us / 1000.0);
+            tattle__buffer_printf(out, "%s%9.3fms ", indent,
+                                  (double)row->t_us / 1000.0);
         cells_flush(out, &cells);
         tattle__buffer_append_string(out, "   ");
         append_detail(out, row);
@@ -328,20 +357,25 @@ void tattle__sequence_text(struct tattle__buffer *out, const struct tattle_resul
         if (!mailbox->pending && !mailbox->message_count)
             continue;
         if (!header)
-            tattle__buffer_printf(out, "%spending in mailboxes when the test ended:\n", indent);
+            tattle__buffer_printf(
+                out, "%spending in mailboxes when the test ended:\n", indent);
         header = true;
         tattle__buffer_printf(out, "%s  ", indent);
-        tattle__cli_append_printable(out, mailbox->name, strlen(mailbox->name), false, 40);
+        tattle__cli_append_printable(out, mailbox->name, strlen(mailbox->name),
+                                     false, 40);
         tattle__buffer_printf(out, " (owner ");
         const char *owner = mailbox->owner ? mailbox->owner : "unknown";
         tattle__cli_append_printable(out, owner, strlen(owner), false, 40);
-        tattle__buffer_printf(out, "%s%s): %" PRIu64 " pending\n",
-                              mailbox->alive ? "" : ", gone",
-                              mailbox->approx ? ", approximate" : "", mailbox->pending);
-        for (size_t k = 0; k < mailbox->message_count && k < PENDING_SHOWN; k++) {
+        tattle__buffer_printf(
+            out, "%s%s): %" PRIu64 " pending\n", mailbox->alive ? "" : ", gone",
+            mailbox->approx ? ", approximate" : "", mailbox->pending);
+        for (size_t k = 0; k < mailbox->message_count && k < PENDING_SHOWN;
+             k++) {
             tattle__buffer_printf(out, "%s    ", indent);
-            const char *message = mailbox->messages[k] ? mailbox->messages[k] : "";
-            tattle__cli_append_printable(out, message, strlen(message), false, DETAIL_CHARS);
+            const char *message =
+                mailbox->messages[k] ? mailbox->messages[k] : "";
+            tattle__cli_append_printable(out, message, strlen(message), false,
+                                         DETAIL_CHARS);
             tattle__buffer_append_string(out, "\n");
         }
         if (mailbox->message_count > PENDING_SHOWN)
@@ -351,11 +385,13 @@ void tattle__sequence_text(struct tattle__buffer *out, const struct tattle_resul
     release(&d);
 }
 
-/* ---- Mermaid ------------------------------------------------------------------ */
+/* ---- Mermaid
+ * ------------------------------------------------------------------ */
 
 /* Appends `text` for a Mermaid label: letters, digits, spaces and harmless
  * punctuation as they are; every other character as an entity code. */
-static void mermaid_text(struct tattle__buffer *out, const char *text, size_t max_chars)
+static void mermaid_text(struct tattle__buffer *out, const char *text,
+                         size_t max_chars)
 {
     if (!text)
         text = "";
@@ -366,8 +402,8 @@ static void mermaid_text(struct tattle__buffer *out, const char *text, size_t ma
             return;
         }
         unsigned char c = (unsigned char)text[i];
-        if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-            (c && strchr(" .,_-()/=+*!?@[]'", c))) {
+        if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+            (c >= '0' && c <= '9') || (c && strchr(" .,_-()/=+*!?@[]'", c))) {
             tattle__buffer_append(out, &c, 1);
             i++;
             continue;
@@ -389,16 +425,19 @@ static void mermaid_text(struct tattle__buffer *out, const char *text, size_t ma
 static bool mermaid_keyword(const char *name)
 {
     static const char *const words[] = {
-        "end", "loop", "alt", "else", "opt", "par", "and", "rect", "critical", "break",
-        "note", "participant", "actor", "activate", "deactivate", "autonumber", "box",
-        "create", "destroy", "link", "links", "title", "over", "as"};
+        "end",        "loop",        "alt",    "else",     "opt",
+        "par",        "and",         "rect",   "critical", "break",
+        "note",       "participant", "actor",  "activate", "deactivate",
+        "autonumber", "box",         "create", "destroy",  "link",
+        "links",      "title",       "over",   "as"};
     for (size_t i = 0; i < sizeof words / sizeof *words; i++)
         if (strcasecmp(name, words[i]) == 0)
             return true;
     return false;
 }
 
-static void mermaid_label(struct tattle__buffer *out, const struct tattle_trace_event *e)
+static void mermaid_label(struct tattle__buffer *out,
+                          const struct tattle_trace_event *e)
 {
     if (e->label)
         mermaid_text(out, e->label, 40);
@@ -411,14 +450,16 @@ static void mermaid_label(struct tattle__buffer *out, const struct tattle_trace_
         tattle__buffer_append_string(out, "message");
 }
 
-void tattle__sequence_mermaid(struct tattle__buffer *out, const struct tattle_result *result)
+void tattle__sequence_mermaid(struct tattle__buffer *out,
+                              const struct tattle_result *result)
 {
     tattle__buffer_append_string(out, "sequenceDiagram\n");
     const struct tattle_trace *trace = result->trace;
     if (!trace) {
         tattle__buffer_append_string(out, "    participant p0 as ");
         mermaid_text(out, result->test->id, 80);
-        tattle__buffer_append_string(out, "\n    Note over p0: no trace recorded\n");
+        tattle__buffer_append_string(out,
+                                     "\n    Note over p0: no trace recorded\n");
         return;
     }
     struct diagram d;
@@ -462,7 +503,8 @@ void tattle__sequence_mermaid(struct tattle__buffer *out, const struct tattle_re
                 tattle__buffer_append_string(out, " (sent before the trace)");
             break;
         case ROW_SPAWN:
-            tattle__buffer_printf(out, "    p%zu->>p%zu: spawn", row->from, row->to);
+            tattle__buffer_printf(out, "    p%zu->>p%zu: spawn", row->from,
+                                  row->to);
             break;
         case ROW_EVENT:
             tattle__buffer_printf(out, "    Note right of p%zu: ", row->from);
@@ -472,8 +514,9 @@ void tattle__sequence_mermaid(struct tattle__buffer *out, const struct tattle_re
             tattle__buffer_printf(out, "    Note over p%zu: exit", row->from);
             break;
         case ROW_GONE:
-            tattle__buffer_printf(out, "    Note over p%zu: not alive when the test ended",
-                                  row->from);
+            tattle__buffer_printf(
+                out, "    Note over p%zu: not alive when the test ended",
+                row->from);
             break;
         }
         tattle__buffer_append_string(out, "\n");
@@ -494,14 +537,16 @@ void tattle__sequence_mermaid(struct tattle__buffer *out, const struct tattle_re
         const struct tattle_trace_mailbox *mailbox = &trace->mailboxes[i];
         if (!mailbox->pending && !mailbox->message_count)
             continue;
-        tattle__buffer_printf(out, "    Note over p%zu: %" PRIu64 " pending", participant(&d, mailbox->name),
-                              mailbox->pending);
-        for (size_t k = 0; k < mailbox->message_count && k < PENDING_SHOWN; k++) {
+        tattle__buffer_printf(out, "    Note over p%zu: %" PRIu64 " pending",
+                              participant(&d, mailbox->name), mailbox->pending);
+        for (size_t k = 0; k < mailbox->message_count && k < PENDING_SHOWN;
+             k++) {
             tattle__buffer_append_string(out, k ? "<br/>" : " #58; ");
             mermaid_text(out, mailbox->messages[k], 40);
         }
         if (mailbox->message_count > PENDING_SHOWN)
-            tattle__buffer_printf(out, "<br/>and %zu more", mailbox->message_count - PENDING_SHOWN);
+            tattle__buffer_printf(out, "<br/>and %zu more",
+                                  mailbox->message_count - PENDING_SHOWN);
         tattle__buffer_append_string(out, "\n");
     }
     release(&d);

@@ -17,13 +17,15 @@
 
 /** Appends the text chart of result->trace (nothing when it has none);
  * every line starts with `indent`. */
-void tattle__sequence_text(struct tattle__buffer *out, const struct tattle_result *result,
+void tattle__sequence_text(struct tattle__buffer *out,
+                           const struct tattle_result *result,
                            const char *indent);
 
 /** Appends a Mermaid sequenceDiagram of result->trace (a diagram saying
  * there is no trace when it has none). Every name and message is escaped
  * with Mermaid's entity codes, so no test string can change the diagram's
  * structure. */
-void tattle__sequence_mermaid(struct tattle__buffer *out, const struct tattle_result *result);
+void tattle__sequence_mermaid(struct tattle__buffer *out,
+                              const struct tattle_result *result);
 
 #endif /* TATTLE_CLI_SEQUENCE_H */

@@ -23,7 +23,8 @@ static const char help[] =
     "Prints one test of a report or stream ('-' reads stdin) in full: its\n"
     "failures with their values, stacks and places, the last lines of its\n"
     "output, its trace as a sequence chart (a column per actor, an arrow per\n"
-    "message, the messages still pending at the bottom) and its rerun command.\n"
+    "message, the messages still pending at the bottom) and its rerun "
+    "command.\n"
     "Without ID, the first failed test.\n"
     "\n"
     "  --mermaid   print the trace as a Mermaid sequenceDiagram instead\n"
@@ -34,7 +35,8 @@ static const char help[] =
 
 enum { FRAMES_SHOWN = 32 };
 
-static void append_field(struct tattle__buffer *out, const char *name, const char *value)
+static void append_field(struct tattle__buffer *out, const char *name,
+                         const char *value)
 {
     if (!value)
         return;
@@ -43,13 +45,14 @@ static void append_field(struct tattle__buffer *out, const char *name, const cha
     tattle__buffer_append_string(out, "\n");
 }
 
-static void append_failure(struct tattle__buffer *out, const struct tattle_result *result,
-                           size_t index)
+static void append_failure(struct tattle__buffer *out,
+                           const struct tattle_result *result, size_t index)
 {
     const struct tattle_failure *failure = &result->failures[index];
     int line;
     const char *file = tattle__cli_failure_place(result, failure, &line);
-    tattle__buffer_printf(out, "failure %zu of %zu: %s", index + 1, result->failure_count,
+    tattle__buffer_printf(out, "failure %zu of %zu: %s", index + 1,
+                          result->failure_count,
                           tattle_failure_kind_name(failure->kind));
     if (file) {
         tattle__buffer_append_string(out, " at ");
@@ -64,12 +67,12 @@ static void append_failure(struct tattle__buffer *out, const struct tattle_resul
         if (failure->macro || failure->expr) {
             tattle__buffer_append_string(out, "    ");
             if (failure->macro)
-                tattle__cli_append_printable(out, failure->macro, strlen(failure->macro),
-                                             false, 0);
+                tattle__cli_append_printable(out, failure->macro,
+                                             strlen(failure->macro), false, 0);
             tattle__buffer_append_string(out, "(");
             if (failure->expr)
-                tattle__cli_append_printable(out, failure->expr, strlen(failure->expr), false,
-                                             0);
+                tattle__cli_append_printable(out, failure->expr,
+                                             strlen(failure->expr), false, 0);
             tattle__buffer_append_string(out, ")\n");
         }
         append_field(out, "left:", failure->left);
@@ -96,12 +99,15 @@ static void append_failure(struct tattle__buffer *out, const struct tattle_resul
         tattle__buffer_append_string(out, "    stack:\n");
         for (size_t i = 0; i < failure->frame_count && i < FRAMES_SHOWN; i++) {
             const struct tattle_frame *frame = &failure->frames[i];
-            tattle__buffer_printf(out, "      #%-2zu 0x%" PRIxPTR " ", i, frame->address);
+            tattle__buffer_printf(out, "      #%-2zu 0x%" PRIxPTR " ", i,
+                                  frame->address);
             const char *function = frame->function ? frame->function : "??";
-            tattle__cli_append_printable(out, function, strlen(function), false, 0);
+            tattle__cli_append_printable(out, function, strlen(function), false,
+                                         0);
             if (frame->file) {
                 tattle__buffer_append_string(out, " at ");
-                tattle__cli_append_printable(out, frame->file, strlen(frame->file), false, 0);
+                tattle__cli_append_printable(out, frame->file,
+                                             strlen(frame->file), false, 0);
                 tattle__buffer_printf(out, ":%d", frame->line);
             }
             tattle__buffer_append_string(out, "\n");
@@ -130,7 +136,8 @@ static void append_output(struct tattle__buffer *out, const char *name,
     }
     if (lines == 0)
         start = 0;
-    tattle__buffer_printf(out, "%s (%" PRIu64 " bytes written%s%s):\n", name, output->bytes,
+    tattle__buffer_printf(out, "%s (%" PRIu64 " bytes written%s%s):\n", name,
+                          output->bytes,
                           output->truncated ? ", kept head and tail" : "",
                           start > 0 ? ", last lines" : "");
     struct tattle__buffer shown = {0};
@@ -146,17 +153,20 @@ static void append_output(struct tattle__buffer *out, const char *name,
     tattle__buffer_release(&shown);
 }
 
-static void append_test(struct tattle__buffer *out, const struct tattle_result *result,
-                        size_t lines)
+static void append_test(struct tattle__buffer *out,
+                        const struct tattle_result *result, size_t lines)
 {
     const struct tattle_test_info *test = result->test;
     tattle__cli_append_printable(out, test->id, strlen(test->id), false, 0);
-    tattle__buffer_printf(out, "  %s  %.3f ms, %u attempt%s%s\n", tattle_state_name(result->state),
-                          (double)result->duration_us / 1000.0, result->attempts,
-                          result->attempts == 1 ? "" : "s", result->flaky ? ", flaky" : "");
+    tattle__buffer_printf(out, "  %s  %.3f ms, %u attempt%s%s\n",
+                          tattle_state_name(result->state),
+                          (double)result->duration_us / 1000.0,
+                          result->attempts, result->attempts == 1 ? "" : "s",
+                          result->flaky ? ", flaky" : "");
     if (test->file) {
         tattle__buffer_append_string(out, "declared at ");
-        tattle__cli_append_printable(out, test->file, strlen(test->file), false, 0);
+        tattle__cli_append_printable(out, test->file, strlen(test->file), false,
+                                     0);
         tattle__buffer_printf(out, ":%d\n", test->line);
     }
     if (test->tag_count) {
@@ -168,15 +178,16 @@ static void append_test(struct tattle__buffer *out, const struct tattle_result *
             if (test->tags[i].value) {
                 tattle__buffer_append_string(out, ":");
                 tattle__cli_append_printable(out, test->tags[i].value,
-                                             strlen(test->tags[i].value), false, 0);
+                                             strlen(test->tags[i].value), false,
+                                             0);
             }
         }
         tattle__buffer_append_string(out, "\n");
     }
     if (result->skip_reason) {
         tattle__buffer_append_string(out, "reason: ");
-        tattle__cli_append_printable(out, result->skip_reason, strlen(result->skip_reason),
-                                     false, 0);
+        tattle__cli_append_printable(out, result->skip_reason,
+                                     strlen(result->skip_reason), false, 0);
         tattle__buffer_append_string(out, "\n");
     }
     for (size_t i = 0; i < result->failure_count; i++)
@@ -186,7 +197,8 @@ static void append_test(struct tattle__buffer *out, const struct tattle_result *
     tattle__sequence_text(out, result, "");
     if (result->rerun) {
         tattle__buffer_append_string(out, "rerun: ");
-        tattle__cli_append_printable(out, result->rerun, strlen(result->rerun), false, 0);
+        tattle__cli_append_printable(out, result->rerun, strlen(result->rerun),
+                                     false, 0);
         tattle__buffer_append_string(out, "\n");
     }
 }
@@ -205,23 +217,28 @@ int tattle__cli_show(int argc, char **argv)
         }
         if (strcmp(argv[i], "--mermaid") == 0)
             mermaid = true;
-        else if (tattle__cli_option(argc, argv, &i, "--lines", NULL, &value, &missing)) {
+        else if (tattle__cli_option(argc, argv, &i, "--lines", NULL, &value,
+                                    &missing)) {
             char *end;
             unsigned long long n = missing ? 0 : strtoull(value, &end, 10);
             if (missing || *value == '-' || *end || end == value)
-                return tattle__cli_fail("show", "--lines needs a count of lines");
+                return tattle__cli_fail("show",
+                                        "--lines needs a count of lines");
             lines = (size_t)n;
         } else if (argv[i][0] == '-' && argv[i][1] != '\0' && !input)
-            return tattle__cli_fail("show", "unknown option '%s' (tattle show --help)", argv[i]);
+            return tattle__cli_fail(
+                "show", "unknown option '%s' (tattle show --help)", argv[i]);
         else if (!input)
             input = argv[i];
         else if (!wanted)
             wanted = argv[i];
         else
-            return tattle__cli_fail("show", "usage: tattle show REPORT [ID] [--mermaid]");
+            return tattle__cli_fail(
+                "show", "usage: tattle show REPORT [ID] [--mermaid]");
     }
     if (!input)
-        return tattle__cli_fail("show", "usage: tattle show REPORT [ID] [--mermaid]");
+        return tattle__cli_fail("show",
+                                "usage: tattle show REPORT [ID] [--mermaid]");
 
     struct tattle__reader *reader = tattle__cli_open_report("show", input);
     if (!reader)
@@ -231,7 +248,8 @@ int tattle__cli_show(int argc, char **argv)
     bool found = false;
     while (!found && (rc = tattle__reader_next(reader, &result)) > 0) {
         const struct tattle_result *r = &result.record.result;
-        found = wanted ? strcmp(result.test.id, wanted) == 0 : tattle__result_failed(r);
+        found = wanted ? strcmp(result.test.id, wanted) == 0
+                       : tattle__result_failed(r);
         if (!found)
             tattle__read_result_release(&result);
     }

@@ -25,12 +25,14 @@ static const char help[] =
     "    id  kind  file:line  first line of its message\n"
     "and under each failed test the command that reruns it.\n"
     "\n"
-    "exit status: 0 nothing failed, 1 a test failed or was invalid (or the run\n"
+    "exit status: 0 nothing failed, 1 a test failed or was invalid (or the "
+    "run\n"
     "was interrupted), 2 usage error or bad input.\n";
 
 enum { GROUP_IDS_SHOWN = 5, MESSAGE_CHARS = 200 };
 
-static void append_failures(struct tattle__buffer *out, const struct tattle_result *result)
+static void append_failures(struct tattle__buffer *out,
+                            const struct tattle_result *result)
 {
     const char *id = result->test->id;
     for (size_t i = 0; i < result->failure_count; i++) {
@@ -39,14 +41,16 @@ static void append_failures(struct tattle__buffer *out, const struct tattle_resu
         const char *file = tattle__cli_failure_place(result, failure, &line);
         char *first = tattle__first_line(failure->message);
         tattle__cli_append_printable(out, id, strlen(id), false, 0);
-        tattle__buffer_printf(out, "  %s  ", tattle_failure_kind_name(failure->kind));
+        tattle__buffer_printf(out, "  %s  ",
+                              tattle_failure_kind_name(failure->kind));
         if (file) {
             tattle__cli_append_printable(out, file, strlen(file), false, 0);
             tattle__buffer_printf(out, ":%d", line);
         } else
             tattle__buffer_append_string(out, "?");
         tattle__buffer_append_string(out, "  ");
-        tattle__cli_append_printable(out, first ? first : "", first ? strlen(first) : 0, false,
+        tattle__cli_append_printable(out, first ? first : "",
+                                     first ? strlen(first) : 0, false,
                                      MESSAGE_CHARS);
         if (failure->filtered)
             tattle__buffer_append_string(out, "  (filtered)");
@@ -59,7 +63,8 @@ static void append_failures(struct tattle__buffer *out, const struct tattle_resu
     }
     if (result->rerun) {
         tattle__buffer_append_string(out, "  rerun: ");
-        tattle__cli_append_printable(out, result->rerun, strlen(result->rerun), false, 0);
+        tattle__cli_append_printable(out, result->rerun, strlen(result->rerun),
+                                     false, 0);
         tattle__buffer_append_string(out, "\n");
     }
 }
@@ -70,16 +75,18 @@ static void print_groups(const cJSON *groups)
         return;
     printf("error groups:\n");
     for (const cJSON *group = groups->child; group; group = group->next) {
-        const cJSON *pattern = cJSON_GetObjectItemCaseSensitive(group, "pattern");
+        const cJSON *pattern =
+            cJSON_GetObjectItemCaseSensitive(group, "pattern");
         const cJSON *tests = cJSON_GetObjectItemCaseSensitive(group, "tests");
         const char *text = cJSON_IsString(pattern) ? pattern->valuestring : "";
         struct tattle__buffer line = {0};
         tattle__buffer_printf(&line, "  %d  ", cJSON_GetArraySize(tests));
-        tattle__cli_append_printable(&line, text, strlen(text), false, MESSAGE_CHARS);
+        tattle__cli_append_printable(&line, text, strlen(text), false,
+                                     MESSAGE_CHARS);
         tattle__buffer_append_string(&line, "\n     ");
         int shown = 0, count = cJSON_GetArraySize(tests);
-        for (const cJSON *id = tests ? tests->child : NULL; id && shown < GROUP_IDS_SHOWN;
-             id = id->next, shown++) {
+        for (const cJSON *id = tests ? tests->child : NULL;
+             id && shown < GROUP_IDS_SHOWN; id = id->next, shown++) {
             const char *value = cJSON_IsString(id) ? id->valuestring : "?";
             if (shown)
                 tattle__buffer_append_string(&line, ", ");
@@ -102,8 +109,9 @@ int tattle__cli_summary(int argc, char **argv)
             return TATTLE__EXIT_OK;
         }
         if (argv[i][0] == '-' && argv[i][1] != '\0')
-            return tattle__cli_fail("summary", "unknown option '%s' (tattle summary --help)",
-                                    argv[i]);
+            return tattle__cli_fail(
+                "summary", "unknown option '%s' (tattle summary --help)",
+                argv[i]);
         if (input)
             return tattle__cli_fail("summary", "one REPORT at a time");
         input = argv[i];
@@ -137,25 +145,28 @@ int tattle__cli_summary(int argc, char **argv)
         tattle__reader_close(reader);
         return TATTLE__EXIT_BAD_INPUT;
     }
-    const struct tattle_summary *summary = tattle__cli_report_summary(reader, &counted);
+    const struct tattle_summary *summary =
+        tattle__cli_report_summary(reader, &counted);
     bool failed = summary->failed || summary->invalid || summary->interrupted;
     struct tattle__buffer head = {0};
     const char *path = tattle__reader_path(reader);
     tattle__cli_append_printable(&head, path, strlen(path), false, 0);
-    tattle__buffer_printf(&head,
-                          ": %s: %" PRIu64 " tests: %" PRIu64 " passed, %" PRIu64
-                          " failed, %" PRIu64 " skipped, %" PRIu64 " excluded, %" PRIu64
-                          " invalid, %" PRIu64 " flaky; %.3f s\n",
-                          failed ? "failed" : "passed", summary->total, summary->passed,
-                          summary->failed, summary->skipped, summary->excluded,
-                          summary->invalid, summary->flaky,
-                          (double)summary->duration_us / 1e6);
+    tattle__buffer_printf(
+        &head,
+        ": %s: %" PRIu64 " tests: %" PRIu64 " passed, %" PRIu64
+        " failed, %" PRIu64 " skipped, %" PRIu64 " excluded, %" PRIu64
+        " invalid, %" PRIu64 " flaky; %.3f s\n",
+        failed ? "failed" : "passed", summary->total, summary->passed,
+        summary->failed, summary->skipped, summary->excluded, summary->invalid,
+        summary->flaky, (double)summary->duration_us / 1e6);
     fputs(head.data, stdout);
     tattle__buffer_release(&head);
     if (tattle__reader_cut_short(reader))
-        printf("interrupted: the stream ends before run_finished (the runner was killed); "
+        printf("interrupted: the stream ends before run_finished (the runner "
+               "was killed); "
                "%zu test%s running then %s reported failed\n",
-               running, running == 1 ? " was" : "s were", running == 1 ? "is" : "are");
+               running, running == 1 ? " was" : "s were",
+               running == 1 ? "is" : "are");
     else if (summary->interrupted)
         printf("interrupted: the run was stopped before every test ran\n");
     if (!tattle__reader_has_tests(reader))

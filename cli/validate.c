@@ -45,9 +45,12 @@ struct kind {
 };
 
 static const struct kind kinds[] = {
-    {"report", "report.schema.json", false},     {"stream", "stream.schema.json", true},
-    {"compact", "compact.schema.json", true},    {"list", "list.schema.json", false},
-    {"last-run", "last-run.schema.json", false}, {"ctrf", "ctrf.schema.json", false},
+    {"report", "report.schema.json", false},
+    {"stream", "stream.schema.json", true},
+    {"compact", "compact.schema.json", true},
+    {"list", "list.schema.json", false},
+    {"last-run", "last-run.schema.json", false},
+    {"ctrf", "ctrf.schema.json", false},
 };
 
 static const struct kind *kind_named(const char *name)
@@ -60,7 +63,8 @@ static const struct kind *kind_named(const char *name)
 
 static int read_all(const char *path, struct tattle__buffer *out)
 {
-    int fd = strcmp(path, "-") == 0 ? STDIN_FILENO : open(path, O_RDONLY | O_CLOEXEC);
+    int fd = strcmp(path, "-") == 0 ? STDIN_FILENO
+                                    : open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0)
         return -errno;
     struct stat info;
@@ -100,8 +104,8 @@ static uint64_t line_at(const char *text, size_t offset)
 }
 
 /* Parses the value that starts at `text[0]`; on error prints where. */
-static cJSON *parse_value(const char *path, const char *whole, const char *text, size_t length,
-                          size_t *end)
+static cJSON *parse_value(const char *path, const char *whole, const char *text,
+                          size_t length, size_t *end)
 {
     struct tattle__json_numbers numbers = {0};
     struct tattle__json_scan_error error;
@@ -113,12 +117,14 @@ static cJSON *parse_value(const char *path, const char *whole, const char *text,
         tree = tattle__json_scan_parse(text, *end, &numbers, &error);
     else if (status == TATTLE__JSON_SCAN_MORE) {
         error.offset = length;
-        snprintf(error.message, sizeof error.message, "truncated: the value is not complete");
+        snprintf(error.message, sizeof error.message,
+                 "truncated: the value is not complete");
     }
     if (!tree)
-        tattle__cli_fail("validate", "%s: line %" PRIu64 ", byte %zu: not JSON: %s", path,
-                         line_at(whole, offset + error.offset), offset + error.offset,
-                         error.message);
+        tattle__cli_fail("validate",
+                         "%s: line %" PRIu64 ", byte %zu: not JSON: %s", path,
+                         line_at(whole, offset + error.offset),
+                         offset + error.offset, error.message);
     tattle__json_numbers_release(&numbers);
     return tree;
 }
@@ -150,15 +156,17 @@ static int validate_file(struct tattle__schemas *schemas, const char *path,
     int rc = read_all(path, &content);
     if (rc < 0) {
         tattle__buffer_release(&content);
-        return tattle__cli_fail("validate", "%s: cannot read: %s", path, strerror(-rc));
+        return tattle__cli_fail("validate", "%s: cannot read: %s", path,
+                                strerror(-rc));
     }
     const char *text = content.data;
     size_t length = content.length;
     for (size_t i = 0; i < length;) {
         size_t n = tattle__utf8_sequence_length(text + i, length - i);
         if (n == 0) {
-            tattle__cli_fail("validate", "%s: line %" PRIu64 ", byte %zu: not UTF-8%s", path,
-                             line_at(text, i), i, text[i] ? "" : " (a NUL byte)");
+            tattle__cli_fail(
+                "validate", "%s: line %" PRIu64 ", byte %zu: not UTF-8%s", path,
+                line_at(text, i), i, text[i] ? "" : " (a NUL byte)");
             tattle__buffer_release(&content);
             return TATTLE__EXIT_BAD_INPUT;
         }
@@ -181,8 +189,9 @@ static int validate_file(struct tattle__schemas *schemas, const char *path,
     if (!tattle__schemas_have(schemas, kind->schema)) {
         cJSON_Delete(first);
         tattle__buffer_release(&content);
-        return tattle__cli_fail("validate", "%s: this build has no schema for %s files (%s)",
-                                path, kind->name, kind->schema);
+        return tattle__cli_fail(
+            "validate", "%s: this build has no schema for %s files (%s)", path,
+            kind->name, kind->schema);
     }
     int status = TATTLE__EXIT_OK;
     struct tattle__buffer error = {0};
@@ -192,9 +201,10 @@ static int validate_file(struct tattle__schemas *schemas, const char *path,
             cJSON_Delete(first);
             tattle__buffer_release(&content);
             size_t at = tattle__json_skip_space(text, length, start + end);
-            return tattle__cli_fail("validate", "%s: line %" PRIu64 ", byte %zu: not JSON: "
-                                    "text after the %s", path, line_at(text, at), at,
-                                    kind->name);
+            return tattle__cli_fail("validate",
+                                    "%s: line %" PRIu64 ", byte %zu: not JSON: "
+                                    "text after the %s",
+                                    path, line_at(text, at), at, kind->name);
         }
         if (!tattle__schemas_validate(schemas, kind->schema, first, &error))
             status = TATTLE__EXIT_FAILED;
@@ -214,25 +224,32 @@ static int validate_file(struct tattle__schemas *schemas, const char *path,
                 break;
             }
             size_t value_end;
-            cJSON *value = parse_value(path, text, text + at, line_end - at, &value_end);
+            cJSON *value =
+                parse_value(path, text, text + at, line_end - at, &value_end);
             if (!value) {
                 status = TATTLE__EXIT_BAD_INPUT;
                 break;
             }
-            if (tattle__json_skip_space(text, line_end, at + value_end) != line_end) {
+            if (tattle__json_skip_space(text, line_end, at + value_end) !=
+                line_end) {
                 cJSON_Delete(value);
-                status = tattle__cli_fail("validate", "%s: line %" PRIu64 ": not JSON Lines: "
-                                          "text after the line's value", path, line);
+                status =
+                    tattle__cli_fail("validate",
+                                     "%s: line %" PRIu64 ": not JSON Lines: "
+                                     "text after the line's value",
+                                     path, line);
                 break;
             }
-            if (!tattle__schemas_validate(schemas, kind->schema, value, &error)) {
+            if (!tattle__schemas_validate(schemas, kind->schema, value,
+                                          &error)) {
                 error_line = line;
                 status = TATTLE__EXIT_FAILED;
             }
             cJSON_Delete(value);
             if (!newline && status == TATTLE__EXIT_OK) {
                 error_line = line;
-                tattle__buffer_append_string(&error, "the last line has no newline");
+                tattle__buffer_append_string(&error,
+                                             "the last line has no newline");
                 status = TATTLE__EXIT_FAILED;
             }
             at = line_end + 1;
@@ -242,10 +259,11 @@ static int validate_file(struct tattle__schemas *schemas, const char *path,
         printf("%s: valid %s\n", path, kind->name);
     else if (status == TATTLE__EXIT_FAILED) {
         struct tattle__buffer line = {0};
-        tattle__cli_append_printable(&line, error.data ? error.data : "", error.length, false, 0);
+        tattle__cli_append_printable(&line, error.data ? error.data : "",
+                                     error.length, false, 0);
         if (error_line)
-            printf("%s: invalid %s: line %" PRIu64 ": %s\n", path, kind->name, error_line,
-                   line.data);
+            printf("%s: invalid %s: line %" PRIu64 ": %s\n", path, kind->name,
+                   error_line, line.data);
         else
             printf("%s: invalid %s: %s\n", path, kind->name, line.data);
         tattle__buffer_release(&line);
@@ -267,18 +285,22 @@ int tattle__cli_validate(int argc, char **argv)
             fputs(help, stdout);
             return TATTLE__EXIT_OK;
         }
-        if (tattle__cli_option(argc, argv, &i, "--kind", NULL, &value, &missing)) {
+        if (tattle__cli_option(argc, argv, &i, "--kind", NULL, &value,
+                               &missing)) {
             if (missing || !(kind = kind_named(value)))
-                return tattle__cli_fail("validate", "--kind needs one of report, stream, "
+                return tattle__cli_fail("validate",
+                                        "--kind needs one of report, stream, "
                                         "compact, list, last-run, ctrf");
         } else if (argv[i][0] == '-' && argv[i][1] != '\0')
-            return tattle__cli_fail("validate", "unknown option '%s' (tattle validate --help)",
-                                    argv[i]);
+            return tattle__cli_fail(
+                "validate", "unknown option '%s' (tattle validate --help)",
+                argv[i]);
         else if (!first_file)
             first_file = i;
     }
     if (!first_file)
-        return tattle__cli_fail("validate", "usage: tattle validate [--kind KIND] FILE...");
+        return tattle__cli_fail("validate",
+                                "usage: tattle validate [--kind KIND] FILE...");
     struct tattle__buffer error = {0};
     struct tattle__schemas *schemas = tattle__schemas_load(&error);
     if (!schemas) {
@@ -290,7 +312,8 @@ int tattle__cli_validate(int argc, char **argv)
     for (int i = first_file; i < argc; i++) {
         const char *value;
         bool missing;
-        if (tattle__cli_option(argc, argv, &i, "--kind", NULL, &value, &missing))
+        if (tattle__cli_option(argc, argv, &i, "--kind", NULL, &value,
+                               &missing))
             continue;
         int file_status = validate_file(schemas, argv[i], kind);
         if (file_status > status)

@@ -53,11 +53,13 @@ static void guard_temp_path(char *path)
 static void list_formats(struct tattle__buffer *out)
 {
     for (size_t i = 0; i < tattle__reporter_count(); i++)
-        tattle__buffer_printf(out, "%s%s", i ? ", " : "", tattle__reporter_at(i)->name);
+        tattle__buffer_printf(out, "%s%s", i ? ", " : "",
+                              tattle__reporter_at(i)->name);
 }
 
-int tattle__cli_writer_open(struct tattle__cli_writer *writer, const char *command,
-                            const char *format, const char *destination,
+int tattle__cli_writer_open(struct tattle__cli_writer *writer,
+                            const char *command, const char *format,
+                            const char *destination,
                             const struct tattle_report_options *options)
 {
     *writer = (struct tattle__cli_writer){0};
@@ -65,7 +67,8 @@ int tattle__cli_writer_open(struct tattle__cli_writer *writer, const char *comma
     if (!writer->type) {
         struct tattle__buffer names = {0};
         list_formats(&names);
-        tattle__cli_fail(command, "no format named '%s' (formats: %s)", format, names.data);
+        tattle__cli_fail(command, "no format named '%s' (formats: %s)", format,
+                         names.data);
         tattle__buffer_release(&names);
         return TATTLE__EXIT_BAD_INPUT;
     }
@@ -73,7 +76,8 @@ int tattle__cli_writer_open(struct tattle__cli_writer *writer, const char *comma
     struct tattle__buffer beside = {0};
     if (to_stdout) {
         const char *tmp = getenv("TMPDIR");
-        tattle__buffer_printf(&beside, "%s/tattle-output", tmp && *tmp ? tmp : "/tmp");
+        tattle__buffer_printf(&beside, "%s/tattle-output",
+                              tmp && *tmp ? tmp : "/tmp");
     } else
         tattle__buffer_append_string(&beside, destination);
     struct tattle__atomic_file file;
@@ -81,7 +85,8 @@ int tattle__cli_writer_open(struct tattle__cli_writer *writer, const char *comma
     tattle__buffer_release(&beside);
     if (rc != 0)
         return tattle__cli_fail(command, "%s: cannot write there: %s",
-                                to_stdout ? "a temporary file" : destination, strerror(-rc));
+                                to_stdout ? "a temporary file" : destination,
+                                strerror(-rc));
     close(file.fd);
     writer->temp_path = file.temp_path;
     free(file.path);
@@ -91,7 +96,8 @@ int tattle__cli_writer_open(struct tattle__cli_writer *writer, const char *comma
     if (rc != 0) {
         tattle__cli_writer_abort(writer);
         return tattle__cli_fail(command, "%s: cannot write the %s report: %s",
-                                destination ? destination : "stdout", format, strerror(-rc));
+                                destination ? destination : "stdout", format,
+                                strerror(-rc));
     }
     return TATTLE__EXIT_OK;
 }
@@ -137,12 +143,14 @@ static int copy_to_stdout(const char *path)
     if (fd < 0)
         return -errno;
     off_t size = lseek(fd, 0, SEEK_END);
-    int rc = size < 0 ? -errno : tattle__copy_fd(fd, 0, (uint64_t)size, STDOUT_FILENO);
+    int rc = size < 0 ? -errno
+                      : tattle__copy_fd(fd, 0, (uint64_t)size, STDOUT_FILENO);
     close(fd);
     return rc;
 }
 
-int tattle__cli_writer_end(struct tattle__cli_writer *writer, const char *command,
+int tattle__cli_writer_end(struct tattle__cli_writer *writer,
+                           const char *command,
                            const struct tattle_summary *summary)
 {
     int rc = writer->type->end(writer->self, summary);
@@ -175,11 +183,21 @@ void tattle__cli_summary_count(struct tattle_summary *summary,
 {
     summary->total++;
     switch (result->state) {
-    case TATTLE_STATE_PASSED: summary->passed++; break;
-    case TATTLE_STATE_FAILED: summary->failed++; break;
-    case TATTLE_STATE_SKIPPED: summary->skipped++; break;
-    case TATTLE_STATE_EXCLUDED: summary->excluded++; break;
-    case TATTLE_STATE_INVALID: summary->invalid++; break;
+    case TATTLE_STATE_PASSED:
+        summary->passed++;
+        break;
+    case TATTLE_STATE_FAILED:
+        summary->failed++;
+        break;
+    case TATTLE_STATE_SKIPPED:
+        summary->skipped++;
+        break;
+    case TATTLE_STATE_EXCLUDED:
+        summary->excluded++;
+        break;
+    case TATTLE_STATE_INVALID:
+        summary->invalid++;
+        break;
     }
     if (result->flaky)
         summary->flaky++;

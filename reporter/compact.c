@@ -20,12 +20,12 @@ struct compact_reporter {
     bool to_stdout;
     char *destination;
     struct tattle__atomic_file file;
-    bool anonymous;             /* file.fd has no name until the end */
+    bool anonymous; /* file.fd has no name until the end */
     struct tattle__sink output;
     struct tattle__report_selection selection;
     struct tattle__error_groups groups;
     struct tattle__buffer printed;
-    int error;                  /* the first error met, returned by end */
+    int error; /* the first error met, returned by end */
 };
 
 static void remember_error(struct compact_reporter *self, int error)
@@ -65,9 +65,12 @@ static cJSON *create_line(const struct tattle_result *result,
     cJSON *line = cJSON_CreateObject();
     if (!line)
         return NULL;
-    bool ok = tattle__json_add_text(line, "id", result->test->id ? result->test->id : "");
-    ok = cJSON_AddStringToObject(line, "s", tattle_state_name(result->state)) && ok;
-    const struct tattle_failure *failure = tattle__first_failure(result, options);
+    bool ok = tattle__json_add_text(line, "id",
+                                    result->test->id ? result->test->id : "");
+    ok = cJSON_AddStringToObject(line, "s", tattle_state_name(result->state)) &&
+         ok;
+    const struct tattle_failure *failure =
+        tattle__first_failure(result, options);
     bool filtered = false;
     if (!failure && result->failure_count) {
         failure = &result->failures[0];
@@ -85,7 +88,8 @@ static cJSON *create_line(const struct tattle_result *result,
         /* A message of the user's own hides the values: keep them. */
         if (failure && failure->left && failure->right && first &&
             !(strstr(first, failure->left) && strstr(first, failure->right)))
-            tattle__buffer_printf(&e, " (left: %s, right: %s)", failure->left, failure->right);
+            tattle__buffer_printf(&e, " (left: %s, right: %s)", failure->left,
+                                  failure->right);
         ok = first && tattle__json_add_bytes(line, "e", e.data, e.length) && ok;
         tattle__buffer_release(&e);
         free(first);
@@ -154,13 +158,14 @@ static void compact_begin(void *opaque, const struct tattle_run_info *run)
     (void)run;
 }
 
-static void compact_test_finished(void *opaque, const struct tattle_result *result)
+static void compact_test_finished(void *opaque,
+                                  const struct tattle_result *result)
 {
     struct compact_reporter *self = opaque;
     if (self->options.group_by_error)
         tattle__error_groups_add(&self->groups, result, &self->options);
-    if (self->error ||
-        !tattle__report_selection_keeps(&self->selection, &self->options, result))
+    if (self->error || !tattle__report_selection_keeps(&self->selection,
+                                                       &self->options, result))
         return;
     cJSON *line = create_line(result, &self->options);
     write_line(self, line);

@@ -28,8 +28,13 @@
 #include "results/model.h"
 #include "base/utf8.h"
 
-enum { OUTPUT_TAIL_LINES = 12, OUTPUT_TAIL_BYTES = 2048, TRACE_EVENTS_SHOWN = 12,
-       FRAMES_SHOWN = 8, SUMMARY_MESSAGE_BYTES = 160 };
+enum {
+    OUTPUT_TAIL_LINES = 12,
+    OUTPUT_TAIL_BYTES = 2048,
+    TRACE_EVENTS_SHOWN = 12,
+    FRAMES_SHOWN = 8,
+    SUMMARY_MESSAGE_BYTES = 160
+};
 
 struct console {
     FILE *stream;
@@ -38,7 +43,7 @@ struct console {
     bool trace_passed; /* --trace-passed: passed tests' traces shown too */
     uint64_t planned;
     uint64_t seed;
-    char **failed_lines;        /* one summary line per failed test */
+    char **failed_lines; /* one summary line per failed test */
     size_t failed_count;
 };
 
@@ -102,15 +107,18 @@ static void print_header(void *self, const struct tattle_run_info *run)
     console->seed = run->seed;
     if (console->quiet)
         return;
-    fprintf(console->stream, "%stattle %s%s: %" PRIu64 " tests, %u job%s, seed %" PRIu64,
+    fprintf(console->stream,
+            "%stattle %s%s: %" PRIu64 " tests, %u job%s, seed %" PRIu64,
             paint(console, BOLD), TATTLE_VERSION, paint(console, RESET),
             run->planned, run->jobs, run->jobs == 1 ? "" : "s", run->seed);
     if (run->sharded)
-        fprintf(console->stream, ", shard %u/%u", run->shard_index, run->shard_total);
+        fprintf(console->stream, ", shard %u/%u", run->shard_index,
+                run->shard_total);
     fputc('\n', console->stream);
 }
 
-static void console_test_started(void *self, const struct tattle_test_info *test)
+static void console_test_started(void *self,
+                                 const struct tattle_test_info *test)
 {
     (void)self, (void)test;
 }
@@ -118,10 +126,10 @@ static void console_test_started(void *self, const struct tattle_test_info *test
 /* Writes `text[0..length)`, which came from a test, so that it cannot
  * drive the terminal: printable ASCII and well-formed UTF-8 pass as they
  * are; control bytes (ESC among them), DEL, C1 control characters and
- * every byte of ill-formed UTF-8 are shown as \xNN. With an `indent`, a newline starts a new line
- * so indented (a newline ending the text is left to the caller); without
- * one it is shown as \x0a, keeping a one-line field on one line. Returns
- * the number of characters shown, for padding. */
+ * every byte of ill-formed UTF-8 are shown as \xNN. With an `indent`, a newline
+ * starts a new line so indented (a newline ending the text is left to the
+ * caller); without one it is shown as \x0a, keeping a one-line field on one
+ * line. Returns the number of characters shown, for padding. */
 static size_t print_escaped(FILE *stream, const char *text, size_t length,
                             const char *indent)
 {
@@ -199,7 +207,9 @@ static void print_output_tail(const struct console *console, const char *name,
 {
     if (output->bytes == 0)
         return;
-    size_t start = output->length > OUTPUT_TAIL_BYTES ? output->length - OUTPUT_TAIL_BYTES : 0;
+    size_t start = output->length > OUTPUT_TAIL_BYTES
+                       ? output->length - OUTPUT_TAIL_BYTES
+                       : 0;
     size_t lines = 0;
     size_t end = output->length;
     if (end > 0 && output->text[end - 1] == '\n')
@@ -210,13 +220,16 @@ static void print_output_tail(const struct console *console, const char *name,
             break;
         i--;
     }
-    fprintf(console->stream, "  %s%s (%" PRIu64 " bytes%s%s):%s\n", paint(console, DIM),
-            name, output->bytes, i > 0 ? ", last lines" : "",
-            output->truncated ? ", truncated" : "", paint(console, RESET));
-    print_indented(console->stream, "    ", output->text + i, output->length - i);
+    fprintf(console->stream, "  %s%s (%" PRIu64 " bytes%s%s):%s\n",
+            paint(console, DIM), name, output->bytes,
+            i > 0 ? ", last lines" : "", output->truncated ? ", truncated" : "",
+            paint(console, RESET));
+    print_indented(console->stream, "    ", output->text + i,
+                   output->length - i);
 }
 
-static void print_failure(const struct console *console, const struct tattle_failure *failure)
+static void print_failure(const struct console *console,
+                          const struct tattle_failure *failure)
 {
     FILE *out = console->stream;
     switch (failure->kind) {
@@ -266,14 +279,18 @@ static void print_failure(const struct console *console, const struct tattle_fai
     }
 }
 
-static void print_trace(const struct console *console, const struct tattle_trace *trace)
+static void print_trace(const struct console *console,
+                        const struct tattle_trace *trace)
 {
     FILE *out = console->stream;
     size_t first = trace->event_count > TRACE_EVENTS_SHOWN
-                       ? trace->event_count - TRACE_EVENTS_SHOWN : 0;
+                       ? trace->event_count - TRACE_EVENTS_SHOWN
+                       : 0;
     size_t shown = trace->event_count - first;
-    fprintf(out, "  %slast messages (%" PRIu64 " recorded, %" PRIu64 " dropped%s", paint(console, DIM),
-            trace->recorded, trace->dropped, trace->overflow ? ", budget exhausted" : "");
+    fprintf(out,
+            "  %slast messages (%" PRIu64 " recorded, %" PRIu64 " dropped%s",
+            paint(console, DIM), trace->recorded, trace->dropped,
+            trace->overflow ? ", budget exhausted" : "");
     /* Fewer lines than events recorded: say which ones these are. */
     if ((uint64_t)shown < trace->recorded)
         fprintf(out, "; showing the last %zu", shown);
@@ -296,9 +313,9 @@ static void print_trace(const struct console *console, const struct tattle_trace
         print_string(out, box->name, "");
         fputs(" (owner ", out);
         print_string(out, box->owner, "?");
-        fprintf(out, "%s): %" PRIu64 " pending%s%s\n", box->alive ? "" : ", gone",
-                box->pending, box->approx ? ", approximate" : "",
-                paint(console, RESET));
+        fprintf(out, "%s): %" PRIu64 " pending%s%s\n",
+                box->alive ? "" : ", gone", box->pending,
+                box->approx ? ", approximate" : "", paint(console, RESET));
         for (size_t k = 0; k < box->message_count; k++) {
             fprintf(out, "    [%zu] ", k);
             print_string(out, box->messages[k], "");
@@ -311,17 +328,20 @@ static void print_trace(const struct console *console, const struct tattle_trace
  * first failure's location and the first line of its message, cut to
  * SUMMARY_MESSAGE_BYTES on a character boundary. The line is kept escaped,
  * ready to print. */
-static void remember_failure(struct console *console, const struct tattle_result *result)
+static void remember_failure(struct console *console,
+                             const struct tattle_result *result)
 {
     char *line = NULL;
     size_t size = 0;
     FILE *stream = open_memstream(&line, &size);
     if (!stream)
         return;
-    const struct tattle_failure *first = result->failure_count ? &result->failures[0] : NULL;
+    const struct tattle_failure *first =
+        result->failure_count ? &result->failures[0] : NULL;
     const char *message = first && first->message ? first->message : "";
     size_t message_length = strcspn(message, "\n");
-    size_t shown = prefix_at_character(message, message_length, SUMMARY_MESSAGE_BYTES);
+    size_t shown =
+        prefix_at_character(message, message_length, SUMMARY_MESSAGE_BYTES);
     print_string(stream, result->test->id, "");
     if (first && first->file) {
         fputs("  ", stream);
@@ -336,8 +356,9 @@ static void remember_failure(struct console *console, const struct tattle_result
         free(line);
         return;
     }
-    char **lines = realloc(console->failed_lines,
-                           (console->failed_count + 1) * sizeof *console->failed_lines);
+    char **lines =
+        realloc(console->failed_lines,
+                (console->failed_count + 1) * sizeof *console->failed_lines);
     if (!lines) {
         free(line);
         return;
@@ -362,12 +383,20 @@ static bool print_result(void *self, const struct tattle_result *result)
         if (result->flaky)
             label = "FLAKY", color = YELLOW;
         break;
-    case TATTLE_STATE_FAILED: label = "FAIL", color = RED; break;
-    case TATTLE_STATE_INVALID: label = "INVALID", color = RED; break;
-    case TATTLE_STATE_SKIPPED: label = "SKIP", color = YELLOW; break;
-    case TATTLE_STATE_EXCLUDED: break;
+    case TATTLE_STATE_FAILED:
+        label = "FAIL", color = RED;
+        break;
+    case TATTLE_STATE_INVALID:
+        label = "INVALID", color = RED;
+        break;
+    case TATTLE_STATE_SKIPPED:
+        label = "SKIP", color = YELLOW;
+        break;
+    case TATTLE_STATE_EXCLUDED:
+        break;
     }
-    fprintf(out, "%s%-5s%s ", paint(console, color), label, paint(console, RESET));
+    fprintf(out, "%s%-5s%s ", paint(console, color), label,
+            paint(console, RESET));
     print_string(out, result->test->id, "");
     fprintf(out, "  %s(%.1f ms", paint(console, DIM),
             (double)result->duration_us / 1000.0);
@@ -407,7 +436,8 @@ static void console_begin(void *self, const struct tattle_run_info *run)
     fflush(console->stream);
 }
 
-static void console_test_finished(void *self, const struct tattle_result *result)
+static void console_test_finished(void *self,
+                                  const struct tattle_result *result)
 {
     struct console *console = self;
     /* Flushing an empty stream still writes its lock: skip it when
@@ -421,19 +451,22 @@ static int console_end(void *self, const struct tattle_summary *summary)
     struct console *console = self;
     FILE *out = console->stream;
     if (console->failed_count > 0) {
-        fprintf(out, "\n%sFailed tests:%s\n", paint(console, BOLD), paint(console, RESET));
+        fprintf(out, "\n%sFailed tests:%s\n", paint(console, BOLD),
+                paint(console, RESET));
         for (size_t i = 0; i < console->failed_count; i++)
             fprintf(out, "  %s\n", console->failed_lines[i]);
     }
-    fprintf(out, "\n%" PRIu64 " excluded, %" PRIu64 " invalid, %" PRIu64
-                 " flaky; %.2f s; seed %" PRIu64 "%s\n",
+    fprintf(out,
+            "\n%" PRIu64 " excluded, %" PRIu64 " invalid, %" PRIu64
+            " flaky; %.2f s; seed %" PRIu64 "%s\n",
             summary->excluded, summary->invalid, summary->flaky,
             (double)summary->duration_us / 1e6, console->seed,
             summary->interrupted ? "; INTERRUPTED" : "");
     /* The last line, alone, in the form CI systems read. Invalid tests are
      * failures there. */
-    fprintf(out, "%" PRIu64 " passed, %" PRIu64 " failed, %" PRIu64 " skipped\n",
-            summary->passed, summary->failed + summary->invalid, summary->skipped);
+    fprintf(
+        out, "%" PRIu64 " passed, %" PRIu64 " failed, %" PRIu64 " skipped\n",
+        summary->passed, summary->failed + summary->invalid, summary->skipped);
     if (fflush(out) != 0 && errno != EPIPE)
         return -errno;
     return 0;

@@ -54,7 +54,7 @@ struct json_reporter {
     struct tattle__report_selection selection;
     struct tattle__error_groups groups;
     struct tattle__buffer printed;
-    int error;          /* first error met, returned by end */
+    int error; /* first error met, returned by end */
 };
 
 static void remember_error(struct json_reporter *self, int error)
@@ -131,10 +131,15 @@ static void reserve_header(struct json_reporter *self)
 {
     if (!self->direct || self->reserved || self->error)
         return;
-    struct tattle_summary largest = {
-        .total = UINT64_MAX, .passed = UINT64_MAX, .failed = UINT64_MAX,
-        .skipped = UINT64_MAX, .excluded = UINT64_MAX, .invalid = UINT64_MAX,
-        .flaky = UINT64_MAX, .duration_us = UINT64_MAX, .interrupted = false};
+    struct tattle_summary largest = {.total = UINT64_MAX,
+                                     .passed = UINT64_MAX,
+                                     .failed = UINT64_MAX,
+                                     .skipped = UINT64_MAX,
+                                     .excluded = UINT64_MAX,
+                                     .invalid = UINT64_MAX,
+                                     .flaky = UINT64_MAX,
+                                     .duration_us = UINT64_MAX,
+                                     .interrupted = false};
     cJSON *header = create_header(self, &largest);
     bool printed = header && tattle__json_print(header, &self->printed);
     cJSON_Delete(header);
@@ -154,7 +159,8 @@ static void json_begin(void *opaque, const struct tattle_run_info *run)
     self->run = *run;
     self->run.started_at = run->started_at ? strdup(run->started_at) : NULL;
     self->run.executable = run->executable ? strdup(run->executable) : NULL;
-    self->argv = calloc((size_t)(run->argc > 0 ? run->argc : 0) + 1, sizeof *self->argv);
+    self->argv =
+        calloc((size_t)(run->argc > 0 ? run->argc : 0) + 1, sizeof *self->argv);
     bool ok = self->argv && (!run->started_at || self->run.started_at) &&
               (!run->executable || self->run.executable);
     for (int i = 0; ok && i < run->argc; i++)
@@ -179,8 +185,8 @@ static void json_test_finished(void *opaque, const struct tattle_result *result)
     struct json_reporter *self = opaque;
     if (self->options.group_by_error)
         tattle__error_groups_add(&self->groups, result, &self->options);
-    if (self->error ||
-        !tattle__report_selection_keeps(&self->selection, &self->options, result))
+    if (self->error || !tattle__report_selection_keeps(&self->selection,
+                                                       &self->options, result))
         return;
     cJSON *object = tattle__json_test(result, &self->options);
     bool printed = object && tattle__json_print(object, &self->printed);
@@ -208,7 +214,8 @@ static cJSON *create_header(struct json_reporter *self,
     cJSON *header = cJSON_CreateObject();
     if (!header)
         return NULL;
-    bool ok = cJSON_AddNumberToObject(header, "version", TATTLE__JSON_SCHEMA_VERSION) != NULL;
+    bool ok = cJSON_AddNumberToObject(header, "version",
+                                      TATTLE__JSON_SCHEMA_VERSION) != NULL;
     cJSON *tool = tattle__json_tool();
     ok = tool && cJSON_AddItemToObject(header, "tool", tool) && ok;
     if (!ok && tool && !cJSON_GetObjectItemCaseSensitive(header, "tool"))
@@ -220,7 +227,8 @@ static cJSON *create_header(struct json_reporter *self,
     }
     ok = run_object && ok;
     cJSON *summary_object = tattle__json_summary(summary);
-    if (summary_object && !cJSON_AddItemToObject(header, "summary", summary_object)) {
+    if (summary_object &&
+        !cJSON_AddItemToObject(header, "summary", summary_object)) {
         cJSON_Delete(summary_object);
         summary_object = NULL;
     }
@@ -259,7 +267,8 @@ static int finish_report(struct json_reporter *self,
             tattle__sink_write(&out, "\n", 1);
             error = tattle__sink_flush(&out);
             if (!error)
-                error = tattle__copy_fd(self->scratch_fd, 0, self->tests.written, fd);
+                error = tattle__copy_fd(self->scratch_fd, 0,
+                                        self->tests.written, fd);
             if (!error)
                 tattle__sink_write(&out, "\n", 1);
         }
@@ -314,7 +323,8 @@ static int finish_direct(struct json_reporter *self,
     size_t used = opening_length(self->printed.length);
     if (used + 1 > self->reserved)
         return -EOVERFLOW; /* cannot happen: the room fits the largest */
-    tattle__buffer_reserve(&self->printed, (size_t)self->reserved + 1 - self->printed.length);
+    tattle__buffer_reserve(&self->printed,
+                           (size_t)self->reserved + 1 - self->printed.length);
     char *text = self->printed.data;
     memcpy(text + header_end, TESTS_OPENING, TESTS_OPENING_LENGTH);
     memset(text + used, ' ', self->reserved - used - 1);

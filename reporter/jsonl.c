@@ -40,7 +40,8 @@ static int jsonl_create(void **out, const char *destination,
     if (!destination || strcmp(destination, "-") == 0)
         self->fd = STDOUT_FILENO;
     else {
-        self->fd = open(destination, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+        self->fd =
+            open(destination, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
         if (self->fd < 0) {
             int error = -errno;
             free(self);
@@ -115,26 +116,31 @@ static void jsonl_begin(void *opaque, const struct tattle_run_info *run)
     struct jsonl_reporter *self = opaque;
     cJSON *line = event("run_started");
     bool ok = line != NULL;
-    ok = ok && cJSON_AddNumberToObject(line, "version", TATTLE__JSON_SCHEMA_VERSION);
+    ok = ok &&
+         cJSON_AddNumberToObject(line, "version", TATTLE__JSON_SCHEMA_VERSION);
     ok = ok && add_owned(line, "tool", tattle__json_tool());
     ok = ok && add_owned(line, "run", tattle__json_run(run, NULL));
     ok = ok && tattle__json_add_uint(line, "planned", run->planned);
     emit(self, line, ok);
 }
 
-static void jsonl_test_started(void *opaque, const struct tattle_test_info *test)
+static void jsonl_test_started(void *opaque,
+                               const struct tattle_test_info *test)
 {
     struct jsonl_reporter *self = opaque;
     cJSON *line = event("test_started");
-    bool ok = line && tattle__json_add_text(line, "id", test->id ? test->id : "");
+    bool ok =
+        line && tattle__json_add_text(line, "id", test->id ? test->id : "");
     emit(self, line, ok);
 }
 
-static void jsonl_test_finished(void *opaque, const struct tattle_result *result)
+static void jsonl_test_finished(void *opaque,
+                                const struct tattle_result *result)
 {
     struct jsonl_reporter *self = opaque;
     cJSON *line = event("test_finished");
-    bool ok = line && add_owned(line, "test", tattle__json_test(result, &self->options));
+    bool ok = line && add_owned(line, "test",
+                                tattle__json_test(result, &self->options));
     emit(self, line, ok);
 }
 

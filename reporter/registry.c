@@ -12,14 +12,10 @@
 #include "reporter/builtin.h"
 
 static const struct tattle_reporter_type *const builtin_reporters[] = {
-    &tattle__reporter_console,
-    &tattle__reporter_json,
-    &tattle__reporter_compact,
-    &tattle__reporter_jsonl,
-    &tattle__reporter_junit,
-    &tattle__reporter_github,
-    &tattle__reporter_tap,
-    &tattle__reporter_ctrf,
+    &tattle__reporter_console, &tattle__reporter_json,
+    &tattle__reporter_compact, &tattle__reporter_jsonl,
+    &tattle__reporter_junit,   &tattle__reporter_github,
+    &tattle__reporter_tap,     &tattle__reporter_ctrf,
 };
 
 static const struct tattle_reporter_type
@@ -28,7 +24,8 @@ static size_t plugin_reporter_count;
 
 const struct tattle_reporter_type *tattle_reporter_find(const char *name)
 {
-    for (size_t i = 0; i < sizeof builtin_reporters / sizeof *builtin_reporters; i++)
+    for (size_t i = 0; i < sizeof builtin_reporters / sizeof *builtin_reporters;
+         i++)
         if (strcmp(builtin_reporters[i]->name, name) == 0)
             return builtin_reporters[i];
     for (size_t i = 0; i < plugin_reporter_count; i++)
@@ -49,7 +46,8 @@ int tattle_reporter_register(const struct tattle_reporter_type *type)
 
 size_t tattle__reporter_count(void)
 {
-    return sizeof builtin_reporters / sizeof *builtin_reporters + plugin_reporter_count;
+    return sizeof builtin_reporters / sizeof *builtin_reporters +
+           plugin_reporter_count;
 }
 
 const struct tattle_reporter_type *tattle__reporter_at(size_t index)

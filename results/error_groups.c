@@ -33,24 +33,26 @@ static void rehash(struct tattle__error_groups *groups, size_t slot_count)
 }
 
 /* The group of `pattern`, made when new (taking `pattern`). */
-static struct tattle__error_group *group_for(struct tattle__error_groups *groups,
-                                             char *pattern)
+static struct tattle__error_group *
+group_for(struct tattle__error_groups *groups, char *pattern)
 {
     if (groups->count * 2 >= groups->slot_count)
         rehash(groups, groups->slot_count ? groups->slot_count * 2 : 64);
     uint64_t hash = hash_text(pattern);
     size_t s = hash & (groups->slot_count - 1);
     for (; groups->slots[s]; s = (s + 1) & (groups->slot_count - 1)) {
-        struct tattle__error_group *candidate = &groups->items[groups->slots[s] - 1];
-        if (candidate->hash == hash && strcmp(candidate->pattern, pattern) == 0) {
+        struct tattle__error_group *candidate =
+            &groups->items[groups->slots[s] - 1];
+        if (candidate->hash == hash &&
+            strcmp(candidate->pattern, pattern) == 0) {
             free(pattern);
             return candidate;
         }
     }
     if (groups->count == groups->capacity) {
         groups->capacity = groups->capacity ? groups->capacity * 2 : 16;
-        groups->items = tattle__realloc(groups->items,
-                                        groups->capacity * sizeof *groups->items);
+        groups->items = tattle__realloc(
+            groups->items, groups->capacity * sizeof *groups->items);
     }
     struct tattle__error_group *group = &groups->items[groups->count];
     *group = (struct tattle__error_group){.pattern = pattern, .hash = hash};
@@ -64,7 +66,8 @@ void tattle__error_groups_add(struct tattle__error_groups *groups,
 {
     if (!tattle__result_failed(result))
         return;
-    const struct tattle_failure *failure = tattle__first_failure(result, options);
+    const struct tattle_failure *failure =
+        tattle__first_failure(result, options);
     if (!failure)
         return;
     char *pattern = tattle__first_line(failure->message);
@@ -78,8 +81,10 @@ void tattle__error_groups_add(struct tattle__error_groups *groups,
 
 static int compare_groups(const void *a, const void *b)
 {
-    const struct tattle__error_group *x = *(const struct tattle__error_group *const *)a;
-    const struct tattle__error_group *y = *(const struct tattle__error_group *const *)b;
+    const struct tattle__error_group *x =
+        *(const struct tattle__error_group *const *)a;
+    const struct tattle__error_group *y =
+        *(const struct tattle__error_group *const *)b;
     if (x->count != y->count)
         return x->count > y->count ? -1 : 1;
     return x < y ? -1 : x > y; /* first seen first */
@@ -108,7 +113,8 @@ cJSON *tattle__error_groups_json(const struct tattle__error_groups *groups)
         cJSON *tests = cJSON_AddArrayToObject(group, "tests");
         ok = tests && ok;
         const struct tattle__buffer *ids = &order[i]->ids;
-        for (size_t at = 0; ok && at < ids->length; at += strlen(ids->data + at) + 1) {
+        for (size_t at = 0; ok && at < ids->length;
+             at += strlen(ids->data + at) + 1) {
             cJSON *id = tattle__json_text(ids->data + at);
             ok = id && cJSON_AddItemToArray(tests, id);
         }

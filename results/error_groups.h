@@ -21,13 +21,13 @@ struct tattle__error_group {
     char *pattern;
     uint64_t hash;
     uint64_t count;
-    struct tattle__buffer ids;  /* NUL-separated */
+    struct tattle__buffer ids; /* NUL-separated */
 };
 
 struct tattle__error_groups {
     struct tattle__error_group *items;
     size_t count, capacity;
-    size_t *slots;              /* index + 1, 0 when empty */
+    size_t *slots; /* index + 1, 0 when empty */
     size_t slot_count;
 };
 

@@ -67,7 +67,8 @@ static cJSON *create_uint(uint64_t value, bool negative)
 
 static bool add_int(cJSON *object, const char *key, long long value)
 {
-    uint64_t magnitude = value < 0 ? (uint64_t)0 - (uint64_t)value : (uint64_t)value;
+    uint64_t magnitude =
+        value < 0 ? (uint64_t)0 - (uint64_t)value : (uint64_t)value;
     return add_item(object, key, create_uint(magnitude, value < 0));
 }
 
@@ -105,7 +106,8 @@ bool tattle__json_add_bytes(cJSON *object, const char *key, const char *bytes,
                             size_t length)
 {
     return add_item(object, key,
-                    bytes ? tattle__json_bytes(bytes, length) : cJSON_CreateString(""));
+                    bytes ? tattle__json_bytes(bytes, length)
+                          : cJSON_CreateString(""));
 }
 
 static cJSON *add_object(cJSON *object, const char *key)
@@ -164,13 +166,17 @@ cJSON *tattle__json_run(const struct tattle_run_info *run,
         return NULL;
     bool ok = add_copied_text(object, "started_at", run->started_at);
     if (summary)
-        ok = tattle__json_add_uint(object, "duration_us", summary->duration_us) && ok;
+        ok = tattle__json_add_uint(object, "duration_us",
+                                   summary->duration_us) &&
+             ok;
     ok = tattle__json_add_uint(object, "seed", run->seed) && ok;
     ok = tattle__json_add_uint(object, "jobs", run->jobs) && ok;
     cJSON *argv = add_array(object, "argv");
     ok = argv && ok;
     for (int i = 0; argv && i < run->argc; i++)
-        ok = append(argv, tattle__json_bytes(run->argv[i], strlen(run->argv[i]))) && ok;
+        ok = append(argv,
+                    tattle__json_bytes(run->argv[i], strlen(run->argv[i]))) &&
+             ok;
     ok = add_copied_text(object, "executable", run->executable) && ok;
     if (run->sharded) {
         cJSON *shard = add_object(object, "shard");
@@ -202,7 +208,8 @@ cJSON *tattle__json_summary(const struct tattle_summary *summary)
     ok = tattle__json_add_uint(object, "excluded", summary->excluded) && ok;
     ok = tattle__json_add_uint(object, "invalid", summary->invalid) && ok;
     ok = tattle__json_add_uint(object, "flaky", summary->flaky) && ok;
-    ok = tattle__json_add_uint(object, "duration_us", summary->duration_us) && ok;
+    ok = tattle__json_add_uint(object, "duration_us", summary->duration_us) &&
+         ok;
     /* An interrupted run did not pass, whatever the tests that ran did. */
     bool failed = summary->failed || summary->invalid || summary->interrupted;
     ok = add_literal(object, "result", failed ? "failed" : "passed") && ok;
@@ -216,7 +223,8 @@ cJSON *tattle__json_summary(const struct tattle_summary *summary)
 static bool add_line(cJSON *object, const char *key, int line)
 {
     return add_item(object, key,
-                    line > 0 ? create_uint((uint64_t)line, false) : cJSON_CreateNull());
+                    line > 0 ? create_uint((uint64_t)line, false)
+                             : cJSON_CreateNull());
 }
 
 static bool add_tags(cJSON *test, const struct tattle_test_info *info)
@@ -231,8 +239,9 @@ static bool add_tags(cJSON *test, const struct tattle_test_info *info)
         if (!tag->name)
             continue;
         char *name = tattle__utf8_sanitize(tag->name, strlen(tag->name), NULL);
-        cJSON *value = tag->value ? tattle__json_bytes(tag->value, strlen(tag->value))
-                                  : cJSON_CreateTrue();
+        cJSON *value = tag->value
+                           ? tattle__json_bytes(tag->value, strlen(tag->value))
+                           : cJSON_CreateTrue();
         if (!name || !value) {
             free(name);
             cJSON_Delete(value);
@@ -240,7 +249,8 @@ static bool add_tags(cJSON *test, const struct tattle_test_info *info)
             continue;
         }
         if (cJSON_GetObjectItemCaseSensitive(tags, name))
-            ok = cJSON_ReplaceItemInObjectCaseSensitive(tags, name, value) && ok;
+            ok =
+                cJSON_ReplaceItemInObjectCaseSensitive(tags, name, value) && ok;
         else if (!cJSON_AddItemToObject(tags, name, value)) {
             cJSON_Delete(value);
             ok = false;
@@ -256,9 +266,11 @@ static cJSON *create_failure(const struct tattle_failure *failure,
     cJSON *object = cJSON_CreateObject();
     if (!object)
         return NULL;
-    bool ok = add_literal(object, "kind", tattle_failure_kind_name(failure->kind));
+    bool ok =
+        add_literal(object, "kind", tattle_failure_kind_name(failure->kind));
     ok = tattle__json_add_text(object, "message",
-                               failure->message ? failure->message : "") && ok;
+                               failure->message ? failure->message : "") &&
+         ok;
     ok = tattle__json_add_text(object, "file", failure->file) && ok;
     ok = add_line(object, "line", failure->file ? failure->line : 0) && ok;
     switch (failure->kind) {
@@ -266,17 +278,20 @@ static cJSON *create_failure(const struct tattle_failure *failure,
         cJSON *assertion = add_object(object, "assertion");
         ok = assertion && ok;
         if (assertion) {
-            ok = tattle__json_add_text(assertion, "macro", failure->macro) && ok;
+            ok =
+                tattle__json_add_text(assertion, "macro", failure->macro) && ok;
             ok = tattle__json_add_text(assertion, "expr", failure->expr) && ok;
             ok = tattle__json_add_text(assertion, "left", failure->left) && ok;
-            ok = tattle__json_add_text(assertion, "right", failure->right) && ok;
+            ok =
+                tattle__json_add_text(assertion, "right", failure->right) && ok;
         }
         break;
     }
     case TATTLE_FAILURE_CRASH: {
         char scratch[16];
         ok = add_copied_text(object, "signal",
-                             tattle__signal_name(failure->signal, scratch)) && ok;
+                             tattle__signal_name(failure->signal, scratch)) &&
+             ok;
         break;
     }
     case TATTLE_FAILURE_EXIT:
@@ -346,15 +361,18 @@ static cJSON *create_mailbox(const struct tattle_trace_mailbox *mailbox)
     cJSON *object = cJSON_CreateObject();
     if (!object)
         return NULL;
-    bool ok = tattle__json_add_text(object, "name", mailbox->name ? mailbox->name : "");
+    bool ok = tattle__json_add_text(object, "name",
+                                    mailbox->name ? mailbox->name : "");
     ok = tattle__json_add_text(object, "owner", mailbox->owner) && ok;
     ok = add_bool(object, "alive", mailbox->alive) && ok;
     ok = tattle__json_add_uint(object, "pending", mailbox->pending) && ok;
     cJSON *messages = add_array(object, "messages");
     ok = messages && ok;
     for (size_t i = 0; messages && i < mailbox->message_count; i++)
-        ok = append(messages, tattle__json_text(mailbox->messages[i] ? mailbox->messages[i]
-                                                                : "")) && ok;
+        ok = append(messages, tattle__json_text(mailbox->messages[i]
+                                                    ? mailbox->messages[i]
+                                                    : "")) &&
+             ok;
     ok = add_bool(object, "approx", mailbox->approx) && ok;
     if (!ok) {
         cJSON_Delete(object);
@@ -368,7 +386,8 @@ static cJSON *create_actor(const struct tattle_trace_actor *actor)
     cJSON *object = cJSON_CreateObject();
     if (!object)
         return NULL;
-    bool ok = tattle__json_add_text(object, "name", actor->name ? actor->name : "");
+    bool ok =
+        tattle__json_add_text(object, "name", actor->name ? actor->name : "");
     ok = add_int(object, "pid", actor->pid) && ok;
     ok = add_int(object, "tid", actor->tid) && ok;
     ok = add_bool(object, "alive_at_exit", actor->alive_at_exit) && ok;
@@ -412,8 +431,10 @@ cJSON *tattle__json_test(const struct tattle_result *result,
     if (!test)
         return NULL;
     bool ok = tattle__json_add_text(test, "id", info->id ? info->id : "");
-    ok = tattle__json_add_text(test, "suite", info->suite ? info->suite : "") && ok;
-    ok = tattle__json_add_text(test, "name", info->name ? info->name : "") && ok;
+    ok = tattle__json_add_text(test, "suite", info->suite ? info->suite : "") &&
+         ok;
+    ok =
+        tattle__json_add_text(test, "name", info->name ? info->name : "") && ok;
     ok = tattle__json_add_text(test, "file", info->file) && ok;
     ok = add_line(test, "line", info->line) && ok;
     ok = add_tags(test, info) && ok;

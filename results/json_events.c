@@ -16,7 +16,8 @@
     tattle__buffer_append(out, literal, sizeof literal - 1)
 #define APPEND_KEY(out, key) APPEND_LITERAL(out, ",\"" key "\":")
 
-static void append_uint(struct tattle__buffer *out, uint64_t value, bool negative)
+static void append_uint(struct tattle__buffer *out, uint64_t value,
+                        bool negative)
 {
     char digits[24];
     char *p = digits + sizeof digits;
@@ -31,7 +32,8 @@ static void append_uint(struct tattle__buffer *out, uint64_t value, bool negativ
 
 static void append_int(struct tattle__buffer *out, long long value)
 {
-    uint64_t magnitude = value < 0 ? (uint64_t)0 - (uint64_t)value : (uint64_t)value;
+    uint64_t magnitude =
+        value < 0 ? (uint64_t)0 - (uint64_t)value : (uint64_t)value;
     append_uint(out, magnitude, value < 0);
 }
 

@@ -29,10 +29,11 @@ static void add_number(struct tattle__json_numbers *numbers, size_t offset,
         return;
     if (numbers->count == numbers->capacity) {
         numbers->capacity = numbers->capacity ? 2 * numbers->capacity : 64;
-        numbers->spans = tattle__realloc(numbers->spans,
-                                         numbers->capacity * sizeof *numbers->spans);
+        numbers->spans = tattle__realloc(
+            numbers->spans, numbers->capacity * sizeof *numbers->spans);
     }
-    numbers->spans[numbers->count++] = (struct tattle__json_span){offset, length};
+    numbers->spans[numbers->count++] =
+        (struct tattle__json_span){offset, length};
 }
 
 static bool is_space(char c)
@@ -67,9 +68,9 @@ static enum tattle__json_scan_status fail(struct tattle__json_scan_error *error,
 
 /* Scans the string that starts with the quote at text[*pos]; leaves *pos
  * just past the closing quote. */
-static enum tattle__json_scan_status scan_string(const char *text, size_t length,
-                                                 size_t *pos,
-                                                 struct tattle__json_scan_error *error)
+static enum tattle__json_scan_status
+scan_string(const char *text, size_t length, size_t *pos,
+            struct tattle__json_scan_error *error)
 {
     size_t i = *pos + 1;
     for (;;) {
@@ -87,7 +88,9 @@ static enum tattle__json_scan_status scan_string(const char *text, size_t length
             return TATTLE__JSON_SCAN_OK;
         }
         if (c < 0x20)
-            return fail(error, i, "a control character inside a string (it must be escaped)");
+            return fail(
+                error, i,
+                "a control character inside a string (it must be escaped)");
         if (i + 1 >= length)
             return TATTLE__JSON_SCAN_MORE;
         char escape = text[i + 1];
@@ -108,15 +111,16 @@ static enum tattle__json_scan_status scan_string(const char *text, size_t length
 
 /* Scans the number at text[*pos] (RFC 8259's grammar). A number that runs
  * to the end of the text is whole only when `last` says no more can come. */
-static enum tattle__json_scan_status scan_number(const char *text, size_t length,
-                                                 size_t *pos, bool last,
-                                                 struct tattle__json_scan_error *error)
+static enum tattle__json_scan_status
+scan_number(const char *text, size_t length, size_t *pos, bool last,
+            struct tattle__json_scan_error *error)
 {
     size_t start = *pos, i = *pos;
     if (text[i] == '-')
         i++;
     if (i >= length)
-        return last ? fail(error, start, "a bad number") : TATTLE__JSON_SCAN_MORE;
+        return last ? fail(error, start, "a bad number")
+                    : TATTLE__JSON_SCAN_MORE;
     if (text[i] == '0')
         i++;
     else if (is_digit(text[i]))
@@ -136,7 +140,8 @@ static enum tattle__json_scan_status scan_number(const char *text, size_t length
         if (i < length && (text[i] == '+' || text[i] == '-'))
             i++;
         if (i < length && !is_digit(text[i]))
-            return fail(error, start, "a bad number (no digit in the exponent)");
+            return fail(error, start,
+                        "a bad number (no digit in the exponent)");
         while (i < length && is_digit(text[i]))
             i++;
     }
@@ -151,8 +156,14 @@ static enum tattle__json_scan_status scan_number(const char *text, size_t length
     return TATTLE__JSON_SCAN_OK;
 }
 
-enum expect { EXPECT_VALUE, EXPECT_VALUE_OR_CLOSE, EXPECT_KEY, EXPECT_KEY_OR_CLOSE,
-              EXPECT_COLON, EXPECT_AFTER_VALUE };
+enum expect {
+    EXPECT_VALUE,
+    EXPECT_VALUE_OR_CLOSE,
+    EXPECT_KEY,
+    EXPECT_KEY_OR_CLOSE,
+    EXPECT_COLON,
+    EXPECT_AFTER_VALUE
+};
 
 enum tattle__json_scan_status
 tattle__json_scan_value(const char *text, size_t length, size_t *end,
@@ -186,7 +197,8 @@ tattle__json_scan_value(const char *text, size_t length, size_t *end,
                 expect = EXPECT_AFTER_VALUE;
             } else if (c == '{' || c == '[') {
                 if (depth == TATTLE__JSON_SCAN_MAX_DEPTH) {
-                    status = fail(error, i, "nested too deeply (more than 512 levels)");
+                    status = fail(error, i,
+                                  "nested too deeply (more than 512 levels)");
                     goto stop;
                 }
                 open[depth++] = c;
@@ -205,7 +217,9 @@ tattle__json_scan_value(const char *text, size_t length, size_t *end,
                 add_number(numbers, start, i - start);
                 expect = EXPECT_AFTER_VALUE;
             } else if (c == 't' || c == 'f' || c == 'n') {
-                const char *word = c == 't' ? "true" : c == 'f' ? "false" : "null";
+                const char *word = c == 't'   ? "true"
+                                   : c == 'f' ? "false"
+                                              : "null";
                 size_t n = strlen(word);
                 size_t have = length - i < n ? length - i : n;
                 if (memcmp(text + i, word, have) != 0) {
@@ -256,8 +270,9 @@ tattle__json_scan_value(const char *text, size_t length, size_t *end,
                 depth--;
                 i++;
             } else {
-                status = fail(error, i, open[depth - 1] == '{' ? "expected ',' or '}'"
-                                                               : "expected ',' or ']'");
+                status = fail(error, i,
+                              open[depth - 1] == '{' ? "expected ',' or '}'"
+                                                     : "expected ',' or ']'");
                 goto stop;
             }
             break;
@@ -271,7 +286,8 @@ stop:
 
 /* Gives the number items of `item`, in document order, their literals. */
 static bool attach_literals(cJSON *item, const char *text,
-                            const struct tattle__json_numbers *numbers, size_t *next)
+                            const struct tattle__json_numbers *numbers,
+                            size_t *next)
 {
     for (; item; item = item->next) {
         if (cJSON_IsNumber(item)) {
@@ -284,7 +300,8 @@ static bool attach_literals(cJSON *item, const char *text,
             memcpy(literal, text + span->offset, span->length);
             literal[span->length] = '\0';
             item->valuestring = literal;
-        } else if (item->child && !attach_literals(item->child, text, numbers, next))
+        } else if (item->child &&
+                   !attach_literals(item->child, text, numbers, next))
             return false;
     }
     return true;
@@ -298,22 +315,27 @@ cJSON *tattle__json_scan_parse(const char *text, size_t length,
     cJSON *tree = cJSON_ParseWithLengthOpts(text, length, &stop, false);
     if (!tree) {
         error->offset = stop && stop >= text && stop <= text + length
-                            ? (size_t)(stop - text) : 0;
+                            ? (size_t)(stop - text)
+                            : 0;
         snprintf(error->message, sizeof error->message,
-                 "not JSON (a string cJSON cannot read, such as a lone UTF-16 surrogate)");
+                 "not JSON (a string cJSON cannot read, such as a lone UTF-16 "
+                 "surrogate)");
         return NULL;
     }
     size_t next = 0;
-    if (!attach_literals(tree, text, numbers, &next) || next != numbers->count) {
+    if (!attach_literals(tree, text, numbers, &next) ||
+        next != numbers->count) {
         cJSON_Delete(tree);
         error->offset = 0;
-        snprintf(error->message, sizeof error->message, "numbers could not be read");
+        snprintf(error->message, sizeof error->message,
+                 "numbers could not be read");
         return NULL;
     }
     return tree;
 }
 
-bool tattle__json_integer(const cJSON *item, bool *negative, uint64_t *magnitude)
+bool tattle__json_integer(const cJSON *item, bool *negative,
+                          uint64_t *magnitude)
 {
     if (!cJSON_IsNumber(item))
         return false;
@@ -338,7 +360,8 @@ bool tattle__json_integer(const cJSON *item, bool *negative, uint64_t *magnitude
     }
     /* 1.0, 2e3: integers written otherwise, exact below 2^53. */
     double value = item->valuedouble;
-    if (!isfinite(value) || value != floor(value) || fabs(value) > 9007199254740992.0)
+    if (!isfinite(value) || value != floor(value) ||
+        fabs(value) > 9007199254740992.0)
         return false;
     *negative = value < 0;
     *magnitude = (uint64_t)fabs(value);
@@ -356,7 +379,8 @@ char *tattle__json_scan_string(const char *text, size_t length)
         return copy;
     }
     cJSON *item = cJSON_ParseWithLength(text, length);
-    char *copy = cJSON_IsString(item) ? tattle__strdup(item->valuestring) : NULL;
+    char *copy =
+        cJSON_IsString(item) ? tattle__strdup(item->valuestring) : NULL;
     cJSON_Delete(item);
     return copy;
 }
@@ -372,8 +396,8 @@ bool tattle__json_scan_member(const char *text, size_t length, const char *key,
     i = tattle__json_skip_space(text, length, i + 1);
     while (i < length && text[i] == '"') {
         size_t key_end;
-        if (tattle__json_scan_value(text + i, length - i, &key_end, NULL, &error) !=
-            TATTLE__JSON_SCAN_OK)
+        if (tattle__json_scan_value(text + i, length - i, &key_end, NULL,
+                                    &error) != TATTLE__JSON_SCAN_OK)
             return false;
         const char *name = text + i;
         size_t name_length = key_end;
@@ -382,8 +406,9 @@ bool tattle__json_scan_member(const char *text, size_t length, const char *key,
             return false;
         i = tattle__json_skip_space(text, length, i + 1);
         size_t value_end;
-        if (i >= length || tattle__json_scan_value(text + i, length - i, &value_end, NULL,
-                                                   &error) != TATTLE__JSON_SCAN_OK)
+        if (i >= length ||
+            tattle__json_scan_value(text + i, length - i, &value_end, NULL,
+                                    &error) != TATTLE__JSON_SCAN_OK)
             return false;
         bool match;
         if (memchr(name, '\\', name_length)) {
@@ -391,7 +416,8 @@ bool tattle__json_scan_member(const char *text, size_t length, const char *key,
             match = decoded && strcmp(decoded, key) == 0;
             free(decoded);
         } else
-            match = name_length == key_length + 2 && memcmp(name + 1, key, key_length) == 0;
+            match = name_length == key_length + 2 &&
+                    memcmp(name + 1, key, key_length) == 0;
         if (match) {
             *value_offset = i;
             *value_length = value_end;

@@ -30,16 +30,16 @@
 struct tattle__json_numbers {
     struct tattle__json_span {
         size_t offset, length;
-    } *spans;
+    } * spans;
     size_t count, capacity;
 };
 
 void tattle__json_numbers_release(struct tattle__json_numbers *numbers);
 
 enum tattle__json_scan_status {
-    TATTLE__JSON_SCAN_OK,       /* a whole value */
-    TATTLE__JSON_SCAN_MORE,     /* the text ends inside the value */
-    TATTLE__JSON_SCAN_ERROR     /* not JSON */
+    TATTLE__JSON_SCAN_OK,   /* a whole value */
+    TATTLE__JSON_SCAN_MORE, /* the text ends inside the value */
+    TATTLE__JSON_SCAN_ERROR /* not JSON */
 };
 
 /** What went wrong, and where (an offset into the scanned text). */
@@ -68,7 +68,8 @@ cJSON *tattle__json_scan_parse(const char *text, size_t length,
  * magnitude in *magnitude (from the literal when the item has one, so
  * every 64-bit value is exact). Returns false when the item is not a
  * number, not an integer, or its magnitude does not fit in 64 bits. */
-bool tattle__json_integer(const cJSON *item, bool *negative, uint64_t *magnitude);
+bool tattle__json_integer(const cJSON *item, bool *negative,
+                          uint64_t *magnitude);
 
 /** Finds the member `key` of the object text `text[0..length)` (a value
  * the scanner accepted) without parsing it: stores the span of its value

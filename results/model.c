@@ -8,7 +8,7 @@
 #include "base/utf8.h"
 
 bool tattle__failure_filtered(const struct tattle_failure *failure,
-                                   const struct tattle_report_options *options)
+                              const struct tattle_report_options *options)
 {
     if (failure->filtered)
         return true;
@@ -23,7 +23,7 @@ bool tattle__failure_filtered(const struct tattle_failure *failure,
 
 const struct tattle_failure *
 tattle__first_failure(const struct tattle_result *result,
-                           const struct tattle_report_options *options)
+                      const struct tattle_report_options *options)
 {
     for (size_t i = 0; i < result->failure_count; i++)
         if (!tattle__failure_filtered(&result->failures[i], options))

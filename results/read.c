@@ -64,7 +64,7 @@ struct tattle__reader {
     /* Reading the tests. */
     size_t test_index;
     bool tests_done;
-    uint64_t line;                  /* stream: lines read so far */
+    uint64_t line; /* stream: lines read so far */
     bool finished, cut_short, stream_ended;
     struct unfinished_test *unfinished;
     size_t unfinished_count, unfinished_next;
@@ -76,7 +76,7 @@ struct tattle__reader {
 /* A JSON path inside the value being read: `.tests[3].failures[0].kind`. */
 struct where {
     const struct where *parent;
-    const char *key;    /* NULL: an array index */
+    const char *key; /* NULL: an array index */
     size_t index;
 };
 
@@ -91,8 +91,8 @@ static void render_where(const struct where *where, struct tattle__buffer *out)
     }
     bool plain = *where->key != '\0';
     for (const char *p = where->key; *p && plain; p++)
-        plain = (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || *p == '_' ||
-                (p != where->key && *p >= '0' && *p <= '9');
+        plain = (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+                *p == '_' || (p != where->key && *p >= '0' && *p <= '9');
     if (plain)
         tattle__buffer_printf(out, ".%s", where->key);
     else
@@ -124,21 +124,24 @@ static uint64_t line_of(const struct tattle__reader *reader, uint64_t offset)
     uint64_t line = 1, at = 0;
     char chunk[65536];
     while (at < offset) {
-        size_t want = offset - at < sizeof chunk ? (size_t)(offset - at) : sizeof chunk;
+        size_t want =
+            offset - at < sizeof chunk ? (size_t)(offset - at) : sizeof chunk;
         ssize_t n = pread(reader->fd, chunk, want, (off_t)at);
         if (n <= 0)
             break;
-        for (const char *p = chunk; (p = memchr(p, '\n', (size_t)(chunk + n - p))); p++)
+        for (const char *p = chunk;
+             (p = memchr(p, '\n', (size_t)(chunk + n - p))); p++)
             line++;
         at += (uint64_t)n;
     }
     return line;
 }
 
-static int error_at(struct tattle__reader *reader, uint64_t offset, const char *message)
+static int error_at(struct tattle__reader *reader, uint64_t offset,
+                    const char *message)
 {
-    set_error(reader, "line %" PRIu64 ", byte %" PRIu64 ": %s", line_of(reader, offset),
-              offset, message);
+    set_error(reader, "line %" PRIu64 ", byte %" PRIu64 ": %s",
+              line_of(reader, offset), offset, message);
     return -1;
 }
 
@@ -161,13 +164,15 @@ static bool fail_in(struct build *build, const struct where *where,
     va_start(args, format);
     tattle__buffer_vprintf(&message, format, args);
     va_end(args);
-    uint64_t line = build->line ? build->line
-                    : build->offset ? line_of(build->reader, build->offset) : 0;
+    uint64_t line = build->line     ? build->line
+                    : build->offset ? line_of(build->reader, build->offset)
+                                    : 0;
     if (line)
         set_error(build->reader, "line %" PRIu64 ": %s: %s", line,
                   path.length ? path.data : ".", message.data);
     else
-        set_error(build->reader, "%s: %s", path.length ? path.data : ".", message.data);
+        set_error(build->reader, "%s: %s", path.length ? path.data : ".",
+                  message.data);
     tattle__buffer_release(&path);
     tattle__buffer_release(&message);
     return false;
@@ -192,8 +197,8 @@ static const char *describe(const cJSON *item)
 
 /* ---- Typed access to members ----------------------------------------- */
 
-static const cJSON *member(struct build *build, const cJSON *object, const char *key,
-                           const struct where *where)
+static const cJSON *member(struct build *build, const cJSON *object,
+                           const char *key, const struct where *where)
 {
     const cJSON *item = cJSON_GetObjectItemCaseSensitive(object, key);
     if (!item) {
@@ -203,8 +208,9 @@ static const cJSON *member(struct build *build, const cJSON *object, const char 
     return item;
 }
 
-static bool get_object(struct build *build, const cJSON *object, const char *key,
-                       const struct where *where, bool nullable, const cJSON **out)
+static bool get_object(struct build *build, const cJSON *object,
+                       const char *key, const struct where *where,
+                       bool nullable, const cJSON **out)
 {
     const cJSON *item = member(build, object, key, where);
     if (!item)
@@ -229,14 +235,15 @@ static bool get_array(struct build *build, const cJSON *object, const char *key,
         return false;
     if (!cJSON_IsArray(item)) {
         struct where here = {where, key, 0};
-        return fail_in(build, &here, "expected an array, found %s", describe(item));
+        return fail_in(build, &here, "expected an array, found %s",
+                       describe(item));
     }
     *out = item;
     return true;
 }
 
-static bool text_of(struct build *build, const cJSON *item, const struct where *where,
-                    bool nullable, const char **out)
+static bool text_of(struct build *build, const cJSON *item,
+                    const struct where *where, bool nullable, const char **out)
 {
     if (nullable && cJSON_IsNull(item)) {
         *out = NULL;
@@ -258,8 +265,9 @@ static bool get_text(struct build *build, const cJSON *object, const char *key,
 }
 
 /* An optional string member (trace events omit what they lack). */
-static bool get_optional_text(struct build *build, const cJSON *object, const char *key,
-                              const struct where *where, const char **out)
+static bool get_optional_text(struct build *build, const cJSON *object,
+                              const char *key, const struct where *where,
+                              const char **out)
 {
     const cJSON *item = cJSON_GetObjectItemCaseSensitive(object, key);
     *out = NULL;
@@ -267,9 +275,10 @@ static bool get_optional_text(struct build *build, const cJSON *object, const ch
     return !item || text_of(build, item, &here, false, out);
 }
 
-static bool get_integer(struct build *build, const cJSON *object, const char *key,
-                        const struct where *where, long long minimum, uint64_t maximum,
-                        bool *negative, uint64_t *magnitude)
+static bool get_integer(struct build *build, const cJSON *object,
+                        const char *key, const struct where *where,
+                        long long minimum, uint64_t maximum, bool *negative,
+                        uint64_t *magnitude)
 {
     const cJSON *item = member(build, object, key, where);
     if (!item)
@@ -279,11 +288,15 @@ static bool get_integer(struct build *build, const cJSON *object, const char *ke
     if (ok && *negative)
         ok = minimum < 0 && *magnitude <= (uint64_t)0 - (uint64_t)minimum;
     else if (ok)
-        ok = *magnitude <= maximum && (minimum <= 0 || *magnitude >= (uint64_t)minimum);
+        ok = *magnitude <= maximum &&
+             (minimum <= 0 || *magnitude >= (uint64_t)minimum);
     if (!ok) {
-        const char *literal = cJSON_IsNumber(item) && item->valuestring ? item->valuestring
-                                                                        : NULL;
-        return fail_in(build, &here, "expected an integer from %lld to %" PRIu64 ", found %.40s",
+        const char *literal = cJSON_IsNumber(item) && item->valuestring
+                                  ? item->valuestring
+                                  : NULL;
+        return fail_in(build, &here,
+                       "expected an integer from %lld to %" PRIu64
+                       ", found %.40s",
                        minimum, maximum, literal ? literal : describe(item));
     }
     return true;
@@ -301,7 +314,8 @@ static bool get_int(struct build *build, const cJSON *object, const char *key,
 {
     bool negative;
     uint64_t magnitude;
-    if (!get_integer(build, object, key, where, INT_MIN, INT_MAX, &negative, &magnitude))
+    if (!get_integer(build, object, key, where, INT_MIN, INT_MAX, &negative,
+                     &magnitude))
         return false;
     *out = negative ? -(long long)magnitude : (long long)magnitude;
     return true;
@@ -315,7 +329,8 @@ static bool get_bool(struct build *build, const cJSON *object, const char *key,
         return false;
     if (!cJSON_IsBool(item)) {
         struct where here = {where, key, 0};
-        return fail_in(build, &here, "expected true or false, found %s", describe(item));
+        return fail_in(build, &here, "expected true or false, found %s",
+                       describe(item));
     }
     *out = cJSON_IsTrue(item);
     return true;
@@ -340,8 +355,8 @@ static bool get_line(struct build *build, const cJSON *object, const char *key,
 }
 
 static bool get_enum(struct build *build, const cJSON *object, const char *key,
-                     const struct where *where, const char *const *names, size_t count,
-                     int *out)
+                     const struct where *where, const char *const *names,
+                     size_t count, int *out)
 {
     const char *text;
     if (!get_text(build, object, key, where, false, &text))
@@ -356,7 +371,8 @@ static bool get_enum(struct build *build, const cJSON *object, const char *key,
         tattle__buffer_printf(&choices, "%s\"%s\"", i ? ", " : "", names[i]);
     struct where here = {where, key, 0};
     char *shown = tattle__first_line(text);
-    fail_in(build, &here, "\"%.60s\" is not one of %s", shown ? shown : "", choices.data);
+    fail_in(build, &here, "\"%.60s\" is not one of %s", shown ? shown : "",
+            choices.data);
     free(shown);
     tattle__buffer_release(&choices);
     return false;
@@ -368,7 +384,8 @@ static bool get_enum(struct build *build, const cJSON *object, const char *key,
 static int fill(struct tattle__reader *reader)
 {
     if (reader->start > 0) {
-        memmove(reader->data, reader->data + reader->start, reader->end - reader->start);
+        memmove(reader->data, reader->data + reader->start,
+                reader->end - reader->start);
         reader->base += reader->start;
         reader->end -= reader->start;
         reader->start = 0;
@@ -398,7 +415,8 @@ static int fill(struct tattle__reader *reader)
 static int peek(struct tattle__reader *reader)
 {
     for (;;) {
-        reader->start = tattle__json_skip_space(reader->data, reader->end, reader->start);
+        reader->start =
+            tattle__json_skip_space(reader->data, reader->end, reader->start);
         if (reader->start < reader->end)
             return (unsigned char)reader->data[reader->start];
         if (reader->eof)
@@ -415,8 +433,8 @@ static uint64_t here(const struct tattle__reader *reader)
 
 /* Scans the value at the window's start, reading until it is whole;
  * `inside` names it for the message when the file ends first. */
-static int scan_window_value(struct tattle__reader *reader, size_t *length, bool numbers,
-                             const char *inside)
+static int scan_window_value(struct tattle__reader *reader, size_t *length,
+                             bool numbers, const char *inside)
 {
     reader->numbers.count = 0;
     for (;;) {
@@ -455,20 +473,23 @@ static cJSON *parse_window_value(struct tattle__reader *reader, size_t length)
     return tree;
 }
 
-/* ---- The run, the summary -------------------------------------------------- */
+/* ---- The run, the summary --------------------------------------------------
+ */
 
-static bool read_run(struct tattle__reader *reader, const cJSON *run, bool report,
-                     struct build build)
+static bool read_run(struct tattle__reader *reader, const cJSON *run,
+                     bool report, struct build build)
 {
     struct where top = {NULL, "run", 0};
     struct tattle_run_info *info = &reader->run;
     const cJSON *argv, *shard;
     uint64_t value;
     if (!cJSON_IsObject(run))
-        return fail_in(&build, &top, "expected an object, found %s", describe(run));
+        return fail_in(&build, &top, "expected an object, found %s",
+                       describe(run));
     if (!get_text(&build, run, "started_at", &top, false, &info->started_at))
         return false;
-    if (report && !get_uint(&build, run, "duration_us", &top, UINT64_MAX, &reader->duration_us))
+    if (report && !get_uint(&build, run, "duration_us", &top, UINT64_MAX,
+                            &reader->duration_us))
         return false;
     if (!get_uint(&build, run, "seed", &top, UINT64_MAX, &info->seed))
         return false;
@@ -504,7 +525,8 @@ static bool read_run(struct tattle__reader *reader, const cJSON *run, bool repor
         info->shard_index = (unsigned)index;
         info->shard_total = (unsigned)total;
     }
-    if (report && !get_bool(&build, run, "interrupted", &top, &reader->summary.interrupted))
+    if (report && !get_bool(&build, run, "interrupted", &top,
+                            &reader->summary.interrupted))
         return false;
     return true;
 }
@@ -514,18 +536,24 @@ static bool read_summary(struct tattle__reader *reader, const cJSON *object,
 {
     struct tattle_summary *summary = &reader->summary;
     if (!cJSON_IsObject(object))
-        return fail_in(&build, where, "expected an object, found %s", describe(object));
+        return fail_in(&build, where, "expected an object, found %s",
+                       describe(object));
     struct {
         const char *key;
         uint64_t *value;
     } counts[] = {
-        {"total", &summary->total},       {"passed", &summary->passed},
-        {"failed", &summary->failed},     {"skipped", &summary->skipped},
-        {"excluded", &summary->excluded}, {"invalid", &summary->invalid},
-        {"flaky", &summary->flaky},       {"duration_us", &summary->duration_us},
+        {"total", &summary->total},
+        {"passed", &summary->passed},
+        {"failed", &summary->failed},
+        {"skipped", &summary->skipped},
+        {"excluded", &summary->excluded},
+        {"invalid", &summary->invalid},
+        {"flaky", &summary->flaky},
+        {"duration_us", &summary->duration_us},
     };
     for (size_t i = 0; i < sizeof counts / sizeof *counts; i++)
-        if (!get_uint(&build, object, counts[i].key, where, UINT64_MAX, counts[i].value))
+        if (!get_uint(&build, object, counts[i].key, where, UINT64_MAX,
+                      counts[i].value))
             return false;
     reader->has_summary = true;
     return true;
@@ -541,7 +569,8 @@ static bool check_version(const cJSON *version, const struct where *where,
     if (!tattle__json_integer(version, &negative, &value) || negative ||
         value != TATTLE__JSON_SCHEMA_VERSION) {
         char *shown = cJSON_PrintUnformatted(version);
-        fail_in(&build, where, "version %.40s is not supported: this tattle reads version %d",
+        fail_in(&build, where,
+                "version %.40s is not supported: this tattle reads version %d",
                 shown ? shown : "?", TATTLE__JSON_SCHEMA_VERSION);
         cJSON_free(shown);
         return false;
@@ -549,12 +578,15 @@ static bool check_version(const cJSON *version, const struct where *where,
     return true;
 }
 
-/* ---- One test -------------------------------------------------------------- */
+/* ---- One test --------------------------------------------------------------
+ */
 
-static const char *const state_names[] = {"passed", "failed", "skipped", "excluded",
-                                          "invalid"};
-static const char *const kind_names[] = {"assertion", "crash", "timeout", "exit", "error"};
-static const char *const event_kind_names[] = {"send", "recv", "event", "spawn", "exit"};
+static const char *const state_names[] = {"passed", "failed", "skipped",
+                                          "excluded", "invalid"};
+static const char *const kind_names[] = {"assertion", "crash", "timeout",
+                                         "exit", "error"};
+static const char *const event_kind_names[] = {"send", "recv", "event", "spawn",
+                                               "exit"};
 
 /* The signal number a report names ("SIGSEGV", or "SIG42" for one without a
  * name), or -1. */
@@ -568,7 +600,7 @@ static int signal_number(const char *name)
 }
 
 struct read_trace {
-    struct tattle_trace trace;      /* first: freed through its address */
+    struct tattle_trace trace; /* first: freed through its address */
     struct tattle_trace_event *events;
     struct tattle_trace_mailbox *mailboxes;
     struct tattle_trace_actor *actors;
@@ -585,8 +617,8 @@ static void free_read_trace(struct tattle_trace *trace)
     free(owned);
 }
 
-static bool read_frames(struct build *build, const cJSON *array, const struct where *where,
-                        struct tattle_frame *frames)
+static bool read_frames(struct build *build, const cJSON *array,
+                        const struct where *where, struct tattle_frame *frames)
 {
     size_t i = 0;
     for (const cJSON *item = array->child; item; item = item->next, i++) {
@@ -594,7 +626,8 @@ static bool read_frames(struct build *build, const cJSON *array, const struct wh
         struct tattle_frame *frame = &frames[i];
         const char *address;
         if (!cJSON_IsObject(item))
-            return fail_in(build, &at, "expected an object, found %s", describe(item));
+            return fail_in(build, &at, "expected an object, found %s",
+                           describe(item));
         if (!get_text(build, item, "function", &at, true, &frame->function) ||
             !get_text(build, item, "file", &at, true, &frame->file) ||
             !get_line(build, item, "line", &at, &frame->line) ||
@@ -603,17 +636,20 @@ static bool read_frames(struct build *build, const cJSON *array, const struct wh
         char *end;
         errno = 0;
         unsigned long long value = strtoull(address, &end, 16);
-        if (strncmp(address, "0x", 2) != 0 || end == address + 2 || *end || errno ||
-            value > UINTPTR_MAX) {
+        if (strncmp(address, "0x", 2) != 0 || end == address + 2 || *end ||
+            errno || value > UINTPTR_MAX) {
             struct where field = {&at, "address", 0};
-            return fail_in(build, &field, "expected a hexadecimal address such as \"0x4005d0\"");
+            return fail_in(
+                build, &field,
+                "expected a hexadecimal address such as \"0x4005d0\"");
         }
         frame->address = (uintptr_t)value;
     }
     return true;
 }
 
-static bool read_failures(struct build *build, const cJSON *test, const struct where *where,
+static bool read_failures(struct build *build, const cJSON *test,
+                          const struct where *where,
                           struct tattle__read_result *out)
 {
     struct tattle__result_record *record = &out->record;
@@ -623,7 +659,8 @@ static bool read_failures(struct build *build, const cJSON *test, const struct w
     struct where list = {where, "failures", 0};
     size_t frame_total = 0;
     for (const cJSON *item = failures->child; item; item = item->next) {
-        const cJSON *stack = cJSON_GetObjectItemCaseSensitive(item, "stacktrace");
+        const cJSON *stack =
+            cJSON_GetObjectItemCaseSensitive(item, "stacktrace");
         if (cJSON_IsArray(stack))
             frame_total += (size_t)cJSON_GetArraySize(stack);
     }
@@ -635,7 +672,8 @@ static bool read_failures(struct build *build, const cJSON *test, const struct w
         struct where at = {&list, NULL, i};
         int kind;
         if (!cJSON_IsObject(item))
-            return fail_in(build, &at, "expected an object, found %s", describe(item));
+            return fail_in(build, &at, "expected an object, found %s",
+                           describe(item));
         if (!get_enum(build, item, "kind", &at, kind_names, 5, &kind))
             return false;
         struct tattle_failure *failure =
@@ -650,10 +688,14 @@ static bool read_failures(struct build *build, const cJSON *test, const struct w
             const cJSON *assertion;
             struct where in = {&at, "assertion", 0};
             if (!get_object(build, item, "assertion", &at, false, &assertion) ||
-                !get_text(build, assertion, "macro", &in, true, &failure->macro) ||
-                !get_text(build, assertion, "expr", &in, true, &failure->expr) ||
-                !get_text(build, assertion, "left", &in, true, &failure->left) ||
-                !get_text(build, assertion, "right", &in, true, &failure->right))
+                !get_text(build, assertion, "macro", &in, true,
+                          &failure->macro) ||
+                !get_text(build, assertion, "expr", &in, true,
+                          &failure->expr) ||
+                !get_text(build, assertion, "left", &in, true,
+                          &failure->left) ||
+                !get_text(build, assertion, "right", &in, true,
+                          &failure->right))
                 return false;
             break;
         }
@@ -664,8 +706,9 @@ static bool read_failures(struct build *build, const cJSON *test, const struct w
             failure->signal = signal_number(name);
             if (failure->signal < 0) {
                 struct where field = {&at, "signal", 0};
-                return fail_in(build, &field, "\"%.40s\" is not a signal name such as \"SIGSEGV\"",
-                               name);
+                return fail_in(
+                    build, &field,
+                    "\"%.40s\" is not a signal name such as \"SIGSEGV\"", name);
             }
             break;
         }
@@ -684,24 +727,29 @@ static bool read_failures(struct build *build, const cJSON *test, const struct w
         case TATTLE_FAILURE_ERROR:
             break;
         }
-        const cJSON *stack = cJSON_GetObjectItemCaseSensitive(item, "stacktrace");
+        const cJSON *stack =
+            cJSON_GetObjectItemCaseSensitive(item, "stacktrace");
         if (stack) {
             struct where field = {&at, "stacktrace", 0};
             if (!cJSON_IsArray(stack))
-                return fail_in(build, &field, "expected an array, found %s", describe(stack));
+                return fail_in(build, &field, "expected an array, found %s",
+                               describe(stack));
             size_t count = (size_t)cJSON_GetArraySize(stack);
-            if (!read_frames(build, stack, &field, record->frames + frames_used))
+            if (!read_frames(build, stack, &field,
+                             record->frames + frames_used))
                 return false;
             failure = &record->failures[i];
             failure->frames = record->frames + frames_used;
             failure->frame_count = count;
             frames_used += count;
         }
-        const cJSON *filtered = cJSON_GetObjectItemCaseSensitive(item, "filtered");
+        const cJSON *filtered =
+            cJSON_GetObjectItemCaseSensitive(item, "filtered");
         if (filtered) {
             if (!cJSON_IsBool(filtered)) {
                 struct where field = {&at, "filtered", 0};
-                return fail_in(build, &field, "expected true, found %s", describe(filtered));
+                return fail_in(build, &field, "expected true, found %s",
+                               describe(filtered));
             }
             record->failures[i].filtered = cJSON_IsTrue(filtered);
         }
@@ -709,17 +757,21 @@ static bool read_failures(struct build *build, const cJSON *test, const struct w
     return true;
 }
 
-static bool read_output(struct build *build, const cJSON *test, const struct where *where,
-                        struct tattle_result *result)
+static bool read_output(struct build *build, const cJSON *test,
+                        const struct where *where, struct tattle_result *result)
 {
     const cJSON *output;
     struct where in = {where, "output", 0};
     bool truncated;
     if (!get_object(build, test, "output", where, false, &output) ||
-        !get_text(build, output, "stdout", &in, false, &result->stdout_output.text) ||
-        !get_text(build, output, "stderr", &in, false, &result->stderr_output.text) ||
-        !get_uint(build, output, "stdout_bytes", &in, UINT64_MAX, &result->stdout_output.bytes) ||
-        !get_uint(build, output, "stderr_bytes", &in, UINT64_MAX, &result->stderr_output.bytes) ||
+        !get_text(build, output, "stdout", &in, false,
+                  &result->stdout_output.text) ||
+        !get_text(build, output, "stderr", &in, false,
+                  &result->stderr_output.text) ||
+        !get_uint(build, output, "stdout_bytes", &in, UINT64_MAX,
+                  &result->stdout_output.bytes) ||
+        !get_uint(build, output, "stderr_bytes", &in, UINT64_MAX,
+                  &result->stderr_output.bytes) ||
         !get_bool(build, output, "truncated", &in, &truncated))
         return false;
     result->stdout_output.length = strlen(result->stdout_output.text);
@@ -729,8 +781,9 @@ static bool read_output(struct build *build, const cJSON *test, const struct whe
     return true;
 }
 
-static bool check_array(struct build *build, const cJSON *object, const char *key,
-                        const struct where *where, const cJSON **out, size_t *count)
+static bool check_array(struct build *build, const cJSON *object,
+                        const char *key, const struct where *where,
+                        const cJSON **out, size_t *count)
 {
     if (!get_array(build, object, key, where, out))
         return false;
@@ -738,7 +791,8 @@ static bool check_array(struct build *build, const cJSON *object, const char *ke
     return true;
 }
 
-static bool read_trace(struct build *build, const cJSON *test, const struct where *where,
+static bool read_trace(struct build *build, const cJSON *test,
+                       const struct where *where,
                        struct tattle__read_result *out)
 {
     const cJSON *object;
@@ -755,12 +809,16 @@ static bool read_trace(struct build *build, const cJSON *test, const struct wher
     if (!get_uint(build, object, "cap", &in, UINT64_MAX, &trace->cap) ||
         !get_uint(build, object, "budget", &in, UINT64_MAX, &trace->budget) ||
         !get_int(build, object, "level", &in, &level) ||
-        !get_uint(build, object, "recorded", &in, UINT64_MAX, &trace->recorded) ||
+        !get_uint(build, object, "recorded", &in, UINT64_MAX,
+                  &trace->recorded) ||
         !get_uint(build, object, "dropped", &in, UINT64_MAX, &trace->dropped) ||
         !get_bool(build, object, "overflow", &in, &trace->overflow) ||
-        !check_array(build, object, "events", &in, &events, &trace->event_count) ||
-        !check_array(build, object, "mailboxes", &in, &mailboxes, &trace->mailbox_count) ||
-        !check_array(build, object, "actors", &in, &actors, &trace->actor_count))
+        !check_array(build, object, "events", &in, &events,
+                     &trace->event_count) ||
+        !check_array(build, object, "mailboxes", &in, &mailboxes,
+                     &trace->mailbox_count) ||
+        !check_array(build, object, "actors", &in, &actors,
+                     &trace->actor_count))
         return false;
     trace->level = (int)level;
 
@@ -773,7 +831,8 @@ static bool read_trace(struct build *build, const cJSON *test, const struct wher
         struct tattle_trace_event *event = &owned->events[i];
         int kind;
         if (!cJSON_IsObject(item))
-            return fail_in(build, &at, "expected an object, found %s", describe(item));
+            return fail_in(build, &at, "expected an object, found %s",
+                           describe(item));
         if (!get_uint(build, item, "seq", &at, UINT64_MAX, &event->seq) ||
             !get_uint(build, item, "t_us", &at, UINT64_MAX, &event->t_us) ||
             !get_enum(build, item, "kind", &at, event_kind_names, 5, &kind) ||
@@ -788,11 +847,13 @@ static bool read_trace(struct build *build, const cJSON *test, const struct wher
         event->level = (int)level;
     }
 
-    owned->mailboxes = tattle__calloc(trace->mailbox_count, sizeof *owned->mailboxes);
+    owned->mailboxes =
+        tattle__calloc(trace->mailbox_count, sizeof *owned->mailboxes);
     trace->mailboxes = owned->mailboxes;
     size_t message_total = 0;
     for (const cJSON *item = mailboxes->child; item; item = item->next) {
-        const cJSON *messages = cJSON_GetObjectItemCaseSensitive(item, "messages");
+        const cJSON *messages =
+            cJSON_GetObjectItemCaseSensitive(item, "messages");
         if (cJSON_IsArray(messages))
             message_total += (size_t)cJSON_GetArraySize(messages);
     }
@@ -806,11 +867,13 @@ static bool read_trace(struct build *build, const cJSON *test, const struct wher
         const cJSON *messages;
         size_t count;
         if (!cJSON_IsObject(item))
-            return fail_in(build, &at, "expected an object, found %s", describe(item));
+            return fail_in(build, &at, "expected an object, found %s",
+                           describe(item));
         if (!get_text(build, item, "name", &at, false, &mailbox->name) ||
             !get_text(build, item, "owner", &at, true, &mailbox->owner) ||
             !get_bool(build, item, "alive", &at, &mailbox->alive) ||
-            !get_uint(build, item, "pending", &at, UINT64_MAX, &mailbox->pending) ||
+            !get_uint(build, item, "pending", &at, UINT64_MAX,
+                      &mailbox->pending) ||
             !check_array(build, item, "messages", &at, &messages, &count) ||
             !get_bool(build, item, "approx", &at, &mailbox->approx))
             return false;
@@ -818,9 +881,11 @@ static bool read_trace(struct build *build, const cJSON *test, const struct wher
         mailbox->message_count = count;
         struct where message_list = {&at, "messages", 0};
         size_t k = 0;
-        for (const cJSON *message = messages->child; message; message = message->next, k++) {
+        for (const cJSON *message = messages->child; message;
+             message = message->next, k++) {
             struct where element = {&message_list, NULL, k};
-            if (!text_of(build, message, &element, false, &owned->messages[messages_used + k]))
+            if (!text_of(build, message, &element, false,
+                         &owned->messages[messages_used + k]))
                 return false;
         }
         messages_used += count;
@@ -835,9 +900,11 @@ static bool read_trace(struct build *build, const cJSON *test, const struct wher
         struct tattle_trace_actor *actor = &owned->actors[i];
         long long pid, tid;
         if (!cJSON_IsObject(item))
-            return fail_in(build, &at, "expected an object, found %s", describe(item));
+            return fail_in(build, &at, "expected an object, found %s",
+                           describe(item));
         if (!get_text(build, item, "name", &at, false, &actor->name) ||
-            !get_int(build, item, "pid", &at, &pid) || !get_int(build, item, "tid", &at, &tid) ||
+            !get_int(build, item, "pid", &at, &pid) ||
+            !get_int(build, item, "tid", &at, &tid) ||
             !get_bool(build, item, "alive_at_exit", &at, &actor->alive_at_exit))
             return false;
         actor->pid = (int)pid;
@@ -846,7 +913,8 @@ static bool read_trace(struct build *build, const cJSON *test, const struct wher
     return true;
 }
 
-static bool read_tags(struct build *build, const cJSON *test, const struct where *where,
+static bool read_tags(struct build *build, const cJSON *test,
+                      const struct where *where,
                       struct tattle__read_result *out)
 {
     const cJSON *tags;
@@ -862,7 +930,8 @@ static bool read_tags(struct build *build, const cJSON *test, const struct where
             out->tags[i].value = tag->valuestring;
         else if (!cJSON_IsTrue(tag)) {
             struct where at = {&in, tag->string, 0};
-            return fail_in(build, &at, "expected true or a string, found %s", describe(tag));
+            return fail_in(build, &at, "expected true or a string, found %s",
+                           describe(tag));
         }
     }
     out->test.tags = out->tags;
@@ -871,14 +940,15 @@ static bool read_tags(struct build *build, const cJSON *test, const struct where
 }
 
 /* Builds out (whose tree holds `test`) from the TEST object. */
-static bool build_result(const cJSON *test, const struct where *where, struct build build,
-                         struct tattle__read_result *out)
+static bool build_result(const cJSON *test, const struct where *where,
+                         struct build build, struct tattle__read_result *out)
 {
     struct tattle_test_info *info = &out->test;
     struct tattle_result *result = &out->record.result;
     result->test = info;
     if (!cJSON_IsObject(test))
-        return fail_in(&build, where, "expected a test object, found %s", describe(test));
+        return fail_in(&build, where, "expected a test object, found %s",
+                       describe(test));
     int state;
     uint64_t attempts;
     const char *rerun;
@@ -889,12 +959,15 @@ static bool build_result(const cJSON *test, const struct where *where, struct bu
         !get_line(&build, test, "line", where, &info->line) ||
         !read_tags(&build, test, where, out) ||
         !get_enum(&build, test, "state", where, state_names, 5, &state) ||
-        !get_uint(&build, test, "duration_us", where, UINT64_MAX, &result->duration_us) ||
+        !get_uint(&build, test, "duration_us", where, UINT64_MAX,
+                  &result->duration_us) ||
         !get_uint(&build, test, "attempts", where, UINT_MAX, &attempts) ||
         !get_bool(&build, test, "flaky", where, &result->flaky) ||
         !read_failures(&build, test, where, out) ||
-        !get_text(&build, test, "skip_reason", where, true, &result->skip_reason) ||
-        !read_output(&build, test, where, result) || !read_trace(&build, test, where, out) ||
+        !get_text(&build, test, "skip_reason", where, true,
+                  &result->skip_reason) ||
+        !read_output(&build, test, where, result) ||
+        !read_trace(&build, test, where, out) ||
         !get_text(&build, test, "rerun", where, true, &rerun))
         return false;
     result->state = (enum tattle_state)state;
@@ -912,7 +985,8 @@ void tattle__read_result_release(struct tattle__read_result *result)
     *result = (struct tattle__read_result){0};
 }
 
-/* ---- Streams ------------------------------------------------------------------ */
+/* ---- Streams
+ * ------------------------------------------------------------------ */
 
 static uint64_t hash_text(const char *text)
 {
@@ -924,9 +998,9 @@ static uint64_t hash_text(const char *text)
 
 static void note_started(struct tattle__reader *reader, const char *id)
 {
-    reader->unfinished = tattle__realloc(reader->unfinished,
-                                         (reader->unfinished_count + 1) *
-                                             sizeof *reader->unfinished);
+    reader->unfinished =
+        tattle__realloc(reader->unfinished, (reader->unfinished_count + 1) *
+                                                sizeof *reader->unfinished);
     reader->unfinished[reader->unfinished_count++] =
         (struct unfinished_test){tattle__strdup(id), hash_text(id)};
 }
@@ -935,20 +1009,24 @@ static void note_finished(struct tattle__reader *reader, const char *id)
 {
     uint64_t hash = hash_text(id);
     for (size_t i = 0; i < reader->unfinished_count; i++)
-        if (reader->unfinished[i].hash == hash && strcmp(reader->unfinished[i].id, id) == 0) {
+        if (reader->unfinished[i].hash == hash &&
+            strcmp(reader->unfinished[i].id, id) == 0) {
             free(reader->unfinished[i].id);
             memmove(&reader->unfinished[i], &reader->unfinished[i + 1],
-                    (reader->unfinished_count - i - 1) * sizeof *reader->unfinished);
+                    (reader->unfinished_count - i - 1) *
+                        sizeof *reader->unfinished);
             reader->unfinished_count--;
             return;
         }
 }
 
 /* The next line of a stream, without its newline; 0 at the end. */
-static int next_line(struct tattle__reader *reader, size_t *length, bool *has_newline)
+static int next_line(struct tattle__reader *reader, size_t *length,
+                     bool *has_newline)
 {
     for (size_t searched = reader->start;;) {
-        const char *newline = memchr(reader->data + searched, '\n', reader->end - searched);
+        const char *newline =
+            memchr(reader->data + searched, '\n', reader->end - searched);
         if (newline) {
             *length = (size_t)(newline - (reader->data + reader->start));
             *has_newline = true;
@@ -970,22 +1048,27 @@ static int next_line(struct tattle__reader *reader, size_t *length, bool *has_ne
     }
 }
 
-enum line_event { LINE_RUN_STARTED, LINE_TEST_STARTED, LINE_TEST_FINISHED, LINE_RUN_FINISHED };
+enum line_event {
+    LINE_RUN_STARTED,
+    LINE_TEST_STARTED,
+    LINE_TEST_FINISHED,
+    LINE_RUN_FINISHED
+};
 static const char *const line_event_names[] = {"run_started", "test_started",
                                                "test_finished", "run_finished"};
 
 /* One line of a stream: scanned, and parsed unless `ids_only`. */
 struct stream_line {
     enum line_event event;
-    cJSON *tree;            /* parsed line (not when ids_only) */
-    char *id;               /* test_started / test_finished when ids_only */
+    cJSON *tree; /* parsed line (not when ids_only) */
+    char *id;    /* test_started / test_finished when ids_only */
     uint64_t line;
 };
 
-static int stream_error(struct tattle__reader *reader, uint64_t line, const char *format,
-                        ...) TATTLE__PRINTF(3, 4);
-static int stream_error(struct tattle__reader *reader, uint64_t line, const char *format,
-                        ...)
+static int stream_error(struct tattle__reader *reader, uint64_t line,
+                        const char *format, ...) TATTLE__PRINTF(3, 4);
+static int stream_error(struct tattle__reader *reader, uint64_t line,
+                        const char *format, ...)
 {
     struct tattle__buffer message = {0};
     va_list args;
@@ -1024,9 +1107,10 @@ static int read_stream_line(struct tattle__reader *reader, bool ids_only,
             text + begin, length - begin, &end, &reader->numbers, &error);
         if (status == TATTLE__JSON_SCAN_MORE) {
             if (!has_newline)
-                return stream_error(reader, out->line,
-                                    "truncated: the stream is cut mid-line (%s)",
-                                    "its last line is incomplete and has no newline");
+                return stream_error(
+                    reader, out->line,
+                    "truncated: the stream is cut mid-line (%s)",
+                    "its last line is incomplete and has no newline");
             return error_at(reader, offset + length,
                             "not JSON: the line ends inside a value");
         }
@@ -1039,12 +1123,15 @@ static int read_stream_line(struct tattle__reader *reader, bool ids_only,
             return error_at(reader, offset + begin + end,
                             "not JSON Lines: text after the line's object");
         if (text[begin] != '{')
-            return stream_error(reader, out->line, "expected an object, found %s",
+            return stream_error(reader, out->line,
+                                "expected an object, found %s",
                                 "another value");
         size_t event_offset, event_length;
         char *event = NULL;
-        if (tattle__json_scan_member(text + begin, end, "event", &event_offset, &event_length))
-            event = tattle__json_scan_string(text + begin + event_offset, event_length);
+        if (tattle__json_scan_member(text + begin, end, "event", &event_offset,
+                                     &event_length))
+            event = tattle__json_scan_string(text + begin + event_offset,
+                                             event_length);
         int which = -1;
         for (int i = 0; event && i < 4; i++)
             if (strcmp(event, line_event_names[i]) == 0)
@@ -1053,33 +1140,39 @@ static int read_stream_line(struct tattle__reader *reader, bool ids_only,
             char shown[64];
             snprintf(shown, sizeof shown, "%.40s", event ? event : "");
             free(event);
-            return stream_error(reader, out->line,
-                                event ? ".event: \"%s\" is not one of \"run_started\", "
-                                        "\"test_started\", \"test_finished\", \"run_finished\""
-                                      : ".event: missing or not a string%s",
-                                shown);
+            return stream_error(
+                reader, out->line,
+                event ? ".event: \"%s\" is not one of \"run_started\", "
+                        "\"test_started\", \"test_finished\", \"run_finished\""
+                      : ".event: missing or not a string%s",
+                shown);
         }
         free(event);
         out->event = (enum line_event)which;
-        if (ids_only && (which == LINE_TEST_STARTED || which == LINE_TEST_FINISHED)) {
+        if (ids_only &&
+            (which == LINE_TEST_STARTED || which == LINE_TEST_FINISHED)) {
             const char *object = text + begin;
             size_t object_length = end;
             size_t at, at_length;
             if (which == LINE_TEST_FINISHED) {
-                if (!tattle__json_scan_member(object, object_length, "test", &at, &at_length))
-                    return stream_error(reader, out->line, ".test: %s", "missing");
+                if (!tattle__json_scan_member(object, object_length, "test",
+                                              &at, &at_length))
+                    return stream_error(reader, out->line, ".test: %s",
+                                        "missing");
                 object += at;
                 object_length = at_length;
             }
-            if (tattle__json_scan_member(object, object_length, "id", &at, &at_length))
+            if (tattle__json_scan_member(object, object_length, "id", &at,
+                                         &at_length))
                 out->id = tattle__json_scan_string(object + at, at_length);
             if (!out->id)
-                return stream_error(reader, out->line, "%s: missing or not a string",
-                                    which == LINE_TEST_FINISHED ? ".test.id" : ".id");
+                return stream_error(
+                    reader, out->line, "%s: missing or not a string",
+                    which == LINE_TEST_FINISHED ? ".test.id" : ".id");
         } else if (!ids_only || which != LINE_RUN_STARTED) {
             struct tattle__json_scan_error parse_error;
-            out->tree = tattle__json_scan_parse(text + begin, end, &reader->numbers,
-                                                &parse_error);
+            out->tree = tattle__json_scan_parse(text + begin, end,
+                                                &reader->numbers, &parse_error);
             if (!out->tree)
                 return error_at(reader, offset + begin + parse_error.offset,
                                 parse_error.message);
@@ -1102,7 +1195,8 @@ static int open_stream(struct tattle__reader *reader)
     struct build build = {reader, line.line, 0};
     if (line.event != LINE_RUN_STARTED) {
         cJSON_Delete(line.tree);
-        set_error(reader, "line %" PRIu64 ": a stream starts with run_started, not %s",
+        set_error(reader,
+                  "line %" PRIu64 ": a stream starts with run_started, not %s",
                   line.line, line_event_names[line.event]);
         return -1;
     }
@@ -1110,8 +1204,8 @@ static int open_stream(struct tattle__reader *reader)
     struct where version = {NULL, "version", 0};
     const cJSON *tool, *run;
     uint64_t planned;
-    if (!check_version(cJSON_GetObjectItemCaseSensitive(line.tree, "version"), &version,
-                       build) ||
+    if (!check_version(cJSON_GetObjectItemCaseSensitive(line.tree, "version"),
+                       &version, build) ||
         !get_object(&build, line.tree, "tool", NULL, false, &tool) ||
         !(run = member(&build, line.tree, "run", NULL)) ||
         !read_run(reader, run, false, build) ||
@@ -1143,11 +1237,13 @@ static void build_unfinished(struct tattle__reader *reader, const char *id,
     record->result.attempts = 1;
     record->result.stdout_output = (struct tattle_output){.text = ""};
     record->result.stderr_output = (struct tattle_output){.text = ""};
-    tattle__record_add_error(record,
-                             "killed: the run ended while this test was running (%s has "
-                             "its test_started but no result: the runner was killed)",
-                             reader->path);
-    const char *program = reader->run.argc > 0 ? reader->run.argv[0] : reader->run.executable;
+    tattle__record_add_error(
+        record,
+        "killed: the run ended while this test was running (%s has "
+        "its test_started but no result: the runner was killed)",
+        reader->path);
+    const char *program =
+        reader->run.argc > 0 ? reader->run.argv[0] : reader->run.executable;
     if (program) {
         struct tattle__buffer command = {0};
         tattle__buffer_append_shell_quoted(&command, program);
@@ -1159,8 +1255,8 @@ static void build_unfinished(struct tattle__reader *reader, const char *id,
 
 /* The next test of a stream: a finished one, or at the end an unfinished
  * one. Exactly one of `result` and `id` is set. */
-static int next_stream_test(struct tattle__reader *reader, struct tattle__read_result *result,
-                            char **id)
+static int next_stream_test(struct tattle__reader *reader,
+                            struct tattle__read_result *result, char **id)
 {
     while (!reader->stream_ended) {
         struct stream_line line;
@@ -1174,20 +1270,24 @@ static int next_stream_test(struct tattle__reader *reader, struct tattle__read_r
         if (reader->finished) {
             cJSON_Delete(line.tree);
             free(line.id);
-            set_error(reader, "line %" PRIu64 ": a line after run_finished", line.line);
+            set_error(reader, "line %" PRIu64 ": a line after run_finished",
+                      line.line);
             return -1;
         }
         struct build build = {reader, line.line, 0};
         switch (line.event) {
         case LINE_RUN_STARTED:
             cJSON_Delete(line.tree);
-            set_error(reader, "line %" PRIu64 ": a second run_started: one run per stream",
+            set_error(reader,
+                      "line %" PRIu64
+                      ": a second run_started: one run per stream",
                       line.line);
             return -1;
         case LINE_TEST_STARTED:
             if (line.tree) {
                 const char *started;
-                bool ok = get_text(&build, line.tree, "id", NULL, false, &started);
+                bool ok =
+                    get_text(&build, line.tree, "id", NULL, false, &started);
                 if (ok)
                     note_started(reader, started);
                 cJSON_Delete(line.tree);
@@ -1205,7 +1305,8 @@ static int next_stream_test(struct tattle__reader *reader, struct tattle__read_r
                 return 1;
             }
             *result = (struct tattle__read_result){.tree = line.tree};
-            const cJSON *test = cJSON_GetObjectItemCaseSensitive(line.tree, "test");
+            const cJSON *test =
+                cJSON_GetObjectItemCaseSensitive(line.tree, "test");
             struct where where = {NULL, "test", 0};
             if (!test) {
                 fail_in(&build, &where, "missing");
@@ -1223,9 +1324,11 @@ static int next_stream_test(struct tattle__reader *reader, struct tattle__read_r
             bool interrupted = false;
             bool ok = true;
             if (line.tree) {
-                const cJSON *summary = member(&build, line.tree, "summary", NULL);
+                const cJSON *summary =
+                    member(&build, line.tree, "summary", NULL);
                 ok = summary && read_summary(reader, summary, &where, build) &&
-                     get_bool(&build, line.tree, "interrupted", NULL, &interrupted);
+                     get_bool(&build, line.tree, "interrupted", NULL,
+                              &interrupted);
                 reader->summary.interrupted = interrupted;
                 reader->duration_us = reader->summary.duration_us;
                 cJSON_Delete(line.tree);
@@ -1242,7 +1345,8 @@ static int next_stream_test(struct tattle__reader *reader, struct tattle__read_r
         reader->duration_us = reader->tests_duration;
     }
     if (reader->unfinished_next < reader->unfinished_count) {
-        const char *unfinished = reader->unfinished[reader->unfinished_next++].id;
+        const char *unfinished =
+            reader->unfinished[reader->unfinished_next++].id;
         if (id) {
             *id = tattle__strdup(unfinished);
             return 1;
@@ -1254,7 +1358,8 @@ static int next_stream_test(struct tattle__reader *reader, struct tattle__read_r
     return 0;
 }
 
-/* ---- Reports ------------------------------------------------------------------ */
+/* ---- Reports
+ * ------------------------------------------------------------------ */
 
 static void describe_test(char *text, size_t size, size_t index)
 {
@@ -1263,7 +1368,8 @@ static void describe_test(char *text, size_t size, size_t index)
 
 /* Moves past the next element of the tests array: stores its length at
  * the window's start, or returns 0 after the closing bracket. */
-static int next_element(struct tattle__reader *reader, size_t *length, bool numbers)
+static int next_element(struct tattle__reader *reader, size_t *length,
+                        bool numbers)
 {
     if (reader->tests_done)
         return 0;
@@ -1274,8 +1380,8 @@ static int next_element(struct tattle__reader *reader, size_t *length, bool numb
     describe_test(inside, sizeof inside, reader->test_index);
     if (c == -1) {
         char message[120];
-        snprintf(message, sizeof message, "truncated: the file ends inside .tests, before %s",
-                 inside);
+        snprintf(message, sizeof message,
+                 "truncated: the file ends inside .tests, before %s", inside);
         return error_at(reader, here(reader), message);
     }
     if (reader->test_index > 0 || c == ']') {
@@ -1285,7 +1391,8 @@ static int next_element(struct tattle__reader *reader, size_t *length, bool numb
             return 0;
         }
         if (c != ',')
-            return error_at(reader, here(reader), "not JSON: expected ',' or ']' in .tests");
+            return error_at(reader, here(reader),
+                            "not JSON: expected ',' or ']' in .tests");
         reader->start++;
         c = peek(reader);
         if (c < 0)
@@ -1298,13 +1405,15 @@ static int next_element(struct tattle__reader *reader, size_t *length, bool numb
     return 1;
 }
 
-static int expect_byte(struct tattle__reader *reader, char wanted, const char *message)
+static int expect_byte(struct tattle__reader *reader, char wanted,
+                       const char *message)
 {
     int c = peek(reader);
     if (c == -2)
         return -1;
     if (c == -1)
-        return error_at(reader, here(reader), "truncated: the file ends inside the report");
+        return error_at(reader, here(reader),
+                        "truncated: the file ends inside the report");
     if (c != wanted)
         return error_at(reader, here(reader), message);
     reader->start++;
@@ -1315,7 +1424,8 @@ static int expect_byte(struct tattle__reader *reader, char wanted, const char *m
  * the tests scanned (so the whole file is known to be JSON). */
 static int open_report(struct tattle__reader *reader)
 {
-    if (expect_byte(reader, '{', "not a report or a stream: not a JSON object") < 0)
+    if (expect_byte(reader, '{',
+                    "not a report or a stream: not a JSON object") < 0)
         return -1;
     int c = peek(reader);
     if (c == '}') {
@@ -1326,17 +1436,23 @@ static int open_report(struct tattle__reader *reader)
             if (c == -2)
                 return -1;
             if (c != '"')
-                return c == -1 ? error_at(reader, here(reader),
-                                          "truncated: the file ends inside the report")
-                               : error_at(reader, here(reader),
-                                          "not JSON: expected a member name in quotes");
+                return c == -1
+                           ? error_at(
+                                 reader, here(reader),
+                                 "truncated: the file ends inside the report")
+                           : error_at(
+                                 reader, here(reader),
+                                 "not JSON: expected a member name in quotes");
             if (scan_window_value(reader, &length, false, "a member name") < 0)
                 return -1;
-            char *key = tattle__json_scan_string(reader->data + reader->start, length);
+            char *key =
+                tattle__json_scan_string(reader->data + reader->start, length);
             reader->start += length;
             if (!key)
-                return error_at(reader, here(reader), "not JSON: a bad member name");
-            if (expect_byte(reader, ':', "not JSON: expected ':'") < 0 || peek(reader) < -1) {
+                return error_at(reader, here(reader),
+                                "not JSON: a bad member name");
+            if (expect_byte(reader, ':', "not JSON: expected ':'") < 0 ||
+                peek(reader) < -1) {
                 free(key);
                 return -1;
             }
@@ -1366,12 +1482,13 @@ static int open_report(struct tattle__reader *reader)
                     free(key);
                     return -1;
                 }
-                cJSON **slot = strcmp(key, "version") == 0   ? &reader->version
-                               : strcmp(key, "tool") == 0    ? &reader->tool
-                               : strcmp(key, "run") == 0     ? &reader->run_tree
-                               : strcmp(key, "summary") == 0 ? &reader->summary_tree
-                               : strcmp(key, "error_groups") == 0 ? &reader->error_groups
-                                                                   : NULL;
+                cJSON **slot =
+                    strcmp(key, "version") == 0        ? &reader->version
+                    : strcmp(key, "tool") == 0         ? &reader->tool
+                    : strcmp(key, "run") == 0          ? &reader->run_tree
+                    : strcmp(key, "summary") == 0      ? &reader->summary_tree
+                    : strcmp(key, "error_groups") == 0 ? &reader->error_groups
+                                                       : NULL;
                 if (slot) {
                     cJSON_Delete(*slot);
                     *slot = tree;
@@ -1391,17 +1508,20 @@ static int open_report(struct tattle__reader *reader)
             }
             if (c == -2)
                 return -1;
-            return c == -1 ? error_at(reader, here(reader),
-                                      "truncated: the file ends inside the report")
-                           : error_at(reader, here(reader),
-                                      "not JSON: expected ',' or '}' after a member");
+            return c == -1
+                       ? error_at(reader, here(reader),
+                                  "truncated: the file ends inside the report")
+                       : error_at(
+                             reader, here(reader),
+                             "not JSON: expected ',' or '}' after a member");
         }
     }
     c = peek(reader);
     if (c == -2)
         return -1;
     if (c != -1)
-        return error_at(reader, here(reader), "not JSON: text after the end of the report");
+        return error_at(reader, here(reader),
+                        "not JSON: text after the end of the report");
 
     struct build build = {reader, 0, 0};
     struct where version = {NULL, "version", 0};
@@ -1412,7 +1532,9 @@ static int open_report(struct tattle__reader *reader)
     if (!reader->tool)
         return fail_in(&build, &tool, "missing"), -1;
     if (!cJSON_IsObject(reader->tool))
-        return fail_in(&build, &tool, "expected an object, found %s", describe(reader->tool)), -1;
+        return fail_in(&build, &tool, "expected an object, found %s",
+                       describe(reader->tool)),
+               -1;
     if (!reader->run_tree) {
         struct where run = {NULL, "run", 0};
         return fail_in(&build, &run, "missing"), -1;
@@ -1428,7 +1550,8 @@ static int open_report(struct tattle__reader *reader)
     if (reader->error_groups && !cJSON_IsArray(reader->error_groups)) {
         struct where groups = {NULL, "error_groups", 0};
         return fail_in(&build, &groups, "expected an array, found %s",
-                       describe(reader->error_groups)), -1;
+                       describe(reader->error_groups)),
+               -1;
     }
     reader->run.planned = reader->summary.total;
 
@@ -1447,8 +1570,8 @@ static int open_report(struct tattle__reader *reader)
     return 0;
 }
 
-static int next_report_test(struct tattle__reader *reader, struct tattle__read_result *result,
-                            char **id)
+static int next_report_test(struct tattle__reader *reader,
+                            struct tattle__read_result *result, char **id)
 {
     size_t length;
     int rc = next_element(reader, &length, id == NULL);
@@ -1482,7 +1605,8 @@ static int next_report_test(struct tattle__reader *reader, struct tattle__read_r
     return build_result(tree, &element, build, result) ? 1 : -1;
 }
 
-/* ---- The reader -------------------------------------------------------------- */
+/* ---- The reader
+ * -------------------------------------------------------------- */
 
 /* Standard input may be a pipe: it is copied to an anonymous file first,
  * so that a report can be scanned and then read again. */
@@ -1499,7 +1623,8 @@ static int open_input(struct tattle__reader *reader, const char *path)
     const char *tmp = getenv("TMPDIR");
     reader->fd = tattle__scratch_open(tmp && *tmp ? tmp : "/tmp");
     if (reader->fd < 0) {
-        set_error(reader, "cannot make a scratch file: %s", strerror(-reader->fd));
+        set_error(reader, "cannot make a scratch file: %s",
+                  strerror(-reader->fd));
         return -1;
     }
     char chunk[65536];
@@ -1539,25 +1664,28 @@ int tattle__reader_open(struct tattle__reader **out, const char *path)
     while (!reader->eof && reader->end - reader->start < KIND_PEEK)
         if (fill(reader) < 0)
             return -1;
-    size_t i = tattle__json_skip_space(reader->data, reader->end, reader->start);
+    size_t i =
+        tattle__json_skip_space(reader->data, reader->end, reader->start);
     if (i == reader->end) {
         set_error(reader, "empty: not a report or a stream");
         return -1;
     }
     if (reader->data[i] != '{')
-        return error_at(reader, i, "not a report or a stream: not a JSON object");
+        return error_at(reader, i,
+                        "not a report or a stream: not a JSON object");
     size_t key = tattle__json_skip_space(reader->data, reader->end, i + 1);
     size_t key_end;
     struct tattle__json_scan_error error;
     char *first = NULL;
     if (key < reader->end && reader->data[key] == '"' &&
-        tattle__json_scan_value(reader->data + key, reader->end - key, &key_end, NULL,
-                                &error) == TATTLE__JSON_SCAN_OK)
+        tattle__json_scan_value(reader->data + key, reader->end - key, &key_end,
+                                NULL, &error) == TATTLE__JSON_SCAN_OK)
         first = tattle__json_scan_string(reader->data + key, key_end);
     reader->kind = first && strcmp(first, "event") == 0 ? TATTLE__INPUT_STREAM
                                                         : TATTLE__INPUT_REPORT;
     free(first);
-    return reader->kind == TATTLE__INPUT_STREAM ? open_stream(reader) : open_report(reader);
+    return reader->kind == TATTLE__INPUT_STREAM ? open_stream(reader)
+                                                : open_report(reader);
 }
 
 const char *tattle__reader_error(const struct tattle__reader *reader)
@@ -1575,7 +1703,8 @@ enum tattle__input_kind tattle__reader_kind(const struct tattle__reader *reader)
     return reader->kind;
 }
 
-const struct tattle_run_info *tattle__reader_run(const struct tattle__reader *reader)
+const struct tattle_run_info *
+tattle__reader_run(const struct tattle__reader *reader)
 {
     return &reader->run;
 }
@@ -1587,7 +1716,8 @@ uint64_t tattle__reader_duration_us(const struct tattle__reader *reader)
     return reader->duration_us;
 }
 
-const struct tattle_summary *tattle__reader_summary(const struct tattle__reader *reader)
+const struct tattle_summary *
+tattle__reader_summary(const struct tattle__reader *reader)
 {
     return reader->has_summary ? &reader->summary : NULL;
 }
@@ -1607,13 +1737,15 @@ bool tattle__reader_cut_short(const struct tattle__reader *reader)
     return reader->cut_short;
 }
 
-int tattle__reader_next(struct tattle__reader *reader, struct tattle__read_result *result)
+int tattle__reader_next(struct tattle__reader *reader,
+                        struct tattle__read_result *result)
 {
     *result = (struct tattle__read_result){0};
     if (reader->error)
         return -1;
-    int rc = reader->kind == TATTLE__INPUT_STREAM ? next_stream_test(reader, result, NULL)
-                                                  : next_report_test(reader, result, NULL);
+    int rc = reader->kind == TATTLE__INPUT_STREAM
+                 ? next_stream_test(reader, result, NULL)
+                 : next_report_test(reader, result, NULL);
     if (rc < 0)
         tattle__read_result_release(result);
     return rc;
@@ -1624,8 +1756,9 @@ int tattle__reader_next_id(struct tattle__reader *reader, char **id)
     *id = NULL;
     if (reader->error)
         return -1;
-    return reader->kind == TATTLE__INPUT_STREAM ? next_stream_test(reader, NULL, id)
-                                                : next_report_test(reader, NULL, id);
+    return reader->kind == TATTLE__INPUT_STREAM
+               ? next_stream_test(reader, NULL, id)
+               : next_report_test(reader, NULL, id);
 }
 
 void tattle__reader_close(struct tattle__reader *reader)

@@ -38,7 +38,7 @@ struct tattle__read_result {
     struct tattle_test_info test;
     struct tattle_tag *tags;
     cJSON *tree;
-    uint64_t line;          /* where it starts in its file (1-based) */
+    uint64_t line; /* where it starts in its file (1-based) */
 };
 
 /** Frees what the result holds and zeroes it. */
@@ -57,10 +57,12 @@ int tattle__reader_open(struct tattle__reader **reader, const char *path);
 const char *tattle__reader_error(const struct tattle__reader *reader);
 
 const char *tattle__reader_path(const struct tattle__reader *reader);
-enum tattle__input_kind tattle__reader_kind(const struct tattle__reader *reader);
+enum tattle__input_kind
+tattle__reader_kind(const struct tattle__reader *reader);
 
 /** What the input says of its run (strings owned by the reader). */
-const struct tattle_run_info *tattle__reader_run(const struct tattle__reader *reader);
+const struct tattle_run_info *
+tattle__reader_run(const struct tattle__reader *reader);
 
 /** The run's duration: a report's run.duration_us; for a stream that
  * finished its summary's, else the sum of its tests' durations so far. */
@@ -68,7 +70,8 @@ uint64_t tattle__reader_duration_us(const struct tattle__reader *reader);
 
 /** The input's own summary: a report's, a finished stream's (known once
  * its tests are read), or NULL. */
-const struct tattle_summary *tattle__reader_summary(const struct tattle__reader *reader);
+const struct tattle_summary *
+tattle__reader_summary(const struct tattle__reader *reader);
 
 /** True when the report lists tests (not --summary-only). */
 bool tattle__reader_has_tests(const struct tattle__reader *reader);

@@ -10,8 +10,8 @@ const char *tattle__record_own(struct tattle__result_record *record, char *text)
 {
     if (!text)
         return NULL;
-    record->owned = tattle__realloc(record->owned,
-                                    (record->owned_count + 1) * sizeof *record->owned);
+    record->owned = tattle__realloc(record->owned, (record->owned_count + 1) *
+                                                       sizeof *record->owned);
     record->owned[record->owned_count++] = text;
     return text;
 }
@@ -33,8 +33,9 @@ const char *tattle__record_printf(struct tattle__result_record *record,
     return tattle__record_own(record, tattle__buffer_take(&text));
 }
 
-struct tattle_failure *tattle__record_add_failure(struct tattle__result_record *record,
-                                                  enum tattle_failure_kind kind)
+struct tattle_failure *
+tattle__record_add_failure(struct tattle__result_record *record,
+                           enum tattle_failure_kind kind)
 {
     size_t count = record->result.failure_count;
     record->failures = tattle__realloc(record->failures,
@@ -54,7 +55,8 @@ void tattle__record_add_error(struct tattle__result_record *record,
     va_start(args, format);
     tattle__buffer_vprintf(&text, format, args);
     va_end(args);
-    const char *message = tattle__record_own(record, tattle__buffer_take(&text));
+    const char *message =
+        tattle__record_own(record, tattle__buffer_take(&text));
     tattle__record_add_failure(record, TATTLE_FAILURE_ERROR)->message = message;
 }
 

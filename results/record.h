@@ -19,9 +19,9 @@
 struct tattle__result_record {
     struct tattle_result result;
     struct tattle_failure *failures;
-    struct tattle_frame *frames;        /* one array for every failure's */
+    struct tattle_frame *frames; /* one array for every failure's */
     size_t frame_count;
-    char **owned;                       /* strings to free */
+    char **owned; /* strings to free */
     size_t owned_count;
     struct tattle__buffer stdout_text, stderr_text;
     struct tattle_trace *trace;
@@ -29,7 +29,8 @@ struct tattle__result_record {
 };
 
 /** Takes `text` (malloc'd, may be NULL) into the record; returns it. */
-const char *tattle__record_own(struct tattle__result_record *record, char *text);
+const char *tattle__record_own(struct tattle__result_record *record,
+                               char *text);
 /** A copy of `text` owned by the record (NULL stays NULL). */
 const char *tattle__record_copy(struct tattle__result_record *record,
                                 const char *text);
@@ -39,8 +40,9 @@ const char *tattle__record_printf(struct tattle__result_record *record,
 
 /** Appends a failure of `kind` (other fields zero) and returns it. The
  * pointer is valid until the next failure is added. */
-struct tattle_failure *tattle__record_add_failure(struct tattle__result_record *record,
-                                                  enum tattle_failure_kind kind);
+struct tattle_failure *
+tattle__record_add_failure(struct tattle__result_record *record,
+                           enum tattle_failure_kind kind);
 
 /** Appends an error failure with a formatted message. */
 void tattle__record_add_error(struct tattle__result_record *record,

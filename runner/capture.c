@@ -69,13 +69,15 @@ void tattle__capture_render(const struct tattle__capture *capture,
                             struct tattle__buffer *storage)
 {
     tattle__buffer_append(storage, capture->head, capture->head_length);
-    uint64_t omitted = capture->bytes - capture->head_length - capture->tail_length;
+    uint64_t omitted =
+        capture->bytes - capture->head_length - capture->tail_length;
     if (omitted > 0)
         tattle__buffer_printf(storage,
                               "\n[... tattle: %" PRIu64 " bytes omitted ...]\n",
                               omitted);
-    size_t start = (capture->tail_next + capture->tail_limit - capture->tail_length) %
-                   (capture->tail_limit ? capture->tail_limit : 1);
+    size_t start =
+        (capture->tail_next + capture->tail_limit - capture->tail_length) %
+        (capture->tail_limit ? capture->tail_limit : 1);
     size_t first = capture->tail_limit - start;
     if (first > capture->tail_length)
         first = capture->tail_length;

@@ -20,7 +20,7 @@
 struct tattle__capture {
     unsigned char *head;
     size_t head_length, head_limit;
-    unsigned char *tail;        /* ring of the last bytes */
+    unsigned char *tail; /* ring of the last bytes */
     size_t tail_next, tail_length, tail_limit;
     uint64_t bytes;
 };

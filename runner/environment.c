@@ -70,7 +70,8 @@ static int read_shard(struct tattle__options *options,
          * that the shard fields hold. */
         bool digits = strspn(total, "0123456789") == strlen(total) &&
                       strspn(index, "0123456789") == strlen(index);
-        if (!digits || *end_total || *end_index || t == 0 || t > UINT_MAX || i >= t) {
+        if (!digits || *end_total || *end_index || t == 0 || t > UINT_MAX ||
+            i >= t) {
             tattle__buffer_printf(error, "%s=%s, %s=%s: not a valid shard",
                                   protocols[p][0], total, protocols[p][1],
                                   index);

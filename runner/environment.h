@@ -8,8 +8,8 @@
  * does not, and Bazel's TEST_SHARD_STATUS_FILE is touched to say sharding
  * is understood. Bazel's TESTBRIDGE_TEST_ONLY is a pattern when the
  * command line gives none, XML_OUTPUT_FILE is where the JUnit report goes
- * when the command line asks for none, and TEST_PREMATURE_EXIT_FILE exists while the
- * tests run, so an exit in the middle is seen. Under CTest,
+ * when the command line asks for none, and TEST_PREMATURE_EXIT_FILE exists
+ * while the tests run, so an exit in the middle is seen. Under CTest,
  * TATTLE_SKIP_RETURN_CODE (set by tattle_discover_tests) is the exit
  * status of a run whose tests were all skipped, and TATTLE_REPORT_DIR is
  * --report-dir when the command line gives none. NO_COLOR and TERM=dumb

@@ -49,7 +49,8 @@ request_destination(const struct tattle__reporter_request *request)
 /* A reporter other than the console writes a report to stdout when given
  * no destination, "-" or "stdout": the console then goes to stderr, so
  * that stdout holds that report alone. */
-static bool writes_report_to_stdout(const struct tattle__options *options, size_t i)
+static bool writes_report_to_stdout(const struct tattle__options *options,
+                                    size_t i)
 {
     const char *destination = options->reporters[i].destination;
     return strcmp(options->reporters[i].name, "console") != 0 &&
@@ -248,8 +249,9 @@ int tattle__fanout_open(struct tattle__fanout *fanout,
         if (!writes_report_to_stdout(options, i))
             continue;
         if (stdout_taken) {
-            tattle__buffer_printf(error, "only one report can go to standard output "
-                                         "('-', or a --reporter without =FILE)");
+            tattle__buffer_printf(error,
+                                  "only one report can go to standard output "
+                                  "('-', or a --reporter without =FILE)");
             return -EINVAL;
         }
         stdout_taken = true;

@@ -60,17 +60,20 @@ static int read_state(cJSON **root, struct tattle__buffer *error)
     while ((n = fread(chunk, 1, sizeof chunk, file)) > 0)
         tattle__buffer_append(&text, chunk, n);
     fclose(file);
-    cJSON *parsed = cJSON_ParseWithLength(text.data ? text.data : "", text.length);
+    cJSON *parsed =
+        cJSON_ParseWithLength(text.data ? text.data : "", text.length);
     tattle__buffer_release(&text);
     cJSON *version = cJSON_GetObjectItemCaseSensitive(parsed, "version");
-    cJSON *executables = cJSON_GetObjectItemCaseSensitive(parsed, "executables");
+    cJSON *executables =
+        cJSON_GetObjectItemCaseSensitive(parsed, "executables");
     if (!cJSON_IsNumber(version) || version->valuedouble != 1 ||
         !cJSON_IsObject(executables)) {
         cJSON_Delete(parsed);
         if (error)
-            tattle__buffer_printf(error,
-                                  "%s: not a tattle last-run state (delete it to start over)",
-                                  state_path);
+            tattle__buffer_printf(
+                error,
+                "%s: not a tattle last-run state (delete it to start over)",
+                state_path);
         return -EINVAL;
     }
     *root = parsed;
@@ -94,7 +97,8 @@ int tattle__last_run_load(const char *executable,
         cJSON_GetObjectItemCaseSensitive(root, "executables"), executable);
     cJSON *failed = cJSON_GetObjectItemCaseSensitive(entry, "failed");
     cJSON *id;
-    cJSON_ArrayForEach(id, failed) {
+    cJSON_ArrayForEach(id, failed)
+    {
         if (cJSON_IsString(id))
             tattle__string_list_add(failed_ids, id->valuestring);
     }
@@ -105,7 +109,8 @@ int tattle__last_run_load(const char *executable,
 static cJSON *find_string(cJSON *array, const char *text)
 {
     cJSON *item;
-    cJSON_ArrayForEach(item, array) {
+    cJSON_ArrayForEach(item, array)
+    {
         if (cJSON_IsString(item) && strcmp(item->valuestring, text) == 0)
             return item;
     }

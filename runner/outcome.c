@@ -25,12 +25,18 @@
 static const char *phase_name(enum tattle__phase phase)
 {
     switch (phase) {
-    case TATTLE__PHASE_STARTING: return "before the test started";
-    case TATTLE__PHASE_SETUP: return "during setup";
-    case TATTLE__PHASE_BODY: return "during the test body";
-    case TATTLE__PHASE_TEARDOWN: return "during teardown";
-    case TATTLE__PHASE_ON_EXIT: return "in an on-exit callback";
-    case TATTLE__PHASE_DONE: return "after the test finished";
+    case TATTLE__PHASE_STARTING:
+        return "before the test started";
+    case TATTLE__PHASE_SETUP:
+        return "during setup";
+    case TATTLE__PHASE_BODY:
+        return "during the test body";
+    case TATTLE__PHASE_TEARDOWN:
+        return "during teardown";
+    case TATTLE__PHASE_ON_EXIT:
+        return "in an on-exit callback";
+    case TATTLE__PHASE_DONE:
+        return "after the test finished";
     }
     return "";
 }
@@ -42,11 +48,11 @@ static void take_frames(struct tattle__result_record *record,
                         const struct tattle__test_entry *entry,
                         const struct tattle__slot_reading *reading)
 {
-    record->frames = tattle__symbolize(reading->crash_frames,
-                                       reading->crash_frame_count,
-                                       &record->frame_count);
-    const char *body = tattle__record_printf(record, "tattle__body__%s__%s",
-                                             entry->test->suite, entry->test->name);
+    record->frames =
+        tattle__symbolize(reading->crash_frames, reading->crash_frame_count,
+                          &record->frame_count);
+    const char *body = tattle__record_printf(
+        record, "tattle__body__%s__%s", entry->test->suite, entry->test->name);
     for (size_t i = 0; i < record->frame_count; i++) {
         struct tattle_frame *frame = &record->frames[i];
         tattle__record_own(record, (char *)frame->function);
@@ -92,8 +98,8 @@ static void add_recorded_failures(struct tattle__result_record *record,
         const struct tattle__slot_failure *recorded = &reading->failures[i];
         struct tattle_failure *failure =
             tattle__record_add_failure(record, recorded->kind);
-        failure->message =
-            tattle__record_copy(record, recorded->message ? recorded->message : "");
+        failure->message = tattle__record_copy(
+            record, recorded->message ? recorded->message : "");
         failure->file = tattle__record_copy(record, recorded->file);
         failure->line = recorded->line;
         failure->macro = tattle__record_copy(record, recorded->macro);
@@ -102,14 +108,15 @@ static void add_recorded_failures(struct tattle__result_record *record,
         failure->right = tattle__record_copy(record, recorded->right);
     }
     if (reading->corruption)
-        tattle__record_add_error(record,
-                                 "result slot corrupted: %s (the test overwrote the "
-                                 "memory it reports through; what came before is kept)",
-                                 reading->corruption);
+        tattle__record_add_error(
+            record,
+            "result slot corrupted: %s (the test overwrote the "
+            "memory it reports through; what came before is kept)",
+            reading->corruption);
     if (reading->failures_dropped > 0)
-        tattle__record_add_error(record,
-                                 "%u more failures were not recorded (result slot full)",
-                                 reading->failures_dropped);
+        tattle__record_add_error(
+            record, "%u more failures were not recorded (result slot full)",
+            reading->failures_dropped);
 }
 
 /* A test declared to die: nothing when it died as declared after its
@@ -121,16 +128,19 @@ static bool add_expected_ending(struct tattle__result_record *record,
 {
     const struct tattle_test_options *options = &job->entry->test->options;
     enum tattle__phase phase = outcome->reading.phase;
-    bool after_setup = phase != TATTLE__PHASE_STARTING && phase != TATTLE__PHASE_SETUP &&
+    bool after_setup = phase != TATTLE__PHASE_STARTING &&
+                       phase != TATTLE__PHASE_SETUP &&
                        !outcome->reading.setup_failed;
     int status = outcome->wait_status;
     char name[16];
     const char *expected =
         options->expect_signal
-            ? tattle__record_printf(record, "to be killed by %s (%s)",
-                                    tattle__signal_name(options->expect_signal, name),
-                                    strsignal(options->expect_signal))
-            : tattle__record_printf(record, "to exit with status %d", options->expect_exit);
+            ? tattle__record_printf(
+                  record, "to be killed by %s (%s)",
+                  tattle__signal_name(options->expect_signal, name),
+                  strsignal(options->expect_signal))
+            : tattle__record_printf(record, "to exit with status %d",
+                                    options->expect_exit);
     if (WIFSIGNALED(status)) {
         if (after_setup && WTERMSIG(status) == options->expect_signal)
             return false;
@@ -145,16 +155,18 @@ static bool add_expected_ending(struct tattle__result_record *record,
         failure->message =
             phase == TATTLE__PHASE_DONE && code == 0
                 ? "the test finished without dying"
-                : tattle__record_printf(record, "the test process exited with status %d %s",
-                                        code, phase_name(phase));
+                : tattle__record_printf(
+                      record, "the test process exited with status %d %s", code,
+                      phase_name(phase));
         failure->exit_code = code;
     }
     /* The failure just added says what happened; it also says what was
      * declared. */
-    struct tattle_failure *failure = &record->failures[record->result.failure_count - 1];
+    struct tattle_failure *failure =
+        &record->failures[record->result.failure_count - 1];
     failure->message =
-        tattle__record_printf(record, "%s; it was expected %s after its setup", failure->message,
-                              expected);
+        tattle__record_printf(record, "%s; it was expected %s after its setup",
+                              failure->message, expected);
     if (!failure->file) {
         failure->file = job->entry->info.file;
         failure->line = job->entry->info.line;
@@ -171,20 +183,23 @@ static bool add_ending(struct tattle__result_record *record,
     const char *phase = phase_name(outcome->reading.phase);
     if (outcome->interrupted_by > 0) {
         char name[16];
-        tattle__record_add_error(record,
-                                 "the run was interrupted (%s) while this test was running %s",
-                                 tattle__signal_name(outcome->interrupted_by, name), phase);
+        tattle__record_add_error(
+            record,
+            "the run was interrupted (%s) while this test was running %s",
+            tattle__signal_name(outcome->interrupted_by, name), phase);
         return true;
     }
     if (outcome->interrupted_by < 0) {
         tattle__record_add_error(record,
-                                 "the run stopped on an internal error while this test was running %s",
+                                 "the run stopped on an internal error while "
+                                 "this test was running %s",
                                  phase);
         return true;
     }
     if (outcome->timed_out) {
         const char *message = tattle__record_printf(
-            record, "the test did not finish within %ld ms %s", job->timeout_ms, phase);
+            record, "the test did not finish within %ld ms %s", job->timeout_ms,
+            phase);
         struct tattle_failure *failure =
             tattle__record_add_failure(record, TATTLE_FAILURE_TIMEOUT);
         failure->message = message;
@@ -205,7 +220,8 @@ static bool add_ending(struct tattle__result_record *record,
         return false;
     const char *message = tattle__record_printf(
         record, "the test process exited with status %d %s", code, phase);
-    struct tattle_failure *failure = tattle__record_add_failure(record, TATTLE_FAILURE_EXIT);
+    struct tattle_failure *failure =
+        tattle__record_add_failure(record, TATTLE_FAILURE_EXIT);
     failure->message = message;
     failure->exit_code = code;
     return true;
@@ -230,7 +246,8 @@ void tattle__result_build(struct tattle__result_record *record,
     add_recorded_failures(record, reading);
     bool broken = add_ending(record, job, outcome);
     if (outcome->trace_corruption) {
-        tattle__record_add_error(record, "trace arena corrupted: %s; events discarded",
+        tattle__record_add_error(record,
+                                 "trace arena corrupted: %s; events discarded",
                                  outcome->trace_corruption);
         tattle__trace_free(outcome->trace);
         outcome->trace = NULL;

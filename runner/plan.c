@@ -123,8 +123,9 @@ static void decide_whether_to_run(struct tattle__planned_test *planned,
                                     entry->test->options.expect_exit)) {
         /* Its death would be the runner's. */
         planned->not_run_state = TATTLE_STATE_SKIPPED;
-        planned->not_run_reason = "expected to die (.expect_signal or .expect_exit): "
-                                  "not run under --no-fork";
+        planned->not_run_reason =
+            "expected to die (.expect_signal or .expect_exit): "
+            "not run under --no-fork";
     }
 }
 

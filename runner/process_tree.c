@@ -25,8 +25,8 @@ void tattle__pid_list_add(struct tattle__pid_list *list, pid_t pid)
 {
     if (list->count == list->capacity) {
         list->capacity = list->capacity ? list->capacity * 2 : 16;
-        list->items = tattle__realloc(list->items,
-                                      list->capacity * sizeof *list->items);
+        list->items =
+            tattle__realloc(list->items, list->capacity * sizeof *list->items);
     }
     list->items[list->count++] = pid;
 }
@@ -77,8 +77,8 @@ void tattle__process_children(pid_t pid, struct tattle__pid_list *out)
         if (task->d_name[0] == '.')
             continue;
         char children_path[384];
-        snprintf(children_path, sizeof children_path, "/proc/%d/task/%s/children",
-                 (int)pid, task->d_name);
+        snprintf(children_path, sizeof children_path,
+                 "/proc/%d/task/%s/children", (int)pid, task->d_name);
         read_children_file(children_path, out);
     }
     closedir(tasks);

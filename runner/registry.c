@@ -31,9 +31,11 @@ static size_t registered_suite_count, registered_suite_capacity;
 void tattle_test_register(const struct tattle_test *test)
 {
     if (registered_test_count == registered_test_capacity) {
-        registered_test_capacity = registered_test_capacity ? registered_test_capacity * 2 : 64;
-        registered_tests = tattle__realloc(
-            registered_tests, registered_test_capacity * sizeof *registered_tests);
+        registered_test_capacity =
+            registered_test_capacity ? registered_test_capacity * 2 : 64;
+        registered_tests =
+            tattle__realloc(registered_tests, registered_test_capacity *
+                                                  sizeof *registered_tests);
     }
     registered_tests[registered_test_count++] = test;
 }
@@ -41,9 +43,11 @@ void tattle_test_register(const struct tattle_test *test)
 void tattle_suite_register(const struct tattle_suite *suite)
 {
     if (registered_suite_count == registered_suite_capacity) {
-        registered_suite_capacity = registered_suite_capacity ? registered_suite_capacity * 2 : 8;
-        registered_suites = tattle__realloc(
-            registered_suites, registered_suite_capacity * sizeof *registered_suites);
+        registered_suite_capacity =
+            registered_suite_capacity ? registered_suite_capacity * 2 : 8;
+        registered_suites =
+            tattle__realloc(registered_suites, registered_suite_capacity *
+                                                   sizeof *registered_suites);
     }
     registered_suites[registered_suite_count++] = suite;
 }
@@ -199,12 +203,14 @@ static bool id_set_insert(struct id_set *set, const char *id)
 void tattle__registry_build(struct tattle__registry *registry)
 {
     size_t count = registered_test_count;
-    registry->entries = tattle__private_calloc(count, sizeof *registry->entries);
+    registry->entries =
+        tattle__private_calloc(count, sizeof *registry->entries);
     registry->count = count;
     size_t capacity = 16;
     while (capacity < count * 2)
         capacity *= 2;
-    struct id_set ids = {tattle__calloc(capacity, sizeof *ids.slots), capacity - 1};
+    struct id_set ids = {tattle__calloc(capacity, sizeof *ids.slots),
+                         capacity - 1};
 
     /* A test whose id is not valid gets printable parts and its reason
      * first: they decide the length of its id. */
@@ -267,8 +273,8 @@ void tattle__registry_build(struct tattle__registry *registry)
             entry->invalid_reason = tattle__buffer_take(&reason);
         }
         if (!entry->invalid_reason && !id_set_insert(&ids, entry->id))
-            entry->invalid_reason = tattle__strdup(
-                "another test is registered with the same id");
+            entry->invalid_reason =
+                tattle__strdup("another test is registered with the same id");
 
         entry->info = (struct tattle_test_info){
             .id = entry->id,

@@ -19,13 +19,13 @@
 
 struct tattle__test_entry {
     const struct tattle_test *test;
-    const struct tattle_suite *suite;   /* NULL when the suite has no SUITE() */
-    struct tattle_test_info info;       /* what reporters see */
+    const struct tattle_suite *suite; /* NULL when the suite has no SUITE() */
+    struct tattle_test_info info;     /* what reporters see */
     struct tattle__tag_list tags;
-    char *id;                           /* in the registry's id pool */
-    size_t index;                       /* registration order */
-    const char *invalid_reason;         /* non-NULL: the declaration is bad */
-    char *shown_suite, *shown_name;     /* an invalid id's printable parts */
+    char *id;                       /* in the registry's id pool */
+    size_t index;                   /* registration order */
+    const char *invalid_reason;     /* non-NULL: the declaration is bad */
+    char *shown_suite, *shown_name; /* an invalid id's printable parts */
 };
 
 struct tattle__registry {
@@ -33,7 +33,7 @@ struct tattle__registry {
      * a copy of its own entry, never these. */
     struct tattle__test_entry *entries;
     size_t count;
-    char *id_pool;                      /* the entries' ids, private too */
+    char *id_pool; /* the entries' ids, private too */
 };
 
 /** Resolves every registered test. The registry owns its entries. */

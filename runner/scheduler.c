@@ -49,42 +49,43 @@ enum {
 };
 
 /* The signals that end a run early, like SIGTERM. */
-static const int stop_signals[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2};
+static const int stop_signals[] = {SIGINT,  SIGTERM, SIGHUP,
+                                   SIGQUIT, SIGUSR1, SIGUSR2};
 
 struct running {
     bool busy;
     struct tattle__job job;
     pid_t pid;
-    int output_fds[2];          /* the job's pipes' read ends (non-blocking) */
+    int output_fds[2]; /* the job's pipes' read ends (non-blocking) */
     struct tattle__capture captures[2];
     struct tattle__slot *slot;
     uint64_t started_us;
-    uint64_t deadline_us;       /* 0: none */
-    bool reaped;                /* the server reported the test process's end */
+    uint64_t deadline_us; /* 0: none */
+    bool reaped;          /* the server reported the test process's end */
     int wait_status;
-    bool killing;               /* its cgroup was killed: wait until empty */
+    bool killing; /* its cgroup was killed: wait until empty */
     bool timed_out;
     int interrupted_by;
     struct tattle__trace_session *trace;
-    const char *trace_error;    /* the arena could not be created */
+    const char *trace_error; /* the arena could not be created */
 };
 
 struct tattle__scheduler {
     struct tattle__schedule_config config;
     const struct tattle__schedule_callbacks *callbacks;
     struct running *running;
-    unsigned job_count;         /* job slots: 1 with --no-fork */
+    unsigned job_count; /* job slots: 1 with --no-fork */
     unsigned running_count;
     struct tattle__job_cgroups cgroups;
     struct tattle__fork_server *server;
-    int *write_fds;             /* per job stdout, stderr: the server's copies */
+    int *write_fds; /* per job stdout, stderr: the server's copies */
     struct tattle__pid_list strays; /* killed, not yet known dead */
     int *stray_pidfds;
     int signal_fd;
     sigset_t old_mask;
-    int stopping;               /* the signal (or -1) that stops the run */
+    int stopping; /* the signal (or -1) that stops the run */
     int result;
-    bool exhausted;             /* `next` had nothing this round */
+    bool exhausted; /* `next` had nothing this round */
 };
 
 /* ---- killing what a test left behind ---- */
@@ -132,18 +133,21 @@ static void forget_dead_strays(struct tattle__scheduler *scheduler)
 static void kill_strays(struct tattle__scheduler *scheduler)
 {
     struct tattle__pid_list children = {0};
-    tattle__process_children(tattle__fork_server_pid(scheduler->server), &children);
+    tattle__process_children(tattle__fork_server_pid(scheduler->server),
+                             &children);
     size_t before = scheduler->strays.count;
     for (size_t i = 0; i < children.count; i++)
         if (!belongs_to_running_test(scheduler, children.items[i]))
-            tattle__process_tree_kill(children.items[i], true, &scheduler->strays);
+            tattle__process_tree_kill(children.items[i], true,
+                                      &scheduler->strays);
     tattle__pid_list_release(&children);
     watch_strays(scheduler, before);
 }
 
 /* After the test process was reaped: everything it started dies too, on
  * every ending. */
-static void kill_leftovers(struct tattle__scheduler *scheduler, struct running *run)
+static void kill_leftovers(struct tattle__scheduler *scheduler,
+                           struct running *run)
 {
     kill(-run->pid, SIGKILL);
     unsigned job = (unsigned)(run - scheduler->running);
@@ -156,7 +160,8 @@ static void kill_leftovers(struct tattle__scheduler *scheduler, struct running *
 }
 
 /* Kills a test that is still running (timeout, interrupted run). */
-static void kill_running_test(struct tattle__scheduler *scheduler, struct running *run)
+static void kill_running_test(struct tattle__scheduler *scheduler,
+                              struct running *run)
 {
     unsigned job = (unsigned)(run - scheduler->running);
     if (tattle__job_cgroups_available(&scheduler->cgroups))
@@ -181,7 +186,8 @@ static bool read_output(struct running *run, int stream)
         }
         if (n < 0 && errno == EINTR)
             continue;
-        return false; /* EAGAIN: empty (end of file would mean the server died) */
+        return false; /* EAGAIN: empty (end of file would mean the server died)
+                       */
     }
     return true;
 }
@@ -224,12 +230,14 @@ static void finish(struct tattle__scheduler *scheduler, struct running *run)
     }
     run->busy = false;
     scheduler->running_count--;
-    scheduler->callbacks->finished(scheduler->callbacks->ctx, &run->job, &outcome);
+    scheduler->callbacks->finished(scheduler->callbacks->ctx, &run->job,
+                                   &outcome);
     tattle__slot_reading_release(&outcome.reading);
 }
 
 /* Finishes the test once it was reaped and nothing of it is left. */
-static void finish_when_gone(struct tattle__scheduler *scheduler, struct running *run)
+static void finish_when_gone(struct tattle__scheduler *scheduler,
+                             struct running *run)
 {
     if (!run->busy || !run->reaped)
         return;
@@ -268,7 +276,8 @@ static int start_next(struct tattle__scheduler *scheduler, struct running *run)
     tattle__capture_reset(&run->captures[0]);
     tattle__capture_reset(&run->captures[1]);
     if (job.traced) {
-        int error = tattle__trace_session_create(&run->trace, &job.trace_config);
+        int error =
+            tattle__trace_session_create(&run->trace, &job.trace_config);
         if (error != 0) {
             /* The test still runs; its result says why it has no trace. */
             run->trace = NULL;
@@ -284,7 +293,8 @@ static int start_next(struct tattle__scheduler *scheduler, struct running *run)
         .arena_size = run->trace ? tattle__trace_session_size(run->trace) : 0,
     };
     run->started_us = tattle__now_us();
-    int error = tattle__fork_server_spawn(scheduler->server, &request, &run->pid);
+    int error =
+        tattle__fork_server_spawn(scheduler->server, &request, &run->pid);
     if (error != 0) {
         if (run->trace)
             tattle__trace_session_destroy(run->trace);
@@ -320,7 +330,8 @@ static void take_notices(struct tattle__scheduler *scheduler)
 {
     struct tattle__exit_notice notice;
     int got;
-    while ((got = tattle__fork_server_read_notice(scheduler->server, &notice)) == 1) {
+    while ((got = tattle__fork_server_read_notice(scheduler->server,
+                                                  &notice)) == 1) {
         if (notice.job >= scheduler->job_count)
             continue;
         struct running *run = &scheduler->running[notice.job];
@@ -349,7 +360,8 @@ static void server_died(struct tattle__scheduler *scheduler)
             run->interrupted_by = -1;
         if (!run->reaped) {
             kill_running_test(scheduler, run);
-            while (waitpid(run->pid, &run->wait_status, __WALL) < 0 && errno == EINTR)
+            while (waitpid(run->pid, &run->wait_status, __WALL) < 0 &&
+                   errno == EINTR)
                 ;
             run->reaped = true;
         }
@@ -368,18 +380,24 @@ static int loop_forked(struct tattle__scheduler *scheduler)
     struct pollfd *fds = tattle__calloc(room, sizeof *fds);
     struct running **owners = tattle__calloc(room, sizeof *owners);
     int *roles = tattle__calloc(room, sizeof *roles);
-    enum { ROLE_SIGNAL = -1, ROLE_SERVER = -2, ROLE_SERVER_DEATH = -3,
-           ROLE_CGROUP = 2 };
+    enum {
+        ROLE_SIGNAL = -1,
+        ROLE_SERVER = -2,
+        ROLE_SERVER_DEATH = -3,
+        ROLE_CGROUP = 2
+    };
 
     for (;;) {
         /* Ask again every round: a finished test may have queued a retry. */
         scheduler->exhausted = false;
-        for (unsigned i = 0; i < jobs && !scheduler->exhausted && !scheduler->stopping; i++) {
+        for (unsigned i = 0;
+             i < jobs && !scheduler->exhausted && !scheduler->stopping; i++) {
             if (scheduler->running[i].busy)
                 continue;
             int error = start_next(scheduler, &scheduler->running[i]);
             if (error != 0) {
-                fprintf(stderr, "tattle: cannot start a test: %s\n", strerror(-error));
+                fprintf(stderr, "tattle: cannot start a test: %s\n",
+                        strerror(-error));
                 scheduler->result = error;
                 stop_all(scheduler, -1);
             }
@@ -391,9 +409,11 @@ static int loop_forked(struct tattle__scheduler *scheduler)
         uint64_t nearest = 0;
         fds[count] = (struct pollfd){scheduler->signal_fd, POLLIN, 0};
         roles[count++] = ROLE_SIGNAL;
-        fds[count] = (struct pollfd){tattle__fork_server_fd(scheduler->server), POLLIN, 0};
+        fds[count] = (struct pollfd){tattle__fork_server_fd(scheduler->server),
+                                     POLLIN, 0};
         roles[count++] = ROLE_SERVER;
-        fds[count] = (struct pollfd){tattle__fork_server_pidfd(scheduler->server), POLLIN, 0};
+        fds[count] = (struct pollfd){
+            tattle__fork_server_pidfd(scheduler->server), POLLIN, 0};
         roles[count++] = ROLE_SERVER_DEATH;
         for (unsigned i = 0; i < jobs; i++) {
             struct running *run = &scheduler->running[i];
@@ -405,7 +425,8 @@ static int loop_forked(struct tattle__scheduler *scheduler)
                 roles[count++] = s;
             }
             if (run->killing) {
-                fds[count] = (struct pollfd){scheduler->cgroups.events[i], POLLPRI, 0};
+                fds[count] =
+                    (struct pollfd){scheduler->cgroups.events[i], POLLPRI, 0};
                 owners[count] = run;
                 roles[count++] = ROLE_CGROUP;
             }
@@ -415,7 +436,8 @@ static int loop_forked(struct tattle__scheduler *scheduler)
         /* Strays being killed: their pidfds, bounded to what poll takes. */
         for (size_t i = 0; i < scheduler->strays.count && count < room; i++)
             if (scheduler->stray_pidfds[i] >= 0) {
-                fds[count] = (struct pollfd){scheduler->stray_pidfds[i], POLLIN, 0};
+                fds[count] =
+                    (struct pollfd){scheduler->stray_pidfds[i], POLLIN, 0};
                 roles[count++] = ROLE_CGROUP;
             }
         int wait_ms = -1;
@@ -436,9 +458,11 @@ static int loop_forked(struct tattle__scheduler *scheduler)
                 continue;
             if (roles[i] == ROLE_SIGNAL) {
                 struct signalfd_siginfo info = {0};
-                ssize_t ignored = read(scheduler->signal_fd, &info, sizeof info);
+                ssize_t ignored =
+                    read(scheduler->signal_fd, &info, sizeof info);
                 (void)ignored;
-                stop_all(scheduler, info.ssi_signo ? (int)info.ssi_signo : SIGINT);
+                stop_all(scheduler,
+                         info.ssi_signo ? (int)info.ssi_signo : SIGINT);
             } else if (roles[i] == ROLE_SERVER_DEATH) {
                 take_notices(scheduler);
                 server_died(scheduler);
@@ -454,7 +478,8 @@ static int loop_forked(struct tattle__scheduler *scheduler)
         uint64_t now = tattle__now_us();
         for (unsigned i = 0; i < jobs; i++) {
             struct running *run = &scheduler->running[i];
-            if (run->busy && !run->reaped && run->deadline_us && now >= run->deadline_us) {
+            if (run->busy && !run->reaped && run->deadline_us &&
+                now >= run->deadline_us) {
                 run->timed_out = true;
                 stop_test(scheduler, run);
             }
@@ -495,7 +520,8 @@ static int loop_in_process(struct tattle__scheduler *scheduler)
         /* The same trace life cycle as a forked test, in this process; a
          * thread the test leaves running must not record after it. */
         struct tattle__trace_session *trace = NULL;
-        if (job.traced && tattle__trace_session_create(&trace, &job.trace_config) == 0)
+        if (job.traced &&
+            tattle__trace_session_create(&trace, &job.trace_config) == 0)
             tattle__trace_session_activate(trace);
         /* stdout carries a machine report: what the test prints goes to
          * stderr for as long as it runs. */
@@ -522,7 +548,8 @@ static int loop_in_process(struct tattle__scheduler *scheduler)
             outcome.trace_corruption = tattle__trace_session_corruption(trace);
             tattle__trace_session_destroy(trace);
         }
-        scheduler->callbacks->finished(scheduler->callbacks->ctx, &run->job, &outcome);
+        scheduler->callbacks->finished(scheduler->callbacks->ctx, &run->job,
+                                       &outcome);
         tattle__slot_reading_release(&outcome.reading);
         if (in_process_interrupted)
             return 1;
@@ -540,7 +567,8 @@ int tattle__scheduler_create(struct tattle__scheduler **out,
     scheduler->job_count = config->no_fork ? 1 : config->jobs;
     unsigned jobs = scheduler->job_count;
     scheduler->running = tattle__calloc(jobs, sizeof *scheduler->running);
-    scheduler->write_fds = tattle__calloc(jobs * 2, sizeof *scheduler->write_fds);
+    scheduler->write_fds =
+        tattle__calloc(jobs * 2, sizeof *scheduler->write_fds);
     struct tattle__slot **slots = tattle__calloc(jobs, sizeof *slots);
     for (unsigned i = 0; i < jobs; i++) {
         struct running *run = &scheduler->running[i];
@@ -614,7 +642,8 @@ int tattle__scheduler_run(struct tattle__scheduler *scheduler,
     scheduler->callbacks = callbacks;
     if (scheduler->config.no_fork) {
         struct sigaction action = {.sa_handler = note_interrupt};
-        struct sigaction old_actions[sizeof stop_signals / sizeof *stop_signals];
+        struct sigaction
+            old_actions[sizeof stop_signals / sizeof *stop_signals];
         sigemptyset(&action.sa_mask);
         in_process_interrupted = 0;
         for (size_t i = 0; i < sizeof stop_signals / sizeof *stop_signals; i++)

@@ -31,7 +31,7 @@ struct tattle__job {
     long timeout_ms;
     bool traced;
     struct tattle__trace_config trace_config;
-    unsigned attempt;           /* 1-based */
+    unsigned attempt; /* 1-based */
     void *caller_data;
 };
 
@@ -41,16 +41,16 @@ struct tattle__job {
 struct tattle__outcome {
     struct tattle__slot_reading reading;
     bool forked;
-    int wait_status;            /* as from waitpid (forked runs) */
+    int wait_status; /* as from waitpid (forked runs) */
     bool timed_out;
-    int interrupted_by;         /* the run was stopped while this test ran:
-                                   the signal, or -1 for an internal error */
-    uint64_t started_us;        /* monotonic */
+    int interrupted_by;  /* the run was stopped while this test ran:
+                            the signal, or -1 for an internal error */
+    uint64_t started_us; /* monotonic */
     uint64_t duration_us;
-    const struct tattle__capture *stdout_capture;  /* NULL with --no-fork */
+    const struct tattle__capture *stdout_capture; /* NULL with --no-fork */
     const struct tattle__capture *stderr_capture;
     struct tattle_trace *trace;
-    const char *trace_error;    /* non-NULL: the trace could not be kept */
+    const char *trace_error;      /* non-NULL: the trace could not be kept */
     const char *trace_corruption; /* non-NULL: the arena was overwritten and
                                      its events discarded */
 };
@@ -67,10 +67,10 @@ struct tattle__schedule_callbacks {
 struct tattle__schedule_config {
     unsigned jobs;
     bool no_fork;
-    bool stdout_carries_report; /* a report goes to stdout (`-`): with
-                                   --no-fork, tests print to stderr */
+    bool stdout_carries_report;        /* a report goes to stdout (`-`): with
+                                          --no-fork, tests print to stderr */
     struct sigaction original_sigpipe; /* what tests get back */
-    const int *program_fds;     /* open before the run began: tests keep them */
+    const int *program_fds; /* open before the run began: tests keep them */
     size_t program_fd_count;
 };
 

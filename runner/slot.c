@@ -55,8 +55,9 @@ void tattle__slot_reset(struct tattle__slot *slot, size_t size)
 
 /* Reads the strings of a failure or skip payload of `payload_size` bytes
  * into malloc'd copies. Returns NULL, or what was impossible. */
-static const char *read_strings(const unsigned char *payload, size_t payload_size,
-                                const char **out, int count)
+static const char *read_strings(const unsigned char *payload,
+                                size_t payload_size, const char **out,
+                                int count)
 {
     for (int i = 0; i < count; i++)
         out[i] = NULL;
@@ -71,7 +72,8 @@ static const char *read_strings(const unsigned char *payload, size_t payload_siz
         if (!(fixed.present & (1u << i)))
             continue;
         size_t length = fixed.lengths[i];
-        if (length >= payload_size - offset || payload[offset + length] != '\0' ||
+        if (length >= payload_size - offset ||
+            payload[offset + length] != '\0' ||
             memchr(payload + offset, '\0', length) != NULL)
             return "a string does not end where its length says";
         out[i] = tattle__strdup((const char *)payload + offset);
@@ -92,13 +94,14 @@ static bool known_failure_kind(int32_t kind)
 }
 
 /* Reads one committed record; returns NULL or what was impossible. */
-static const char *read_record(struct tattle__slot_reading *reading, uint32_t type,
-                               const unsigned char *payload, size_t payload_size,
-                               size_t *capacity)
+static const char *read_record(struct tattle__slot_reading *reading,
+                               uint32_t type, const unsigned char *payload,
+                               size_t payload_size, size_t *capacity)
 {
     if (type == TATTLE__RECORD_FAILURE) {
         const char *strings[TATTLE__SLOT_STRING_FIELDS];
-        const char *problem = read_strings(payload, payload_size, strings, TATTLE__SLOT_STRING_FIELDS);
+        const char *problem = read_strings(payload, payload_size, strings,
+                                           TATTLE__SLOT_STRING_FIELDS);
         struct tattle__slot_strings_payload fixed;
         if (!problem) {
             memcpy(&fixed, payload, sizeof fixed);
@@ -111,14 +114,19 @@ static const char *read_record(struct tattle__slot_reading *reading, uint32_t ty
         }
         if (reading->failure_count == *capacity) {
             *capacity = *capacity ? *capacity * 2 : 4;
-            reading->failures = tattle__realloc(reading->failures,
-                                                *capacity * sizeof *reading->failures);
+            reading->failures = tattle__realloc(
+                reading->failures, *capacity * sizeof *reading->failures);
         }
-        reading->failures[reading->failure_count++] = (struct tattle__slot_failure){
-            .kind = (enum tattle_failure_kind)fixed.kind,
-            .message = strings[0], .file = strings[1], .macro = strings[2],
-            .expr = strings[3], .left = strings[4], .right = strings[5],
-            .line = fixed.line};
+        reading->failures[reading->failure_count++] =
+            (struct tattle__slot_failure){
+                .kind = (enum tattle_failure_kind)fixed.kind,
+                .message = strings[0],
+                .file = strings[1],
+                .macro = strings[2],
+                .expr = strings[3],
+                .left = strings[4],
+                .right = strings[5],
+                .line = fixed.line};
         return NULL;
     }
     if (type == TATTLE__RECORD_SKIP) {
@@ -179,8 +187,10 @@ void tattle__slot_read(const struct tattle__slot *slot, size_t size,
 
     size_t failures_capacity = 0;
     for (uint32_t offset = 0;
-         !reading->corruption && offset + sizeof(struct tattle__slot_record_header) <= end;) {
-        const struct tattle__slot_record_header *header = (const void *)(slot->records + offset);
+         !reading->corruption &&
+         offset + sizeof(struct tattle__slot_record_header) <= end;) {
+        const struct tattle__slot_record_header *header =
+            (const void *)(slot->records + offset);
         uint32_t record_size = header->size;
         if (record_size == 0)
             break; /* a writer died between its claim and its header */
@@ -190,7 +200,8 @@ void tattle__slot_read(const struct tattle__slot *slot, size_t size,
             break;
         }
         uint32_t type = atomic_load_explicit(
-            &((struct tattle__slot_record_header *)header)->type, memory_order_acquire);
+            &((struct tattle__slot_record_header *)header)->type,
+            memory_order_acquire);
         if (type != TATTLE__RECORD_UNCOMMITTED)
             reading->corruption =
                 read_record(reading, type, (const unsigned char *)(header + 1),

@@ -41,12 +41,12 @@ enum tattle__phase {
 enum { TATTLE__MAX_FRAMES = 64 };
 
 struct tattle__slot {
-    _Atomic uint32_t reserved;          /* bytes of records claimed, never
-                                           more than capacity */
-    uint32_t capacity;                  /* bytes available for records */
-    _Atomic uint32_t phase;             /* enum tattle__phase */
-    _Atomic uint32_t failures_dropped;  /* records that did not fit */
-    _Atomic uint32_t setup_failed;      /* a fixture before the body failed */
+    _Atomic uint32_t reserved;         /* bytes of records claimed, never
+                                          more than capacity */
+    uint32_t capacity;                 /* bytes available for records */
+    _Atomic uint32_t phase;            /* enum tattle__phase */
+    _Atomic uint32_t failures_dropped; /* records that did not fit */
+    _Atomic uint32_t setup_failed;     /* a fixture before the body failed */
     _Alignas(8) unsigned char records[];
 };
 
@@ -65,12 +65,15 @@ struct tattle__slot_record_header {
     _Atomic uint32_t type;
 };
 
-enum { TATTLE__SLOT_STRING_FIELDS = 6, TATTLE__SLOT_FIELD_BYTES_MAX = 16 * 1024 };
+enum {
+    TATTLE__SLOT_STRING_FIELDS = 6,
+    TATTLE__SLOT_FIELD_BYTES_MAX = 16 * 1024
+};
 
 struct tattle__slot_strings_payload {
     int32_t kind;
     int32_t line;
-    uint32_t present;           /* bit i: string i is not NULL */
+    uint32_t present; /* bit i: string i is not NULL */
     uint32_t lengths[TATTLE__SLOT_STRING_FIELDS];
     /* then the strings, each NUL-terminated */
 };
@@ -80,7 +83,6 @@ struct tattle__slot_crash_payload {
     int32_t frame_count;
     uint64_t frames[TATTLE__MAX_FRAMES];
 };
-
 
 /** One failure, as written by the test process. Strings may be NULL. */
 struct tattle__slot_failure {
@@ -113,8 +115,8 @@ struct tattle__slot_reading {
     uint32_t failures_dropped;
     bool setup_failed;
     enum tattle__phase phase;
-    const char *corruption;     /* NULL, or what in the slot was impossible
-                                   (the records before it are kept) */
+    const char *corruption; /* NULL, or what in the slot was impossible
+                               (the records before it are kept) */
 };
 
 /** Reads a slot of `size` bytes (the size the runner keeps). */

@@ -47,7 +47,8 @@ static void lookup(Dwfl *dwfl, uintptr_t address, bool is_return_address,
     Dwfl_Line *line = dwfl_module_getsrc(module, pc);
     if (line) {
         int line_number = 0;
-        const char *file = dwfl_lineinfo(line, NULL, &line_number, NULL, NULL, NULL);
+        const char *file =
+            dwfl_lineinfo(line, NULL, &line_number, NULL, NULL, NULL);
         frame->file = tattle__strdup(file);
         frame->line = line_number;
     }

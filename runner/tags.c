@@ -60,8 +60,8 @@ void tattle__tag_list_add(struct tattle__tag_list *list, const char *word)
     }
     if (list->count == list->capacity) {
         list->capacity = list->capacity ? list->capacity * 2 : 4;
-        list->items = tattle__realloc(list->items,
-                                      list->capacity * sizeof *list->items);
+        list->items =
+            tattle__realloc(list->items, list->capacity * sizeof *list->items);
     }
     list->items[list->count++] = (struct tattle_tag){name, value};
 }

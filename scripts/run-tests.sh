@@ -3,7 +3,8 @@
 #
 # Three builds of the test suite: one under address and undefined-behaviour
 # sanitizers, one under the thread sanitizer, and the normal one
-# (TATTLE_SKIP_SANITIZERS=1 runs only the normal one). Every pass runs,
+# (TATTLE_SKIP_SANITIZERS=1 runs only the normal one); then the check that
+# the sources are formatted as .clang-format says. Every pass runs,
 # whatever the ones before it did. Exits non-zero when any pass failed, and
 # ends with one line that reflects every pass, e.g.
 #   all passes: asan 147/147, tsan 147/147, normal 148/148 tests passed
@@ -60,6 +61,15 @@ if [ "${TATTLE_SKIP_SANITIZERS:-0}" != 1 ]; then
   run_pass tsan build-tsan "--repeat until-pass:2" -DTATTLE_SANITIZE=thread
 fi
 run_pass normal build-tests "" -DCMAKE_BUILD_TYPE=RelWithDebInfo
+
+# The sources as .clang-format says: a pass of its own.
+echo "==== format pass"
+if scripts/check-format.sh; then
+  results+=("format ok")
+else
+  results+=("format failed")
+  failed+=("format")
+fi
 
 # The last line: every pass, the failed ones first.
 if [ ${#failed[@]} -eq 0 ]; then

@@ -38,16 +38,16 @@ int tattle__arena_plan(struct tattle__arena_layout *layout, uint32_t cap,
         .payload_bytes = payload_bytes,
         .record_size = (uint32_t)tattle__ring_record_size(payload_bytes),
     };
-    layout->ring_bytes = round_up(sizeof(struct tattle__ring) +
-                                  (uint64_t)cap * layout->record_size, 64);
+    layout->ring_bytes = round_up(
+        sizeof(struct tattle__ring) + (uint64_t)cap * layout->record_size, 64);
     if (layout->ring_bytes > UINT32_MAX)
         return -EINVAL;
     layout->heap_offset = round_up(sizeof(struct tattle_trace_arena), 4096);
-    layout->mailbox_offset = layout->heap_offset +
-                             layout->ring_bytes * TATTLE__MAX_ACTORS;
+    layout->mailbox_offset =
+        layout->heap_offset + layout->ring_bytes * TATTLE__MAX_ACTORS;
     layout->mailbox_size = TATTLE__MAILBOX_HEAP_BYTES;
-    layout->heap_size = layout->ring_bytes * TATTLE__MAX_ACTORS +
-                        layout->mailbox_size;
+    layout->heap_size =
+        layout->ring_bytes * TATTLE__MAX_ACTORS + layout->mailbox_size;
     layout->size = round_up(layout->heap_offset + layout->heap_size, 4096);
     return 0;
 }
@@ -87,7 +87,8 @@ int tattle__arena_create(struct tattle_trace_arena **out, int *fd_out,
         close(fd);
         return -error;
     }
-    void *base = mmap(NULL, layout->size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    void *base =
+        mmap(NULL, layout->size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
     if (base == MAP_FAILED) {
         int error = errno;
         close(fd);
@@ -116,7 +117,8 @@ tattle__arena_check_header(const struct tattle_trace_arena *arena,
 {
     if (arena->magic != TATTLE__ARENA_MAGIC || arena->version != 1)
         return "its header was overwritten";
-    if (arena->size != layout->size || arena->heap_offset != layout->heap_offset ||
+    if (arena->size != layout->size ||
+        arena->heap_offset != layout->heap_offset ||
         arena->heap_size != layout->heap_size ||
         arena->mailbox_offset != layout->mailbox_offset ||
         arena->mailbox_size != layout->mailbox_size ||
@@ -124,7 +126,8 @@ tattle__arena_check_header(const struct tattle_trace_arena *arena,
         arena->record_size != layout->record_size)
         return "its layout was overwritten";
     if (arena->cap != layout->cap || arena->budget != layout->budget ||
-        arena->level != layout->level || arena->payload_bytes != layout->payload_bytes)
+        arena->level != layout->level ||
+        arena->payload_bytes != layout->payload_bytes)
         return "its configuration was overwritten";
     return NULL;
 }

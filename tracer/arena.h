@@ -34,23 +34,23 @@ enum {
     TATTLE__MAX_MAILBOXES = TATTLE_TRACE_MAX_MAILBOXES,
     TATTLE__MAX_WATCHES = TATTLE_TRACE_MAX_WATCHES,
     TATTLE__WATCH_TEXT_BYTES = 4096,
-    TATTLE__PAYLOAD_MAX = 256,          /* payload_bytes is clamped to this */
+    TATTLE__PAYLOAD_MAX = 256, /* payload_bytes is clamped to this */
     TATTLE__MAILBOX_HEAP_BYTES = TATTLE_TRACE_MAILBOX_HEAP_BYTES
 };
 
 /* How a test process ended, as far as the tracer knows. */
 enum tattle__finish {
-    TATTLE__FINISH_NONE = 0,    /* never reported: killed or timed out */
-    TATTLE__FINISH_NORMAL = 1,  /* child_finish from normal code */
-    TATTLE__FINISH_SIGNAL = 2   /* child_finish from the crash handler */
+    TATTLE__FINISH_NONE = 0,   /* never reported: killed or timed out */
+    TATTLE__FINISH_NORMAL = 1, /* child_finish from normal code */
+    TATTLE__FINISH_SIGNAL = 2  /* child_finish from the crash handler */
 };
 
 /* Actor flags. */
 enum {
-    TATTLE__ACTOR_FORKED = 1u << 0,     /* first thread of a forked child */
-    TATTLE__ACTOR_EXITED = 1u << 1,     /* the thread or process ended */
-    TATTLE__ACTOR_PROBED = 1u << 2,     /* liveness probed at the test end */
-    TATTLE__ACTOR_ALIVE = 1u << 3       /* ... and found alive */
+    TATTLE__ACTOR_FORKED = 1u << 0, /* first thread of a forked child */
+    TATTLE__ACTOR_EXITED = 1u << 1, /* the thread or process ended */
+    TATTLE__ACTOR_PROBED = 1u << 2, /* liveness probed at the test end */
+    TATTLE__ACTOR_ALIVE = 1u << 3   /* ... and found alive */
 };
 
 /* One recording thread (or the first thread of a forked process). */
@@ -58,51 +58,55 @@ struct tattle__actor {
     _Atomic uint32_t flags;
     int32_t pid;
     int32_t tid;
-    int32_t parent;             /* forking actor's index, or -1 */
-    uint64_t ring_offset;       /* from the arena base; 0 when none */
-    char name[TATTLE__NAME_MAX];/* empty: a default is made at freeze */
+    int32_t parent;              /* forking actor's index, or -1 */
+    uint64_t ring_offset;        /* from the arena base; 0 when none */
+    char name[TATTLE__NAME_MAX]; /* empty: a default is made at freeze */
 };
 
 /* One mailbox directory entry: a traced mailbox or a watched queue. */
-enum { TATTLE__DIRECTORY_FREE = 0, TATTLE__DIRECTORY_MAILBOX = 1, TATTLE__DIRECTORY_WATCH = 2 };
+enum {
+    TATTLE__DIRECTORY_FREE = 0,
+    TATTLE__DIRECTORY_MAILBOX = 1,
+    TATTLE__DIRECTORY_WATCH = 2
+};
 
 struct tattle__watch_record {
     char name[TATTLE__NAME_MAX];
-    int32_t owner;              /* actor index, or -1 */
-    uint32_t pending;           /* texts emitted (may exceed those kept) */
-    uint32_t kept;              /* NUL-terminated texts stored in text */
-    uint32_t used;              /* bytes of text used */
+    int32_t owner;    /* actor index, or -1 */
+    uint32_t pending; /* texts emitted (may exceed those kept) */
+    uint32_t kept;    /* NUL-terminated texts stored in text */
+    uint32_t used;    /* bytes of text used */
     char text[TATTLE__WATCH_TEXT_BYTES];
 };
 
 struct tattle_trace_arena {
     uint32_t magic;
     uint32_t version;
-    uint64_t size;              /* bytes mapped */
+    uint64_t size; /* bytes mapped */
     /* configuration, fixed before fork */
     uint32_t cap;
     uint32_t budget;
     int32_t level;
     uint32_t payload_bytes;
-    uint32_t record_size;       /* bytes per ring record */
-    uint32_t ring_bytes;        /* bytes per ring (header + cap records) */
-    uint64_t heap_offset;       /* where the heap (the rings) starts */
-    uint64_t heap_size;         /* rings and mailbox heap */
-    uint64_t mailbox_offset;    /* where the mailbox heap starts */
+    uint32_t record_size;    /* bytes per ring record */
+    uint32_t ring_bytes;     /* bytes per ring (header + cap records) */
+    uint64_t heap_offset;    /* where the heap (the rings) starts */
+    uint64_t heap_size;      /* rings and mailbox heap */
+    uint64_t mailbox_offset; /* where the mailbox heap starts */
     uint64_t mailbox_size;
-    uint32_t generation;        /* the session's id: never 0 */
+    uint32_t generation; /* the session's id: never 0 */
     uint32_t reserved0_;
     /* switches and counters shared by all writers */
-    _Atomic uint32_t active;    /* the generation while recording, else 0 */
-    _Atomic uint32_t overflow;  /* budget exhausted: an event was refused */
-    _Atomic uint32_t finish;    /* enum tattle__finish */
-    int32_t test_pid;           /* the activating process */
-    uint64_t start_ticks;       /* at activation */
+    _Atomic uint32_t active;   /* the generation while recording, else 0 */
+    _Atomic uint32_t overflow; /* budget exhausted: an event was refused */
+    _Atomic uint32_t finish;   /* enum tattle__finish */
+    int32_t test_pid;          /* the activating process */
+    uint64_t start_ticks;      /* at activation */
     _Atomic uint64_t budget_reserved; /* events handed out to writers */
-    _Atomic uint64_t refused;   /* events lost for lack of room */
-    _Atomic uint64_t heap_used; /* bytes of the mailbox heap carved */
+    _Atomic uint64_t refused;         /* events lost for lack of room */
+    _Atomic uint64_t heap_used;       /* bytes of the mailbox heap carved */
     _Atomic uint32_t actor_count;
-    _Atomic uint32_t live_actors;   /* attached and not known to have ended */
+    _Atomic uint32_t live_actors; /* attached and not known to have ended */
     _Atomic uint32_t directory_count;
     _Atomic uint32_t watch_count;
     struct tattle__actor actors[TATTLE__MAX_ACTORS];
@@ -122,11 +126,11 @@ struct tattle__arena_layout {
     uint32_t payload_bytes;
     uint32_t record_size;
     uint64_t ring_bytes;
-    uint64_t heap_offset;       /* the rings, then the mailbox heap */
+    uint64_t heap_offset; /* the rings, then the mailbox heap */
     uint64_t heap_size;
     uint64_t mailbox_offset;
     uint64_t mailbox_size;
-    uint64_t size;              /* bytes mapped */
+    uint64_t size; /* bytes mapped */
 };
 
 /** Computes the layout of a configuration (payload_bytes is clamped to

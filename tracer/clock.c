@@ -37,13 +37,15 @@ static void calibrate(void)
     uint64_t now_ns = tattle__clock_monotonic_ns();
     /* Recalibrate at most when the interval has doubled: cheap and
      * converging. */
-    if (ns_per_tick != 0 && now_ns - anchor_ns < 2 * (calibrated_at_ns - anchor_ns))
+    if (ns_per_tick != 0 &&
+        now_ns - anchor_ns < 2 * (calibrated_at_ns - anchor_ns))
         return;
     while (now_ns - anchor_ns < MIN_INTERVAL_NS)
         now_ns = tattle__clock_monotonic_ns();
     uint64_t now_ticks = tattle__clock_ticks();
     if (now_ticks > anchor_ticks)
-        ns_per_tick = (double)(now_ns - anchor_ns) / (double)(now_ticks - anchor_ticks);
+        ns_per_tick =
+            (double)(now_ns - anchor_ns) / (double)(now_ticks - anchor_ticks);
     else
         ns_per_tick = 1.0;
     calibrated_at_ns = now_ns;

@@ -23,7 +23,8 @@
 #include "tracer/session.h"
 #include "tracer/static_strings.h"
 
-/* ---- The trace model and its memory ---------------------------------------- */
+/* ---- The trace model and its memory ----------------------------------------
+ */
 
 struct pool_chunk {
     struct pool_chunk *next;
@@ -33,13 +34,14 @@ struct pool_chunk {
 };
 
 struct trace_storage {
-    struct tattle_trace trace;      /* first: tattle__trace_free casts back */
+    struct tattle_trace trace; /* first: tattle__trace_free casts back */
     struct pool_chunk *chunks;
 };
 
 static void *pool_alloc(struct trace_storage *storage, size_t bytes)
 {
-    bytes = (bytes + sizeof(max_align_t) - 1) / sizeof(max_align_t) * sizeof(max_align_t);
+    bytes = (bytes + sizeof(max_align_t) - 1) / sizeof(max_align_t) *
+            sizeof(max_align_t);
     struct pool_chunk *chunk = storage->chunks;
     if (chunk == NULL || chunk->size - chunk->used < bytes) {
         size_t size = bytes > 16384 ? bytes : 16384;
@@ -76,7 +78,8 @@ void tattle__trace_free(struct tattle_trace *trace)
     if (trace == NULL)
         return;
     struct trace_storage *storage = (struct trace_storage *)trace;
-    for (struct pool_chunk *chunk = storage->chunks, *next; chunk; chunk = next) {
+    for (struct pool_chunk *chunk = storage->chunks, *next; chunk;
+         chunk = next) {
         next = chunk->next;
         free(chunk);
     }
@@ -87,7 +90,7 @@ void tattle__trace_free(struct tattle_trace *trace)
 struct freezing {
     struct tattle_trace_arena *arena;
     const struct tattle__arena_layout *layout;
-    const char *corruption;     /* set at the first impossible value */
+    const char *corruption; /* set at the first impossible value */
 };
 
 /* The largest integer every JSON reader keeps exact (2^53 - 1): counts and
@@ -96,7 +99,8 @@ struct freezing {
 
 static uint64_t clamp_exact(uint64_t value)
 {
-    return value > TATTLE__EXACT_INTEGER_MAX ? TATTLE__EXACT_INTEGER_MAX : value;
+    return value > TATTLE__EXACT_INTEGER_MAX ? TATTLE__EXACT_INTEGER_MAX
+                                             : value;
 }
 
 static int compare_copies(const void *left, const void *right)
@@ -141,7 +145,8 @@ static const char *record_name(struct trace_storage *storage,
                                enum tattle__name_field which,
                                const char *actor_name)
 {
-    const union tattle__record_name *field = tattle__record_name_field(record, which);
+    const union tattle__record_name *field =
+        tattle__record_name_field(record, which);
     switch (tattle__record_name_mode(record, which)) {
     case TATTLE__NAME_ACTOR:
         return actor_name;
@@ -172,8 +177,9 @@ static const char *check_record(const struct tattle__record *record,
     for (int field = TATTLE__FIELD_FROM; field <= TATTLE__FIELD_LABEL; field++)
         if (tattle__record_name_mode(record, (enum tattle__name_field)field) ==
                 TATTLE__NAME_POINTER &&
-            !tattle__static_string(
-                tattle__record_name_field(record, (enum tattle__name_field)field)->pointer))
+            !tattle__static_string(tattle__record_name_field(
+                                       record, (enum tattle__name_field)field)
+                                       ->pointer))
             return "a name that points outside the program";
     return NULL;
 }
@@ -197,23 +203,25 @@ static int read_rings(struct freezing *freezing, uint32_t actor_count,
     uint64_t recorded = 0;
     for (uint32_t i = 0; i < actor_count && !freezing->corruption; i++) {
         struct tattle__ring *ring = tattle__arena_at(
-            freezing->arena, layout->heap_offset + (uint64_t)i * layout->ring_bytes);
+            freezing->arena,
+            layout->heap_offset + (uint64_t)i * layout->ring_bytes);
         uint64_t committed = 0;
-        size_t read = tattle__ring_read(ring, i, layout->cap, layout->record_size,
-                                        copies + count,
-                                        (char *)buffer + count * layout->record_size,
-                                        &committed);
+        size_t read = tattle__ring_read(
+            ring, i, layout->cap, layout->record_size, copies + count,
+            (char *)buffer + count * layout->record_size, &committed);
         if (committed > layout->budget) {
             freezing->corruption = "a ring counts more events than the budget";
             break;
         }
         for (size_t r = 0; r < read && !freezing->corruption; r++)
-            freezing->corruption = check_record(copies[count + r].record, layout);
+            freezing->corruption =
+                check_record(copies[count + r].record, layout);
         count += read;
         recorded += committed;
     }
     if (!freezing->corruption && recorded > layout->budget)
-        freezing->corruption = "more events were counted than the budget allows";
+        freezing->corruption =
+            "more events were counted than the budget allows";
     if (freezing->corruption) {
         free(copies);
         free(buffer);
@@ -228,8 +236,8 @@ static int read_rings(struct freezing *freezing, uint32_t actor_count,
 }
 
 static int freeze_events(struct trace_storage *storage,
-                         struct freezing *freezing,
-                         const char **names, uint32_t actor_count)
+                         struct freezing *freezing, const char **names,
+                         uint32_t actor_count)
 {
     struct tattle_trace_arena *arena = freezing->arena;
     const struct tattle__arena_layout *layout = freezing->layout;
@@ -240,7 +248,8 @@ static int freeze_events(struct trace_storage *storage,
     void *buffer;
     size_t count;
     uint64_t recorded;
-    int error = read_rings(freezing, actor_count, &copies, &buffer, &count, &recorded);
+    int error =
+        read_rings(freezing, actor_count, &copies, &buffer, &count, &recorded);
     if (error != 0)
         return error;
     size_t first = count > layout->cap ? count - layout->cap : 0;
@@ -248,7 +257,8 @@ static int freeze_events(struct trace_storage *storage,
     trace->recorded = recorded;
     trace->dropped = recorded - kept;
 
-    struct tattle_trace_event *events = pool_alloc(storage, (kept + 1) * sizeof *events);
+    struct tattle_trace_event *events =
+        pool_alloc(storage, (kept + 1) * sizeof *events);
     if (events == NULL) {
         free(copies);
         free(buffer);
@@ -263,28 +273,32 @@ static int freeze_events(struct trace_storage *storage,
         struct tattle_trace_event *event = &events[i];
         const char *self = names[copy->ring];
         event->seq = recorded - kept + i + 1;
-        event->t_us = record->ticks > start
-                          ? clamp_exact(tattle__clock_ticks_to_ns(record->ticks - start) / 1000)
-                          : 0;
+        event->t_us =
+            record->ticks > start
+                ? clamp_exact(tattle__clock_ticks_to_ns(record->ticks - start) /
+                              1000)
+                : 0;
         event->kind = (enum tattle_trace_event_kind)record->kind;
         event->size = clamp_exact(record->size);
         event->level = record->level;
         if (event->kind == TATTLE_TRACE_SPAWN) {
             int32_t parent = arena->actors[copy->ring].parent;
             event->from = parent >= 0 && (uint32_t)parent < actor_count
-                              ? names[parent] : NULL;
+                              ? names[parent]
+                              : NULL;
             event->to = self;
         } else {
-            event->from = record_name(storage, record, TATTLE__FIELD_FROM, self);
+            event->from =
+                record_name(storage, record, TATTLE__FIELD_FROM, self);
             event->to = record_name(storage, record, TATTLE__FIELD_TO, self);
         }
         event->label = record_name(storage, record, TATTLE__FIELD_LABEL, self);
-        if (event->kind == TATTLE_TRACE_SEND || event->kind == TATTLE_TRACE_RECV ||
-            record->payload_length != 0) {
+        if (event->kind == TATTLE_TRACE_SEND ||
+            event->kind == TATTLE_TRACE_RECV || record->payload_length != 0) {
             tattle__snapshot_render(record->payload, record->payload_length,
                                     (record->flags & TATTLE__RECORD_TEXT) != 0,
-                                    record->size > record->payload_length,
-                                    text, text_size);
+                                    record->size > record->payload_length, text,
+                                    text_size);
             event->msg = pool_string(storage, text, sizeof text);
             if (event->msg == NULL)
                 error = -ENOMEM;
@@ -349,8 +363,8 @@ static int freeze_mailboxes(struct trace_storage *storage,
         if (messages == NULL || out->name == NULL)
             return -ENOMEM;
         for (size_t j = 0; j < in->message_count; j++) {
-            messages[j] = pool_string(storage, in->messages[j] ? in->messages[j] : "",
-                                      1 << 20);
+            messages[j] = pool_string(
+                storage, in->messages[j] ? in->messages[j] : "", 1 << 20);
             if (messages[j] == NULL)
                 return -ENOMEM;
         }
@@ -401,8 +415,8 @@ int tattle__freeze(struct tattle_trace_arena *arena,
         return 0;
     }
     /* Events refused for lack of room are lost like those past the budget. */
-    trace->overflow = atomic_load(&arena->overflow) != 0 ||
-                      atomic_load(&arena->refused) != 0;
+    trace->overflow =
+        atomic_load(&arena->overflow) != 0 || atomic_load(&arena->refused) != 0;
 
     uint32_t actor_count = atomic_load(&arena->actor_count);
     const char **names = name_actors(storage, arena, actor_count);
@@ -414,8 +428,9 @@ int tattle__freeze(struct tattle_trace_arena *arena,
         storage = calloc(1, sizeof *storage);
         if (storage == NULL)
             return -ENOMEM;
-        storage->trace = (struct tattle_trace){
-            .cap = layout->cap, .budget = layout->budget, .level = layout->level};
+        storage->trace = (struct tattle_trace){.cap = layout->cap,
+                                               .budget = layout->budget,
+                                               .level = layout->level};
         *corruption = freezing.corruption;
         *out = &storage->trace;
         return 0;
@@ -430,7 +445,8 @@ int tattle__freeze(struct tattle_trace_arena *arena,
             snapshot = &now;
         }
         if (error == 0)
-            error = freeze_mailboxes(storage, snapshot, arena, names, actor_count);
+            error =
+                freeze_mailboxes(storage, snapshot, arena, names, actor_count);
         tattle__snapshot_clear(&now);
     }
     if (error != 0) {

@@ -25,8 +25,8 @@
 #define TATTLE__MAILBOX_CAPACITY_MAX 4096
 
 struct tattle__mailbox_slot {
-    uint32_t length;            /* message bytes */
-    uint32_t text_length;       /* rendered text bytes; 0: render the data */
+    uint32_t length;      /* message bytes */
+    uint32_t text_length; /* rendered text bytes; 0: render the data */
     char label[TATTLE_MAILBOX_LABEL_MAX];
     char text[TATTLE__PAYLOAD_MAX];
     unsigned char data[TATTLE_MAILBOX_MESSAGE_MAX];
@@ -36,20 +36,20 @@ struct tattle_mailbox {
     uint32_t magic;
     _Atomic uint32_t closed;
     uint32_t capacity;
-    int32_t owner;              /* actor index in the arena, or -1 */
+    int32_t owner; /* actor index in the arena, or -1 */
     int32_t owner_pid;
     uint32_t in_arena;
-    uint64_t mapping_size;      /* outside an arena: bytes mapped */
+    uint64_t mapping_size; /* outside an arena: bytes mapped */
     char name[TATTLE__NAME_MAX];
     pthread_mutex_t lock;
     _Atomic uint32_t not_empty; /* futex words: bumped on each change */
     _Atomic uint32_t not_full;
-    _Atomic uint32_t waiters;   /* callers waiting (may overcount) */
-    _Atomic uint64_t head;      /* next message to take */
-    _Atomic uint64_t tail;      /* next free slot */
-    _Atomic uint32_t busy;      /* a sender or receiver is mid-change */
-    _Atomic uint32_t recovered; /* the lock was taken from a dead owner */
-    _Atomic int32_t last_sender;    /* actor indexes, or -1 */
+    _Atomic uint32_t waiters;    /* callers waiting (may overcount) */
+    _Atomic uint64_t head;       /* next message to take */
+    _Atomic uint64_t tail;       /* next free slot */
+    _Atomic uint32_t busy;       /* a sender or receiver is mid-change */
+    _Atomic uint32_t recovered;  /* the lock was taken from a dead owner */
+    _Atomic int32_t last_sender; /* actor indexes, or -1 */
     _Atomic int32_t last_receiver;
     tattle_mailbox_formatter formatter;
     struct tattle__mailbox_slot slots[];

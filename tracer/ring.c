@@ -15,12 +15,16 @@ size_t tattle__ring_read(struct tattle__ring *ring, uint32_t ring_index,
                          uint64_t *committed)
 {
     size_t count = 0;
-    uint64_t highest = atomic_load_explicit(&ring->written, memory_order_acquire);
+    uint64_t highest =
+        atomic_load_explicit(&ring->written, memory_order_acquire);
     for (uint32_t slot = 0; slot < cap; slot++) {
-        struct tattle__record *record = tattle__ring_record(ring, record_size, slot);
+        struct tattle__record *record =
+            tattle__ring_record(ring, record_size, slot);
         struct tattle__record *copy =
-            (struct tattle__record *)((char *)buffer + (size_t)count * record_size);
-        uint64_t before = atomic_load_explicit(&record->commit, memory_order_acquire);
+            (struct tattle__record *)((char *)buffer +
+                                      (size_t)count * record_size);
+        uint64_t before =
+            atomic_load_explicit(&record->commit, memory_order_acquire);
         if (before == 0 || (before - 1) % cap != slot)
             continue;
         memcpy((char *)copy + sizeof copy->commit,

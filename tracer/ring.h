@@ -60,10 +60,10 @@ static inline uint64_t tattle__ring_recheck(_Atomic uint64_t *commit)
 
 /* How a name field of a record is stored (two bits per field). */
 enum tattle__name_mode {
-    TATTLE__NAME_NONE = 0,      /* not applicable (NULL) */
-    TATTLE__NAME_ACTOR = 1,     /* the ring's own actor */
-    TATTLE__NAME_INLINE = 2,    /* copied, NUL-terminated, bounded */
-    TATTLE__NAME_POINTER = 3    /* a string in the program's read-only data */
+    TATTLE__NAME_NONE = 0,   /* not applicable (NULL) */
+    TATTLE__NAME_ACTOR = 1,  /* the ring's own actor */
+    TATTLE__NAME_INLINE = 2, /* copied, NUL-terminated, bounded */
+    TATTLE__NAME_POINTER = 3 /* a string in the program's read-only data */
 };
 
 /* The name fields of a record, in the order their modes are packed. */
@@ -75,7 +75,7 @@ enum tattle__name_field {
 
 /* Record flags beyond the name modes. */
 enum {
-    TATTLE__RECORD_TEXT = 1u << 0,      /* payload is rendered text */
+    TATTLE__RECORD_TEXT = 1u << 0, /* payload is rendered text */
 };
 
 union tattle__record_name {
@@ -84,13 +84,13 @@ union tattle__record_name {
 };
 
 struct tattle__record {
-    _Atomic uint64_t commit;    /* 0 while being written, else number + 1 */
+    _Atomic uint64_t commit; /* 0 while being written, else number + 1 */
     uint64_t ticks;
-    uint64_t size;              /* bytes of the message */
+    uint64_t size; /* bytes of the message */
     int32_t level;
-    uint8_t kind;               /* enum tattle_trace_event_kind */
+    uint8_t kind; /* enum tattle_trace_event_kind */
     uint8_t flags;
-    uint8_t name_modes;         /* from: bits 0-1, to: 2-3, label: 4-5 */
+    uint8_t name_modes; /* from: bits 0-1, to: 2-3, label: 4-5 */
     uint8_t reserved_;
     uint16_t payload_length;
     uint16_t reserved2_;
@@ -102,10 +102,10 @@ struct tattle__record {
 };
 
 struct tattle__ring {
-    _Atomic uint64_t written;   /* events committed (owner writes) */
-    uint32_t actor;             /* index in the actors table */
+    _Atomic uint64_t written; /* events committed (owner writes) */
+    uint32_t actor;           /* index in the actors table */
     uint32_t reserved_;
-    uint64_t pad_[6];           /* records start on their own cache line */
+    uint64_t pad_[6]; /* records start on their own cache line */
 };
 
 /** The packed name modes of a record (enum tattle__name_mode each). */
@@ -149,8 +149,8 @@ tattle__ring_record(struct tattle__ring *ring, uint32_t record_size,
 
 /** A record copied out of a ring by a reader, whole by construction. */
 struct tattle__ring_copy {
-    uint64_t number;            /* the event's number in its ring, from 0 */
-    uint32_t ring;              /* which ring (for a stable order) */
+    uint64_t number;               /* the event's number in its ring, from 0 */
+    uint32_t ring;                 /* which ring (for a stable order) */
     struct tattle__record *record; /* a private copy (record_size bytes) */
 };
 

@@ -30,12 +30,13 @@ struct tattle__trace_session {
     struct tattle__arena_layout layout; /* the runner's own, never the header */
     struct tattle__snapshot live;
     bool live_taken;
-    bool handed_out;                    /* the memfd went to a test process */
-    bool reusable;                      /* ... and all its processes are dead */
-    const char *corruption;             /* what the freeze found overwritten */
+    bool handed_out;        /* the memfd went to a test process */
+    bool reusable;          /* ... and all its processes are dead */
+    const char *corruption; /* what the freeze found overwritten */
 };
 
-/* ---- Session life cycle ------------------------------------------------------- */
+/* ---- Session life cycle
+ * ------------------------------------------------------- */
 
 /* Arenas of finished sessions, kept mapped for the next traced tests: a
  * reused arena costs a memset of what was used instead of a memfd, a
@@ -77,7 +78,8 @@ static bool every_actor_gone(const struct tattle_trace_arena *arena)
     for (uint32_t i = 0; i < count; i++) {
         const struct tattle__actor *actor = &arena->actors[i];
         if (actor->pid <= 0 || actor->tid <= 0 ||
-            syscall(SYS_tgkill, actor->pid, actor->tid, 0) == 0 || errno != ESRCH)
+            syscall(SYS_tgkill, actor->pid, actor->tid, 0) == 0 ||
+            errno != ESRCH)
             return false;
     }
     return true;
@@ -105,8 +107,9 @@ int tattle__trace_session_create(struct tattle__trace_session **out,
     struct tattle__trace_session *session = calloc(1, sizeof *session);
     if (session == NULL)
         return -ENOMEM;
-    int error = tattle__arena_plan(&session->layout, effective.cap, effective.budget,
-                                   effective.level, effective.payload_bytes);
+    int error =
+        tattle__arena_plan(&session->layout, effective.cap, effective.budget,
+                           effective.level, effective.payload_bytes);
     if (error != 0) {
         free(session);
         return error;
@@ -114,7 +117,8 @@ int tattle__trace_session_create(struct tattle__trace_session **out,
     tattle__clock_anchor();
     tattle__recorder_prepare();
     if (!pool_take(session)) {
-        error = tattle__arena_create(&session->arena, &session->fd, &session->layout);
+        error = tattle__arena_create(&session->arena, &session->fd,
+                                     &session->layout);
         if (error != 0) {
             free(session);
             return error;
@@ -192,7 +196,8 @@ void tattle__trace_session_mark_reusable(struct tattle__trace_session *session)
     session->reusable = true;
 }
 
-const char *tattle__trace_session_corruption(const struct tattle__trace_session *session)
+const char *
+tattle__trace_session_corruption(const struct tattle__trace_session *session)
 {
     return session->corruption;
 }
@@ -208,7 +213,8 @@ void tattle__trace_session_destroy(struct tattle__trace_session *session)
     /* Reused only when no process that could still write into it is left:
      * the runner says so for a handed-out arena (it killed and waited for
      * every process of the test); otherwise its threads are probed. */
-    bool safe = session->handed_out ? session->reusable : every_actor_gone(arena);
+    bool safe =
+        session->handed_out ? session->reusable : every_actor_gone(arena);
     if (arena_pool_count < ARENA_POOL_MAX && safe) {
         arena_pool[arena_pool_count].arena = arena;
         arena_pool[arena_pool_count].fd = session->fd;

@@ -50,11 +50,11 @@ struct tattle__trace_config {
 
 /* The configuration of a test that asks for no size of its own. */
 #define TATTLE__TRACE_CONFIG_DEFAULT                                           \
-    ((struct tattle__trace_config){                                            \
-        .cap = TATTLE__TRACE_CAP_DEFAULT,                                      \
-        .budget = TATTLE__TRACE_BUDGET_DEFAULT,                                \
-        .level = TATTLE__TRACE_LEVEL_DEFAULT,                                  \
-        .payload_bytes = TATTLE__TRACE_PAYLOAD_BYTES_DEFAULT})
+    ((struct tattle__trace_config){.cap = TATTLE__TRACE_CAP_DEFAULT,           \
+                                   .budget = TATTLE__TRACE_BUDGET_DEFAULT,     \
+                                   .level = TATTLE__TRACE_LEVEL_DEFAULT,       \
+                                   .payload_bytes =                            \
+                                       TATTLE__TRACE_PAYLOAD_BYTES_DEFAULT})
 
 struct tattle__trace_session;
 
@@ -71,7 +71,8 @@ int tattle__trace_session_create(struct tattle__trace_session **out,
 /** Runner: the arena's memfd and size, to hand to the test process (the
  * descriptor stays the session's). */
 int tattle__trace_session_fd(struct tattle__trace_session *session);
-uint64_t tattle__trace_session_size(const struct tattle__trace_session *session);
+uint64_t
+tattle__trace_session_size(const struct tattle__trace_session *session);
 
 /** Test process started from a handed-over memfd: maps the arena, closes
  * `fd` and records from now on. Returns 0 or a negative errno. */
@@ -101,7 +102,8 @@ int tattle__trace_session_freeze(struct tattle__trace_session *session,
 
 /** Runner, after freeze: NULL, or what showed the arena was overwritten
  * (the frozen trace then holds no event and no mailbox). */
-const char *tattle__trace_session_corruption(const struct tattle__trace_session *session);
+const char *
+tattle__trace_session_corruption(const struct tattle__trace_session *session);
 
 /** Runner: every process that mapped the arena is known to be dead, so
  * the arena may serve another test once this session is destroyed. */

@@ -22,7 +22,8 @@
 #include "tracer/test_process/recorder.h"
 #include "tracer/snapshot.h"
 
-/* ---- Liveness (async-signal-safe) ----------------------------------------- */
+/* ---- Liveness (async-signal-safe) -----------------------------------------
+ */
 
 static char *format_unsigned(char *out, unsigned value)
 {
@@ -115,7 +116,8 @@ bool tattle__snapshot_actor_ended_cleanly(
     return false;
 }
 
-/* ---- Rendering ------------------------------------------------------------- */
+/* ---- Rendering -------------------------------------------------------------
+ */
 
 size_t tattle__snapshot_render(const unsigned char *data, size_t length,
                                bool text, bool truncated, char *out,
@@ -131,7 +133,8 @@ size_t tattle__snapshot_render(const unsigned char *data, size_t length,
         printable--;
     else if (truncated)
         printable = tattle__utf8_cut_length((const char *)data, printable);
-    bool is_text = text || tattle__utf8_is_printable((const char *)data, printable);
+    bool is_text =
+        text || tattle__utf8_is_printable((const char *)data, printable);
     size_t used = 0;
     if (is_text) {
         for (size_t i = 0; i < printable && used + 1 < out_size; i++)
@@ -150,7 +153,8 @@ size_t tattle__snapshot_render(const unsigned char *data, size_t length,
     return used;
 }
 
-/* ---- The snapshot ----------------------------------------------------------- */
+/* ---- The snapshot -----------------------------------------------------------
+ */
 
 static char *copy_name(const char *name, size_t size)
 {
@@ -163,7 +167,8 @@ static char *copy_name(const char *name, size_t size)
     return copy;
 }
 
-static struct tattle__snapshot_mailbox *add_mailbox(struct tattle__snapshot *snapshot)
+static struct tattle__snapshot_mailbox *
+add_mailbox(struct tattle__snapshot *snapshot)
 {
     struct tattle__snapshot_mailbox *grown =
         realloc(snapshot->mailboxes, (snapshot->count + 1) * sizeof *grown);
@@ -191,7 +196,8 @@ static int read_mailbox(struct tattle__snapshot *snapshot,
     uint32_t capacity = mailbox->capacity;
     if (mailbox->magic != TATTLE__MAILBOX_MAGIC || capacity == 0 ||
         capacity > TATTLE__MAILBOX_CAPACITY_MAX ||
-        (heap_end - offset - sizeof *mailbox) / sizeof(struct tattle__mailbox_slot) <
+        (heap_end - offset - sizeof *mailbox) /
+                sizeof(struct tattle__mailbox_slot) <
             capacity)
         return 0;
     if (atomic_load(&mailbox->closed))
@@ -207,11 +213,14 @@ static int read_mailbox(struct tattle__snapshot *snapshot,
     if (tail < head || pending > capacity)
         pending = tail < head ? 0 : capacity;
     out->pending = pending;
-    out->approx = live || atomic_load(&mailbox->busy) ||
-                  atomic_load(&mailbox->recovered) ||
-                  !tattle__snapshot_actor_ended_cleanly(arena, mailbox->owner) ||
-                  !tattle__snapshot_actor_ended_cleanly(arena, atomic_load(&mailbox->last_sender)) ||
-                  !tattle__snapshot_actor_ended_cleanly(arena, atomic_load(&mailbox->last_receiver));
+    out->approx =
+        live || atomic_load(&mailbox->busy) ||
+        atomic_load(&mailbox->recovered) ||
+        !tattle__snapshot_actor_ended_cleanly(arena, mailbox->owner) ||
+        !tattle__snapshot_actor_ended_cleanly(
+            arena, atomic_load(&mailbox->last_sender)) ||
+        !tattle__snapshot_actor_ended_cleanly(
+            arena, atomic_load(&mailbox->last_receiver));
     size_t keep = pending < limit ? (size_t)pending : limit;
     if (keep == 0)
         return out->name != NULL ? 0 : -ENOMEM;
@@ -220,7 +229,8 @@ static int read_mailbox(struct tattle__snapshot *snapshot,
         return -ENOMEM;
     char text[TATTLE__PAYLOAD_MAX * 2 + 8];
     size_t text_size = (size_t)payload_bytes * 2 + 5 < sizeof text
-                           ? (size_t)payload_bytes * 2 + 5 : sizeof text;
+                           ? (size_t)payload_bytes * 2 + 5
+                           : sizeof text;
     for (size_t i = 0; i < keep; i++) {
         const struct tattle__mailbox_slot *slot =
             &mailbox->slots[(head + i) % capacity];
@@ -228,10 +238,9 @@ static int read_mailbox(struct tattle__snapshot *snapshot,
         if (text_length != 0) {
             if (text_length > payload_bytes)
                 text_length = payload_bytes;
-            tattle__snapshot_render((const unsigned char *)slot->text,
-                                    text_length, true,
-                                    slot->text_length > text_length, text,
-                                    text_size);
+            tattle__snapshot_render(
+                (const unsigned char *)slot->text, text_length, true,
+                slot->text_length > text_length, text, text_size);
         } else {
             uint32_t length = slot->length;
             if (length > payload_bytes)
@@ -259,8 +268,9 @@ static int read_watch(struct tattle__snapshot *snapshot,
     out->owner = record->owner;
     out->pending = record->pending;
     uint32_t kept = record->kept < limit ? record->kept : limit;
-    uint32_t used = record->used < sizeof record->text ? record->used
-                                                       : (uint32_t)sizeof record->text;
+    uint32_t used = record->used < sizeof record->text
+                        ? record->used
+                        : (uint32_t)sizeof record->text;
     if (kept == 0)
         return 0;
     out->messages = calloc(kept, sizeof *out->messages);
@@ -291,7 +301,8 @@ int tattle__snapshot_take(struct tattle__snapshot *snapshot,
     if (count > TATTLE__MAX_MAILBOXES)
         count = TATTLE__MAX_MAILBOXES;
     for (uint32_t i = 0; i < count; i++) {
-        if (atomic_load_explicit(&arena->directory_kind[i], memory_order_acquire) !=
+        if (atomic_load_explicit(&arena->directory_kind[i],
+                                 memory_order_acquire) !=
             TATTLE__DIRECTORY_MAILBOX)
             continue;
         int error = read_mailbox(snapshot, arena, layout,

@@ -19,10 +19,10 @@
 /** One mailbox (or watched queue) as read; strings are malloc'd. */
 struct tattle__snapshot_mailbox {
     char *name;
-    int32_t owner;              /* actor index, or -1 */
+    int32_t owner; /* actor index, or -1 */
     bool approx;
     uint64_t pending;
-    char **messages;            /* rendered, oldest first */
+    char **messages; /* rendered, oldest first */
     size_t message_count;
 };
 

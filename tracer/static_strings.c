@@ -54,6 +54,7 @@ void tattle__static_strings_locate(void)
 
 size_t tattle__static_string_length(const void *pointer, size_t max)
 {
-    size_t left = tattle__static_length - ((uintptr_t)pointer - tattle__static_start);
+    size_t left =
+        tattle__static_length - ((uintptr_t)pointer - tattle__static_start);
     return strnlen(pointer, max < left ? max : left);
 }

@@ -39,10 +39,13 @@ static int write_format(const struct tattle_reporter_type *type,
                         const char *path, unsigned count)
 {
     char *argv[] = {"./bench_tests", NULL};
-    struct tattle_run_info run = {
-        .started_at = "2024-01-02T03:04:05Z", .seed = 42, .jobs = 2,
-        .argc = 1, .argv = argv, .executable = "./bench_tests",
-        .planned = count};
+    struct tattle_run_info run = {.started_at = "2024-01-02T03:04:05Z",
+                                  .seed = 42,
+                                  .jobs = 2,
+                                  .argc = 1,
+                                  .argv = argv,
+                                  .executable = "./bench_tests",
+                                  .planned = count};
     struct tattle_report_options options = {0};
     void *self = NULL;
     int rc = type->create(&self, path, &options);
@@ -55,13 +58,20 @@ static int write_format(const struct tattle_reporter_type *type,
     for (unsigned e = 0; e < EVENTS; e++) {
         snprintf(payloads[e], sizeof payloads[e], "{seq=%u}", e);
         events[e] = (struct tattle_trace_event){
-            .seq = e + 1, .t_us = 10u * e,
+            .seq = e + 1,
+            .t_us = 10u * e,
             .kind = e % 2 ? TATTLE_TRACE_RECV : TATTLE_TRACE_SEND,
-            .from = "producer", .to = "consumer", .label = "item",
-            .msg = payloads[e], .size = 16};
+            .from = "producer",
+            .to = "consumer",
+            .label = "item",
+            .msg = payloads[e],
+            .size = 16};
     }
-    struct tattle_trace trace = {.cap = 50, .budget = 5000, .level = 100,
-                                 .recorded = EVENTS, .events = events,
+    struct tattle_trace trace = {.cap = 50,
+                                 .budget = 5000,
+                                 .level = 100,
+                                 .recorded = EVENTS,
+                                 .events = events,
                                  .event_count = EVENTS};
     static const char output[] = "step 1 done\nstep 2 done\n";
     for (unsigned i = 0; i < count; i++) {
@@ -73,25 +83,36 @@ static int write_format(const struct tattle_reporter_type *type,
                  "ASSERT_EQ(got, want) failed: %u != %u", i, i + 1);
         snprintf(rerun, sizeof rerun, "./bench_tests --id=%s", id);
         bool failed = i % 10 == 0;
-        struct tattle_test_info info = {
-            .id = id, .suite = suite, .name = name, .file = "bench/cases.c",
-            .line = (int)(i % 1000) + 1, .tags = tags, .tag_count = 2,
-            .timeout_ms = 60000, .traced = failed};
-        struct tattle_failure failure = {
-            .kind = TATTLE_FAILURE_ASSERTION, .message = message,
-            .file = "bench/cases.c", .line = (int)(i % 1000) + 2,
-            .macro = "ASSERT_EQ", .expr = "got, want", .left = "1",
-            .right = "2"};
+        struct tattle_test_info info = {.id = id,
+                                        .suite = suite,
+                                        .name = name,
+                                        .file = "bench/cases.c",
+                                        .line = (int)(i % 1000) + 1,
+                                        .tags = tags,
+                                        .tag_count = 2,
+                                        .timeout_ms = 60000,
+                                        .traced = failed};
+        struct tattle_failure failure = {.kind = TATTLE_FAILURE_ASSERTION,
+                                         .message = message,
+                                         .file = "bench/cases.c",
+                                         .line = (int)(i % 1000) + 2,
+                                         .macro = "ASSERT_EQ",
+                                         .expr = "got, want",
+                                         .left = "1",
+                                         .right = "2"};
         struct tattle_result result = {
             .test = &info,
             .state = failed ? TATTLE_STATE_FAILED : TATTLE_STATE_PASSED,
-            .duration_us = 1000 + i % 97, .attempts = 1,
+            .duration_us = 1000 + i % 97,
+            .attempts = 1,
             .failures = failed ? &failure : NULL,
             .failure_count = failed ? 1 : 0,
-            .stdout_output = {.text = output, .length = sizeof output - 1,
+            .stdout_output = {.text = output,
+                              .length = sizeof output - 1,
                               .bytes = sizeof output - 1},
             .stderr_output = {.text = "", .length = 0},
-            .trace = failed ? &trace : NULL, .rerun = rerun};
+            .trace = failed ? &trace : NULL,
+            .rerun = rerun};
         if (type->test_started)
             type->test_started(self, &info);
         type->test_finished(self, &result);

@@ -47,11 +47,16 @@ static int write_stream(const char *path, unsigned shard, unsigned shards,
                         unsigned per_shard)
 {
     char *argv[] = {"./bench_tests", "--shard", "0/1", NULL};
-    struct tattle_run_info run = {
-        .started_at = "2024-01-02T03:04:05Z", .seed = 42, .jobs = 2,
-        .argc = 3, .argv = argv, .executable = "./bench_tests",
-        .sharded = true, .shard_index = shard, .shard_total = shards,
-        .planned = per_shard};
+    struct tattle_run_info run = {.started_at = "2024-01-02T03:04:05Z",
+                                  .seed = 42,
+                                  .jobs = 2,
+                                  .argc = 3,
+                                  .argv = argv,
+                                  .executable = "./bench_tests",
+                                  .sharded = true,
+                                  .shard_index = shard,
+                                  .shard_total = shards,
+                                  .planned = per_shard};
     struct tattle_report_options options = {0};
     void *self = NULL;
     int rc = tattle__reporter_jsonl.create(&self, path, &options);
@@ -70,38 +75,56 @@ static int write_stream(const char *path, unsigned shard, unsigned shards,
         snprintf(rerun, sizeof rerun, "./bench_tests --id=%s", id);
         char suite[16];
         snprintf(suite, sizeof suite, "shard%03u", shard);
-        struct tattle_test_info info = {
-            .id = id, .suite = suite, .name = name, .file = "bench/cases.c",
-            .line = (int)i + 1, .tags = tags, .tag_count = 1,
-            .timeout_ms = 60000, .traced = i % 10 == 0};
+        struct tattle_test_info info = {.id = id,
+                                        .suite = suite,
+                                        .name = name,
+                                        .file = "bench/cases.c",
+                                        .line = (int)i + 1,
+                                        .tags = tags,
+                                        .tag_count = 1,
+                                        .timeout_ms = 60000,
+                                        .traced = i % 10 == 0};
         bool failed = i % 10 == 0;
-        struct tattle_failure failure = {
-            .kind = TATTLE_FAILURE_ASSERTION, .message = message,
-            .file = "bench/cases.c", .line = (int)i + 2,
-            .macro = "ASSERT_EQ", .expr = "got, want", .left = "1",
-            .right = "2"};
+        struct tattle_failure failure = {.kind = TATTLE_FAILURE_ASSERTION,
+                                         .message = message,
+                                         .file = "bench/cases.c",
+                                         .line = (int)i + 2,
+                                         .macro = "ASSERT_EQ",
+                                         .expr = "got, want",
+                                         .left = "1",
+                                         .right = "2"};
         for (unsigned e = 0; e < EVENTS; e++) {
             snprintf(payloads[e], sizeof payloads[e], "{seq=%u}", e);
             events[e] = (struct tattle_trace_event){
-                .seq = e + 1, .t_us = 10u * e,
+                .seq = e + 1,
+                .t_us = 10u * e,
                 .kind = e % 2 ? TATTLE_TRACE_RECV : TATTLE_TRACE_SEND,
-                .from = "producer", .to = "consumer", .label = "item",
-                .msg = payloads[e], .size = 16};
+                .from = "producer",
+                .to = "consumer",
+                .label = "item",
+                .msg = payloads[e],
+                .size = 16};
         }
-        struct tattle_trace trace = {
-            .cap = 50, .budget = 5000, .level = 100, .recorded = EVENTS,
-            .events = events, .event_count = EVENTS};
+        struct tattle_trace trace = {.cap = 50,
+                                     .budget = 5000,
+                                     .level = 100,
+                                     .recorded = EVENTS,
+                                     .events = events,
+                                     .event_count = EVENTS};
         static const char output[] = "step 1 done\nstep 2 done\n";
         struct tattle_result result = {
             .test = &info,
             .state = failed ? TATTLE_STATE_FAILED : TATTLE_STATE_PASSED,
-            .duration_us = 1000 + i % 97, .attempts = 1,
+            .duration_us = 1000 + i % 97,
+            .attempts = 1,
             .failures = failed ? &failure : NULL,
             .failure_count = failed ? 1 : 0,
-            .stdout_output = {.text = output, .length = sizeof output - 1,
+            .stdout_output = {.text = output,
+                              .length = sizeof output - 1,
                               .bytes = sizeof output - 1},
             .stderr_output = {.text = "", .length = 0},
-            .trace = failed ? &trace : NULL, .rerun = rerun};
+            .trace = failed ? &trace : NULL,
+            .rerun = rerun};
         tattle__reporter_jsonl.test_started(self, &info);
         tattle__reporter_jsonl.test_finished(self, &result);
         summary.failed += failed;
@@ -244,8 +267,9 @@ static int bench_shards(const char *tattle, const char *root, unsigned shards,
 int main(int argc, char **argv)
 {
     if (argc < 2) {
-        fprintf(stderr,
-                "usage: merge_bench TATTLE_COMMAND [DIR [RESULTS_PER_SHARD]]\n");
+        fprintf(
+            stderr,
+            "usage: merge_bench TATTLE_COMMAND [DIR [RESULTS_PER_SHARD]]\n");
         return 2;
     }
     const char *tattle = argv[1];

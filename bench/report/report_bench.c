@@ -47,11 +47,16 @@ static double peak_rss_mb(void)
     return (double)usage.ru_maxrss / 1024.0; /* ru_maxrss is in KiB */
 }
 
-static const struct tattle_tag tags[] = {{"trace_messages", NULL}, {"area", "net"}};
+static const struct tattle_tag tags[] = {{"trace_messages", NULL},
+                                         {"area", "net"}};
 static char *bench_argv[] = {"./bench", "--json", "report-bench.json", NULL};
-static const struct tattle_run_info run = {
-    .started_at = "2024-01-02T03:04:05Z", .seed = 42, .jobs = 2, .argc = 3,
-    .argv = bench_argv, .executable = "./bench", .planned = 0};
+static const struct tattle_run_info run = {.started_at = "2024-01-02T03:04:05Z",
+                                           .seed = 42,
+                                           .jobs = 2,
+                                           .argc = 3,
+                                           .argv = bench_argv,
+                                           .executable = "./bench",
+                                           .planned = 0};
 
 /* Fills the result of test number `i`; strings live in the buffers given. */
 static void make_result(unsigned i, struct tattle_test_info *info,
@@ -65,29 +70,52 @@ static void make_result(unsigned i, struct tattle_test_info *info,
     snprintf(id, 48, "bench/%s", name);
     snprintf(message, 96, "ASSERT_EQ(got, want) failed: %u != %u", i, i + 1);
     snprintf(rerun, 96, "./bench 'bench/%s'", name);
-    *info = (struct tattle_test_info){
-        .id = id, .suite = "bench", .name = name, .file = "bench/report/cases.c",
-        .line = (int)(i % 1000) + 1, .tags = tags, .tag_count = 2,
-        .timeout_ms = 60000, .traced = true};
-    *failure = (struct tattle_failure){
-        .kind = TATTLE_FAILURE_ASSERTION, .message = message,
-        .file = "bench/report/cases.c", .line = (int)(i % 1000) + 2,
-        .macro = "ASSERT_EQ", .expr = "got, want", .left = "1", .right = "2"};
+    *info = (struct tattle_test_info){.id = id,
+                                      .suite = "bench",
+                                      .name = name,
+                                      .file = "bench/report/cases.c",
+                                      .line = (int)(i % 1000) + 1,
+                                      .tags = tags,
+                                      .tag_count = 2,
+                                      .timeout_ms = 60000,
+                                      .traced = true};
+    *failure = (struct tattle_failure){.kind = TATTLE_FAILURE_ASSERTION,
+                                       .message = message,
+                                       .file = "bench/report/cases.c",
+                                       .line = (int)(i % 1000) + 2,
+                                       .macro = "ASSERT_EQ",
+                                       .expr = "got, want",
+                                       .left = "1",
+                                       .right = "2"};
     for (unsigned e = 0; e < EVENTS; e++) {
         events[e] = (struct tattle_trace_event){
-            .seq = e + 1, .t_us = 10u * e + i % 7,
+            .seq = e + 1,
+            .t_us = 10u * e + i % 7,
             .kind = e % 2 ? TATTLE_TRACE_RECV : TATTLE_TRACE_SEND,
-            .from = "producer", .to = "consumer", .label = "item",
-            .msg = payloads[(i * EVENTS + e) % PAYLOADS], .size = 16, .level = 0};
+            .from = "producer",
+            .to = "consumer",
+            .label = "item",
+            .msg = payloads[(i * EVENTS + e) % PAYLOADS],
+            .size = 16,
+            .level = 0};
     }
-    *trace = (struct tattle_trace){
-        .cap = EVENTS, .budget = 5000, .level = 100, .recorded = EVENTS + 10,
-        .dropped = 10, .events = events, .event_count = EVENTS};
-    *result = (struct tattle_result){
-        .test = info, .state = TATTLE_STATE_FAILED, .duration_us = 1000 + i % 97,
-        .attempts = 1, .failures = failure, .failure_count = 1,
-        .stdout_output = {.text = "", .length = 0},
-        .stderr_output = {.text = "", .length = 0}, .trace = trace, .rerun = rerun};
+    *trace = (struct tattle_trace){.cap = EVENTS,
+                                   .budget = 5000,
+                                   .level = 100,
+                                   .recorded = EVENTS + 10,
+                                   .dropped = 10,
+                                   .events = events,
+                                   .event_count = EVENTS};
+    *result = (struct tattle_result){.test = info,
+                                     .state = TATTLE_STATE_FAILED,
+                                     .duration_us = 1000 + i % 97,
+                                     .attempts = 1,
+                                     .failures = failure,
+                                     .failure_count = 1,
+                                     .stdout_output = {.text = "", .length = 0},
+                                     .stderr_output = {.text = "", .length = 0},
+                                     .trace = trace,
+                                     .rerun = rerun};
 }
 
 int main(int argc, char **argv)
@@ -96,13 +124,15 @@ int main(int argc, char **argv)
     unsigned count = argc > 2 ? (unsigned)strtoul(argv[2], NULL, 10) : 100000;
     char path[4096], baseline_path[4096];
     snprintf(path, sizeof path, "%s/report-bench.json", dir);
-    snprintf(baseline_path, sizeof baseline_path, "%s/report-bench-baseline.bin", dir);
+    snprintf(baseline_path, sizeof baseline_path,
+             "%s/report-bench-baseline.bin", dir);
 
     struct tattle_test_info info;
     struct tattle_failure failure;
     static struct tattle_trace_event events[EVENTS];
     for (unsigned p = 0; p < PAYLOADS; p++)
-        snprintf(payloads[p], sizeof payloads[p], "{id=%u, value=%u}", p * 7, p);
+        snprintf(payloads[p], sizeof payloads[p], "{id=%u, value=%u}", p * 7,
+                 p);
     struct tattle_trace trace;
     struct tattle_result result;
     char id[48], name[32], message[96], rerun[96];
@@ -136,7 +166,8 @@ int main(int argc, char **argv)
     start = now_s();
     int error = tattle__reporter_json.create(&reporter, path, &options);
     if (error) {
-        fprintf(stderr, "report_bench: cannot create %s: %s\n", path, strerror(-error));
+        fprintf(stderr, "report_bench: cannot create %s: %s\n", path,
+                strerror(-error));
         return 1;
     }
     tattle__reporter_json.begin(reporter, &run);
@@ -146,8 +177,8 @@ int main(int argc, char **argv)
         tattle__reporter_json.test_started(reporter, &info);
         tattle__reporter_json.test_finished(reporter, &result);
     }
-    struct tattle_summary summary = {.total = count, .failed = count,
-                                     .duration_us = 1};
+    struct tattle_summary summary = {
+        .total = count, .failed = count, .duration_us = 1};
     double end_start = now_s();
     error = tattle__reporter_json.end(reporter, &summary);
     tattle__reporter_json.destroy(reporter);
@@ -179,13 +210,16 @@ int main(int argc, char **argv)
     unlink(path);
     printf("report: %u failed results with %d-event traces, %.1f MB of JSON\n",
            count, EVENTS, (double)bytes / 1e6);
-    printf("  json reporter     %.3f s   peak RSS %.1f MB (%.1f MB before)   target <= 2 s, <= 32 MB\n",
+    printf("  json reporter     %.3f s   peak RSS %.1f MB (%.1f MB before)   "
+           "target <= 2 s, <= 32 MB\n",
            report_s, report_rss, rss_before);
-    printf("                    (%.3f s in test_finished, %.3f s in end: header + copy + rename)\n",
+    printf("                    (%.3f s in test_finished, %.3f s in end: "
+           "header + copy + rename)\n",
            report_s - end_s, end_s);
-    printf("  baseline fwrite   %.3f s   (%.1f MB, no JSON, written first)\n", fwrite_s,
-           (double)expected_bytes / 1e6);
-    printf("  baseline cJSON    %.3f s   (print one prebuilt object %u times, %.1f MB)\n",
+    printf("  baseline fwrite   %.3f s   (%.1f MB, no JSON, written first)\n",
+           fwrite_s, (double)expected_bytes / 1e6);
+    printf("  baseline cJSON    %.3f s   (print one prebuilt object %u times, "
+           "%.1f MB)\n",
            print_s, count, (double)printed / 1e6);
     printf("  ratio             %.2fx fwrite, %.2fx print-only\n",
            report_s / fwrite_s, report_s / print_s);

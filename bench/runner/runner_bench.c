@@ -106,11 +106,14 @@ int main(void)
     printf("runner benchmark: %d trivial tests\n", count);
     printf("  baseline  bare fork+pipe+waitpid   %8.0f per s  (%.1f us each)\n",
            count / bare, bare / count * 1e6);
-    printf("  tattle    fork per test, -j1       %8.0f per s  (%.1f us each)  %.2fx the baseline (target <= 1.25x)\n",
+    printf("  tattle    fork per test, -j1       %8.0f per s  (%.1f us each)  "
+           "%.2fx the baseline (target <= 1.25x)\n",
            count / j1, j1 / count * 1e6, j1 / bare);
-    printf("  tattle    fork per test, -j2       %8.0f per s  (%.1f us each)  %.2fx the baseline\n",
+    printf("  tattle    fork per test, -j2       %8.0f per s  (%.1f us each)  "
+           "%.2fx the baseline\n",
            count / j2, j2 / count * 1e6, j2 / bare);
-    printf("  tattle    in-process (--no-fork)   %8.0f per s  (target >= 200000)\n",
+    printf("  tattle    in-process (--no-fork)   %8.0f per s  (target >= "
+           "200000)\n",
            count / in_process);
     char command[128];
     snprintf(command, sizeof command, "rm -rf '%s'", directory);

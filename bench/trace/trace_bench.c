@@ -41,7 +41,8 @@ static double now_ns(void)
 
 #define BARRIER() __asm__ __volatile__("" ::: "memory")
 
-/* ---- Baseline: timestamp + 64-byte store into shared memory ------------------ */
+/* ---- Baseline: timestamp + 64-byte store into shared memory
+ * ------------------ */
 
 static unsigned char *shared_rings;
 
@@ -52,12 +53,14 @@ struct baseline_record {
 
 static void *baseline_loop(void *arg)
 {
-    unsigned char *ring = shared_rings + (uintptr_t)arg * RING_RECORDS * RECORD_BYTES;
+    unsigned char *ring =
+        shared_rings + (uintptr_t)arg * RING_RECORDS * RECORD_BYTES;
     unsigned char message[64];
     memset(message, 'm', sizeof message);
     for (long i = 0; i < events; i++) {
         struct baseline_record *record =
-            (struct baseline_record *)(ring + (size_t)(i % RING_RECORDS) * RECORD_BYTES);
+            (struct baseline_record *)(ring + (size_t)(i % RING_RECORDS) *
+                                                  RECORD_BYTES);
         record->ticks = tattle__clock_ticks();
         memcpy(record->payload, message, 64);
         BARRIER();
@@ -133,7 +136,8 @@ static double traced_threads(int threads)
     return best;
 }
 
-/* ---- Not traced ------------------------------------------------------------------ */
+/* ---- Not traced
+ * ------------------------------------------------------------------ */
 
 static double untraced_loop(int variant)
 {
@@ -164,7 +168,8 @@ static double untraced_loop(int variant)
     return best;
 }
 
-/* ---- A traced test's extra time (session level) --------------------------------- */
+/* ---- A traced test's extra time (session level)
+ * --------------------------------- */
 
 static double one_test(bool traced)
 {
@@ -197,7 +202,8 @@ static int compare_doubles(const void *a, const void *b)
 
 /* Traced and untraced tests alternate so drift hits both alike; the
  * figure is the median of the per-pair differences. */
-static void test_overhead(int pairs, double *extra, double *traced, double *bare)
+static void test_overhead(int pairs, double *extra, double *traced,
+                          double *bare)
 {
     double *differences = malloc((size_t)pairs * sizeof *differences);
     double traced_sum = 0, bare_sum = 0;
@@ -220,8 +226,9 @@ int main(int argc, char **argv)
         events = atol(argv[1]);
     if (events <= 0)
         events = 4000000;
-    shared_rings = mmap(NULL, 2 * RING_RECORDS * RECORD_BYTES,
-                        PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    shared_rings =
+        mmap(NULL, 2 * RING_RECORDS * RECORD_BYTES, PROT_READ | PROT_WRITE,
+             MAP_SHARED | MAP_ANONYMOUS, -1, 0);
     if (shared_rings == MAP_FAILED) {
         perror("mmap");
         return 1;
@@ -231,15 +238,17 @@ int main(int argc, char **argv)
 
     double base1 = run_threads(baseline_loop, 1);
     double trace1 = traced_threads(1);
-    printf("trace event, 1 thread:   %6.2f ns/event   baseline (timestamp + 64 B "
-           "store) %6.2f ns   ratio %.2f   target <= 15 ns\n",
-           trace1, base1, trace1 / base1);
+    printf(
+        "trace event, 1 thread:   %6.2f ns/event   baseline (timestamp + 64 B "
+        "store) %6.2f ns   ratio %.2f   target <= 15 ns\n",
+        trace1, base1, trace1 / base1);
 
     double base2 = run_threads(baseline_loop, 2);
     double trace2 = traced_threads(2);
-    printf("trace event, 2 threads:  %6.2f ns/event/thread   baseline %6.2f ns   "
-           "ratio %.2f   target <= 30 ns\n",
-           trace2, base2, trace2 / base2);
+    printf(
+        "trace event, 2 threads:  %6.2f ns/event/thread   baseline %6.2f ns   "
+        "ratio %.2f   target <= 30 ns\n",
+        trace2, base2, trace2 / base2);
 
     double empty = untraced_loop(0);
     double untraced = untraced_loop(1);

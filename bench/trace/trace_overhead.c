@@ -25,12 +25,21 @@
     {                                                                          \
         tattle_trace_send("peer", "hello", "x", 1);                            \
     }
-#define TEN(m, p) m(p##0) m(p##1) m(p##2) m(p##3) m(p##4) m(p##5) m(p##6) m(p##7) m(p##8) m(p##9)
-#define HUNDRED(m, p) TEN(m, p##0) TEN(m, p##1) TEN(m, p##2) TEN(m, p##3) TEN(m, p##4) \
-    TEN(m, p##5) TEN(m, p##6) TEN(m, p##7) TEN(m, p##8) TEN(m, p##9)
-#define THOUSAND(m, p) HUNDRED(m, p##0) HUNDRED(m, p##1) HUNDRED(m, p##2) HUNDRED(m, p##3) \
-    HUNDRED(m, p##4) HUNDRED(m, p##5) HUNDRED(m, p##6) HUNDRED(m, p##7) HUNDRED(m, p##8) \
-    HUNDRED(m, p##9)
+/* clang-format does not settle on a layout for these lines. */
+/* clang-format off */
+#define TEN(m, p)                                                              \
+    m(p##0) m(p##1) m(p##2) m(p##3) m(p##4) m(p##5) m(p##6) m(p##7) m(p##8)    \
+        m(p##9)
+#define HUNDRED(m, p)                                                          \
+    TEN(m, p##0)                                                               \
+    TEN(m, p##1) TEN(m, p##2) TEN(m, p##3) TEN(m, p##4) TEN(m, p##5)           \
+        TEN(m, p##6) TEN(m, p##7) TEN(m, p##8) TEN(m, p##9)
+#define THOUSAND(m, p)                                                         \
+    HUNDRED(m, p##0)                                                           \
+    HUNDRED(m, p##1) HUNDRED(m, p##2) HUNDRED(m, p##3) HUNDRED(m, p##4)        \
+        HUNDRED(m, p##5) HUNDRED(m, p##6) HUNDRED(m, p##7) HUNDRED(m, p##8)    \
+            HUNDRED(m, p##9)
+/* clang-format on */
 
 THOUSAND(OVERHEAD_TEST, t)
 
@@ -55,7 +64,8 @@ static double run_self(const char *self, bool traced)
     waitpid(pid, &status, 0);
     clock_gettime(CLOCK_MONOTONIC, &end);
     if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-        fprintf(stderr, "trace_overhead: the run failed (status %#x)\n", status);
+        fprintf(stderr, "trace_overhead: the run failed (status %#x)\n",
+                status);
         exit(1);
     }
     return (double)(end.tv_sec - start.tv_sec) * 1e6 +
@@ -75,10 +85,11 @@ int main(int argc, char **argv)
         if (traced < best_traced)
             best_traced = traced;
     }
-    printf("traced test overhead (runner): %6.1f us/test   traced %.1f us/test, "
-           "untraced (baseline) %.1f us/test; %d empty tests, -j1, best of %d   "
-           "target <= 100 us\n",
-           (best_traced - best_bare) / TESTS, best_traced / TESTS,
-           best_bare / TESTS, TESTS, ROUNDS);
+    printf(
+        "traced test overhead (runner): %6.1f us/test   traced %.1f us/test, "
+        "untraced (baseline) %.1f us/test; %d empty tests, -j1, best of %d   "
+        "target <= 100 us\n",
+        (best_traced - best_bare) / TESTS, best_traced / TESTS,
+        best_bare / TESTS, TESTS, ROUNDS);
     return 0;
 }

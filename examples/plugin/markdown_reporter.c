@@ -95,9 +95,8 @@ static void markdown_test_finished(void *opaque,
     if (result->state != TATTLE_STATE_FAILED &&
         result->state != TATTLE_STATE_INVALID)
         return;
-    struct markdown_failure *grown =
-        realloc(self->failures,
-                (self->failure_count + 1) * sizeof *self->failures);
+    struct markdown_failure *grown = realloc(
+        self->failures, (self->failure_count + 1) * sizeof *self->failures);
     if (!grown)
         return;
     self->failures = grown;

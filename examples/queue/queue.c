@@ -83,7 +83,8 @@ int queue_pop_wait(struct queue *q, int *out, int timeout_ms)
     }
     pthread_mutex_lock(&q->lock);
     while (q->length == 0) {
-        if (pthread_cond_timedwait(&q->not_empty, &q->lock, &deadline) == ETIMEDOUT)
+        if (pthread_cond_timedwait(&q->not_empty, &q->lock, &deadline) ==
+            ETIMEDOUT)
             break;
     }
     int rc = pop_locked(q, out);

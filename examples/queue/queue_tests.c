@@ -80,7 +80,8 @@ static void free_queue(void *q)
     queue_free(q);
 }
 
-TEST(queue, consumer_sees_every_value_in_order, .tags = "threads", .timeout_ms = 5000)
+TEST(queue, consumer_sees_every_value_in_order, .tags = "threads",
+     .timeout_ms = 5000)
 {
     struct queue *q = queue_new(8);
     ASSERT_NOT_NULL(q);
@@ -89,7 +90,8 @@ TEST(queue, consumer_sees_every_value_in_order, .tags = "threads", .timeout_ms =
     ASSERT_EQ(pthread_create(&thread, NULL, producer, q), 0);
     for (int expected = 0; expected < 100; expected++) {
         int value;
-        ASSERT_EQ(queue_pop_wait(q, &value, 1000), 0, "waiting for value %d", expected);
+        ASSERT_EQ(queue_pop_wait(q, &value, 1000), 0, "waiting for value %d",
+                  expected);
         ASSERT_EQ(value, expected);
     }
     pthread_join(thread, NULL);
@@ -113,7 +115,8 @@ TEST(queue, names_compare_as_strings)
     ASSERT_MEM_EQ(name, "queue", 5);
 }
 
-TEST(queue, huge_capacity_is_declined_politely, .skip = "needs a machine with 64 GiB")
+TEST(queue, huge_capacity_is_declined_politely,
+     .skip = "needs a machine with 64 GiB")
 {
     FAIL("never runs");
 }

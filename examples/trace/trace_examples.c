@@ -27,7 +27,8 @@
 
 SUITE(trace_demo, .tags = "demo_failure trace_messages");
 
-/* ---- Ping-pong with a lost ball ----------------------------------------------- */
+/* ---- Ping-pong with a lost ball
+ * ----------------------------------------------- */
 
 struct table {
     tattle_mailbox *to_ponger;
@@ -41,11 +42,13 @@ static void *ponger(void *arg)
     for (;;) {
         int ball;
         if (tattle_mailbox_recv(table->to_ponger, NULL, 0, &ball, sizeof ball,
-                                1000) != (int)sizeof ball || ball < 0)
+                                1000) != (int)sizeof ball ||
+            ball < 0)
             return NULL;
         if (ball == 3) {
             /* The bug this example exists for: ball 3 is never returned. */
-            tattle_trace_event(10, "ponger", NULL, "drop", "dropping ball %d", ball);
+            tattle_trace_event(10, "ponger", NULL, "drop", "dropping ball %d",
+                               ball);
             continue;
         }
         tattle_mailbox_send(table->to_pinger, "pong", &ball, sizeof ball);
@@ -58,7 +61,8 @@ static size_t format_ball(const char *label, const void *msg, size_t len,
     int ball = 0;
     if (len == sizeof ball)
         ball = *(const int *)msg;
-    return (size_t)snprintf(out, out_len, "%s ball=%d", label ? label : "?", ball);
+    return (size_t)snprintf(out, out_len, "%s ball=%d", label ? label : "?",
+                            ball);
 }
 
 TEST(trace_demo, ping_pong_loses_a_message, .timeout_ms = 5000)
@@ -86,7 +90,8 @@ TEST(trace_demo, ping_pong_loses_a_message, .timeout_ms = 5000)
     ASSERT_EQ(returned, 5, "every ball served should come back");
 }
 
-/* ---- A worker that crashes with jobs pending ---------------------------------- */
+/* ---- A worker that crashes with jobs pending
+ * ---------------------------------- */
 
 struct job {
     int id;
@@ -99,7 +104,8 @@ static size_t format_job(const char *label, const void *msg, size_t len,
     const struct job *job = msg;
     if (len != sizeof *job)
         return (size_t)snprintf(out, out_len, "%s (%zu bytes)", label, len);
-    return (size_t)snprintf(out, out_len, "%s #%d %s", label, job->id, job->file);
+    return (size_t)snprintf(out, out_len, "%s #%d %s", label, job->id,
+                            job->file);
 }
 
 static size_t format_result(const char *label, const void *msg, size_t len,
@@ -118,7 +124,8 @@ TEST(trace_demo, worker_crashes_with_pending_jobs, .timeout_ms = 5000)
     ASSERT_EQ(tattle_mailbox_open(&results, "results", 8), 0);
     tattle_mailbox_set_formatter(jobs, format_job);
     tattle_mailbox_set_formatter(results, format_result);
-    static const char *const files[] = {"a.txt", "b.txt", "empty.txt", "c.txt", "d.txt"};
+    static const char *const files[] = {"a.txt", "b.txt", "empty.txt", "c.txt",
+                                        "d.txt"};
     for (int i = 0; i < 5; i++) {
         struct job job = {i + 1, ""};
         snprintf(job.file, sizeof job.file, "%s", files[i]);
@@ -136,9 +143,9 @@ TEST(trace_demo, worker_crashes_with_pending_jobs, .timeout_ms = 5000)
                 /* The worker's bug: for an empty file it gets a buffer with
                  * no usable memory behind it, and writes into it anyway
                  * (a real SIGSEGV in every build, sanitizers included). */
-                volatile int *buffer = mmap(NULL, (size_t)sysconf(_SC_PAGESIZE),
-                                            PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS,
-                                            -1, 0);
+                volatile int *buffer =
+                    mmap(NULL, (size_t)sysconf(_SC_PAGESIZE), PROT_NONE,
+                         MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
                 *buffer = job.id;
             }
             tattle_mailbox_send(results, "done", &job.id, sizeof job.id);
@@ -150,7 +157,8 @@ TEST(trace_demo, worker_crashes_with_pending_jobs, .timeout_ms = 5000)
            WIFSIGNALED(status) ? WTERMSIG(status) : 0);
 }
 
-/* ---- Two actors waiting for each other ------------------------------------------ */
+/* ---- Two actors waiting for each other
+ * ------------------------------------------ */
 
 static tattle_mailbox *alice_inbox, *bob_inbox;
 

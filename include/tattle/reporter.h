@@ -52,28 +52,28 @@ struct tattle_tag {
 struct tattle_frame {
     const char *function;
     const char *file;
-    int line;            /* 0 when unknown */
+    int line; /* 0 when unknown */
     uintptr_t address;
 };
 
 /** One failure of a test. Which fields are meaningful depends on kind. */
 struct tattle_failure {
     enum tattle_failure_kind kind;
-    const char *message;    /* never NULL: a one-line description */
-    const char *file;       /* NULL when unknown (crash, timeout, exit) */
+    const char *message; /* never NULL: a one-line description */
+    const char *file;    /* NULL when unknown (crash, timeout, exit) */
     int line;
     /* assertion */
-    const char *macro;      /* "ASSERT_EQ" */
-    const char *expr;       /* "a, b" as written */
-    const char *left;       /* rendered operand values; NULL when not */
-    const char *right;      /* applicable (ASSERT(cond) has no right) */
+    const char *macro; /* "ASSERT_EQ" */
+    const char *expr;  /* "a, b" as written */
+    const char *left;  /* rendered operand values; NULL when not */
+    const char *right; /* applicable (ASSERT(cond) has no right) */
     /* crash / exit / timeout */
-    int signal;             /* crash: signal number */
-    int exit_code;          /* exit */
-    long timeout_ms;        /* timeout */
+    int signal;      /* crash: signal number */
+    int exit_code;   /* exit */
+    long timeout_ms; /* timeout */
     const struct tattle_frame *frames;
     size_t frame_count;
-    bool filtered;          /* matched --filter-out */
+    bool filtered; /* matched --filter-out */
 };
 
 /** Captured output of one stream: head and tail kept, byte count exact.
@@ -82,7 +82,7 @@ struct tattle_failure {
 struct tattle_output {
     const char *text;
     size_t length;
-    uint64_t bytes;         /* bytes the test wrote in all */
+    uint64_t bytes; /* bytes the test wrote in all */
     bool truncated;
 };
 
@@ -101,24 +101,24 @@ tattle_trace_event_kind_name(enum tattle_trace_event_kind kind);
 
 struct tattle_trace_event {
     uint64_t seq;
-    uint64_t t_us;          /* relative to the test's start */
+    uint64_t t_us; /* relative to the test's start */
     enum tattle_trace_event_kind kind;
-    const char *from;       /* actor names; NULL when not applicable */
+    const char *from; /* actor names; NULL when not applicable */
     const char *to;
     const char *label;
-    const char *msg;        /* payload rendered as text (bounded) */
-    uint64_t size;          /* payload size in bytes */
+    const char *msg; /* payload rendered as text (bounded) */
+    uint64_t size;   /* payload size in bytes */
     int level;
 };
 
 struct tattle_trace_mailbox {
     const char *name;
-    const char *owner;      /* actor that opened it; NULL when unknown */
-    bool alive;             /* its owner was alive when it was read */
-    uint64_t pending;       /* messages waiting */
+    const char *owner;           /* actor that opened it; NULL when unknown */
+    bool alive;                  /* its owner was alive when it was read */
+    uint64_t pending;            /* messages waiting */
     const char *const *messages; /* rendered, oldest first */
-    size_t message_count;   /* may be < pending when bounded */
-    bool approx;            /* read while a writer was live or crashed */
+    size_t message_count;        /* may be < pending when bounded */
+    bool approx;                 /* read while a writer was live or crashed */
 };
 
 struct tattle_trace_actor {
@@ -145,14 +145,14 @@ struct tattle_trace {
 
 /** A test as reporters see it, before and after running. */
 struct tattle_test_info {
-    const char *id;         /* "suite/name" */
+    const char *id; /* "suite/name" */
     const char *suite;
     const char *name;
     const char *file;
     int line;
-    const struct tattle_tag *tags;  /* suite tags, then the test's own */
+    const struct tattle_tag *tags; /* suite tags, then the test's own */
     size_t tag_count;
-    long timeout_ms;        /* effective timeout */
+    long timeout_ms; /* effective timeout */
     bool traced;
 };
 
@@ -162,15 +162,15 @@ struct tattle_result {
     const struct tattle_test_info *test;
     enum tattle_state state;
     uint64_t duration_us;
-    unsigned attempts;      /* runs made (1 + retries used) */
-    bool flaky;             /* failed, then passed on a retry */
+    unsigned attempts; /* runs made (1 + retries used) */
+    bool flaky;        /* failed, then passed on a retry */
     const struct tattle_failure *failures;
     size_t failure_count;
     const char *skip_reason; /* skipped / excluded: why */
     struct tattle_output stdout_output;
     struct tattle_output stderr_output;
     const struct tattle_trace *trace; /* NULL when not traced or not kept */
-    const char *rerun;      /* shell command that reruns exactly this test */
+    const char *rerun; /* shell command that reruns exactly this test */
 };
 
 struct tattle_summary {
@@ -187,7 +187,7 @@ struct tattle_summary {
 
 /** What a report says about the run itself. */
 struct tattle_run_info {
-    const char *started_at;     /* RFC 3339 UTC */
+    const char *started_at; /* RFC 3339 UTC */
     uint64_t seed;
     unsigned jobs;
     int argc;
@@ -196,7 +196,7 @@ struct tattle_run_info {
     bool sharded;
     unsigned shard_index;
     unsigned shard_total;
-    uint64_t planned;           /* tests selected for this run */
+    uint64_t planned; /* tests selected for this run */
 };
 
 /** The reporting options of the command line that shape what reporters
@@ -209,7 +209,7 @@ struct tattle_report_options {
     bool compact;
     bool quiet;
     bool trace_passed;
-    bool color;             /* resolved: colours wanted on this stream */
+    bool color; /* resolved: colours wanted on this stream */
     const char *const *filter_out;
     size_t filter_out_count;
 };
@@ -238,7 +238,8 @@ struct tattle_reporter_type {
  * the pointer (the type must outlive the run). Returns 0, -EEXIST when the
  * name is taken, or -ENOSPC when TATTLE_REPORTER_PLUGIN_MAX plugins are
  * registered already (tattle_error_message() describes either). */
-TATTLE_API int tattle_reporter_register(const struct tattle_reporter_type *type);
+TATTLE_API int
+tattle_reporter_register(const struct tattle_reporter_type *type);
 
 /** Finds a registered reporter type by name, or NULL. */
 TATTLE_API const struct tattle_reporter_type *
@@ -261,8 +262,8 @@ tattle_reporter_find(const char *name);
  * never unloads the plugin), or NULL when it cannot work here. The runner
  * calls it once, in its own process, after the test processes' fork
  * server exists: no test process ever runs or maps plugin code. */
-typedef const struct tattle_reporter_type *tattle_reporter_plugin_function(
-    unsigned *abi_version);
+typedef const struct tattle_reporter_type *
+tattle_reporter_plugin_function(unsigned *abi_version);
 
 /** Defines the exported entry function of a plugin whose reporter type is
  * the variable `type`; used once in the plugin, at file scope (in C or
@@ -274,11 +275,11 @@ typedef const struct tattle_reporter_type *tattle_reporter_plugin_function(
 #endif
 #define TATTLE_REPORTER_PLUGIN(type)                                           \
     TATTLE__PLUGIN_LINKAGE __attribute__((visibility("default")))              \
-    const struct tattle_reporter_type *tattle_reporter_plugin_v1(              \
-        unsigned *abi_version);                                                \
+    const struct tattle_reporter_type *                                        \
+    tattle_reporter_plugin_v1(unsigned *abi_version);                          \
     TATTLE__PLUGIN_LINKAGE __attribute__((visibility("default")))              \
-    const struct tattle_reporter_type *tattle_reporter_plugin_v1(              \
-        unsigned *abi_version)                                                 \
+    const struct tattle_reporter_type *                                        \
+    tattle_reporter_plugin_v1(unsigned *abi_version)                           \
     {                                                                          \
         *abi_version = TATTLE_REPORTER_ABI_VERSION;                            \
         return &(type);                                                        \

@@ -139,19 +139,28 @@ TATTLE_API void tattle_suite_register(const struct tattle_suite *suite);
  * C++ it holds the user's designators alone (C++20 does not mix them with
  * positional values), and is empty without options. */
 #ifdef __cplusplus
-#define TATTLE__OPTIONS(...) {__VA_ARGS__}
+#define TATTLE__OPTIONS(...)                                                   \
+    {                                                                          \
+        __VA_ARGS__                                                            \
+    }
 #else
-#define TATTLE__OPTIONS(...) {.reserved = 0, __VA_ARGS__}
+#define TATTLE__OPTIONS(...)                                                   \
+    {                                                                          \
+        .reserved = 0, __VA_ARGS__                                             \
+    }
 #endif
 #define TATTLE_TEST(...) TATTLE__TEST(__VA_ARGS__, )
 #define TATTLE__TEST(suite_, name_, ...)                                       \
     static void tattle__body__##suite_##__##name_(void);                       \
     static const struct tattle_test tattle__test__##suite_##__##name_ = {      \
-        #suite_, #name_, __FILE__, __LINE__,                                   \
+        #suite_,                                                               \
+        #name_,                                                                \
+        __FILE__,                                                              \
+        __LINE__,                                                              \
         tattle__body__##suite_##__##name_,                                     \
         TATTLE__OPTIONS(__VA_ARGS__)};                                         \
-    __attribute__((constructor)) static void                                   \
-    tattle__register__##suite_##__##name_(void)                                \
+    __attribute__((                                                            \
+        constructor)) static void tattle__register__##suite_##__##name_(void)  \
     {                                                                          \
         tattle_test_register(&tattle__test__##suite_##__##name_);              \
     }                                                                          \
@@ -209,23 +218,23 @@ TATTLE_API struct tattle_value tattle__value_char(char v);
 #define TATTLE__VALUE(x) tattle__value_of(x)
 #else
 #define TATTLE__VALUE(x)                                                       \
-    _Generic((x),                                                              \
-        _Bool: tattle__value_bool,                                             \
-        char: tattle__value_char,                                              \
-        signed char: tattle__value_signed,                                     \
-        short: tattle__value_signed,                                           \
-        int: tattle__value_signed,                                             \
-        long: tattle__value_signed,                                            \
-        long long: tattle__value_signed,                                       \
-        unsigned char: tattle__value_unsigned,                                 \
-        unsigned short: tattle__value_unsigned,                                \
-        unsigned int: tattle__value_unsigned,                                  \
-        unsigned long: tattle__value_unsigned,                                 \
-        unsigned long long: tattle__value_unsigned,                            \
-        float: tattle__value_floating,                                         \
-        double: tattle__value_floating,                                        \
-        long double: tattle__value_floating,                                   \
-        default: tattle__value_pointer)(x)
+    _Generic((x), _Bool                                                        \
+             : tattle__value_bool, char                                        \
+             : tattle__value_char, signed char                                 \
+             : tattle__value_signed, short                                     \
+             : tattle__value_signed, int                                       \
+             : tattle__value_signed, long                                      \
+             : tattle__value_signed, long long                                 \
+             : tattle__value_signed, unsigned char                             \
+             : tattle__value_unsigned, unsigned short                          \
+             : tattle__value_unsigned, unsigned int                            \
+             : tattle__value_unsigned, unsigned long                           \
+             : tattle__value_unsigned, unsigned long long                      \
+             : tattle__value_unsigned, float                                   \
+             : tattle__value_floating, double                                  \
+             : tattle__value_floating, long double                             \
+             : tattle__value_floating, default                                 \
+             : tattle__value_pointer)(x)
 #endif
 
 enum tattle_comparison {
@@ -239,12 +248,12 @@ enum tattle_comparison {
 
 /** Where an assertion stands in the source, and what it says. */
 struct tattle_assert_site {
-    const char *macro;  /* "ASSERT_EQ" */
+    const char *macro;   /* "ASSERT_EQ" */
     const char *written; /* the arguments as written, message included */
     const char *file;
     int line;
-    int fatal;          /* ASSERT_* (1) or EXPECT_* (0) */
-    int operands;       /* how many leading arguments form the expression */
+    int fatal;    /* ASSERT_* (1) or EXPECT_* (0) */
+    int operands; /* how many leading arguments form the expression */
 };
 
 /* The checking functions return nonzero when the assertion holds. A failed
@@ -269,8 +278,8 @@ TATTLE_API int tattle__check_memory(const struct tattle_assert_site *site,
     TATTLE__PRINTF(5, 6);
 TATTLE_API int tattle__check_null(const struct tattle_assert_site *site,
                                   int want_null, const void *pointer,
-                                  const char *format, ...)
-    TATTLE__PRINTF(4, 5) TATTLE__NOT_DEREFERENCED(3);
+                                  const char *format, ...) TATTLE__PRINTF(4, 5)
+    TATTLE__NOT_DEREFERENCED(3);
 TATTLE_API int tattle__check_near(const struct tattle_assert_site *site,
                                   long double left, long double right,
                                   long double epsilon, const char *format, ...)
@@ -279,15 +288,16 @@ TATTLE_API int tattle__check_near(const struct tattle_assert_site *site,
  * process, whose stderr the parent keeps the end of. */
 enum tattle__death_kind { TATTLE__DEATH_BY_SIGNAL, TATTLE__DEATH_BY_EXIT };
 struct tattle__death {
-    int pid;          /* the child; -1 when fork failed */
-    int stderr_fd;    /* read end of the child's stderr */
-    int returned_fd;  /* read end: one byte when the statement returned */
-    int error;        /* errno of a failed pipe or fork */
+    int pid;         /* the child; -1 when fork failed */
+    int stderr_fd;   /* read end of the child's stderr */
+    int returned_fd; /* read end: one byte when the statement returned */
+    int error;       /* errno of a failed pipe or fork */
 };
 /* Forks the child: returns nonzero in the child, which then runs the
  * statement and calls tattle__death_returned(). */
 TATTLE_API int tattle__death_fork(struct tattle__death *death);
-TATTLE_API TATTLE__NORETURN void tattle__death_returned(struct tattle__death *death);
+TATTLE_API TATTLE__NORETURN void
+tattle__death_returned(struct tattle__death *death);
 /* Waits for the child and checks how it ended against `expected`. */
 TATTLE_API int tattle__check_death(const struct tattle_assert_site *site,
                                    struct tattle__death *death,
@@ -295,10 +305,10 @@ TATTLE_API int tattle__check_death(const struct tattle_assert_site *site,
                                    const char *format, ...)
     TATTLE__PRINTF(5, 6);
 TATTLE_API TATTLE__NORETURN void tattle__fail_now(const char *file, int line,
-                                                 const char *format, ...)
+                                                  const char *format, ...)
     TATTLE__PRINTF(3, 4);
 TATTLE_API TATTLE__NORETURN void tattle__skip_now(const char *file, int line,
-                                                 const char *format, ...)
+                                                  const char *format, ...)
     TATTLE__PRINTF(3, 4);
 
 /* Argument counting: picks the _NOMSG or _MSG form of a macro, so that the
@@ -412,9 +422,12 @@ TATTLE_API TATTLE__NORETURN void tattle__skip_now(const char *file, int line,
 #define TATTLE__DEATH(macro_, fatal_, kind_, written_, ...)                    \
     TATTLE__CAT(TATTLE__DEATH_, TATTLE__MSG_AFTER_2(__VA_ARGS__))              \
     (macro_, fatal_, kind_, written_, __VA_ARGS__)
-#define TATTLE__DEATH_NOMSG(macro_, fatal_, kind_, written_, statement_, expected_) \
-    TATTLE__DEATH_MSG(macro_, fatal_, kind_, written_, statement_, expected_, NULL)
-#define TATTLE__DEATH_MSG(macro_, fatal_, kind_, written_, statement_, expected_, ...) \
+#define TATTLE__DEATH_NOMSG(macro_, fatal_, kind_, written_, statement_,       \
+                            expected_)                                         \
+    TATTLE__DEATH_MSG(macro_, fatal_, kind_, written_, statement_, expected_,  \
+                      NULL)
+#define TATTLE__DEATH_MSG(macro_, fatal_, kind_, written_, statement_,         \
+                          expected_, ...)                                      \
     do {                                                                       \
         TATTLE__SITE(macro_, fatal_, written_, 2);                             \
         struct tattle__death tattle__death;                                    \
@@ -431,34 +444,66 @@ TATTLE_API TATTLE__NORETURN void tattle__skip_now(const char *file, int line,
 
 #define TATTLE_ASSERT(...) TATTLE__TRUTH("ASSERT", 1, #__VA_ARGS__, __VA_ARGS__)
 #define TATTLE_EXPECT(...) TATTLE__TRUTH("EXPECT", 0, #__VA_ARGS__, __VA_ARGS__)
-#define TATTLE_ASSERT_EQ(...) TATTLE__COMPARE("ASSERT_EQ", 1, TATTLE_CMP_EQ, #__VA_ARGS__, __VA_ARGS__)
-#define TATTLE_ASSERT_NE(...) TATTLE__COMPARE("ASSERT_NE", 1, TATTLE_CMP_NE, #__VA_ARGS__, __VA_ARGS__)
-#define TATTLE_ASSERT_LT(...) TATTLE__COMPARE("ASSERT_LT", 1, TATTLE_CMP_LT, #__VA_ARGS__, __VA_ARGS__)
-#define TATTLE_ASSERT_LE(...) TATTLE__COMPARE("ASSERT_LE", 1, TATTLE_CMP_LE, #__VA_ARGS__, __VA_ARGS__)
-#define TATTLE_ASSERT_GT(...) TATTLE__COMPARE("ASSERT_GT", 1, TATTLE_CMP_GT, #__VA_ARGS__, __VA_ARGS__)
-#define TATTLE_ASSERT_GE(...) TATTLE__COMPARE("ASSERT_GE", 1, TATTLE_CMP_GE, #__VA_ARGS__, __VA_ARGS__)
-#define TATTLE_EXPECT_EQ(...) TATTLE__COMPARE("EXPECT_EQ", 0, TATTLE_CMP_EQ, #__VA_ARGS__, __VA_ARGS__)
-#define TATTLE_EXPECT_NE(...) TATTLE__COMPARE("EXPECT_NE", 0, TATTLE_CMP_NE, #__VA_ARGS__, __VA_ARGS__)
-#define TATTLE_EXPECT_LT(...) TATTLE__COMPARE("EXPECT_LT", 0, TATTLE_CMP_LT, #__VA_ARGS__, __VA_ARGS__)
-#define TATTLE_EXPECT_LE(...) TATTLE__COMPARE("EXPECT_LE", 0, TATTLE_CMP_LE, #__VA_ARGS__, __VA_ARGS__)
-#define TATTLE_EXPECT_GT(...) TATTLE__COMPARE("EXPECT_GT", 0, TATTLE_CMP_GT, #__VA_ARGS__, __VA_ARGS__)
-#define TATTLE_EXPECT_GE(...) TATTLE__COMPARE("EXPECT_GE", 0, TATTLE_CMP_GE, #__VA_ARGS__, __VA_ARGS__)
-#define TATTLE_ASSERT_STR_EQ(...) TATTLE__STRING("ASSERT_STR_EQ", 1, 1, #__VA_ARGS__, __VA_ARGS__)
-#define TATTLE_ASSERT_STR_NE(...) TATTLE__STRING("ASSERT_STR_NE", 1, 0, #__VA_ARGS__, __VA_ARGS__)
-#define TATTLE_EXPECT_STR_EQ(...) TATTLE__STRING("EXPECT_STR_EQ", 0, 1, #__VA_ARGS__, __VA_ARGS__)
-#define TATTLE_EXPECT_STR_NE(...) TATTLE__STRING("EXPECT_STR_NE", 0, 0, #__VA_ARGS__, __VA_ARGS__)
-#define TATTLE_ASSERT_MEM_EQ(...) TATTLE__MEMORY("ASSERT_MEM_EQ", 1, #__VA_ARGS__, __VA_ARGS__)
-#define TATTLE_EXPECT_MEM_EQ(...) TATTLE__MEMORY("EXPECT_MEM_EQ", 0, #__VA_ARGS__, __VA_ARGS__)
-#define TATTLE_ASSERT_NULL(...) TATTLE__NULLNESS("ASSERT_NULL", 1, 1, #__VA_ARGS__, __VA_ARGS__)
-#define TATTLE_ASSERT_NOT_NULL(...) TATTLE__NULLNESS("ASSERT_NOT_NULL", 1, 0, #__VA_ARGS__, __VA_ARGS__)
-#define TATTLE_EXPECT_NULL(...) TATTLE__NULLNESS("EXPECT_NULL", 0, 1, #__VA_ARGS__, __VA_ARGS__)
-#define TATTLE_EXPECT_NOT_NULL(...) TATTLE__NULLNESS("EXPECT_NOT_NULL", 0, 0, #__VA_ARGS__, __VA_ARGS__)
-#define TATTLE_ASSERT_NEAR(...) TATTLE__NEARNESS("ASSERT_NEAR", 1, #__VA_ARGS__, __VA_ARGS__)
-#define TATTLE_EXPECT_NEAR(...) TATTLE__NEARNESS("EXPECT_NEAR", 0, #__VA_ARGS__, __VA_ARGS__)
-#define TATTLE_ASSERT_SIGNAL(...) TATTLE__DEATH("ASSERT_SIGNAL", 1, TATTLE__DEATH_BY_SIGNAL, #__VA_ARGS__, __VA_ARGS__)
-#define TATTLE_EXPECT_SIGNAL(...) TATTLE__DEATH("EXPECT_SIGNAL", 0, TATTLE__DEATH_BY_SIGNAL, #__VA_ARGS__, __VA_ARGS__)
-#define TATTLE_ASSERT_EXIT(...) TATTLE__DEATH("ASSERT_EXIT", 1, TATTLE__DEATH_BY_EXIT, #__VA_ARGS__, __VA_ARGS__)
-#define TATTLE_EXPECT_EXIT(...) TATTLE__DEATH("EXPECT_EXIT", 0, TATTLE__DEATH_BY_EXIT, #__VA_ARGS__, __VA_ARGS__)
+#define TATTLE_ASSERT_EQ(...)                                                  \
+    TATTLE__COMPARE("ASSERT_EQ", 1, TATTLE_CMP_EQ, #__VA_ARGS__, __VA_ARGS__)
+#define TATTLE_ASSERT_NE(...)                                                  \
+    TATTLE__COMPARE("ASSERT_NE", 1, TATTLE_CMP_NE, #__VA_ARGS__, __VA_ARGS__)
+#define TATTLE_ASSERT_LT(...)                                                  \
+    TATTLE__COMPARE("ASSERT_LT", 1, TATTLE_CMP_LT, #__VA_ARGS__, __VA_ARGS__)
+#define TATTLE_ASSERT_LE(...)                                                  \
+    TATTLE__COMPARE("ASSERT_LE", 1, TATTLE_CMP_LE, #__VA_ARGS__, __VA_ARGS__)
+#define TATTLE_ASSERT_GT(...)                                                  \
+    TATTLE__COMPARE("ASSERT_GT", 1, TATTLE_CMP_GT, #__VA_ARGS__, __VA_ARGS__)
+#define TATTLE_ASSERT_GE(...)                                                  \
+    TATTLE__COMPARE("ASSERT_GE", 1, TATTLE_CMP_GE, #__VA_ARGS__, __VA_ARGS__)
+#define TATTLE_EXPECT_EQ(...)                                                  \
+    TATTLE__COMPARE("EXPECT_EQ", 0, TATTLE_CMP_EQ, #__VA_ARGS__, __VA_ARGS__)
+#define TATTLE_EXPECT_NE(...)                                                  \
+    TATTLE__COMPARE("EXPECT_NE", 0, TATTLE_CMP_NE, #__VA_ARGS__, __VA_ARGS__)
+#define TATTLE_EXPECT_LT(...)                                                  \
+    TATTLE__COMPARE("EXPECT_LT", 0, TATTLE_CMP_LT, #__VA_ARGS__, __VA_ARGS__)
+#define TATTLE_EXPECT_LE(...)                                                  \
+    TATTLE__COMPARE("EXPECT_LE", 0, TATTLE_CMP_LE, #__VA_ARGS__, __VA_ARGS__)
+#define TATTLE_EXPECT_GT(...)                                                  \
+    TATTLE__COMPARE("EXPECT_GT", 0, TATTLE_CMP_GT, #__VA_ARGS__, __VA_ARGS__)
+#define TATTLE_EXPECT_GE(...)                                                  \
+    TATTLE__COMPARE("EXPECT_GE", 0, TATTLE_CMP_GE, #__VA_ARGS__, __VA_ARGS__)
+#define TATTLE_ASSERT_STR_EQ(...)                                              \
+    TATTLE__STRING("ASSERT_STR_EQ", 1, 1, #__VA_ARGS__, __VA_ARGS__)
+#define TATTLE_ASSERT_STR_NE(...)                                              \
+    TATTLE__STRING("ASSERT_STR_NE", 1, 0, #__VA_ARGS__, __VA_ARGS__)
+#define TATTLE_EXPECT_STR_EQ(...)                                              \
+    TATTLE__STRING("EXPECT_STR_EQ", 0, 1, #__VA_ARGS__, __VA_ARGS__)
+#define TATTLE_EXPECT_STR_NE(...)                                              \
+    TATTLE__STRING("EXPECT_STR_NE", 0, 0, #__VA_ARGS__, __VA_ARGS__)
+#define TATTLE_ASSERT_MEM_EQ(...)                                              \
+    TATTLE__MEMORY("ASSERT_MEM_EQ", 1, #__VA_ARGS__, __VA_ARGS__)
+#define TATTLE_EXPECT_MEM_EQ(...)                                              \
+    TATTLE__MEMORY("EXPECT_MEM_EQ", 0, #__VA_ARGS__, __VA_ARGS__)
+#define TATTLE_ASSERT_NULL(...)                                                \
+    TATTLE__NULLNESS("ASSERT_NULL", 1, 1, #__VA_ARGS__, __VA_ARGS__)
+#define TATTLE_ASSERT_NOT_NULL(...)                                            \
+    TATTLE__NULLNESS("ASSERT_NOT_NULL", 1, 0, #__VA_ARGS__, __VA_ARGS__)
+#define TATTLE_EXPECT_NULL(...)                                                \
+    TATTLE__NULLNESS("EXPECT_NULL", 0, 1, #__VA_ARGS__, __VA_ARGS__)
+#define TATTLE_EXPECT_NOT_NULL(...)                                            \
+    TATTLE__NULLNESS("EXPECT_NOT_NULL", 0, 0, #__VA_ARGS__, __VA_ARGS__)
+#define TATTLE_ASSERT_NEAR(...)                                                \
+    TATTLE__NEARNESS("ASSERT_NEAR", 1, #__VA_ARGS__, __VA_ARGS__)
+#define TATTLE_EXPECT_NEAR(...)                                                \
+    TATTLE__NEARNESS("EXPECT_NEAR", 0, #__VA_ARGS__, __VA_ARGS__)
+#define TATTLE_ASSERT_SIGNAL(...)                                              \
+    TATTLE__DEATH("ASSERT_SIGNAL", 1, TATTLE__DEATH_BY_SIGNAL, #__VA_ARGS__,   \
+                  __VA_ARGS__)
+#define TATTLE_EXPECT_SIGNAL(...)                                              \
+    TATTLE__DEATH("EXPECT_SIGNAL", 0, TATTLE__DEATH_BY_SIGNAL, #__VA_ARGS__,   \
+                  __VA_ARGS__)
+#define TATTLE_ASSERT_EXIT(...)                                                \
+    TATTLE__DEATH("ASSERT_EXIT", 1, TATTLE__DEATH_BY_EXIT, #__VA_ARGS__,       \
+                  __VA_ARGS__)
+#define TATTLE_EXPECT_EXIT(...)                                                \
+    TATTLE__DEATH("EXPECT_EXIT", 0, TATTLE__DEATH_BY_EXIT, #__VA_ARGS__,       \
+                  __VA_ARGS__)
 #define TATTLE_FAIL(...) tattle__fail_now(__FILE__, __LINE__, __VA_ARGS__)
 #define TATTLE_SKIP(...) tattle__skip_now(__FILE__, __LINE__, __VA_ARGS__)
 
@@ -497,7 +542,10 @@ TATTLE_API const char *tattle_error_message(int code);
 #include <type_traits>
 
 #define TATTLE__VALUE_OF(type_, make_)                                         \
-    inline tattle_value tattle__value_of(type_ v) { return make_(v); }
+    inline tattle_value tattle__value_of(type_ v)                              \
+    {                                                                          \
+        return make_(v);                                                       \
+    }
 TATTLE__VALUE_OF(bool, tattle__value_bool)
 TATTLE__VALUE_OF(char, tattle__value_char)
 TATTLE__VALUE_OF(signed char, tattle__value_signed)

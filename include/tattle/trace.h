@@ -115,10 +115,8 @@ TATTLE_API void tattle_mailbox_set_formatter(tattle_mailbox *mailbox,
 
 /** Called at snapshot time for a watched user-owned queue: writes each
  * pending message with `emit(emit_ctx, text)`. */
-typedef void (*tattle_snapshot_fn)(void *ctx,
-                                   void (*emit)(void *emit_ctx,
-                                                const char *text),
-                                   void *emit_ctx);
+typedef void (*tattle_snapshot_fn)(
+    void *ctx, void (*emit)(void *emit_ctx, const char *text), void *emit_ctx);
 
 /** Lets a user-owned queue take part in the mailbox snapshot: `fn(ctx, ...)`
  * is called in the test process when the test fails or ends (best effort).
@@ -142,11 +140,11 @@ extern TATTLE_API tattle_trace_arena *tattle_trace_current;
 #define TATTLE__TRACING() (tattle_trace_current != 0)
 #endif
 
-#define tattle_trace_send(...)                                                \
+#define tattle_trace_send(...)                                                 \
     (TATTLE__TRACING() ? tattle_trace_send(__VA_ARGS__) : (void)0)
-#define tattle_trace_recv(...)                                                \
+#define tattle_trace_recv(...)                                                 \
     (TATTLE__TRACING() ? tattle_trace_recv(__VA_ARGS__) : (void)0)
-#define tattle_trace_event(...)                                               \
+#define tattle_trace_event(...)                                                \
     (TATTLE__TRACING() ? tattle_trace_event(__VA_ARGS__) : (void)0)
 
 #ifdef __cplusplus

@@ -52,8 +52,7 @@ struct tattle_value tattle__value_pointer(const void *v)
 
 struct tattle_value tattle__value_bool(_Bool v)
 {
-    return (struct tattle_value){.kind = TATTLE_VALUE_BOOL,
-                                 .u.as_unsigned = v};
+    return (struct tattle_value){.kind = TATTLE_VALUE_BOOL, .u.as_unsigned = v};
 }
 
 struct tattle_value tattle__value_char(char v)
@@ -100,7 +99,8 @@ static void render_value(struct tattle__buffer *out, struct tattle_value value)
             tattle__buffer_append_string(out, "NULL");
         break;
     case TATTLE_VALUE_BOOL:
-        tattle__buffer_append_string(out, value.u.as_unsigned ? "true" : "false");
+        tattle__buffer_append_string(out,
+                                     value.u.as_unsigned ? "true" : "false");
         break;
     case TATTLE_VALUE_CHAR: {
         unsigned char c = (unsigned char)value.u.as_signed;
@@ -128,11 +128,21 @@ static void render_string(struct tattle__buffer *out, const char *text)
     for (size_t i = 0; i < shown; i++) {
         unsigned char c = (unsigned char)text[i];
         switch (c) {
-        case '"': tattle__buffer_append_string(out, "\\\""); break;
-        case '\\': tattle__buffer_append_string(out, "\\\\"); break;
-        case '\n': tattle__buffer_append_string(out, "\\n"); break;
-        case '\t': tattle__buffer_append_string(out, "\\t"); break;
-        case '\r': tattle__buffer_append_string(out, "\\r"); break;
+        case '"':
+            tattle__buffer_append_string(out, "\\\"");
+            break;
+        case '\\':
+            tattle__buffer_append_string(out, "\\\\");
+            break;
+        case '\n':
+            tattle__buffer_append_string(out, "\\n");
+            break;
+        case '\t':
+            tattle__buffer_append_string(out, "\\t");
+            break;
+        case '\r':
+            tattle__buffer_append_string(out, "\\r");
+            break;
         default:
             if (c < 0x20 || c == 0x7f)
                 tattle__buffer_printf(out, "\\x%02x", c);
@@ -153,12 +163,16 @@ static bool is_signed_kind(enum tattle_value_kind kind)
 static long double as_long_double(struct tattle_value v)
 {
     switch (v.kind) {
-    case TATTLE_VALUE_FLOATING: return v.u.as_floating;
+    case TATTLE_VALUE_FLOATING:
+        return v.u.as_floating;
     case TATTLE_VALUE_SIGNED:
-    case TATTLE_VALUE_CHAR: return (long double)v.u.as_signed;
-    case TATTLE_VALUE_POINTER: return (long double)(uintptr_t)v.u.as_pointer;
+    case TATTLE_VALUE_CHAR:
+        return (long double)v.u.as_signed;
+    case TATTLE_VALUE_POINTER:
+        return (long double)(uintptr_t)v.u.as_pointer;
     case TATTLE_VALUE_UNSIGNED:
-    case TATTLE_VALUE_BOOL: return (long double)v.u.as_unsigned;
+    case TATTLE_VALUE_BOOL:
+        return (long double)v.u.as_unsigned;
     }
     return 0;
 }
@@ -186,7 +200,8 @@ static int compare_values(struct tattle_value a, struct tattle_value b)
     bool a_negative = is_signed_kind(a.kind) && a.u.as_signed < 0;
     bool b_negative = is_signed_kind(b.kind) && b.u.as_signed < 0;
     if (a_negative && b_negative)
-        return (a.u.as_signed > b.u.as_signed) - (a.u.as_signed < b.u.as_signed);
+        return (a.u.as_signed > b.u.as_signed) -
+               (a.u.as_signed < b.u.as_signed);
     if (a_negative != b_negative)
         return a_negative ? -1 : 1;
     uintmax_t x = as_magnitude(a), y = as_magnitude(b);
@@ -198,12 +213,18 @@ static bool comparison_holds(enum tattle_comparison comparison, int order)
     if (order == 2)
         return comparison == TATTLE_CMP_NE;
     switch (comparison) {
-    case TATTLE_CMP_EQ: return order == 0;
-    case TATTLE_CMP_NE: return order != 0;
-    case TATTLE_CMP_LT: return order < 0;
-    case TATTLE_CMP_LE: return order <= 0;
-    case TATTLE_CMP_GT: return order > 0;
-    case TATTLE_CMP_GE: return order >= 0;
+    case TATTLE_CMP_EQ:
+        return order == 0;
+    case TATTLE_CMP_NE:
+        return order != 0;
+    case TATTLE_CMP_LT:
+        return order < 0;
+    case TATTLE_CMP_LE:
+        return order <= 0;
+    case TATTLE_CMP_GT:
+        return order > 0;
+    case TATTLE_CMP_GE:
+        return order >= 0;
     }
     return false;
 }
@@ -294,7 +315,8 @@ static int report_failure(const struct tattle_assert_site *site,
     if (format && *format)
         tattle__buffer_vprintf(&message, format, args);
     else
-        tattle__buffer_append_string(&message, texts->message.data ? texts->message.data : "");
+        tattle__buffer_append_string(
+            &message, texts->message.data ? texts->message.data : "");
     char *expression = site_expression(site);
     struct tattle__slot_failure failure = {
         .kind = TATTLE_FAILURE_ASSERTION,
@@ -310,9 +332,8 @@ static int report_failure(const struct tattle_assert_site *site,
     if (slot) {
         tattle__slot_add_failure(slot, &failure);
     } else {
-        fprintf(stderr, "%s:%d: %s(%s) failed outside a test: %s\n",
-                site->file, site->line, site->macro, expression,
-                failure.message);
+        fprintf(stderr, "%s:%d: %s(%s) failed outside a test: %s\n", site->file,
+                site->line, site->macro, expression, failure.message);
     }
     tattle__buffer_release(&message);
     tattle__buffer_release(&texts->left);
@@ -386,11 +407,12 @@ int tattle__check_string(const struct tattle_assert_site *site, int want_equal,
         while (left[i] && left[i] == right[i])
             i++;
         tattle__buffer_printf(&texts.message,
-                              "expected equal strings, they differ at byte %zu", i);
+                              "expected equal strings, they differ at byte %zu",
+                              i);
     } else {
-        tattle__buffer_append_string(&texts.message, want_equal
-                                                         ? "expected equal strings"
-                                                         : "expected different strings");
+        tattle__buffer_append_string(&texts.message,
+                                     want_equal ? "expected equal strings"
+                                                : "expected different strings");
     }
     FAIL_WITH(site, &texts, format);
 }
@@ -414,20 +436,22 @@ int tattle__check_memory(const struct tattle_assert_site *site,
     if (!left || !right) {
         render_value(&texts.left, tattle__value_pointer(left));
         render_value(&texts.right, tattle__value_pointer(right));
-        tattle__buffer_printf(&texts.message, "cannot compare %zu bytes with NULL",
-                              size);
+        tattle__buffer_printf(&texts.message,
+                              "cannot compare %zu bytes with NULL", size);
     } else {
         const unsigned char *a = left, *b = right;
         size_t first = 0;
         while (a[first] == b[first])
             first++;
-        size_t start = first >= MEMORY_WINDOW / 2 ? first - MEMORY_WINDOW / 2 : 0;
-        size_t end = start + MEMORY_WINDOW < size ? start + MEMORY_WINDOW : size;
+        size_t start =
+            first >= MEMORY_WINDOW / 2 ? first - MEMORY_WINDOW / 2 : 0;
+        size_t end =
+            start + MEMORY_WINDOW < size ? start + MEMORY_WINDOW : size;
         render_memory_window(&texts.left, a, start, end);
         render_memory_window(&texts.right, b, start, end);
-        tattle__buffer_printf(&texts.message,
-                              "memory differs at offset %zu of %zu: %02x vs %02x",
-                              first, size, a[first], b[first]);
+        tattle__buffer_printf(
+            &texts.message, "memory differs at offset %zu of %zu: %02x vs %02x",
+            first, size, a[first], b[first]);
     }
     FAIL_WITH(site, &texts, format);
 }
@@ -445,7 +469,8 @@ int tattle__check_null(const struct tattle_assert_site *site, int want_null,
         tattle__buffer_printf(&texts.message, "expected %s to be NULL, got %s",
                               expression, texts.left.data);
     else
-        tattle__buffer_printf(&texts.message, "expected %s not to be NULL", expression);
+        tattle__buffer_printf(&texts.message, "expected %s not to be NULL",
+                              expression);
     free(expression);
     FAIL_WITH(site, &texts, format);
 }
@@ -463,25 +488,28 @@ int tattle__check_near(const struct tattle_assert_site *site, long double left,
     render_floating(&texts.right, right);
     render_floating(&difference_text, difference);
     render_floating(&epsilon_text, epsilon);
-    tattle__buffer_printf(&texts.message,
-                          "expected values within %s of each other, they differ by %s",
-                          epsilon_text.data, difference_text.data);
+    tattle__buffer_printf(
+        &texts.message,
+        "expected values within %s of each other, they differ by %s",
+        epsilon_text.data, difference_text.data);
     tattle__buffer_release(&difference_text);
     tattle__buffer_release(&epsilon_text);
     FAIL_WITH(site, &texts, format);
 }
 
 /* "killed by SIGABRT (Aborted)", "exited with status 3", ... */
-static void describe_ending(struct tattle__buffer *out, enum tattle__death_ended how,
-                            int value)
+static void describe_ending(struct tattle__buffer *out,
+                            enum tattle__death_ended how, int value)
 {
     char name[16];
     switch (how) {
     case TATTLE__ENDED_NOT_STARTED:
-        tattle__buffer_printf(out, "could not be started (%s)", strerror(value));
+        tattle__buffer_printf(out, "could not be started (%s)",
+                              strerror(value));
         break;
     case TATTLE__ENDED_BY_SIGNAL:
-        tattle__buffer_printf(out, "killed by %s (%s)", tattle__signal_name(value, name),
+        tattle__buffer_printf(out, "killed by %s (%s)",
+                              tattle__signal_name(value, name),
                               strsignal(value));
         break;
     case TATTLE__ENDED_BY_EXIT:
@@ -493,13 +521,16 @@ static void describe_ending(struct tattle__buffer *out, enum tattle__death_ended
     }
 }
 
-int tattle__check_death(const struct tattle_assert_site *site, struct tattle__death *death,
-                        enum tattle__death_kind kind, int expected, const char *format, ...)
+int tattle__check_death(const struct tattle_assert_site *site,
+                        struct tattle__death *death,
+                        enum tattle__death_kind kind, int expected,
+                        const char *format, ...)
 {
     struct tattle__death_ending ending;
     tattle__death_wait(death, &ending);
-    enum tattle__death_ended wanted =
-        kind == TATTLE__DEATH_BY_SIGNAL ? TATTLE__ENDED_BY_SIGNAL : TATTLE__ENDED_BY_EXIT;
+    enum tattle__death_ended wanted = kind == TATTLE__DEATH_BY_SIGNAL
+                                          ? TATTLE__ENDED_BY_SIGNAL
+                                          : TATTLE__ENDED_BY_EXIT;
     if (ending.how == wanted && ending.value == expected)
         return 1;
     struct failure_texts texts = {0};
@@ -507,8 +538,8 @@ int tattle__check_death(const struct tattle_assert_site *site, struct tattle__de
     describe_ending(&texts.right, wanted, expected);
     struct tattle__buffer parts[2] = {{0}, {0}}; /* the statement, the rest */
     split_operands(site->written, parts, 2);
-    tattle__buffer_printf(&texts.message, "`%s` ended: %s; expected: %s", parts[0].data,
-                          texts.left.data, texts.right.data);
+    tattle__buffer_printf(&texts.message, "`%s` ended: %s; expected: %s",
+                          parts[0].data, texts.left.data, texts.right.data);
     if (ending.stderr_length > 0)
         tattle__buffer_printf(&texts.message, "; its stderr ended with:\n%s",
                               ending.stderr_tail);

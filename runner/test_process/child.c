@@ -112,8 +112,8 @@ void tattle__child_run(const struct tattle_test *test,
     test_process = getpid();
     on_exit_count = 0;
 
-    bool ready = run_phase(TATTLE__PHASE_SETUP,
-                           suite ? suite->options.setup : NULL);
+    bool ready =
+        run_phase(TATTLE__PHASE_SETUP, suite ? suite->options.setup : NULL);
     if (ready)
         ready = run_phase(TATTLE__PHASE_SETUP, test->options.setup);
     if (!ready)
@@ -151,7 +151,8 @@ void tattle__child_main(const struct tattle__child_start *start)
 {
     /* Every call here is a cost paid per test: what can be set once was
      * set in the fork server and is inherited. */
-    if (start->cgroup_procs_fd >= 0 && write(start->cgroup_procs_fd, "0", 1) != 1)
+    if (start->cgroup_procs_fd >= 0 &&
+        write(start->cgroup_procs_fd, "0", 1) != 1)
         _exit(3);
     setpgid(0, 0);
     prctl(PR_SET_CHILD_SUBREAPER, 1);
@@ -171,9 +172,10 @@ void tattle__child_main(const struct tattle__child_start *start)
         if (error != 0) {
             char message[96];
             snprintf(message, sizeof message,
-                     "the trace arena could not be mapped: %s", strerror(-error));
-            struct tattle__slot_failure failure = {
-                .kind = TATTLE_FAILURE_ERROR, .message = message};
+                     "the trace arena could not be mapped: %s",
+                     strerror(-error));
+            struct tattle__slot_failure failure = {.kind = TATTLE_FAILURE_ERROR,
+                                                   .message = message};
             tattle__slot_add_failure(start->slot, &failure);
         }
     }

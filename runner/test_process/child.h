@@ -33,19 +33,20 @@ struct tattle__child_start {
     const struct tattle_suite *suite;
     struct tattle__slot *slot;
     int stdin_fd, stdout_fd, stderr_fd;
-    int arena_fd;                   /* the trace arena's memfd, or -1 */
+    int arena_fd; /* the trace arena's memfd, or -1 */
     uint64_t arena_size;
-    int first_server_fd;            /* the server's descriptors: from here up */
-    int cgroup_procs_fd;            /* >= 0: join this cgroup first */
-    const sigset_t *signal_mask;    /* the program's own signal mask */
-    const int *signals;             /* signals whose dispositions come back */
+    int first_server_fd;         /* the server's descriptors: from here up */
+    int cgroup_procs_fd;         /* >= 0: join this cgroup first */
+    const sigset_t *signal_mask; /* the program's own signal mask */
+    const int *signals;          /* signals whose dispositions come back */
     const struct sigaction *signal_actions;
     size_t signal_count;
     pid_t server_pid;
 };
 
 /** Runs the test in a freshly forked process and ends the process. */
-TATTLE__NORETURN void tattle__child_main(const struct tattle__child_start *start);
+TATTLE__NORETURN void
+tattle__child_main(const struct tattle__child_start *start);
 
 /** Runs the test in the calling process (also used with --no-fork).
  * `forked` says whether this is a forked test process. */

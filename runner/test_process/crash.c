@@ -14,7 +14,7 @@
 #include <stdbool.h>
 #include <string.h>
 
-static const int crash_signals[] = {SIGSEGV, SIGBUS, SIGILL, SIGFPE,
+static const int crash_signals[] = {SIGSEGV, SIGBUS,  SIGILL, SIGFPE,
                                     SIGABRT, SIGTRAP, SIGSYS};
 
 enum { CRASH_SIGNAL_COUNT = sizeof crash_signals / sizeof *crash_signals };

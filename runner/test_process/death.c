@@ -24,7 +24,8 @@
 
 int tattle__death_fork(struct tattle__death *death)
 {
-    *death = (struct tattle__death){.pid = -1, .stderr_fd = -1, .returned_fd = -1};
+    *death =
+        (struct tattle__death){.pid = -1, .stderr_fd = -1, .returned_fd = -1};
     int stderr_pipe[2], returned_pipe[2];
     if (pipe2(stderr_pipe, O_CLOEXEC) != 0) {
         death->error = errno;
@@ -87,8 +88,9 @@ static void keep_stderr_tail(int fd, struct tattle__death_ending *ending)
             memcpy(ending->stderr_tail, chunk + size - room, room);
             ending->stderr_length = room;
         } else {
-            size_t keep = ending->stderr_length + size > room ? room - size
-                                                               : ending->stderr_length;
+            size_t keep = ending->stderr_length + size > room
+                              ? room - size
+                              : ending->stderr_length;
             memmove(ending->stderr_tail,
                     ending->stderr_tail + ending->stderr_length - keep, keep);
             memcpy(ending->stderr_tail + keep, chunk, size);
@@ -98,7 +100,8 @@ static void keep_stderr_tail(int fd, struct tattle__death_ending *ending)
     ending->stderr_tail[ending->stderr_length] = '\0';
 }
 
-void tattle__death_wait(struct tattle__death *death, struct tattle__death_ending *ending)
+void tattle__death_wait(struct tattle__death *death,
+                        struct tattle__death_ending *ending)
 {
     *ending = (struct tattle__death_ending){0};
     if (death->pid < 0) {

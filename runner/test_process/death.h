@@ -26,6 +26,7 @@ struct tattle__death_ending {
 
 /** Reads the child's stderr to its end, waits for the child, and says how
  * it ended; closes the check's descriptors. */
-void tattle__death_wait(struct tattle__death *death, struct tattle__death_ending *ending);
+void tattle__death_wait(struct tattle__death *death,
+                        struct tattle__death_ending *ending);
 
 #endif /* TATTLE_RUNNER_TEST_PROCESS_DEATH_H */

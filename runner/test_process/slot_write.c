@@ -23,24 +23,29 @@ static size_t align8(size_t n)
 static void *record_claim(struct tattle__slot *slot, size_t payload_size,
                           struct tattle__slot_record_header **header_out)
 {
-    size_t size = align8(sizeof(struct tattle__slot_record_header) + payload_size);
-    uint32_t offset = atomic_load_explicit(&slot->reserved, memory_order_relaxed);
+    size_t size =
+        align8(sizeof(struct tattle__slot_record_header) + payload_size);
+    uint32_t offset =
+        atomic_load_explicit(&slot->reserved, memory_order_relaxed);
     do {
         /* Keep room for a zero header after the last record: it ends the
          * walk. */
-        if ((size_t)offset + size + sizeof(struct tattle__slot_record_header) > slot->capacity) {
+        if ((size_t)offset + size + sizeof(struct tattle__slot_record_header) >
+            slot->capacity) {
             atomic_fetch_add(&slot->failures_dropped, 1);
             return NULL;
         }
     } while (!atomic_compare_exchange_weak(&slot->reserved, &offset,
                                            (uint32_t)(offset + size)));
-    struct tattle__slot_record_header *header = (void *)(slot->records + offset);
+    struct tattle__slot_record_header *header =
+        (void *)(slot->records + offset);
     header->size = (uint32_t)size;
     *header_out = header;
     return header + 1;
 }
 
-static void record_commit(struct tattle__slot_record_header *header, enum tattle__slot_record_type type)
+static void record_commit(struct tattle__slot_record_header *header,
+                          enum tattle__slot_record_type type)
 {
     atomic_store_explicit(&header->type, type, memory_order_release);
 }
@@ -55,9 +60,10 @@ struct stored_string {
 };
 
 /* Prepares `text` for storing; returns the stored length. A string longer
- * than TATTLE__SLOT_FIELD_BYTES_MAX is cut there (not inside a UTF-8 character) and ends
- * with "... [truncated N bytes]". */
-static size_t stored_string_prepare(struct stored_string *stored, const char *text)
+ * than TATTLE__SLOT_FIELD_BYTES_MAX is cut there (not inside a UTF-8 character)
+ * and ends with "... [truncated N bytes]". */
+static size_t stored_string_prepare(struct stored_string *stored,
+                                    const char *text)
 {
     size_t length = strlen(text);
     *stored = (struct stored_string){.text = text, .kept = length};
@@ -75,7 +81,8 @@ static size_t stored_string_prepare(struct stored_string *stored, const char *te
 
 /* Writes one record of `fixed` and the non-NULL `strings`; returns false
  * when it does not fit. */
-static bool add_strings_record(struct tattle__slot *slot, enum tattle__slot_record_type type,
+static bool add_strings_record(struct tattle__slot *slot,
+                               enum tattle__slot_record_type type,
                                struct tattle__slot_strings_payload fixed,
                                const char *const *strings, int count)
 {
@@ -85,7 +92,8 @@ static bool add_strings_record(struct tattle__slot *slot, enum tattle__slot_reco
         if (!strings[i])
             continue;
         fixed.present |= 1u << i;
-        fixed.lengths[i] = (uint32_t)stored_string_prepare(&stored[i], strings[i]);
+        fixed.lengths[i] =
+            (uint32_t)stored_string_prepare(&stored[i], strings[i]);
         size += fixed.lengths[i] + 1;
     }
     struct tattle__slot_record_header *header;
@@ -109,12 +117,13 @@ static bool add_strings_record(struct tattle__slot *slot, enum tattle__slot_reco
 bool tattle__slot_add_failure(struct tattle__slot *slot,
                               const struct tattle__slot_failure *failure)
 {
-    const char *strings[TATTLE__SLOT_STRING_FIELDS] = {failure->message, failure->file,
-                                          failure->macro,   failure->expr,
-                                          failure->left,    failure->right};
+    const char *strings[TATTLE__SLOT_STRING_FIELDS] = {
+        failure->message, failure->file, failure->macro,
+        failure->expr,    failure->left, failure->right};
     struct tattle__slot_strings_payload fixed = {.kind = (int32_t)failure->kind,
-                                    .line = failure->line};
-    return add_strings_record(slot, TATTLE__RECORD_FAILURE, fixed, strings, TATTLE__SLOT_STRING_FIELDS);
+                                                 .line = failure->line};
+    return add_strings_record(slot, TATTLE__RECORD_FAILURE, fixed, strings,
+                              TATTLE__SLOT_STRING_FIELDS);
 }
 
 bool tattle__slot_add_skip(struct tattle__slot *slot, const char *reason,

@@ -22,13 +22,13 @@
  * C1 control, U+FFFE and U+FFFF, invalid UTF-8 (a stray byte, a truncated
  * sequence, an encoded surrogate, an overlong form), the end of a CDATA
  * section, quotes, markup, and workflow commands on lines of their own. */
-#define HOSTILE_MESSAGE                                                       \
-    "hostile \x01\x02\x03\x04\x05\x06\x07\x08|\t|\x0b\x0c|\r|\x0e\x0f"        \
-    "\x10\x11\x12\x13\x14\x15\x16\x17\x18\x19\x1a\x1b\x1c\x1d\x1e\x1f"        \
-    "\x7f \xc2\x85 \xef\xbf\xbe\xef\xbf\xbf \xff \xe2\x9c \xed\xa0\x80 "      \
-    "\xc0\xaf ]]> ]]]> \"double\" 'single' <tag attr=\"v\"> &amp; & % %25 "   \
-    "a:b,c\n::error::injected from a message\n"                              \
-    "\r::warning file=x,line=1::injected after a carriage return\r\n"         \
+#define HOSTILE_MESSAGE                                                        \
+    "hostile \x01\x02\x03\x04\x05\x06\x07\x08|\t|\x0b\x0c|\r|\x0e\x0f"         \
+    "\x10\x11\x12\x13\x14\x15\x16\x17\x18\x19\x1a\x1b\x1c\x1d\x1e\x1f"         \
+    "\x7f \xc2\x85 \xef\xbf\xbe\xef\xbf\xbf \xff \xe2\x9c \xed\xa0\x80 "       \
+    "\xc0\xaf ]]> ]]]> \"double\" 'single' <tag attr=\"v\"> &amp; & % %25 "    \
+    "a:b,c\n::error::injected from a message\n"                                \
+    "\r::warning file=x,line=1::injected after a carriage return\r\n"          \
     "%0A::error::escaped newline\n##[error]legacy command"
 
 /* The same, and NUL bytes, for the output. */
@@ -108,8 +108,13 @@ static void hostile_name_body(void)
     FAIL("a test with a hostile name fails");
 }
 
-#define HAND_BUILT(suite_, name_)                                             \
-    {suite_, name_, __FILE__, __LINE__, hostile_name_body, {0}}
+#define HAND_BUILT(suite_, name_)                                              \
+    {                                                                          \
+        suite_, name_, __FILE__, __LINE__, hostile_name_body,                  \
+        {                                                                      \
+            0                                                                  \
+        }                                                                      \
+    }
 
 /* Valid ids (they run and fail) and ids that are not (reported invalid):
  * both reach the reports by name. */

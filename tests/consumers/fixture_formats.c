@@ -23,7 +23,7 @@
 /* Control bytes, an escape sequence, DEL, invalid UTF-8, a C1 control,
  * and what TAP, YAML, XML and JSON treat specially. */
 #define HOSTILE                                                                \
-    "\x01\x1b[31m\x7f\xff\xfe \xc2\x9b # hash \\ backslash ]]> \"q\" 'a' "  \
+    "\x01\x1b[31m\x7f\xff\xfe \xc2\x9b # hash \\ backslash ]]> \"q\" 'a' "     \
     "- ? : {x} [y] ... --- not ok 99 Bail out!"
 
 TEST(formats, passes)
@@ -103,7 +103,12 @@ static void hand_built_passes(void)
 }
 
 #define HAND_BUILT(suite, name)                                                \
-    {(suite), (name), __FILE__, __LINE__, hand_built_passes, {0}}
+    {                                                                          \
+        (suite), (name), __FILE__, __LINE__, hand_built_passes,                \
+        {                                                                      \
+            0                                                                  \
+        }                                                                      \
+    }
 
 /* Ids a TAP description must escape, and ids that are not valid (the
  * runner reports those invalid, so the formats still carry them). */

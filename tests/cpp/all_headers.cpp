@@ -8,7 +8,8 @@
 #include <tattle/tattle.h>
 #include <tattle/trace.h>
 
-namespace {
+namespace
+{
 
 struct counter {
     unsigned long finished = 0;
@@ -36,8 +37,8 @@ void counter_destroy(void *self)
 }
 
 const tattle_reporter_type counter_type = {
-    "counter", counter_create, nullptr, nullptr, counter_finished,
-    counter_end, counter_destroy};
+    "counter",        counter_create, nullptr,        nullptr,
+    counter_finished, counter_end,    counter_destroy};
 
 } // namespace
 

@@ -12,7 +12,8 @@
 #include <tattle/trace.h>
 #include <tattle/tattle.h>
 
-namespace {
+namespace
+{
 
 void suite_setup()
 {

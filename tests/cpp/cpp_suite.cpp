@@ -11,7 +11,8 @@
 #include <stdexcept>
 #include <string>
 
-namespace {
+namespace
+{
 
 enum class colour : unsigned char { red = 1, green = 2 };
 

@@ -42,7 +42,8 @@ static void wait_at_barrier(void)
     char byte;
     ssize_t n;
     while ((n = read(go, &byte, 1)) != 0)
-        ASSERT(n > 0 || errno == EINTR, "read %s: %s", go_path, strerror(errno));
+        ASSERT(n > 0 || errno == EINTR, "read %s: %s", go_path,
+               strerror(errno));
     close(go);
 }
 
@@ -78,18 +79,24 @@ static void print_ran(void)
     printf("ran\n");
 }
 
-#define HAND_BUILT(suite_, name_) {suite_, name_, __FILE__, __LINE__, print_ran, {0}}
+#define HAND_BUILT(suite_, name_)                                              \
+    {                                                                          \
+        suite_, name_, __FILE__, __LINE__, print_ran,                          \
+        {                                                                      \
+            0                                                                  \
+        }                                                                      \
+    }
 
 /* Valid ids that a glob, a shell or an option parser would misread. */
 static const struct tattle_test hostile_ids[] = {
     HAND_BUILT("glob", "[ab]"),
-    HAND_BUILT("glob", "a"),            /* what the glob glob/[ab] matches */
+    HAND_BUILT("glob", "a"), /* what the glob glob/[ab] matches */
     HAND_BUILT("glob", "star*"),
-    HAND_BUILT("glob", "starry"),       /* ... and glob/star* */
+    HAND_BUILT("glob", "starry"), /* ... and glob/star* */
     HAND_BUILT("glob", "question?"),
     HAND_BUILT("glob", "questions"),
     HAND_BUILT("escape", "back\\slash"),
-    HAND_BUILT("escape", "backslash"),  /* ... and escape/back\slash */
+    HAND_BUILT("escape", "backslash"), /* ... and escape/back\slash */
     HAND_BUILT("-dash", "suite"),
     HAND_BUILT("--double-dash", "suite"),
     HAND_BUILT("--id=other", "suite"),

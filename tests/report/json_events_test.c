@@ -30,11 +30,14 @@ static cJSON *event_object(const struct tattle_trace_event *event)
     cJSON *object = cJSON_CreateObject();
     tattle__json_add_uint(object, "seq", event->seq);
     tattle__json_add_uint(object, "t_us", event->t_us);
-    tattle__json_add_text(object, "kind", tattle_trace_event_kind_name(event->kind));
+    tattle__json_add_text(object, "kind",
+                          tattle_trace_event_kind_name(event->kind));
     const struct {
         const char *key, *value;
-    } strings[] = {{"from", event->from}, {"to", event->to},
-                   {"label", event->label}, {"msg", event->msg}};
+    } strings[] = {{"from", event->from},
+                   {"to", event->to},
+                   {"label", event->label},
+                   {"msg", event->msg}};
     for (size_t i = 0; i < sizeof strings / sizeof *strings; i++)
         if (strings[i].value)
             tattle__json_add_text(object, strings[i].key, strings[i].value);
@@ -61,7 +64,8 @@ static void compare(const char *what, const struct tattle_trace_event *events,
         size_t at = 0;
         while (printed.data[at] && printed.data[at] == expected[at])
             at++;
-        printf("FAILED: %s: differs at byte %zu\n  printer: %.80s\n  cJSON:   %.80s\n",
+        printf("FAILED: %s: differs at byte %zu\n  printer: %.80s\n  cJSON:   "
+               "%.80s\n",
                what, at, printed.data + at, expected + at);
         failures++;
     }
@@ -71,9 +75,15 @@ static void compare(const char *what, const struct tattle_trace_event *events,
 
 static struct tattle_trace_event event_with(const char *text)
 {
-    return (struct tattle_trace_event){
-        .seq = 7, .t_us = 12345, .kind = TATTLE_TRACE_SEND, .from = text,
-        .to = text, .label = text, .msg = text, .size = 64, .level = 3};
+    return (struct tattle_trace_event){.seq = 7,
+                                       .t_us = 12345,
+                                       .kind = TATTLE_TRACE_SEND,
+                                       .from = text,
+                                       .to = text,
+                                       .label = text,
+                                       .msg = text,
+                                       .size = 64,
+                                       .level = 3};
 }
 
 int main(void)
@@ -83,17 +93,32 @@ int main(void)
         char alone[2] = {(char)byte, 0};
         char inside[8] = {'a', (char)byte, 'b', (char)byte, (char)byte, 'c', 0};
         char what[64];
-        struct tattle_trace_event events[2] = {event_with(alone), event_with(inside)};
+        struct tattle_trace_event events[2] = {event_with(alone),
+                                               event_with(inside)};
         snprintf(what, sizeof what, "byte 0x%02x", byte);
         compare(what, events, 2);
     }
     static const char *const hostile[] = {
-        "", "\"", "\\", "\"quoted\" and \\back\\slashed\\", "</script>",
-        "line\nbreak\ttab\rreturn", "\x1b[31mred\x1b[0m", "\x7f del",
-        "C1 \xc2\x80 \xc2\x9b \xc2\x9f", "nbsp \xc2\xa0", "é ü ß 漢字 🙂",
-        "\xff\xfe", "\xc3", "\xe2\x82", "\xf0\x9f\x99", "\xc0\xaf overlong",
-        "\xed\xa0\x80 surrogate", "\xf4\x90\x80\x80 above U+10FFFF",
-        "mixed \xe9t\xe9 latin-1", "/slash/ and \\u0000 text",
+        "",
+        "\"",
+        "\\",
+        "\"quoted\" and \\back\\slashed\\",
+        "</script>",
+        "line\nbreak\ttab\rreturn",
+        "\x1b[31mred\x1b[0m",
+        "\x7f del",
+        "C1 \xc2\x80 \xc2\x9b \xc2\x9f",
+        "nbsp \xc2\xa0",
+        "é ü ß 漢字 🙂",
+        "\xff\xfe",
+        "\xc3",
+        "\xe2\x82",
+        "\xf0\x9f\x99",
+        "\xc0\xaf overlong",
+        "\xed\xa0\x80 surrogate",
+        "\xf4\x90\x80\x80 above U+10FFFF",
+        "mixed \xe9t\xe9 latin-1",
+        "/slash/ and \\u0000 text",
         "\x01\x02\x03\x04\x05\x06\x07\x08\x0b\x0c\x0e\x0f\x10\x1f",
     };
     for (size_t i = 0; i < sizeof hostile / sizeof *hostile; i++) {
@@ -113,8 +138,10 @@ int main(void)
         {.seq = 1, .kind = TATTLE_TRACE_SPAWN},
         {.seq = 2, .kind = TATTLE_TRACE_EXIT, .from = "worker"},
         {.seq = 3, .kind = TATTLE_TRACE_RECV, .to = "me", .msg = ""},
-        {.seq = (UINT64_C(1) << 53) - 1, .t_us = (UINT64_C(1) << 53) - 1,
-         .kind = TATTLE_TRACE_EVENT, .size = (UINT64_C(1) << 53) - 1,
+        {.seq = (UINT64_C(1) << 53) - 1,
+         .t_us = (UINT64_C(1) << 53) - 1,
+         .kind = TATTLE_TRACE_EVENT,
+         .size = (UINT64_C(1) << 53) - 1,
          .level = -2147483647 - 1},
         {.seq = 0, .kind = TATTLE_TRACE_EVENT, .level = 2147483647},
     };

@@ -182,19 +182,22 @@ TEST(assert, operands_evaluated_once)
     int local = 0;
     evaluations = 0;
     /* Failing forms (non-fatal, so the body goes on). */
-    EXPECT_EQ(count_int(1), count_int(2));                              /* 2 */
-    EXPECT_NE(count_int(3), count_int(3));                              /* 4 */
-    EXPECT_LT(count_int(5), count_int(4));                              /* 6 */
-    EXPECT(count_int(0));                                               /* 7 */
-    EXPECT_STR_EQ(count_str("a"), count_str("b"));                      /* 9 */
-    EXPECT_MEM_EQ(count_ptr(bytes_a), count_ptr(bytes_b), count_size(4)); /* 12 */
-    EXPECT_NULL(count_ptr(&local));                                     /* 13 */
-    EXPECT_NEAR(count_double(1.0), count_double(2.0), count_double(0.5)); /* 16 */
+    EXPECT_EQ(count_int(1), count_int(2));         /* 2 */
+    EXPECT_NE(count_int(3), count_int(3));         /* 4 */
+    EXPECT_LT(count_int(5), count_int(4));         /* 6 */
+    EXPECT(count_int(0));                          /* 7 */
+    EXPECT_STR_EQ(count_str("a"), count_str("b")); /* 9 */
+    EXPECT_MEM_EQ(count_ptr(bytes_a), count_ptr(bytes_b),
+                  count_size(4));   /* 12 */
+    EXPECT_NULL(count_ptr(&local)); /* 13 */
+    EXPECT_NEAR(count_double(1.0), count_double(2.0),
+                count_double(0.5)); /* 16 */
     /* Holding forms. */
-    ASSERT_EQ(count_int(7), count_int(7));                              /* 18 */
-    ASSERT(count_int(1));                                               /* 19 */
-    ASSERT_STR_NE(count_str("a"), count_str("b"), "with a message %d", 1); /* 21 */
-    ASSERT_NOT_NULL(count_ptr(&local));                                 /* 22 */
+    ASSERT_EQ(count_int(7), count_int(7)); /* 18 */
+    ASSERT(count_int(1));                  /* 19 */
+    ASSERT_STR_NE(count_str("a"), count_str("b"), "with a message %d",
+                  1);                   /* 21 */
+    ASSERT_NOT_NULL(count_ptr(&local)); /* 22 */
     printf("evaluations=%d\n", evaluations);
 }
 

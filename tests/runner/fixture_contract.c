@@ -35,7 +35,8 @@ static void note_on_exit(void *ctx)
     fprintf(stderr, "on_exit in %d\n", (int)getpid());
 }
 
-TEST(contract, worker_fatal_assert_ends_only_the_worker, .teardown = note_teardown)
+TEST(contract, worker_fatal_assert_ends_only_the_worker,
+     .teardown = note_teardown)
 {
     tattle_on_exit(note_on_exit, NULL);
     pid_t worker = fork();
@@ -46,7 +47,8 @@ TEST(contract, worker_fatal_assert_ends_only_the_worker, .teardown = note_teardo
     }
     int status = 0;
     waitpid(worker, &status, 0);
-    fprintf(stderr, "worker status %d\n", WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+    fprintf(stderr, "worker status %d\n",
+            WIFEXITED(status) ? WEXITSTATUS(status) : -1);
 }
 
 /* Leaves 600 children behind (each blocked in pause()) and passes; their
@@ -83,7 +85,8 @@ TEST(contract, tag_cap_out_of_range, .tags = "trace_messages:4294967297")
 {
 }
 
-TEST(contract, field_cap_out_of_range, .tags = "trace_messages", .trace_cap = 2000000000)
+TEST(contract, field_cap_out_of_range, .tags = "trace_messages",
+     .trace_cap = 2000000000)
 {
 }
 
@@ -140,19 +143,21 @@ static void sleeper(void)
     {                                                                          \
         sleeper();                                                             \
     }
+
+/* clang-format does not settle on a layout for these lines. */
+/* clang-format off */
 #define TEN_SLEEPERS(d)                                                        \
-    SLEEPER(d##0) SLEEPER(d##1) SLEEPER(d##2) SLEEPER(d##3) SLEEPER(d##4)     \
+    SLEEPER(d##0) SLEEPER(d##1) SLEEPER(d##2) SLEEPER(d##3) SLEEPER(d##4)      \
     SLEEPER(d##5) SLEEPER(d##6) SLEEPER(d##7) SLEEPER(d##8) SLEEPER(d##9)
 TEN_SLEEPERS(1) TEN_SLEEPERS(2) TEN_SLEEPERS(3) TEN_SLEEPERS(4)
 TEN_SLEEPERS(5) TEN_SLEEPERS(6)
 SLEEPER(70) SLEEPER(71) SLEEPER(72) SLEEPER(73) SLEEPER(74) SLEEPER(75)
 SLEEPER(76) SLEEPER(77) SLEEPER(78)
-
 TEST(crowd, crasher)
 {
     struct stat started = {0};
-    for (long waited = 0;
-         stat("crowd.started", &started) != 0 || started.st_size < CROWD_SLEEPERS;
+    for (long waited = 0; stat("crowd.started", &started) != 0 ||
+                          started.st_size < CROWD_SLEEPERS;
          waited += 20) {
         if (waited >= fixture_wait_ms())
             FAIL("only %lld of %d sleepers started", (long long)started.st_size,
@@ -163,6 +168,7 @@ TEST(crowd, crasher)
                                  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     *nowhere = 1;
 }
+/* clang-format on */
 
 /* A reporter plugin that writes nothing. */
 static int plugin_create(void **self, const char *destination,

@@ -110,7 +110,8 @@ static TATTLE__NORETURN void hang_forever(void)
  * null-pointer check. */
 static volatile int *inaccessible_address(void)
 {
-    void *page = mmap(NULL, 4096, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    void *page =
+        mmap(NULL, 4096, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     return page == MAP_FAILED ? NULL : page;
 }
 

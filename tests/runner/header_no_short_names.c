@@ -18,11 +18,12 @@
     defined(EXPECT_LE) || defined(EXPECT_GT) || defined(EXPECT_GE) ||          \
     defined(ASSERT_STR_EQ) || defined(ASSERT_STR_NE) ||                        \
     defined(EXPECT_STR_EQ) || defined(EXPECT_STR_NE) ||                        \
-    defined(ASSERT_MEM_EQ) || defined(EXPECT_MEM_EQ) || defined(ASSERT_NULL) ||\
-    defined(ASSERT_NOT_NULL) || defined(EXPECT_NULL) ||                        \
-    defined(EXPECT_NOT_NULL) || defined(ASSERT_NEAR) || defined(EXPECT_NEAR) ||\
-    defined(ASSERT_SIGNAL) || defined(EXPECT_SIGNAL) || defined(ASSERT_EXIT) || \
-    defined(EXPECT_EXIT) || defined(FAIL) || defined(SKIP)
+    defined(ASSERT_MEM_EQ) || defined(EXPECT_MEM_EQ) ||                        \
+    defined(ASSERT_NULL) || defined(ASSERT_NOT_NULL) ||                        \
+    defined(EXPECT_NULL) || defined(EXPECT_NOT_NULL) ||                        \
+    defined(ASSERT_NEAR) || defined(EXPECT_NEAR) || defined(ASSERT_SIGNAL) ||  \
+    defined(EXPECT_SIGNAL) || defined(ASSERT_EXIT) || defined(EXPECT_EXIT) ||  \
+    defined(FAIL) || defined(SKIP)
 #error "TATTLE_NO_SHORT_NAMES left a short name defined"
 #endif
 

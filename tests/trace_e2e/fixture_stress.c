@@ -105,7 +105,8 @@ static tattle_mailbox *prologue(const char *id)
     tattle_mailbox *mailbox;
     int error = tattle_mailbox_open(&mailbox, box, 16);
     if (error != 0)
-        FAIL("%s: tattle_mailbox_open failed: %s", id, tattle_error_name(error));
+        FAIL("%s: tattle_mailbox_open failed: %s", id,
+             tattle_error_name(error));
     for (int i = 0; i < 2; i++) {
         int length = snprintf(text, sizeof text, "%s pending %d", id, i);
         tattle_mailbox_send(mailbox, id, text, (size_t)length);
@@ -119,7 +120,8 @@ static tattle_mailbox *prologue(const char *id)
  * sanitizer builds (where a NULL write is caught by UBSan instead). */
 static void crash_with_segv(void)
 {
-    void *page = mmap(NULL, 4096, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    void *page =
+        mmap(NULL, 4096, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     volatile int *volatile nowhere = page == MAP_FAILED ? NULL : page;
     *nowhere = 1;
 }
@@ -212,7 +214,7 @@ static void stress_run(const char *id, enum stress_kind kind, bool spinning)
     TEST(stress, id##number##_##kind##spin_suffix, .tags = tags_,              \
          .timeout_ms = STRESS_TIMEOUT_##kind)                                  \
     {                                                                          \
-        stress_run("id" #number, STRESS_##kind, #spin_suffix[0] != '\0');     \
+        stress_run("id" #number, STRESS_##kind, #spin_suffix[0] != '\0');      \
     }
 
 #include "stress_tests.inc"

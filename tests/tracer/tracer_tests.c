@@ -30,7 +30,8 @@
 #include "tracer/mailbox.h"
 #include "tracer/session.h"
 
-/* ---- Helpers ---------------------------------------------------------------- */
+/* ---- Helpers ----------------------------------------------------------------
+ */
 
 /* The timeout of a mailbox wait that should never run out. */
 static int patient_ms(void)
@@ -114,7 +115,8 @@ static void check_invariants(const struct tattle_trace *trace)
               "the last kept event is not the last recorded one");
 }
 
-/* ---- Recording ----------------------------------------------------------------- */
+/* ---- Recording
+ * ----------------------------------------------------------------- */
 
 static void body_send_recv_event(void)
 {
@@ -144,8 +146,8 @@ static void test_records_send_recv_event_fields_in_order(void)
     CHECK(e[1].kind == TATTLE_TRACE_RECV && same(e[1].from, "pong") &&
           same(e[1].to, "ping") && same(e[1].msg, "ok"));
     CHECK(e[2].kind == TATTLE_TRACE_EVENT && e[2].level == 10 &&
-          same(e[2].from, "ping") && same(e[2].to, "pong") &&
-          same(e[2].label, "state") && same(e[2].msg, "count=42"),
+              same(e[2].from, "ping") && same(e[2].to, "pong") &&
+              same(e[2].label, "state") && same(e[2].msg, "count=42"),
           "event: %s %s %s", e[2].from, e[2].label, e[2].msg);
     /* Strings outside read-only data are copied, bounded. */
     CHECK(same(e[3].to, "a-label-far-longer-than"), "to: %s", e[3].to);
@@ -192,7 +194,8 @@ static void test_budget_stops_recording_and_sets_overflow(void)
     CHECK(trace->recorded == 30 && trace->overflow && trace->event_count == 30,
           "recorded %llu overflow %d", (unsigned long long)trace->recorded,
           trace->overflow);
-    CHECK(same(trace->events[29].msg, "m030"), "last: %s", trace->events[29].msg);
+    CHECK(same(trace->events[29].msg, "m030"), "last: %s",
+          trace->events[29].msg);
     tattle__trace_free(trace);
     tattle__trace_session_destroy(session);
 
@@ -230,7 +233,8 @@ static void test_level_threshold_filters_events(void)
 static void body_payload(void)
 {
     tattle_trace_send("peer", "long", "abcdefghijkl", 12);
-    tattle_trace_send("peer", "binary", "\x00\x01\x02\x03\x04\x05\x06\x07\x08\x09", 10);
+    tattle_trace_send("peer", "binary",
+                      "\x00\x01\x02\x03\x04\x05\x06\x07\x08\x09", 10);
     tattle_trace_send("peer", "cstring", "text", 5);
 }
 
@@ -249,7 +253,8 @@ static void test_payload_is_bounded_by_payload_bytes(void)
     tattle__trace_session_destroy(session);
 }
 
-/* ---- Threads and processes -------------------------------------------------- */
+/* ---- Threads and processes --------------------------------------------------
+ */
 
 enum { EVENTS_PER_ACTOR = 20 };
 
@@ -315,8 +320,8 @@ static size_t count_from(const struct tattle_trace *trace, const char *from,
     return count;
 }
 
-static const struct tattle_trace_actor *find_actor(const struct tattle_trace *trace,
-                                                   const char *name)
+static const struct tattle_trace_actor *
+find_actor(const struct tattle_trace *trace, const char *name)
 {
     for (size_t i = 0; i < trace->actor_count; i++)
         if (same(trace->actors[i].name, name))
@@ -356,7 +361,8 @@ static void test_threads_and_forked_children_record_into_one_arena(void)
     tattle__trace_session_destroy(session);
 }
 
-/* ---- Torn records ------------------------------------------------------------ */
+/* ---- Torn records
+ * ------------------------------------------------------------ */
 
 /* A payload that proves itself whole: a counter, filler derived from it,
  * and a checksum over all of that, all printable. */
@@ -400,7 +406,8 @@ static bool payload_is_whole(const char *text)
  * most rounds. TORTURE_KINDS is far above the cap, so a record torn
  * between two writes still mixes two different payloads. */
 enum { TORTURE_CAP = 16, TORTURE_KINDS = 1000, TORTURE_WRITERS = 2 };
-static char torture_payloads[TORTURE_WRITERS + 1][TORTURE_KINDS][TORTURE_PAYLOAD + 1];
+static char torture_payloads[TORTURE_WRITERS + 1][TORTURE_KINDS]
+                            [TORTURE_PAYLOAD + 1];
 static char torture_peers[TORTURE_KINDS][8];
 
 static void make_torture_messages(void)
@@ -472,11 +479,12 @@ static void test_torn_writes_after_sigkill_are_never_reported(void)
     unsigned torn_rounds = 0, rounds = 0;
     uint64_t events_checked = 0;
     make_torture_messages();
-    torture_progress = mmap(NULL, sizeof *torture_progress * (TORTURE_WRITERS + 1),
-                            PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS,
-                            -1, 0);
+    torture_progress =
+        mmap(NULL, sizeof *torture_progress * (TORTURE_WRITERS + 1),
+             PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
     CHECK(torture_progress != MAP_FAILED, "mmap: %s", strerror(errno));
-    while (rounds < max_rounds && (rounds < MIN_ROUNDS || torn_rounds < MIN_TORN)) {
+    while (rounds < max_rounds &&
+           (rounds < MIN_ROUNDS || torn_rounds < MIN_TORN)) {
         bool one_writer = rounds % 2 == 0;
         struct tattle__trace_session *session =
             new_session(TORTURE_CAP, 1u << 30, 100, TORTURE_PAYLOAD);
@@ -493,8 +501,9 @@ static void test_torn_writes_after_sigkill_are_never_reported(void)
         check_invariants(trace);
         for (size_t i = 0; i < trace->event_count; i++) {
             const struct tattle_trace_event *event = &trace->events[i];
-            CHECK(payload_is_whole(event->msg), "round %u: torn event reported: %s",
-                  rounds, event->msg ? event->msg : "(null)");
+            CHECK(payload_is_whole(event->msg),
+                  "round %u: torn event reported: %s", rounds,
+                  event->msg ? event->msg : "(null)");
             unsigned long long counter = 0;
             sscanf(event->msg, "w%*u n%llu", &counter);
             char peer[24];
@@ -523,7 +532,8 @@ static void test_torn_writes_after_sigkill_are_never_reported(void)
           torn_rounds, rounds);
 }
 
-/* ---- Deactivation ------------------------------------------------------------ */
+/* ---- Deactivation
+ * ------------------------------------------------------------ */
 
 /* Sends the survivor has made (returned from), shared with the driver. */
 static _Atomic uint64_t *survivor_sends;
@@ -532,7 +542,8 @@ static void wait_survivor_sends(uint64_t sends)
 {
     uint64_t deadline = harness_deadline(HARNESS_WAIT_MS);
     while (atomic_load(survivor_sends) < sends) {
-        CHECK(harness_now_ns() < deadline, "the survivor made %llu of %llu sends",
+        CHECK(harness_now_ns() < deadline,
+              "the survivor made %llu of %llu sends",
               (unsigned long long)atomic_load(survivor_sends),
               (unsigned long long)sends);
         harness_poll_pause();
@@ -599,7 +610,8 @@ static void test_untraced_calls_record_nothing(void)
     CHECK(tattle_trace_current == NULL);
 }
 
-/* ---- Mailboxes ------------------------------------------------------------------ */
+/* ---- Mailboxes
+ * ------------------------------------------------------------------ */
 
 /* Opens a mailbox the test needs (the test fails when it cannot). */
 static tattle_mailbox *open_mailbox(const char *name, size_t capacity)
@@ -615,10 +627,12 @@ static void check_mailbox_basics(void)
 {
     tattle_mailbox *placeholder = open_mailbox("placeholder", 1);
     tattle_mailbox *refused = placeholder;
-    CHECK(tattle_mailbox_open(&refused, "none", 0) == -EINVAL && refused == NULL,
+    CHECK(tattle_mailbox_open(&refused, "none", 0) == -EINVAL &&
+              refused == NULL,
           "a zero capacity is refused and the handle cleared");
     refused = placeholder;
-    CHECK(tattle_mailbox_open(&refused, "huge", 4097) == -EINVAL && refused == NULL);
+    CHECK(tattle_mailbox_open(&refused, "huge", 4097) == -EINVAL &&
+          refused == NULL);
     CHECK(tattle_mailbox_open(NULL, "nowhere", 1) == -EINVAL);
     tattle_mailbox_close(placeholder);
     tattle_mailbox *mailbox = open_mailbox("box", 2);
@@ -627,7 +641,8 @@ static void check_mailbox_basics(void)
     char label[8], message[16];
     int length = tattle_mailbox_recv(mailbox, label, sizeof label, message,
                                      sizeof message, 0);
-    CHECK(length == 5 && same(label, "one") && memcmp(message, "first", 5) == 0);
+    CHECK(length == 5 && same(label, "one") &&
+          memcmp(message, "first", 5) == 0);
     length = tattle_mailbox_recv(mailbox, label, sizeof label, message,
                                  sizeof message, 100);
     CHECK(length == 6 && same(label, "two"));
@@ -639,13 +654,15 @@ static void check_mailbox_basics(void)
     CHECK(waited_ms >= 49 && waited_ms < 1000 * harness_scale(),
           "waited %llu ms", (unsigned long long)waited_ms);
     CHECK(tattle_mailbox_recv(mailbox, NULL, 0, message, sizeof message, 0) ==
-          -ETIMEDOUT, "a zero timeout polls");
+              -ETIMEDOUT,
+          "a zero timeout polls");
     static char big[TATTLE_MAILBOX_MESSAGE_MAX + 1];
     CHECK(tattle_mailbox_send(mailbox, "big", big, sizeof big) == -EMSGSIZE);
     /* A message larger than the buffer is truncated; its length returned. */
     CHECK(tattle_mailbox_send(mailbox, "long", "0123456789abcdefXYZ", 19) == 0);
     length = tattle_mailbox_recv(mailbox, label, 3, message, 16, 0);
-    CHECK(length == 19 && same(label, "lo") && memcmp(message, "0123456789abcdef", 16) == 0);
+    CHECK(length == 19 && same(label, "lo") &&
+          memcmp(message, "0123456789abcdef", 16) == 0);
     tattle_mailbox_close(mailbox);
 }
 
@@ -666,10 +683,13 @@ static void test_mailbox_send_recv_timeout_traced(void)
     check_invariants(trace);
     CHECK(trace->event_count == 6, "%zu events", trace->event_count);
     CHECK(trace->events[0].kind == TATTLE_TRACE_SEND &&
-          same(trace->events[0].from, "main") && same(trace->events[0].to, "box") &&
-          same(trace->events[0].label, "one") && same(trace->events[0].msg, "first"));
+          same(trace->events[0].from, "main") &&
+          same(trace->events[0].to, "box") &&
+          same(trace->events[0].label, "one") &&
+          same(trace->events[0].msg, "first"));
     CHECK(trace->events[2].kind == TATTLE_TRACE_RECV &&
-          same(trace->events[2].from, "box") && same(trace->events[2].to, "main"));
+          same(trace->events[2].from, "box") &&
+          same(trace->events[2].to, "main"));
     CHECK(trace->mailbox_count == 0, "a closed mailbox is not snapshotted");
     tattle__trace_free(trace);
     tattle__trace_session_destroy(session);
@@ -704,7 +724,8 @@ static void check_blocking_across_threads(void)
     pthread_create(&thread, NULL, ponger, &game);
     int value = 0;
     for (int round = 0; round < 200; round++) {
-        CHECK(tattle_mailbox_send(game.to_ponger, "ping", &value, sizeof value) == 0);
+        CHECK(tattle_mailbox_send(game.to_ponger, "ping", &value,
+                                  sizeof value) == 0);
         CHECK(tattle_mailbox_recv(game.to_pinger, NULL, 0, &value, sizeof value,
                                   patient_ms()) == (int)sizeof value);
     }
@@ -744,15 +765,16 @@ static void check_across_fork(void)
     for (int i = 1; i <= 50; i++) {
         CHECK(tattle_mailbox_send(requests, "double", &i, sizeof i) == 0);
         int reply = 0;
-        CHECK(tattle_mailbox_recv(replies, NULL, 0, &reply, sizeof reply, patient_ms()) ==
-              (int)sizeof reply);
+        CHECK(tattle_mailbox_recv(replies, NULL, 0, &reply, sizeof reply,
+                                  patient_ms()) == (int)sizeof reply);
         CHECK(reply == 2 * i);
     }
     int stop = -1;
     tattle_mailbox_send(requests, "stop", &stop, sizeof stop);
     int status;
     waitpid(child, &status, 0);
-    CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0, "worker status %#x", status);
+    CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0, "worker status %#x",
+          status);
 }
 
 static void test_mailbox_works_across_fork_untraced(void)
@@ -785,9 +807,11 @@ static void test_mailbox_works_across_fork_traced(void)
                           same(trace->events[j].msg, event->msg);
         CHECK(sent_before, "receive %zu before its send", i);
     }
-    CHECK(trace->mailbox_count == 2, "two open mailboxes: %zu", trace->mailbox_count);
+    CHECK(trace->mailbox_count == 2, "two open mailboxes: %zu",
+          trace->mailbox_count);
     for (size_t i = 0; i < trace->mailbox_count; i++)
-        CHECK(!trace->mailboxes[i].approx && trace->mailboxes[i].message_count == 0 &&
+        CHECK(!trace->mailboxes[i].approx &&
+                  trace->mailboxes[i].message_count == 0 &&
                   trace->mailboxes[i].pending == 0,
               "%s", trace->mailboxes[i].name);
     tattle__trace_free(trace);
@@ -834,13 +858,15 @@ static void test_snapshot_after_crash_keeps_pending_messages_approx(void)
     const struct tattle_trace_mailbox *orders = &trace->mailboxes[0];
     CHECK(same(orders->name, "orders") && same(orders->owner, "main"));
     CHECK(orders->pending == 2 && orders->message_count == 2);
-    CHECK(same(orders->messages[0], "order #2") && same(orders->messages[1], "order #3"),
+    CHECK(same(orders->messages[0], "order #2") &&
+              same(orders->messages[1], "order #3"),
           "%s / %s", orders->messages[0], orders->messages[1]);
     CHECK(orders->approx, "read after its owner crashed");
     CHECK(orders->alive, "the owner was alive when the crash handler ran");
     /* The sends were rendered by the formatter in the trace too. */
     CHECK(count_from(trace, "producer", TATTLE_TRACE_SEND) == 3);
-    CHECK(same(trace->events[1].msg, "order #1") || same(trace->events[2].msg, "order #1"));
+    CHECK(same(trace->events[1].msg, "order #1") ||
+          same(trace->events[2].msg, "order #1"));
     tattle__trace_free(trace);
     tattle__trace_session_destroy(session);
 }
@@ -854,7 +880,8 @@ static void body_clean_end_with_pending(void)
 static void test_snapshot_after_clean_end_is_exact(void)
 {
     struct tattle__trace_session *session = new_session(50, 5000, 100, 64);
-    struct tattle_trace *trace = run_traced(session, body_clean_end_with_pending);
+    struct tattle_trace *trace =
+        run_traced(session, body_clean_end_with_pending);
     CHECK(trace->mailbox_count == 1);
     CHECK(trace->mailboxes[0].pending == 1 && !trace->mailboxes[0].approx);
     CHECK(same(trace->mailboxes[0].messages[0], "still here"));
@@ -907,7 +934,8 @@ static void test_timeout_snapshot_is_taken_live(void)
         CHECK(trace->mailboxes[i].approx, "a live snapshot is approximate");
         CHECK(trace->mailboxes[i].alive, "the owner was alive when read");
     }
-    CHECK(same(trace->mailboxes[2].name, "log") && trace->mailboxes[2].pending == 2 &&
+    CHECK(same(trace->mailboxes[2].name, "log") &&
+          trace->mailboxes[2].pending == 2 &&
           same(trace->mailboxes[2].messages[1], "unread 2"));
     CHECK(trace->mailboxes[0].pending == 0 && trace->mailboxes[1].pending == 0);
     const struct tattle_trace_actor *peer = find_actor(trace, "peer");
@@ -941,7 +969,8 @@ static void test_watched_queue_joins_the_snapshot(void)
     struct tattle_trace *trace = run_traced(session, body_watch);
     CHECK(trace->mailbox_count == 1);
     const struct tattle_trace_mailbox *jobs = &trace->mailboxes[0];
-    CHECK(same(jobs->name, "jobs") && jobs->pending == 3 && jobs->message_count == 3);
+    CHECK(same(jobs->name, "jobs") && jobs->pending == 3 &&
+          jobs->message_count == 3);
     CHECK(same(jobs->messages[2], "job 3") && same(jobs->owner, "main"));
     tattle__trace_free(trace);
     tattle__trace_session_destroy(session);
@@ -979,14 +1008,15 @@ static void test_reused_arena_starts_empty(void)
      * (events, actors, mailboxes, overflow) may show in the next one. */
     for (int round = 0; round < 6; round++) {
         struct tattle__trace_session *session = new_session(10, 30, 100, 64);
-        struct tattle_trace *trace =
-            run_traced(session, round % 2 == 0 ? body_many_sends : body_one_send);
+        struct tattle_trace *trace = run_traced(
+            session, round % 2 == 0 ? body_many_sends : body_one_send);
         check_invariants(trace);
         if (round % 2 == 0) {
             CHECK(trace->overflow && trace->recorded == 30);
         } else {
             CHECK(!trace->overflow && trace->recorded == 1 &&
-                      trace->event_count == 1 && same(trace->events[0].label, "only"),
+                      trace->event_count == 1 &&
+                      same(trace->events[0].label, "only"),
                   "round %d: recorded %llu", round,
                   (unsigned long long)trace->recorded);
             CHECK(trace->actor_count == 1 && trace->mailbox_count == 0);
@@ -996,8 +1026,8 @@ static void test_reused_arena_starts_empty(void)
     }
 }
 
-
-/* ---- Closing mailboxes ---------------------------------------------------------- */
+/* ---- Closing mailboxes
+ * ---------------------------------------------------------- */
 
 static tattle_mailbox *closing_mailbox;
 
@@ -1037,12 +1067,15 @@ static void check_close_wakes_blocked_callers(void)
     tattle_mailbox_close(closing_mailbox);
     void *result = NULL;
     pthread_join(receiver, &result);
-    CHECK((intptr_t)result == -EPIPE, "blocked recv got %ld", (long)(intptr_t)result);
+    CHECK((intptr_t)result == -EPIPE, "blocked recv got %ld",
+          (long)(intptr_t)result);
     /* ... and later callers get -EPIPE, not a crash. */
     char buffer[8];
     CHECK(tattle_mailbox_send(closing_mailbox, "late", "y", 1) == -EPIPE);
-    CHECK(tattle_mailbox_recv(closing_mailbox, NULL, 0, buffer, sizeof buffer, 0) == -EPIPE);
-    CHECK(tattle_mailbox_recv(closing_mailbox, NULL, 0, buffer, sizeof buffer, -1) == -EPIPE);
+    CHECK(tattle_mailbox_recv(closing_mailbox, NULL, 0, buffer, sizeof buffer,
+                              0) == -EPIPE);
+    CHECK(tattle_mailbox_recv(closing_mailbox, NULL, 0, buffer, sizeof buffer,
+                              -1) == -EPIPE);
     tattle_mailbox_close(closing_mailbox); /* twice is harmless */
 
     /* A sender blocked on a full mailbox is woken too. */
@@ -1053,8 +1086,10 @@ static void check_close_wakes_blocked_callers(void)
     wait_for_waiter(closing_mailbox);
     tattle_mailbox_close(closing_mailbox);
     pthread_join(sender, &result);
-    CHECK((intptr_t)result == -EPIPE, "blocked send got %ld", (long)(intptr_t)result);
-    CHECK(tattle_mailbox_recv(closing_mailbox, NULL, 0, buffer, sizeof buffer, 0) == -EPIPE,
+    CHECK((intptr_t)result == -EPIPE, "blocked send got %ld",
+          (long)(intptr_t)result);
+    CHECK(tattle_mailbox_recv(closing_mailbox, NULL, 0, buffer, sizeof buffer,
+                              0) == -EPIPE,
           "pending messages are discarded");
 }
 
@@ -1066,14 +1101,16 @@ static void test_mailbox_close_wakes_blocked_callers_untraced(void)
 static void test_mailbox_close_wakes_blocked_callers_traced(void)
 {
     struct tattle__trace_session *session = new_session(50, 5000, 100, 64);
-    struct tattle_trace *trace = run_traced(session, check_close_wakes_blocked_callers);
+    struct tattle_trace *trace =
+        run_traced(session, check_close_wakes_blocked_callers);
     check_invariants(trace);
     CHECK(trace->mailbox_count == 0, "closed mailboxes are not snapshotted");
     tattle__trace_free(trace);
     tattle__trace_session_destroy(session);
 }
 
-/* ---- The budget is shared, not wasted ------------------------------------------ */
+/* ---- The budget is shared, not wasted
+ * ------------------------------------------ */
 
 enum { SHORT_THREADS = 8, SHARED_BUDGET = 100 };
 static int main_events;
@@ -1100,8 +1137,10 @@ static void test_budget_is_not_wasted_by_short_threads(void)
 {
     /* 8 threads record 2 events each; main fills the budget exactly. */
     main_events = SHARED_BUDGET - 2 * SHORT_THREADS;
-    struct tattle__trace_session *session = new_session(200, SHARED_BUDGET, 100, 64);
-    struct tattle_trace *trace = run_traced(session, body_short_threads_then_main);
+    struct tattle__trace_session *session =
+        new_session(200, SHARED_BUDGET, 100, 64);
+    struct tattle_trace *trace =
+        run_traced(session, body_short_threads_then_main);
     check_invariants(trace);
     CHECK(trace->recorded == SHARED_BUDGET && !trace->overflow,
           "recorded %llu overflow %d", (unsigned long long)trace->recorded,
@@ -1122,7 +1161,8 @@ static void test_budget_is_not_wasted_by_short_threads(void)
     tattle__trace_session_destroy(session);
 }
 
-/* ---- What does not fit is refused, not lost silently --------------------------- */
+/* ---- What does not fit is refused, not lost silently
+ * --------------------------- */
 
 static void *one_send_thread(void *arg)
 {
@@ -1145,10 +1185,11 @@ static void test_actors_past_the_limit_set_overflow(void)
     struct tattle__trace_session *session = new_session(1000, 100000, 100, 64);
     struct tattle_trace *trace = run_traced(session, body_too_many_actors);
     check_invariants(trace);
-    CHECK(trace->actor_count == TATTLE_TRACE_MAX_ACTORS, "%zu actors", trace->actor_count);
+    CHECK(trace->actor_count == TATTLE_TRACE_MAX_ACTORS, "%zu actors",
+          trace->actor_count);
     /* 127 threads got an entry: a send and an exit each. */
-    CHECK(trace->recorded == 2 * (TATTLE_TRACE_MAX_ACTORS - 1),
-          "recorded %llu", (unsigned long long)trace->recorded);
+    CHECK(trace->recorded == 2 * (TATTLE_TRACE_MAX_ACTORS - 1), "recorded %llu",
+          (unsigned long long)trace->recorded);
     CHECK(trace->overflow, "events refused for lack of room set overflow");
     tattle__trace_free(trace);
     tattle__trace_session_destroy(session);
@@ -1217,13 +1258,15 @@ static void test_full_mailbox_storage_fails_with_enospc(void)
     size_t thread_sends = 0;
     for (size_t i = 0; i < trace->event_count; i++)
         thread_sends += same(trace->events[i].label, "late");
-    CHECK(thread_sends == 4, "the threads' sends were recorded: %zu", thread_sends);
+    CHECK(thread_sends == 4, "the threads' sends were recorded: %zu",
+          thread_sends);
     CHECK(!trace->overflow);
     tattle__trace_free(trace);
     tattle__trace_session_destroy(session);
 }
 
-/* ---- UTF-8 ------------------------------------------------------------------- */
+/* ---- UTF-8
+ * ------------------------------------------------------------------- */
 
 #define E_ACUTE "\xc3\xa9"
 
@@ -1234,15 +1277,27 @@ static void body_utf8_payloads(void)
     tattle_trace_send("peer", "utf8", greeting, sizeof greeting - 1);
     tattle_trace_send("peer", "cstring", greeting, sizeof greeting);
     tattle_trace_send("peer", "int", &sixty_five, sizeof sixty_five);
-    tattle_trace_send("peer", "control", "a\x01" "b", 3);
-    tattle_trace_send("peer", "c1", "a\xc2\x85" "b", 4);
-    tattle_trace_send("peer", "invalid", "a\xff" "b", 3);
+    tattle_trace_send("peer", "control",
+                      "a\x01"
+                      "b",
+                      3);
+    tattle_trace_send("peer", "c1",
+                      "a\xc2\x85"
+                      "b",
+                      4);
+    tattle_trace_send("peer", "invalid",
+                      "a\xff"
+                      "b",
+                      3);
     /* 19 bytes cut at 16 by payload_bytes: the cut é is left out. */
-    tattle_trace_send("peer", "cut", "x" E_ACUTE E_ACUTE E_ACUTE E_ACUTE E_ACUTE
-                                     E_ACUTE E_ACUTE E_ACUTE "yz", 19);
+    tattle_trace_send(
+        "peer", "cut",
+        "x" E_ACUTE E_ACUTE E_ACUTE E_ACUTE E_ACUTE E_ACUTE E_ACUTE E_ACUTE
+        "yz",
+        19);
     tattle_trace_event(1, NULL, NULL, "event",
-                       "y" E_ACUTE E_ACUTE E_ACUTE E_ACUTE E_ACUTE E_ACUTE E_ACUTE
-                           E_ACUTE E_ACUTE);
+                       "y" E_ACUTE E_ACUTE E_ACUTE E_ACUTE E_ACUTE E_ACUTE
+                           E_ACUTE E_ACUTE E_ACUTE);
 }
 
 static void test_utf8_payloads_are_rendered_as_text(void)
@@ -1257,23 +1312,25 @@ static void test_utf8_payloads_are_rendered_as_text(void)
           events[0].msg);
     CHECK(same(events[1].msg, "h" E_ACUTE "llo w\xc3\xb6rld "), "msg %s",
           events[1].msg);
-    CHECK(same(events[2].msg, "hex:41000000"), "an int is binary: %s", events[2].msg);
+    CHECK(same(events[2].msg, "hex:41000000"), "an int is binary: %s",
+          events[2].msg);
     CHECK(same(events[3].msg, "hex:610162"), "msg %s", events[3].msg);
     CHECK(same(events[4].msg, "hex:61c28562"), "msg %s", events[4].msg);
     CHECK(same(events[5].msg, "hex:61ff62"), "msg %s", events[5].msg);
-    CHECK(same(events[6].msg, "x" E_ACUTE E_ACUTE E_ACUTE E_ACUTE E_ACUTE E_ACUTE
-                                  E_ACUTE),
+    CHECK(same(events[6].msg,
+               "x" E_ACUTE E_ACUTE E_ACUTE E_ACUTE E_ACUTE E_ACUTE E_ACUTE),
           "msg %s", events[6].msg);
-    CHECK(same(events[7].msg, "y" E_ACUTE E_ACUTE E_ACUTE E_ACUTE E_ACUTE E_ACUTE
-                                  E_ACUTE),
+    CHECK(same(events[7].msg,
+               "y" E_ACUTE E_ACUTE E_ACUTE E_ACUTE E_ACUTE E_ACUTE E_ACUTE),
           "event text cut at a character: %s", events[7].msg);
     tattle__trace_free(trace);
     tattle__trace_session_destroy(session);
 }
 
-#define TWENTY_E_ACUTES E_ACUTE E_ACUTE E_ACUTE E_ACUTE E_ACUTE E_ACUTE E_ACUTE \
-    E_ACUTE E_ACUTE E_ACUTE E_ACUTE E_ACUTE E_ACUTE E_ACUTE E_ACUTE E_ACUTE E_ACUTE \
-    E_ACUTE E_ACUTE E_ACUTE
+#define TWENTY_E_ACUTES                                                        \
+    E_ACUTE E_ACUTE E_ACUTE E_ACUTE E_ACUTE E_ACUTE E_ACUTE E_ACUTE E_ACUTE    \
+        E_ACUTE E_ACUTE E_ACUTE E_ACUTE E_ACUTE E_ACUTE E_ACUTE E_ACUTE        \
+            E_ACUTE E_ACUTE E_ACUTE
 
 static void body_long_utf8_names(void)
 {
@@ -1319,34 +1376,54 @@ static void test_truncation_never_cuts_a_character(void)
 }
 
 static const struct harness_test tests[] = {
-    {"mailbox_close_wakes_blocked_callers_untraced", test_mailbox_close_wakes_blocked_callers_untraced},
-    {"mailbox_close_wakes_blocked_callers_traced", test_mailbox_close_wakes_blocked_callers_traced},
-    {"budget_is_not_wasted_by_short_threads", test_budget_is_not_wasted_by_short_threads},
-    {"actors_past_the_limit_set_overflow", test_actors_past_the_limit_set_overflow},
-    {"mailboxes_past_the_limit_fail_with_enospc", test_mailboxes_past_the_limit_fail_with_enospc},
-    {"full_mailbox_storage_fails_with_enospc", test_full_mailbox_storage_fails_with_enospc},
-    {"utf8_payloads_are_rendered_as_text", test_utf8_payloads_are_rendered_as_text},
-    {"truncation_never_cuts_a_character", test_truncation_never_cuts_a_character},
+    {"mailbox_close_wakes_blocked_callers_untraced",
+     test_mailbox_close_wakes_blocked_callers_untraced},
+    {"mailbox_close_wakes_blocked_callers_traced",
+     test_mailbox_close_wakes_blocked_callers_traced},
+    {"budget_is_not_wasted_by_short_threads",
+     test_budget_is_not_wasted_by_short_threads},
+    {"actors_past_the_limit_set_overflow",
+     test_actors_past_the_limit_set_overflow},
+    {"mailboxes_past_the_limit_fail_with_enospc",
+     test_mailboxes_past_the_limit_fail_with_enospc},
+    {"full_mailbox_storage_fails_with_enospc",
+     test_full_mailbox_storage_fails_with_enospc},
+    {"utf8_payloads_are_rendered_as_text",
+     test_utf8_payloads_are_rendered_as_text},
+    {"truncation_never_cuts_a_character",
+     test_truncation_never_cuts_a_character},
     {"reused_arena_starts_empty", test_reused_arena_starts_empty},
-    {"records_send_recv_event_fields_in_order", test_records_send_recv_event_fields_in_order},
-    {"cap_keeps_last_events_and_counts_dropped", test_cap_keeps_last_events_and_counts_dropped},
-    {"budget_stops_recording_and_sets_overflow", test_budget_stops_recording_and_sets_overflow},
+    {"records_send_recv_event_fields_in_order",
+     test_records_send_recv_event_fields_in_order},
+    {"cap_keeps_last_events_and_counts_dropped",
+     test_cap_keeps_last_events_and_counts_dropped},
+    {"budget_stops_recording_and_sets_overflow",
+     test_budget_stops_recording_and_sets_overflow},
     {"level_threshold_filters_events", test_level_threshold_filters_events},
-    {"payload_is_bounded_by_payload_bytes", test_payload_is_bounded_by_payload_bytes},
-    {"threads_and_forked_children_record_into_one_arena", test_threads_and_forked_children_record_into_one_arena},
-    {"torn_writes_after_sigkill_are_never_reported", test_torn_writes_after_sigkill_are_never_reported},
-    {"deactivation_stops_survivors_at_next_event", test_deactivation_stops_survivors_at_next_event},
+    {"payload_is_bounded_by_payload_bytes",
+     test_payload_is_bounded_by_payload_bytes},
+    {"threads_and_forked_children_record_into_one_arena",
+     test_threads_and_forked_children_record_into_one_arena},
+    {"torn_writes_after_sigkill_are_never_reported",
+     test_torn_writes_after_sigkill_are_never_reported},
+    {"deactivation_stops_survivors_at_next_event",
+     test_deactivation_stops_survivors_at_next_event},
     {"untraced_calls_record_nothing", test_untraced_calls_record_nothing},
-    {"mailbox_send_recv_timeout_untraced", test_mailbox_send_recv_timeout_untraced},
+    {"mailbox_send_recv_timeout_untraced",
+     test_mailbox_send_recv_timeout_untraced},
     {"mailbox_send_recv_timeout_traced", test_mailbox_send_recv_timeout_traced},
     {"mailbox_blocks_across_threads", test_mailbox_blocks_across_threads},
-    {"mailbox_works_across_fork_untraced", test_mailbox_works_across_fork_untraced},
+    {"mailbox_works_across_fork_untraced",
+     test_mailbox_works_across_fork_untraced},
     {"mailbox_works_across_fork_traced", test_mailbox_works_across_fork_traced},
-    {"snapshot_after_crash_keeps_pending_messages_approx", test_snapshot_after_crash_keeps_pending_messages_approx},
-    {"snapshot_after_clean_end_is_exact", test_snapshot_after_clean_end_is_exact},
+    {"snapshot_after_crash_keeps_pending_messages_approx",
+     test_snapshot_after_crash_keeps_pending_messages_approx},
+    {"snapshot_after_clean_end_is_exact",
+     test_snapshot_after_clean_end_is_exact},
     {"timeout_snapshot_is_taken_live", test_timeout_snapshot_is_taken_live},
     {"watched_queue_joins_the_snapshot", test_watched_queue_joins_the_snapshot},
-    {"in_process_session_records_and_forgets", test_in_process_session_records_and_forgets},
+    {"in_process_session_records_and_forgets",
+     test_in_process_session_records_and_forgets},
 };
 
 int main(int argc, char **argv)

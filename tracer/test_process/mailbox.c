@@ -61,15 +61,15 @@ static uint64_t arena_alloc(struct tattle_trace_arena *arena, uint64_t bytes)
     if (bytes == 0 || bytes > size)
         return 0;
     bytes = (bytes + 63) / 64 * 64;
-    uint64_t used = atomic_load_explicit(&arena->heap_used, memory_order_relaxed);
+    uint64_t used =
+        atomic_load_explicit(&arena->heap_used, memory_order_relaxed);
     do {
         /* A request that does not fit consumes nothing. */
         if (used > size || size - used < bytes)
             return 0;
-    } while (!atomic_compare_exchange_weak_explicit(&arena->heap_used, &used,
-                                                    used + bytes,
-                                                    memory_order_relaxed,
-                                                    memory_order_relaxed));
+    } while (!atomic_compare_exchange_weak_explicit(
+        &arena->heap_used, &used, used + bytes, memory_order_relaxed,
+        memory_order_relaxed));
     return arena->mailbox_offset + used;
 }
 
@@ -94,7 +94,8 @@ static void wake(tattle_mailbox *mailbox, _Atomic uint32_t *word)
 {
     atomic_fetch_add(word, 1);
     if (atomic_load(&mailbox->waiters) != 0)
-        syscall(SYS_futex, (uint32_t *)word, FUTEX_WAKE, INT_MAX, NULL, NULL, 0);
+        syscall(SYS_futex, (uint32_t *)word, FUTEX_WAKE, INT_MAX, NULL, NULL,
+                0);
 }
 
 /* Waits (lock released) until `word` changes or the deadline passes
@@ -126,7 +127,8 @@ static int wait_for_change(tattle_mailbox *mailbox, _Atomic uint32_t *word,
     return wait_error == ETIMEDOUT ? -ETIMEDOUT : 0;
 }
 
-/* ---- Opening and closing --------------------------------------------------- */
+/* ---- Opening and closing ---------------------------------------------------
+ */
 
 static size_t mailbox_bytes(size_t capacity)
 {
@@ -152,9 +154,8 @@ int tattle_mailbox_open(tattle_mailbox **out, const char *name, size_t capacity)
         do {
             if (directory_index >= TATTLE__MAX_MAILBOXES)
                 return -ENOSPC;
-        } while (!atomic_compare_exchange_weak(&arena->directory_count,
-                                               &directory_index,
-                                               directory_index + 1));
+        } while (!atomic_compare_exchange_weak(
+            &arena->directory_count, &directory_index, directory_index + 1));
         uint64_t offset = arena_alloc(arena, bytes);
         if (offset == 0) {
             uint32_t expected = directory_index + 1;
@@ -216,7 +217,8 @@ void tattle_mailbox_close(tattle_mailbox *mailbox)
         uintptr_t start = (uintptr_t)mailbox->slots;
         uintptr_t end = (uintptr_t)mailbox + mailbox->mapping_size;
         if (page > 0) {
-            start = (start + (uintptr_t)page - 1) / (uintptr_t)page * (uintptr_t)page;
+            start = (start + (uintptr_t)page - 1) / (uintptr_t)page *
+                    (uintptr_t)page;
             end = end / (uintptr_t)page * (uintptr_t)page;
             if (end > start)
                 madvise((void *)start, end - start, MADV_REMOVE);
@@ -275,7 +277,8 @@ int tattle_mailbox_send(tattle_mailbox *mailbox, const char *label,
     }
     atomic_store(&mailbox->busy, 1);
     uint64_t tail = atomic_load(&mailbox->tail);
-    struct tattle__mailbox_slot *slot = &mailbox->slots[tail % mailbox->capacity];
+    struct tattle__mailbox_slot *slot =
+        &mailbox->slots[tail % mailbox->capacity];
     slot->length = (uint32_t)len;
     slot->text_length = (uint32_t)text_length;
     copy_bounded(slot->label, sizeof slot->label, label);
@@ -330,7 +333,8 @@ int tattle_mailbox_recv(tattle_mailbox *mailbox, char *label_buf,
     }
     atomic_store(&mailbox->busy, 1);
     uint64_t head = atomic_load(&mailbox->head);
-    struct tattle__mailbox_slot *slot = &mailbox->slots[head % mailbox->capacity];
+    struct tattle__mailbox_slot *slot =
+        &mailbox->slots[head % mailbox->capacity];
     uint32_t length = slot->length;
     if (label_buf != NULL && label_len != 0)
         copy_bounded(label_buf, label_len, slot->label);
@@ -354,7 +358,8 @@ int tattle_mailbox_recv(tattle_mailbox *mailbox, char *label_buf,
     return (int)length; /* at most TATTLE_MAILBOX_MESSAGE_MAX */
 }
 
-/* ---- Watched user queues --------------------------------------------------- */
+/* ---- Watched user queues ---------------------------------------------------
+ */
 
 enum { MAX_LOCAL_WATCHES = TATTLE__MAX_WATCHES };
 
@@ -382,7 +387,8 @@ int tattle_mailbox_watch(const char *name, tattle_snapshot_fn fn, void *ctx)
     if (watch_count == MAX_LOCAL_WATCHES)
         return -ENOSPC;
     watches[watch_count].arena = arena;
-    copy_bounded(watches[watch_count].name, TATTLE__NAME_MAX, name ? name : "queue");
+    copy_bounded(watches[watch_count].name, TATTLE__NAME_MAX,
+                 name ? name : "queue");
     watches[watch_count].fn = fn;
     watches[watch_count].ctx = ctx;
     watches[watch_count].owner = tattle__recorder_actor();
@@ -392,7 +398,7 @@ int tattle_mailbox_watch(const char *name, tattle_snapshot_fn fn, void *ctx)
 
 struct emit_context {
     struct tattle__watch_record *record;
-    uint32_t limit;             /* bytes of each text kept */
+    uint32_t limit; /* bytes of each text kept */
 };
 
 static void emit_text(void *emit_ctx, const char *text)

@@ -51,18 +51,17 @@ static struct {
     uint32_t payload_bytes;
     int32_t level;
     uint32_t budget;
-    uint32_t generation;            /* the session this process records for */
+    uint32_t generation; /* the session this process records for */
 } config;
-
 
 struct thread_state {
     struct tattle_trace_arena *arena; /* the arena this state belongs to */
     struct tattle__ring *ring;
-    struct tattle__record *next;    /* where the next record goes */
+    struct tattle__record *next; /* where the next record goes */
     struct tattle__record *first;
     struct tattle__record *end;
     uint64_t written;
-    uint32_t quota;                 /* budget reserved, not yet used */
+    uint32_t quota; /* budget reserved, not yet used */
     int32_t actor;
     struct tattle_trace_arena *refused; /* the arena that had no room for it */
     uint32_t refused_generation;
@@ -91,14 +90,16 @@ static void write_record(struct thread_state *state,
 static bool attach(struct thread_state *state, struct tattle_trace_arena *arena,
                    int32_t parent, bool forked)
 {
-    uint32_t index = atomic_load_explicit(&arena->actor_count, memory_order_relaxed);
+    uint32_t index =
+        atomic_load_explicit(&arena->actor_count, memory_order_relaxed);
     do {
         if (index >= TATTLE__MAX_ACTORS) {
             state->refused = arena;
             state->refused_generation = config.generation;
             return false;
         }
-    } while (!atomic_compare_exchange_weak(&arena->actor_count, &index, index + 1));
+    } while (
+        !atomic_compare_exchange_weak(&arena->actor_count, &index, index + 1));
     uint64_t offset = tattle__arena_ring_offset(arena, index);
     struct tattle__actor *actor = &arena->actors[index];
     actor->pid = getpid();
@@ -131,16 +132,16 @@ static bool reserve_budget(struct thread_state *state,
     if (atomic_load_explicit(&arena->overflow, memory_order_relaxed))
         return false;
     uint64_t budget = config.budget;
-    uint64_t reserved = atomic_load_explicit(&arena->budget_reserved,
-                                             memory_order_relaxed);
+    uint64_t reserved =
+        atomic_load_explicit(&arena->budget_reserved, memory_order_relaxed);
     uint64_t chunk;
     do {
         if (reserved >= budget) {
             atomic_store_explicit(&arena->overflow, 1, memory_order_relaxed);
             return false;
         }
-        uint64_t live = atomic_load_explicit(&arena->live_actors,
-                                             memory_order_relaxed);
+        uint64_t live =
+            atomic_load_explicit(&arena->live_actors, memory_order_relaxed);
         chunk = (budget - reserved) / (4 * (live != 0 ? live : 1));
         if (chunk > BUDGET_CHUNK)
             chunk = BUDGET_CHUNK;
@@ -209,7 +210,8 @@ static void on_fork_child(void)
     state->arena = NULL;
     state->refused = NULL;
     state->quota = 0; /* the parent's quota stays the parent's */
-    if (atomic_load_explicit(&arena->active, memory_order_relaxed) != config.generation)
+    if (atomic_load_explicit(&arena->active, memory_order_relaxed) !=
+        config.generation)
         return;
     if (!attach(state, arena, parent, true)) {
         atomic_fetch_add_explicit(&arena->refused, 1, memory_order_relaxed);
@@ -292,8 +294,9 @@ static inline void write_record(struct thread_state *state,
                                 const struct tattle__event *event)
 {
     struct tattle_trace_arena *arena = state->arena;
-    if (TATTLE__UNLIKELY(atomic_load_explicit(&arena->active, memory_order_relaxed) !=
-                         config.generation))
+    if (TATTLE__UNLIKELY(
+            atomic_load_explicit(&arena->active, memory_order_relaxed) !=
+            config.generation))
         return;
     if (TATTLE__UNLIKELY(state->quota == 0) && !reserve_budget(state, arena))
         return;
@@ -307,14 +310,16 @@ static inline void write_record(struct thread_state *state,
     record->level = event->level;
     record->kind = (uint8_t)event->kind;
     record->flags = event->text ? TATTLE__RECORD_TEXT : 0;
-    record->name_modes = tattle__record_name_modes(
-        store_party(&record->from, event->from), store_party(&record->to, event->to),
-        store_name(&record->label, event->label));
+    record->name_modes =
+        tattle__record_name_modes(store_party(&record->from, event->from),
+                                  store_party(&record->to, event->to),
+                                  store_name(&record->label, event->label));
     size_t payload_length = event->payload_length;
     if (TATTLE__UNLIKELY(payload_length > config.payload_bytes)) {
         payload_length = config.payload_bytes;
         if (event->text)
-            payload_length = tattle__utf8_cut_length(event->payload, payload_length);
+            payload_length =
+                tattle__utf8_cut_length(event->payload, payload_length);
     }
     if (TATTLE__LIKELY(payload_length == 64))
         memcpy(record->payload, event->payload, 64);
@@ -324,7 +329,8 @@ static inline void write_record(struct thread_state *state,
     atomic_store_explicit(&record->commit, number + 1, memory_order_release);
 
     state->written = number + 1;
-    atomic_store_explicit(&state->ring->written, number + 1, memory_order_relaxed);
+    atomic_store_explicit(&state->ring->written, number + 1,
+                          memory_order_relaxed);
     struct tattle__record *next =
         (struct tattle__record *)((char *)record + config.record_size);
     state->next = next == state->end ? state->first : next;
@@ -360,14 +366,13 @@ void(tattle_trace_send)(const char *to, const char *label, const void *msg,
         return;
     struct thread_state *state = current_state();
     if (state != NULL)
-        write_record(state, &(struct tattle__event){
-                                .kind = TATTLE_TRACE_SEND,
-                                .from = TATTLE__SELF,
-                                .to = TATTLE__NAMED(to),
-                                .label = label,
-                                .payload = msg,
-                                .payload_length = len,
-                                .size = len});
+        write_record(state, &(struct tattle__event){.kind = TATTLE_TRACE_SEND,
+                                                    .from = TATTLE__SELF,
+                                                    .to = TATTLE__NAMED(to),
+                                                    .label = label,
+                                                    .payload = msg,
+                                                    .payload_length = len,
+                                                    .size = len});
 }
 
 void(tattle_trace_recv)(const char *from, const char *label, const void *msg,
@@ -377,14 +382,13 @@ void(tattle_trace_recv)(const char *from, const char *label, const void *msg,
         return;
     struct thread_state *state = current_state();
     if (state != NULL)
-        write_record(state, &(struct tattle__event){
-                                .kind = TATTLE_TRACE_RECV,
-                                .from = TATTLE__NAMED(from),
-                                .to = TATTLE__SELF,
-                                .label = label,
-                                .payload = msg,
-                                .payload_length = len,
-                                .size = len});
+        write_record(state, &(struct tattle__event){.kind = TATTLE_TRACE_RECV,
+                                                    .from = TATTLE__NAMED(from),
+                                                    .to = TATTLE__SELF,
+                                                    .label = label,
+                                                    .payload = msg,
+                                                    .payload_length = len,
+                                                    .size = len});
 }
 
 void(tattle_trace_event)(int level, const char *from, const char *to,

@@ -41,7 +41,7 @@ int32_t tattle__recorder_actor(void);
  * bounded, or kept as a pointer when it is a static string), or nobody. */
 struct tattle__party {
     bool self;
-    const char *name;           /* NULL and not self: nobody */
+    const char *name; /* NULL and not self: nobody */
 };
 
 #define TATTLE__SELF ((struct tattle__party){.self = true})
@@ -52,11 +52,11 @@ struct tattle__event {
     enum tattle_trace_event_kind kind;
     int level;
     struct tattle__party from, to;
-    const char *label;          /* NULL: none */
-    const void *payload;        /* the message's first bytes */
-    size_t payload_length;      /* cut to the arena's payload_bytes */
-    uint64_t size;              /* the whole message's size */
-    bool text;                  /* the payload is rendered text */
+    const char *label;     /* NULL: none */
+    const void *payload;   /* the message's first bytes */
+    size_t payload_length; /* cut to the arena's payload_bytes */
+    uint64_t size;         /* the whole message's size */
+    bool text;             /* the payload is rendered text */
 };
 
 /** Records one event from the calling thread (when the process records). */
