@@ -487,6 +487,48 @@ def case_show(out):
           "no terminal control reaches the chart")
 
 
+def many_actors_report(out, fixture, actors):
+    """The fixture's traced failed test with `actors` more event rows, each
+    from an actor of its own."""
+    report = json.loads(read_bytes(os.path.join(fixture, "full.json")))
+    t = [t for t in report["tests"] if t["trace"] and t["state"] == "failed"][0]
+    events = t["trace"]["events"]
+    for i in range(actors):
+        events.append({"seq": len(events) + 1, "t_us": 100 + i, "kind": "event",
+                       "from": "actor-%d" % i, "label": "tick", "msg": "n=%d" % i,
+                       "size": 0, "level": 0})
+        t["trace"]["actors"].append({"name": "actor-%d" % i, "pid": 100, "tid": 1000 + i,
+                                     "alive_at_exit": True})
+    t["trace"]["recorded"] = len(events)
+    path = os.path.join(out, "actors-%d.json" % actors)
+    write_bytes(path, json.dumps(report).encode())
+    return path, t["id"]
+
+
+def case_show_many_actors(out):
+    """A trace naming thousands of actors gives a chart whose size is
+    linear in the trace: a bounded number of lanes, the rest folded into
+    one "others" lane, said in a line, each folded actor named in its row."""
+    fixture = fixture_reports(out)
+    sizes = {}
+    for actors in (2000, 4000):
+        path, test_id = many_actors_report(out, fixture, actors)
+        proc = subprocess.run([TATTLE, "show", path, test_id], capture_output=True,
+                              timeout=120)
+        sizes[actors] = len(proc.stdout)
+        text = proc.stdout.decode("utf-8", "replace")
+        check(proc.returncode == 0, "show with %d actors exits 0" % actors)
+        check(sizes[actors] < 300 * actors,
+              "%d actors: %d bytes, at most 300 a row" % (actors, sizes[actors]))
+        check(re.search(r"share the lane \"others\"", text), "the folding is said in a line")
+        check("actor-%d" % (actors - 1) in text and "n=%d" % (actors - 1) in text,
+              "a folded actor is named in its row")
+        widest = max(len(l) for l in text.split("\n"))
+        check(widest < 600, "no row is wider than the lanes allow: %d" % widest)
+    check(sizes[4000] < 2.5 * sizes[2000], "twice the actors, about twice the output: %s"
+          % sizes)
+
+
 # ---- validate ------------------------------------------------------------------------
 
 def variants(report):
@@ -723,7 +765,7 @@ CASES = {"round-trip": case_round_trip, "formats": case_formats, "bad-inputs": c
          "usage": case_usage, "merge-shards": case_merge_shards,
          "merge-duplicates": case_merge_duplicates, "merge-killed": case_merge_killed,
          "summary": case_summary, "show": case_show, "validate": case_validate,
-         "fuzz": case_fuzz}
+         "fuzz": case_fuzz, "show-many-actors": case_show_many_actors}
 
 
 def main():
