@@ -151,9 +151,7 @@ int tattle__cli_writer_end(struct tattle__cli_writer *writer, const char *comman
     if (rc == 0) {
         if (!writer->destination)
             rc = copy_to_stdout(writer->temp_path);
-        else if (rename(writer->temp_path, writer->destination) != 0)
-            rc = -errno;
-        else {
+        else if ((rc = tattle__commit_path(writer->temp_path, writer->destination)) == 0) {
             free(writer->temp_path);
             writer->temp_path = NULL;
         }

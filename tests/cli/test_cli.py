@@ -12,7 +12,9 @@ import json
 import os
 import re
 import shutil
+import select
 import signal
+import stat
 import subprocess
 import sys
 import time
@@ -529,6 +531,78 @@ def case_show_many_actors(out):
           % sizes)
 
 
+def through_fifo(fifo, command, cwd=None):
+    """Runs `command`, which writes to the FIFO `fifo`, reading the FIFO
+    until the command has exited and every byte is read. Returns the exit
+    status and the bytes."""
+    reader = os.open(fifo, os.O_RDONLY | os.O_NONBLOCK)
+    proc = subprocess.Popen(command, cwd=cwd, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL)
+    data = bytearray()
+    deadline = time.monotonic() + 120 * driver.wait_scale()
+    try:
+        while time.monotonic() < deadline:
+            ready, _, _ = select.select([reader], [], [], 0.1)
+            chunk = os.read(reader, 65536) if ready else b""
+            data += chunk
+            if not chunk:
+                try:
+                    proc.wait(timeout=0.05)
+                except subprocess.TimeoutExpired:
+                    continue
+                data += os.read(reader, 1 << 24) if select.select([reader], [], [], 0)[0] \
+                    else b""
+                break
+    finally:
+        os.close(reader)
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    return proc.returncode, bytes(data)
+
+
+def case_special_outputs(out):
+    """An output that exists and is not a regular file (a FIFO, a device)
+    gets the report written into it and stays what it was: convert, merge
+    and a test binary's --json."""
+    fixture = fixture_reports(out)
+    report = os.path.join(fixture, "full.json")
+    fifo = os.path.join(out, "fifo")
+    os.mkfifo(fifo)
+    rc, data = through_fifo(fifo, [TATTLE, "convert", report, "--to", "json", "-o", fifo])
+    check(rc == 0, "convert -o FIFO exits 0")
+    check(stat.S_ISFIFO(os.stat(fifo).st_mode), "convert leaves the FIFO a FIFO")
+    check(data == read_bytes(report), "the report came through the FIFO (%d bytes)" % len(data))
+    if not stat.S_ISFIFO(os.stat(fifo).st_mode):
+        os.remove(fifo)
+        os.mkfifo(fifo)
+    rc, data = through_fifo(fifo, [TATTLE, "merge", "-o", fifo, report])
+    check(rc == 0 and stat.S_ISFIFO(os.stat(fifo).st_mode) and data == read_bytes(report),
+          "merge -o FIFO writes into the FIFO")
+    if EXAMPLES:
+        if not stat.S_ISFIFO(os.stat(fifo).st_mode):
+            os.remove(fifo)
+            os.mkfifo(fifo)
+        run_dir = os.path.join(out, "run")
+        os.mkdir(run_dir)
+        rc, data = through_fifo(fifo, [EXAMPLES, "--seed", "7", "--color=never",
+                                       "--json", fifo], cwd=run_dir)
+        check(stat.S_ISFIFO(os.stat(fifo).st_mode), "a test binary's --json keeps the FIFO")
+        check(data.startswith(b"{") and json.loads(data)["tests"],
+              "the binary's report came through the FIFO: %r" % data[:80])
+    if os.geteuid() == 0:
+        # A character device of our own (what /dev/null is), in our scratch.
+        device = os.path.join(out, "null")
+        os.mknod(device, 0o666 | stat.S_IFCHR, os.makedev(1, 3))
+        rc, _, err = tattle("merge", "-o", device, report)
+        check(rc == 0 and stat.S_ISCHR(os.stat(device).st_mode),
+              "merge -o a character device writes into it: %s" % err)
+        check(sorted(os.listdir(out)) == sorted(["fixture", "fifo", "null"] + (["run"] if EXAMPLES else [])),
+              "no temporary file left: %s" % os.listdir(out))
+    else:
+        print("not root: the character device part needs mknod")
+
+
 # ---- validate ------------------------------------------------------------------------
 
 def variants(report):
@@ -765,7 +839,8 @@ CASES = {"round-trip": case_round_trip, "formats": case_formats, "bad-inputs": c
          "usage": case_usage, "merge-shards": case_merge_shards,
          "merge-duplicates": case_merge_duplicates, "merge-killed": case_merge_killed,
          "summary": case_summary, "show": case_show, "validate": case_validate,
-         "fuzz": case_fuzz, "show-many-actors": case_show_many_actors}
+         "fuzz": case_fuzz, "show-many-actors": case_show_many_actors,
+         "special-outputs": case_special_outputs}
 
 
 def main():
