@@ -1484,8 +1484,43 @@ static int next_report_test(struct tattle__reader *reader, struct tattle__read_r
 
 /* ---- The reader -------------------------------------------------------------- */
 
-/* Standard input may be a pipe: it is copied to an anonymous file first,
- * so that a report can be scanned and then read again. */
+/* Standard input may be a pipe and can be read only once: the first open
+ * of "-" copies it to an anonymous file, which this process keeps, and
+ * every open of "-" (merge reads each input in two passes) reads that
+ * copy again from its start through a descriptor of its own. */
+static int stdin_copy = -1;
+
+static int copy_stdin(struct tattle__reader *reader)
+{
+    const char *tmp = getenv("TMPDIR");
+    int fd = tattle__scratch_open(tmp && *tmp ? tmp : "/tmp");
+    if (fd < 0) {
+        set_error(reader, "cannot make a scratch file: %s", strerror(-fd));
+        return -1;
+    }
+    char chunk[65536];
+    for (;;) {
+        ssize_t n = read(STDIN_FILENO, chunk, sizeof chunk);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0) {
+            set_error(reader, "cannot read: %s", strerror(errno));
+            close(fd);
+            return -1;
+        }
+        if (n == 0)
+            break;
+        int rc = tattle__write_all(fd, chunk, (size_t)n);
+        if (rc < 0) {
+            set_error(reader, "cannot copy: %s", strerror(-rc));
+            close(fd);
+            return -1;
+        }
+    }
+    stdin_copy = fd;
+    return 0;
+}
+
 static int open_input(struct tattle__reader *reader, const char *path)
 {
     if (strcmp(path, "-") != 0) {
@@ -1496,28 +1531,18 @@ static int open_input(struct tattle__reader *reader, const char *path)
         }
         return 0;
     }
-    const char *tmp = getenv("TMPDIR");
-    reader->fd = tattle__scratch_open(tmp && *tmp ? tmp : "/tmp");
-    if (reader->fd < 0) {
-        set_error(reader, "cannot make a scratch file: %s", strerror(-reader->fd));
+    if (stdin_copy < 0 && copy_stdin(reader) < 0)
         return -1;
-    }
-    char chunk[65536];
-    for (;;) {
-        ssize_t n = read(STDIN_FILENO, chunk, sizeof chunk);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n < 0) {
-            set_error(reader, "cannot read: %s", strerror(errno));
-            return -1;
-        }
-        if (n == 0)
-            break;
-        int rc = tattle__write_all(reader->fd, chunk, (size_t)n);
-        if (rc < 0) {
-            set_error(reader, "cannot copy: %s", strerror(-rc));
-            return -1;
-        }
+    /* A new open file description: its own offset, whatever other reader
+     * of standard input is open; dup() where /proc is missing. */
+    char again[64];
+    snprintf(again, sizeof again, "/proc/self/fd/%d", stdin_copy);
+    reader->fd = open(again, O_RDONLY | O_CLOEXEC);
+    if (reader->fd < 0)
+        reader->fd = fcntl(stdin_copy, F_DUPFD_CLOEXEC, 0);
+    if (reader->fd < 0) {
+        set_error(reader, "cannot read the copy of stdin: %s", strerror(errno));
+        return -1;
     }
     if (lseek(reader->fd, 0, SEEK_SET) < 0) {
         set_error(reader, "cannot seek: %s", strerror(errno));

@@ -603,6 +603,28 @@ def case_special_outputs(out):
         print("not root: the character device part needs mknod")
 
 
+def case_merge_stdin(out):
+    """merge reads '-' (standard input) like any input, although it reads
+    every input twice: a report, a stream, and '-' beside a file."""
+    fixture = fixture_reports(out)
+    report = os.path.join(fixture, "full.json")
+    merged = os.path.join(out, "m.json")
+    rc, _, err = tattle("merge", "-o", merged, "-", stdin=read_bytes(report))
+    check(rc == 0 and os.path.exists(merged) and read_bytes(merged) == read_bytes(report),
+          "a report on stdin merges to itself: %s" % err)
+    stream = os.path.join(fixture, "stream.jsonl")
+    from_file = os.path.join(out, "from_file.json")
+    rc, _, err = tattle("merge", "-o", from_file, stream)
+    check(rc == 0, "the stream merges from its file: %s" % err)
+    rc, _, err = tattle("merge", "-o", merged, "-", stdin=read_bytes(stream))
+    check(rc == 0 and os.path.exists(merged) and
+          tests_of(merged) == tests_of(from_file), "a stream on stdin: %s" % err)
+    others = os.path.join(fixture, "hostile.json")
+    rc, _, err = tattle("merge", "-o", merged, others, "-", stdin=read_bytes(report))
+    check(rc == 0 and len(tests_of(merged)) == len(tests_of(others)) + len(tests_of(report)),
+          "'-' beside a file: %s" % err)
+
+
 # ---- validate ------------------------------------------------------------------------
 
 def variants(report):
@@ -840,7 +862,7 @@ CASES = {"round-trip": case_round_trip, "formats": case_formats, "bad-inputs": c
          "merge-duplicates": case_merge_duplicates, "merge-killed": case_merge_killed,
          "summary": case_summary, "show": case_show, "validate": case_validate,
          "fuzz": case_fuzz, "show-many-actors": case_show_many_actors,
-         "special-outputs": case_special_outputs}
+         "special-outputs": case_special_outputs, "merge-stdin": case_merge_stdin}
 
 
 def main():
