@@ -65,6 +65,10 @@ int tattle__cli_convert(int argc, char **argv)
     struct tattle_report_options options = {
         .summary_only = !tattle__reader_has_tests(reader),
         .group_by_error = tattle__reader_error_groups(reader) != NULL,
+        /* Without its tests a report's groups cannot be computed again:
+         * they are carried over as read. */
+        .error_groups_read =
+            tattle__reader_has_tests(reader) ? NULL : tattle__reader_error_groups(reader),
     };
     struct tattle__cli_writer writer;
     int status = tattle__cli_writer_open(&writer, "convert", format, output, &options);
