@@ -625,6 +625,40 @@ def case_merge_stdin(out):
           "'-' beside a file: %s" % err)
 
 
+def case_many_open_tests(out):
+    """A stream with N test_started lines before any result (a wide -j run)
+    is read in linear time: 200,000 open tests are merged about as fast as
+    the same lines with each result right after its start (the quadratic
+    bookkeeping took 12 times longer), the unfinished ones reported in
+    start order."""
+    fixture = fixture_reports(out)
+    lines = read_bytes(os.path.join(fixture, "stream.jsonl")).decode().split("\n")
+    finished = json.loads([l for l in lines if '"test_finished"' in l][0])
+    count = 200000
+    started = ['{"event":"test_started","id":"s/t%d"}' % i for i in range(count)]
+    results = []
+    for i in range(count - 2):
+        finished["test"].update(id="s/t%d" % i, suite="s", name="t%d" % i)
+        results.append(json.dumps(finished))
+    interleaved = [x for pair in zip(started, results) for x in pair] + started[count - 2:]
+    took = {}
+    for name, body in (("open", [lines[0]] + started + results),
+                       ("interleaved", [lines[0]] + interleaved)):
+        path = os.path.join(out, name + ".jsonl")
+        write_bytes(path, ("\n".join(body) + "\n").encode())
+        began = time.monotonic()
+        rc, _, err = tattle("merge", "-o", os.path.join(out, name + ".json"), path)
+        took[name] = time.monotonic() - began
+        check(rc == 0, "merge of %s exits 0: %s" % (name, err[-200:]))
+    check(took["open"] < 3 * took["interleaved"] + 0.5,
+          "200,000 open tests merge in linear time: %.1f s against %.1f s interleaved"
+          % (took["open"], took["interleaved"]))
+    killed = [t["id"] for t in tests_of(os.path.join(out, "open.json"))
+              if t["failures"] and "killed" in t["failures"][0]["message"]]
+    check(killed == ["s/t%d" % (count - 2), "s/t%d" % (count - 1)],
+          "the unfinished tests, in start order: %s" % killed[:5])
+
+
 # ---- validate ------------------------------------------------------------------------
 
 def variants(report):
@@ -862,7 +896,8 @@ CASES = {"round-trip": case_round_trip, "formats": case_formats, "bad-inputs": c
          "merge-duplicates": case_merge_duplicates, "merge-killed": case_merge_killed,
          "summary": case_summary, "show": case_show, "validate": case_validate,
          "fuzz": case_fuzz, "show-many-actors": case_show_many_actors,
-         "special-outputs": case_special_outputs, "merge-stdin": case_merge_stdin}
+         "special-outputs": case_special_outputs, "merge-stdin": case_merge_stdin,
+         "many-open-tests": case_many_open_tests}
 
 
 def main():
