@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "results/model.h"
 #include "results/read.h"
 
 static const char help[] =
@@ -81,7 +82,7 @@ int tattle__cli_convert(int argc, char **argv)
     struct tattle__read_result result;
     int rc;
     while ((rc = tattle__reader_next(reader, &result)) > 0) {
-        tattle__cli_summary_count(&counted, &result.record.result);
+        tattle__summary_count(&counted, &result.record.result);
         tattle__cli_writer_test(&writer, &result.record.result);
         tattle__read_result_release(&result);
     }

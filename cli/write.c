@@ -167,18 +167,3 @@ int tattle__cli_writer_end(struct tattle__cli_writer *writer, const char *comman
     free(shown);
     return TATTLE__EXIT_OK;
 }
-
-void tattle__cli_summary_count(struct tattle_summary *summary,
-                               const struct tattle_result *result)
-{
-    summary->total++;
-    switch (result->state) {
-    case TATTLE_STATE_PASSED: summary->passed++; break;
-    case TATTLE_STATE_FAILED: summary->failed++; break;
-    case TATTLE_STATE_SKIPPED: summary->skipped++; break;
-    case TATTLE_STATE_EXCLUDED: summary->excluded++; break;
-    case TATTLE_STATE_INVALID: summary->invalid++; break;
-    }
-    if (result->flaky)
-        summary->flaky++;
-}
