@@ -134,6 +134,45 @@ static int try_names_beside(const char *path,
     return 0;
 }
 
+/* True when `path` names something that exists and is not a regular file
+ * (a FIFO, a character device such as /dev/null, a socket): a finished
+ * report is written into it, never renamed over it. */
+static bool special_destination(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0 && !S_ISREG(st.st_mode);
+}
+
+/* Writes the whole of `in` into the existing special file `path`, opened
+ * for writing only, as standard output is written. */
+static int write_into(int in, const char *path)
+{
+    struct stat st;
+    if (fstat(in, &st) != 0)
+        return -errno;
+    int out = open(path, O_WRONLY | O_CLOEXEC);
+    if (out < 0)
+        return -errno;
+    int error = tattle__copy_fd(in, 0, (uint64_t)st.st_size, out);
+    if (close(out) != 0 && !error)
+        error = -errno;
+    return error;
+}
+
+int tattle__commit_path(const char *temp_path, const char *path)
+{
+    if (!special_destination(path))
+        return rename(temp_path, path) == 0 ? 0 : -errno;
+    int in = open(temp_path, O_RDONLY | O_CLOEXEC);
+    if (in < 0)
+        return -errno;
+    int error = write_into(in, path);
+    close(in);
+    if (!error)
+        unlink(temp_path);
+    return error;
+}
+
 static int link_anonymous(const char *temp_path, void *ctx)
 {
     int fd = *(const int *)ctx;
@@ -150,6 +189,8 @@ static int link_anonymous(const char *temp_path, void *ctx)
 
 int tattle__anonymous_commit(int fd, const char *path)
 {
+    if (special_destination(path))
+        return write_into(fd, path);
     char *temp_path;
     int error = try_names_beside(path, link_anonymous, &fd, &temp_path);
     if (error)
@@ -191,8 +232,8 @@ int tattle__atomic_commit(struct tattle__atomic_file *file)
     if (file->fd >= 0 && close(file->fd) != 0)
         error = -errno;
     file->fd = -1;
-    if (!error && rename(file->temp_path, file->path) != 0)
-        error = -errno;
+    if (!error)
+        error = tattle__commit_path(file->temp_path, file->path);
     if (error) {
         tattle__atomic_discard(file);
         return error;

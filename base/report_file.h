@@ -54,7 +54,15 @@ struct tattle__atomic_file {
  * the umask, like a plain fopen). Returns 0 or a negative errno; on failure
  * nothing is created. */
 int tattle__atomic_open(struct tattle__atomic_file *file, const char *path);
-/** Closes the temporary file and renames it onto the destination. Returns
+/** Gives the finished file `temp_path` the name `path`: renames it there,
+ * unless `path` exists and is not a regular file (a FIFO, a device), which
+ * is never replaced: the bytes are written into it, opened O_WRONLY, and
+ * `temp_path` is removed. Returns 0 or a negative errno (`temp_path` is
+ * left for the caller to remove). Every report file is named through it. */
+int tattle__commit_path(const char *temp_path, const char *path);
+
+/** Closes the temporary file and gives it the destination's name
+ * (tattle__commit_path). Returns
  * 0 or a negative errno; on failure the temporary file is removed and the
  * destination is untouched. */
 int tattle__atomic_commit(struct tattle__atomic_file *file);
@@ -67,7 +75,9 @@ void tattle__atomic_discard(struct tattle__atomic_file *file);
  * another negative errno. */
 int tattle__anonymous_open(const char *directory);
 /** Gives the O_TMPFILE file `fd` the name `path`, atomically replacing
- * what was there (link to a temporary name beside it, then rename). The
+ * what was there (link to a temporary name beside it, then rename); a
+ * `path` that exists and is not a regular file gets the bytes written
+ * into it instead (see tattle__commit_path). The
  * descriptor stays open. Returns 0 or a negative errno; on failure `path`
  * is untouched and no name is left behind. */
 int tattle__anonymous_commit(int fd, const char *path);

@@ -99,8 +99,4 @@ const struct tattle_summary *
 tattle__cli_report_summary(struct tattle__reader *reader,
                            struct tattle_summary *counted);
 
-/** Counts `result` into `summary` (totals, states, flaky). */
-void tattle__cli_summary_count(struct tattle_summary *summary,
-                               const struct tattle_result *result);
-
 #endif /* TATTLE_CLI_CLI_H */

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "results/model.h"
 #include "results/read.h"
 
 static const char help[] =
@@ -71,6 +72,10 @@ int tattle__cli_convert(int argc, char **argv)
     struct tattle_report_options options = {
         .summary_only = !tattle__reader_has_tests(reader),
         .group_by_error = tattle__reader_error_groups(reader) != NULL,
+        /* Without its tests a report's groups cannot be computed again:
+         * they are carried over as read. */
+        .error_groups_read =
+            tattle__reader_has_tests(reader) ? NULL : tattle__reader_error_groups(reader),
     };
     struct tattle__cli_writer writer;
     int status =
@@ -84,7 +89,7 @@ int tattle__cli_convert(int argc, char **argv)
     struct tattle__read_result result;
     int rc;
     while ((rc = tattle__reader_next(reader, &result)) > 0) {
-        tattle__cli_summary_count(&counted, &result.record.result);
+        tattle__summary_count(&counted, &result.record.result);
         tattle__cli_writer_test(&writer, &result.record.result);
         tattle__read_result_release(&result);
     }

@@ -25,6 +25,7 @@
 #include <time.h>
 
 #include "cli/cli.h"
+#include "results/model.h"
 #include "results/read.h"
 
 static const char help[] =
@@ -489,7 +490,7 @@ static int write_merged(const struct inputs *inputs,
                                        ? find_seen(seen, id, hash, false)
                                        : NULL;
             if (!item || item->last_input == i) {
-                tattle__cli_summary_count(&summary, &result.record.result);
+                tattle__summary_count(&summary, &result.record.result);
                 tattle__cli_writer_test(&writer, &result.record.result);
             }
             tattle__read_result_release(&result);

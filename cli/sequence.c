@@ -26,8 +26,16 @@ enum {
     MIN_COLUMN = 10,
     MAX_COLUMN = 22,
     DETAIL_CHARS = 80,
-    PENDING_SHOWN = 8
+    PENDING_SHOWN = 8,
+    NAME_CHARS = 40
 };
+
+/* The text chart draws at most MAX_LANES lifelines: the first
+ * MAX_LANES - 1 participants have one each and the rest share an "others"
+ * lane, their names written in the row's details. Every row is then at
+ * most MAX_LANES * MAX_COLUMN cells wide, so the chart grows linearly
+ * with the trace whatever number of actors it names. */
+enum { MAX_LANES = 16 };
 
 enum row_kind {
     ROW_MESSAGE,
@@ -268,9 +276,53 @@ static void append_detail(struct tattle__buffer *out, const struct row *row)
     tattle__buffer_release(&text);
 }
 
+/* The lane of participant `index` when `lanes` lanes are drawn. */
+static size_t lane_of(size_t index, size_t lanes)
+{
+    return index < lanes ? index : lanes - 1;
+}
+
+/* Names a participant folded into the "others" lane, before the details. */
+static void append_folded(struct tattle__buffer *out, const struct diagram *d,
+                          size_t index, size_t lanes)
+{
+    if (index + 1 < lanes || d->count <= MAX_LANES)
+        return;
+    tattle__cli_append_printable(out, d->names[index], strlen(d->names[index]),
+                                 false, NAME_CHARS);
+}
+
+static void append_folded_ends(struct tattle__buffer *out,
+                               const struct diagram *d, const struct row *row,
+                               size_t lanes)
+{
+    bool from = d->count > MAX_LANES && row->from + 1 >= lanes;
+    bool to =
+        d->count > MAX_LANES && row->to + 1 >= lanes && row->to != row->from;
+    if (!from && !to)
+        return;
+    tattle__buffer_append_string(out, "[");
+    if (from)
+        append_folded(out, d, row->from, lanes);
+    if (to) {
+        tattle__buffer_append_string(out, from ? " -> " : "-> ");
+        append_folded(out, d, row->to, lanes);
+    }
+    tattle__buffer_append_string(out, "] ");
+}
+
+/* Moves what `out` holds to `sink` once it is large (NULL: keep it all). */
+static void spill(struct tattle__buffer *out, FILE *sink)
+{
+    if (sink && out->length >= 65536) {
+        fwrite(out->data, 1, out->length, sink);
+        out->length = 0;
+    }
+}
+
 void tattle__sequence_text(struct tattle__buffer *out,
                            const struct tattle_result *result,
-                           const char *indent)
+                           const char *indent, FILE *sink)
 {
     const struct tattle_trace *trace = result->trace;
     if (!trace)
@@ -290,15 +342,24 @@ void tattle__sequence_text(struct tattle__buffer *out,
             column = w > MAX_COLUMN ? MAX_COLUMN : w;
     }
     struct cells cells = {0};
-    size_t lanes = d.count * column;
+    size_t lane_count = d.count > MAX_LANES ? MAX_LANES : d.count;
+    size_t lanes = lane_count * column;
+    if (d.count > MAX_LANES)
+        tattle__buffer_printf(
+            out,
+            "%s%zu participants: the first %d have a lane each, the other "
+            "%zu share the lane \"others\" and are named in the details\n",
+            indent, d.count, MAX_LANES - 1, d.count - (MAX_LANES - 1));
 
     /* The participants' names over their lifelines. */
     cells_reset(&cells, lanes);
-    for (size_t i = 0; i < d.count; i++) {
-        size_t width = text_width(d.names[i], column - 2);
+    for (size_t i = 0; i < lane_count; i++) {
+        const char *name =
+            d.count > MAX_LANES && i + 1 == lane_count ? "others" : d.names[i];
+        size_t width = text_width(name, column - 2);
         size_t center = i * column + column / 2;
         size_t at = center >= width / 2 ? center - width / 2 : 0;
-        cells_put(&cells, at, d.names[i], column - 1);
+        cells_put(&cells, at, name, column - 1);
     }
     tattle__buffer_printf(out, "%s%*s", indent, TIME_WIDTH, "");
     cells_flush(out, &cells);
@@ -307,10 +368,10 @@ void tattle__sequence_text(struct tattle__buffer *out,
     for (size_t r = 0; r < d.row_count; r++) {
         const struct row *row = &d.rows[r];
         cells_reset(&cells, lanes);
-        for (size_t i = 0; i < d.count; i++)
+        for (size_t i = 0; i < lane_count; i++)
             strcpy(cells.cell[i * column + column / 2], "|");
-        size_t a = row->from * column + column / 2,
-               b = row->to * column + column / 2;
+        size_t a = lane_of(row->from, lane_count) * column + column / 2,
+               b = lane_of(row->to, lane_count) * column + column / 2;
         if (a != b) {
             size_t lo = a < b ? a : b, hi = a < b ? b : a;
             for (size_t i = lo + 1; i < hi; i++)
@@ -340,8 +401,10 @@ void tattle__sequence_text(struct tattle__buffer *out,
                                   (double)row->t_us / 1000.0);
         cells_flush(out, &cells);
         tattle__buffer_append_string(out, "   ");
+        append_folded_ends(out, &d, row, lane_count);
         append_detail(out, row);
         tattle__buffer_append_string(out, "\n");
+        spill(out, sink);
     }
     const struct tattle_failure *end = ending(result);
     if (end) {

@@ -11,15 +11,21 @@
 #ifndef TATTLE_CLI_SEQUENCE_H
 #define TATTLE_CLI_SEQUENCE_H
 
+#include <stdio.h>
+
 #include <tattle/reporter.h>
 
 #include "base/buffer.h"
 
 /** Appends the text chart of result->trace (nothing when it has none);
- * every line starts with `indent`. */
+ * every line starts with `indent`. At most 16 lifelines are drawn (the
+ * participants past the fifteenth share an "others" lane, named in each
+ * row), so the chart's size is linear in the trace's. With a `sink`, what
+ * `out` holds is written there whenever it grows large, so memory stays
+ * bounded too. */
 void tattle__sequence_text(struct tattle__buffer *out,
                            const struct tattle_result *result,
-                           const char *indent);
+                           const char *indent, FILE *sink);
 
 /** Appends a Mermaid sequenceDiagram of result->trace (a diagram saying
  * there is no trace when it has none). Every name and message is escaped

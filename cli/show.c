@@ -194,7 +194,7 @@ static void append_test(struct tattle__buffer *out,
         append_failure(out, result, i);
     append_output(out, "stdout", &result->stdout_output, lines);
     append_output(out, "stderr", &result->stderr_output, lines);
-    tattle__sequence_text(out, result, "");
+    tattle__sequence_text(out, result, "", stdout);
     if (result->rerun) {
         tattle__buffer_append_string(out, "rerun: ");
         tattle__cli_append_printable(out, result->rerun, strlen(result->rerun),

@@ -130,7 +130,7 @@ int tattle__cli_summary(int argc, char **argv)
     int rc;
     while ((rc = tattle__reader_next(reader, &result)) > 0) {
         const struct tattle_result *r = &result.record.result;
-        tattle__cli_summary_count(&counted, r);
+        tattle__summary_count(&counted, r);
         tattle__error_groups_add(&groups, r, NULL);
         if (tattle__result_failed(r))
             append_failures(&failures, r);

@@ -159,9 +159,8 @@ int tattle__cli_writer_end(struct tattle__cli_writer *writer,
     if (rc == 0) {
         if (!writer->destination)
             rc = copy_to_stdout(writer->temp_path);
-        else if (rename(writer->temp_path, writer->destination) != 0)
-            rc = -errno;
-        else {
+        else if ((rc = tattle__commit_path(writer->temp_path,
+                                           writer->destination)) == 0) {
             free(writer->temp_path);
             writer->temp_path = NULL;
         }
@@ -176,29 +175,4 @@ int tattle__cli_writer_end(struct tattle__cli_writer *writer,
     }
     free(shown);
     return TATTLE__EXIT_OK;
-}
-
-void tattle__cli_summary_count(struct tattle_summary *summary,
-                               const struct tattle_result *result)
-{
-    summary->total++;
-    switch (result->state) {
-    case TATTLE_STATE_PASSED:
-        summary->passed++;
-        break;
-    case TATTLE_STATE_FAILED:
-        summary->failed++;
-        break;
-    case TATTLE_STATE_SKIPPED:
-        summary->skipped++;
-        break;
-    case TATTLE_STATE_EXCLUDED:
-        summary->excluded++;
-        break;
-    case TATTLE_STATE_INVALID:
-        summary->invalid++;
-        break;
-    }
-    if (result->flaky)
-        summary->flaky++;
 }

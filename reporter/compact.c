@@ -125,6 +125,9 @@ static int compact_create(void **out, const char *destination,
     self->file.fd = -1;
     if (options)
         self->options = *options;
+    if (self->options.group_by_error && self->options.error_groups_read)
+        tattle__error_groups_seed(&self->groups,
+                                  self->options.error_groups_read);
     self->to_stdout = !destination || strcmp(destination, "-") == 0;
     self->destination = tattle__strdup(self->to_stdout ? "-" : destination);
     int error = 0;

@@ -76,6 +76,9 @@ static int json_create(void **out, const char *destination,
     self->scratch_fd = -1;
     if (options)
         self->options = *options;
+    if (self->options.group_by_error && self->options.error_groups_read)
+        tattle__error_groups_seed(&self->groups,
+                                  self->options.error_groups_read);
     self->to_stdout = !destination || strcmp(destination, "-") == 0;
     self->destination = strdup(self->to_stdout ? "-" : destination);
     if (!self->destination) {

@@ -79,6 +79,28 @@ void tattle__error_groups_add(struct tattle__error_groups *groups,
     group->count++;
 }
 
+void tattle__error_groups_seed(struct tattle__error_groups *groups, const cJSON *array)
+{
+    const cJSON *item;
+    cJSON_ArrayForEach(item, array)
+    {
+        const cJSON *pattern = cJSON_GetObjectItemCaseSensitive(item, "pattern");
+        const cJSON *count = cJSON_GetObjectItemCaseSensitive(item, "count");
+        const cJSON *tests = cJSON_GetObjectItemCaseSensitive(item, "tests");
+        if (!cJSON_IsString(pattern) || !cJSON_IsNumber(count) || count->valuedouble < 0)
+            continue;
+        struct tattle__error_group *group =
+            group_for(groups, tattle__strdup(pattern->valuestring));
+        group->count += (uint64_t)count->valuedouble;
+        const cJSON *id;
+        cJSON_ArrayForEach(id, tests)
+        {
+            if (cJSON_IsString(id))
+                tattle__buffer_append(&group->ids, id->valuestring, strlen(id->valuestring) + 1);
+        }
+    }
+}
+
 static int compare_groups(const void *a, const void *b)
 {
     const struct tattle__error_group *x =

@@ -33,6 +33,7 @@
 
 enum { READ_CHUNK = 256 * 1024, KIND_PEEK = 4096 };
 
+/* A test started and not yet finished; id NULL once it finished. */
 struct unfinished_test {
     char *id;
     uint64_t hash;
@@ -66,8 +67,14 @@ struct tattle__reader {
     bool tests_done;
     uint64_t line; /* stream: lines read so far */
     bool finished, cut_short, stream_ended;
+    /* The started tests in start order, and an open-addressing table of
+     * their indexes (index + 1, 0 empty) keyed by the id's hash: a stream
+     * of any number of open tests is read in linear time. Finished
+     * entries stay (id NULL) until they outnumber the open ones. */
     struct unfinished_test *unfinished;
-    size_t unfinished_count, unfinished_next;
+    size_t unfinished_count, unfinished_capacity, unfinished_next,
+        unfinished_done;
+    size_t *open_slots, open_slot_count;
     uint64_t tests_duration;
 };
 
@@ -993,31 +1000,79 @@ static uint64_t hash_text(const char *text)
     uint64_t hash = 14695981039346656037u;
     for (; *text; text++)
         hash = (hash ^ (unsigned char)*text) * 1099511628211u;
+    /* A final mix spreads FNV's low bits, which pick the slot. */
+    hash ^= hash >> 33;
+    hash *= 0xff51afd7ed558ccdu;
+    hash ^= hash >> 33;
     return hash;
+}
+
+/* Drops the finished entries and rebuilds the table for `slot_count`. */
+static void rebuild_open(struct tattle__reader *reader, size_t slot_count)
+{
+    size_t kept = 0;
+    for (size_t i = 0; i < reader->unfinished_count; i++)
+        if (reader->unfinished[i].id)
+            reader->unfinished[kept++] = reader->unfinished[i];
+    reader->unfinished_count = kept;
+    reader->unfinished_done = 0;
+    free(reader->open_slots);
+    reader->open_slots = tattle__calloc(slot_count, sizeof *reader->open_slots);
+    reader->open_slot_count = slot_count;
+    for (size_t i = 0; i < kept; i++) {
+        size_t s = reader->unfinished[i].hash & (slot_count - 1);
+        while (reader->open_slots[s])
+            s = (s + 1) & (slot_count - 1);
+        reader->open_slots[s] = i + 1;
+    }
 }
 
 static void note_started(struct tattle__reader *reader, const char *id)
 {
-    reader->unfinished =
-        tattle__realloc(reader->unfinished, (reader->unfinished_count + 1) *
-                                                sizeof *reader->unfinished);
-    reader->unfinished[reader->unfinished_count++] =
-        (struct unfinished_test){tattle__strdup(id), hash_text(id)};
+    if ((reader->unfinished_count + 1) * 2 > reader->open_slot_count) {
+        size_t open = reader->unfinished_count - reader->unfinished_done;
+        size_t slots = reader->open_slot_count ? reader->open_slot_count : 64;
+        while ((open + 1) * 2 > slots / 2)
+            slots *= 2;
+        rebuild_open(reader, slots);
+    }
+    if (reader->unfinished_count == reader->unfinished_capacity) {
+        reader->unfinished_capacity =
+            reader->unfinished_capacity ? 2 * reader->unfinished_capacity : 64;
+        reader->unfinished =
+            tattle__realloc(reader->unfinished, reader->unfinished_capacity *
+                                                    sizeof *reader->unfinished);
+    }
+    uint64_t hash = hash_text(id);
+    size_t s = hash & (reader->open_slot_count - 1);
+    while (reader->open_slots[s])
+        s = (s + 1) & (reader->open_slot_count - 1);
+    reader->unfinished[reader->unfinished_count] =
+        (struct unfinished_test){tattle__strdup(id), hash};
+    reader->open_slots[s] = ++reader->unfinished_count;
 }
 
+/* Forgets the first open start of `id` (a test started twice and finished
+ * once stays open once, as before). */
 static void note_finished(struct tattle__reader *reader, const char *id)
 {
+    if (!reader->open_slot_count)
+        return;
     uint64_t hash = hash_text(id);
-    for (size_t i = 0; i < reader->unfinished_count; i++)
-        if (reader->unfinished[i].hash == hash &&
-            strcmp(reader->unfinished[i].id, id) == 0) {
-            free(reader->unfinished[i].id);
-            memmove(&reader->unfinished[i], &reader->unfinished[i + 1],
-                    (reader->unfinished_count - i - 1) *
-                        sizeof *reader->unfinished);
-            reader->unfinished_count--;
-            return;
-        }
+    size_t best = 0;
+    for (size_t s = hash & (reader->open_slot_count - 1); reader->open_slots[s];
+         s = (s + 1) & (reader->open_slot_count - 1)) {
+        size_t index = reader->open_slots[s];
+        struct unfinished_test *test = &reader->unfinished[index - 1];
+        if (test->id && test->hash == hash && strcmp(test->id, id) == 0 &&
+            (!best || index < best))
+            best = index;
+    }
+    if (!best)
+        return;
+    free(reader->unfinished[best - 1].id);
+    reader->unfinished[best - 1].id = NULL;
+    reader->unfinished_done++;
 }
 
 /* The next line of a stream, without its newline; 0 at the end. */
@@ -1344,6 +1399,9 @@ static int next_stream_test(struct tattle__reader *reader,
         reader->cut_short = true;
         reader->duration_us = reader->tests_duration;
     }
+    while (reader->unfinished_next < reader->unfinished_count &&
+           !reader->unfinished[reader->unfinished_next].id)
+        reader->unfinished_next++;
     if (reader->unfinished_next < reader->unfinished_count) {
         const char *unfinished =
             reader->unfinished[reader->unfinished_next++].id;
@@ -1608,8 +1666,43 @@ static int next_report_test(struct tattle__reader *reader,
 /* ---- The reader
  * -------------------------------------------------------------- */
 
-/* Standard input may be a pipe: it is copied to an anonymous file first,
- * so that a report can be scanned and then read again. */
+/* Standard input may be a pipe and can be read only once: the first open
+ * of "-" copies it to an anonymous file, which this process keeps, and
+ * every open of "-" (merge reads each input in two passes) reads that
+ * copy again from its start through a descriptor of its own. */
+static int stdin_copy = -1;
+
+static int copy_stdin(struct tattle__reader *reader)
+{
+    const char *tmp = getenv("TMPDIR");
+    int fd = tattle__scratch_open(tmp && *tmp ? tmp : "/tmp");
+    if (fd < 0) {
+        set_error(reader, "cannot make a scratch file: %s", strerror(-fd));
+        return -1;
+    }
+    char chunk[65536];
+    for (;;) {
+        ssize_t n = read(STDIN_FILENO, chunk, sizeof chunk);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0) {
+            set_error(reader, "cannot read: %s", strerror(errno));
+            close(fd);
+            return -1;
+        }
+        if (n == 0)
+            break;
+        int rc = tattle__write_all(fd, chunk, (size_t)n);
+        if (rc < 0) {
+            set_error(reader, "cannot copy: %s", strerror(-rc));
+            close(fd);
+            return -1;
+        }
+    }
+    stdin_copy = fd;
+    return 0;
+}
+
 static int open_input(struct tattle__reader *reader, const char *path)
 {
     if (strcmp(path, "-") != 0) {
@@ -1620,29 +1713,18 @@ static int open_input(struct tattle__reader *reader, const char *path)
         }
         return 0;
     }
-    const char *tmp = getenv("TMPDIR");
-    reader->fd = tattle__scratch_open(tmp && *tmp ? tmp : "/tmp");
-    if (reader->fd < 0) {
-        set_error(reader, "cannot make a scratch file: %s",
-                  strerror(-reader->fd));
+    if (stdin_copy < 0 && copy_stdin(reader) < 0)
         return -1;
-    }
-    char chunk[65536];
-    for (;;) {
-        ssize_t n = read(STDIN_FILENO, chunk, sizeof chunk);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n < 0) {
-            set_error(reader, "cannot read: %s", strerror(errno));
-            return -1;
-        }
-        if (n == 0)
-            break;
-        int rc = tattle__write_all(reader->fd, chunk, (size_t)n);
-        if (rc < 0) {
-            set_error(reader, "cannot copy: %s", strerror(-rc));
-            return -1;
-        }
+    /* A new open file description: its own offset, whatever other reader
+     * of standard input is open; dup() where /proc is missing. */
+    char again[64];
+    snprintf(again, sizeof again, "/proc/self/fd/%d", stdin_copy);
+    reader->fd = open(again, O_RDONLY | O_CLOEXEC);
+    if (reader->fd < 0)
+        reader->fd = fcntl(stdin_copy, F_DUPFD_CLOEXEC, 0);
+    if (reader->fd < 0) {
+        set_error(reader, "cannot read the copy of stdin: %s", strerror(errno));
+        return -1;
     }
     if (lseek(reader->fd, 0, SEEK_SET) < 0) {
         set_error(reader, "cannot seek: %s", strerror(errno));
@@ -1780,5 +1862,6 @@ void tattle__reader_close(struct tattle__reader *reader)
     for (size_t i = 0; i < reader->unfinished_count; i++)
         free(reader->unfinished[i].id);
     free(reader->unfinished);
+    free(reader->open_slots);
     free(reader);
 }

@@ -46,7 +46,9 @@ void tattle__read_result_release(struct tattle__read_result *result);
 
 struct tattle__reader;
 
-/** Opens `path` ("-" reads standard input) and reads what precedes the
+/** Opens `path` ("-" reads standard input: it is copied once, at the
+ * first open, and every open of "-" reads that copy again from its start)
+ * and reads what precedes the
  * tests: the kind, and for a report its version, tool, run, summary and
  * which members it has; for a stream its run_started line. Always stores
  * a reader in *reader (close it with tattle__reader_close()); returns 0,

@@ -61,27 +61,7 @@ static void note_outcome(struct tattle__run_queue *queue, const char *id,
 static void count_result(struct tattle__run_queue *queue,
                          const struct tattle_result *result)
 {
-    struct tattle_summary *summary = &queue->summary;
-    summary->total++;
-    switch (result->state) {
-    case TATTLE_STATE_PASSED:
-        summary->passed++;
-        break;
-    case TATTLE_STATE_FAILED:
-        summary->failed++;
-        break;
-    case TATTLE_STATE_SKIPPED:
-        summary->skipped++;
-        break;
-    case TATTLE_STATE_EXCLUDED:
-        summary->excluded++;
-        break;
-    case TATTLE_STATE_INVALID:
-        summary->invalid++;
-        break;
-    }
-    if (result->flaky)
-        summary->flaky++;
+    tattle__summary_count(&queue->summary, result);
     bool failed = tattle__result_failed(result);
     if (failed)
         queue->failures_seen++;

@@ -212,6 +212,10 @@ struct tattle_report_options {
     bool color; /* resolved: colours wanted on this stream */
     const char *const *filter_out;
     size_t filter_out_count;
+    /* Within tattle only (NULL elsewhere): the "error_groups" array (a
+     * cJSON array) of a report read back without its tests, which the
+     * groups start from, so that `tattle convert` keeps them. */
+    const void *error_groups_read;
 };
 
 /** A reporter plugin. `create` makes an instance writing to `destination`

@@ -12,7 +12,9 @@ import json
 import os
 import re
 import shutil
+import select
 import signal
+import stat
 import subprocess
 import sys
 import time
@@ -82,11 +84,11 @@ def one_line_error(stderr, *words):
 
 # ---- convert ---------------------------------------------------------------
 
-# Fixture reports whose round trip is exact; failures_grouped_summary is a
-# --summary-only report with error groups, which cannot be rebuilt without
-# its tests (the json reporter groups the tests it is given).
+# Fixture reports, each of whose round trip is exact; failures_grouped_summary
+# is a --summary-only report with error groups, carried over without tests.
 ROUND_TRIP = ("full.json", "failures_only.json", "first_failure.json",
-              "group_by_error.json", "summary_only.json", "empty.json", "hostile.json")
+              "group_by_error.json", "summary_only.json", "empty.json", "hostile.json",
+              "failures_grouped_summary.json")
 
 
 @CASES("cli_convert_to_json_rewrites_reports_byte_for_byte")
@@ -498,6 +500,180 @@ def case_show(out):
     rc, text, err = tattle("show", path, test_id)
     check(rc == 0 and "\x1b" not in text and "\u202e" not in text,
           "no terminal control reaches the chart")
+
+
+def many_actors_report(out, fixture, actors):
+    """The fixture's traced failed test with `actors` more event rows, each
+    from an actor of its own."""
+    report = json.loads(read_bytes(os.path.join(fixture, "full.json")))
+    t = [t for t in report["tests"] if t["trace"] and t["state"] == "failed"][0]
+    events = t["trace"]["events"]
+    for i in range(actors):
+        events.append({"seq": len(events) + 1, "t_us": 100 + i, "kind": "event",
+                       "from": "actor-%d" % i, "label": "tick", "msg": "n=%d" % i,
+                       "size": 0, "level": 0})
+        t["trace"]["actors"].append({"name": "actor-%d" % i, "pid": 100, "tid": 1000 + i,
+                                     "alive_at_exit": True})
+    t["trace"]["recorded"] = len(events)
+    path = os.path.join(out, "actors-%d.json" % actors)
+    write_bytes(path, json.dumps(report).encode())
+    return path, t["id"]
+
+
+@CASES("cli_show_chart_linear_in_trace_with_thousands_of_actors")
+def case_show_many_actors(out):
+    """A trace naming thousands of actors gives a chart whose size is
+    linear in the trace: a bounded number of lanes, the rest folded into
+    one "others" lane, said in a line, each folded actor named in its row."""
+    fixture = fixture_reports(out)
+    sizes = {}
+    for actors in (2000, 4000):
+        path, test_id = many_actors_report(out, fixture, actors)
+        proc = subprocess.run([TATTLE, "show", path, test_id], capture_output=True,
+                              timeout=120)
+        sizes[actors] = len(proc.stdout)
+        text = proc.stdout.decode("utf-8", "replace")
+        check(proc.returncode == 0, "show with %d actors exits 0" % actors)
+        check(sizes[actors] < 300 * actors,
+              "%d actors: %d bytes, at most 300 a row" % (actors, sizes[actors]))
+        check(re.search(r"share the lane \"others\"", text), "the folding is said in a line")
+        check("actor-%d" % (actors - 1) in text and "n=%d" % (actors - 1) in text,
+              "a folded actor is named in its row")
+        widest = max(len(l) for l in text.split("\n"))
+        check(widest < 600, "no row is wider than the lanes allow: %d" % widest)
+    check(sizes[4000] < 2.5 * sizes[2000], "twice the actors, about twice the output: %s"
+          % sizes)
+
+
+def through_fifo(fifo, command, cwd=None):
+    """Runs `command`, which writes to the FIFO `fifo`, reading the FIFO
+    until the command has exited and every byte is read. Returns the exit
+    status and the bytes."""
+    reader = os.open(fifo, os.O_RDONLY | os.O_NONBLOCK)
+    proc = subprocess.Popen(command, cwd=cwd, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL)
+    data = bytearray()
+    deadline = time.monotonic() + 120 * driver.wait_scale()
+    try:
+        while time.monotonic() < deadline:
+            ready, _, _ = select.select([reader], [], [], 0.1)
+            chunk = os.read(reader, 65536) if ready else b""
+            data += chunk
+            if not chunk:
+                try:
+                    proc.wait(timeout=0.05)
+                except subprocess.TimeoutExpired:
+                    continue
+                data += os.read(reader, 1 << 24) if select.select([reader], [], [], 0)[0] \
+                    else b""
+                break
+    finally:
+        os.close(reader)
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    return proc.returncode, bytes(data)
+
+
+@CASES("cli_fifo_or_device_output_written_into_never_replaced")
+def case_special_outputs(out):
+    """An output that exists and is not a regular file (a FIFO, a device)
+    gets the report written into it and stays what it was: convert, merge
+    and a test binary's --json."""
+    fixture = fixture_reports(out)
+    report = os.path.join(fixture, "full.json")
+    fifo = os.path.join(out, "fifo")
+    os.mkfifo(fifo)
+    rc, data = through_fifo(fifo, [TATTLE, "convert", report, "--to", "json", "-o", fifo])
+    check(rc == 0, "convert -o FIFO exits 0")
+    check(stat.S_ISFIFO(os.stat(fifo).st_mode), "convert leaves the FIFO a FIFO")
+    check(data == read_bytes(report), "the report came through the FIFO (%d bytes)" % len(data))
+    if not stat.S_ISFIFO(os.stat(fifo).st_mode):
+        os.remove(fifo)
+        os.mkfifo(fifo)
+    rc, data = through_fifo(fifo, [TATTLE, "merge", "-o", fifo, report])
+    check(rc == 0 and stat.S_ISFIFO(os.stat(fifo).st_mode) and data == read_bytes(report),
+          "merge -o FIFO writes into the FIFO")
+    if EXAMPLES:
+        if not stat.S_ISFIFO(os.stat(fifo).st_mode):
+            os.remove(fifo)
+            os.mkfifo(fifo)
+        run_dir = os.path.join(out, "run")
+        os.mkdir(run_dir)
+        rc, data = through_fifo(fifo, [EXAMPLES, "--seed", "7", "--color=never",
+                                       "--json", fifo], cwd=run_dir)
+        check(stat.S_ISFIFO(os.stat(fifo).st_mode), "a test binary's --json keeps the FIFO")
+        check(data.startswith(b"{") and json.loads(data)["tests"],
+              "the binary's report came through the FIFO: %r" % data[:80])
+    if os.geteuid() == 0:
+        # A character device of our own (what /dev/null is), in our scratch.
+        device = os.path.join(out, "null")
+        os.mknod(device, 0o666 | stat.S_IFCHR, os.makedev(1, 3))
+        rc, _, err = tattle("merge", "-o", device, report)
+        check(rc == 0 and stat.S_ISCHR(os.stat(device).st_mode),
+              "merge -o a character device writes into it: %s" % err)
+        check(sorted(os.listdir(out)) == sorted(["fixture", "fifo", "null"] + (["run"] if EXAMPLES else [])),
+              "no temporary file left: %s" % os.listdir(out))
+    else:
+        print("not root: the character device part needs mknod")
+
+
+@CASES("cli_merge_reads_standard_input")
+def case_merge_stdin(out):
+    """merge reads '-' (standard input) like any input, although it reads
+    every input twice: a report, a stream, and '-' beside a file."""
+    fixture = fixture_reports(out)
+    report = os.path.join(fixture, "full.json")
+    merged = os.path.join(out, "m.json")
+    rc, _, err = tattle("merge", "-o", merged, "-", stdin=read_bytes(report))
+    check(rc == 0 and os.path.exists(merged) and read_bytes(merged) == read_bytes(report),
+          "a report on stdin merges to itself: %s" % err)
+    stream = os.path.join(fixture, "stream.jsonl")
+    from_file = os.path.join(out, "from_file.json")
+    rc, _, err = tattle("merge", "-o", from_file, stream)
+    check(rc == 0, "the stream merges from its file: %s" % err)
+    rc, _, err = tattle("merge", "-o", merged, "-", stdin=read_bytes(stream))
+    check(rc == 0 and os.path.exists(merged) and
+          tests_of(merged) == tests_of(from_file), "a stream on stdin: %s" % err)
+    others = os.path.join(fixture, "hostile.json")
+    rc, _, err = tattle("merge", "-o", merged, others, "-", stdin=read_bytes(report))
+    check(rc == 0 and len(tests_of(merged)) == len(tests_of(others)) + len(tests_of(report)),
+          "'-' beside a file: %s" % err)
+
+
+@CASES("cli_stream_with_many_open_tests_reads_in_linear_time")
+def case_many_open_tests(out):
+    """A stream with N test_started lines before any result (a wide -j run)
+    is read in linear time: 200,000 open tests are merged about as fast as
+    the same lines with each result right after its start (the quadratic
+    bookkeeping took 12 times longer), the unfinished ones reported in
+    start order."""
+    fixture = fixture_reports(out)
+    lines = read_bytes(os.path.join(fixture, "stream.jsonl")).decode().split("\n")
+    finished = json.loads([l for l in lines if '"test_finished"' in l][0])
+    count = 200000
+    started = ['{"event":"test_started","id":"s/t%d"}' % i for i in range(count)]
+    results = []
+    for i in range(count - 2):
+        finished["test"].update(id="s/t%d" % i, suite="s", name="t%d" % i)
+        results.append(json.dumps(finished))
+    interleaved = [x for pair in zip(started, results) for x in pair] + started[count - 2:]
+    took = {}
+    for name, body in (("open", [lines[0]] + started + results),
+                       ("interleaved", [lines[0]] + interleaved)):
+        path = os.path.join(out, name + ".jsonl")
+        write_bytes(path, ("\n".join(body) + "\n").encode())
+        began = time.monotonic()
+        rc, _, err = tattle("merge", "-o", os.path.join(out, name + ".json"), path)
+        took[name] = time.monotonic() - began
+        check(rc == 0, "merge of %s exits 0: %s" % (name, err[-200:]))
+    check(took["open"] < 3 * took["interleaved"] + 0.5,
+          "200,000 open tests merge in linear time: %.1f s against %.1f s interleaved"
+          % (took["open"], took["interleaved"]))
+    killed = [t["id"] for t in tests_of(os.path.join(out, "open.json"))
+              if t["failures"] and "killed" in t["failures"][0]["message"]]
+    check(killed == ["s/t%d" % (count - 2), "s/t%d" % (count - 1)],
+          "the unfinished tests, in start order: %s" % killed[:5])
 
 
 # ---- validate ------------------------------------------------------------------------
