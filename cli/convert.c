@@ -74,8 +74,9 @@ int tattle__cli_convert(int argc, char **argv)
         .group_by_error = tattle__reader_error_groups(reader) != NULL,
         /* Without its tests a report's groups cannot be computed again:
          * they are carried over as read. */
-        .error_groups_read =
-            tattle__reader_has_tests(reader) ? NULL : tattle__reader_error_groups(reader),
+        .error_groups_read = tattle__reader_has_tests(reader)
+                                 ? NULL
+                                 : tattle__reader_error_groups(reader),
     };
     struct tattle__cli_writer writer;
     int status =

@@ -79,15 +79,18 @@ void tattle__error_groups_add(struct tattle__error_groups *groups,
     group->count++;
 }
 
-void tattle__error_groups_seed(struct tattle__error_groups *groups, const cJSON *array)
+void tattle__error_groups_seed(struct tattle__error_groups *groups,
+                               const cJSON *array)
 {
     const cJSON *item;
     cJSON_ArrayForEach(item, array)
     {
-        const cJSON *pattern = cJSON_GetObjectItemCaseSensitive(item, "pattern");
+        const cJSON *pattern =
+            cJSON_GetObjectItemCaseSensitive(item, "pattern");
         const cJSON *count = cJSON_GetObjectItemCaseSensitive(item, "count");
         const cJSON *tests = cJSON_GetObjectItemCaseSensitive(item, "tests");
-        if (!cJSON_IsString(pattern) || !cJSON_IsNumber(count) || count->valuedouble < 0)
+        if (!cJSON_IsString(pattern) || !cJSON_IsNumber(count) ||
+            count->valuedouble < 0)
             continue;
         struct tattle__error_group *group =
             group_for(groups, tattle__strdup(pattern->valuestring));
@@ -96,7 +99,8 @@ void tattle__error_groups_seed(struct tattle__error_groups *groups, const cJSON 
         cJSON_ArrayForEach(id, tests)
         {
             if (cJSON_IsString(id))
-                tattle__buffer_append(&group->ids, id->valuestring, strlen(id->valuestring) + 1);
+                tattle__buffer_append(&group->ids, id->valuestring,
+                                      strlen(id->valuestring) + 1);
         }
     }
 }

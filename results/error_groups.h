@@ -40,7 +40,8 @@ void tattle__error_groups_add(struct tattle__error_groups *groups,
  * ([{"pattern","count","tests":[ids]}], largest first): for a report
  * written without its tests, whose groups cannot be computed again.
  * Members of the wrong type are skipped (the reader checked them). */
-void tattle__error_groups_seed(struct tattle__error_groups *groups, const cJSON *array);
+void tattle__error_groups_seed(struct tattle__error_groups *groups,
+                               const cJSON *array);
 
 /** [{"pattern","count","tests":[ids]}], the largest group first (then the
  * first seen). The array references the groups' strings: delete it before

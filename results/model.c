@@ -57,15 +57,26 @@ bool tattle__report_selection_keeps(struct tattle__report_selection *selection,
     return !options->failures_only || failed;
 }
 
-void tattle__summary_count(struct tattle_summary *summary, const struct tattle_result *result)
+void tattle__summary_count(struct tattle_summary *summary,
+                           const struct tattle_result *result)
 {
     summary->total++;
     switch (result->state) {
-    case TATTLE_STATE_PASSED: summary->passed++; break;
-    case TATTLE_STATE_FAILED: summary->failed++; break;
-    case TATTLE_STATE_SKIPPED: summary->skipped++; break;
-    case TATTLE_STATE_EXCLUDED: summary->excluded++; break;
-    case TATTLE_STATE_INVALID: summary->invalid++; break;
+    case TATTLE_STATE_PASSED:
+        summary->passed++;
+        break;
+    case TATTLE_STATE_FAILED:
+        summary->failed++;
+        break;
+    case TATTLE_STATE_SKIPPED:
+        summary->skipped++;
+        break;
+    case TATTLE_STATE_EXCLUDED:
+        summary->excluded++;
+        break;
+    case TATTLE_STATE_INVALID:
+        summary->invalid++;
+        break;
     }
     if (result->flaky)
         summary->flaky++;

@@ -24,7 +24,8 @@ static inline bool tattle__state_fails(enum tattle_state state)
 /** True when the result fails the run. */
 /** Counts `result` into `summary`: the total, its state, flaky. The one
  * rule by which the runner and the tattle command count a summary. */
-void tattle__summary_count(struct tattle_summary *summary, const struct tattle_result *result);
+void tattle__summary_count(struct tattle_summary *summary,
+                           const struct tattle_result *result);
 
 static inline bool tattle__result_failed(const struct tattle_result *result)
 {
