@@ -641,6 +641,74 @@ def case_merge_stdin(out):
           "'-' beside a file: %s" % err)
 
 
+def variants(report):
+    """Broken copies of a real report, each with one field wrong."""
+    out = []
+
+    def add(name, mutate):
+        r = json.loads(json.dumps(report))
+        mutate(r)
+        out.append((name, r))
+    add("version", lambda r: r.__setitem__("version", 2))
+    add("version-string", lambda r: r.__setitem__("version", "1"))
+    add("no-tool", lambda r: r.pop("tool"))
+    add("tool-name", lambda r: r["tool"].__setitem__("name", "other"))
+    add("tool-version", lambda r: r["tool"].__setitem__("version", "x.y"))
+    add("extra-top", lambda r: r.__setitem__("extra", 1))
+    add("started_at", lambda r: r["run"].__setitem__("started_at", "yesterday"))
+    add("seed-negative", lambda r: r["run"].__setitem__("seed", -1))
+    add("seed-float", lambda r: r["run"].__setitem__("seed", 1.5))
+    add("jobs-zero", lambda r: r["run"].__setitem__("jobs", 0))
+    add("argv-item", lambda r: r["run"]["argv"].append(3))
+    add("shard-total", lambda r: r["run"].__setitem__("shard", {"index": 0, "total": 0}))
+    add("shard-extra", lambda r: r["run"].__setitem__("shard", {"index": 0, "total": 1,
+                                                                 "x": 1}))
+    add("interrupted", lambda r: r["run"].__setitem__("interrupted", "no"))
+    add("summary-missing", lambda r: r["summary"].pop("flaky"))
+    add("summary-result", lambda r: r["summary"].__setitem__("result", "ok"))
+    add("summary-count", lambda r: r["summary"].__setitem__("total", -3))
+    add("tests-object", lambda r: r.__setitem__("tests", {}))
+    for i, t in enumerate(report.get("tests", [])[:5]):
+        p = "tests[%d]." % i
+        add(p + "id", lambda r, i=i: r["tests"][i].__setitem__("id", "noslash"))
+        add(p + "id-newline", lambda r, i=i: r["tests"][i].__setitem__("id", "a/b\nc"))
+        add(p + "id-trailing-newline",
+            lambda r, i=i: r["tests"][i].__setitem__("id", "a/b\n"))
+        add(p + "line", lambda r, i=i: r["tests"][i].__setitem__("line", 0))
+        add(p + "tags", lambda r, i=i: r["tests"][i].__setitem__("tags", {"a": False}))
+        add(p + "state", lambda r, i=i: r["tests"][i].__setitem__("state", "exploded"))
+        add(p + "flaky", lambda r, i=i: r["tests"][i].__setitem__("flaky", 1))
+        add(p + "output", lambda r, i=i: r["tests"][i]["output"].pop("truncated"))
+        add(p + "unknown", lambda r, i=i: r["tests"][i].__setitem__("unknown", None))
+        add(p + "no-failures", lambda r, i=i: (r["tests"][i].__setitem__("state", "failed"),
+                                               r["tests"][i].__setitem__("failures", [])))
+        for k, f in enumerate(t["failures"][:2]):
+            q = "%sfailures[%d]." % (p, k)
+            add(q + "kind", lambda r, i=i, k=k: r["tests"][i]["failures"][k]
+                .__setitem__("kind", "boom"))
+            add(q + "signal", lambda r, i=i, k=k: r["tests"][i]["failures"][k]
+                .__setitem__("signal", "sigsegv"))
+            add(q + "exit_code", lambda r, i=i, k=k: r["tests"][i]["failures"][k]
+                .__setitem__("exit_code", 3))
+            add(q + "filtered", lambda r, i=i, k=k: r["tests"][i]["failures"][k]
+                .__setitem__("filtered", False))
+            add(q + "message", lambda r, i=i, k=k: r["tests"][i]["failures"][k]
+                .__setitem__("message", None))
+            if "assertion" in f:
+                add(q + "assertion", lambda r, i=i, k=k: r["tests"][i]["failures"][k]
+                    ["assertion"].pop("left"))
+        if t["trace"]:
+            add(p + "trace-kind", lambda r, i=i: r["tests"][i]["trace"]["events"][0]
+                .__setitem__("kind", "teleport"))
+            add(p + "trace-size", lambda r, i=i: r["tests"][i]["trace"]["events"][0]
+                .__setitem__("size", -1))
+            add(p + "mailbox", lambda r, i=i: r["tests"][i]["trace"].__setitem__(
+                "mailboxes", [{"name": "m"}]))
+            add(p + "actor", lambda r, i=i: r["tests"][i]["trace"]["actors"].append(
+                {"name": 1, "pid": 1, "tid": 1, "alive_at_exit": True}))
+    return out
+
+
 @CASES("cli_validate_agrees_with_python_jsonschema")
 def case_validate(out):
     """tattle validate agrees with python-jsonschema (draft 2020-12) on real
