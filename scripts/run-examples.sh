@@ -3,8 +3,8 @@
 #
 # Builds every target of build/ (so `cmake --install build` works right
 # after it), prints the console report and writes
-# build/examples/report.json, report.tap (TAP 14) and report.ctrf.json
-# (CTRF). The suite contains deliberately failing
+# build/examples/report.json, report.xml (JUnit), report.tap (TAP 14) and
+# report.ctrf.json (CTRF). The suite contains deliberately failing
 # examples (tagged demo_failure, in examples/failing/ and examples/trace/)
 # so the report shows real failures; this script exits 0 when the run went
 # as designed (the example binary exits 1 because of them) and non-zero on
@@ -15,7 +15,7 @@ scripts/install-deps.sh
 cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 cmake --build build -j"$(nproc)"
 status=0
-(cd build/examples && ./tattle_examples --json report.json --tap report.tap \
+(cd build/examples && ./tattle_examples --json report.json --junit report.xml --tap report.tap \
                                     --ctrf report.ctrf.json "$@") || status=$?
 if [ "$status" -eq 1 ] && [ -s build/examples/report.json ]; then
   echo

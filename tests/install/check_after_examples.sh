@@ -27,6 +27,9 @@ fi
 [ -s "$copy/build/examples/report.json" ] || fail "no build/examples/report.json"
 python3 "$source/tests/tools/validate_json.py" --kind report --complete \
   "$copy/build/examples/report.json" || fail "build/examples/report.json is not valid"
+xmllint --noout --schema "$source/schemas/junit.xsd" "$copy/build/examples/report.xml" \
+  2>"$scratch/xmllint.log" ||
+  { cat "$scratch/xmllint.log"; fail "build/examples/report.xml fails schemas/junit.xsd"; }
 [ "$(head -n 1 "$copy/build/examples/report.tap")" = "TAP version 14" ] ||
   fail "build/examples/report.tap is not TAP version 14"
 python3 -c 'import json, sys; assert json.load(open(sys.argv[1]))["reportFormat"] == "CTRF"' \
