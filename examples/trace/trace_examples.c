@@ -68,8 +68,8 @@ static size_t format_ball(const char *label, const void *msg, size_t len,
 TEST(trace_demo, ping_pong_loses_a_message, .timeout_ms = 5000)
 {
     struct table table;
-    ASSERT_EQ(tattle_mailbox_open(&table.to_ponger, "ponger", 4), 0);
-    ASSERT_EQ(tattle_mailbox_open(&table.to_pinger, "pinger", 4), 0);
+    ASSERT_NOT_NULL(table.to_ponger = tattle_mailbox_open("ponger", 4));
+    ASSERT_NOT_NULL(table.to_pinger = tattle_mailbox_open("pinger", 4));
     tattle_mailbox_set_formatter(table.to_ponger, format_ball);
     tattle_mailbox_set_formatter(table.to_pinger, format_ball);
     tattle_actor_name("pinger");
@@ -120,8 +120,8 @@ static size_t format_result(const char *label, const void *msg, size_t len,
 TEST(trace_demo, worker_crashes_with_pending_jobs, .timeout_ms = 5000)
 {
     tattle_mailbox *jobs, *results; /* usable across fork() */
-    ASSERT_EQ(tattle_mailbox_open(&jobs, "jobs", 8), 0);
-    ASSERT_EQ(tattle_mailbox_open(&results, "results", 8), 0);
+    ASSERT_NOT_NULL(jobs = tattle_mailbox_open("jobs", 8));
+    ASSERT_NOT_NULL(results = tattle_mailbox_open("results", 8));
     tattle_mailbox_set_formatter(jobs, format_job);
     tattle_mailbox_set_formatter(results, format_result);
     static const char *const files[] = {"a.txt", "b.txt", "empty.txt", "c.txt",
@@ -176,8 +176,8 @@ static void *bob(void *arg)
 
 TEST(trace_demo, actors_deadlock_until_timeout, .timeout_ms = 300)
 {
-    ASSERT_EQ(tattle_mailbox_open(&alice_inbox, "alice", 4), 0);
-    ASSERT_EQ(tattle_mailbox_open(&bob_inbox, "bob", 4), 0);
+    ASSERT_NOT_NULL(alice_inbox = tattle_mailbox_open("alice", 4));
+    ASSERT_NOT_NULL(bob_inbox = tattle_mailbox_open("bob", 4));
     tattle_actor_name("alice");
     pthread_t thread;
     pthread_create(&thread, NULL, bob, NULL);

@@ -17,7 +17,7 @@
  * silently): TATTLE_TRACE_MAX_ACTORS recording threads and processes (the
  * events of any further one are refused), TATTLE_TRACE_MAX_MAILBOXES
  * mailboxes opened over the test's life and TATTLE_TRACE_MAILBOX_HEAP_BYTES
- * of mailbox storage (tattle_mailbox_open returns -ENOSPC past either),
+ * of mailbox storage (tattle_mailbox_open fails with ENOSPC past either),
  * TATTLE_TRACE_MAX_WATCHES watched queues (tattle_mailbox_watch returns
  * -ENOSPC), TATTLE_MAILBOX_MESSAGE_MAX bytes per message. In the trace,
  * `overflow` is true when any event was lost: past the budget, or refused
@@ -73,17 +73,17 @@ typedef size_t (*tattle_mailbox_formatter)(const char *label, const void *msg,
                                            size_t out_len);
 
 /** Opens (creates) a mailbox holding at most `capacity` messages (1 to
- * 4096) and stores it in `*out`. Returns 0, or a negative errno-style code
- * with `*out` set to NULL: -EINVAL for a bad capacity; -ENOSPC in a traced
- * test past TATTLE_TRACE_MAX_MAILBOXES or when the trace's mailbox storage
- * is full; -ENOMEM when an untraced mailbox cannot be mapped. The mailbox
+ * 4096). Returns it, or NULL with errno set: EINVAL for a bad capacity;
+ * ENOSPC in a traced test past TATTLE_TRACE_MAX_MAILBOXES or when the
+ * trace's mailbox storage is full; ENOMEM when an untraced mailbox cannot
+ * be mapped. The mailbox
  * is owned by the test and its memory is freed when the test process ends
  * (tattle_mailbox_close() releases most of it); open it before forking the
  * processes that share it. In a traced test its storage lives in the
  * trace arena and its pending messages appear in the trace; otherwise it
  * lives in a shared anonymous mapping, with the same semantics. */
-TATTLE_API int tattle_mailbox_open(tattle_mailbox **out, const char *name,
-                                   size_t capacity);
+TATTLE_API tattle_mailbox *tattle_mailbox_open(const char *name,
+                                               size_t capacity);
 
 /** Copies a message into the mailbox, blocking while it is full. Returns 0,
  * or a negative errno-style code (-EMSGSIZE when larger than

@@ -301,7 +301,12 @@ class Case(driver.Checks):
             self.excerpt(block, words[0])
         elif kind == "run-by":
             test = rest.split()[0] if rest.split() else ""
-            self.expect(test in registered_tests(self.options),
+            registered = registered_tests(self.options)
+            # The install tests exist in the normal build only (a sanitized
+            # build registers none); that build checks their names.
+            install_elsewhere = test.startswith("install_") and not any(
+                t.startswith("install_") for t in registered)
+            self.expect(test in registered or install_elsewhere,
                         "%s: run-by names no registered test: %r" % (block.where(), test))
         elif kind == "picture":
             pass

@@ -77,7 +77,7 @@ TEST(console, fails_with_messages, .tags = "trace_messages")
 {
     tattle_actor_name("client");
     tattle_mailbox *requests;
-    ASSERT_EQ(tattle_mailbox_open(&requests, "requests", 8), 0);
+    ASSERT_NOT_NULL(requests = tattle_mailbox_open("requests", 8));
     tattle_trace_send("server", "hello", "greetings", 9);
     tattle_trace_recv("server", "welcome", "come in", 7);
     tattle_mailbox_send(requests, "get", "GET /index", 10);

@@ -20,6 +20,7 @@
  * kind. Every test, whatever its kind, first runs the prologue: sends,
  * receives and an event, and a mailbox left with one message pending.
  */
+#include <errno.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
@@ -102,11 +103,10 @@ static tattle_mailbox *prologue(const char *id)
         tattle_trace_recv(peer, id, text, (size_t)length);
     }
     tattle_trace_event(10, NULL, peer, id, "%s event", id);
-    tattle_mailbox *mailbox;
-    int error = tattle_mailbox_open(&mailbox, box, 16);
-    if (error != 0)
+    tattle_mailbox *mailbox = tattle_mailbox_open(box, 16);
+    if (!mailbox)
         FAIL("%s: tattle_mailbox_open failed: %s", id,
-             tattle_error_name(error));
+             tattle_error_name(-errno));
     for (int i = 0; i < 2; i++) {
         int length = snprintf(text, sizeof text, "%s pending %d", id, i);
         tattle_mailbox_send(mailbox, id, text, (size_t)length);
@@ -182,7 +182,7 @@ static void stress_run(const char *id, enum stress_kind kind, bool spinning)
         char wait_box[32], text[48];
         snprintf(wait_box, sizeof wait_box, "%s_wait", id);
         tattle_mailbox *never;
-        ASSERT_EQ(tattle_mailbox_open(&never, wait_box, 4), 0);
+        ASSERT_NOT_NULL(never = tattle_mailbox_open(wait_box, 4));
         last_words(id);
         tattle_mailbox_recv(never, NULL, 0, text, sizeof text, -1);
         FAIL("%s: a message came from nowhere", id);

@@ -616,25 +616,18 @@ static void test_untraced_calls_record_nothing(void)
 /* Opens a mailbox the test needs (the test fails when it cannot). */
 static tattle_mailbox *open_mailbox(const char *name, size_t capacity)
 {
-    tattle_mailbox *mailbox = NULL;
-    int error = tattle_mailbox_open(&mailbox, name, capacity);
-    CHECK(error == 0 && mailbox != NULL, "open %s: %s", name,
-          tattle_error_name(error));
+    tattle_mailbox *mailbox = tattle_mailbox_open(name, capacity);
+    CHECK(mailbox != NULL, "open %s: %s", name, tattle_error_name(-errno));
     return mailbox;
 }
 
 static void check_mailbox_basics(void)
 {
-    tattle_mailbox *placeholder = open_mailbox("placeholder", 1);
-    tattle_mailbox *refused = placeholder;
-    CHECK(tattle_mailbox_open(&refused, "none", 0) == -EINVAL &&
-              refused == NULL,
-          "a zero capacity is refused and the handle cleared");
-    refused = placeholder;
-    CHECK(tattle_mailbox_open(&refused, "huge", 4097) == -EINVAL &&
-          refused == NULL);
-    CHECK(tattle_mailbox_open(NULL, "nowhere", 1) == -EINVAL);
-    tattle_mailbox_close(placeholder);
+    errno = 0;
+    CHECK(tattle_mailbox_open("none", 0) == NULL && errno == EINVAL,
+          "a zero capacity is refused with EINVAL");
+    errno = 0;
+    CHECK(tattle_mailbox_open("huge", 4097) == NULL && errno == EINVAL);
     tattle_mailbox *mailbox = open_mailbox("box", 2);
     CHECK(tattle_mailbox_send(mailbox, "one", "first", 5) == 0);
     CHECK(tattle_mailbox_send(mailbox, "two", "second", 6) == 0);
@@ -1203,10 +1196,10 @@ static void body_too_many_mailboxes(void)
         tattle_mailbox *mailbox = open_mailbox(name, 1);
         CHECK(tattle_mailbox_send(mailbox, "l", "p", 1) == 0);
     }
-    tattle_mailbox *refused = NULL;
-    int error = tattle_mailbox_open(&refused, "one too many", 1);
-    CHECK(error == -ENOSPC && refused == NULL, "the 65th mailbox: %s",
-          tattle_error_name(error));
+    errno = 0;
+    tattle_mailbox *refused = tattle_mailbox_open("one too many", 1);
+    CHECK(refused == NULL && errno == ENOSPC, "the 65th mailbox: %s",
+          tattle_error_name(-errno));
 }
 
 static void test_mailboxes_past_the_limit_fail_with_enospc(void)
@@ -1226,11 +1219,10 @@ static void body_mailbox_heap_full(void)
     /* Four of the largest mailboxes do not fit in the mailbox storage. */
     int opened = 0;
     for (int i = 0; i < 4; i++) {
-        tattle_mailbox *mailbox = NULL;
-        int error = tattle_mailbox_open(&mailbox, "big", 4096);
-        if (error != 0) {
-            CHECK(error == -ENOSPC && mailbox == NULL, "%s",
-                  tattle_error_name(error));
+        errno = 0;
+        tattle_mailbox *mailbox = tattle_mailbox_open("big", 4096);
+        if (mailbox == NULL) {
+            CHECK(errno == ENOSPC, "%s", tattle_error_name(-errno));
             break;
         }
         CHECK(tattle_mailbox_send(mailbox, "l", "x", 1) == 0);

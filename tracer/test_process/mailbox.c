@@ -136,10 +136,9 @@ static size_t mailbox_bytes(size_t capacity)
            capacity * sizeof(struct tattle__mailbox_slot);
 }
 
-int tattle_mailbox_open(tattle_mailbox **out, const char *name, size_t capacity)
+/* Opens a mailbox into `*out`: 0 or a negative errno-style code. */
+static int open_mailbox(tattle_mailbox **out, const char *name, size_t capacity)
 {
-    if (out == NULL)
-        return -EINVAL;
     *out = NULL;
     if (capacity == 0 || capacity > TATTLE__MAILBOX_CAPACITY_MAX)
         return -EINVAL;
@@ -198,6 +197,15 @@ int tattle_mailbox_open(tattle_mailbox **out, const char *name, size_t capacity)
                               TATTLE__DIRECTORY_MAILBOX, memory_order_release);
     *out = mailbox;
     return 0;
+}
+
+tattle_mailbox *tattle_mailbox_open(const char *name, size_t capacity)
+{
+    tattle_mailbox *mailbox;
+    int error = open_mailbox(&mailbox, name, capacity);
+    if (error != 0)
+        errno = -error;
+    return mailbox;
 }
 
 void tattle_mailbox_close(tattle_mailbox *mailbox)
