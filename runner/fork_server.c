@@ -501,6 +501,12 @@ static void reap(struct server_state *state)
 /* The runner is gone, or done: nothing of any test may outlive it. */
 static TATTLE__NORETURN void shut_down(struct server_state *state)
 {
+    /* The tree first, while every test process still holds its children:
+     * each process is stopped as it is found, so none forks or moves on.
+     * Killing a test first would hand its children (a setsid grandchild)
+     * to this process while the walk is under way, and the walk could
+     * miss them. Then the cgroups and groups, for what the walk missed. */
+    tattle__process_tree_kill(getpid(), false, NULL);
     tattle__job_cgroups_kill_all(&state->cgroups);
     for (unsigned j = 0; j < state->config->jobs; j++)
         if (state->running[j] > 0)
