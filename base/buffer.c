@@ -128,3 +128,16 @@ void tattle__buffer_release(struct tattle__buffer *buffer)
     free(buffer->data);
     *buffer = (struct tattle__buffer){0};
 }
+
+void tattle__buffer_append_u_escape(struct tattle__buffer *buffer,
+                                    unsigned code_point)
+{
+    static const char hex[] = "0123456789abcdef";
+    char text[6] = {'\\',
+                    'u',
+                    hex[(code_point >> 12) & 15],
+                    hex[(code_point >> 8) & 15],
+                    hex[(code_point >> 4) & 15],
+                    hex[code_point & 15]};
+    tattle__buffer_append(buffer, text, sizeof text);
+}

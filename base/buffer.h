@@ -27,6 +27,11 @@ void tattle__buffer_append(struct tattle__buffer *buffer, const void *bytes,
                            size_t length);
 void tattle__buffer_append_string(struct tattle__buffer *buffer,
                                   const char *text);
+
+/** Appends the visible form of a character that must not be written raw
+ * (a control character in a log or an XML file): \u001b. */
+void tattle__buffer_append_u_escape(struct tattle__buffer *buffer,
+                                    unsigned code_point);
 void tattle__buffer_printf(struct tattle__buffer *buffer, const char *format,
                            ...) TATTLE__PRINTF(2, 3);
 void tattle__buffer_vprintf(struct tattle__buffer *buffer, const char *format,

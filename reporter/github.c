@@ -52,24 +52,6 @@ struct github_reporter {
 
 /* ---- Escaping --------------------------------------------------------- */
 
-static void append(struct tattle__buffer *out, const char *text)
-{
-    tattle__buffer_append(out, text, strlen(text));
-}
-
-/* The visible form of a character that must not reach a log: \u001b. */
-static void append_visible(struct tattle__buffer *out, unsigned code_point)
-{
-    static const char hex[] = "0123456789abcdef";
-    char text[6] = {'\\',
-                    'u',
-                    hex[(code_point >> 12) & 15],
-                    hex[(code_point >> 8) & 15],
-                    hex[(code_point >> 4) & 15],
-                    hex[code_point & 15]};
-    tattle__buffer_append(out, text, sizeof text);
-}
-
 static bool is_ascii_punctuation(unsigned char byte)
 {
     return (byte >= 0x21 && byte <= 0x2f) || (byte >= 0x3a && byte <= 0x40) ||
@@ -82,25 +64,25 @@ static void escape_ascii(struct tattle__buffer *out, unsigned char byte,
 {
     bool command = mode == ESCAPE_DATA || mode == ESCAPE_PROPERTY;
     if (command && byte == '%')
-        append(out, "%25");
+        tattle__buffer_append_string(out, "%25");
     else if (command && byte == '\r')
-        append(out, "%0D");
+        tattle__buffer_append_string(out, "%0D");
     else if (command && byte == '\n')
-        append(out, "%0A");
+        tattle__buffer_append_string(out, "%0A");
     else if (mode == ESCAPE_PROPERTY && byte == ':')
-        append(out, "%3A");
+        tattle__buffer_append_string(out, "%3A");
     else if (mode == ESCAPE_PROPERTY && byte == ',')
-        append(out, "%2C");
+        tattle__buffer_append_string(out, "%2C");
     else if (byte == '\n' && mode == ESCAPE_LOG)
-        append(out, "\n  ");
+        tattle__buffer_append_string(out, "\n  ");
     else if (byte == '\n' && mode == ESCAPE_FENCE)
-        append(out, "\n");
+        tattle__buffer_append_string(out, "\n");
     else if (byte == '\t' && mode == ESCAPE_CELL)
-        append(out, " ");
+        tattle__buffer_append_string(out, " ");
     else if (byte == '\t')
-        append(out, "\t");
+        tattle__buffer_append_string(out, "\t");
     else if (byte < 0x20 || byte == 0x7f)
-        append_visible(out, byte);
+        tattle__buffer_append_u_escape(out, byte);
     else if (mode == ESCAPE_CELL && is_ascii_punctuation(byte)) {
         char escaped[2] = {'\\', (char)byte};
         tattle__buffer_append(out, escaped, 2);
@@ -123,11 +105,12 @@ static void escape(struct tattle__buffer *out, const char *bytes, size_t length,
         }
         size_t n = tattle__utf8_sequence_length(bytes + i, length - i);
         if (n == 0) {
-            append(out, "\xEF\xBF\xBD");
+            tattle__buffer_append_string(out, "\xEF\xBF\xBD");
             i += tattle__utf8_ill_formed_length(bytes + i, length - i);
         } else if (tattle__utf8_printable_length(bytes + i, length - i) == 0) {
             /* A C1 control character: U+0080 to U+009F, two bytes. */
-            append_visible(out, ((p[i] & 0x1fu) << 6) | (p[i + 1] & 0x3fu));
+            tattle__buffer_append_u_escape(out, ((p[i] & 0x1fu) << 6) |
+                                                    (p[i + 1] & 0x3fu));
             i += n;
         } else {
             tattle__buffer_append(out, bytes + i, n);
@@ -176,22 +159,22 @@ static void command_start(struct github_reporter *self, const char *command,
                           const char *title_suffix)
 {
     struct tattle__buffer *out = &self->line;
-    append(out, "::");
-    append(out, command);
-    append(out, " ");
+    tattle__buffer_append_string(out, "::");
+    tattle__buffer_append_string(out, command);
+    tattle__buffer_append_string(out, " ");
     if (file) {
-        append(out, "file=");
+        tattle__buffer_append_string(out, "file=");
         escape_string(out, repository_path(self, file), ESCAPE_PROPERTY);
         if (line > 0) {
-            append(out, ",line=");
+            tattle__buffer_append_string(out, ",line=");
             tattle__text_uint(out, (unsigned long long)line);
         }
-        append(out, ",");
+        tattle__buffer_append_string(out, ",");
     }
-    append(out, "title=");
+    tattle__buffer_append_string(out, "title=");
     escape_string(out, title, ESCAPE_PROPERTY);
     escape_string(out, title_suffix, ESCAPE_PROPERTY);
-    append(out, "::");
+    tattle__buffer_append_string(out, "::");
 }
 
 /* The message of a failure's annotation, into self->text: what
@@ -203,12 +186,12 @@ static void annotation_text(struct github_reporter *self,
 {
     tattle__buffer_clear(&self->text);
     if (preface)
-        append(&self->text, preface);
+        tattle__buffer_append_string(&self->text, preface);
     if (failure)
         tattle__text_failure(&self->text, failure);
     if (result->rerun) {
-        append(&self->text, "rerun: ");
-        append(&self->text, result->rerun);
+        tattle__buffer_append_string(&self->text, "rerun: ");
+        tattle__buffer_append_string(&self->text, result->rerun);
     }
     while (self->text.length && self->text.data[self->text.length - 1] == '\n')
         self->text.length--;
@@ -226,7 +209,7 @@ static void annotate(struct github_reporter *self,
     command_start(self, command, file, line, result->test->id, title_suffix);
     annotation_text(self, result, failure, preface);
     escape(&self->line, self->text.data, self->text.length, ESCAPE_DATA);
-    append(&self->line, "\n");
+    tattle__buffer_append_string(&self->line, "\n");
     write_line(self);
 }
 
@@ -270,12 +253,12 @@ static void log_section(struct github_reporter *self, const char *heading,
 {
     if (!length)
         return;
-    append(&self->line, heading);
-    append(&self->line, "\n  ");
+    tattle__buffer_append_string(&self->line, heading);
+    tattle__buffer_append_string(&self->line, "\n  ");
     if (bytes[length - 1] == '\n')
         length--;
     escape(&self->line, bytes, length, ESCAPE_LOG);
-    append(&self->line, "\n");
+    tattle__buffer_append_string(&self->line, "\n");
 }
 
 /* A failed test's output and trace in a log group, with workflow commands
@@ -291,19 +274,19 @@ static void output_group(struct github_reporter *self,
         return;
     char token[2 * TOKEN_BYTES + 1];
     stop_token(token, result, &self->text);
-    append(&self->line, "::group::");
+    tattle__buffer_append_string(&self->line, "::group::");
     escape_string(&self->line, result->test->id, ESCAPE_DATA);
-    append(&self->line, " output\n::stop-commands::");
-    append(&self->line, token);
-    append(&self->line, "\n");
+    tattle__buffer_append_string(&self->line, " output\n::stop-commands::");
+    tattle__buffer_append_string(&self->line, token);
+    tattle__buffer_append_string(&self->line, "\n");
     log_section(self, "stdout:", result->stdout_output.text,
                 result->stdout_output.length);
     log_section(self, "stderr:", result->stderr_output.text,
                 result->stderr_output.length);
     log_section(self, "trace:", self->text.data, self->text.length);
-    append(&self->line, "::");
-    append(&self->line, token);
-    append(&self->line, "::\n::endgroup::\n");
+    tattle__buffer_append_string(&self->line, "::");
+    tattle__buffer_append_string(&self->line, token);
+    tattle__buffer_append_string(&self->line, "::\n::endgroup::\n");
     write_line(self);
 }
 
@@ -317,25 +300,25 @@ static void summary_row(struct github_reporter *self,
     const struct tattle_failure *failure =
         result->failure_count ? &result->failures[0] : NULL;
     struct tattle__buffer *out = &self->rows;
-    append(out, "| ");
+    tattle__buffer_append_string(out, "| ");
     escape_string(out, result->test->id, ESCAPE_CELL);
-    append(out, " | ");
+    tattle__buffer_append_string(out, " | ");
     const char *file;
     int line;
     tattle__text_location(result, failure, &file, &line);
     if (file) {
         escape_string(out, repository_path(self, file), ESCAPE_CELL);
         if (line > 0) {
-            append(out, "\\:");
+            tattle__buffer_append_string(out, "\\:");
             tattle__text_uint(out, (unsigned long long)line);
         }
     }
-    append(out, " | ");
+    tattle__buffer_append_string(out, " | ");
     const char *message =
         failure ? failure->message : tattle_state_name(result->state);
     if (message)
         escape(out, message, strcspn(message, "\n"), ESCAPE_CELL);
-    append(out, " |\n");
+    tattle__buffer_append_string(out, " |\n");
 
     if (!result->rerun)
         return;
@@ -346,20 +329,20 @@ static void summary_row(struct github_reporter *self,
             self->longest_backtick_run = run;
     }
     escape_string(&self->rerun_commands, result->rerun, ESCAPE_FENCE);
-    append(&self->rerun_commands, "\n");
+    tattle__buffer_append_string(&self->rerun_commands, "\n");
 }
 
 static void append_count(struct tattle__buffer *out, uint64_t count)
 {
-    append(out, " ");
+    tattle__buffer_append_string(out, " ");
     tattle__text_uint(out, count);
-    append(out, " |");
+    tattle__buffer_append_string(out, " |");
 }
 
 static void append_fence(struct tattle__buffer *out, size_t length)
 {
     for (size_t i = 0; i < length; i++)
-        append(out, "`");
+        tattle__buffer_append_string(out, "`");
 }
 
 static int write_summary(struct github_reporter *self,
@@ -371,16 +354,19 @@ static int write_summary(struct github_reporter *self,
     struct tattle__buffer out = {0};
     const char *name = strrchr(self->executable, '/');
     name = name ? name + 1 : self->executable;
-    append(&out, "### ");
+    tattle__buffer_append_string(&out, "### ");
     escape_string(&out, name, ESCAPE_CELL);
     bool failed = summary->failed + summary->invalid > 0;
-    append(&out, failed ? ": tests failed\n\n" : ": tests passed\n\n");
+    tattle__buffer_append_string(&out, failed ? ": tests failed\n\n"
+                                              : ": tests passed\n\n");
     if (summary->interrupted)
-        append(&out, "The run was interrupted: tests that did not run are "
-                     "counted as skipped.\n\n");
-    append(&out, "| total | passed | failed | invalid | skipped | excluded | "
-                 "flaky | seconds |\n|---:|---:|---:|---:|---:|---:|---:|---:|"
-                 "\n|");
+        tattle__buffer_append_string(
+            &out, "The run was interrupted: tests that did not run are "
+                  "counted as skipped.\n\n");
+    tattle__buffer_append_string(
+        &out, "| total | passed | failed | invalid | skipped | excluded | "
+              "flaky | seconds |\n|---:|---:|---:|---:|---:|---:|---:|---:|"
+              "\n|");
     append_count(&out, summary->total);
     append_count(&out, summary->passed);
     append_count(&out, summary->failed);
@@ -391,8 +377,9 @@ static int write_summary(struct github_reporter *self,
     tattle__buffer_printf(&out, " %.3f |\n",
                           (double)summary->duration_us / 1e6);
     if (self->failed_rows) {
-        append(&out, "\n| failed test | where | first failure |\n"
-                     "|---|---|---|\n");
+        tattle__buffer_append_string(
+            &out, "\n| failed test | where | first failure |\n"
+                  "|---|---|---|\n");
         tattle__buffer_append(&out, self->rows.data, self->rows.length);
         if (self->failed_rows > SUMMARY_ROWS)
             tattle__buffer_printf(&out, "\nand %zu more failed tests.\n",
@@ -402,15 +389,15 @@ static int write_summary(struct github_reporter *self,
         size_t fence = self->longest_backtick_run >= 3
                            ? self->longest_backtick_run + 1
                            : 3;
-        append(&out, "\nRerun the failed tests:\n\n");
+        tattle__buffer_append_string(&out, "\nRerun the failed tests:\n\n");
         append_fence(&out, fence);
-        append(&out, "sh\n");
+        tattle__buffer_append_string(&out, "sh\n");
         tattle__buffer_append(&out, self->rerun_commands.data,
                               self->rerun_commands.length);
         append_fence(&out, fence);
-        append(&out, "\n");
+        tattle__buffer_append_string(&out, "\n");
     }
-    append(&out, "\n");
+    tattle__buffer_append_string(&out, "\n");
     int error = 0;
     int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0666);
     if (fd < 0)

@@ -24,24 +24,6 @@ static inline bool needs_look(unsigned char byte, bool attribute)
     return attribute && byte == '"';
 }
 
-static void append_literal(struct tattle__buffer *out, const char *text)
-{
-    tattle__buffer_append(out, text, strlen(text));
-}
-
-/* The visible form of a character XML forbids: \u001b. */
-static void append_visible(struct tattle__buffer *out, unsigned code_point)
-{
-    static const char hex[] = "0123456789abcdef";
-    char text[6] = {'\\',
-                    'u',
-                    hex[(code_point >> 12) & 15],
-                    hex[(code_point >> 8) & 15],
-                    hex[(code_point >> 4) & 15],
-                    hex[code_point & 15]};
-    tattle__buffer_append(out, text, sizeof text);
-}
-
 void tattle__xml_escape(struct tattle__buffer *out, const char *bytes,
                         size_t length, bool attribute)
 {
@@ -59,11 +41,11 @@ void tattle__xml_escape(struct tattle__buffer *out, const char *bytes,
         unsigned char byte = p[i];
         switch (byte) {
         case '&':
-            append_literal(out, "&amp;");
+            tattle__buffer_append_string(out, "&amp;");
             i++;
             continue;
         case '<':
-            append_literal(out, "&lt;");
+            tattle__buffer_append_string(out, "&lt;");
             i++;
             continue;
         case '>':
@@ -71,42 +53,42 @@ void tattle__xml_escape(struct tattle__buffer *out, const char *bytes,
              * the output's last two bytes tell. */
             if (out->length >= 2 && out->data[out->length - 1] == ']' &&
                 out->data[out->length - 2] == ']')
-                append_literal(out, "&gt;");
+                tattle__buffer_append_string(out, "&gt;");
             else
                 tattle__buffer_append(out, ">", 1);
             i++;
             continue;
         case '"':
-            append_literal(out, "&quot;");
+            tattle__buffer_append_string(out, "&quot;");
             i++;
             continue;
         case '\t':
-            append_literal(out, "&#9;");
+            tattle__buffer_append_string(out, "&#9;");
             i++;
             continue;
         case '\n':
-            append_literal(out, "&#10;");
+            tattle__buffer_append_string(out, "&#10;");
             i++;
             continue;
         case '\r':
-            append_literal(out, "&#13;");
+            tattle__buffer_append_string(out, "&#13;");
             i++;
             continue;
         default:
             break;
         }
         if (byte < 0x20) {
-            append_visible(out, byte);
+            tattle__buffer_append_u_escape(out, byte);
             i++;
             continue;
         }
         size_t n = tattle__utf8_sequence_length(bytes + i, length - i);
         if (n == 0) {
-            append_literal(out, "\xEF\xBF\xBD");
+            tattle__buffer_append_string(out, "\xEF\xBF\xBD");
             i += tattle__utf8_ill_formed_length(bytes + i, length - i);
         } else if (n == 3 && byte == 0xEF && p[i + 1] == 0xBF &&
                    p[i + 2] >= 0xBE) {
-            append_visible(out, 0xFFFEu + (p[i + 2] - 0xBEu));
+            tattle__buffer_append_u_escape(out, 0xFFFEu + (p[i + 2] - 0xBEu));
             i += 3;
         } else {
             tattle__buffer_append(out, bytes + i, n);
@@ -136,7 +118,8 @@ static void close_start_tag(struct tattle__xml *xml, bool elements_follow)
 
 void tattle__xml_declaration(struct tattle__xml *xml)
 {
-    append_literal(xml->out, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
+    tattle__buffer_append_string(
+        xml->out, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
 }
 
 void tattle__xml_start(struct tattle__xml *xml, const char *name)
@@ -148,7 +131,7 @@ void tattle__xml_start(struct tattle__xml *xml, const char *name)
     }
     indent(xml, xml->depth);
     tattle__buffer_append(xml->out, "<", 1);
-    append_literal(xml->out, name);
+    tattle__buffer_append_string(xml->out, name);
     xml->open_elements[xml->depth] = name;
     xml->has_children[xml->depth] = false;
     xml->depth++;
@@ -160,7 +143,7 @@ static void attribute_opening(struct tattle__xml *xml, const char *name)
 {
     assert(xml->start_tag_open);
     tattle__buffer_append(xml->out, " ", 1);
-    append_literal(xml->out, name);
+    tattle__buffer_append_string(xml->out, name);
     tattle__buffer_append(xml->out, "=\"", 2);
 }
 
@@ -240,6 +223,6 @@ void tattle__xml_end(struct tattle__xml *xml)
     if (xml->has_children[xml->depth])
         indent(xml, xml->depth);
     tattle__buffer_append(xml->out, "</", 2);
-    append_literal(xml->out, xml->open_elements[xml->depth]);
+    tattle__buffer_append_string(xml->out, xml->open_elements[xml->depth]);
     tattle__buffer_append(xml->out, ">\n", 2);
 }
