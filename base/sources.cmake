@@ -7,4 +7,5 @@ list(APPEND TATTLE_SOURCES
   base/utf8.c
   base/report_file.c
   base/error.c
+  base/name_index.c
 )

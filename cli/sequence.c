@@ -1,14 +1,15 @@
 /*
  * sequence.c — the trace as a sequence diagram (see sequence.h).
  *
- * A send is joined to the first later receive of the same message (same
- * mailbox, label and payload) and drawn as one arrow from the sender to
- * the receiver; a send never received is drawn to its mailbox and marked
- * pending; a receive whose send fell out of the recorder's window is drawn
- * from the mailbox. The text chart gives each participant a column with a
- * lifeline and writes each row's details at the right; the Mermaid form
- * names participants p0, p1, ... and carries every test string through
- * entity codes (#35; for '#'), the escape Mermaid's sequence diagrams read.
+ * The diagram's model (participants, rows, the joining of sends to
+ * receives) is reporter/sequence_diagram.c's, shared with the HTML
+ * report. A send joined to its receive is one arrow; a send never received is
+ * drawn to its mailbox and marked pending; a receive whose send fell out of the
+ * recorder's window is drawn from the mailbox. The text chart gives each
+ * participant a column with a lifeline and writes each row's details at the
+ * right; the Mermaid form names participants p0, p1, ... and carries every test
+ * string through entity codes (#35; for '#'), the escape Mermaid's sequence
+ * diagrams read.
  */
 #include "cli/sequence.h"
 
@@ -19,9 +20,9 @@
 #include "base/text.h"
 #include "base/utf8.h"
 #include "cli/cli.h"
+#include "reporter/sequence_diagram.h"
 
 enum {
-    JOIN_WINDOW = 4096,
     TIME_WIDTH = 12,
     MIN_COLUMN = 10,
     MAX_COLUMN = 22,
@@ -36,147 +37,6 @@ enum {
  * most MAX_LANES * MAX_COLUMN cells wide, so the chart grows linearly
  * with the trace whatever number of actors it names. */
 enum { MAX_LANES = 16 };
-
-enum row_kind {
-    ROW_MESSAGE,
-    ROW_PENDING_SEND,
-    ROW_RECV_ONLY,
-    ROW_SPAWN,
-    ROW_EVENT,
-    ROW_EXIT,
-    ROW_GONE
-};
-
-struct row {
-    enum row_kind kind;
-    size_t from, to;
-    const struct tattle_trace_event *event;
-    uint64_t t_us, t_end_us;
-};
-
-struct diagram {
-    const char **names;
-    bool *actor;
-    size_t count;
-    struct row *rows;
-    size_t row_count;
-};
-
-static bool same_text(const char *a, const char *b)
-{
-    return (!a && !b) || (a && b && strcmp(a, b) == 0);
-}
-
-static size_t participant(struct diagram *d, const char *name)
-{
-    if (!name)
-        name = "?";
-    for (size_t i = 0; i < d->count; i++)
-        if (strcmp(d->names[i], name) == 0)
-            return i;
-    d->names = tattle__realloc(d->names, (d->count + 1) * sizeof *d->names);
-    d->actor = tattle__realloc(d->actor, (d->count + 1) * sizeof *d->actor);
-    d->names[d->count] = name;
-    d->actor[d->count] = false;
-    return d->count++;
-}
-
-static void add_row(struct diagram *d, struct row row)
-{
-    d->rows = tattle__realloc(d->rows, (d->row_count + 1) * sizeof *d->rows);
-    d->rows[d->row_count++] = row;
-}
-
-static void build(struct diagram *d, const struct tattle_trace *trace)
-{
-    *d = (struct diagram){0};
-    for (size_t i = 0; i < trace->actor_count; i++) {
-        size_t at = participant(d, trace->actors[i].name);
-        d->actor[at] = true;
-    }
-    const struct tattle_trace_event *events = trace->events;
-    size_t n = trace->event_count;
-    bool *joined = tattle__calloc(n ? n : 1, sizeof *joined);
-    for (size_t i = 0; i < n; i++) {
-        const struct tattle_trace_event *e = &events[i];
-        struct row row = {.event = e, .t_us = e->t_us, .t_end_us = e->t_us};
-        switch (e->kind) {
-        case TATTLE_TRACE_SEND: {
-            size_t match = n;
-            for (size_t j = i + 1; j < n && j < i + JOIN_WINDOW && match == n;
-                 j++)
-                if (events[j].kind == TATTLE_TRACE_RECV && !joined[j] &&
-                    same_text(events[j].from, e->to) &&
-                    same_text(events[j].label, e->label) &&
-                    same_text(events[j].msg, e->msg))
-                    match = j;
-            row.from = participant(d, e->from);
-            if (match < n) {
-                joined[match] = true;
-                row.kind = ROW_MESSAGE;
-                row.to = participant(d, events[match].to);
-                row.t_end_us = events[match].t_us;
-            } else {
-                row.kind = ROW_PENDING_SEND;
-                row.to = participant(d, e->to);
-            }
-            break;
-        }
-        case TATTLE_TRACE_RECV:
-            if (joined[i])
-                continue;
-            row.kind = ROW_RECV_ONLY;
-            row.from = participant(d, e->from);
-            row.to = participant(d, e->to);
-            break;
-        case TATTLE_TRACE_SPAWN:
-            row.kind = ROW_SPAWN;
-            row.from = participant(d, e->from ? e->from : e->to);
-            row.to = participant(d, e->to ? e->to : e->from);
-            break;
-        case TATTLE_TRACE_EVENT:
-        case TATTLE_TRACE_EXIT:
-            row.kind = e->kind == TATTLE_TRACE_EXIT ? ROW_EXIT : ROW_EVENT;
-            row.from = row.to = participant(d, e->from ? e->from : e->to);
-            break;
-        }
-        add_row(d, row);
-    }
-    free(joined);
-    for (size_t i = 0; i < trace->actor_count; i++)
-        if (!trace->actors[i].alive_at_exit) {
-            size_t at = participant(d, trace->actors[i].name);
-            add_row(d, (struct row){.kind = ROW_GONE, .from = at, .to = at});
-        }
-}
-
-static void release(struct diagram *d)
-{
-    free(d->names);
-    free(d->actor);
-    free(d->rows);
-}
-
-/* The failure that ended the test for the diagram: a crash or a timeout. */
-static const struct tattle_failure *ending(const struct tattle_result *result)
-{
-    for (size_t i = 0; i < result->failure_count; i++)
-        if (result->failures[i].kind == TATTLE_FAILURE_CRASH ||
-            result->failures[i].kind == TATTLE_FAILURE_TIMEOUT)
-            return &result->failures[i];
-    return NULL;
-}
-
-static void describe_ending(struct tattle__buffer *out,
-                            const struct tattle_failure *failure)
-{
-    if (failure->kind == TATTLE_FAILURE_CRASH) {
-        char scratch[16];
-        tattle__buffer_printf(out, "crash: %s",
-                              tattle__signal_name(failure->signal, scratch));
-    } else
-        tattle__buffer_printf(out, "timeout after %ld ms", failure->timeout_ms);
-}
 
 /* ---- Text -----------------------------------------------------------------
  */
@@ -238,39 +98,40 @@ static void cells_flush(struct tattle__buffer *out, const struct cells *c)
         tattle__buffer_append_string(out, c->cell[i]);
 }
 
-static void append_detail(struct tattle__buffer *out, const struct row *row)
+static void append_detail(struct tattle__buffer *out,
+                          const struct tattle__sequence_row *row)
 {
     const struct tattle_trace_event *e = row->event;
     struct tattle__buffer text = {0};
     switch (row->kind) {
-    case ROW_MESSAGE:
-    case ROW_PENDING_SEND:
-    case ROW_RECV_ONLY:
-    case ROW_EVENT:
+    case TATTLE__ROW_MESSAGE:
+    case TATTLE__ROW_PENDING_SEND:
+    case TATTLE__ROW_RECV_ONLY:
+    case TATTLE__ROW_EVENT:
         if (e->label)
             tattle__buffer_printf(&text, "%s", e->label);
         if (e->msg)
             tattle__buffer_printf(&text, "%s%s", e->label ? ": " : "", e->msg);
         break;
-    case ROW_SPAWN:
+    case TATTLE__ROW_SPAWN:
         tattle__buffer_printf(&text, "spawn %s", e->to ? e->to : "");
         break;
-    case ROW_EXIT:
+    case TATTLE__ROW_EXIT:
         tattle__buffer_append_string(&text, "exit");
         break;
-    case ROW_GONE:
+    case TATTLE__ROW_GONE:
         tattle__buffer_append_string(&text, "not alive when the test ended");
         break;
     }
     tattle__cli_append_printable(out, text.data ? text.data : "", text.length,
                                  false, DETAIL_CHARS);
-    if (row->kind == ROW_MESSAGE && row->t_end_us >= row->t_us &&
+    if (row->kind == TATTLE__ROW_MESSAGE && row->t_end_us >= row->t_us &&
         row->t_end_us != row->t_us)
         tattle__buffer_printf(out, "  (received +%" PRIu64 " us)",
                               row->t_end_us - row->t_us);
-    else if (row->kind == ROW_PENDING_SEND)
+    else if (row->kind == TATTLE__ROW_PENDING_SEND)
         tattle__buffer_append_string(out, "  (never received)");
-    else if (row->kind == ROW_RECV_ONLY)
+    else if (row->kind == TATTLE__ROW_RECV_ONLY)
         tattle__buffer_append_string(
             out, "  (received; sent before the trace begins)");
     tattle__buffer_release(&text);
@@ -283,22 +144,25 @@ static size_t lane_of(size_t index, size_t lanes)
 }
 
 /* Names a participant folded into the "others" lane, before the details. */
-static void append_folded(struct tattle__buffer *out, const struct diagram *d,
-                          size_t index, size_t lanes)
+static void append_folded(struct tattle__buffer *out,
+                          const struct tattle__sequence *d, size_t index,
+                          size_t lanes)
 {
-    if (index + 1 < lanes || d->count <= MAX_LANES)
+    if (index + 1 < lanes || d->participants.count <= MAX_LANES)
         return;
-    tattle__cli_append_printable(out, d->names[index], strlen(d->names[index]),
-                                 false, NAME_CHARS);
+    tattle__cli_append_printable(out, d->participants.names[index],
+                                 strlen(d->participants.names[index]), false,
+                                 NAME_CHARS);
 }
 
 static void append_folded_ends(struct tattle__buffer *out,
-                               const struct diagram *d, const struct row *row,
+                               const struct tattle__sequence *d,
+                               const struct tattle__sequence_row *row,
                                size_t lanes)
 {
-    bool from = d->count > MAX_LANES && row->from + 1 >= lanes;
-    bool to =
-        d->count > MAX_LANES && row->to + 1 >= lanes && row->to != row->from;
+    bool from = d->participants.count > MAX_LANES && row->from + 1 >= lanes;
+    bool to = d->participants.count > MAX_LANES && row->to + 1 >= lanes &&
+              row->to != row->from;
     if (!from && !to)
         return;
     tattle__buffer_append_string(out, "[");
@@ -333,29 +197,33 @@ void tattle__sequence_text(struct tattle__buffer *out,
         " dropped (cap %" PRIu64 ", budget %" PRIu64 ")%s\n",
         indent, trace->recorded, trace->dropped, trace->cap, trace->budget,
         trace->overflow ? ", overflowed: events were lost" : "");
-    struct diagram d;
-    build(&d, trace);
+    struct tattle__sequence d;
+    tattle__sequence_build(&d, trace);
     size_t column = MIN_COLUMN;
-    for (size_t i = 0; i < d.count; i++) {
-        size_t w = text_width(d.names[i], MAX_COLUMN) + 2;
+    for (size_t i = 0; i < d.participants.count; i++) {
+        size_t w = text_width(d.participants.names[i], MAX_COLUMN) + 2;
         if (w > column)
             column = w > MAX_COLUMN ? MAX_COLUMN : w;
     }
     struct cells cells = {0};
-    size_t lane_count = d.count > MAX_LANES ? MAX_LANES : d.count;
+    size_t lane_count =
+        d.participants.count > MAX_LANES ? MAX_LANES : d.participants.count;
     size_t lanes = lane_count * column;
-    if (d.count > MAX_LANES)
+    if (d.participants.count > MAX_LANES)
         tattle__buffer_printf(
             out,
             "%s%zu participants: the first %d have a lane each, the other "
             "%zu share the lane \"others\" and are named in the details\n",
-            indent, d.count, MAX_LANES - 1, d.count - (MAX_LANES - 1));
+            indent, d.participants.count, MAX_LANES - 1,
+            d.participants.count - (MAX_LANES - 1));
 
     /* The participants' names over their lifelines. */
     cells_reset(&cells, lanes);
     for (size_t i = 0; i < lane_count; i++) {
         const char *name =
-            d.count > MAX_LANES && i + 1 == lane_count ? "others" : d.names[i];
+            d.participants.count > MAX_LANES && i + 1 == lane_count
+                ? "others"
+                : d.participants.names[i];
         size_t width = text_width(name, column - 2);
         size_t center = i * column + column / 2;
         size_t at = center >= width / 2 ? center - width / 2 : 0;
@@ -366,7 +234,7 @@ void tattle__sequence_text(struct tattle__buffer *out,
     tattle__buffer_append_string(out, "\n");
 
     for (size_t r = 0; r < d.row_count; r++) {
-        const struct row *row = &d.rows[r];
+        const struct tattle__sequence_row *row = &d.rows[r];
         cells_reset(&cells, lanes);
         for (size_t i = 0; i < lane_count; i++)
             strcpy(cells.cell[i * column + column / 2], "|");
@@ -377,10 +245,10 @@ void tattle__sequence_text(struct tattle__buffer *out,
             for (size_t i = lo + 1; i < hi; i++)
                 strcpy(cells.cell[i], "-");
             strcpy(cells.cell[a < b ? hi - 1 : lo + 1], a < b ? ">" : "<");
-            if (row->kind == ROW_PENDING_SEND)
+            if (row->kind == TATTLE__ROW_PENDING_SEND)
                 strcpy(cells.cell[a < b ? hi - 1 : lo + 1], "?");
             const char *label =
-                row->kind == ROW_SPAWN ? "spawn" : row->event->label;
+                row->kind == TATTLE__ROW_SPAWN ? "spawn" : row->event->label;
             if (label && hi - lo > 6) {
                 size_t room = hi - lo - 5;
                 size_t width = text_width(label, room);
@@ -388,13 +256,13 @@ void tattle__sequence_text(struct tattle__buffer *out,
                           room);
             }
         } else {
-            const char *mark = row->kind == ROW_EXIT    ? "X"
-                               : row->kind == ROW_GONE  ? "X"
-                               : row->kind == ROW_EVENT ? "*"
-                                                        : "o";
+            const char *mark = row->kind == TATTLE__ROW_EXIT    ? "X"
+                               : row->kind == TATTLE__ROW_GONE  ? "X"
+                               : row->kind == TATTLE__ROW_EVENT ? "*"
+                                                                : "o";
             strcpy(cells.cell[a], mark);
         }
-        if (row->kind == ROW_GONE)
+        if (row->kind == TATTLE__ROW_GONE)
             tattle__buffer_printf(out, "%s%*s", indent, TIME_WIDTH, "end ");
         else
             tattle__buffer_printf(out, "%s%9.3fms ", indent,
@@ -406,10 +274,10 @@ void tattle__sequence_text(struct tattle__buffer *out,
         tattle__buffer_append_string(out, "\n");
         spill(out, sink);
     }
-    const struct tattle_failure *end = ending(result);
+    const struct tattle_failure *end = tattle__sequence_ending(result);
     if (end) {
         tattle__buffer_printf(out, "%s%*s", indent, TIME_WIDTH, "end ");
-        describe_ending(out, end);
+        tattle__sequence_describe_ending(out, end);
         tattle__buffer_append_string(out, "\n");
     }
     free(cells.cell);
@@ -445,7 +313,7 @@ void tattle__sequence_text(struct tattle__buffer *out,
             tattle__buffer_printf(out, "%s    and %zu more\n", indent,
                                   mailbox->message_count - PENDING_SHOWN);
     }
-    release(&d);
+    tattle__sequence_release(&d);
 }
 
 /* ---- Mermaid
@@ -525,58 +393,58 @@ void tattle__sequence_mermaid(struct tattle__buffer *out,
                                      "\n    Note over p0: no trace recorded\n");
         return;
     }
-    struct diagram d;
-    build(&d, trace);
+    struct tattle__sequence d;
+    tattle__sequence_build(&d, trace);
     /* Mailboxes still holding messages get a participant of their own,
      * where the pending messages are noted. */
-    for (size_t i = 0; i < trace->mailbox_count; i++)
-        if (trace->mailboxes[i].pending || trace->mailboxes[i].message_count)
-            participant(&d, trace->mailboxes[i].name);
-    if (d.count == 0)
-        participant(&d, result->test->id);
-    for (size_t i = 0; i < d.count; i++) {
+    tattle__sequence_add_mailboxes(&d, trace);
+    if (d.participants.count == 0)
+        tattle__sequence_participant(&d, result->test->id);
+    for (size_t i = 0; i < d.participants.count; i++) {
         tattle__buffer_printf(out, "    participant p%zu as ", i);
-        if (mermaid_keyword(d.names[i])) {
+        if (mermaid_keyword(d.participants.names[i])) {
             /* The first letter as an entity keeps the word a name. */
-            tattle__buffer_printf(out, "#%u;", (unsigned char)d.names[i][0]);
-            mermaid_text(out, d.names[i] + 1, 40);
-        } else if (!d.names[i][0])
+            tattle__buffer_printf(out, "#%u;",
+                                  (unsigned char)d.participants.names[i][0]);
+            mermaid_text(out, d.participants.names[i] + 1, 40);
+        } else if (!d.participants.names[i][0])
             tattle__buffer_append_string(out, "#8203;");
         else
-            mermaid_text(out, d.names[i], 40);
+            mermaid_text(out, d.participants.names[i], 40);
         if (!d.actor[i])
             tattle__buffer_append_string(out, " (mailbox)");
         tattle__buffer_append_string(out, "\n");
     }
     for (size_t r = 0; r < d.row_count; r++) {
-        const struct row *row = &d.rows[r];
+        const struct tattle__sequence_row *row = &d.rows[r];
         switch (row->kind) {
-        case ROW_MESSAGE:
-        case ROW_PENDING_SEND:
-        case ROW_RECV_ONLY:
+        case TATTLE__ROW_MESSAGE:
+        case TATTLE__ROW_PENDING_SEND:
+        case TATTLE__ROW_RECV_ONLY:
             tattle__buffer_printf(out, "    p%zu%sp%zu: ", row->from,
-                                  row->kind == ROW_MESSAGE        ? "->>"
-                                  : row->kind == ROW_PENDING_SEND ? "--)"
-                                                                  : "-->>",
+                                  row->kind == TATTLE__ROW_MESSAGE ? "->>"
+                                  : row->kind == TATTLE__ROW_PENDING_SEND
+                                      ? "--)"
+                                      : "-->>",
                                   row->to);
             mermaid_label(out, row->event);
-            if (row->kind == ROW_PENDING_SEND)
+            if (row->kind == TATTLE__ROW_PENDING_SEND)
                 tattle__buffer_append_string(out, " (never received)");
-            else if (row->kind == ROW_RECV_ONLY)
+            else if (row->kind == TATTLE__ROW_RECV_ONLY)
                 tattle__buffer_append_string(out, " (sent before the trace)");
             break;
-        case ROW_SPAWN:
+        case TATTLE__ROW_SPAWN:
             tattle__buffer_printf(out, "    p%zu->>p%zu: spawn", row->from,
                                   row->to);
             break;
-        case ROW_EVENT:
+        case TATTLE__ROW_EVENT:
             tattle__buffer_printf(out, "    Note right of p%zu: ", row->from);
             mermaid_label(out, row->event);
             break;
-        case ROW_EXIT:
+        case TATTLE__ROW_EXIT:
             tattle__buffer_printf(out, "    Note over p%zu: exit", row->from);
             break;
-        case ROW_GONE:
+        case TATTLE__ROW_GONE:
             tattle__buffer_printf(
                 out, "    Note over p%zu: not alive when the test ended",
                 row->from);
@@ -584,12 +452,13 @@ void tattle__sequence_mermaid(struct tattle__buffer *out,
         }
         tattle__buffer_append_string(out, "\n");
     }
-    const struct tattle_failure *end = ending(result);
+    const struct tattle_failure *end = tattle__sequence_ending(result);
     if (end) {
         struct tattle__buffer text = {0};
-        describe_ending(&text, end);
-        if (d.count > 1)
-            tattle__buffer_printf(out, "    Note over p0,p%zu: ", d.count - 1);
+        tattle__sequence_describe_ending(&text, end);
+        if (d.participants.count > 1)
+            tattle__buffer_printf(
+                out, "    Note over p0,p%zu: ", d.participants.count - 1);
         else
             tattle__buffer_append_string(out, "    Note over p0: ");
         mermaid_text(out, text.data, 0);
@@ -601,7 +470,8 @@ void tattle__sequence_mermaid(struct tattle__buffer *out,
         if (!mailbox->pending && !mailbox->message_count)
             continue;
         tattle__buffer_printf(out, "    Note over p%zu: %" PRIu64 " pending",
-                              participant(&d, mailbox->name), mailbox->pending);
+                              tattle__sequence_participant(&d, mailbox->name),
+                              mailbox->pending);
         for (size_t k = 0; k < mailbox->message_count && k < PENDING_SHOWN;
              k++) {
             tattle__buffer_append_string(out, k ? "<br/>" : " #58; ");
@@ -612,5 +482,5 @@ void tattle__sequence_mermaid(struct tattle__buffer *out,
                                   mailbox->message_count - PENDING_SHOWN);
         tattle__buffer_append_string(out, "\n");
     }
-    release(&d);
+    tattle__sequence_release(&d);
 }

@@ -1,0 +1,175 @@
+/*
+ * sequence_diagram.c — a trace read as a sequence diagram (see
+ * sequence_diagram.h).
+ *
+ * A send is joined to the first later receive of the same message (same
+ * mailbox, label and payload, looked for within JOIN_WINDOW events) and
+ * drawn as one arrow from the sender to the receiver. Participants are
+ * numbered through a name index, so a trace naming many actors costs
+ * linear time.
+ */
+#include "reporter/sequence_diagram.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/text.h"
+
+enum { JOIN_WINDOW = 4096 };
+
+static bool same_text(const char *a, const char *b)
+{
+    return (!a && !b) || (a && b && strcmp(a, b) == 0);
+}
+
+size_t tattle__sequence_participant(struct tattle__sequence *sequence,
+                                    const char *name)
+{
+    bool added;
+    size_t at = tattle__name_index_add(&sequence->participants,
+                                       name ? name : "?", &added);
+    if (added) {
+        if (at >= sequence->actor_capacity) {
+            sequence->actor_capacity =
+                sequence->actor_capacity ? sequence->actor_capacity * 2 : 8;
+            sequence->actor =
+                tattle__realloc(sequence->actor, sequence->actor_capacity *
+                                                     sizeof *sequence->actor);
+        }
+        sequence->actor[at] = false;
+    }
+    return at;
+}
+
+static void add_row(struct tattle__sequence *sequence,
+                    struct tattle__sequence_row row)
+{
+    if (sequence->row_count == sequence->row_capacity) {
+        sequence->row_capacity =
+            sequence->row_capacity ? sequence->row_capacity * 2 : 16;
+        sequence->rows = tattle__realloc(
+            sequence->rows, sequence->row_capacity * sizeof *sequence->rows);
+    }
+    sequence->rows[sequence->row_count++] = row;
+    if (row.kind == TATTLE__ROW_MESSAGE)
+        sequence->matched++;
+}
+
+/* The receive that takes the message sent by events[i], or n. */
+static size_t matching_receive(const struct tattle_trace_event *events,
+                               size_t n, size_t i, const bool *joined)
+{
+    const struct tattle_trace_event *send = &events[i];
+    for (size_t j = i + 1; j < n && j < i + JOIN_WINDOW; j++)
+        if (events[j].kind == TATTLE_TRACE_RECV && !joined[j] &&
+            same_text(events[j].from, send->to) &&
+            same_text(events[j].label, send->label) &&
+            same_text(events[j].msg, send->msg))
+            return j;
+    return n;
+}
+
+void tattle__sequence_build(struct tattle__sequence *sequence,
+                            const struct tattle_trace *trace)
+{
+    *sequence = (struct tattle__sequence){0};
+    for (size_t i = 0; i < trace->actor_count; i++) {
+        size_t at =
+            tattle__sequence_participant(sequence, trace->actors[i].name);
+        sequence->actor[at] = true;
+    }
+    const struct tattle_trace_event *events = trace->events;
+    size_t n = trace->event_count;
+    bool *joined = tattle__calloc(n ? n : 1, sizeof *joined);
+    for (size_t i = 0; i < n; i++) {
+        const struct tattle_trace_event *e = &events[i];
+        struct tattle__sequence_row row = {
+            .event = e, .t_us = e->t_us, .t_end_us = e->t_us};
+        switch (e->kind) {
+        case TATTLE_TRACE_SEND: {
+            size_t match = matching_receive(events, n, i, joined);
+            row.from = tattle__sequence_participant(sequence, e->from);
+            if (match < n) {
+                joined[match] = true;
+                row.kind = TATTLE__ROW_MESSAGE;
+                row.to =
+                    tattle__sequence_participant(sequence, events[match].to);
+                row.t_end_us = events[match].t_us;
+            } else {
+                row.kind = TATTLE__ROW_PENDING_SEND;
+                row.to = tattle__sequence_participant(sequence, e->to);
+            }
+            break;
+        }
+        case TATTLE_TRACE_RECV:
+            if (joined[i])
+                continue;
+            row.kind = TATTLE__ROW_RECV_ONLY;
+            row.from = tattle__sequence_participant(sequence, e->from);
+            row.to = tattle__sequence_participant(sequence, e->to);
+            break;
+        case TATTLE_TRACE_SPAWN:
+            row.kind = TATTLE__ROW_SPAWN;
+            row.from = tattle__sequence_participant(sequence,
+                                                    e->from ? e->from : e->to);
+            row.to =
+                tattle__sequence_participant(sequence, e->to ? e->to : e->from);
+            break;
+        case TATTLE_TRACE_EVENT:
+        case TATTLE_TRACE_EXIT:
+        default: /* a kind added later is drawn as an event */
+            row.kind = e->kind == TATTLE_TRACE_EXIT ? TATTLE__ROW_EXIT
+                                                    : TATTLE__ROW_EVENT;
+            row.from = row.to = tattle__sequence_participant(
+                sequence, e->from ? e->from : e->to);
+            break;
+        }
+        add_row(sequence, row);
+    }
+    free(joined);
+    for (size_t i = 0; i < trace->actor_count; i++)
+        if (!trace->actors[i].alive_at_exit) {
+            size_t at =
+                tattle__sequence_participant(sequence, trace->actors[i].name);
+            add_row(sequence,
+                    (struct tattle__sequence_row){
+                        .kind = TATTLE__ROW_GONE, .from = at, .to = at});
+        }
+}
+
+void tattle__sequence_add_mailboxes(struct tattle__sequence *sequence,
+                                    const struct tattle_trace *trace)
+{
+    for (size_t i = 0; i < trace->mailbox_count; i++)
+        if (trace->mailboxes[i].pending || trace->mailboxes[i].message_count)
+            tattle__sequence_participant(sequence, trace->mailboxes[i].name);
+}
+
+void tattle__sequence_release(struct tattle__sequence *sequence)
+{
+    tattle__name_index_release(&sequence->participants);
+    free(sequence->actor);
+    free(sequence->rows);
+    *sequence = (struct tattle__sequence){0};
+}
+
+const struct tattle_failure *
+tattle__sequence_ending(const struct tattle_result *result)
+{
+    for (size_t i = 0; i < result->failure_count; i++)
+        if (result->failures[i].kind == TATTLE_FAILURE_CRASH ||
+            result->failures[i].kind == TATTLE_FAILURE_TIMEOUT)
+            return &result->failures[i];
+    return NULL;
+}
+
+void tattle__sequence_describe_ending(struct tattle__buffer *out,
+                                      const struct tattle_failure *failure)
+{
+    if (failure->kind == TATTLE_FAILURE_CRASH) {
+        char scratch[16];
+        tattle__buffer_printf(out, "crash: %s",
+                              tattle__signal_name(failure->signal, scratch));
+    } else
+        tattle__buffer_printf(out, "timeout after %ld ms", failure->timeout_ms);
+}
