@@ -13,6 +13,7 @@
 #include "reporter/compact.h"
 #include "reporter/ctrf.h"
 #include "reporter/github.h"
+#include "reporter/html.h"
 #include "reporter/json.h"
 #include "reporter/jsonl.h"
 #include "reporter/junit.h"

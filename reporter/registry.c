@@ -16,6 +16,7 @@ static const struct tattle_reporter_type *const builtin_reporters[] = {
     &tattle__reporter_compact, &tattle__reporter_jsonl,
     &tattle__reporter_junit,   &tattle__reporter_github,
     &tattle__reporter_tap,     &tattle__reporter_ctrf,
+    &tattle__reporter_html,
 };
 
 static const struct tattle_reporter_type

@@ -12,4 +12,7 @@ list(APPEND TATTLE_SOURCES
   reporter/github.c
   reporter/tap.c
   reporter/ctrf.c
+  reporter/sequence_diagram.c
+  reporter/html_writer.c
+  reporter/html.c
 )

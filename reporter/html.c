@@ -1,0 +1,1085 @@
+/*
+ * html.c — the "html" reporter (see html.h for what the page shows).
+ *
+ * Each finished test is rendered into a buffer and written to a scratch
+ * file; its suite and tags are remembered for the filters and a failed
+ * test gets a line in the failures' index. At the end the head (styles,
+ * run, counts, filters, index) is written to the report, the scratch file
+ * copied behind it, and the tail (the embedded data and the script)
+ * appended. Markup is literal; every test string goes through
+ * html_writer.h.
+ */
+#include "reporter/html.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "base/name_index.h"
+#include "base/report_file.h"
+#include "base/text.h"
+#include "reporter/html_writer.h"
+#include "reporter/plain_text.h"
+#include "reporter/report_output.h"
+#include "reporter/sequence_diagram.h"
+#include "results/model.h"
+
+enum {
+    FLUSH_BYTES = 1 << 18,
+    LANE_WIDTH = 150,
+    MAX_LANES = 24,
+    TIME_MARGIN = 70,
+    HEAD_HEIGHT = 44,
+    ROW_HEIGHT = 30,
+    PENDING_LINE = 16,
+    PENDING_SHOWN = 8,
+    NAME_CHARS = 20,
+    LABEL_CHARS = 24,
+    DETAIL_CHARS = 60,
+    INDEX_MESSAGE_CHARS = 120
+};
+
+struct html_reporter {
+    struct tattle__report_output output;
+    struct tattle__sink tests; /* the tests' markup, in a scratch file */
+    struct tattle__buffer page;
+    struct tattle__buffer failure_index; /* <li> per failed test */
+    struct tattle__buffer failed_ids;    /* JSON strings, comma separated */
+    struct tattle__name_index suites, tags;
+    char *started_at, *executable;
+    char **argv;
+    int argc;
+    uint64_t seed;
+    unsigned jobs;
+    uint64_t test_count, failed_count;
+    int error;
+};
+
+static void remember_error(struct html_reporter *self, int error)
+{
+    if (error && !self->error)
+        self->error = error;
+}
+
+static void append(struct tattle__buffer *out, const char *literal)
+{
+    tattle__buffer_append_string(out, literal);
+}
+
+static void append_uint(struct tattle__buffer *out, uint64_t value)
+{
+    tattle__text_uint(out, value);
+}
+
+/* ` name="value"` with the value escaped. */
+static void append_attribute(struct tattle__buffer *out, const char *name,
+                             const char *value)
+{
+    tattle__buffer_append(out, " ", 1);
+    append(out, name);
+    append(out, "=\"");
+    tattle__html_string(out, value);
+    append(out, "\"");
+}
+
+static void append_duration(struct tattle__buffer *out, uint64_t microseconds)
+{
+    if (microseconds < 1000)
+        tattle__buffer_printf(out, "%" PRIu64 " us", microseconds);
+    else if (microseconds < 10000000)
+        tattle__buffer_printf(out, "%.1f ms", (double)microseconds / 1000.0);
+    else
+        tattle__buffer_printf(out, "%.2f s", (double)microseconds / 1e6);
+}
+
+/* A tag as the filters name it: `word` or `word:value`. */
+static void append_tag_text(struct tattle__buffer *out,
+                            const struct tattle_tag *tag)
+{
+    append(out, tag->name ? tag->name : "");
+    if (tag->value) {
+        append(out, ":");
+        append(out, tag->value);
+    }
+}
+
+/* ---- Failures --------------------------------------------------------- */
+
+static void append_definition(struct tattle__buffer *out, const char *term,
+                              const char *value)
+{
+    if (!value)
+        return;
+    append(out, "<dt>");
+    append(out, term);
+    append(out, "</dt><dd><code>");
+    tattle__html_string(out, value);
+    append(out, "</code></dd>");
+}
+
+/* The frames of a failure's stack (a crash's, or what the runner took). */
+static void append_frames(struct tattle__buffer *out,
+                          const struct tattle_failure *failure)
+{
+    if (!failure->frame_count)
+        return;
+    append(out, "<details class=\"stack\" open><summary>stack (");
+    append_uint(out, failure->frame_count);
+    append(out, " frames)</summary><ol class=\"frames\">");
+    for (size_t i = 0; i < failure->frame_count; i++) {
+        const struct tattle_frame *frame = &failure->frames[i];
+        append(out, "<li><code>");
+        if (frame->function)
+            tattle__html_string(out, frame->function);
+        else
+            tattle__buffer_printf(out, "0x%" PRIxPTR, frame->address);
+        append(out, "</code>");
+        if (frame->file) {
+            append(out, " <span class=\"place\">");
+            tattle__html_string(out, frame->file);
+            tattle__buffer_printf(out, ":%d</span>", frame->line);
+        }
+        append(out, "</li>");
+    }
+    append(out, "</ol></details>");
+}
+
+/* Where the threads of the test were when it ended: the stacks the
+ * runner takes at a timeout (and of a crash's other threads) are drawn
+ * here, one list of frames per thread, once the model carries them. For
+ * now the failure's own stack is all there is. */
+static void append_stacks(struct tattle__buffer *out,
+                          const struct tattle_failure *failure)
+{
+    append_frames(out, failure);
+}
+
+static void append_failure(struct tattle__buffer *out,
+                           const struct tattle_result *result,
+                           const struct tattle_failure *failure)
+{
+    append(out, "<section class=\"failure\"><h3><span class=\"kind\">");
+    append(out, tattle_failure_kind_name(failure->kind));
+    append(out, "</span>");
+    if (failure->filtered)
+        append(out, " <span class=\"filtered\">(filtered)</span>");
+    const char *file;
+    int line;
+    tattle__text_location(result, failure, &file, &line);
+    if (file) {
+        append(out, " at <span class=\"place\">");
+        tattle__html_string(out, file);
+        tattle__buffer_printf(out, ":%d</span>", line);
+    }
+    append(out, "</h3><pre class=\"message\">");
+    tattle__html_string(out, failure->message);
+    append(out, "</pre><dl class=\"values\">");
+    switch (failure->kind) {
+    case TATTLE_FAILURE_ASSERTION:
+        if (failure->macro || failure->expr) {
+            append(out, "<dt>expression</dt><dd><code>");
+            tattle__html_string(out, failure->macro);
+            append(out, "(");
+            tattle__html_string(out, failure->expr);
+            append(out, ")</code></dd>");
+        }
+        append_definition(out, "left", failure->left);
+        append_definition(out, "right", failure->right);
+        break;
+    case TATTLE_FAILURE_CRASH: {
+        char scratch[16];
+        append_definition(out, "signal",
+                          tattle__signal_name(failure->signal, scratch));
+        break;
+    }
+    case TATTLE_FAILURE_EXIT:
+        tattle__buffer_printf(out, "<dt>exit code</dt><dd><code>%d</code></dd>",
+                              failure->exit_code);
+        break;
+    case TATTLE_FAILURE_TIMEOUT:
+        tattle__buffer_printf(out,
+                              "<dt>timeout</dt><dd><code>%ld ms</code></dd>",
+                              failure->timeout_ms);
+        break;
+    case TATTLE_FAILURE_ERROR:
+        break;
+    }
+    append(out, "</dl>");
+    append_stacks(out, failure);
+    append(out, "</section>");
+}
+
+static void append_output(struct tattle__buffer *out, const char *name,
+                          const struct tattle_output *output, bool open)
+{
+    if (!output->length && !output->bytes)
+        return;
+    append(out, "<details class=\"output\"");
+    append(out, open ? " open><summary>" : "><summary>");
+    append(out, name);
+    append(out, " (");
+    append_uint(out, output->bytes);
+    append(out, output->bytes == 1 ? " byte" : " bytes");
+    if (output->truncated)
+        append(out, ", head and tail kept");
+    append(out, ")</summary><pre>");
+    tattle__html_text(out, output->text ? output->text : "", output->length);
+    append(out, "</pre></details>");
+}
+
+/* ---- The sequence diagram --------------------------------------------- */
+
+static size_t lane_of(size_t participant)
+{
+    return participant < MAX_LANES ? participant : MAX_LANES - 1;
+}
+
+static size_t lane_x(size_t participant)
+{
+    return TIME_MARGIN + LANE_WIDTH / 2 + lane_of(participant) * LANE_WIDTH;
+}
+
+/* `label: msg` of an event, cut to `max_chars` (each part). */
+static void append_event_text(struct tattle__buffer *out,
+                              const struct tattle_trace_event *event,
+                              size_t max_chars)
+{
+    if (event->label)
+        tattle__html_string_cut(out, event->label, max_chars);
+    if (event->msg) {
+        if (event->label)
+            append(out, ": ");
+        tattle__html_string_cut(out, event->msg, max_chars);
+    }
+}
+
+/* The tooltip of a row: everything known of it, uncut but bounded by the
+ * recorder's own payload bound. */
+static void append_row_title(struct tattle__buffer *out,
+                             const struct tattle__sequence *sequence,
+                             const struct tattle__sequence_row *row)
+{
+    const struct tattle_trace_event *e = row->event;
+    append(out, "<title>");
+    if (e)
+        tattle__buffer_printf(out, "#%" PRIu64 " %s at %.3f ms: ", e->seq,
+                              tattle_trace_event_kind_name(e->kind),
+                              (double)row->t_us / 1000.0);
+    tattle__html_string(out, sequence->participants.names[row->from]);
+    if (row->to != row->from) {
+        append(out, " \xe2\x86\x92 ");
+        tattle__html_string(out, sequence->participants.names[row->to]);
+    }
+    if (e && (e->label || e->msg)) {
+        append(out, "\n");
+        append_event_text(out, e, 4096);
+    }
+    if (e && e->size)
+        tattle__buffer_printf(out, " (%" PRIu64 " bytes)", e->size);
+    switch (row->kind) {
+    case TATTLE__ROW_MESSAGE:
+        tattle__buffer_printf(out, "\nreceived at %.3f ms",
+                              (double)row->t_end_us / 1000.0);
+        break;
+    case TATTLE__ROW_PENDING_SEND:
+        append(out, "\nnever received");
+        break;
+    case TATTLE__ROW_RECV_ONLY:
+        append(out, "\nreceived; sent before the trace begins");
+        break;
+    case TATTLE__ROW_GONE:
+        append(out, "\nnot alive when the test ended");
+        break;
+    default:
+        break;
+    }
+    append(out, "</title>");
+}
+
+static void append_arrow(struct tattle__buffer *out,
+                         const struct tattle__sequence *sequence,
+                         const struct tattle__sequence_row *row, size_t y)
+{
+    static const char *const classes[] = {
+        [TATTLE__ROW_MESSAGE] = "arrow matched",
+        [TATTLE__ROW_PENDING_SEND] = "arrow unmatched pending",
+        [TATTLE__ROW_RECV_ONLY] = "arrow unmatched orphan",
+        [TATTLE__ROW_SPAWN] = "arrow spawn",
+    };
+    size_t x1 = lane_x(row->from), x2 = lane_x(row->to);
+    tattle__buffer_printf(out, "<g class=\"%s\" tabindex=\"0\"",
+                          classes[row->kind]);
+    if (row->event)
+        tattle__buffer_printf(out, " data-seq=\"%" PRIu64 "\"",
+                              row->event->seq);
+    append(out, ">");
+    append_row_title(out, sequence, row);
+    if (x1 == x2) { /* to itself, or within the "others" lane */
+        tattle__buffer_printf(
+            out,
+            "<path class=\"line\" d=\"M%zu %zu h40 v12 h-36\"/>"
+            "<path class=\"head\" d=\"M%zu %zu l8 -4 v8 z\"/>",
+            x1, y - 6, x1, y + 6);
+        tattle__buffer_printf(out, "<text x=\"%zu\" y=\"%zu\">", x1 + 46,
+                              y + 4);
+    } else {
+        bool right = x2 > x1;
+        tattle__buffer_printf(out,
+                              "<line class=\"line\" x1=\"%zu\" y1=\"%zu\" "
+                              "x2=\"%zu\" y2=\"%zu\"/>",
+                              x1, y, right ? x2 - 8 : x2 + 8, y);
+        tattle__buffer_printf(
+            out, "<path class=\"head\" d=\"M%zu %zu l%s8 -4 v8 z\"/>", x2, y,
+            right ? "-" : "");
+        tattle__buffer_printf(out,
+                              "<text class=\"label\" x=\"%zu\" y=\"%zu\" "
+                              "text-anchor=\"middle\">",
+                              (x1 + x2) / 2, y - 5);
+    }
+    if (row->kind == TATTLE__ROW_SPAWN)
+        append(out, "spawn");
+    else if (row->event->label)
+        tattle__html_string_cut(out, row->event->label, LABEL_CHARS);
+    else
+        tattle__html_string_cut(out, row->event->msg, LABEL_CHARS);
+    if (row->kind == TATTLE__ROW_PENDING_SEND)
+        append(out, " (never received)");
+    else if (row->kind == TATTLE__ROW_RECV_ONLY)
+        append(out, " (sent before the trace)");
+    append(out, "</text></g>");
+}
+
+static void append_mark(struct tattle__buffer *out,
+                        const struct tattle__sequence *sequence,
+                        const struct tattle__sequence_row *row, size_t y)
+{
+    size_t x = lane_x(row->from);
+    const char *class = row->kind == TATTLE__ROW_EVENT  ? "mark event"
+                        : row->kind == TATTLE__ROW_EXIT ? "mark exit"
+                                                        : "mark gone";
+    tattle__buffer_printf(out, "<g class=\"%s\" tabindex=\"0\">", class);
+    append_row_title(out, sequence, row);
+    if (row->kind == TATTLE__ROW_EVENT)
+        tattle__buffer_printf(out, "<circle cx=\"%zu\" cy=\"%zu\" r=\"5\"/>", x,
+                              y);
+    else
+        tattle__buffer_printf(out,
+                              "<path class=\"cross\" d=\"M%zu %zu l12 12 m0 "
+                              "-12 l-12 12\"/>",
+                              x - 6, y - 6);
+    tattle__buffer_printf(out, "<text x=\"%zu\" y=\"%zu\">", x + 10, y + 4);
+    if (row->kind == TATTLE__ROW_EVENT) {
+        if (row->event->kind != TATTLE_TRACE_EVENT &&
+            row->event->kind != TATTLE_TRACE_EXIT) {
+            tattle__html_string(out,
+                                tattle_trace_event_kind_name(row->event->kind));
+            append(out, " ");
+        }
+        append_event_text(out, row->event, LABEL_CHARS);
+    } else if (row->kind == TATTLE__ROW_EXIT)
+        append(out, "exit");
+    else
+        append(out, "not alive at the end");
+    append(out, "</text></g>");
+}
+
+/* The participant the crash or timeout is drawn on: an actor not alive
+ * at the end, else the one that did the last thing recorded. */
+static size_t dying_participant(const struct tattle__sequence *sequence,
+                                const struct tattle_trace *trace)
+{
+    for (size_t i = 0; i < trace->actor_count; i++)
+        if (!trace->actors[i].alive_at_exit)
+            return tattle__name_index_find(
+                &sequence->participants,
+                trace->actors[i].name ? trace->actors[i].name : "?");
+    for (size_t r = sequence->row_count; r > 0; r--)
+        if (sequence->rows[r - 1].event)
+            return sequence->rows[r - 1].from;
+    return 0;
+}
+
+static void append_sequence_svg(struct tattle__buffer *out,
+                                const struct tattle_result *result)
+{
+    const struct tattle_trace *trace = result->trace;
+    struct tattle__sequence sequence;
+    tattle__sequence_build(&sequence, trace);
+    tattle__sequence_add_mailboxes(&sequence, trace);
+    if (!sequence.participants.count)
+        tattle__sequence_participant(&sequence, result->test->id);
+    size_t participants = sequence.participants.count;
+    size_t lanes = participants > MAX_LANES ? MAX_LANES : participants;
+    const struct tattle_failure *ending = tattle__sequence_ending(result);
+
+    size_t pending_lines = 0;
+    for (size_t i = 0; i < trace->mailbox_count; i++) {
+        const struct tattle_trace_mailbox *mailbox = &trace->mailboxes[i];
+        if (!mailbox->pending && !mailbox->message_count)
+            continue;
+        size_t shown = mailbox->message_count < PENDING_SHOWN
+                           ? mailbox->message_count
+                           : PENDING_SHOWN + 1;
+        pending_lines += 1 + shown;
+    }
+    size_t rows_bottom =
+        HEAD_HEIGHT + 20 + (sequence.row_count + (ending ? 1 : 0)) * ROW_HEIGHT;
+    size_t width = TIME_MARGIN + lanes * LANE_WIDTH + 200;
+    size_t height = rows_bottom + (pending_lines ? 12 : 0) +
+                    pending_lines * PENDING_LINE + 12;
+
+    append(out, "<figure class=\"trace\"><figcaption>trace: ");
+    append_uint(out, trace->recorded);
+    append(out, " events recorded, ");
+    append_uint(out, trace->dropped);
+    append(out, " dropped, ");
+    append_uint(out, sequence.matched);
+    append(out, sequence.matched == 1 ? " message" : " messages");
+    if (trace->overflow)
+        append(out, " <strong>(overflowed: events were lost)</strong>");
+    if (participants > MAX_LANES)
+        tattle__buffer_printf(out,
+                              "; %zu participants, the last lane holds all "
+                              "past the %dth",
+                              participants, MAX_LANES - 1);
+    append(out,
+           "<span class=\"zoom\" hidden><button type=\"button\" "
+           "data-zoom=\"out\" aria-label=\"zoom out\">\xe2\x88\x92</button>"
+           "<button type=\"button\" data-zoom=\"reset\">100%</button>"
+           "<button type=\"button\" data-zoom=\"in\" aria-label=\"zoom "
+           "in\">+</button></span></figcaption><div class=\"scroll\">");
+    tattle__buffer_printf(
+        out,
+        "<svg class=\"sequence\" xmlns=\"http://www.w3.org/"
+        "2000/svg\" role=\"img\" width=\"%zu\" height=\"%zu\" "
+        "viewBox=\"0 0 %zu %zu\" data-width=\"%zu\" "
+        "data-matched=\"%zu\"",
+        width, height, width, height, width, sequence.matched);
+    append_attribute(out, "aria-label", "sequence diagram of the trace");
+    append(out, "><title>sequence diagram of ");
+    tattle__html_string(out, result->test->id);
+    append(out, "</title>");
+
+    /* Participants and their lifelines. */
+    for (size_t lane = 0; lane < lanes; lane++) {
+        size_t x = TIME_MARGIN + LANE_WIDTH / 2 + lane * LANE_WIDTH;
+        bool others = participants > MAX_LANES && lane + 1 == lanes;
+        const char *name =
+            others ? "others" : sequence.participants.names[lane];
+        tattle__buffer_printf(out, "<g class=\"participant %s\">",
+                              !others && sequence.actor[lane] ? "actor"
+                                                              : "mailbox");
+        append(out, "<title>");
+        tattle__html_string(out, name);
+        append(out, "</title>");
+        tattle__buffer_printf(out,
+                              "<line class=\"life\" x1=\"%zu\" y1=\"%d\" "
+                              "x2=\"%zu\" y2=\"%zu\"/>",
+                              x, HEAD_HEIGHT - 8, x, rows_bottom);
+        tattle__buffer_printf(out,
+                              "<rect x=\"%zu\" y=\"8\" width=\"%d\" "
+                              "height=\"28\" rx=\"4\"/><text x=\"%zu\" "
+                              "y=\"27\" text-anchor=\"middle\">",
+                              x - LANE_WIDTH / 2 + 6, LANE_WIDTH - 12, x);
+        tattle__html_string_cut(out, name, NAME_CHARS);
+        append(out, "</text></g>");
+    }
+
+    for (size_t r = 0; r < sequence.row_count; r++) {
+        const struct tattle__sequence_row *row = &sequence.rows[r];
+        size_t y = HEAD_HEIGHT + 20 + r * ROW_HEIGHT + ROW_HEIGHT / 2;
+        if (row->kind != TATTLE__ROW_GONE)
+            tattle__buffer_printf(out,
+                                  "<text class=\"time\" x=\"4\" y=\"%zu\">"
+                                  "%.3f ms</text>",
+                                  y + 4, (double)row->t_us / 1000.0);
+        switch (row->kind) {
+        case TATTLE__ROW_MESSAGE:
+        case TATTLE__ROW_PENDING_SEND:
+        case TATTLE__ROW_RECV_ONLY:
+        case TATTLE__ROW_SPAWN:
+            append_arrow(out, &sequence, row, y);
+            break;
+        case TATTLE__ROW_EVENT:
+        case TATTLE__ROW_EXIT:
+        case TATTLE__ROW_GONE:
+            append_mark(out, &sequence, row, y);
+            break;
+        }
+    }
+
+    if (ending) {
+        size_t y =
+            HEAD_HEIGHT + 20 + sequence.row_count * ROW_HEIGHT + ROW_HEIGHT / 2;
+        size_t x = lane_x(dying_participant(&sequence, trace));
+        tattle__buffer_printf(
+            out, "<g class=\"ending %s\" tabindex=\"0\"><title>",
+            ending->kind == TATTLE_FAILURE_CRASH ? "crash" : "timeout");
+        tattle__html_string(out, ending->message);
+        tattle__buffer_printf(out,
+                              "</title><rect x=\"%zu\" y=\"%zu\" width=\"16\" "
+                              "height=\"16\"/><text x=\"%zu\" y=\"%zu\">",
+                              x - 8, y - 8, x + 14, y + 4);
+        struct tattle__buffer text = {0};
+        tattle__sequence_describe_ending(&text, ending);
+        tattle__html_text(out, text.data, text.length);
+        tattle__buffer_release(&text);
+        append(out, "</text></g>");
+    }
+
+    /* What was still waiting in mailboxes, under each one's lifeline. */
+    size_t y = rows_bottom + 12;
+    for (size_t i = 0; i < trace->mailbox_count; i++) {
+        const struct tattle_trace_mailbox *mailbox = &trace->mailboxes[i];
+        if (!mailbox->pending && !mailbox->message_count)
+            continue;
+        size_t at = tattle__name_index_find(
+            &sequence.participants, mailbox->name ? mailbox->name : "?");
+        size_t x = lane_x(at) - LANE_WIDTH / 2 + 6;
+        size_t shown = mailbox->message_count < PENDING_SHOWN
+                           ? mailbox->message_count
+                           : PENDING_SHOWN;
+        size_t lines = 1 + shown + (mailbox->message_count > PENDING_SHOWN);
+        append(out, "<g class=\"mailbox-contents\" tabindex=\"0\">");
+        tattle__buffer_printf(out,
+                              "<rect x=\"%zu\" y=\"%zu\" width=\"%d\" "
+                              "height=\"%zu\" rx=\"3\"/>",
+                              x, y, LANE_WIDTH * 2, lines * PENDING_LINE + 4);
+        tattle__buffer_printf(out,
+                              "<text x=\"%zu\" y=\"%zu\"><tspan "
+                              "class=\"name\">",
+                              x + 6, y + 14);
+        tattle__html_string_cut(out, mailbox->name, NAME_CHARS);
+        tattle__buffer_printf(out, "</tspan>: %" PRIu64 " pending%s%s</text>",
+                              mailbox->pending,
+                              mailbox->alive ? "" : ", owner gone",
+                              mailbox->approx ? ", approximate" : "");
+        for (size_t k = 0; k < shown; k++) {
+            tattle__buffer_printf(out,
+                                  "<text class=\"message\" x=\"%zu\" "
+                                  "y=\"%zu\">",
+                                  x + 14, y + 14 + (k + 1) * PENDING_LINE);
+            tattle__html_string_cut(out, mailbox->messages[k], DETAIL_CHARS);
+            append(out, "</text>");
+        }
+        if (mailbox->message_count > PENDING_SHOWN)
+            tattle__buffer_printf(out,
+                                  "<text x=\"%zu\" y=\"%zu\">and %zu "
+                                  "more</text>",
+                                  x + 14, y + 14 + (shown + 1) * PENDING_LINE,
+                                  mailbox->message_count - PENDING_SHOWN);
+        append(out, "</g>");
+        y += lines * PENDING_LINE + 8;
+    }
+    append(out, "</svg></div></figure>");
+    tattle__sequence_release(&sequence);
+}
+
+/* ---- One test ---------------------------------------------------------- */
+
+static void append_test(struct html_reporter *self,
+                        const struct tattle_result *result)
+{
+    struct tattle__buffer *out = &self->page;
+    const struct tattle_test_info *test = result->test;
+    const char *state = tattle_state_name(result->state);
+    bool failed = tattle__result_failed(result);
+    uint64_t number = self->test_count;
+
+    tattle__buffer_printf(out, "<details class=\"test %s\" id=\"t%" PRIu64 "\"",
+                          state, number);
+    append_attribute(out, "data-state", state);
+    append_attribute(out, "data-suite", test->suite ? test->suite : "");
+    append(out, " data-tags=\"");
+    for (size_t i = 0; i < test->tag_count; i++) {
+        struct tattle__buffer tag = {0};
+        append_tag_text(&tag, &test->tags[i]);
+        if (i)
+            append(out, "\n");
+        tattle__html_text(out, tag.data ? tag.data : "", tag.length);
+        tattle__name_index_add(&self->tags, tag.data ? tag.data : "", NULL);
+        tattle__buffer_release(&tag);
+    }
+    append(out, "\"");
+    tattle__name_index_add(&self->suites, test->suite ? test->suite : "", NULL);
+    if (result->flaky)
+        append(out, " data-flaky=\"true\"");
+    append(out, failed ? " open><summary>" : "><summary>");
+    tattle__buffer_printf(out, "<span class=\"state\">%s</span>", state);
+    if (result->flaky)
+        append(out, " <span class=\"flaky\">flaky</span>");
+    append(out, " <span class=\"id\">");
+    tattle__html_string(out, test->id);
+    append(out, "</span> <span class=\"duration\">");
+    append_duration(out, result->duration_us);
+    append(out, "</span>");
+    for (size_t i = 0; i < test->tag_count; i++) {
+        append(out, " <span class=\"tag\">");
+        tattle__html_string(out, test->tags[i].name);
+        if (test->tags[i].value) {
+            append(out, ":");
+            tattle__html_string(out, test->tags[i].value);
+        }
+        append(out, "</span>");
+    }
+    append(out, "</summary><div class=\"body\">");
+    if (test->file) {
+        append(out, "<p class=\"declared\">declared at <span class=\"place\">");
+        tattle__html_string(out, test->file);
+        tattle__buffer_printf(out, ":%d</span>", test->line);
+        if (result->attempts > 1)
+            tattle__buffer_printf(out, "; %u attempts", result->attempts);
+        append(out, "</p>");
+    }
+    if (result->skip_reason) {
+        append(out, "<p class=\"skip\">");
+        append(out, result->state == TATTLE_STATE_EXCLUDED ? "excluded: "
+                                                           : "skipped: ");
+        tattle__html_string(out, result->skip_reason);
+        append(out, "</p>");
+    }
+    for (size_t i = 0; i < result->failure_count; i++)
+        append_failure(out, result, &result->failures[i]);
+    append_output(out, "stdout", &result->stdout_output, failed);
+    append_output(out, "stderr", &result->stderr_output, failed);
+    if (result->trace)
+        append_sequence_svg(out, result);
+    if (result->rerun) {
+        append(out, "<div class=\"rerun\"><span>rerun:</span> <code>");
+        tattle__html_string(out, result->rerun);
+        append(out, "</code><button type=\"button\" class=\"copy\" hidden");
+        append_attribute(out, "data-copy", result->rerun);
+        append(out, ">Copy</button></div>");
+    }
+    append(out, "</div></details>\n");
+
+    if (failed) {
+        struct tattle__buffer *index = &self->failure_index;
+        tattle__buffer_printf(index, "<li><a href=\"#t%" PRIu64 "\">", number);
+        tattle__html_string(index, test->id);
+        append(index, "</a>");
+        const struct tattle_failure *first =
+            tattle__first_failure(result, NULL);
+        if (!first && result->failure_count)
+            first = &result->failures[0];
+        if (first) {
+            append(index, " <span class=\"kind\">");
+            append(index, tattle_failure_kind_name(first->kind));
+            append(index, "</span> ");
+            char *line = tattle__first_line(first->message);
+            tattle__html_string_cut(index, line, INDEX_MESSAGE_CHARS);
+            free(line);
+        }
+        append(index, "</li>\n");
+        if (self->failed_count)
+            append(&self->failed_ids, ",");
+        tattle__html_script_string(&self->failed_ids, test->id,
+                                   strlen(test->id));
+        self->failed_count++;
+    }
+}
+
+/* ---- The page ---------------------------------------------------------- */
+
+static const char page_style[] =
+    "<style>\n"
+    ":root{color-scheme:light dark;--bg:#fff;--fg:#1b1f24;--muted:#57606a;"
+    "--line:#d0d7de;--panel:#f6f8fa;--pass:#1a7f37;--fail:#cf222e;"
+    "--skip:#9a6700;--excl:#6e7781;--inv:#8250df;--link:#0969da;"
+    "--arrow:#0969da;--pend:#bc4c00}\n"
+    "@media (prefers-color-scheme:dark){:root{--bg:#0d1117;--fg:#e6edf3;"
+    "--muted:#8d96a0;--line:#30363d;--panel:#161b22;--pass:#3fb950;"
+    "--fail:#f85149;--skip:#d29922;--excl:#8b949e;--inv:#a371f7;"
+    "--link:#4493f8;--arrow:#58a6ff;--pend:#ff9f43}}\n"
+    "body{margin:0 auto;max-width:1200px;padding:1rem;background:var(--bg);"
+    "color:var(--fg);font:14px/1.45 system-ui,sans-serif}\n"
+    "h1{font-size:1.4rem;margin:.2rem 0}h2{font-size:1.1rem}"
+    "h3{font-size:1rem;margin:.4rem 0}\n"
+    "a{color:var(--link)}code,pre{font:12.5px/1.4 ui-monospace,monospace}\n"
+    "pre{background:var(--panel);border:1px solid var(--line);padding:.5rem;"
+    "overflow:auto;white-space:pre-wrap;word-break:break-all;"
+    "max-height:30rem}\n"
+    ".run{color:var(--muted);margin:.2rem 0}"
+    ".bar{display:flex;height:.8rem;border-radius:4px;overflow:hidden;"
+    "background:var(--line);margin:.6rem 0}.bar span{display:block}\n"
+    ".bar .passed{background:var(--pass)}.bar .failed{background:var(--fail)}"
+    ".bar .skipped{background:var(--skip)}.bar "
+    ".excluded{background:var(--excl)}"
+    ".bar .invalid{background:var(--inv)}\n"
+    ".counts{display:flex;flex-wrap:wrap;gap:.4rem;padding:0;margin:0;"
+    "list-style:none}.counts li{border:1px solid var(--line);"
+    "border-radius:4px;padding:.1rem .5rem}\n"
+    ".result-failed{color:var(--fail);font-weight:bold}"
+    ".result-passed{color:var(--pass);font-weight:bold}\n"
+    "#filters{display:flex;flex-wrap:wrap;gap:.6rem;align-items:center;"
+    "margin:.6rem 0;padding:.5rem;background:var(--panel);"
+    "border:1px solid var(--line);border-radius:4px}\n"
+    "#filters[hidden],[hidden]{display:none!important}\n"
+    "button,select,input{font:inherit;color:inherit;background:var(--bg);"
+    "border:1px solid var(--line);border-radius:4px;padding:.1rem .4rem}\n"
+    ":focus-visible{outline:2px solid var(--link);outline-offset:2px}\n"
+    "details.test{border:1px solid var(--line);border-left-width:4px;"
+    "border-radius:4px;margin:.3rem 0;padding:.2rem .6rem}\n"
+    "details.test>summary{cursor:pointer}\n"
+    "details.passed{border-left-color:var(--pass)}"
+    "details.failed{border-left-color:var(--fail)}"
+    "details.skipped{border-left-color:var(--skip)}"
+    "details.excluded{border-left-color:var(--excl)}"
+    "details.invalid{border-left-color:var(--inv)}\n"
+    ".state{font-weight:bold;text-transform:uppercase;font-size:.8rem}"
+    ".passed .state{color:var(--pass)}.failed .state{color:var(--fail)}"
+    ".skipped .state{color:var(--skip)}.excluded .state{color:var(--excl)}"
+    ".invalid .state{color:var(--inv)}\n"
+    ".id{font-weight:600}.duration,.declared,.place{color:var(--muted)}\n"
+    ".tag,.flaky{font-size:.8rem;border:1px solid var(--line);"
+    "border-radius:8px;padding:0 .4rem}.flaky{color:var(--skip)}\n"
+    ".failure{border-top:1px solid var(--line);margin-top:.4rem}"
+    ".failure .kind{color:var(--fail)}\n"
+    "dl.values{display:grid;grid-template-columns:max-content 1fr;"
+    "gap:.1rem .8rem;margin:.3rem 0}dl.values dd{margin:0;"
+    "white-space:pre-wrap;word-break:break-all}\n"
+    ".rerun{margin:.4rem 0}.rerun code{background:var(--panel);"
+    "padding:.1rem .3rem;word-break:break-all}.rerun "
+    "button{margin-left:.4rem}\n"
+    "figure.trace{margin:.4rem 0}figcaption{color:var(--muted)}"
+    ".zoom{margin-left:.6rem}\n"
+    ".scroll{overflow:auto;border:1px solid var(--line);border-radius:4px;"
+    "background:var(--bg)}\n"
+    "svg.sequence{font:12px ui-monospace,monospace;display:block}\n"
+    "svg.sequence text{fill:var(--fg)}"
+    "svg.sequence .time{fill:var(--muted)}\n"
+    "svg.sequence .participant rect{fill:var(--panel);stroke:var(--fg)}"
+    "svg.sequence .mailbox rect{stroke-dasharray:4 3}\n"
+    "svg.sequence .life{stroke:var(--line);stroke-width:2}\n"
+    "svg.sequence .arrow .line{stroke:var(--arrow);fill:none;"
+    "stroke-width:1.5}svg.sequence .arrow .head{fill:var(--arrow)}\n"
+    "svg.sequence .unmatched .line{stroke:var(--pend);"
+    "stroke-dasharray:6 4}svg.sequence .unmatched .head{fill:var(--pend)}"
+    "svg.sequence .unmatched text{fill:var(--pend)}\n"
+    "svg.sequence .event circle{fill:var(--arrow)}"
+    "svg.sequence .cross{stroke:var(--fail);stroke-width:2.5}"
+    "svg.sequence .gone text{fill:var(--fail)}\n"
+    "svg.sequence .ending rect{fill:var(--fail)}"
+    "svg.sequence .ending text{fill:var(--fail);font-weight:bold}\n"
+    "svg.sequence .mailbox-contents rect{fill:var(--panel);"
+    "stroke:var(--pend)}svg.sequence .mailbox-contents .name{"
+    "font-weight:bold}\n"
+    "svg.sequence g[tabindex]:focus-visible{outline:2px solid var(--link)}\n"
+    "</style>\n";
+
+static const char page_script[] =
+    "<script>\n"
+    "(function(){'use strict';\n"
+    "var form=document.getElementById('filters');form.hidden=false;\n"
+    "var tests=Array.prototype.slice.call("
+    "document.querySelectorAll('details.test'));\n"
+    "var state=form.elements.state,suite=form.elements.suite,"
+    "tag=form.elements.tag,text=form.elements.text;\n"
+    "var shown=document.getElementById('shown');\n"
+    "function apply(){var n=0,q=text.value.toLowerCase();\n"
+    " tests.forEach(function(t){var ok=(!state.value||"
+    "t.dataset.state===state.value||(state.value==='flaky'&&"
+    "t.dataset.flaky))&&(!suite.value||t.dataset.suite===suite.value)&&"
+    "(!tag.value||t.dataset.tags.split('\\n').indexOf(tag.value)>=0)&&"
+    "(!q||t.textContent.toLowerCase().indexOf(q)>=0);"
+    "t.hidden=!ok;if(ok)n++;});\n"
+    " shown.textContent=n+' of '+tests.length+' tests shown';}\n"
+    "form.addEventListener('input',apply);form.addEventListener('change',apply)"
+    ";\n"
+    "form.addEventListener('submit',function(e){e.preventDefault();});\n"
+    "document.getElementById('expand').addEventListener('click',function(){"
+    "tests.forEach(function(t){if(!t.hidden)t.open=true;});});\n"
+    "document.getElementById('collapse').addEventListener('click',function(){"
+    "tests.forEach(function(t){t.open=false;});});\n"
+    "Array.prototype.forEach.call(document.querySelectorAll('[data-count]'),"
+    "function(b){b.hidden=false;b.addEventListener('click',function(){"
+    "state.value=b.dataset.count;apply();});});\n"
+    "Array.prototype.forEach.call(document.querySelectorAll('button.copy'),"
+    "function(b){b.hidden=false;b.addEventListener('click',function(){"
+    "var done=function(){b.textContent='Copied';setTimeout(function(){"
+    "b.textContent='Copy';},1500);};\n"
+    " if(navigator.clipboard&&navigator.clipboard.writeText)"
+    "navigator.clipboard.writeText(b.dataset.copy).then(done,function(){"
+    "select(b);});else select(b);});});\n"
+    "function select(b){var r=document.createRange();"
+    "r.selectNodeContents(b.previousElementSibling);"
+    "var s=window.getSelection();s.removeAllRanges();s.addRange(r);}\n"
+    "Array.prototype.forEach.call(document.querySelectorAll('figure.trace'),"
+    "function(f){var z=f.querySelector('.zoom'),svg=f.querySelector('svg'),"
+    "w=+svg.dataset.width,h=+svg.getAttribute('height'),k=1;z.hidden=false;\n"
+    " z.addEventListener('click',function(e){var d=e.target.dataset.zoom;"
+    "if(!d)return;k=d==='in'?Math.min(k*1.25,4):d==='out'?"
+    "Math.max(k/1.25,0.25):1;svg.setAttribute('width',w*k);"
+    "svg.setAttribute('height',h*k);});});\n"
+    "apply();document.documentElement.dataset.ready='true';\n"
+    "})();\n"
+    "</script>\n";
+
+static void append_option_list(struct tattle__buffer *out, const char *name,
+                               const char *label,
+                               const struct tattle__name_index *names)
+{
+    tattle__buffer_printf(out,
+                          "<label>%s <select name=\"%s\"><option "
+                          "value=\"\">all</option>",
+                          label, name);
+    for (size_t i = 0; i < names->count; i++) {
+        append(out, "<option");
+        append_attribute(out, "value", names->names[i]);
+        append(out, ">");
+        tattle__html_string(out, names->names[i]);
+        append(out, "</option>");
+    }
+    append(out, "</select></label>");
+}
+
+static void append_head(struct html_reporter *self,
+                        const struct tattle_summary *summary)
+{
+    struct tattle__buffer *out = &self->page;
+    bool failed = summary->failed || summary->invalid || summary->interrupted;
+    append(out, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta "
+                "charset=\"utf-8\">\n<meta http-equiv=\"Content-Security-"
+                "Policy\" content=\"default-src 'none'; style-src "
+                "'unsafe-inline'; script-src 'unsafe-inline'; img-src "
+                "data:\">\n<meta name=\"viewport\" content=\"width=device-"
+                "width, initial-scale=1\">\n<meta name=\"color-scheme\" "
+                "content=\"light dark\">\n<title>tattle: ");
+    tattle__buffer_printf(out, "%" PRIu64 " failed of %" PRIu64 " tests",
+                          summary->failed + summary->invalid, summary->total);
+    if (self->executable) {
+        append(out, " \xe2\x80\x94 ");
+        tattle__html_string(out, self->executable);
+    }
+    append(out, "</title>\n");
+    append(out, page_style);
+    append(out, "</head>\n<body>\n<header><h1>tattle report</h1>"
+                "<p class=\"run\">");
+    tattle__buffer_printf(out, "<span class=\"result-%s\">%s</span>",
+                          failed ? "failed" : "passed",
+                          failed ? "FAILED" : "PASSED");
+    if (summary->interrupted)
+        append(out, " (interrupted)");
+    if (self->executable) {
+        append(out, " \xc2\xb7 <code>");
+        tattle__html_string(out, self->executable);
+        append(out, "</code>");
+    }
+    if (self->started_at) {
+        append(out, " \xc2\xb7 started ");
+        tattle__html_string(out, self->started_at);
+    }
+    append(out, " \xc2\xb7 ");
+    append_duration(out, summary->duration_us);
+    tattle__buffer_printf(out,
+                          " \xc2\xb7 seed %" PRIu64 " \xc2\xb7 %u job%s</p>\n",
+                          self->seed, self->jobs, self->jobs == 1 ? "" : "s");
+
+    struct {
+        const char *state;
+        uint64_t count;
+    } counts[] = {
+        {"passed", summary->passed},   {"failed", summary->failed},
+        {"skipped", summary->skipped}, {"excluded", summary->excluded},
+        {"invalid", summary->invalid}, {"flaky", summary->flaky}};
+    append(out, "<div class=\"bar\" role=\"img\" aria-label=\"");
+    for (size_t i = 0; i < 5; i++)
+        tattle__buffer_printf(out, "%s%" PRIu64 " %s", i ? ", " : "",
+                              counts[i].count, counts[i].state);
+    append(out, "\">");
+    uint64_t total = summary->total ? summary->total : 1;
+    for (size_t i = 0; i < 5; i++)
+        if (counts[i].count)
+            tattle__buffer_printf(out,
+                                  "<span class=\"%s\" style=\"width:%.3f%%\">"
+                                  "</span>",
+                                  counts[i].state,
+                                  100.0 * (double)counts[i].count /
+                                      (double)total);
+    append(out, "</div>\n<ul class=\"counts\" aria-label=\"counts\">");
+    tattle__buffer_printf(out, "<li><strong>%" PRIu64 "</strong> tests</li>",
+                          summary->total);
+    for (size_t i = 0; i < sizeof counts / sizeof *counts; i++)
+        tattle__buffer_printf(out,
+                              "<li class=\"%s\"><strong>%" PRIu64
+                              "</strong> %s <button type=\"button\" "
+                              "data-count=\"%s\" hidden>show</button></li>",
+                              counts[i].state, counts[i].count, counts[i].state,
+                              counts[i].state);
+    append(out, "</ul>\n");
+
+    append(out, "<form id=\"filters\" hidden aria-label=\"filters\">"
+                "<label>state <select name=\"state\"><option "
+                "value=\"\">all</option>");
+    for (size_t i = 0; i < sizeof counts / sizeof *counts; i++)
+        tattle__buffer_printf(out, "<option value=\"%s\">%s</option>",
+                              counts[i].state, counts[i].state);
+    append(out, "</select></label>");
+    append_option_list(out, "suite", "suite", &self->suites);
+    append_option_list(out, "tag", "tag", &self->tags);
+    append(out, "<label>text <input name=\"text\" type=\"search\"></label>"
+                "<button type=\"button\" id=\"expand\">expand all</button>"
+                "<button type=\"button\" id=\"collapse\">collapse all</button>"
+                "<span id=\"shown\" role=\"status\"></span></form>\n"
+                "</header>\n<main>\n");
+    if (self->failed_count) {
+        append(out, "<nav id=\"failures\" aria-label=\"failures\"><h2>");
+        append_uint(out, self->failed_count);
+        append(out, self->failed_count == 1 ? " failure" : " failures");
+        append(out, "</h2><ol>\n");
+        tattle__buffer_append(out, self->failure_index.data,
+                              self->failure_index.length);
+        append(out, "</ol></nav>\n");
+    }
+    tattle__buffer_printf(out, "<h2>%" PRIu64 " tests</h2>\n",
+                          self->test_count);
+}
+
+static void append_tail(struct html_reporter *self,
+                        const struct tattle_summary *summary)
+{
+    struct tattle__buffer *out = &self->page;
+    append(out, "</main>\n<script type=\"application/json\" "
+                "id=\"tattle-data\">{\"executable\":");
+    const char *executable = self->executable ? self->executable : "";
+    tattle__html_script_string(out, executable, strlen(executable));
+    append(out, ",\"argv\":[");
+    for (int i = 0; i < self->argc; i++) {
+        if (i)
+            append(out, ",");
+        tattle__html_script_string(out, self->argv[i], strlen(self->argv[i]));
+    }
+    tattle__buffer_printf(out,
+                          "],\"summary\":{\"total\":%" PRIu64
+                          ",\"passed\":%" PRIu64 ",\"failed\":%" PRIu64
+                          ",\"skipped\":%" PRIu64 ",\"excluded\":%" PRIu64
+                          ",\"invalid\":%" PRIu64 ",\"flaky\":%" PRIu64
+                          ",\"duration_us\":%" PRIu64 "},\"failed\":[",
+                          summary->total, summary->passed, summary->failed,
+                          summary->skipped, summary->excluded, summary->invalid,
+                          summary->flaky, summary->duration_us);
+    tattle__buffer_append(out, self->failed_ids.data, self->failed_ids.length);
+    append(out, "]}</script>\n");
+    append(out, page_script);
+    append(out, "</body></html>\n");
+}
+
+/* ---- Callbacks --------------------------------------------------------- */
+
+static void html_destroy(void *opaque);
+
+static int html_create(void **out, const char *destination,
+                       const struct tattle_report_options *options)
+{
+    (void)options;
+    struct html_reporter *self = tattle__calloc(1, sizeof *self);
+    int error = tattle__report_output_open(&self->output, destination, false);
+    if (error) {
+        free(self);
+        return error;
+    }
+    int fd = tattle__scratch_open(self->output.directory);
+    if (fd < 0) {
+        tattle__report_output_discard(&self->output);
+        free(self);
+        return fd;
+    }
+    self->tests.fd = fd;
+    *out = self;
+    return 0;
+}
+
+static void html_begin(void *opaque, const struct tattle_run_info *run)
+{
+    struct html_reporter *self = opaque;
+    self->started_at = tattle__strdup(run->started_at);
+    self->executable = tattle__strdup(run->executable);
+    self->seed = run->seed;
+    self->jobs = run->jobs;
+    self->argc = run->argc > 0 ? run->argc : 0;
+    self->argv = tattle__calloc((size_t)self->argc + 1, sizeof *self->argv);
+    for (int i = 0; i < self->argc; i++)
+        self->argv[i] = tattle__strdup(run->argv[i] ? run->argv[i] : "");
+}
+
+static void html_test_started(void *opaque, const struct tattle_test_info *test)
+{
+    (void)opaque;
+    (void)test;
+}
+
+static void html_test_finished(void *opaque, const struct tattle_result *result)
+{
+    struct html_reporter *self = opaque;
+    if (self->error)
+        return;
+    append_test(self, result);
+    self->test_count++;
+    if (self->page.length >= FLUSH_BYTES) {
+        remember_error(self, tattle__sink_write(&self->tests, self->page.data,
+                                                self->page.length));
+        tattle__buffer_clear(&self->page);
+    }
+}
+
+static int html_end(void *opaque, const struct tattle_summary *summary)
+{
+    struct html_reporter *self = opaque;
+    if (self->error)
+        return self->error;
+    remember_error(self, tattle__sink_write(&self->tests, self->page.data,
+                                            self->page.length));
+    remember_error(self, tattle__sink_flush(&self->tests));
+    tattle__buffer_clear(&self->page);
+    append_head(self, summary);
+    struct tattle__sink *sink = &self->output.sink;
+    remember_error(
+        self, tattle__sink_write(sink, self->page.data, self->page.length));
+    remember_error(self, tattle__sink_flush(sink));
+    if (!self->error) {
+        remember_error(self, tattle__copy_fd(self->tests.fd, 0,
+                                             self->tests.written, sink->fd));
+        sink->written += self->tests.written; /* what commit copies */
+    }
+    tattle__buffer_clear(&self->page);
+    append_tail(self, summary);
+    remember_error(
+        self, tattle__sink_write(sink, self->page.data, self->page.length));
+    if (self->error)
+        return self->error;
+    return tattle__report_output_commit(&self->output);
+}
+
+static void html_destroy(void *opaque)
+{
+    struct html_reporter *self = opaque;
+    if (!self)
+        return;
+    tattle__report_output_discard(&self->output);
+    if (self->tests.fd > 0)
+        close(self->tests.fd);
+    tattle__sink_release(&self->tests);
+    tattle__buffer_release(&self->page);
+    tattle__buffer_release(&self->failure_index);
+    tattle__buffer_release(&self->failed_ids);
+    tattle__name_index_release(&self->suites);
+    tattle__name_index_release(&self->tags);
+    free(self->started_at);
+    free(self->executable);
+    for (int i = 0; self->argv && i < self->argc; i++)
+        free(self->argv[i]);
+    free(self->argv);
+    free(self);
+}
+
+const struct tattle_reporter_type tattle__reporter_html = {
+    .name = "html",
+    .create = html_create,
+    .begin = html_begin,
+    .test_started = html_test_started,
+    .test_finished = html_test_finished,
+    .end = html_end,
+    .destroy = html_destroy,
+};

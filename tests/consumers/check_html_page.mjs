@@ -1,0 +1,118 @@
+// check_html_page.mjs — opens one HTML report in headless Chromium
+// (Debian's /usr/bin/chromium, driven by npm's playwright-core) and prints
+// one line of JSON saying what the page holds as a browser sees it:
+//
+//   node check_html_page.mjs REPORT.html SCREENSHOT_DIR [TAG]
+//
+// {"requests": [urls other than the page itself], "console_errors": [...],
+//  "page_errors": [...], "ready": bool, "pwned": window.pwned,
+//  "injected": {"img": n, "iframe": n, "script": n, ...},
+//  "tests": [{"id", "state", "suite", "tags", "open", "messages": [...],
+//             "arrows": {"matched", "unmatched"}, "declared_matched",
+//             "svg": bool}],
+//  "data": the embedded JSON data, parsed,
+//  "tag_filter": {"tag", "visible": [ids]}   (with TAG)
+//  "screenshots": [paths]}
+//
+// Every request the page makes is recorded and aborted, so nothing is
+// ever fetched; the page's own file is the only one allowed.
+import { chromium } from 'playwright-core';
+import fs from 'node:fs';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+
+const [report, shots, tag] = process.argv.slice(2);
+const executablePath = process.env.CHROMIUM || '/usr/bin/chromium';
+const url = pathToFileURL(path.resolve(report)).href;
+fs.mkdirSync(shots, { recursive: true });
+
+const browser = await chromium.launch({
+  executablePath,
+  args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'],
+});
+const result = { requests: [], console_errors: [], page_errors: [],
+                 screenshots: [] };
+try {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+  const page = await context.newPage();
+  await context.route('**/*', (route) => {
+    const requested = route.request().url();
+    if (requested === url)
+      return route.continue();
+    result.requests.push(requested);
+    return route.abort();
+  });
+  page.on('console', (m) => { if (m.type() === 'error') result.console_errors.push(m.text()); });
+  page.on('pageerror', (e) => result.page_errors.push(String(e)));
+  await page.goto(url, { waitUntil: 'load' });
+  result.ready = await page.waitForFunction(
+    () => document.documentElement.dataset.ready === 'true', null,
+    { timeout: 20000 }).then(() => true, () => false);
+  Object.assign(result, await page.evaluate(() => {
+    const count = (selector) => document.querySelectorAll(selector).length;
+    const tests = [...document.querySelectorAll('details.test')].map((t) => {
+      const svg = t.querySelector('svg.sequence');
+      return {
+        id: t.querySelector('summary .id').textContent,
+        state: t.dataset.state,
+        suite: t.dataset.suite,
+        tags: t.dataset.tags ? t.dataset.tags.split('\n') : [],
+        open: t.open,
+        messages: [...t.querySelectorAll('.failure pre.message')].map((m) => m.textContent),
+        values: [...t.querySelectorAll('.failure dd code')].map((m) => m.textContent),
+        output: [...t.querySelectorAll('.output pre')].map((m) => m.textContent),
+        svg: !!svg,
+        svg_text: svg ? [...svg.querySelectorAll('text')].map((x) => x.textContent) : [],
+        arrows: svg ? { matched: svg.querySelectorAll('.arrow.matched').length,
+                        unmatched: svg.querySelectorAll('.arrow.unmatched').length } : null,
+        declared_matched: svg ? Number(svg.dataset.matched) : null,
+        ending: svg ? [...svg.querySelectorAll('.ending text')].map((x) => x.textContent) : [],
+        pending: svg ? [...svg.querySelectorAll('.mailbox-contents text')].map((x) => x.textContent) : [],
+        rerun: t.querySelector('button.copy') ? t.querySelector('button.copy').dataset.copy : null,
+      };
+    });
+    return {
+      pwned: window.pwned === undefined ? null : window.pwned,
+      injected: { img: count('img'), iframe: count('iframe'), object: count('object'),
+                  embed: count('embed'), script: count('script'),
+                  json_script: count('script[type="application/json"]'),
+                  on_attributes: [...document.querySelectorAll('*')].filter(
+                    (e) => [...e.attributes].some((a) => a.name.startsWith('on'))).length },
+      data: JSON.parse(document.getElementById('tattle-data').textContent),
+      tests,
+    };
+  }));
+  const full = path.join(shots, 'report.png');
+  await page.screenshot({ path: full, fullPage: true });
+  result.screenshots.push(full);
+  const figures = await page.$$('details.test[data-state="failed"] figure.trace');
+  for (let i = 0; i < figures.length; i++) {
+    const shot = path.join(shots, `diagram-${i + 1}.png`);
+    await figures[i].scrollIntoViewIfNeeded();
+    await figures[i].screenshot({ path: shot });
+    result.screenshots.push(shot);
+  }
+  if (tag) {
+    await page.selectOption('#filters select[name="tag"]', tag);
+    result.tag_filter = {
+      tag,
+      visible: await page.$$eval('details.test', (all) =>
+        all.filter((t) => !t.hidden).map((t) => t.querySelector('summary .id').textContent)),
+      shown: await page.$eval('#shown', (s) => s.textContent),
+    };
+    const shot = path.join(shots, 'filtered.png');
+    await page.screenshot({ path: shot, fullPage: true });
+    result.screenshots.push(shot);
+  }
+  // Keyboard: the Tab stops lead through the counts and filters to the tests.
+  const focused = [];
+  for (let i = 0; i < 40; i++) {
+    await page.keyboard.press('Tab');
+    focused.push(await page.evaluate(() => document.activeElement.tagName.toLowerCase()));
+  }
+  result.focused = focused;
+  await context.close();
+} finally {
+  await browser.close();
+}
+process.stdout.write(JSON.stringify(result) + '\n');

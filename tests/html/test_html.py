@@ -1,0 +1,365 @@
+#!/usr/bin/env python3
+"""The HTML report, read as a document and in a real browser, and the
+Mermaid diagrams of `tattle show --mermaid`, read by Mermaid's parser.
+
+    test_html.py CASE --tattle TATTLE --fixture HTML_FIXTURE
+                 --artifacts DIR [--examples TATTLE_EXAMPLES]
+
+html_fixture (fixture_html.c) puts `</script>`, an `<img onerror>`,
+quotes, invalid UTF-8 and control bytes into test ids, values, messages,
+output, actor names, labels, payloads and pending messages; its JSON
+report (validated against the schema) says what each string is, and the
+page must show exactly that as text. The browser cases open the page in
+headless Chromium (Debian's chromium, driven by npm's playwright-core:
+tests/consumers/check_html_page.mjs), abort and record every request,
+and keep their screenshots under DIR. Cases that need Chromium, node or
+the npm packages exit 77 (skipped) naming what is missing.
+"""
+import argparse
+import html.parser
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+CONSUMERS = os.path.join(HERE, "..", "consumers")
+sys.path.insert(0, os.path.join(HERE, "..", "tools"))
+
+import driver  # noqa: E402
+import validate_json  # noqa: E402
+
+CASES = driver.Cases()
+SKIP_STATUS = 77
+HOSTILE_PARTS = ("</script><script>window.pwned=1</script>",
+                 "<img src=x onerror=\"window.pwned=2\">",
+                 "\"double\" 'single' `back` &amp; &lt;")
+
+
+class Skip(Exception):
+    """The case cannot run here; the message says why."""
+
+
+def visible(text):
+    """How the page shows a report string: control characters other than
+    tab and newline (and DEL, and the C1 controls) as `\\u001b`."""
+    return re.sub(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]",
+                  lambda m: "\\u%04x" % ord(m.group(0)), text)
+
+
+def require_node_package(package):
+    if not shutil.which("node"):
+        raise Skip("node is not installed")
+    if not os.path.exists(os.path.join(CONSUMERS, "node_modules", package,
+                                       "package.json")):
+        raise Skip("the npm package %s is not installed in tests/consumers "
+                   "(scripts/install-npm-deps.sh installs it)" % package)
+
+
+def require_browser():
+    chromium = os.environ.get("CHROMIUM", "/usr/bin/chromium")
+    if not os.access(chromium, os.X_OK):
+        raise Skip("Chromium is not installed at %s (scripts/install-deps.sh "
+                   "installs Debian's chromium)" % chromium)
+    require_node_package("playwright-core")
+
+
+def node(script, *arguments):
+    process = subprocess.run(["node", os.path.join(CONSUMERS, script)]
+                             + list(arguments), capture_output=True,
+                             timeout=240 * driver.wait_scale())
+    if process.returncode != 0:
+        raise AssertionError("%s failed (%d): %s" % (
+            script, process.returncode, process.stderr.decode(errors="replace")))
+    return json.loads(process.stdout)
+
+
+class Tags(html.parser.HTMLParser):
+    """The elements of a page, and the text of each test's id and of the
+    embedded data."""
+
+    def __init__(self):
+        super().__init__(convert_charrefs=True)
+        self.elements = []
+        self.attributes = []
+        self.ids = []
+        self.data = ""
+        self.inside = None
+
+    def handle_starttag(self, tag, attrs):
+        self.elements.append(tag)
+        self.attributes.extend(name for name, _ in attrs)
+        classes = dict(attrs).get("class") or ""
+        if tag == "span" and classes == "id":
+            self.inside = "id"
+            self.ids.append("")
+        elif tag == "script" and dict(attrs).get("id") == "tattle-data":
+            self.inside = "data"
+
+    def handle_endtag(self, tag):
+        if tag in ("span", "script"):
+            self.inside = None
+
+    def handle_data(self, data):
+        if self.inside == "id":
+            self.ids[-1] += data
+        elif self.inside == "data":
+            self.data += data
+
+
+class Case(driver.Checks):
+    def __init__(self, options):
+        super().__init__("tattle-html-")
+        self.options = options
+
+    def run(self, binary, arguments):
+        directory = self.new_dir()
+        process = subprocess.run([binary] + arguments, cwd=directory,
+                                 capture_output=True,
+                                 timeout=300 * driver.wait_scale())
+        return directory, process
+
+    def report(self, binary):
+        """Runs BINARY with --json and --html; (directory, JSON report)."""
+        directory, process = self.run(binary, ["--json", "report.json",
+                                               "--html", "report.html"])
+        self.require(process.returncode == 1, "the run fails as designed "
+                     "(status %d): %s" % (process.returncode, process.stderr[-400:]))
+        path = os.path.join(directory, "report.json")
+        problems = validate_json.check_file(path, kind="report", complete=True)
+        self.require(not problems, "the JSON report is valid: %s" % problems[:3])
+        with open(path, encoding="utf-8") as f:
+            return directory, json.load(f)
+
+    def artifacts(self, name):
+        path = os.path.join(self.options.artifacts, name)
+        shutil.rmtree(path, ignore_errors=True)
+        os.makedirs(path)
+        return path
+
+
+def matched_messages(trace):
+    """Sends joined to a later receive of the same message (the same
+    mailbox, label and payload), each receive taken once: the arrows the
+    diagram must draw, counted here independently of the C code."""
+    events = trace.get("events", [])
+    taken = set()
+    count = 0
+    for i, send in enumerate(events):
+        if send["kind"] != "send":
+            continue
+        for j in range(i + 1, min(len(events), i + 4096)):
+            recv = events[j]
+            if (j not in taken and recv["kind"] == "recv"
+                    and recv.get("from") == send.get("to")
+                    and recv.get("label") == send.get("label")
+                    and recv.get("msg") == send.get("msg")):
+                taken.add(j)
+                count += 1
+                break
+    return count
+
+
+@CASES("html_report_escapes_hostile_strings")
+def html_report_escapes_hostile_strings(c):
+    """The page as a document: only the reporter's own elements (no <img>,
+    no <iframe>, two <script> elements: the data and the script) and no
+    event-handler attribute, whatever the tests' strings held; every test
+    id shown as the text it is; the embedded data a JSON document that
+    reads back the failed ids; a Content-Security-Policy forbidding every
+    fetch and no URL but the SVG namespace; and `tattle convert --to html`
+    of the JSON report writes the same page."""
+    directory, report = c.report(c.options.fixture)
+    with open(os.path.join(directory, "report.html"), "rb") as f:
+        page = f.read()
+    c.require(page.startswith(b"<!DOCTYPE html>"), "the page is HTML")
+    text = page.decode("utf-8")  # raises on invalid UTF-8
+    tags = Tags()
+    tags.feed(text)
+    tags.close()
+    c.expect_eq(sorted(set(tags.elements) & {"img", "iframe", "object", "embed",
+                                             "link", "base", "meta", "script"}),
+                ["meta", "script"], "elements that could fetch or run")
+    c.expect_eq(tags.elements.count("script"), 2, "<script> elements")
+    c.expect(not [a for a in tags.attributes if a.startswith("on")],
+             "no event-handler attribute")
+    c.expect_eq(tags.ids, [visible(t["id"]) for t in report["tests"]],
+                "test ids shown as text")
+    for part in HOSTILE_PARTS:
+        c.expect(any(part in i for i in tags.ids),
+                 "an id holding %r is shown as it is" % part)
+    data = json.loads(tags.data)
+    failed = [t["id"] for t in report["tests"]
+              if t["state"] in ("failed", "invalid")]
+    c.expect_eq(data["failed"], failed, "the embedded data's failed ids")
+    c.expect_eq(data["summary"]["total"], report["summary"]["total"],
+                "the embedded summary")
+    c.expect("default-src 'none'" in text, "the CSP forbids every fetch")
+    urls = set(re.findall(r"(?:https?|ftp)://[^\s\"'<>]*", text))
+    c.expect_eq(urls, {"http://www.w3.org/2000/svg"}, "URLs in the page")
+    converted = os.path.join(directory, "converted.html")
+    process = subprocess.run([c.options.tattle, "convert", "report.json",
+                              "--to", "html", "-o", converted], cwd=directory,
+                             capture_output=True, timeout=60)
+    c.expect_eq(process.returncode, 0, "tattle convert --to html")
+    with open(converted, "rb") as f:
+        c.expect(f.read() == page, "convert writes the page the run wrote")
+
+
+@CASES("html_report_unwritable_destination_is_an_error")
+def html_report_unwritable_destination_is_an_error(c):
+    """--html into a directory that does not exist: exit status 2, one
+    line naming the file, and no report file; an existing report is left
+    as it was by a run that cannot write it."""
+    directory, process = c.run(c.options.fixture,
+                               ["--html", "missing/report.html", "html/*"])
+    c.expect_eq(process.returncode, 2, "exit status")
+    err = process.stderr.decode(errors="replace")
+    c.expect("missing/report.html" in err, "the error names the file: %r" % err)
+    c.expect(not os.path.exists(os.path.join(directory, "missing")),
+             "nothing created")
+
+
+@CASES("html_report_in_chromium_hostile_strings_are_text")
+def html_report_in_chromium_hostile_strings_are_text(c):
+    """Headless Chromium opens the fixture's page: no script of a test ran
+    (window.pwned unset), no element was injected (no <img>, no
+    on-attribute), nothing was requested, no console error; the ids,
+    messages, values and output read back as the JSON report's strings;
+    the traced crash's diagram has its lifelines' hostile names, its
+    pending mailbox contents and the crash on it."""
+    directory, report = c.report(c.options.fixture)
+    page = node("check_html_page.mjs", os.path.join(directory, "report.html"),
+                c.artifacts("hostile"), "hostile")
+    c.expect(page["ready"], "the page's script ran to its end")
+    c.expect_eq(page["requests"], [], "requests made")
+    c.expect_eq(page["console_errors"] + page["page_errors"], [], "errors")
+    c.expect_eq(page["pwned"], None, "no test string ran as script")
+    c.expect_eq(page["injected"], {"img": 0, "iframe": 0, "object": 0,
+                                   "embed": 0, "script": 2, "json_script": 1,
+                                   "on_attributes": 0}, "elements")
+    shown = {t["id"]: t for t in page["tests"]}
+    c.expect_eq(list(shown), [visible(t["id"]) for t in report["tests"]],
+                "ids as text")
+    by_id = {t["id"]: t for t in report["tests"]}
+    hostile = shown["html/hostile_failure"]
+    failures = by_id["html/hostile_failure"]["failures"]
+    c.expect_eq(hostile["messages"], [visible(f["message"]) for f in failures],
+                "failure messages as text")
+    c.expect(visible(failures[0]["assertion"]["left"]) in hostile["values"],
+             "the left value as text")
+    c.expect(any(visible(by_id["html/hostile_failure"]["output"]["stdout"]) == o
+                 for o in hostile["output"]), "stdout as text")
+    crash = shown["html/traced_crash"]
+    c.expect(crash["svg"], "the traced crash has its diagram")
+    c.expect(any("boss </script>" in t for t in crash["svg_text"]),
+             "an actor named with </script> shown as text: %s" % crash["svg_text"][:4])
+    c.expect(any(t.startswith("crash: SIGSEGV") for t in crash["ending"]),
+             "the crash marked on the diagram: %s" % crash["ending"])
+    c.expect(any("<img src=x" in t for t in crash["pending"]),
+             "the pending message shown as text: %s" % crash["pending"])
+    c.expect_eq(crash["arrows"]["matched"],
+                matched_messages(by_id["html/traced_crash"]["trace"]),
+                "arrows of matched messages")
+    c.expect(crash["arrows"]["unmatched"] >= 1, "the lost send is marked")
+    tagged = sorted(visible(t["id"]) for t in report["tests"]
+                    if "hostile" in t.get("tags", {}))
+    c.expect_eq(sorted(page["tag_filter"]["visible"]), tagged,
+                "filtering to the tag `hostile`")
+
+
+@CASES("html_report_in_chromium_examples", needs=("examples",))
+def html_report_in_chromium_examples(c):
+    """The examples' report in headless Chromium: every failed test is
+    there and open, each traced failure has its diagram with one arrow per
+    matched message (counted from the JSON report), filtering to the tag
+    trace_messages leaves exactly those tests, the page makes no request
+    and logs no error, the keyboard reaches the filters and the tests;
+    the screenshots stay in the build tree."""
+    directory, report = c.report(c.options.examples)
+    page = node("check_html_page.mjs", os.path.join(directory, "report.html"),
+                c.artifacts("examples"), "trace_messages")
+    c.expect_eq(page["requests"], [], "requests made")
+    c.expect_eq(page["console_errors"] + page["page_errors"], [], "errors")
+    shown = {t["id"]: t for t in page["tests"]}
+    failed = [t for t in report["tests"] if t["state"] == "failed"]
+    c.require(failed, "the examples have failures")
+    for test in failed:
+        got = shown.get(test["id"])
+        if not c.expect(got is not None, "%s is on the page" % test["id"]):
+            continue
+        c.expect(got["open"], "%s is open" % test["id"])
+        c.expect_eq(len(got["messages"]), len(test["failures"]),
+                    "%s: failures" % test["id"])
+        c.expect_eq(got["rerun"], test["rerun"], "%s: rerun" % test["id"])
+        if test.get("trace"):
+            c.expect(got["svg"], "%s has its diagram" % test["id"])
+            c.expect_eq(got["arrows"]["matched"],
+                        matched_messages(test["trace"]),
+                        "%s: arrows of matched messages" % test["id"])
+    traced = sorted(t["id"] for t in report["tests"]
+                    if "trace_messages" in t.get("tags", {}))
+    c.expect_eq(sorted(page["tag_filter"]["visible"]), traced,
+                "filtering to the tag trace_messages")
+    c.expect("select" in page["focused"] and "summary" in page["focused"],
+             "the keyboard reaches the filters and the tests: %s"
+             % page["focused"])
+    for shot in page["screenshots"]:
+        c.expect(os.path.getsize(shot) > 1000, "screenshot %s" % shot)
+
+
+@CASES("cli_show_mermaid_parses")
+def cli_show_mermaid_parses(c):
+    """`tattle show R.json ID --mermaid` of every test with a trace (the
+    fixture's hostile names and the examples' traces) is a
+    sequenceDiagram Mermaid's own parser (npm's mermaid) accepts."""
+    binaries = [c.options.fixture] + ([c.options.examples]
+                                      if c.options.examples else [])
+    files = []
+    for binary in binaries:
+        directory, report = c.report(binary)
+        for test in report["tests"]:
+            process = subprocess.run(
+                [c.options.tattle, "show", "report.json", test["id"],
+                 "--mermaid"], cwd=directory, capture_output=True, timeout=60)
+            c.expect_eq(process.returncode, 0, "show %r" % test["id"])
+            if not test.get("trace"):
+                continue
+            path = os.path.join(directory, "diagram-%d.mmd" % len(files))
+            with open(path, "wb") as f:
+                f.write(process.stdout)
+            files.append(path)
+    c.require(len(files) >= 2, "diagrams to parse: %d" % len(files))
+    for result in node("mermaid_parse.mjs", *files):
+        c.expect(result["ok"] and result["type"] == "sequence",
+                 "%s parses as a sequence diagram: %s" % (
+                     result["file"], result.get("error")))
+
+
+def main():
+    CASES.list_if_asked()
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("case", choices=sorted(CASES))
+    parser.add_argument("--tattle", required=True)
+    parser.add_argument("--fixture", required=True)
+    parser.add_argument("--artifacts", required=True)
+    parser.add_argument("--examples")
+    options = parser.parse_args()
+    for name in ("tattle", "fixture", "examples", "artifacts"):
+        if getattr(options, name):
+            setattr(options, name, os.path.abspath(getattr(options, name)))
+    try:
+        if "chromium" in options.case:
+            require_browser()
+        if "mermaid" in options.case:
+            require_node_package("mermaid")
+    except Skip as reason:
+        print("SKIPPED: %s" % reason)
+        return SKIP_STATUS
+    return driver.run_case(CASES[options.case], Case(options), options.case)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
