@@ -649,9 +649,8 @@ static void append_test(struct html_reporter *self,
     if (result->rerun) {
         append(out, "<div class=\"rerun\"><span>rerun:</span> <code>");
         tattle__html_string(out, result->rerun);
-        append(out, "</code><button type=\"button\" class=\"copy\" hidden");
-        append_attribute(out, "data-copy", result->rerun);
-        append(out, ">Copy</button></div>");
+        append(out, "</code><button type=\"button\" class=\"copy\" "
+                    "hidden>Copy</button></div>");
     }
     append(out, "</div></details>\n");
 
@@ -721,7 +720,8 @@ static const char page_style[] =
     "border:1px solid var(--line);border-radius:4px;padding:.1rem .4rem}\n"
     ":focus-visible{outline:2px solid var(--link);outline-offset:2px}\n"
     "details.test{border:1px solid var(--line);border-left-width:4px;"
-    "border-radius:4px;margin:.3rem 0;padding:.2rem .6rem}\n"
+    "border-radius:4px;margin:.3rem 0;padding:.2rem .6rem;"
+    "content-visibility:auto;contain-intrinsic-size:auto 1.6rem}\n"
     "details.test>summary{cursor:pointer}\n"
     "details.passed{border-left-color:var(--pass)}"
     "details.failed{border-left-color:var(--fail)}"
@@ -801,7 +801,8 @@ static const char page_script[] =
     "var done=function(){b.textContent='Copied';setTimeout(function(){"
     "b.textContent='Copy';},1500);};\n"
     " if(navigator.clipboard&&navigator.clipboard.writeText)"
-    "navigator.clipboard.writeText(b.dataset.copy).then(done,function(){"
+    "navigator.clipboard.writeText(b.previousElementSibling.textContent)"
+    ".then(done,function(){"
     "select(b);});else select(b);});});\n"
     "function select(b){var r=document.createRange();"
     "r.selectNodeContents(b.previousElementSibling);"
@@ -813,7 +814,8 @@ static const char page_script[] =
     "if(!d)return;k=d==='in'?Math.min(k*1.25,4):d==='out'?"
     "Math.max(k/1.25,0.25):1;svg.setAttribute('width',w*k);"
     "svg.setAttribute('height',h*k);});});\n"
-    "apply();document.documentElement.dataset.ready='true';\n"
+    "shown.textContent=tests.length+' of '+tests.length+' tests shown';\n"
+    "document.documentElement.dataset.ready='true';\n"
     "})();\n"
     "</script>\n";
 

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # install-npm-deps.sh — installs the npm packages the tests read tattle's
 # reports with: ctrf (the CTRF schema validator), tap-parser (TAP 14,
-# strict) and junit2json (JUnit XML), pinned in
-# tests/consumers/package-lock.json.
+# strict), junit2json (JUnit XML), playwright-core (drives Debian's
+# chromium to open the HTML report) and mermaid (parses `tattle show
+# --mermaid`), pinned in tests/consumers/package-lock.json.
 #
 # Runs `npm ci` there when node_modules is missing or older than the lock.
 # Never fails the caller: without npm, or when the npm registry cannot be

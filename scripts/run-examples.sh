@@ -3,8 +3,8 @@
 #
 # Builds every target of build/ (so `cmake --install build` works right
 # after it), prints the console report and writes
-# build/examples/report.json, report.xml (JUnit), report.tap (TAP 14) and
-# report.ctrf.json (CTRF). The suite contains deliberately failing
+# build/examples/report.json, report.xml (JUnit), report.tap (TAP 14),
+# report.ctrf.json (CTRF) and report.html (the page a person opens). The suite contains deliberately failing
 # examples (tagged demo_failure, in examples/failing/ and examples/trace/)
 # so the report shows real failures; this script exits 0 when the run went
 # as designed (the example binary exits 1 because of them) and non-zero on
@@ -16,10 +16,11 @@ cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 cmake --build build -j"$(nproc)"
 status=0
 (cd build/examples && ./tattle_examples --json report.json --junit report.xml --tap report.tap \
-                                    --ctrf report.ctrf.json "$@") || status=$?
+                                    --ctrf report.ctrf.json --html report.html "$@") || status=$?
 if [ "$status" -eq 1 ] && [ -s build/examples/report.json ]; then
   echo
   echo "The failures above are the deliberate demos (tag demo_failure)."
+  echo "Open build/examples/report.html in a browser to see them, with the traces drawn."
   echo "Report: build/examples/report.json   (try: jq '.tests[] | select(.state==\"failed\") | .failures[0].message' build/examples/report.json)"
   exit 0
 fi

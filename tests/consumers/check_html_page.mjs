@@ -68,7 +68,7 @@ try {
         declared_matched: svg ? Number(svg.dataset.matched) : null,
         ending: svg ? [...svg.querySelectorAll('.ending text')].map((x) => x.textContent) : [],
         pending: svg ? [...svg.querySelectorAll('.mailbox-contents text')].map((x) => x.textContent) : [],
-        rerun: t.querySelector('button.copy') ? t.querySelector('button.copy').dataset.copy : null,
+        rerun: t.querySelector('.rerun code') ? t.querySelector('.rerun code').textContent : null,
       };
     });
     return {

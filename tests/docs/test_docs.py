@@ -569,7 +569,7 @@ def stand_alone(c):
     readme = dict(pages())["README.md"]
     first = blocks("README.md", readme)[0]
     c.expect_eq(first.text.split("\n")[:2],
-                ["scripts/run-examples.sh   # build everything, run the example suite, write build/examples/report.json",
+                ["scripts/run-examples.sh   # build everything, run the example suite, write build/examples/report.json and report.html",
                  "scripts/run-tests.sh      # build and run tattle's own tests with CTest (also under ASan+UBSan and TSan)"],
                 "the README's first block: the two commands")
     c.expect_eq(len([l for l in first.text.split("\n") if l.strip()]), 2,

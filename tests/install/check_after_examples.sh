@@ -34,5 +34,7 @@ xmllint --noout --schema "$source/schemas/junit.xsd" "$copy/build/examples/repor
   fail "build/examples/report.tap is not TAP version 14"
 python3 -c 'import json, sys; assert json.load(open(sys.argv[1]))["reportFormat"] == "CTRF"' \
   "$copy/build/examples/report.ctrf.json" || fail "build/examples/report.ctrf.json is not CTRF"
+head -c 15 "$copy/build/examples/report.html" | grep -q '^<!DOCTYPE html>' ||
+  fail "build/examples/report.html is not the HTML report"
 
 "$here/check_install.sh" "$copy/build" "$source"
