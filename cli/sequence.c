@@ -456,11 +456,9 @@ void tattle__sequence_mermaid(struct tattle__buffer *out,
     if (end) {
         struct tattle__buffer text = {0};
         tattle__sequence_describe_ending(&text, end);
-        if (d.participants.count > 1)
-            tattle__buffer_printf(
-                out, "    Note over p0,p%zu: ", d.participants.count - 1);
-        else
-            tattle__buffer_append_string(out, "    Note over p0: ");
+        /* On the actor that died, as the HTML report draws it. */
+        tattle__buffer_printf(
+            out, "    Note over p%zu: ", tattle__sequence_dying(&d, trace));
         mermaid_text(out, text.data, 0);
         tattle__buffer_append_string(out, "\n");
         tattle__buffer_release(&text);

@@ -385,22 +385,6 @@ static void append_mark(struct tattle__buffer *out,
     append(out, "</text></g>");
 }
 
-/* The participant the crash or timeout is drawn on: an actor not alive
- * at the end, else the one that did the last thing recorded. */
-static size_t dying_participant(const struct tattle__sequence *sequence,
-                                const struct tattle_trace *trace)
-{
-    for (size_t i = 0; i < trace->actor_count; i++)
-        if (!trace->actors[i].alive_at_exit)
-            return tattle__name_index_find(
-                &sequence->participants,
-                trace->actors[i].name ? trace->actors[i].name : "?");
-    for (size_t r = sequence->row_count; r > 0; r--)
-        if (sequence->rows[r - 1].event)
-            return sequence->rows[r - 1].from;
-    return 0;
-}
-
 static void append_sequence_svg(struct tattle__buffer *out,
                                 const struct tattle_result *result)
 {
@@ -513,7 +497,7 @@ static void append_sequence_svg(struct tattle__buffer *out,
     if (ending) {
         size_t y =
             HEAD_HEIGHT + 20 + sequence.row_count * ROW_HEIGHT + ROW_HEIGHT / 2;
-        size_t x = lane_x(dying_participant(&sequence, trace));
+        size_t x = lane_x(tattle__sequence_dying(&sequence, trace));
         tattle__buffer_printf(
             out, "<g class=\"ending %s\" tabindex=\"0\"><title>",
             ending->kind == TATTLE_FAILURE_CRASH ? "crash" : "timeout");

@@ -163,6 +163,23 @@ tattle__sequence_ending(const struct tattle_result *result)
     return NULL;
 }
 
+size_t tattle__sequence_dying(const struct tattle__sequence *sequence,
+                              const struct tattle_trace *trace)
+{
+    for (size_t i = 0; i < trace->actor_count; i++)
+        if (!trace->actors[i].alive_at_exit) {
+            const char *name = trace->actors[i].name;
+            size_t at = tattle__name_index_find(&sequence->participants,
+                                                name ? name : "?");
+            if (at < sequence->participants.count)
+                return at;
+        }
+    for (size_t r = sequence->row_count; r > 0; r--)
+        if (sequence->rows[r - 1].event)
+            return sequence->rows[r - 1].from;
+    return 0;
+}
+
 void tattle__sequence_describe_ending(struct tattle__buffer *out,
                                       const struct tattle_failure *failure)
 {

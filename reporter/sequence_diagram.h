@@ -69,6 +69,12 @@ void tattle__sequence_release(struct tattle__sequence *sequence);
 const struct tattle_failure *
 tattle__sequence_ending(const struct tattle_result *result);
 
+/** The participant a crash or timeout is drawn on: the first actor not
+ * alive when the test ended, else the one that did the last thing
+ * recorded, else participant 0. */
+size_t tattle__sequence_dying(const struct tattle__sequence *sequence,
+                              const struct tattle_trace *trace);
+
 /** Appends "crash: SIGSEGV" or "timeout after 200 ms". */
 void tattle__sequence_describe_ending(struct tattle__buffer *out,
                                       const struct tattle_failure *failure);

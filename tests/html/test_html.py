@@ -314,7 +314,8 @@ def html_report_in_chromium_examples(c):
 def cli_show_mermaid_parses(c):
     """`tattle show R.json ID --mermaid` of every test with a trace (the
     fixture's hostile names and the examples' traces) is a
-    sequenceDiagram Mermaid's own parser (npm's mermaid) accepts."""
+    sequenceDiagram Mermaid's own parser (npm's mermaid) accepts, and a
+    crash is noted on one actor, not across the diagram."""
     binaries = [c.options.fixture] + ([c.options.examples]
                                       if c.options.examples else [])
     files = []
@@ -327,6 +328,11 @@ def cli_show_mermaid_parses(c):
             c.expect_eq(process.returncode, 0, "show %r" % test["id"])
             if not test.get("trace"):
                 continue
+            if test["id"] == "html/traced_crash":
+                notes = [l for l in process.stdout.decode().split("\n")
+                         if l.strip().startswith("Note over") and "crash" in l]
+                c.expect(len(notes) == 1 and "," not in notes[0].split(":")[0],
+                         "the crash is one note on the dying actor: %s" % notes)
             path = os.path.join(directory, "diagram-%d.mmd" % len(files))
             with open(path, "wb") as f:
                 f.write(process.stdout)
