@@ -309,8 +309,7 @@ static void append_arrow(struct tattle__buffer *out,
         [TATTLE__ROW_SPAWN] = "arrow spawn",
     };
     size_t x1 = lane_x(row->from), x2 = lane_x(row->to);
-    tattle__buffer_printf(out, "<g class=\"%s\" tabindex=\"0\"",
-                          classes[row->kind]);
+    tattle__buffer_printf(out, "<g class=\"%s\"", classes[row->kind]);
     if (row->event)
         tattle__buffer_printf(out, " data-seq=\"%" PRIu64 "\"",
                               row->event->seq);
@@ -359,7 +358,7 @@ static void append_mark(struct tattle__buffer *out,
     const char *class = row->kind == TATTLE__ROW_EVENT  ? "mark event"
                         : row->kind == TATTLE__ROW_EXIT ? "mark exit"
                                                         : "mark gone";
-    tattle__buffer_printf(out, "<g class=\"%s\" tabindex=\"0\">", class);
+    tattle__buffer_printf(out, "<g class=\"%s\">", class);
     append_row_title(out, sequence, row);
     if (row->kind == TATTLE__ROW_EVENT)
         tattle__buffer_printf(out, "<circle cx=\"%zu\" cy=\"%zu\" r=\"5\"/>", x,
@@ -433,7 +432,8 @@ static void append_sequence_svg(struct tattle__buffer *out,
            "data-zoom=\"out\" aria-label=\"zoom out\">\xe2\x88\x92</button>"
            "<button type=\"button\" data-zoom=\"reset\">100%</button>"
            "<button type=\"button\" data-zoom=\"in\" aria-label=\"zoom "
-           "in\">+</button></span></figcaption><div class=\"scroll\">");
+           "in\">+</button></span></figcaption><div class=\"scroll\" "
+           "tabindex=\"0\" role=\"region\" aria-label=\"diagram\">");
     tattle__buffer_printf(
         out,
         "<svg class=\"sequence\" xmlns=\"http://www.w3.org/"
@@ -498,9 +498,9 @@ static void append_sequence_svg(struct tattle__buffer *out,
         size_t y =
             HEAD_HEIGHT + 20 + sequence.row_count * ROW_HEIGHT + ROW_HEIGHT / 2;
         size_t x = lane_x(tattle__sequence_dying(&sequence, trace));
-        tattle__buffer_printf(
-            out, "<g class=\"ending %s\" tabindex=\"0\"><title>",
-            ending->kind == TATTLE_FAILURE_CRASH ? "crash" : "timeout");
+        tattle__buffer_printf(out, "<g class=\"ending %s\"><title>",
+                              ending->kind == TATTLE_FAILURE_CRASH ? "crash"
+                                                                   : "timeout");
         tattle__html_string(out, ending->message);
         tattle__buffer_printf(out,
                               "</title><rect x=\"%zu\" y=\"%zu\" width=\"16\" "
@@ -526,7 +526,7 @@ static void append_sequence_svg(struct tattle__buffer *out,
                            ? mailbox->message_count
                            : PENDING_SHOWN;
         size_t lines = 1 + shown + (mailbox->message_count > PENDING_SHOWN);
-        append(out, "<g class=\"mailbox-contents\" tabindex=\"0\">");
+        append(out, "<g class=\"mailbox-contents\">");
         tattle__buffer_printf(out,
                               "<rect x=\"%zu\" y=\"%zu\" width=\"%d\" "
                               "height=\"%zu\" rx=\"3\"/>",
@@ -750,7 +750,7 @@ static const char page_style[] =
     "svg.sequence .mailbox-contents rect{fill:var(--panel);"
     "stroke:var(--pend)}svg.sequence .mailbox-contents .name{"
     "font-weight:bold}\n"
-    "svg.sequence g[tabindex]:focus-visible{outline:2px solid var(--link)}\n"
+    ".scroll:focus-visible{outline:2px solid var(--link)}\n"
     "</style>\n";
 
 static const char page_script[] =

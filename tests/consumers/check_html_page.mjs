@@ -104,6 +104,13 @@ try {
     await page.screenshot({ path: shot, fullPage: true });
     result.screenshots.push(shot);
   }
+  // The dark colour scheme, as a reader who prefers it sees the page.
+  await page.emulateMedia({ colorScheme: 'dark' });
+  const dark = path.join(shots, 'report-dark.png');
+  await page.screenshot({ path: dark });
+  result.screenshots.push(dark);
+  result.dark_background = await page.evaluate(
+    () => getComputedStyle(document.body).backgroundColor);
   // Keyboard: the Tab stops lead through the counts and filters to the tests.
   const focused = [];
   for (let i = 0; i < 40; i++) {

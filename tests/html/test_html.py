@@ -276,8 +276,9 @@ def html_report_in_chromium_examples(c):
     there and open, each traced failure has its diagram with one arrow per
     matched message (counted from the JSON report), filtering to the tag
     trace_messages leaves exactly those tests, the page makes no request
-    and logs no error, the keyboard reaches the filters and the tests;
-    the screenshots stay in the build tree."""
+    and logs no error, the keyboard reaches the filters and the tests, a
+    reader who prefers dark gets the dark scheme; the screenshots stay in
+    the build tree."""
     directory, report = c.report(c.options.examples)
     page = node("check_html_page.mjs", os.path.join(directory, "report.html"),
                 c.artifacts("examples"), "trace_messages")
@@ -306,6 +307,8 @@ def html_report_in_chromium_examples(c):
     c.expect("select" in page["focused"] and "summary" in page["focused"],
              "the keyboard reaches the filters and the tests: %s"
              % page["focused"])
+    c.expect_eq(page["dark_background"], "rgb(13, 17, 23)",
+                "the dark colour scheme when the reader prefers it")
     for shot in page["screenshots"]:
         c.expect(os.path.getsize(shot) > 1000, "screenshot %s" % shot)
 
