@@ -39,8 +39,14 @@ try {
     const requested = route.request().url();
     if (requested === url)
       return route.continue();
-    result.requests.push(requested);
+    if (!result.requests.includes(requested))
+      result.requests.push(requested);
     return route.abort();
+  });
+  // Requests routing cannot see (file: URLs) are recorded here.
+  page.on('request', (r) => {
+    if (r.url() !== url && !result.requests.includes(r.url()))
+      result.requests.push(r.url());
   });
   page.on('console', (m) => { if (m.type() === 'error') result.console_errors.push(m.text()); });
   page.on('pageerror', (e) => result.page_errors.push(String(e)));
@@ -78,7 +84,8 @@ try {
                   json_script: count('script[type="application/json"]'),
                   on_attributes: [...document.querySelectorAll('*')].filter(
                     (e) => [...e.attributes].some((a) => a.name.startsWith('on'))).length },
-      data: JSON.parse(document.getElementById('tattle-data').textContent),
+      data: document.getElementById('tattle-data')
+        ? JSON.parse(document.getElementById('tattle-data').textContent) : null,
       tests,
     };
   }));
