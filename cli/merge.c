@@ -4,7 +4,8 @@
  * The inputs are reports, streams and directories of streams (the shards
  * of one run, the one-test runs CTest starts, a stream cut short by a
  * killed runner). Memory does not grow with the number of tests: every
- * input is read twice, and neither pass holds more than one test.
+ * input is read twice, and neither pass holds more than one test. The
+ * first pass is cheap: a stream's line is read only as far as its id.
  *
  *   1. Ids: each test's id is scanned (not parsed) and its 64-bit hash
  *      goes into a Bloom filter of fixed size; an id the filter may have
