@@ -4,7 +4,8 @@
  * The inputs are reports, streams and directories of streams (the shards
  * of one run, the one-test runs CTest starts, a stream cut short by a
  * killed runner). Memory does not grow with the number of tests: every
- * input is read twice, and neither pass holds more than one test.
+ * input is read twice, and neither pass holds more than one test. The
+ * first pass is cheap: a stream's line is read only as far as its id.
  *
  *   1. Ids: each test's id is scanned (not parsed) and its 64-bit hash
  *      goes into a Bloom filter of fixed size; an id the filter may have
@@ -67,6 +68,11 @@ struct input {
     bool interrupted;
     uint64_t planned;
     bool has_error_groups;
+    /* A report written without its tests: its counts and error groups
+     * (a copy) are all there is of them. */
+    bool summary_only;
+    struct tattle_summary counts;
+    cJSON *error_groups;
 };
 
 struct inputs {
@@ -139,6 +145,7 @@ static void release_inputs(struct inputs *inputs)
         free(inputs->items[i].path);
         free(inputs->items[i].started_at);
         free(inputs->items[i].executable);
+        cJSON_Delete(inputs->items[i].error_groups);
     }
     free(inputs->items);
 }
@@ -207,6 +214,41 @@ static void note_run(struct input *input, struct tattle__reader *reader)
         tattle__reader_cut_short(reader) || (summary && summary->interrupted);
     input->planned = run->planned;
     input->has_error_groups = tattle__reader_error_groups(reader) != NULL;
+    input->summary_only = !tattle__reader_has_tests(reader);
+    if (input->summary_only && summary)
+        input->counts = *summary;
+    if (input->summary_only && input->has_error_groups)
+        input->error_groups =
+            cJSON_Duplicate(tattle__reader_error_groups(reader), true);
+}
+
+/* The summary-only inputs' counts added to `summary`, and their error
+ * groups one after the other in a new array (the caller deletes it) to
+ * seed the merged groups with, NULL when none has any. */
+static cJSON *add_summary_only(const struct inputs *inputs,
+                               struct tattle_summary *summary)
+{
+    cJSON *groups = NULL;
+    for (size_t i = 0; i < inputs->count; i++) {
+        const struct input *input = &inputs->items[i];
+        if (!input->summary_only)
+            continue;
+        summary->total += input->counts.total;
+        summary->passed += input->counts.passed;
+        summary->failed += input->counts.failed;
+        summary->skipped += input->counts.skipped;
+        summary->excluded += input->counts.excluded;
+        summary->invalid += input->counts.invalid;
+        summary->flaky += input->counts.flaky;
+        const cJSON *group;
+        cJSON_ArrayForEach(group, input->error_groups)
+        {
+            if (!groups)
+                groups = cJSON_CreateArray();
+            cJSON_AddItemToArray(groups, cJSON_Duplicate(group, true));
+        }
+    }
+    return groups;
 }
 
 static struct tattle__reader *open_input(const struct input *input)
@@ -453,15 +495,20 @@ static struct tattle_run_info merged_run(const struct inputs *inputs,
 static int write_merged(const struct inputs *inputs,
                         const struct hashes *candidates, struct seen_ids *seen,
                         const char *format, const char *output,
-                        struct tattle_report_options *options, int argc,
+                        struct tattle_report_options *options,
+                        const struct tattle_summary *counted, int argc,
                         char **argv)
 {
-    bool interrupted = false;
+    bool interrupted = false, summary_only = true;
     for (size_t i = 0; i < inputs->count; i++) {
         options->group_by_error =
             options->group_by_error || inputs->items[i].has_error_groups;
         interrupted = interrupted || inputs->items[i].interrupted;
+        summary_only = summary_only && inputs->items[i].summary_only;
     }
+    struct tattle_summary summary = *counted;
+    summary.interrupted = interrupted;
+    options->summary_only = options->summary_only || summary_only;
     struct tattle__reader *reader = open_input(&inputs->items[0]);
     if (!reader)
         return TATTLE__EXIT_BAD_INPUT;
@@ -472,7 +519,6 @@ static int write_merged(const struct inputs *inputs,
         tattle__reader_close(reader);
         return status;
     }
-    struct tattle_summary summary = {.interrupted = interrupted};
     struct tattle_run_info run =
         merged_run(inputs, reader, argc, argv, &summary.duration_us);
     tattle__cli_writer_begin(&writer, &run);
@@ -554,13 +600,19 @@ int tattle__cli_merge(int argc, char **argv)
                                       "(tattle merge --help)");
     struct hashes candidates = {0};
     struct seen_ids seen = {0};
+    struct tattle_summary summary_only_counts = {0};
     if (status == TATTLE__EXIT_OK)
         status = find_candidates(&inputs, &candidates);
     if (status == TATTLE__EXIT_OK && candidates.count)
         status = resolve_candidates(&inputs, &candidates, &seen, keep_last);
-    if (status == TATTLE__EXIT_OK)
-        status = write_merged(&inputs, &candidates, &seen, format, output,
-                              &options, argc + 1, argv - 1);
+    if (status == TATTLE__EXIT_OK) {
+        cJSON *groups_read = add_summary_only(&inputs, &summary_only_counts);
+        options.error_groups_read = groups_read;
+        status =
+            write_merged(&inputs, &candidates, &seen, format, output, &options,
+                         &summary_only_counts, argc + 1, argv - 1);
+        cJSON_Delete(groups_read);
+    }
     free(candidates.items);
     release_seen(&seen);
     release_inputs(&inputs);

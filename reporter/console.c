@@ -41,6 +41,7 @@ struct console {
     bool color;
     bool quiet;
     bool trace_passed; /* --trace-passed: passed tests' traces shown too */
+    bool stop_workflow_commands; /* --reporter github: see print_stopped() */
     uint64_t planned;
     uint64_t seed;
     char **failed_lines; /* one summary line per failed test */
@@ -96,6 +97,7 @@ static int console_create(void **self, const char *destination,
     console->color = options->color && (to_stdout || to_stderr);
     console->quiet = options->quiet;
     console->trace_passed = options->trace_passed;
+    console->stop_workflow_commands = options->stop_workflow_commands;
     *self = console;
     return 0;
 }
@@ -436,13 +438,51 @@ static void console_begin(void *self, const struct tattle_run_info *run)
     fflush(console->stream);
 }
 
+/* A test's result for a job log that GitHub Actions reads for workflow
+ * commands: printed into memory first, then its status line as it is
+ * (tattle's label first, the id escaped onto that one line) and the rest,
+ * which copies text from the test (messages, values, output, trace),
+ * between `::stop-commands::TOKEN` and `::TOKEN::` with a token drawn
+ * for it, so that no line a test wrote can issue a command. */
+static bool print_stopped(struct console *console,
+                          const struct tattle_result *result)
+{
+    char *text = NULL;
+    size_t length = 0;
+    FILE *memory = open_memstream(&text, &length);
+    if (!memory)
+        return false;
+    FILE *stream = console->stream;
+    console->stream = memory;
+    bool printed = print_result(console, result);
+    console->stream = stream;
+    if (fclose(memory) != 0) {
+        free(text);
+        return false;
+    }
+    const char *newline = memchr(text, '\n', length);
+    size_t first = newline ? (size_t)(newline - text) + 1 : length;
+    fwrite(text, 1, first, stream);
+    if (first < length) {
+        char token[TATTLE__GITHUB_TOKEN_LENGTH + 1];
+        const char *texts[] = {text};
+        tattle__github_stop_token(token, texts, &length, 1);
+        fprintf(stream, "::stop-commands::%s\n", token);
+        fwrite(text + first, 1, length - first, stream);
+        fprintf(stream, "::%s::\n", token);
+    }
+    free(text);
+    return printed;
+}
+
 static void console_test_finished(void *self,
                                   const struct tattle_result *result)
 {
     struct console *console = self;
     /* Flushing an empty stream still writes its lock: skip it when
      * nothing was printed (--quiet and a passing test). */
-    if (print_result(console, result))
+    if (console->stop_workflow_commands ? print_stopped(console, result)
+                                        : print_result(console, result))
         fflush(console->stream);
 }
 
@@ -453,8 +493,22 @@ static int console_end(void *self, const struct tattle_summary *summary)
     if (console->failed_count > 0) {
         fprintf(out, "\n%sFailed tests:%s\n", paint(console, BOLD),
                 paint(console, RESET));
+        /* Ids and messages come from tests: stopped like print_stopped(). */
+        char token[TATTLE__GITHUB_TOKEN_LENGTH + 1];
+        if (console->stop_workflow_commands) {
+            size_t *lengths = calloc(console->failed_count, sizeof *lengths);
+            for (size_t i = 0; lengths && i < console->failed_count; i++)
+                lengths[i] = strlen(console->failed_lines[i]);
+            tattle__github_stop_token(
+                token, (const char *const *)console->failed_lines, lengths,
+                lengths ? console->failed_count : 0);
+            free(lengths);
+            fprintf(out, "::stop-commands::%s\n", token);
+        }
         for (size_t i = 0; i < console->failed_count; i++)
             fprintf(out, "  %s\n", console->failed_lines[i]);
+        if (console->stop_workflow_commands)
+            fprintf(out, "::%s::\n", token);
     }
     fprintf(out,
             "\n%" PRIu64 " excluded, %" PRIu64 " invalid, %" PRIu64

@@ -25,7 +25,7 @@
 #include "reporter/plain_text.h"
 #include "reporter/report_output.h"
 
-enum { SUMMARY_ROWS = 100, TOKEN_BYTES = 16 };
+enum { SUMMARY_ROWS = 100 };
 
 /* Where escaped bytes go. */
 enum escape_mode {
@@ -213,15 +213,13 @@ static void annotate(struct github_reporter *self,
     write_line(self);
 }
 
-/* A token no test can have printed: random hex digits, drawn again in the
- * unlikely case that the output holds them. */
-static void stop_token(char token[2 * TOKEN_BYTES + 1],
-                       const struct tattle_result *result,
-                       const struct tattle__buffer *trace_text)
+void tattle__github_stop_token(char *token, const char *const *texts,
+                               const size_t *lengths, size_t count)
 {
     static const char hex[] = "0123456789abcdef";
+    enum { BYTES = TATTLE__GITHUB_TOKEN_LENGTH / 2 };
     for (;;) {
-        unsigned char random[TOKEN_BYTES];
+        unsigned char random[BYTES];
         if (getrandom(random, sizeof random, 0) != (ssize_t)sizeof random) {
             struct timespec now;
             clock_gettime(CLOCK_MONOTONIC, &now);
@@ -233,17 +231,16 @@ static void stop_token(char token[2 * TOKEN_BYTES + 1],
                 random[i] = (unsigned char)(seed >> 56);
             }
         }
-        for (size_t i = 0; i < TOKEN_BYTES; i++) {
+        for (size_t i = 0; i < BYTES; i++) {
             token[2 * i] = hex[random[i] >> 4];
             token[2 * i + 1] = hex[random[i] & 15];
         }
-        token[2 * TOKEN_BYTES] = '\0';
-        if (!memmem(result->stdout_output.text, result->stdout_output.length,
-                    token, 2 * TOKEN_BYTES) &&
-            !memmem(result->stderr_output.text, result->stderr_output.length,
-                    token, 2 * TOKEN_BYTES) &&
-            !memmem(trace_text->data, trace_text->length, token,
-                    2 * TOKEN_BYTES))
+        token[TATTLE__GITHUB_TOKEN_LENGTH] = '\0';
+        bool found = false;
+        for (size_t i = 0; i < count && !found; i++)
+            found = texts[i] && memmem(texts[i], lengths[i], token,
+                                       TATTLE__GITHUB_TOKEN_LENGTH) != NULL;
+        if (!found)
             return;
     }
 }
@@ -272,8 +269,12 @@ static void output_group(struct github_reporter *self,
     if (!result->stdout_output.length && !result->stderr_output.length &&
         !self->text.length)
         return;
-    char token[2 * TOKEN_BYTES + 1];
-    stop_token(token, result, &self->text);
+    char token[TATTLE__GITHUB_TOKEN_LENGTH + 1];
+    const char *texts[] = {result->stdout_output.text,
+                           result->stderr_output.text, self->text.data};
+    size_t lengths[] = {result->stdout_output.length,
+                        result->stderr_output.length, self->text.length};
+    tattle__github_stop_token(token, texts, lengths, 3);
     tattle__buffer_append_string(&self->line, "::group::");
     escape_string(&self->line, result->test->id, ESCAPE_DATA);
     tattle__buffer_append_string(&self->line, " output\n::stop-commands::");

@@ -41,4 +41,14 @@
 
 extern const struct tattle_reporter_type tattle__reporter_github;
 
+/** Length of a stop-commands token: 32 random hex digits. */
+#define TATTLE__GITHUB_TOKEN_LENGTH 32
+
+/** Draws a token for `::stop-commands::TOKEN` ... `::TOKEN::` around text
+ * from tests: random hex digits (getrandom), drawn again in the unlikely
+ * case that one of the `count` texts holds them. `token` has room for
+ * TATTLE__GITHUB_TOKEN_LENGTH + 1 bytes and is NUL-terminated. */
+void tattle__github_stop_token(char *token, const char *const *texts,
+                               const size_t *lengths, size_t count);
+
 #endif /* TATTLE_REPORTER_GITHUB_H */

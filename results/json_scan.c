@@ -10,6 +10,7 @@
 #include "results/json_scan.h"
 
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -284,7 +285,22 @@ stop:
     return status;
 }
 
-/* Gives the number items of `item`, in document order, their literals. */
+/* True when the literal is an integer of at most 15 digits: its double
+ * is exact and prints back as the same digits, so it needs no copy (most
+ * numbers of a report are such: lines, durations, counts). */
+static bool exact_as_double(const char *literal, size_t length)
+{
+    size_t i = length > 0 && literal[0] == '-' ? 1 : 0;
+    if (length - i == 0 || length - i > 15 || literal[i] == '0')
+        return length - i == 1 && literal[i] == '0';
+    for (; i < length; i++)
+        if (literal[i] < '0' || literal[i] > '9')
+            return false;
+    return true;
+}
+
+/* Gives the number items of `item`, in document order, their literals
+ * (those a double holds exactly keep none). */
 static bool attach_literals(cJSON *item, const char *text,
                             const struct tattle__json_numbers *numbers,
                             size_t *next)
@@ -294,6 +310,8 @@ static bool attach_literals(cJSON *item, const char *text,
             if (*next >= numbers->count)
                 return false;
             const struct tattle__json_span *span = &numbers->spans[(*next)++];
+            if (exact_as_double(text + span->offset, span->length))
+                continue;
             char *literal = cJSON_malloc(span->length + 1);
             if (!literal)
                 return false;
@@ -307,12 +325,83 @@ static bool attach_literals(cJSON *item, const char *text,
     return true;
 }
 
+/* ---- Trees in an arena ------------------------------------------------ */
+
+struct tattle__json_arena_chunk {
+    struct tattle__json_arena_chunk *previous;
+    size_t used, size;
+    _Alignas(max_align_t) unsigned char bytes[];
+};
+
+enum { ARENA_FIRST_CHUNK = 32 * 1024 };
+
+/* The arena cJSON allocates from while tattle__json_scan_parse() fills
+ * one; cJSON's hooks are the library's own at every other moment. */
+static struct tattle__json_arena *filling;
+
+static void *CJSON_CDECL arena_allocate(size_t size)
+{
+    size_t align = _Alignof(max_align_t);
+    size = (size + align - 1) & ~(align - 1);
+    struct tattle__json_arena_chunk *chunk = filling->chunks;
+    if (!chunk || chunk->size - chunk->used < size) {
+        size_t bytes = chunk ? 2 * chunk->size : ARENA_FIRST_CHUNK;
+        while (bytes < size)
+            bytes *= 2;
+        struct tattle__json_arena_chunk *added = malloc(sizeof *added + bytes);
+        if (!added)
+            return NULL;
+        *added = (struct tattle__json_arena_chunk){chunk, 0, bytes};
+        filling->chunks = chunk = added;
+    }
+    void *at = chunk->bytes + chunk->used;
+    chunk->used += size;
+    return at;
+}
+
+/* A tree in an arena is dropped with the arena, never item by item. */
+static void CJSON_CDECL arena_deallocate(void *pointer)
+{
+    (void)pointer;
+}
+
+void tattle__json_arena_release(struct tattle__json_arena *arena)
+{
+    while (arena->chunks) {
+        struct tattle__json_arena_chunk *previous = arena->chunks->previous;
+        free(arena->chunks);
+        arena->chunks = previous;
+    }
+}
+
 cJSON *tattle__json_scan_parse(const char *text, size_t length,
                                const struct tattle__json_numbers *numbers,
                                struct tattle__json_scan_error *error)
 {
+    return tattle__json_scan_parse_in(text, length, numbers, NULL, error);
+}
+
+cJSON *tattle__json_scan_parse_in(const char *text, size_t length,
+                                  const struct tattle__json_numbers *numbers,
+                                  struct tattle__json_arena *arena,
+                                  struct tattle__json_scan_error *error)
+{
+    if (arena) {
+        cJSON_Hooks hooks = {arena_allocate, arena_deallocate};
+        filling = arena;
+        cJSON_InitHooks(&hooks);
+    }
     const char *stop = NULL;
     cJSON *tree = cJSON_ParseWithLengthOpts(text, length, &stop, false);
+    size_t next = 0;
+    bool literals_ok = tree && attach_literals(tree, text, numbers, &next) &&
+                       next == numbers->count;
+    if (tree && !literals_ok)
+        cJSON_Delete(tree);
+    if (arena) {
+        cJSON_InitHooks(NULL);
+        filling = NULL;
+    }
     if (!tree) {
         error->offset = stop && stop >= text && stop <= text + length
                             ? (size_t)(stop - text)
@@ -322,10 +411,7 @@ cJSON *tattle__json_scan_parse(const char *text, size_t length,
                  "surrogate)");
         return NULL;
     }
-    size_t next = 0;
-    if (!attach_literals(tree, text, numbers, &next) ||
-        next != numbers->count) {
-        cJSON_Delete(tree);
+    if (!literals_ok) {
         error->offset = 0;
         snprintf(error->message, sizeof error->message,
                  "numbers could not be read");
@@ -405,10 +491,7 @@ bool tattle__json_scan_member(const char *text, size_t length, const char *key,
         if (i >= length || text[i] != ':')
             return false;
         i = tattle__json_skip_space(text, length, i + 1);
-        size_t value_end;
-        if (i >= length ||
-            tattle__json_scan_value(text + i, length - i, &value_end, NULL,
-                                    &error) != TATTLE__JSON_SCAN_OK)
+        if (i >= length)
             return false;
         bool match;
         if (memchr(name, '\\', name_length)) {
@@ -418,6 +501,14 @@ bool tattle__json_scan_member(const char *text, size_t length, const char *key,
         } else
             match = name_length == key_length + 2 &&
                     memcmp(name + 1, key, key_length) == 0;
+        if (match && !value_length) {
+            *value_offset = i;
+            return true;
+        }
+        size_t value_end;
+        if (tattle__json_scan_value(text + i, length - i, &value_end, NULL,
+                                    &error) != TATTLE__JSON_SCAN_OK)
+            return false;
         if (match) {
             *value_offset = i;
             *value_length = value_end;

@@ -8,9 +8,9 @@
  * whitespace checked) without building anything, and cJSON then parses
  * that one value. The scanner also notes where each number literal is:
  * cJSON reads numbers as doubles, which cannot hold every 64-bit seed or
- * count, so tattle__json_scan_parse() gives every number item its literal
- * text (in valuestring) and tattle__json_integer() reads integers from it
- * exactly.
+ * count, so tattle__json_scan_parse() gives every number item a double
+ * may not hold exactly its literal text (in valuestring) and
+ * tattle__json_integer() reads integers from it exactly.
  */
 #ifndef TATTLE_RESULTS_JSON_SCAN_H
 #define TATTLE_RESULTS_JSON_SCAN_H
@@ -59,10 +59,31 @@ tattle__json_scan_value(const char *text, size_t length, size_t *end,
 
 /** Parses `text[0..length)`, one value scanned whole with `numbers`, with
  * cJSON, then gives each number item its literal (valuestring, freed by
- * cJSON_Delete). Returns the tree, or NULL with `error` filled. */
+ * cJSON_Delete) unless it is an integer of at most 15 digits, which its
+ * double holds exactly. Returns the tree, or NULL with `error` filled. */
 cJSON *tattle__json_scan_parse(const char *text, size_t length,
                                const struct tattle__json_numbers *numbers,
                                struct tattle__json_scan_error *error);
+
+/** Memory that parsed trees are built in and dropped with, all at once:
+ * a test's tree is made of a hundred small items, and allocating and
+ * freeing each one is most of what reading it costs. Zero-initialize. */
+struct tattle__json_arena {
+    struct tattle__json_arena_chunk *chunks;
+};
+
+/** Frees the arena's memory, and with it every tree parsed into it (never
+ * cJSON_Delete such a tree). The arena is empty again. */
+void tattle__json_arena_release(struct tattle__json_arena *arena);
+
+/** tattle__json_scan_parse() into `arena` (NULL: cJSON's allocator). It
+ * sets cJSON's hooks while it parses and gives cJSON back its own
+ * allocator after, so it is for a program that parses on one thread and
+ * has no hooks of its own (the tattle command). */
+cJSON *tattle__json_scan_parse_in(const char *text, size_t length,
+                                  const struct tattle__json_numbers *numbers,
+                                  struct tattle__json_arena *arena,
+                                  struct tattle__json_scan_error *error);
 
 /** Reads a number item as an exact integer: its sign in *negative and its
  * magnitude in *magnitude (from the literal when the item has one, so
@@ -74,7 +95,9 @@ bool tattle__json_integer(const cJSON *item, bool *negative,
 /** Finds the member `key` of the object text `text[0..length)` (a value
  * the scanner accepted) without parsing it: stores the span of its value
  * and returns true, or returns false when there is none. Keys with escapes
- * are decoded before comparing. */
+ * are decoded before comparing. With `value_length` NULL the value is not
+ * scanned: only where it starts is stored (the text may then be a prefix
+ * of the object, unchecked past that member). */
 bool tattle__json_scan_member(const char *text, size_t length, const char *key,
                               size_t *value_offset, size_t *value_length);
 

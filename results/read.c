@@ -158,6 +158,13 @@ struct build {
     struct tattle__reader *reader;
     uint64_t line;
     uint64_t offset;
+    /* Where the last member found in each of the objects read last was:
+     * tattle writes members in the order they are read, so the next one is
+     * looked for after it first. */
+    struct member_hint {
+        const cJSON *object, *member;
+    } hints[4];
+    unsigned next_hint;
 };
 
 static bool fail_in(struct build *build, const struct where *where,
@@ -204,10 +211,42 @@ static const char *describe(const cJSON *item)
 
 /* ---- Typed access to members ----------------------------------------- */
 
+/* The member `key` of `object`, looked for from the one after the last
+ * member found in the same object, then from the start. */
+static const cJSON *find_member(struct build *build, const cJSON *object,
+                                const char *key)
+{
+    if (!cJSON_IsObject(object))
+        return NULL;
+    struct member_hint *hint = NULL;
+    for (size_t i = 0; i < sizeof build->hints / sizeof *build->hints; i++)
+        if (build->hints[i].object == object)
+            hint = &build->hints[i];
+    const cJSON *from = hint ? hint->member : NULL;
+    if (from && strcmp(from->string, key) == 0)
+        return from;
+    from = from ? from->next : NULL;
+    const cJSON *item = NULL;
+    for (const cJSON *at = from; at && !item; at = at->next)
+        if (at->string && strcmp(at->string, key) == 0)
+            item = at;
+    for (const cJSON *at = object->child; at != from && !item; at = at->next)
+        if (at->string && strcmp(at->string, key) == 0)
+            item = at;
+    if (item && !hint) {
+        hint = &build->hints[build->next_hint++ %
+                             (sizeof build->hints / sizeof *build->hints)];
+        hint->object = object;
+    }
+    if (item)
+        hint->member = item;
+    return item;
+}
+
 static const cJSON *member(struct build *build, const cJSON *object,
                            const char *key, const struct where *where)
 {
-    const cJSON *item = cJSON_GetObjectItemCaseSensitive(object, key);
+    const cJSON *item = find_member(build, object, key);
     if (!item) {
         struct where here = {where, key, 0};
         fail_in(build, &here, "missing");
@@ -276,7 +315,7 @@ static bool get_optional_text(struct build *build, const cJSON *object,
                               const char *key, const struct where *where,
                               const char **out)
 {
-    const cJSON *item = cJSON_GetObjectItemCaseSensitive(object, key);
+    const cJSON *item = find_member(build, object, key);
     *out = NULL;
     struct where here = {where, key, 0};
     return !item || text_of(build, item, &here, false, out);
@@ -291,16 +330,23 @@ static bool get_integer(struct build *build, const cJSON *object,
     if (!item)
         return false;
     struct where here = {where, key, 0};
-    bool ok = tattle__json_integer(item, negative, magnitude);
+    bool integer = tattle__json_integer(item, negative, magnitude);
+    bool ok = integer;
     if (ok && *negative)
         ok = minimum < 0 && *magnitude <= (uint64_t)0 - (uint64_t)minimum;
     else if (ok)
         ok = *magnitude <= maximum &&
              (minimum <= 0 || *magnitude >= (uint64_t)minimum);
     if (!ok) {
-        const char *literal = cJSON_IsNumber(item) && item->valuestring
-                                  ? item->valuestring
-                                  : NULL;
+        char digits[32];
+        const char *literal = NULL;
+        if (cJSON_IsNumber(item) && item->valuestring)
+            literal = item->valuestring;
+        else if (integer) { /* short and exact: it kept no literal */
+            snprintf(digits, sizeof digits, "%s%" PRIu64, *negative ? "-" : "",
+                     *magnitude);
+            literal = digits;
+        }
         return fail_in(build, &here,
                        "expected an integer from %lld to %" PRIu64
                        ", found %.40s",
@@ -469,11 +515,12 @@ static int scan_window_value(struct tattle__reader *reader, size_t *length,
 
 /* Parses the scanned value of `length` bytes at the window's start and
  * consumes it. */
-static cJSON *parse_window_value(struct tattle__reader *reader, size_t length)
+static cJSON *parse_window_value(struct tattle__reader *reader, size_t length,
+                                 struct tattle__json_arena *arena)
 {
     struct tattle__json_scan_error error;
-    cJSON *tree = tattle__json_scan_parse(reader->data + reader->start, length,
-                                          &reader->numbers, &error);
+    cJSON *tree = tattle__json_scan_parse_in(
+        reader->data + reader->start, length, &reader->numbers, arena, &error);
     if (!tree)
         error_at(reader, here(reader) + error.offset, error.message);
     reader->start += length;
@@ -988,7 +1035,10 @@ void tattle__read_result_release(struct tattle__read_result *result)
 {
     tattle__record_release(&result->record);
     free(result->tags);
-    cJSON_Delete(result->tree);
+    if (result->arena.chunks)
+        tattle__json_arena_release(&result->arena);
+    else
+        cJSON_Delete(result->tree);
     *result = (struct tattle__read_result){0};
 }
 
@@ -1115,10 +1165,21 @@ static const char *const line_event_names[] = {"run_started", "test_started",
 /* One line of a stream: scanned, and parsed unless `ids_only`. */
 struct stream_line {
     enum line_event event;
-    cJSON *tree; /* parsed line (not when ids_only) */
-    char *id;    /* test_started / test_finished when ids_only */
+    cJSON *tree;                     /* parsed line (not when ids_only) */
+    struct tattle__json_arena arena; /* test_finished: the tree's memory */
+    char *id; /* test_started / test_finished when ids_only */
     uint64_t line;
 };
+
+static void release_line(struct stream_line *line)
+{
+    if (line->arena.chunks)
+        tattle__json_arena_release(&line->arena);
+    else
+        cJSON_Delete(line->tree);
+    free(line->id);
+    *line = (struct stream_line){0};
+}
 
 static int stream_error(struct tattle__reader *reader, uint64_t line,
                         const char *format, ...) TATTLE__PRINTF(3, 4);
@@ -1133,6 +1194,36 @@ static int stream_error(struct tattle__reader *reader, uint64_t line,
     set_error(reader, "line %" PRIu64 ": %s", line, message.data);
     tattle__buffer_release(&message);
     return -1;
+}
+
+/* The event and id of a test_started or test_finished line, read from
+ * its first members without scanning the rest (the pass that reads the
+ * test whole checks every byte). False for any other line, or any line
+ * not shaped as tattle writes it: the full reading then decides. */
+static bool quick_id(const char *line, size_t length, struct stream_line *out)
+{
+    size_t at, at_length;
+    if (!tattle__json_scan_member(line, length, "event", &at, &at_length))
+        return false;
+    const char *event = line + at;
+    const char *object = line;
+    if (at_length == sizeof "\"test_started\"" - 1 &&
+        memcmp(event, "\"test_started\"", at_length) == 0)
+        out->event = LINE_TEST_STARTED;
+    else if (at_length == sizeof "\"test_finished\"" - 1 &&
+             memcmp(event, "\"test_finished\"", at_length) == 0) {
+        out->event = LINE_TEST_FINISHED;
+        if (!tattle__json_scan_member(line, length, "test", &at, NULL))
+            return false;
+        object = line + at;
+        length -= at;
+    } else
+        return false;
+    if (!tattle__json_scan_member(object, length, "id", &at, &at_length) ||
+        object[at] != '"')
+        return false;
+    out->id = tattle__json_scan_string(object + at, at_length);
+    return out->id != NULL;
 }
 
 /* Reads the next non-blank line. Returns 1, 0 at the end, -1 on error. */
@@ -1155,6 +1246,11 @@ static int read_stream_line(struct tattle__reader *reader, bool ids_only,
             continue;
         }
         out->line = reader->line;
+        if (ids_only && has_newline &&
+            quick_id(text + begin, length - begin, out)) {
+            reader->start += consumed;
+            return 1;
+        }
         reader->numbers.count = 0;
         struct tattle__json_scan_error error;
         size_t end;
@@ -1226,8 +1322,11 @@ static int read_stream_line(struct tattle__reader *reader, bool ids_only,
                     which == LINE_TEST_FINISHED ? ".test.id" : ".id");
         } else if (!ids_only || which != LINE_RUN_STARTED) {
             struct tattle__json_scan_error parse_error;
-            out->tree = tattle__json_scan_parse(text + begin, end,
-                                                &reader->numbers, &parse_error);
+            out->tree = tattle__json_scan_parse_in(
+                text + begin, end, &reader->numbers,
+                which == LINE_TEST_FINISHED ? &out->arena : NULL, &parse_error);
+            if (!out->tree)
+                tattle__json_arena_release(&out->arena);
             if (!out->tree)
                 return error_at(reader, offset + begin + parse_error.offset,
                                 parse_error.message);
@@ -1247,7 +1346,7 @@ static int open_stream(struct tattle__reader *reader)
         set_error(reader, "empty: not a report or a stream");
         return -1;
     }
-    struct build build = {reader, line.line, 0};
+    struct build build = {.reader = reader, .line = line.line, .offset = 0};
     if (line.event != LINE_RUN_STARTED) {
         cJSON_Delete(line.tree);
         set_error(reader,
@@ -1323,13 +1422,12 @@ static int next_stream_test(struct tattle__reader *reader,
             break;
         }
         if (reader->finished) {
-            cJSON_Delete(line.tree);
-            free(line.id);
+            release_line(&line);
             set_error(reader, "line %" PRIu64 ": a line after run_finished",
                       line.line);
             return -1;
         }
-        struct build build = {reader, line.line, 0};
+        struct build build = {.reader = reader, .line = line.line, .offset = 0};
         switch (line.event) {
         case LINE_RUN_STARTED:
             cJSON_Delete(line.tree);
@@ -1359,7 +1457,8 @@ static int next_stream_test(struct tattle__reader *reader,
                 *id = line.id;
                 return 1;
             }
-            *result = (struct tattle__read_result){.tree = line.tree};
+            *result = (struct tattle__read_result){.tree = line.tree,
+                                                   .arena = line.arena};
             const cJSON *test =
                 cJSON_GetObjectItemCaseSensitive(line.tree, "test");
             struct where where = {NULL, "test", 0};
@@ -1535,7 +1634,7 @@ static int open_report(struct tattle__reader *reader)
                     free(key);
                     return -1;
                 }
-                cJSON *tree = parse_window_value(reader, length);
+                cJSON *tree = parse_window_value(reader, length, NULL);
                 if (!tree) {
                     free(key);
                     return -1;
@@ -1581,7 +1680,7 @@ static int open_report(struct tattle__reader *reader)
         return error_at(reader, here(reader),
                         "not JSON: text after the end of the report");
 
-    struct build build = {reader, 0, 0};
+    struct build build = {.reader = reader, .line = 0, .offset = 0};
     struct where version = {NULL, "version", 0};
     struct where tool = {NULL, "tool", 0};
     struct where summary = {NULL, "summary", 0};
@@ -1647,19 +1746,24 @@ static int next_report_test(struct tattle__reader *reader,
             *id = tattle__json_scan_string(text + at, at_length);
         reader->start += length;
         if (!*id) {
-            struct build build = {reader, 0, offset ? offset : 1};
+            struct build build = {
+                .reader = reader, .line = 0, .offset = offset ? offset : 1};
             struct where field = {&element, "id", 0};
             fail_in(&build, &field, "missing or not a string");
             return -1;
         }
         return 1;
     }
-    cJSON *tree = parse_window_value(reader, length);
-    if (!tree)
+    struct tattle__json_arena arena = {0};
+    cJSON *tree = parse_window_value(reader, length, &arena);
+    if (!tree) {
+        tattle__json_arena_release(&arena);
         return -1;
-    *result = (struct tattle__read_result){.tree = tree};
+    }
+    *result = (struct tattle__read_result){.tree = tree, .arena = arena};
     /* The line is counted only for a message. */
-    struct build build = {reader, 0, offset ? offset : 1};
+    struct build build = {
+        .reader = reader, .line = 0, .offset = offset ? offset : 1};
     return build_result(tree, &element, build, result) ? 1 : -1;
 }
 

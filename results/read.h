@@ -27,6 +27,7 @@
 #include <cjson/cJSON.h>
 #include <tattle/reporter.h>
 
+#include "results/json_scan.h"
 #include "results/record.h"
 
 enum tattle__input_kind { TATTLE__INPUT_REPORT, TATTLE__INPUT_STREAM };
@@ -38,7 +39,8 @@ struct tattle__read_result {
     struct tattle_test_info test;
     struct tattle_tag *tags;
     cJSON *tree;
-    uint64_t line; /* where it starts in its file (1-based) */
+    struct tattle__json_arena arena; /* the tree's memory, when it has one */
+    uint64_t line;                   /* where it starts in its file (1-based) */
 };
 
 /** Frees what the result holds and zeroes it. */
@@ -90,8 +92,9 @@ int tattle__reader_next(struct tattle__reader *reader,
                         struct tattle__read_result *result);
 
 /** Reads only the next test's id, without building its result: the quick
- * first pass of `tattle merge`. *id is malloc'd (free() it). Returns 1, 0
- * at the end, or -1 on bad input. */
+ * first pass of `tattle merge`. A stream's test lines are read only as far
+ * as their id (tattle__reader_next() checks the rest). *id is malloc'd
+ * (free() it). Returns 1, 0 at the end, or -1 on bad input. */
 int tattle__reader_next_id(struct tattle__reader *reader, char **id);
 
 void tattle__reader_close(struct tattle__reader *reader);

@@ -269,6 +269,9 @@ int tattle__fanout_open(struct tattle__fanout *fanout,
         .filter_out = (const char *const *)options->filter_out.items,
         .filter_out_count = options->filter_out.count,
     };
+    for (size_t i = 0; i < options->reporter_count; i++)
+        if (strcmp(options->reporters[i].name, "github") == 0)
+            fanout->options.stop_workflow_commands = true;
     struct reporter_wanted *wanted =
         tattle__calloc(options->reporter_count + 2, sizeof *wanted);
     size_t count = list_wanted(options, stdout_taken, wanted);

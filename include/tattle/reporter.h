@@ -216,6 +216,10 @@ struct tattle_report_options {
      * cJSON array) of a report read back without its tests, which the
      * groups start from, so that `tattle convert` keeps them. */
     const void *error_groups_read;
+    /* A reporter writes GitHub Actions workflow commands to the job log
+     * (--reporter github): text from tests that another reporter prints
+     * there is shown between `::stop-commands::TOKEN` and `::TOKEN::`. */
+    bool stop_workflow_commands;
 };
 
 /** A reporter plugin. `create` makes an instance writing to `destination`

@@ -541,6 +541,39 @@ def github_no_injection(c):
                  "\\u%04x is not visible in the annotation" % code)
 
 
+@CASES("github_console_output_cannot_issue_commands")
+def github_console_no_injection(c):
+    """With --reporter github the console goes to stderr, which the Actions
+    runner reads for workflow commands as well: what the console copies
+    from tests (output, messages, values, traces) is shown between a
+    stop-commands pair with a fresh unguessable token, so a test's
+    `::error::` or `##[error]` line is shown and never executed."""
+    run = github_run(c, ["hostile/*", "names/*", "outcomes/*"])
+    text = run.stderr.decode("utf-8", "strict")
+    commands, suppressed, plain = read_commands(text)
+    tokens = []
+    for command in commands:
+        c.expect(command["name"] == "stop-commands",
+                 "the console issues a command: %r" % command["raw"])
+        if command["name"] == "stop-commands":
+            tokens.append(command["data"])
+            c.expect(re.fullmatch(r"[0-9a-f]{32}", command["data"]),
+                     "the stop token is 32 random hex digits: %r"
+                     % command["data"])
+    c.expect(tokens and len(set(tokens)) == len(tokens),
+             "a fresh token for each test shown in full: %r" % tokens)
+    c.expect(not [l for l in plain if l.lstrip().startswith("##[")],
+             "a legacy ##[command] outside a stopped region")
+    shown = "\n".join(suppressed)
+    for line in ("::error::injected from stdout", "::endgroup::",
+                 "::stop-commands::guessed", "::error file=a,line=2::indented",
+                 "##[error]legacy command", "::error::injected from a message"):
+        c.expect(line in shown, "the line %r is not shown stopped" % line)
+    c.expect(re.search(r"^\d+ passed, \d+ failed", plain[-1] if plain[-1] else
+                       plain[-2], re.M),
+             "the console's last line is outside any stopped region")
+
+
 def table_cells(row):
     """The cells of a Markdown table row, split on unescaped `|`."""
     cells, cell, escaped = [], "", False

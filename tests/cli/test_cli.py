@@ -317,6 +317,50 @@ def case_merge_duplicates(out):
     check(rc == 0, "a test repeated within one input merges: %s" % err)
 
 
+@CASES("cli_merge_keeps_groups_and_counts_of_summary_only_reports")
+def case_merge_summary_only(out):
+    """A report written without its tests (--summary-only) still carries its
+    error groups and counts: merge keeps both, and adds up the groups of
+    two such reports pattern by pattern."""
+    fixture = fixture_reports(out)
+    first = os.path.join(fixture, "failures_grouped_summary.json")
+    report = json.loads(read_bytes(first))
+    check(report["error_groups"] and "tests" not in report,
+          "the fixture is summary-only with groups")
+    target = os.path.join(out, "m.json")
+    rc, _, err = tattle("merge", "-o", target, first)
+    check(rc == 0, "a summary-only report merges: %s" % err)
+    merged = json.loads(read_bytes(target)) if rc == 0 else {}
+    check(merged.get("error_groups") == report["error_groups"],
+          "its error groups are kept: %r" % merged.get("error_groups"))
+    check(merged and "tests" not in merged,
+          "inputs all without tests give a report without tests")
+    counts = ("total", "passed", "failed", "skipped", "excluded", "invalid",
+              "flaky")
+    check(all(merged.get("summary", {}).get(k) == report["summary"][k]
+              for k in counts) and merged["summary"]["result"] == "failed",
+          "its counts are kept: %r" % merged.get("summary"))
+    other = json.loads(read_bytes(first))
+    for group in other["error_groups"]:
+        group["tests"] = ["other-" + t for t in group["tests"]]
+    second = os.path.join(out, "other.json")
+    write_bytes(second, json.dumps(other).encode())
+    rc, _, err = tattle("merge", "-o", target, first, second)
+    check(rc == 0, "two summary-only reports merge: %s" % err)
+    merged = json.loads(read_bytes(target)) if rc == 0 else {}
+    by_pattern = {g["pattern"]: g for g in merged.get("error_groups", [])}
+    check(len(by_pattern) == len(report["error_groups"]) and
+          all(by_pattern.get(g["pattern"], {}).get("count") == 2 * g["count"] and
+              by_pattern[g["pattern"]]["tests"] ==
+              g["tests"] + ["other-" + t for t in g["tests"]]
+              for g in report["error_groups"]),
+          "the groups of both are added up: %r" % merged.get("error_groups"))
+    check(merged.get("summary", {}).get("failed") == 2 * report["summary"]["failed"],
+          "the counts of both are added up: %r" % merged.get("summary"))
+    problems = validate_json.check_file(target, "report")
+    check(not problems, "the merged report is valid: %s" % problems)
+
+
 def become_subreaper():
     ctypes.CDLL(None, use_errno=True).prctl(36, 1, 0, 0, 0)
 
