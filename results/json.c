@@ -321,6 +321,8 @@ static cJSON *create_failure(const struct tattle_failure *failure,
             ok = add_item(f, "address", cJSON_CreateString(address)) && ok;
         }
     }
+    if (failure->fixture)
+        ok = tattle__json_add_text(object, "fixture", failure->fixture) && ok;
     if (tattle__failure_filtered(failure, options))
         ok = add_bool(object, "filtered", true) && ok;
     if (!ok) {

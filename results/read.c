@@ -750,6 +750,9 @@ static bool read_failures(struct build *build, const cJSON *test,
             failure->frame_count = count;
             frames_used += count;
         }
+        if (!get_optional_text(build, item, "fixture", &at,
+                               &record->failures[i].fixture))
+            return false;
         const cJSON *filtered =
             cJSON_GetObjectItemCaseSensitive(item, "filtered");
         if (filtered) {

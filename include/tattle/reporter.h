@@ -74,6 +74,11 @@ struct tattle_failure {
     const struct tattle_frame *frames;
     size_t frame_count;
     bool filtered; /* matched --filter-out */
+    /* Set when the failure happened in a fixture: which one, as "suite
+     * setup", "test setup", "test teardown" or "suite teardown", then the
+     * function's name when the symbol table has it ("suite setup
+     * open_db"). NULL otherwise. */
+    const char *fixture;
 };
 
 /** Captured output of one stream: head and tail kept, byte count exact.

@@ -21,6 +21,18 @@ static void fixture_teardown(void)
 {
 }
 
+static int fixture_value = 5;
+
+static void *fixture_with_state_setup(void)
+{
+    return &fixture_value;
+}
+
+static void fixture_with_state_teardown(void *fixture)
+{
+    *(int *)fixture = 0;
+}
+
 static void on_exit_callback(void *context)
 {
     (void)context;
@@ -130,6 +142,14 @@ TEST(header, every_option, .tags = "slowish area:headers", .timeout_ms = 5000,
      .trace_budget = 100, .expect_signal = 0, .expect_exit = 0)
 {
     ASSERT(1);
+}
+
+TEST(header, fixture_with_state, .setup = fixture_with_state_setup,
+     .teardown = fixture_with_state_teardown)
+{
+    ASSERT_EQ(tattle_fixture(), (void *)&fixture_value);
+    ASSERT_EQ(*(int *)tattle_fixture(), 5);
+    ASSERT_NULL(tattle_suite_fixture());
 }
 
 TEST(header, one_option, .timeout_ms = 4000)
