@@ -967,6 +967,7 @@ static bool build_result(const cJSON *test, const struct where *where,
         !get_text(&build, test, "name", where, false, &info->name) ||
         !get_text(&build, test, "file", where, true, &info->file) ||
         !get_line(&build, test, "line", where, &info->line) ||
+        !get_optional_text(&build, test, "param", where, &info->param) ||
         !read_tags(&build, test, where, out) ||
         !get_enum(&build, test, "state", where, state_names, 5, &state) ||
         !get_uint(&build, test, "duration_us", where, UINT64_MAX,

@@ -159,6 +159,9 @@ struct tattle_test_info {
     size_t tag_count;
     long timeout_ms; /* effective timeout */
     bool traced;
+    /* A parameterized test's value, rendered (its name ends in [index]);
+     * NULL for other tests. */
+    const char *param;
 };
 
 /** The result of one selected test. Valid during test_finished only:

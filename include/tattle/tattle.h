@@ -245,6 +245,114 @@ TATTLE_API void tattle_suite_register(const struct tattle_suite *suite);
     }                                                                          \
     static void tattle__body__##suite_##__##name_(void)
 
+/* ---- Parameterized tests ---- */
+
+/** How the runner renders a parameter's value in reports: integers,
+ * floating point, booleans and strings by value; anything else (a struct,
+ * a char) by its source text. */
+enum tattle_param_kind {
+    TATTLE_PARAM_OTHER = 0,
+    TATTLE_PARAM_SIGNED,
+    TATTLE_PARAM_UNSIGNED,
+    TATTLE_PARAM_FLOATING,
+    TATTLE_PARAM_BOOL,
+    TATTLE_PARAM_STRING
+};
+
+/** The values of one TEST_P, created by the macro (static and const). */
+struct tattle_params {
+    const void *values; /* an array of `count` values of `size` bytes */
+    size_t size;
+    size_t count;
+    enum tattle_param_kind kind;
+    const char *source; /* the values as written, comma-separated */
+};
+
+/** Registers one test per value of `params` (called by the constructor
+ * TEST_P() emits), with ids suite/name[0], suite/name[1], ... Both records
+ * must outlive the run. */
+TATTLE_API void tattle_test_register_params(const struct tattle_test *test,
+                                            const struct tattle_params *params);
+
+/** The running parameterized test's value (a pointer into the TEST_P's
+ * array); NULL outside one. PARAM(type) reads it as `type`. */
+TATTLE_API const void *tattle_param(void);
+
+#ifdef __cplusplus
+} /* extern "C" */
+#include <type_traits>
+/* C++ picks a parameter's kind from its type, as C does with _Generic. */
+template <typename T> constexpr tattle_param_kind tattle__param_kind_of()
+{
+    typedef typename std::remove_cv<T>::type type;
+    return std::is_same<type, bool>::value   ? TATTLE_PARAM_BOOL
+           : std::is_same<type, char>::value ? TATTLE_PARAM_OTHER
+           : std::is_same<type, const char *>::value ||
+                   std::is_same<type, char *>::value
+               ? TATTLE_PARAM_STRING
+           : std::is_integral<type>::value && std::is_signed<type>::value
+               ? TATTLE_PARAM_SIGNED
+           : std::is_integral<type>::value       ? TATTLE_PARAM_UNSIGNED
+           : std::is_floating_point<type>::value ? TATTLE_PARAM_FLOATING
+                                                 : TATTLE_PARAM_OTHER;
+}
+extern "C" {
+#define TATTLE__PARAM_KIND(type_, values_) tattle__param_kind_of<type_>()
+#else
+#define TATTLE__PARAM_KIND(type_, values_)                                     \
+    _Generic((values_)[0], _Bool                                               \
+             : TATTLE_PARAM_BOOL, signed char                                  \
+             : TATTLE_PARAM_SIGNED, short                                      \
+             : TATTLE_PARAM_SIGNED, int                                        \
+             : TATTLE_PARAM_SIGNED, long                                       \
+             : TATTLE_PARAM_SIGNED, long long                                  \
+             : TATTLE_PARAM_SIGNED, unsigned char                              \
+             : TATTLE_PARAM_UNSIGNED, unsigned short                           \
+             : TATTLE_PARAM_UNSIGNED, unsigned int                             \
+             : TATTLE_PARAM_UNSIGNED, unsigned long                            \
+             : TATTLE_PARAM_UNSIGNED, unsigned long long                       \
+             : TATTLE_PARAM_UNSIGNED, float                                    \
+             : TATTLE_PARAM_FLOATING, double                                   \
+             : TATTLE_PARAM_FLOATING, long double                              \
+             : TATTLE_PARAM_FLOATING, char *                                   \
+             : TATTLE_PARAM_STRING, const char *                               \
+             : TATTLE_PARAM_STRING, default                                    \
+             : TATTLE_PARAM_OTHER)
+#endif
+
+/* TEST_P(suite, name, type, values...): the values become one static
+ * array (`{ __VA_ARGS__ }` rejoins a struct's designated initializers
+ * that the preprocessor split at their commas), and the test is
+ * registered once per value. `type const` (not `const type`) keeps a
+ * pointer type such as `const char *` from gaining a second const. */
+#define TATTLE_TEST_P(suite_, name_, type_, ...)                               \
+    static void tattle__body__##suite_##__##name_(void);                       \
+    static type_ const tattle__values__##suite_##__##name_[] = {__VA_ARGS__};  \
+    static const struct tattle_params tattle__params__##suite_##__##name_ = {  \
+        tattle__values__##suite_##__##name_, sizeof(type_),                    \
+        sizeof tattle__values__##suite_##__##name_ /                           \
+            sizeof tattle__values__##suite_##__##name_[0],                     \
+        TATTLE__PARAM_KIND(type_, tattle__values__##suite_##__##name_),        \
+        #__VA_ARGS__};                                                         \
+    __extension__ static const struct tattle_test                              \
+        tattle__test__##suite_##__##name_ = {                                  \
+            #suite_,                                                           \
+            #name_,                                                            \
+            __FILE__,                                                          \
+            __LINE__,                                                          \
+            tattle__body__##suite_##__##name_,                                 \
+            TATTLE__OPTIONS()};                                                \
+    __attribute__((                                                            \
+        constructor)) static void tattle__register__##suite_##__##name_(void)  \
+    {                                                                          \
+        tattle_test_register_params(&tattle__test__##suite_##__##name_,        \
+                                    &tattle__params__##suite_##__##name_);     \
+    }                                                                          \
+    static void tattle__body__##suite_##__##name_(void)
+
+/** The running parameterized test's value as `type_` (the TEST_P's type). */
+#define TATTLE_PARAM(type_) (*(type_ const *)tattle_param())
+
 #define TATTLE_SUITE(...) TATTLE__SUITE(__VA_ARGS__, )
 #define TATTLE__SUITE(name_, ...)                                              \
     __extension__ static const struct tattle_suite tattle__suite__##name_ = {  \
@@ -678,6 +786,8 @@ extern "C" {
 
 #ifndef TATTLE_NO_SHORT_NAMES
 #define TEST TATTLE_TEST
+#define TEST_P TATTLE_TEST_P
+#define PARAM TATTLE_PARAM
 #define SUITE TATTLE_SUITE
 #define ASSERT TATTLE_ASSERT
 #define EXPECT TATTLE_EXPECT

@@ -17,6 +17,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "runner/params.h"
 #include "runner/test_process/crash.h"
 #include "base/buffer.h"
 #include "tracer/session.h"
@@ -36,6 +37,14 @@ static size_t on_exit_count, on_exit_capacity;
  * teardowns. */
 static void *test_fixture, *suite_fixture;
 static bool test_has_setup;
+static const struct tattle_test *current_test;
+
+const void *tattle_param(void)
+{
+    const struct tattle__param_case *pc =
+        current_slot ? tattle__param_case_find(current_test) : NULL;
+    return pc ? tattle__param_case_value(pc) : NULL;
+}
 
 void *tattle_fixture(void)
 {
@@ -184,6 +193,7 @@ void tattle__child_run(const struct tattle_test *test,
     test_process = getpid();
     on_exit_count = 0;
 
+    current_test = test;
     test_fixture = NULL;
     suite_fixture = NULL;
     test_has_setup = test->options.setup != NULL;

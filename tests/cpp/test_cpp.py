@@ -149,6 +149,10 @@ def cpp_operands(c):
     c.expect(fails[3][0] == "EXPECT_EQ" and ADDRESS.fullmatch(fails[3][1] or "")
              and fails[3][2] == "NULL", "a pointer against nullptr: %s"
              % (fails[3],))
+    for index, word in enumerate(("one", "three")):
+        case = tests.get("cpp/param_from_cpp[%d]" % index, {})
+        c.expect_eq((case.get("state"), case.get("param")), ("passed", word),
+                    "TEST_P in C++17: a const char * value by value")
 
 
 @CASES("cpp_escaping_exception_is_a_sigabrt_crash")

@@ -152,6 +152,19 @@ TEST(header, fixture_with_state, .setup = fixture_with_state_setup,
     ASSERT_NULL(tattle_suite_fixture());
 }
 
+struct header_point {
+    int x;
+    int y;
+};
+
+TEST_P(header, param_values, struct header_point, {.x = 1, .y = 2},
+       {.x = 3, .y = 4})
+{
+    struct header_point p = PARAM(struct header_point);
+    ASSERT_EQ(p.y - p.x, 1);
+    ASSERT_NOT_NULL(tattle_param());
+}
+
 TEST(header, one_option, .timeout_ms = 4000)
 {
     ASSERT(1);
