@@ -78,11 +78,40 @@ static void print_groups(const cJSON *groups)
         const cJSON *pattern =
             cJSON_GetObjectItemCaseSensitive(group, "pattern");
         const cJSON *tests = cJSON_GetObjectItemCaseSensitive(group, "tests");
+        const cJSON *location =
+            cJSON_GetObjectItemCaseSensitive(group, "location");
+        const cJSON *patterns =
+            cJSON_GetObjectItemCaseSensitive(group, "patterns");
         const char *text = cJSON_IsString(pattern) ? pattern->valuestring : "";
         struct tattle__buffer line = {0};
         tattle__buffer_printf(&line, "  %d  ", cJSON_GetArraySize(tests));
-        tattle__cli_append_printable(&line, text, strlen(text), false,
-                                     MESSAGE_CHARS);
+        if (cJSON_IsString(location)) {
+            tattle__cli_append_printable(&line, location->valuestring,
+                                         strlen(location->valuestring), false,
+                                         MESSAGE_CHARS);
+            tattle__buffer_append_string(&line, "  ");
+        }
+        /* One location failing with several messages: each on its line,
+         * with its count. */
+        int pattern_count = cJSON_GetArraySize(patterns);
+        if (pattern_count <= 1)
+            tattle__cli_append_printable(&line, text, strlen(text), false,
+                                         MESSAGE_CHARS);
+        else
+            tattle__buffer_printf(&line, "(%d messages)", pattern_count);
+        for (const cJSON *each = pattern_count > 1 ? patterns->child : NULL;
+             each; each = each->next) {
+            const cJSON *each_pattern =
+                cJSON_GetObjectItemCaseSensitive(each, "pattern");
+            const cJSON *each_tests =
+                cJSON_GetObjectItemCaseSensitive(each, "tests");
+            const char *each_text =
+                cJSON_IsString(each_pattern) ? each_pattern->valuestring : "";
+            tattle__buffer_printf(&line, "\n       %d  ",
+                                  cJSON_GetArraySize(each_tests));
+            tattle__cli_append_printable(&line, each_text, strlen(each_text),
+                                         false, MESSAGE_CHARS);
+        }
         tattle__buffer_append_string(&line, "\n     ");
         int shown = 0, count = cJSON_GetArraySize(tests);
         for (const cJSON *id = tests ? tests->child : NULL;

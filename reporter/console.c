@@ -279,6 +279,11 @@ static void print_failure(const struct console *console,
         }
         break;
     }
+    if (failure->fixture) {
+        fputs("    in the ", out);
+        print_string(out, failure->fixture, "");
+        fputc('\n', out);
+    }
 }
 
 static void print_trace(const struct console *console,

@@ -242,9 +242,16 @@ static void output_element(struct junit_reporter *self, struct tattle__xml *xml,
 static void properties_element(struct tattle__xml *xml,
                                const struct tattle_test_info *test)
 {
-    if (!test->tag_count)
+    if (!test->tag_count && !test->param)
         return;
     tattle__xml_start(xml, "properties");
+    if (test->param) {
+        /* A parameterized test's value; its name ends in [index]. */
+        tattle__xml_start(xml, "property");
+        tattle__xml_attribute(xml, "name", "param");
+        tattle__xml_attribute(xml, "value", test->param);
+        tattle__xml_end(xml);
+    }
     for (size_t i = 0; i < test->tag_count; i++) {
         tattle__xml_start(xml, "property");
         tattle__xml_attribute(xml, "name",

@@ -131,6 +131,11 @@ void tattle__text_failure(struct tattle__buffer *out,
     case TATTLE_FAILURE_ERROR:
         break;
     }
+    if (failure->fixture) {
+        append(out, "in the ");
+        append(out, failure->fixture);
+        tattle__buffer_append(out, "\n", 1);
+    }
     if (failure->file) {
         append(out, "at ");
         append_place(out, failure->file, failure->line);

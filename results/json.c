@@ -3,10 +3,12 @@
  *
  * Field names and order follow SPEC section 6 and
  * schemas/report.schema.json. Conventions: a TEST object always has every
- * key (null when a value does not apply); a FAILURE has the kind-specific
+ * key (null when a value does not apply) but "param", which only a
+ * parameterized test's has; a FAILURE has the kind-specific
  * keys of its kind only ("assertion" for assertions, "signal" for crashes,
  * "exit_code" for exits, "timeout_ms" for timeouts), "stacktrace" when
- * frames are known and "filtered": true when it matched --filter-out; a
+ * frames are known, "fixture" when it happened in one and "filtered": true
+ * when it matched --filter-out; a
  * trace event omits the actor, label and message keys it has no value for.
  */
 #include "results/json.h"
@@ -321,6 +323,8 @@ static cJSON *create_failure(const struct tattle_failure *failure,
             ok = add_item(f, "address", cJSON_CreateString(address)) && ok;
         }
     }
+    if (failure->fixture)
+        ok = tattle__json_add_text(object, "fixture", failure->fixture) && ok;
     if (tattle__failure_filtered(failure, options))
         ok = add_bool(object, "filtered", true) && ok;
     if (!ok) {
@@ -437,6 +441,8 @@ cJSON *tattle__json_test(const struct tattle_result *result,
         tattle__json_add_text(test, "name", info->name ? info->name : "") && ok;
     ok = tattle__json_add_text(test, "file", info->file) && ok;
     ok = add_line(test, "line", info->line) && ok;
+    if (info->param)
+        ok = tattle__json_add_text(test, "param", info->param) && ok;
     ok = add_tags(test, info) && ok;
     ok = add_literal(test, "state", tattle_state_name(result->state)) && ok;
     ok = tattle__json_add_uint(test, "duration_us", result->duration_us) && ok;

@@ -797,6 +797,9 @@ static bool read_failures(struct build *build, const cJSON *test,
             failure->frame_count = count;
             frames_used += count;
         }
+        if (!get_optional_text(build, item, "fixture", &at,
+                               &record->failures[i].fixture))
+            return false;
         const cJSON *filtered =
             cJSON_GetObjectItemCaseSensitive(item, "filtered");
         if (filtered) {
@@ -1011,6 +1014,7 @@ static bool build_result(const cJSON *test, const struct where *where,
         !get_text(&build, test, "name", where, false, &info->name) ||
         !get_text(&build, test, "file", where, true, &info->file) ||
         !get_line(&build, test, "line", where, &info->line) ||
+        !get_optional_text(&build, test, "param", where, &info->param) ||
         !read_tags(&build, test, where, out) ||
         !get_enum(&build, test, "state", where, state_names, 5, &state) ||
         !get_uint(&build, test, "duration_us", where, UINT64_MAX,

@@ -20,6 +20,8 @@ static cJSON *planned_test_json(const struct tattle__planned_test *planned)
     tattle__json_add_text(item, "name", entry->info.name);
     tattle__json_add_text(item, "file", entry->info.file);
     cJSON_AddNumberToObject(item, "line", entry->info.line);
+    if (entry->info.param)
+        tattle__json_add_text(item, "param", entry->info.param);
     cJSON *tags = cJSON_AddObjectToObject(item, "tags");
     for (size_t t = 0; t < entry->tags.count; t++) {
         const struct tattle_tag *tag = &entry->tags.items[t];

@@ -227,6 +227,68 @@ static bool add_ending(struct tattle__result_record *record,
     return true;
 }
 
+/* Names a fixture for a failure's "fixture": its role, then its function
+ * when the symbol table has it ("suite setup open_db"). */
+static const char *fixture_text(struct tattle__result_record *record,
+                                const struct tattle__test_entry *entry,
+                                enum tattle__fixture_role role)
+{
+    const struct tattle_suite_options none = {0};
+    const struct tattle_suite_options *suite =
+        entry->suite ? &entry->suite->options : &none;
+    const struct tattle_test_options *test = &entry->test->options;
+    const char *what = NULL;
+    const void *function = NULL;
+    switch (role) {
+    case TATTLE__FIXTURE_NONE:
+        return NULL;
+    case TATTLE__FIXTURE_SUITE_SETUP:
+        what = "suite setup";
+        function = suite->setup;
+        break;
+    case TATTLE__FIXTURE_TEST_SETUP:
+        what = "test setup";
+        function = test->setup;
+        break;
+    case TATTLE__FIXTURE_TEST_TEARDOWN:
+        what = "test teardown";
+        function = test->teardown;
+        break;
+    case TATTLE__FIXTURE_SUITE_TEARDOWN:
+        what = "suite teardown";
+        function = suite->teardown;
+        break;
+    }
+    char *name = function ? tattle__symbolize_function(function) : NULL;
+    const char *text =
+        name ? tattle__record_printf(record, "%s %s", what, name) : what;
+    free(name);
+    return text;
+}
+
+/* A test that failed in a fixture: its failures name it. A setup that
+ * failed or broke accounts for every failure (the body never ran); a
+ * process that ended in a teardown, for the failure saying so. */
+static void name_fixture(struct tattle__result_record *record,
+                         const struct tattle__test_entry *entry,
+                         const struct tattle__slot_reading *reading,
+                         bool in_setup, bool broken)
+{
+    enum tattle__fixture_role role = reading->fixture;
+    bool setup_role = role == TATTLE__FIXTURE_SUITE_SETUP ||
+                      role == TATTLE__FIXTURE_TEST_SETUP;
+    size_t count = record->result.failure_count;
+    if (in_setup && setup_role) {
+        const char *text = fixture_text(record, entry, role);
+        for (size_t i = 0; i < count; i++)
+            if (!record->failures[i].fixture)
+                record->failures[i].fixture = text;
+    } else if (broken && count > 0 &&
+               reading->phase == TATTLE__PHASE_TEARDOWN && !setup_role) {
+        record->failures[count - 1].fixture = fixture_text(record, entry, role);
+    }
+}
+
 static void free_trace(struct tattle_trace *trace)
 {
     tattle__trace_free(trace);
@@ -258,6 +320,7 @@ void tattle__result_build(struct tattle__result_record *record,
 
     bool in_setup = reading->setup_failed ||
                     (broken && reading->phase == TATTLE__PHASE_SETUP);
+    name_fixture(record, job->entry, reading, in_setup, broken);
     if (result->failure_count > 0)
         result->state = in_setup && !outcome->timed_out ? TATTLE_STATE_INVALID
                                                         : TATTLE_STATE_FAILED;

@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "base/utf8.h"
+#include "runner/params.h"
 #include "runner/private_memory.h"
 #include "base/buffer.h"
 
@@ -234,6 +235,18 @@ void tattle__registry_build(struct tattle__registry *registry)
         tattle__buffer_release(&name_reason);
         tattle__buffer_release(&suite);
         tattle__buffer_release(&name);
+
+        /* One value of a TEST_P: named name[index], its value rendered. */
+        const struct tattle__param_case *pc = tattle__param_case_find(t);
+        if (pc) {
+            struct tattle__buffer indexed = {0};
+            tattle__buffer_printf(
+                &indexed, "%s[%zu]",
+                entry->shown_name ? entry->shown_name : t->name, pc->index);
+            free(entry->shown_name);
+            entry->shown_name = tattle__buffer_take(&indexed);
+            entry->param = tattle__param_case_render(pc);
+        }
     }
 
     /* Ids go into one private block (runner/private_memory.h): they grow
@@ -282,6 +295,7 @@ void tattle__registry_build(struct tattle__registry *registry)
             .name = test_name,
             .file = t->file,
             .line = t->line,
+            .param = entry->param,
         };
         tattle__test_entry_sync_tags(entry);
     }
@@ -296,6 +310,7 @@ void tattle__registry_release(struct tattle__registry *registry)
         free((char *)entry->invalid_reason);
         free(entry->shown_suite);
         free(entry->shown_name);
+        free(entry->param);
     }
     tattle__private_free(registry->entries);
     tattle__private_free(registry->id_pool);

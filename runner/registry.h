@@ -25,7 +25,9 @@ struct tattle__test_entry {
     char *id;                       /* in the registry's id pool */
     size_t index;                   /* registration order */
     const char *invalid_reason;     /* non-NULL: the declaration is bad */
-    char *shown_suite, *shown_name; /* an invalid id's printable parts */
+    char *shown_suite, *shown_name; /* an invalid id's printable parts, or
+                                       a TEST_P case's name[index] */
+    char *param;                    /* a TEST_P case's value, rendered */
 };
 
 struct tattle__registry {

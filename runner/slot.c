@@ -25,6 +25,7 @@ static void write_header(struct tattle__slot *slot, size_t size)
     atomic_store(&slot->phase, TATTLE__PHASE_STARTING);
     atomic_store(&slot->failures_dropped, 0);
     atomic_store(&slot->setup_failed, 0);
+    atomic_store(&slot->fixture, TATTLE__FIXTURE_NONE);
 }
 
 struct tattle__slot *tattle__slot_create(size_t size)
@@ -178,6 +179,11 @@ void tattle__slot_read(const struct tattle__slot *slot, size_t size,
     if (setup_failed > 1)
         reading->corruption = "its setup flag holds what no fixture writes";
     reading->setup_failed = setup_failed != 0;
+    uint32_t fixture = atomic_load(&slot->fixture);
+    if (fixture > TATTLE__FIXTURE_SUITE_TEARDOWN)
+        reading->corruption = "its fixture field names no fixture";
+    else
+        reading->fixture = (enum tattle__fixture_role)fixture;
     reading->failures_dropped = atomic_load(&slot->failures_dropped);
     uint32_t end = atomic_load(&slot->reserved);
     if (end > capacity_bytes) {
@@ -213,6 +219,7 @@ void tattle__slot_read(const struct tattle__slot *slot, size_t size,
          * overwrote its slot is failed with what it wrote before, not made
          * invalid or given a count of lost failures it invented. */
         reading->setup_failed = false;
+        reading->fixture = TATTLE__FIXTURE_NONE;
         reading->failures_dropped = 0;
     }
 }

@@ -38,6 +38,16 @@ enum tattle__phase {
     TATTLE__PHASE_DONE
 };
 
+/* Which fixture a test process is running, or ran last: names the
+ * fixture when one fails. */
+enum tattle__fixture_role {
+    TATTLE__FIXTURE_NONE = 0,
+    TATTLE__FIXTURE_SUITE_SETUP,
+    TATTLE__FIXTURE_TEST_SETUP,
+    TATTLE__FIXTURE_TEST_TEARDOWN,
+    TATTLE__FIXTURE_SUITE_TEARDOWN
+};
+
 enum { TATTLE__MAX_FRAMES = 64 };
 
 struct tattle__slot {
@@ -47,6 +57,7 @@ struct tattle__slot {
     _Atomic uint32_t phase;            /* enum tattle__phase */
     _Atomic uint32_t failures_dropped; /* records that did not fit */
     _Atomic uint32_t setup_failed;     /* a fixture before the body failed */
+    _Atomic uint32_t fixture;          /* enum tattle__fixture_role */
     _Alignas(8) unsigned char records[];
 };
 
@@ -115,6 +126,7 @@ struct tattle__slot_reading {
     uint32_t failures_dropped;
     bool setup_failed;
     enum tattle__phase phase;
+    enum tattle__fixture_role fixture;
     const char *corruption; /* NULL, or what in the slot was impossible
                                (the records before it are kept) */
 };

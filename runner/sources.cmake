@@ -3,6 +3,7 @@
 # untrusted) is under runner/test_process/.
 list(APPEND TATTLE_SOURCES
   runner/registry.c
+  runner/params.c
   runner/tags.c
   runner/options.c
   runner/test_process/assertions.c

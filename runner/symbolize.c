@@ -54,6 +54,14 @@ static void lookup(Dwfl *dwfl, uintptr_t address, bool is_return_address,
     }
 }
 
+char *tattle__symbolize_function(const void *address)
+{
+    struct tattle_frame frame;
+    lookup(dwfl_for_self(), (uintptr_t)address, false, &frame);
+    free((char *)frame.file);
+    return (char *)frame.function;
+}
+
 static bool is_named(const struct tattle_frame *frame, const char *name)
 {
     return frame->function && strcmp(frame->function, name) == 0;

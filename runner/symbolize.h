@@ -22,4 +22,8 @@ struct tattle_frame *tattle__symbolize(const uintptr_t *addresses, int count,
                                        size_t *frame_count);
 void tattle__frames_free(struct tattle_frame *frames, size_t count);
 
+/** The name of the function at `address` (a function's entry), malloc'd;
+ * NULL when no symbol table names it. */
+char *tattle__symbolize_function(const void *address);
+
 #endif /* TATTLE_RUNNER_SYMBOLIZE_H */

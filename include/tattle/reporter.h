@@ -74,6 +74,11 @@ struct tattle_failure {
     const struct tattle_frame *frames;
     size_t frame_count;
     bool filtered; /* matched --filter-out */
+    /* Set when the failure happened in a fixture: which one, as "suite
+     * setup", "test setup", "test teardown" or "suite teardown", then the
+     * function's name when the symbol table has it ("suite setup
+     * open_db"). NULL otherwise. */
+    const char *fixture;
 };
 
 /** Captured output of one stream: head and tail kept, byte count exact.
@@ -154,6 +159,9 @@ struct tattle_test_info {
     size_t tag_count;
     long timeout_ms; /* effective timeout */
     bool traced;
+    /* A parameterized test's value, rendered (its name ends in [index]);
+     * NULL for other tests. */
+    const char *param;
 };
 
 /** The result of one selected test. Valid during test_finished only:

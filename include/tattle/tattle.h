@@ -61,9 +61,82 @@ extern "C" {
 /* ------------------------------------------------------------------------ */
 /* Tests and suites                                                          */
 
-/** A fixture: runs in the test's process before (setup) or after (teardown)
- * the test body. */
+/** A fixture without state: runs in the test's process before (setup) or
+ * after (teardown) the test body. */
 typedef void (*tattle_fixture_fn)(void);
+
+/** Which signature a fixture option holds. A setup is `void fn(void)` or
+ * `void *fn(void)` (its pointer is the fixture, read by tattle_fixture());
+ * a teardown is `void fn(void)` or `void fn(void *)` (it receives the
+ * fixture). In C++ the option's type records which one was given, and the
+ * runner calls it exactly so. In C one option field cannot take both
+ * function types without a diagnostic, so `.setup = fn` stores the
+ * function's address alone (TEST and SUITE declare their records inside
+ * __extension__, which keeps -Wpedantic quiet about a function's address
+ * in a `const void *`) and the signature stays unknown: the runner then
+ * calls a setup as `void *fn(void)` and a teardown as `void fn(void *)`.
+ * For a fixture of the other signature that call is undefined in ISO C;
+ * on the System V x86-64 and AArch64 ABIs it is harmless (an ignored
+ * argument register, a return register nobody reads unless the test
+ * calls tattle_fixture()). `.setup_signature = TATTLE_FIXTURE_PLAIN`
+ * (or `_WITH_STATE`) next to `.setup` says it exactly. */
+enum tattle_fixture_signature {
+    TATTLE_FIXTURE_UNKNOWN = 0,
+    TATTLE_FIXTURE_PLAIN = 1,      /* void fn(void) */
+    TATTLE_FIXTURE_WITH_STATE = 2, /* void *fn(void) or void fn(void *) */
+};
+
+#ifdef __cplusplus
+/* A setup option in C++: converts from either signature, remembering
+ * which. Same layout as the C fields `setup` and `setup_signature`. */
+struct tattle_setup_fixture {
+    const void *function = nullptr;
+    intptr_t signature = TATTLE_FIXTURE_UNKNOWN;
+    constexpr tattle_setup_fixture()
+    {
+    }
+    constexpr tattle_setup_fixture(decltype(nullptr))
+    {
+    }
+    tattle_setup_fixture(void (*plain)(void))
+        : function(reinterpret_cast<const void *>(plain)),
+          signature(TATTLE_FIXTURE_PLAIN)
+    {
+    }
+    tattle_setup_fixture(void *(*with_state)(void))
+        : function(reinterpret_cast<const void *>(with_state)),
+          signature(TATTLE_FIXTURE_WITH_STATE)
+    {
+    }
+};
+/* A teardown option in C++, as tattle_setup_fixture. */
+struct tattle_teardown_fixture {
+    const void *function = nullptr;
+    intptr_t signature = TATTLE_FIXTURE_UNKNOWN;
+    constexpr tattle_teardown_fixture()
+    {
+    }
+    constexpr tattle_teardown_fixture(decltype(nullptr))
+    {
+    }
+    tattle_teardown_fixture(void (*plain)(void))
+        : function(reinterpret_cast<const void *>(plain)),
+          signature(TATTLE_FIXTURE_PLAIN)
+    {
+    }
+    tattle_teardown_fixture(void (*with_state)(void *))
+        : function(reinterpret_cast<const void *>(with_state)),
+          signature(TATTLE_FIXTURE_WITH_STATE)
+    {
+    }
+};
+#define TATTLE__FIXTURE_OPTION(role_)                                          \
+    struct tattle_##role_##_fixture role_ = tattle_##role_##_fixture();
+#else
+#define TATTLE__FIXTURE_OPTION(role_)                                          \
+    const void *role_;                                                         \
+    intptr_t role_##_signature;
+#endif
 
 /** The optional fields of TEST(suite, name, ...), given as designated
  * initializers. A zero field means "not set": the suite, the configuration
@@ -78,8 +151,11 @@ struct tattle_test_options {
     long timeout_ms TATTLE__DEFAULT(0);
     /* Non-NULL: the test is skipped with this reason. */
     const char *skip TATTLE__DEFAULT(0);
-    tattle_fixture_fn setup TATTLE__DEFAULT(0);
-    tattle_fixture_fn teardown TATTLE__DEFAULT(0);
+    /* void fn(void) or void *fn(void); see enum tattle_fixture_signature.
+     * (C also has .setup_signature and .teardown_signature.) */
+    TATTLE__FIXTURE_OPTION(setup)
+    /* void fn(void) or void fn(void *), given the setup's pointer. */
+    TATTLE__FIXTURE_OPTION(teardown)
     /* Events kept by the flight recorder. */
     int trace_cap TATTLE__DEFAULT(0);
     /* Events recorded at most. */
@@ -99,8 +175,10 @@ struct tattle_suite_options {
     int reserved TATTLE__DEFAULT(0);
     /* Applied to every test of the suite. */
     const char *tags TATTLE__DEFAULT(0);
-    tattle_fixture_fn setup TATTLE__DEFAULT(0);
-    tattle_fixture_fn teardown TATTLE__DEFAULT(0);
+    /* Run in each test's process around the test's own fixtures; the
+     * signatures are a test's (tattle_suite_fixture() reads the pointer). */
+    TATTLE__FIXTURE_OPTION(setup)
+    TATTLE__FIXTURE_OPTION(teardown)
 };
 
 /** One registered test. Instances are static and const, created by
@@ -152,13 +230,14 @@ TATTLE_API void tattle_suite_register(const struct tattle_suite *suite);
 #define TATTLE_TEST(...) TATTLE__TEST(__VA_ARGS__, )
 #define TATTLE__TEST(suite_, name_, ...)                                       \
     static void tattle__body__##suite_##__##name_(void);                       \
-    static const struct tattle_test tattle__test__##suite_##__##name_ = {      \
-        #suite_,                                                               \
-        #name_,                                                                \
-        __FILE__,                                                              \
-        __LINE__,                                                              \
-        tattle__body__##suite_##__##name_,                                     \
-        TATTLE__OPTIONS(__VA_ARGS__)};                                         \
+    __extension__ static const struct tattle_test                              \
+        tattle__test__##suite_##__##name_ = {                                  \
+            #suite_,                                                           \
+            #name_,                                                            \
+            __FILE__,                                                          \
+            __LINE__,                                                          \
+            tattle__body__##suite_##__##name_,                                 \
+            TATTLE__OPTIONS(__VA_ARGS__)};                                     \
     __attribute__((                                                            \
         constructor)) static void tattle__register__##suite_##__##name_(void)  \
     {                                                                          \
@@ -166,9 +245,117 @@ TATTLE_API void tattle_suite_register(const struct tattle_suite *suite);
     }                                                                          \
     static void tattle__body__##suite_##__##name_(void)
 
+/* ---- Parameterized tests ---- */
+
+/** How the runner renders a parameter's value in reports: integers,
+ * floating point, booleans and strings by value; anything else (a struct,
+ * a char) by its source text. */
+enum tattle_param_kind {
+    TATTLE_PARAM_OTHER = 0,
+    TATTLE_PARAM_SIGNED,
+    TATTLE_PARAM_UNSIGNED,
+    TATTLE_PARAM_FLOATING,
+    TATTLE_PARAM_BOOL,
+    TATTLE_PARAM_STRING
+};
+
+/** The values of one TEST_P, created by the macro (static and const). */
+struct tattle_params {
+    const void *values; /* an array of `count` values of `size` bytes */
+    size_t size;
+    size_t count;
+    enum tattle_param_kind kind;
+    const char *source; /* the values as written, comma-separated */
+};
+
+/** Registers one test per value of `params` (called by the constructor
+ * TEST_P() emits), with ids suite/name[0], suite/name[1], ... Both records
+ * must outlive the run. */
+TATTLE_API void tattle_test_register_params(const struct tattle_test *test,
+                                            const struct tattle_params *params);
+
+/** The running parameterized test's value (a pointer into the TEST_P's
+ * array); NULL outside one. PARAM(type) reads it as `type`. */
+TATTLE_API const void *tattle_param(void);
+
+#ifdef __cplusplus
+} /* extern "C" */
+#include <type_traits>
+/* C++ picks a parameter's kind from its type, as C does with _Generic. */
+template <typename T> constexpr tattle_param_kind tattle__param_kind_of()
+{
+    typedef typename std::remove_cv<T>::type type;
+    return std::is_same<type, bool>::value   ? TATTLE_PARAM_BOOL
+           : std::is_same<type, char>::value ? TATTLE_PARAM_OTHER
+           : std::is_same<type, const char *>::value ||
+                   std::is_same<type, char *>::value
+               ? TATTLE_PARAM_STRING
+           : std::is_integral<type>::value && std::is_signed<type>::value
+               ? TATTLE_PARAM_SIGNED
+           : std::is_integral<type>::value       ? TATTLE_PARAM_UNSIGNED
+           : std::is_floating_point<type>::value ? TATTLE_PARAM_FLOATING
+                                                 : TATTLE_PARAM_OTHER;
+}
+extern "C" {
+#define TATTLE__PARAM_KIND(type_, values_) tattle__param_kind_of<type_>()
+#else
+#define TATTLE__PARAM_KIND(type_, values_)                                     \
+    _Generic((values_)[0], _Bool                                               \
+             : TATTLE_PARAM_BOOL, signed char                                  \
+             : TATTLE_PARAM_SIGNED, short                                      \
+             : TATTLE_PARAM_SIGNED, int                                        \
+             : TATTLE_PARAM_SIGNED, long                                       \
+             : TATTLE_PARAM_SIGNED, long long                                  \
+             : TATTLE_PARAM_SIGNED, unsigned char                              \
+             : TATTLE_PARAM_UNSIGNED, unsigned short                           \
+             : TATTLE_PARAM_UNSIGNED, unsigned int                             \
+             : TATTLE_PARAM_UNSIGNED, unsigned long                            \
+             : TATTLE_PARAM_UNSIGNED, unsigned long long                       \
+             : TATTLE_PARAM_UNSIGNED, float                                    \
+             : TATTLE_PARAM_FLOATING, double                                   \
+             : TATTLE_PARAM_FLOATING, long double                              \
+             : TATTLE_PARAM_FLOATING, char *                                   \
+             : TATTLE_PARAM_STRING, const char *                               \
+             : TATTLE_PARAM_STRING, default                                    \
+             : TATTLE_PARAM_OTHER)
+#endif
+
+/* TEST_P(suite, name, type, values...): the values become one static
+ * array (`{ __VA_ARGS__ }` rejoins a struct's designated initializers
+ * that the preprocessor split at their commas), and the test is
+ * registered once per value. `type const` (not `const type`) keeps a
+ * pointer type such as `const char *` from gaining a second const. */
+#define TATTLE_TEST_P(suite_, name_, type_, ...)                               \
+    static void tattle__body__##suite_##__##name_(void);                       \
+    static type_ const tattle__values__##suite_##__##name_[] = {__VA_ARGS__};  \
+    static const struct tattle_params tattle__params__##suite_##__##name_ = {  \
+        tattle__values__##suite_##__##name_, sizeof(type_),                    \
+        sizeof tattle__values__##suite_##__##name_ /                           \
+            sizeof tattle__values__##suite_##__##name_[0],                     \
+        TATTLE__PARAM_KIND(type_, tattle__values__##suite_##__##name_),        \
+        #__VA_ARGS__};                                                         \
+    __extension__ static const struct tattle_test                              \
+        tattle__test__##suite_##__##name_ = {                                  \
+            #suite_,                                                           \
+            #name_,                                                            \
+            __FILE__,                                                          \
+            __LINE__,                                                          \
+            tattle__body__##suite_##__##name_,                                 \
+            TATTLE__OPTIONS()};                                                \
+    __attribute__((                                                            \
+        constructor)) static void tattle__register__##suite_##__##name_(void)  \
+    {                                                                          \
+        tattle_test_register_params(&tattle__test__##suite_##__##name_,        \
+                                    &tattle__params__##suite_##__##name_);     \
+    }                                                                          \
+    static void tattle__body__##suite_##__##name_(void)
+
+/** The running parameterized test's value as `type_` (the TEST_P's type). */
+#define TATTLE_PARAM(type_) (*(type_ const *)tattle_param())
+
 #define TATTLE_SUITE(...) TATTLE__SUITE(__VA_ARGS__, )
 #define TATTLE__SUITE(name_, ...)                                              \
-    static const struct tattle_suite tattle__suite__##name_ = {                \
+    __extension__ static const struct tattle_suite tattle__suite__##name_ = {  \
         #name_, __FILE__, __LINE__, TATTLE__OPTIONS(__VA_ARGS__)};             \
     __attribute__((constructor)) static void tattle__register_suite__##name_(  \
         void)                                                                  \
@@ -508,7 +695,17 @@ TATTLE_API TATTLE__NORETURN void tattle__skip_now(const char *file, int line,
 #define TATTLE_SKIP(...) tattle__skip_now(__FILE__, __LINE__, __VA_ARGS__)
 
 /* ------------------------------------------------------------------------ */
-/* On-exit callbacks and the entry point                                     */
+/* Fixtures, on-exit callbacks and the entry point                           */
+
+/** The pointer the test's setup returned, or, when the test has no setup,
+ * the one its suite's setup returned; NULL outside a test, or when the
+ * setup that ran returns nothing (in C, see enum tattle_fixture_signature:
+ * a `void fn(void)` setup leaves the value undefined). The fixture stays
+ * the caller's: the teardown receives it and frees what it must. */
+TATTLE_API void *tattle_fixture(void);
+
+/** The pointer the suite's setup returned (NULL as tattle_fixture()). */
+TATTLE_API void *tattle_suite_fixture(void);
 
 /** Registers fn(ctx) to run after the test body and its teardown, also after
  * a failed assertion; callbacks run in LIFO order. The caller keeps
@@ -589,6 +786,8 @@ extern "C" {
 
 #ifndef TATTLE_NO_SHORT_NAMES
 #define TEST TATTLE_TEST
+#define TEST_P TATTLE_TEST_P
+#define PARAM TATTLE_PARAM
 #define SUITE TATTLE_SUITE
 #define ASSERT TATTLE_ASSERT
 #define EXPECT TATTLE_EXPECT

@@ -80,7 +80,7 @@ static void render_floating(struct tattle__buffer *out, long double v)
     tattle__buffer_printf(out, "%.*Lg", LDBL_DECIMAL_DIG, v);
 }
 
-static void render_value(struct tattle__buffer *out, struct tattle_value value)
+void tattle__value_render(struct tattle__buffer *out, struct tattle_value value)
 {
     switch (value.kind) {
     case TATTLE_VALUE_SIGNED:
@@ -367,8 +367,8 @@ int tattle__check_compare(const struct tattle_assert_site *site,
         return 1;
     struct failure_texts texts = {0};
     struct tattle__buffer operands[3] = {{0}, {0}, {0}};
-    render_value(&texts.left, left);
-    render_value(&texts.right, right);
+    tattle__value_render(&texts.left, left);
+    tattle__value_render(&texts.right, right);
     split_operands(site->written, operands, 3);
     tattle__buffer_printf(&texts.message, "expected %s %s %s, got %s vs %s",
                           operands[0].data, comparison_operator(comparison),
@@ -434,8 +434,8 @@ int tattle__check_memory(const struct tattle_assert_site *site,
         return 1;
     struct failure_texts texts = {0};
     if (!left || !right) {
-        render_value(&texts.left, tattle__value_pointer(left));
-        render_value(&texts.right, tattle__value_pointer(right));
+        tattle__value_render(&texts.left, tattle__value_pointer(left));
+        tattle__value_render(&texts.right, tattle__value_pointer(right));
         tattle__buffer_printf(&texts.message,
                               "cannot compare %zu bytes with NULL", size);
     } else {
@@ -462,7 +462,7 @@ int tattle__check_null(const struct tattle_assert_site *site, int want_null,
     if ((pointer == NULL) == (want_null != 0))
         return 1;
     struct failure_texts texts = {0};
-    render_value(&texts.left, tattle__value_pointer(pointer));
+    tattle__value_render(&texts.left, tattle__value_pointer(pointer));
     tattle__buffer_append_string(&texts.right, "NULL");
     char *expression = site_expression(site);
     if (want_null)

@@ -17,6 +17,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "runner/params.h"
 #include "runner/test_process/crash.h"
 #include "base/buffer.h"
 #include "tracer/session.h"
@@ -32,6 +33,30 @@ static pthread_t test_thread;
 static pid_t test_process;
 static struct on_exit_callback *on_exit_callbacks;
 static size_t on_exit_count, on_exit_capacity;
+/* The pointers the setups returned, for tattle_fixture() and the
+ * teardowns. */
+static void *test_fixture, *suite_fixture;
+static bool test_has_setup;
+static const struct tattle_test *current_test;
+
+const void *tattle_param(void)
+{
+    const struct tattle__param_case *pc =
+        current_slot ? tattle__param_case_find(current_test) : NULL;
+    return pc ? tattle__param_case_value(pc) : NULL;
+}
+
+void *tattle_fixture(void)
+{
+    if (!current_slot)
+        return NULL;
+    return test_has_setup ? test_fixture : suite_fixture;
+}
+
+void *tattle_suite_fixture(void)
+{
+    return current_slot ? suite_fixture : NULL;
+}
 
 struct tattle__slot *tattle__child_slot(void)
 {
@@ -69,19 +94,75 @@ void tattle__child_leave_phase(void)
     abort();
 }
 
-/* Runs fn in `phase`; returns false when it was left by a fatal failure
- * or a skip. */
-static bool run_phase(enum tattle__phase phase, void (*fn)(void))
+/* What a phase calls: the body or a fixture, in the signature its option
+ * said (enum tattle_fixture_signature; unknown counts as with state). */
+struct phase_call {
+    const void *function; /* NULL: nothing to run */
+    enum tattle__fixture_role role;
+    bool with_state;
+    bool is_setup;
+    void *fixture;         /* a teardown's argument */
+    void **fixture_result; /* where a setup's pointer goes */
+};
+
+static struct phase_call body_call(void (*body)(void))
 {
-    if (!fn)
+    struct phase_call call = {0};
+    memcpy(&call.function, &body, sizeof call.function);
+    return call;
+}
+
+static struct phase_call fixture_call(enum tattle__fixture_role role,
+                                      const void *function, intptr_t signature,
+                                      void **fixture)
+{
+    bool is_setup = role == TATTLE__FIXTURE_SUITE_SETUP ||
+                    role == TATTLE__FIXTURE_TEST_SETUP;
+    return (struct phase_call){
+        .function = function,
+        .role = role,
+        .with_state = signature != TATTLE_FIXTURE_PLAIN,
+        .is_setup = is_setup,
+        .fixture = is_setup ? NULL : *fixture,
+        .fixture_result = is_setup ? fixture : NULL,
+    };
+}
+
+/* The call itself: function addresses travel as `const void *` (C cannot
+ * give one option both fixture types), so each is copied back into the
+ * pointer type of its signature. */
+static void call_now(const struct phase_call *call)
+{
+    if (call->with_state && call->is_setup) {
+        void *(*setup)(void);
+        memcpy(&setup, &call->function, sizeof setup);
+        *call->fixture_result = setup();
+    } else if (call->with_state) {
+        void (*teardown)(void *);
+        memcpy(&teardown, &call->function, sizeof teardown);
+        teardown(call->fixture);
+    } else {
+        void (*plain)(void);
+        memcpy(&plain, &call->function, sizeof plain);
+        plain();
+    }
+}
+
+/* Runs `call` in `phase`; returns false when it was left by a fatal
+ * failure or a skip. */
+static bool run_phase(enum tattle__phase phase, struct phase_call call)
+{
+    if (!call.function)
         return true;
+    if (call.role != TATTLE__FIXTURE_NONE)
+        atomic_store(&current_slot->fixture, call.role);
     atomic_store(&current_slot->phase, phase);
     jmp_buf exit_point;
     jmp_buf *outer = current_phase_exit;
     volatile bool completed = false;
     current_phase_exit = &exit_point;
     if (setjmp(exit_point) == 0) {
-        fn();
+        call_now(&call);
         completed = true;
     }
     current_phase_exit = outer;
@@ -112,16 +193,33 @@ void tattle__child_run(const struct tattle_test *test,
     test_process = getpid();
     on_exit_count = 0;
 
+    current_test = test;
+    test_fixture = NULL;
+    suite_fixture = NULL;
+    test_has_setup = test->options.setup != NULL;
+
+    const struct tattle_suite_options none = {0};
+    const struct tattle_suite_options *around = suite ? &suite->options : &none;
     bool ready =
-        run_phase(TATTLE__PHASE_SETUP, suite ? suite->options.setup : NULL);
+        run_phase(TATTLE__PHASE_SETUP,
+                  fixture_call(TATTLE__FIXTURE_SUITE_SETUP, around->setup,
+                               around->setup_signature, &suite_fixture));
     if (ready)
-        ready = run_phase(TATTLE__PHASE_SETUP, test->options.setup);
+        ready = run_phase(
+            TATTLE__PHASE_SETUP,
+            fixture_call(TATTLE__FIXTURE_TEST_SETUP, test->options.setup,
+                         test->options.setup_signature, &test_fixture));
     if (!ready)
         atomic_store(&slot->setup_failed, 1);
     else
-        run_phase(TATTLE__PHASE_BODY, test->body);
-    run_phase(TATTLE__PHASE_TEARDOWN, test->options.teardown);
-    run_phase(TATTLE__PHASE_TEARDOWN, suite ? suite->options.teardown : NULL);
+        run_phase(TATTLE__PHASE_BODY, body_call(test->body));
+    run_phase(TATTLE__PHASE_TEARDOWN,
+              fixture_call(TATTLE__FIXTURE_TEST_TEARDOWN,
+                           test->options.teardown,
+                           test->options.teardown_signature, &test_fixture));
+    run_phase(TATTLE__PHASE_TEARDOWN,
+              fixture_call(TATTLE__FIXTURE_SUITE_TEARDOWN, around->teardown,
+                           around->teardown_signature, &suite_fixture));
     run_on_exit_callbacks();
     atomic_store(&slot->phase, TATTLE__PHASE_DONE);
     current_slot = NULL;

@@ -48,6 +48,13 @@ struct tattle__child_start {
 TATTLE__NORETURN void
 tattle__child_main(const struct tattle__child_start *start);
 
+/** Appends an assertion operand's value as reports show it (integers in
+ * decimal, the shortest floating-point form that reads back, pointers,
+ * true/false, characters). Defined in runner/test_process/assertions.c. */
+struct tattle__buffer;
+void tattle__value_render(struct tattle__buffer *out,
+                          struct tattle_value value);
+
 /** Runs the test in the calling process (also used with --no-fork).
  * `forked` says whether this is a forked test process. */
 void tattle__child_run(const struct tattle_test *test,

@@ -3,9 +3,11 @@
  * initializers, written in the order the option structs declare them
  * (.tags, .timeout_ms, .skip, .setup, .teardown, .trace_cap,
  * .trace_budget; a suite's .tags, .setup, .teardown), C++20 rejecting any
- * other order. Built with -std=c++20 -Wall -Wextra -Wpedantic -Werror;
- * test_cpp.py checks that each option reaches the report as it does from
- * C.
+ * other order. A setup may return the fixture's pointer and a teardown
+ * receive it: the option's type tells the two signatures apart, so the
+ * runner calls each exactly as declared. Built with -std=c++20 -Wall -Wextra
+ * -Wpedantic -Werror; test_cpp.py checks that each option reaches the report as
+ * it does from C.
  */
 #include <cstdio>
 
@@ -35,6 +37,18 @@ void test_teardown()
     std::puts("test teardown");
 }
 
+void *open_counter()
+{
+    return new int(41);
+}
+
+void close_counter(void *fixture)
+{
+    int *counter = static_cast<int *>(fixture);
+    std::printf("teardown got %d\n", *counter);
+    delete counter;
+}
+
 } // namespace
 
 SUITE(cpp_options, .tags = "area:cpp", .setup = suite_setup,
@@ -45,6 +59,15 @@ TEST(cpp_options, every_option, .tags = "slowish", .timeout_ms = 5000,
      .trace_budget = 100)
 {
     std::puts("body");
+}
+
+TEST(cpp_options, fixture_with_state, .setup = open_counter,
+     .teardown = close_counter)
+{
+    int *counter = static_cast<int *>(tattle_fixture());
+    ASSERT_NOT_NULL(counter);
+    ASSERT_EQ(*counter, 41);
+    ++*counter;
 }
 
 TEST(cpp_options, one_option, .timeout_ms = 4000)

@@ -2,9 +2,9 @@
  * cpp_suite.cpp — tattle used from C++17: the suite shared with C (see
  * shared_suite.c), compiled as C++, and what only C++ has: nullptr, bool
  * literals, scoped enumerations, references, templates and lambdas as
- * operands, std::string through c_str(), and an exception that escapes a
- * test. Built with -std=c++17 -Wall -Wextra -Wpedantic -Werror; run by
- * test_cpp.py through the real runner.
+ * operands, std::string through c_str(), TEST_P over C strings, and an
+ * exception that escapes a test. Built with -std=c++17 -Wall -Wextra -Wpedantic
+ * -Werror; run by test_cpp.py through the real runner.
  */
 #include "shared_suite.c"
 
@@ -59,6 +59,12 @@ TEST(cpp, fails_cpp_operands)
     int value = 7;
     int *pointer = &value;
     EXPECT_EQ(pointer, nullptr);
+}
+
+TEST_P(cpp, param_from_cpp, const char *, "one", "three")
+{
+    std::string word = PARAM(const char *);
+    ASSERT_EQ(word.size() % 2, static_cast<size_t>(1));
 }
 
 TEST(cpp, exception_escaping_the_body_is_a_crash)

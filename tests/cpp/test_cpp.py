@@ -149,6 +149,10 @@ def cpp_operands(c):
     c.expect(fails[3][0] == "EXPECT_EQ" and ADDRESS.fullmatch(fails[3][1] or "")
              and fails[3][2] == "NULL", "a pointer against nullptr: %s"
              % (fails[3],))
+    for index, word in enumerate(("one", "three")):
+        case = tests.get("cpp/param_from_cpp[%d]" % index, {})
+        c.expect_eq((case.get("state"), case.get("param")), ("passed", word),
+                    "TEST_P in C++17: a const char * value by value")
 
 
 @CASES("cpp_escaping_exception_is_a_sigabrt_crash")
@@ -170,7 +174,7 @@ def options(c):
     status, report = c.run(c.options.options)
     c.expect_eq(status, 1, "exit status (the traced test fails)")
     tests = c.tests(report)
-    c.require(len(tests) == 5, "every TEST registered: %s" % sorted(tests))
+    c.require(len(tests) == 6, "every TEST registered: %s" % sorted(tests))
     every = tests["cpp_options/every_option"]
     c.expect_eq(every["state"], "passed", "every_option")
     c.expect_eq(every["tags"], {"area": "cpp", "slowish": True},
@@ -178,6 +182,13 @@ def options(c):
     c.expect_eq(every["output"]["stdout"],
                 "suite setup\ntest setup\nbody\ntest teardown\nsuite teardown\n",
                 "fixtures of the suite and the test, in order")
+    stateful = tests["cpp_options/fixture_with_state"]
+    c.expect_eq(stateful["state"], "passed", "fixture_with_state: %s"
+                % stateful["failures"])
+    c.expect("test setup" not in stateful["output"]["stdout"] and
+             "teardown got 42\n" in stateful["output"]["stdout"],
+             "the setup's pointer reached the body and then the teardown: %r"
+             % stateful["output"]["stdout"])
     c.expect_eq(tests["cpp_options/no_options"]["tags"], {"area": "cpp"},
                 "suite tags without test options")
     skipped = tests["cpp_options/skipped_by_its_option"]

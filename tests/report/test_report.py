@@ -135,9 +135,15 @@ def case_valid(binary, out):
     check(refused.get("filtered") is True, "--filter-out marks the failure")
     grouped = [i for g in gb["error_groups"] for i in g["tests"]]
     check("net/refused" not in grouped, "filtered failure kept out of groups")
-    check(gb["error_groups"][0] == {"pattern": "ASSERT_EQ(a, b) failed: 1 != 2", "count": 2,
-                                    "tests": ["math/compares", "math/compares_again"]},
-          "largest group first, grouped by first line")
+    check(gb["error_groups"][0] == {
+        "pattern": "ASSERT_EQ(a, b) failed: 1 != 2", "location": "tests/math.c:22",
+        "count": 2, "tests": ["math/compares", "math/compares_again"],
+        "patterns": [{"pattern": "ASSERT_EQ(a, b) failed: 1 != 2", "count": 2,
+                      "tests": ["math/compares", "math/compares_again"]}]},
+          "largest group first, grouped by location, then first line")
+    check([g["location"] for g in gb["error_groups"]][1:] ==
+          [None, None, None, "tests/misc.c:81"],
+          "failures without a location are grouped by their message")
     check(sorted(grouped) == sorted(i for i in failed_ids if i != "net/refused"),
           "every failed test in one group")
     compact = load_lines(os.path.join(out, "compact.json"))

@@ -21,6 +21,18 @@ static void fixture_teardown(void)
 {
 }
 
+static int fixture_value = 5;
+
+static void *fixture_with_state_setup(void)
+{
+    return &fixture_value;
+}
+
+static void fixture_with_state_teardown(void *fixture)
+{
+    *(int *)fixture = 0;
+}
+
 static void on_exit_callback(void *context)
 {
     (void)context;
@@ -130,6 +142,27 @@ TEST(header, every_option, .tags = "slowish area:headers", .timeout_ms = 5000,
      .trace_budget = 100, .expect_signal = 0, .expect_exit = 0)
 {
     ASSERT(1);
+}
+
+TEST(header, fixture_with_state, .setup = fixture_with_state_setup,
+     .teardown = fixture_with_state_teardown)
+{
+    ASSERT_EQ(tattle_fixture(), (void *)&fixture_value);
+    ASSERT_EQ(*(int *)tattle_fixture(), 5);
+    ASSERT_NULL(tattle_suite_fixture());
+}
+
+struct header_point {
+    int x;
+    int y;
+};
+
+TEST_P(header, param_values, struct header_point, {.x = 1, .y = 2},
+       {.x = 3, .y = 4})
+{
+    struct header_point p = PARAM(struct header_point);
+    ASSERT_EQ(p.y - p.x, 1);
+    ASSERT_NOT_NULL(tattle_param());
 }
 
 TEST(header, one_option, .timeout_ms = 4000)

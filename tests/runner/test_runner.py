@@ -484,7 +484,7 @@ def all_macros_run(c):
                   "skipped" if name.startswith("skip_") else "passed")
         c.expect_eq(t["state"], wanted, "%s (failures %s)"
                     % (test_id, [f["message"] for f in t["failures"]]))
-    c.expect_eq(len(r.tests), 9, "every TEST registered")
+    c.expect_eq(len(r.tests), 12, "every TEST and TEST_P value registered")
     fails = r.tests.get("header/fail_with_arguments", {}).get("failures", [])
     c.expect(fails and fails[0]["message"] == "formatted 1 two",
              "FAIL formats its arguments: %s" % fails)

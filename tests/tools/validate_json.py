@@ -161,6 +161,15 @@ def check_groups(groups, tests):
                             % (i, g["count"], len(g["tests"])))
         if "\n" in g["pattern"]:
             problems.append("error_groups/%d: pattern has a newline" % i)
+        # A group by location holds its messages as patterns; a group as
+        # older reports wrote it is its own one pattern.
+        patterns = g.get("patterns", [g])
+        if patterns[0]["pattern"] != g["pattern"]:
+            problems.append("error_groups/%d: pattern is not its first pattern's" % i)
+        if sum(p["count"] for p in patterns) != g["count"] or \
+                sorted(i for p in patterns for i in p["tests"]) != sorted(g["tests"]):
+            problems.append("error_groups/%d: patterns do not add up" % i)
+        pattern_of = {test_id: p["pattern"] for p in patterns for test_id in p["tests"]}
         for test_id in g["tests"]:
             if test_id in seen:
                 problems.append("error_groups: %s in two groups" % test_id)
@@ -168,8 +177,13 @@ def check_groups(groups, tests):
             if by_id is not None and test_id in by_id:
                 t = by_id[test_id]
                 first = [f for f in t["failures"] if not f.get("filtered")]
-                if not first or first[0]["message"].split("\n")[0].rstrip("\r") != g["pattern"]:
+                if not first or first[0]["message"].split("\n")[0].rstrip("\r") \
+                        != pattern_of.get(test_id):
                     problems.append("error_groups/%d: %s does not match"
+                                    % (i, test_id))
+                elif g.get("location") is not None and \
+                        "%s:%s" % (first[0]["file"], first[0]["line"]) != g["location"]:
+                    problems.append("error_groups/%d: %s failed elsewhere"
                                     % (i, test_id))
     return problems
 
