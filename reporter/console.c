@@ -33,6 +33,8 @@ enum {
     OUTPUT_TAIL_BYTES = 2048,
     TRACE_EVENTS_SHOWN = 12,
     FRAMES_SHOWN = 8,
+    THREADS_SHOWN = 16,      /* of a timeout's stacks */
+    THREAD_FRAMES_SHOWN = 6, /* top frames of each */
     SUMMARY_MESSAGE_BYTES = 160
 };
 
@@ -230,6 +232,47 @@ static void print_output_tail(const struct console *console, const char *name,
                    output->length - i);
 }
 
+/* The top frames of a stack, one `#N function at file:line` a line. */
+static void print_frames(FILE *out, const struct tattle_frame *frames,
+                         size_t count, const char *indent)
+{
+    for (size_t f = 0; f < count && f < FRAMES_SHOWN; f++) {
+        const struct tattle_frame *frame = &frames[f];
+        fprintf(out, "%s#%zu ", indent, f);
+        print_string(out, frame->function, "??");
+        if (frame->file) {
+            fputs(" at ", out);
+            print_string(out, frame->file, "");
+            fprintf(out, ":%d", frame->line);
+        } else
+            fprintf(out, " (0x%" PRIxPTR ")", frame->address);
+        fputc('\n', out);
+    }
+}
+
+/* A timeout's threads, each with its top frames: where each one was. */
+static void print_thread_stacks(FILE *out, const struct tattle_failure *failure)
+{
+    for (size_t i = 0; i < failure->stack_count && i < THREADS_SHOWN; i++) {
+        const struct tattle_thread_stack *thread = &failure->stacks[i];
+        fprintf(out, "    thread %d of %d (", thread->tid, thread->pid);
+        print_string(out, thread->actor, "?");
+        fputs(", state ", out);
+        print_string(out, thread->state, "?");
+        fputs("):\n", out);
+        size_t shown = thread->frame_count < THREAD_FRAMES_SHOWN
+                           ? thread->frame_count
+                           : THREAD_FRAMES_SHOWN;
+        print_frames(out, thread->frames, shown, "      ");
+        if (shown < thread->frame_count)
+            fprintf(out, "      ... %zu more frames\n",
+                    thread->frame_count - shown);
+    }
+    if (failure->stack_count > THREADS_SHOWN)
+        fprintf(out, "    ... %zu more threads (all in the JSON report)\n",
+                failure->stack_count - THREADS_SHOWN);
+}
+
 static void print_failure(const struct console *console,
                           const struct tattle_failure *failure)
 {
@@ -265,18 +308,8 @@ static void print_failure(const struct console *console,
                 tattle_failure_kind_name(failure->kind), paint(console, RESET));
         print_string(out, failure->message, "");
         fputc('\n', out);
-        for (size_t f = 0; f < failure->frame_count && f < FRAMES_SHOWN; f++) {
-            const struct tattle_frame *frame = &failure->frames[f];
-            fprintf(out, "    #%zu ", f);
-            print_string(out, frame->function, "??");
-            if (frame->file) {
-                fputs(" at ", out);
-                print_string(out, frame->file, "");
-                fprintf(out, ":%d", frame->line);
-            } else
-                fprintf(out, " (0x%" PRIxPTR ")", frame->address);
-            fputc('\n', out);
-        }
+        print_frames(out, failure->frames, failure->frame_count, "    ");
+        print_thread_stacks(out, failure);
         break;
     }
     if (failure->fixture) {

@@ -64,12 +64,12 @@ static void append_place(struct tattle__buffer *out, const char *file, int line)
     append_int(out, line);
 }
 
-void tattle__text_frames(struct tattle__buffer *out,
-                         const struct tattle_failure *failure,
-                         const char *indent)
+static void append_frames(struct tattle__buffer *out,
+                          const struct tattle_frame *frames, size_t count,
+                          const char *indent)
 {
-    for (size_t f = 0; f < failure->frame_count; f++) {
-        const struct tattle_frame *frame = &failure->frames[f];
+    for (size_t f = 0; f < count; f++) {
+        const struct tattle_frame *frame = &frames[f];
         append(out, indent);
         tattle__buffer_append(out, "#", 1);
         tattle__text_uint(out, f);
@@ -82,6 +82,37 @@ void tattle__text_frames(struct tattle__buffer *out,
             tattle__buffer_printf(out, " (0x%" PRIxPTR ")", frame->address);
         tattle__buffer_append(out, "\n", 1);
     }
+}
+
+void tattle__text_frames(struct tattle__buffer *out,
+                         const struct tattle_failure *failure,
+                         const char *indent)
+{
+    append_frames(out, failure->frames, failure->frame_count, indent);
+}
+
+void tattle__text_thread_stacks(struct tattle__buffer *out,
+                                const struct tattle_failure *failure,
+                                const char *indent)
+{
+    struct tattle__buffer deeper = {0};
+    append(&deeper, indent);
+    append(&deeper, "  ");
+    for (size_t i = 0; i < failure->stack_count; i++) {
+        const struct tattle_thread_stack *thread = &failure->stacks[i];
+        append(out, indent);
+        append(out, "thread ");
+        append_int(out, thread->tid);
+        append(out, " of ");
+        append_int(out, thread->pid);
+        append(out, " (");
+        append(out, thread->actor ? thread->actor : "?");
+        append(out, ", state ");
+        append(out, thread->state ? thread->state : "?");
+        append(out, "):\n");
+        append_frames(out, thread->frames, thread->frame_count, deeper.data);
+    }
+    tattle__buffer_release(&deeper);
 }
 
 void tattle__text_failure(struct tattle__buffer *out,
@@ -144,6 +175,10 @@ void tattle__text_failure(struct tattle__buffer *out,
     if (failure->frame_count) {
         append(out, "stack:\n");
         tattle__text_frames(out, failure, "  ");
+    }
+    if (failure->stack_count) {
+        append(out, "threads:\n");
+        tattle__text_thread_stacks(out, failure, "  ");
     }
 }
 

@@ -21,7 +21,8 @@
 /** Appends what a person needs to know of `failure`, one fact a line: its
  * message, then for an assertion `expression: MACRO(expr)`, `left:` and
  * `right:`, for a crash `signal:`, for an exit `exit code:`, for a timeout
- * `timeout:`, the place `at FILE:LINE`, and the stack frames. Each line
+ * `timeout:`, the place `at FILE:LINE`, the stack frames and a timeout's
+ * threads with theirs. Each line
  * ends with a newline. */
 void tattle__text_failure(struct tattle__buffer *out,
                           const struct tattle_failure *failure);
@@ -31,6 +32,13 @@ void tattle__text_failure(struct tattle__buffer *out,
 void tattle__text_frames(struct tattle__buffer *out,
                          const struct tattle_failure *failure,
                          const char *indent);
+
+/** Appends the threads of a timeout (`failure->stacks`): per thread a
+ * line `thread TID of PID (ACTOR, state S):` after `indent`, then its
+ * frames as tattle__text_frames writes them, indented once more. */
+void tattle__text_thread_stacks(struct tattle__buffer *out,
+                                const struct tattle_failure *failure,
+                                const char *indent);
 
 /** Appends the trace as text: a line of counts, one line per recorded
  * message in sequence (time, from -> to, kind, label, payload), each

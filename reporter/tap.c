@@ -332,6 +332,12 @@ static void emit_failure_fields(struct tap_reporter *self,
         emit_key(self, "stack");
         emit_string(self, self->text.data, self->text.length);
     }
+    if (failure->stack_count) {
+        tattle__buffer_clear(&self->text);
+        tattle__text_thread_stacks(&self->text, failure, "");
+        emit_key(self, "threads");
+        emit_string(self, self->text.data, self->text.length);
+    }
 }
 
 static void emit_failures(struct tap_reporter *self,

@@ -7,8 +7,9 @@
  * parameterized test's has; a FAILURE has the kind-specific
  * keys of its kind only ("assertion" for assertions, "signal" for crashes,
  * "exit_code" for exits, "timeout_ms" for timeouts), "stacktrace" when
- * frames are known, "fixture" when it happened in one and "filtered": true
- * when it matched --filter-out; a
+ * frames are known, "fixture" when it happened in one, "stacks" when a
+ * timeout's threads were taken and "filtered": true when it matched
+ * --filter-out; a
  * trace event omits the actor, label and message keys it has no value for.
  */
 #include "results/json.h"
@@ -262,6 +263,46 @@ static bool add_tags(cJSON *test, const struct tattle_test_info *info)
     return ok;
 }
 
+/* `frames` as an array of {"function", "file", "line", "address"}. */
+static bool add_frames(cJSON *object, const char *key,
+                       const struct tattle_frame *frames, size_t count)
+{
+    cJSON *array = add_array(object, key);
+    bool ok = array != NULL;
+    for (size_t i = 0; array && i < count; i++) {
+        const struct tattle_frame *frame = &frames[i];
+        cJSON *f = cJSON_CreateObject();
+        if (!append(array, f))
+            return false;
+        char address[2 + 2 * sizeof(uintptr_t) + 1];
+        snprintf(address, sizeof address, "0x%" PRIxPTR, frame->address);
+        ok = tattle__json_add_text(f, "function", frame->function) && ok;
+        ok = tattle__json_add_text(f, "file", frame->file) && ok;
+        ok = add_line(f, "line", frame->line) && ok;
+        ok = add_item(f, "address", cJSON_CreateString(address)) && ok;
+    }
+    return ok;
+}
+
+/* A timeout's threads: {"pid", "tid", "actor", "state", "frames"}. */
+static bool add_stacks(cJSON *object, const struct tattle_failure *failure)
+{
+    cJSON *array = add_array(object, "stacks");
+    bool ok = array != NULL;
+    for (size_t i = 0; array && i < failure->stack_count; i++) {
+        const struct tattle_thread_stack *thread = &failure->stacks[i];
+        cJSON *t = cJSON_CreateObject();
+        if (!append(array, t))
+            return false;
+        ok = add_int(t, "pid", thread->pid) && ok;
+        ok = add_int(t, "tid", thread->tid) && ok;
+        ok = tattle__json_add_text(t, "actor", thread->actor) && ok;
+        ok = tattle__json_add_text(t, "state", thread->state) && ok;
+        ok = add_frames(t, "frames", thread->frames, thread->frame_count) && ok;
+    }
+    return ok;
+}
+
 static cJSON *create_failure(const struct tattle_failure *failure,
                              const struct tattle_report_options *options)
 {
@@ -305,26 +346,14 @@ static cJSON *create_failure(const struct tattle_failure *failure,
     case TATTLE_FAILURE_ERROR:
         break;
     }
-    if (failure->frame_count) {
-        cJSON *frames = add_array(object, "stacktrace");
-        ok = frames && ok;
-        for (size_t i = 0; frames && i < failure->frame_count; i++) {
-            const struct tattle_frame *frame = &failure->frames[i];
-            cJSON *f = cJSON_CreateObject();
-            if (!append(frames, f)) {
-                ok = false;
-                break;
-            }
-            char address[2 + 2 * sizeof(uintptr_t) + 1];
-            snprintf(address, sizeof address, "0x%" PRIxPTR, frame->address);
-            ok = tattle__json_add_text(f, "function", frame->function) && ok;
-            ok = tattle__json_add_text(f, "file", frame->file) && ok;
-            ok = add_line(f, "line", frame->line) && ok;
-            ok = add_item(f, "address", cJSON_CreateString(address)) && ok;
-        }
-    }
+    if (failure->frame_count)
+        ok = add_frames(object, "stacktrace", failure->frames,
+                        failure->frame_count) &&
+             ok;
     if (failure->fixture)
         ok = tattle__json_add_text(object, "fixture", failure->fixture) && ok;
+    if (failure->stack_count)
+        ok = add_stacks(object, failure) && ok;
     if (tattle__failure_filtered(failure, options))
         ok = add_bool(object, "filtered", true) && ok;
     if (!ok) {

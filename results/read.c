@@ -702,6 +702,40 @@ static bool read_frames(struct build *build, const cJSON *array,
     return true;
 }
 
+/* A timeout's threads, into `threads` (room for every item). */
+static bool read_stacks(struct build *build, const cJSON *array,
+                        const struct where *where,
+                        struct tattle_thread_stack *threads)
+{
+    size_t i = 0;
+    for (const cJSON *item = array->child; item; item = item->next, i++) {
+        struct where at = {where, NULL, i};
+        struct tattle_thread_stack *thread = &threads[i];
+        long long pid, tid;
+        const cJSON *frames;
+        if (!cJSON_IsObject(item))
+            return fail_in(build, &at, "expected an object, found %s",
+                           describe(item));
+        if (!get_int(build, item, "pid", &at, &pid) ||
+            !get_int(build, item, "tid", &at, &tid) ||
+            !get_text(build, item, "actor", &at, true, &thread->actor) ||
+            !get_text(build, item, "state", &at, true, &thread->state) ||
+            !get_array(build, item, "frames", &at, &frames))
+            return false;
+        thread->pid = (int)pid;
+        thread->tid = (int)tid;
+        size_t count = (size_t)cJSON_GetArraySize(frames);
+        struct tattle_frame *read =
+            tattle__calloc(count ? count : 1, sizeof *read);
+        thread->frames = read;
+        struct where field = {&at, "frames", 0};
+        if (!read_frames(build, frames, &field, read))
+            return false;
+        thread->frame_count = count;
+    }
+    return true;
+}
+
 static bool read_failures(struct build *build, const cJSON *test,
                           const struct where *where,
                           struct tattle__read_result *out)
@@ -721,7 +755,16 @@ static bool read_failures(struct build *build, const cJSON *test,
     if (frame_total)
         record->frames = tattle__calloc(frame_total, sizeof *record->frames);
     record->frame_count = frame_total;
-    size_t frames_used = 0, i = 0;
+    size_t stack_total = 0;
+    for (const cJSON *item = failures->child; item; item = item->next) {
+        const cJSON *stacks = cJSON_GetObjectItemCaseSensitive(item, "stacks");
+        if (cJSON_IsArray(stacks))
+            stack_total += (size_t)cJSON_GetArraySize(stacks);
+    }
+    if (stack_total)
+        record->stacks = tattle__calloc(stack_total, sizeof *record->stacks);
+    record->stack_count = stack_total;
+    size_t frames_used = 0, stacks_used = 0, i = 0;
     for (const cJSON *item = failures->child; item; item = item->next, i++) {
         struct where at = {&list, NULL, i};
         int kind;
@@ -800,6 +843,21 @@ static bool read_failures(struct build *build, const cJSON *test,
         if (!get_optional_text(build, item, "fixture", &at,
                                &record->failures[i].fixture))
             return false;
+        const cJSON *stacks = cJSON_GetObjectItemCaseSensitive(item, "stacks");
+        if (stacks) {
+            struct where field = {&at, "stacks", 0};
+            if (!cJSON_IsArray(stacks))
+                return fail_in(build, &field, "expected an array, found %s",
+                               describe(stacks));
+            size_t count = (size_t)cJSON_GetArraySize(stacks);
+            if (!read_stacks(build, stacks, &field,
+                             record->stacks + stacks_used))
+                return false;
+            failure = &record->failures[i];
+            failure->stacks = record->stacks + stacks_used;
+            failure->stack_count = count;
+            stacks_used += count;
+        }
         const cJSON *filtered =
             cJSON_GetObjectItemCaseSensitive(item, "filtered");
         if (filtered) {

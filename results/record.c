@@ -106,6 +106,9 @@ void tattle__record_release(struct tattle__result_record *record)
     free(record->owned);
     free(record->failures);
     free(record->frames);
+    for (size_t i = 0; i < record->stack_count; i++)
+        free((void *)record->stacks[i].frames);
+    free(record->stacks);
     tattle__buffer_release(&record->stdout_text);
     tattle__buffer_release(&record->stderr_text);
     tattle__record_drop_trace(record);

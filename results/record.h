@@ -21,6 +21,10 @@ struct tattle__result_record {
     struct tattle_failure *failures;
     struct tattle_frame *frames; /* one array for every failure's */
     size_t frame_count;
+    /* a timeout's threads, each with its own frames array (freed here;
+     * their strings are among the owned ones) */
+    struct tattle_thread_stack *stacks;
+    size_t stack_count;
     char **owned; /* strings to free */
     size_t owned_count;
     struct tattle__buffer stdout_text, stderr_text;

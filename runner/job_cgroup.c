@@ -245,6 +245,12 @@ static size_t list_processes(int procs, pid_t *out, size_t room)
     return count;
 }
 
+size_t tattle__job_cgroup_list(const struct tattle__job_cgroups *cgroups,
+                               unsigned job, pid_t *out, size_t room)
+{
+    return list_processes(cgroups->procs[job], out, room);
+}
+
 void tattle__job_cgroup_kill(const struct tattle__job_cgroups *cgroups,
                              unsigned job)
 {

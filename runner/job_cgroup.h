@@ -21,6 +21,8 @@
 #define TATTLE_RUNNER_JOB_CGROUP_H
 
 #include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
 
 /** The cgroups of one run: a directory below the runner's own cgroup with
  * one sub-directory per job slot. The descriptors are the runner's (and
@@ -50,6 +52,11 @@ tattle__job_cgroups_available(const struct tattle__job_cgroups *cgroups)
 /** Whether any process is left in job `job`'s cgroup. */
 bool tattle__job_cgroup_populated(const struct tattle__job_cgroups *cgroups,
                                   unsigned job);
+
+/** Stores up to `room` pids of the processes in job `job`'s cgroup in
+ * `out`; returns how many. */
+size_t tattle__job_cgroup_list(const struct tattle__job_cgroups *cgroups,
+                               unsigned job, pid_t *out, size_t room);
 
 /** Sends SIGKILL to every process in job `job`'s cgroup (they die
  * asynchronously: wait for cgroup.events to say "populated 0"). */

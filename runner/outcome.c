@@ -20,6 +20,7 @@
 #include <sys/wait.h>
 
 #include "base/text.h"
+#include "runner/stacks.h"
 #include "runner/symbolize.h"
 
 static const char *phase_name(enum tattle__phase phase)
@@ -60,6 +61,50 @@ static void take_frames(struct tattle__result_record *record,
         if (frame->function && strcmp(frame->function, body) == 0)
             frame->function = entry->info.id;
     }
+}
+
+/* A timed-out test's stacks go into the record: the threads array is
+ * taken over, their strings among its owned strings. A thread the trace
+ * named is called by its actor's name; the test's body by the test's id.
+ * What kept stacks out is said in the failure's message. */
+static void take_stacks(struct tattle__result_record *record,
+                        const struct tattle__test_entry *entry,
+                        const struct tattle__outcome *outcome,
+                        struct tattle_failure *failure)
+{
+    struct tattle__stacks *stacks = outcome->stacks;
+    if (!stacks || !stacks->taken)
+        return;
+    if (stacks->note)
+        failure->message = tattle__record_printf(
+            record, "%s (stacks: %s)", failure->message, stacks->note);
+    if (stacks->thread_count == 0)
+        return;
+    const char *body = tattle__record_printf(
+        record, "tattle__body__%s__%s", entry->test->suite, entry->test->name);
+    const struct tattle_trace *trace = outcome->trace;
+    for (size_t i = 0; i < stacks->thread_count; i++) {
+        struct tattle_thread_stack *thread = &stacks->threads[i];
+        tattle__record_own(record, (char *)thread->actor);
+        tattle__record_own(record, (char *)thread->state);
+        for (size_t a = 0; trace && a < trace->actor_count; a++)
+            if (trace->actors[a].tid == thread->tid && trace->actors[a].name)
+                thread->actor =
+                    tattle__record_copy(record, trace->actors[a].name);
+        struct tattle_frame *frames = (struct tattle_frame *)thread->frames;
+        for (size_t f = 0; f < thread->frame_count; f++) {
+            tattle__record_own(record, (char *)frames[f].function);
+            tattle__record_own(record, (char *)frames[f].file);
+            if (frames[f].function && strcmp(frames[f].function, body) == 0)
+                frames[f].function = entry->info.id;
+        }
+    }
+    record->stacks = stacks->threads;
+    record->stack_count = stacks->thread_count;
+    stacks->threads = NULL;
+    stacks->thread_count = 0;
+    failure->stacks = record->stacks;
+    failure->stack_count = record->stack_count;
 }
 
 static void add_crash(struct tattle__result_record *record,
@@ -204,6 +249,7 @@ static bool add_ending(struct tattle__result_record *record,
             tattle__record_add_failure(record, TATTLE_FAILURE_TIMEOUT);
         failure->message = message;
         failure->timeout_ms = job->timeout_ms;
+        take_stacks(record, job->entry, outcome, failure);
         return true;
     }
     if (!outcome->forked)

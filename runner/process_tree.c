@@ -84,6 +84,19 @@ void tattle__process_children(pid_t pid, struct tattle__pid_list *out)
     closedir(tasks);
 }
 
+void tattle__process_tree_list(pid_t root, struct tattle__pid_list *out)
+{
+    size_t first = out->count;
+    if (!tattle__pid_list_has(out, root))
+        tattle__pid_list_add(out, root);
+    for (size_t known = first; known != out->count;) {
+        size_t walked = known;
+        known = out->count;
+        for (; walked < known; walked++)
+            tattle__process_children(out->items[walked], out);
+    }
+}
+
 void tattle__process_tree_kill(pid_t root, bool include_root,
                                struct tattle__pid_list *killed)
 {

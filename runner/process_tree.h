@@ -29,6 +29,11 @@ void tattle__pid_list_release(struct tattle__pid_list *list);
 /** Appends the children of every thread of `pid` to `out`. */
 void tattle__process_children(pid_t pid, struct tattle__pid_list *out);
 
+/** Appends `root` and its descendants to `out` (walked until a walk finds
+ * nothing new; nothing is stopped, so a process forked meanwhile may be
+ * missed). */
+void tattle__process_tree_list(pid_t root, struct tattle__pid_list *out);
+
 /** Stops and SIGKILLs the descendants of `root` and, when `include_root`,
  * root itself. The pids killed are appended to `killed` when it is not
  * NULL. */

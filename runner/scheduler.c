@@ -38,6 +38,7 @@
 #include "runner/fork_server.h"
 #include "runner/job_cgroup.h"
 #include "runner/process_tree.h"
+#include "runner/stacks.h"
 #include "base/buffer.h"
 #include "base/timestamp.h"
 
@@ -45,8 +46,12 @@ enum {
     SLOT_BYTES = 256 * 1024,
     CAPTURE_HEAD = 32 * 1024,
     CAPTURE_TAIL = 32 * 1024,
-    READ_CHUNK = 64 * 1024
+    READ_CHUNK = 64 * 1024,
+    STACKS_PROCESSES = 64 /* processes of one test whose stacks are taken */
 };
+
+/* What taking the stacks of a timed-out test may cost at most. */
+static const unsigned long stacks_budget_us = 1000 * 1000;
 
 /* The signals that end a run early, like SIGTERM. */
 static const int stop_signals[] = {SIGINT,  SIGTERM, SIGHUP,
@@ -67,7 +72,8 @@ struct running {
     bool timed_out;
     int interrupted_by;
     struct tattle__trace_session *trace;
-    const char *trace_error; /* the arena could not be created */
+    const char *trace_error;      /* the arena could not be created */
+    struct tattle__stacks stacks; /* taken when it timed out */
 };
 
 struct tattle__scheduler {
@@ -216,6 +222,7 @@ static void finish(struct tattle__scheduler *scheduler, struct running *run)
         .stdout_capture = &run->captures[0],
         .stderr_capture = &run->captures[1],
         .trace_error = run->trace_error,
+        .stacks = &run->stacks,
     };
     tattle__slot_read(run->slot, SLOT_BYTES, &outcome.reading);
     if (run->trace) {
@@ -233,6 +240,7 @@ static void finish(struct tattle__scheduler *scheduler, struct running *run)
     scheduler->callbacks->finished(scheduler->callbacks->ctx, &run->job,
                                    &outcome);
     tattle__slot_reading_release(&outcome.reading);
+    tattle__stacks_release(&run->stacks);
 }
 
 /* Finishes the test once it was reaped and nothing of it is left. */
@@ -249,13 +257,42 @@ static void finish_when_gone(struct tattle__scheduler *scheduler,
         finish(scheduler, run);
 }
 
+/* Takes the stacks of every thread of every live process of a test that
+ * timed out, before it is killed. */
+static void take_stacks(struct tattle__scheduler *scheduler,
+                        struct running *run)
+{
+    unsigned job = (unsigned)(run - scheduler->running);
+    struct tattle__pid_list processes = {0};
+    if (tattle__job_cgroups_available(&scheduler->cgroups)) {
+        pid_t listed[STACKS_PROCESSES];
+        size_t count = tattle__job_cgroup_list(&scheduler->cgroups, job, listed,
+                                               STACKS_PROCESSES);
+        /* The test process first: its threads are the ones that matter. */
+        tattle__pid_list_add(&processes, run->pid);
+        for (size_t i = 0; i < count; i++)
+            if (listed[i] > 0 && !tattle__pid_list_has(&processes, listed[i]))
+                tattle__pid_list_add(&processes, listed[i]);
+    } else {
+        tattle__process_tree_list(run->pid, &processes);
+    }
+    tattle__stacks_take(processes.items,
+                        processes.count < STACKS_PROCESSES ? processes.count
+                                                           : STACKS_PROCESSES,
+                        stacks_budget_us, &run->stacks);
+    tattle__pid_list_release(&processes);
+}
+
 static void stop_test(struct tattle__scheduler *scheduler, struct running *run)
 {
     /* The on-exit barrier: the mailboxes are read while the processes that
      * own them are still alive, then the whole tree is killed. */
     if (run->trace)
         tattle__trace_session_snapshot_live(run->trace, run->pid);
+    if (run->timed_out && !run->interrupted_by)
+        take_stacks(scheduler, run);
     kill_running_test(scheduler, run);
+    tattle__stacks_forget_tracees(&run->stacks);
     run->deadline_us = 0;
 }
 

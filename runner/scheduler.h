@@ -38,6 +38,8 @@ struct tattle__job {
 /** What happened to one run. Everything is owned by the scheduler and
  * valid during the finished callback only, except `trace`, which the
  * callback takes over (and must free with tattle__trace_free). */
+struct tattle__stacks;
+
 struct tattle__outcome {
     struct tattle__slot_reading reading;
     bool forked;
@@ -53,6 +55,9 @@ struct tattle__outcome {
     const char *trace_error;      /* non-NULL: the trace could not be kept */
     const char *trace_corruption; /* non-NULL: the arena was overwritten and
                                      its events discarded */
+    /* A timed-out test's stacks (NULL when none were taken); the callback
+     * may take its threads over. */
+    struct tattle__stacks *stacks;
 };
 
 struct tattle__schedule_callbacks {

@@ -13,6 +13,7 @@ list(APPEND TATTLE_SOURCES
   runner/test_process/crash.c
   runner/test_process/death.c
   runner/symbolize.c
+  runner/stacks.c
   runner/private_memory.c
   runner/process_tree.c
   runner/job_cgroup.c

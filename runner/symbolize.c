@@ -1,26 +1,30 @@
 /*
  * symbolize.c — libdw lookups of crash addresses in the runner's own
  * process image.
+ *
+ * Each crash gets a session of its own, ended as soon as its frames are
+ * symbolized: a session kept for the rest of the run made the runner
+ * several times larger after the first crash, and every test forked after
+ * it paid for those pages.
  */
 #include "runner/symbolize.h"
 
 #include <elfutils/libdwfl.h>
+#include <malloc.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "base/buffer.h"
 
-static Dwfl *process_dwfl;
-
+/* A session for one crash: ended (and the heap it used given back) before
+ * the next test is forked, so a run's later tests do not carry it. */
 static Dwfl *dwfl_for_self(void)
 {
     static const Dwfl_Callbacks callbacks = {
         .find_elf = dwfl_linux_proc_find_elf,
         .find_debuginfo = dwfl_standard_find_debuginfo,
     };
-    if (process_dwfl)
-        return process_dwfl;
     Dwfl *dwfl = dwfl_begin(&callbacks);
     if (!dwfl)
         return NULL;
@@ -29,8 +33,17 @@ static Dwfl *dwfl_for_self(void)
         dwfl_end(dwfl);
         return NULL;
     }
-    process_dwfl = dwfl;
     return dwfl;
+}
+
+static void dwfl_done(Dwfl *dwfl)
+{
+    if (!dwfl)
+        return;
+    dwfl_end(dwfl);
+    /* libdw's tables were many small allocations: without a trim the
+     * freed pages stay resident, and every later fork maps them again. */
+    malloc_trim(0);
 }
 
 static void lookup(Dwfl *dwfl, uintptr_t address, bool is_return_address,
@@ -100,6 +113,7 @@ struct tattle_frame *tattle__symbolize(const uintptr_t *addresses, int count,
         frames[kept++] = frame;
     }
     *frame_count = kept;
+    dwfl_done(dwfl);
     return frames;
 }
 

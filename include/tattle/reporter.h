@@ -56,6 +56,20 @@ struct tattle_frame {
     uintptr_t address;
 };
 
+/** One thread of a test's processes as it was when the test timed out:
+ * its process and thread ids, its actor (the trace's name for it, else the
+ * thread's name), its scheduler state as /proc shows it ("R", "S", "D",
+ * ...; NULL when unknown) and its frames, innermost first (none when it
+ * could not be stopped or unwound). */
+struct tattle_thread_stack {
+    int pid;
+    int tid;
+    const char *actor;
+    const char *state;
+    const struct tattle_frame *frames;
+    size_t frame_count;
+};
+
 /** One failure of a test. Which fields are meaningful depends on kind. */
 struct tattle_failure {
     enum tattle_failure_kind kind;
@@ -79,6 +93,9 @@ struct tattle_failure {
      * function's name when the symbol table has it ("suite setup
      * open_db"). NULL otherwise. */
     const char *fixture;
+    /* timeout: every thread of every live process of the test */
+    const struct tattle_thread_stack *stacks;
+    size_t stack_count;
 };
 
 /** Captured output of one stream: head and tail kept, byte count exact.

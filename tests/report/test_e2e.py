@@ -220,6 +220,9 @@ def normalize_console(text, binary):
     text = text.replace(os.path.basename(binary), "<binary>")
     text = re.sub(r"\(\d+\.\d ms", "(<ms> ms", text)
     text = re.sub(r"; \d+\.\d\d s;", "; <s> s;", text)
+    # A timeout's threads: their ids and addresses change from run to run.
+    text = re.sub(r"thread \d+ of \d+ \(", "thread <tid> of <pid> (", text)
+    text = re.sub(r"\(0x[0-9a-f]+\)", "(0x<address>)", text)
     for var, name in (("TATTLE_BINARY_DIR", "<build>"), ("TATTLE_SOURCE_DIR", "<source>")):
         value = os.environ.get(var)
         if value:

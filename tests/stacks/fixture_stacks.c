@@ -1,0 +1,128 @@
+/*
+ * fixture_stacks.c — tests that time out on purpose, for the stacks the
+ * runner takes before it kills them (tests/stacks/test_stacks.py).
+ *
+ * The deadlock is the classic one: two threads each take their first lock,
+ * meet at a barrier (so both hold it, without any sleep) and then wait
+ * forever for the other's. The others are hostile to the taking: more
+ * threads than are shown, a child process, a thread whose stack pointer is
+ * garbage. Every wait is on something that never comes: the test ends
+ * only by its timeout.
+ */
+#include <pthread.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include <tattle/tattle.h>
+
+static pthread_mutex_t first_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_mutex_t second_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_barrier_t both_hold_one;
+
+__attribute__((noinline)) static void *lock_first_then_second(void *unused)
+{
+    (void)unused;
+    pthread_mutex_lock(&first_lock);
+    pthread_barrier_wait(&both_hold_one);
+    pthread_mutex_lock(&second_lock); /* @first_waits */
+    return NULL;
+}
+
+__attribute__((noinline)) static void *lock_second_then_first(void *unused)
+{
+    (void)unused;
+    pthread_mutex_lock(&second_lock);
+    pthread_barrier_wait(&both_hold_one);
+    pthread_mutex_lock(&first_lock); /* @second_waits */
+    return NULL;
+}
+
+TEST(deadlock, two_mutexes, .timeout_ms = 300)
+{
+    pthread_barrier_init(&both_hold_one, NULL, 2);
+    pthread_t one, two;
+    pthread_create(&one, NULL, lock_first_then_second, NULL);
+    pthread_create(&two, NULL, lock_second_then_first, NULL);
+    pthread_join(one, NULL);
+    pthread_join(two, NULL);
+}
+
+/* Blocks on a pipe nobody writes to. */
+__attribute__((noinline)) static void wait_forever(int fd)
+{
+    char byte;
+    while (read(fd, &byte, 1) != 0)
+        ;
+    abort(); /* not reached: the test keeps the write end open */
+}
+
+static int never_written[2];
+
+static void *waiting_thread(void *unused)
+{
+    (void)unused;
+    wait_forever(never_written[0]);
+    return NULL;
+}
+
+enum { MANY_THREADS = 300 };
+
+TEST(hostile, more_threads_than_shown, .timeout_ms = 1000)
+{
+    ASSERT_EQ(pipe(never_written), 0);
+    static pthread_t threads[MANY_THREADS];
+    pthread_attr_t small;
+    pthread_attr_init(&small);
+    pthread_attr_setstacksize(&small, 64 * 1024);
+    for (int i = 0; i < MANY_THREADS; i++)
+        ASSERT_EQ(pthread_create(&threads[i], &small, waiting_thread, NULL), 0);
+    wait_forever(never_written[0]);
+}
+
+__attribute__((noinline)) static void child_waits(int fd)
+{
+    wait_forever(fd);
+}
+
+TEST(hostile, child_process, .timeout_ms = 300)
+{
+    ASSERT_EQ(pipe(never_written), 0);
+    pid_t child = fork();
+    ASSERT_NE(child, -1);
+    if (child == 0)
+        child_waits(never_written[0]);
+    wait_forever(never_written[0]);
+}
+
+#if defined(__x86_64__)
+static void *garbage_stack_thread(void *unused)
+{
+    (void)unused;
+    /* The stack and frame pointers point at nothing; the thread spins
+     * without touching memory. */
+    __asm__ volatile("mov $0x10, %%rsp\n"
+                     "mov $0x18, %%rbp\n"
+                     "1: jmp 1b\n" ::
+                         : "memory");
+    return NULL;
+}
+
+TEST(hostile, garbage_stack, .timeout_ms = 300)
+{
+    ASSERT_EQ(pipe(never_written), 0);
+    pthread_t thread;
+    pthread_create(&thread, NULL, garbage_stack_thread, NULL);
+    wait_forever(never_written[0]);
+}
+#endif
+
+enum { BENCH_THREADS = 16 };
+
+TEST(bench, sixteen_threads, .timeout_ms = 300)
+{
+    ASSERT_EQ(pipe(never_written), 0);
+    static pthread_t threads[BENCH_THREADS - 1];
+    for (int i = 0; i < BENCH_THREADS - 1; i++)
+        ASSERT_EQ(pthread_create(&threads[i], NULL, waiting_thread, NULL), 0);
+    wait_forever(never_written[0]);
+}

@@ -1,0 +1,207 @@
+#!/usr/bin/env python3
+"""Tests of the stacks taken at a timeout: runs stacks_fixture, whose tests
+time out on purpose, and checks the `stacks` of the timeout failure in the
+JSON report (validated against schemas/ by tests/tools/validate_json.py),
+the console, JUnit and what `tattle merge` reads back.
+
+    test_stacks.py CASE --fixture PATH --tattle PATH
+
+The fixture's tests meet through barriers and pipes, never by sleeping;
+each run happens in its own temporary working directory. Exits 0 when
+every check of the case held, 1 otherwise, 77 when the case cannot run
+here (ptrace refused).
+"""
+import argparse
+import json
+import os
+import subprocess
+import sys
+
+SOURCE_DIR = os.environ.get(
+    "TATTLE_SOURCE_DIR",
+    os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
+sys.path.insert(0, os.path.join(SOURCE_DIR, "tests", "tools"))
+import driver  # noqa: E402
+import validate_json  # noqa: E402
+
+FIXTURE_SOURCE = os.path.join(SOURCE_DIR, "tests", "stacks",
+                              "fixture_stacks.c")
+
+RUNNER_VARIABLES = ("TATTLE_TIMEOUT_MULTIPLIER", "TATTLE_CONFIG", "NO_COLOR")
+
+# What a thread waiting for a mutex shows at its top, by C library.
+LOCK_WAITS = ("pthread_mutex_lock", "__lll_lock_wait", "futex")
+
+CheckFailed = driver.CheckFailed
+
+
+def marker_line(marker):
+    with open(FIXTURE_SOURCE, encoding="utf-8") as f:
+        for number, line in enumerate(f, 1):
+            if "/* @%s */" % marker in line:
+                return number
+    raise CheckFailed("no marker @%s in %s" % (marker, FIXTURE_SOURCE))
+
+
+class Case(driver.Checks):
+    def __init__(self, options):
+        super().__init__("tattle-stacks-")
+        self.options = options
+
+    def run(self, args, extra=()):
+        cwd = self.new_dir()
+        argv = [self.options.fixture, "--color=never", "--json",
+                "report.json"] + list(extra) + list(args)
+        env = {k: v for k, v in os.environ.items()
+               if k not in RUNNER_VARIABLES}
+        process = subprocess.run(argv, cwd=cwd, env=env,
+                                 stdout=subprocess.PIPE,
+                                 stderr=subprocess.PIPE,
+                                 timeout=60 * driver.wait_scale())
+        path = os.path.join(cwd, "report.json")
+        self.require(os.path.exists(path), "no report.json (exit %d): %r"
+                     % (process.returncode, process.stderr[-2000:]))
+        with open(path, encoding="utf-8") as f:
+            report = json.load(f)
+        for p in validate_json.check_report(report, complete=True):
+            self.problems.append("report does not validate: %s" % p)
+        return process, report, cwd
+
+    def timeout_failure(self, report, test_id):
+        tests = {t["id"]: t for t in report["tests"]}
+        self.require(test_id in tests, "%s not in the report" % test_id)
+        failures = tests[test_id]["failures"]
+        self.require(len(failures) >= 1 and failures[0]["kind"] == "timeout",
+                     "%s: expected a timeout, got %r" % (test_id, failures))
+        failure = failures[0]
+        if "ptrace was refused" in failure["message"]:
+            print("skipped: ptrace is refused on this machine: %s"
+                  % failure["message"])
+            sys.exit(77)
+        self.require("stacks" in failure,
+                     "%s: the timeout has no stacks: %r" % (test_id, failure))
+        return failure
+
+
+def thread_with(stacks, function):
+    for thread in stacks:
+        if any(f["function"] == function for f in thread["frames"]):
+            return thread
+    return None
+
+
+CASES = driver.Cases()
+
+
+@CASES("stacks_timeout_deadlock_shows_both_threads")
+def deadlock(c):
+    process, report, cwd = c.run(["deadlock/two_mutexes"],
+                                 ["--junit", "report.xml"])
+    c.expect_eq(process.returncode, 1, "exit status")
+    failure = c.timeout_failure(report, "deadlock/two_mutexes")
+    stacks = failure["stacks"]
+    pids = {t["pid"] for t in stacks}
+    c.expect_eq(len(pids), 1, "processes in the stacks")
+    c.expect_eq(len(stacks), 3, "threads (the test's and its two)")
+    for function, marker in (("lock_first_then_second", "first_waits"),
+                             ("lock_second_then_first", "second_waits")):
+        thread = thread_with(stacks, function)
+        if not c.expect(thread is not None,
+                        "no thread in %s: %r" % (function, stacks)):
+            continue
+        c.expect(thread["state"] in ("S", "D"),
+                 "%s: state %r" % (function, thread["state"]))
+        c.expect(thread["actor"], "%s: no actor" % function)
+        frames = thread["frames"]
+        index = [f["function"] for f in frames].index(function)
+        frame = frames[index]
+        c.expect(frame["file"] and frame["file"].endswith("fixture_stacks.c"),
+                 "%s: file %r" % (function, frame["file"]))
+        c.expect_eq(frame["line"], marker_line(marker), "%s: line" % function)
+        above = " ".join(f["function"] or "" for f in frames[:index])
+        c.expect(any(name in above for name in LOCK_WAITS),
+                 "%s: not waiting in a lock call: %r" % (function, above))
+    main = thread_with(stacks, "deadlock/two_mutexes")
+    c.expect(main is not None and main["tid"] == main["pid"],
+             "the test's own thread shows the test's body: %r" % stacks)
+    console = process.stdout.decode("utf-8", "replace")
+    for function in ("lock_first_then_second", "lock_second_then_first"):
+        c.expect(function + " at " in console,
+                 "console does not show %s:\n%s" % (function, console))
+    junit = driver.read(os.path.join(cwd, "report.xml"))
+    c.expect("lock_second_then_first at " in junit,
+             "JUnit does not show the threads:\n%s" % junit[-3000:])
+    # The tattle command reads the stacks back unchanged.
+    merged = os.path.join(cwd, "merged.json")
+    subprocess.run([c.options.tattle, "merge", "-o", merged,
+                    os.path.join(cwd, "report.json")], check=True,
+                   stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    with open(merged, encoding="utf-8") as f:
+        again = json.load(f)
+    c.expect_eq(again["tests"][0]["failures"][0].get("stacks"), stacks,
+                "stacks after tattle merge")
+
+
+@CASES("stacks_timeout_bounds_threads")
+def many_threads(c):
+    process, report, _ = c.run(["hostile/more_threads_than_shown"])
+    failure = c.timeout_failure(report, "hostile/more_threads_than_shown")
+    c.expect_eq(len(failure["stacks"]), 256, "threads shown")
+    # Under a sanitizer on a loaded machine the time bound may come first;
+    # either way the message says why some are missing.
+    c.expect("more threads than are shown" in failure["message"] or
+             "ran out of time" in failure["message"],
+             "the message does not say threads were left out: %r"
+             % failure["message"])
+    c.expect(thread_with(failure["stacks"], "wait_forever") is not None,
+             "no thread in wait_forever")
+    for thread in failure["stacks"]:
+        c.expect(len(thread["frames"]) <= 64, "more than 64 frames")
+
+
+@CASES("stacks_timeout_covers_child_processes")
+def child_process(c):
+    process, report, _ = c.run(["hostile/child_process"])
+    failure = c.timeout_failure(report, "hostile/child_process")
+    pids = {t["pid"] for t in failure["stacks"]}
+    c.expect_eq(len(pids), 2, "processes in the stacks")
+    child = thread_with(failure["stacks"], "child_waits")
+    if child is None and "ran out of time" in failure["message"]:
+        # Sanitized runtimes are slow to unwind: the bound held, and said so.
+        print("skipped: the time bound was reached before the child was "
+              "unwound (%s)" % failure["message"])
+        sys.exit(77)
+    c.expect(child is not None and child["pid"] != min(pids),
+             "the child's thread is not shown in child_waits: %r"
+             % failure["stacks"])
+
+
+@CASES("stacks_timeout_survives_garbage_stack")
+def garbage_stack(c):
+    if os.uname().machine != "x86_64":
+        print("skipped: the garbage stack test is x86-64 only")
+        sys.exit(77)
+    process, report, _ = c.run(["hostile/garbage_stack", "deadlock/*"])
+    c.expect_eq(process.returncode, 1, "exit status")
+    failure = c.timeout_failure(report, "hostile/garbage_stack")
+    c.expect_eq(len(failure["stacks"]), 2, "threads")
+    c.expect(thread_with(failure["stacks"], "wait_forever") is not None,
+             "the test's own thread lost its stack")
+    # The run goes on: the next test's stacks are whole.
+    later = c.timeout_failure(report, "deadlock/two_mutexes")
+    c.expect(thread_with(later["stacks"], "lock_first_then_second"),
+             "the test after the garbage stack has no stacks")
+
+
+def main():
+    CASES.list_if_asked()
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("case", choices=sorted(CASES))
+    parser.add_argument("--fixture", required=True)
+    parser.add_argument("--tattle", required=True)
+    options = parser.parse_args()
+    return driver.run_case(CASES[options.case], Case(options), options.case)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
