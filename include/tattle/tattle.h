@@ -101,6 +101,13 @@ struct tattle_suite_options {
     const char *tags TATTLE__DEFAULT(0);
     tattle_fixture_fn setup TATTLE__DEFAULT(0);
     tattle_fixture_fn teardown TATTLE__DEFAULT(0);
+    /* Run once per suite, in the process the suite's tests are forked
+     * from: each test starts from its own copy of what before_all left
+     * (memory and descriptors; not threads). after_all runs there after
+     * the suite's last test. A failing before_all fails every test of the
+     * suite with an error naming it. */
+    tattle_fixture_fn before_all TATTLE__DEFAULT(0);
+    tattle_fixture_fn after_all TATTLE__DEFAULT(0);
 };
 
 /** One registered test. Instances are static and const, created by
