@@ -59,7 +59,14 @@
 #define TATTLE__THREAD_SANITIZER 0
 #endif
 
-enum message_type { MESSAGE_SPAWN = 1, MESSAGE_REPLY = 2, MESSAGE_EXITED = 3 };
+enum message_type {
+    MESSAGE_SPAWN = 1,
+    MESSAGE_REPLY = 2,
+    MESSAGE_EXITED = 3,
+    MESSAGE_SUITE_START = 4, /* to the fork server: fork a suite server */
+    MESSAGE_SUITE_END = 5,   /* to a suite server: run after_all, end */
+    MESSAGE_FIXTURE_DONE = 6 /* from a suite server: value 0 or 1 */
+};
 
 struct message {
     uint32_t type;
@@ -84,6 +91,8 @@ struct tattle__fork_server {
     pid_t pid;
     int pidfd;
     int channel;
+    bool suite_server;  /* a child of the fork server, not of the runner */
+    int fixture_result; /* -1 until FIXTURE_DONE came: then its value */
     struct tattle__exit_notice *queued; /* notices read while waiting */
     size_t queued_count, queued_capacity;
 };
@@ -197,6 +206,10 @@ int tattle__fork_server_spawn(struct tattle__fork_server *server,
             queue_notice(server, &answer);
             continue;
         }
+        if (answer.type == MESSAGE_FIXTURE_DONE) {
+            server->fixture_result = answer.value;
+            continue;
+        }
         if (answer.type != MESSAGE_REPLY || answer.job != request->job)
             return -EPROTO;
         if (answer.value != 0)
@@ -222,6 +235,10 @@ int tattle__fork_server_read_notice(struct tattle__fork_server *server,
         return 0;
     if (received <= 0)
         return received == 0 ? -EPIPE : received;
+    if (message.type == MESSAGE_FIXTURE_DONE) {
+        server->fixture_result = message.value;
+        return tattle__fork_server_read_notice(server, notice);
+    }
     if (message.type != MESSAGE_EXITED)
         return -EPROTO;
     *notice = (struct tattle__exit_notice){
@@ -256,13 +273,127 @@ int tattle__fork_server_stop(struct tattle__fork_server *server)
     /* End of file on the socket: the server kills what is left and exits. */
     close(server->channel);
     int status = 0;
-    while (waitpid(server->pid, &status, 0) < 0 && errno == EINTR)
+    while (!server->suite_server && waitpid(server->pid, &status, 0) < 0 &&
+           errno == EINTR)
         ;
     if (server->pidfd >= 0)
         close(server->pidfd);
     free(server->queued);
     free(server);
     return status;
+}
+
+int tattle__fork_server_start_suite(struct tattle__fork_server *server,
+                                    unsigned job,
+                                    const struct tattle_suite *suite,
+                                    struct tattle__fork_server **out)
+{
+    struct message message = {
+        .type = MESSAGE_SUITE_START, .job = job, .suite = suite};
+    int error = send_message(server->channel, &message, -1);
+    if (error != 0)
+        return error == -ECONNRESET ? -EPIPE : error;
+    for (;;) {
+        struct pollfd ready = {server->channel, POLLIN, 0};
+        if (poll(&ready, 1, -1) < 0 && errno != EINTR)
+            return -errno;
+        struct message answer;
+        int channel;
+        int received =
+            receive_message(server->channel, &answer, &channel, MSG_DONTWAIT);
+        if (received == -EAGAIN)
+            continue;
+        if (received <= 0)
+            return received == 0 ? -EPIPE : received;
+        if (answer.type == MESSAGE_EXITED) {
+            if (channel >= 0)
+                close(channel);
+            queue_notice(server, &answer);
+            continue;
+        }
+        if (answer.type != MESSAGE_REPLY || answer.job != job ||
+            (answer.value == 0 && channel < 0)) {
+            if (channel >= 0)
+                close(channel);
+            return -EPROTO;
+        }
+        if (answer.value != 0)
+            return answer.value;
+        struct tattle__fork_server *suite_server =
+            tattle__calloc(1, sizeof *suite_server);
+        suite_server->pid = answer.pid;
+        suite_server->channel = channel;
+        suite_server->pidfd = pidfd_open(answer.pid, 0);
+        suite_server->suite_server = true;
+        suite_server->fixture_result = -1;
+        *out = suite_server;
+        return 0;
+    }
+}
+
+int tattle__fork_server_fixture_result(struct tattle__fork_server *server)
+{
+    while (server->fixture_result < 0) {
+        struct message message;
+        int received =
+            receive_message(server->channel, &message, NULL, MSG_DONTWAIT);
+        if (received == -EAGAIN)
+            break;
+        if (received <= 0)
+            return received == 0 ? -EPIPE : received;
+        if (message.type == MESSAGE_FIXTURE_DONE)
+            server->fixture_result = message.value;
+        else if (message.type == MESSAGE_EXITED)
+            queue_notice(server, &message);
+        else
+            return -EPROTO;
+    }
+    return server->fixture_result < 0 ? -EAGAIN : server->fixture_result;
+}
+
+int tattle__fork_server_end_suite(struct tattle__fork_server *server,
+                                  unsigned job)
+{
+    server->fixture_result = -1;
+    struct message message = {.type = MESSAGE_SUITE_END, .job = job};
+    int error = send_message(server->channel, &message, -1);
+    return error == -ECONNRESET ? -EPIPE : error;
+}
+
+int tattle__fork_server_await_exit(struct tattle__fork_server *server,
+                                   pid_t pid, int timeout_ms, int *status)
+{
+    for (size_t i = 0; i < server->queued_count; i++) {
+        if (server->queued[i].job != TATTLE__SUITE_SERVER_JOB ||
+            server->queued[i].pid != pid)
+            continue;
+        *status = server->queued[i].status;
+        memmove(server->queued + i, server->queued + i + 1,
+                (--server->queued_count - i) * sizeof *server->queued);
+        return 0;
+    }
+    for (;;) {
+        struct pollfd ready = {server->channel, POLLIN, 0};
+        int polled = poll(&ready, 1, timeout_ms);
+        if (polled < 0 && errno == EINTR)
+            continue;
+        if (polled <= 0)
+            return polled == 0 ? -ETIMEDOUT : -errno;
+        struct message answer;
+        int received =
+            receive_message(server->channel, &answer, NULL, MSG_DONTWAIT);
+        if (received == -EAGAIN)
+            continue;
+        if (received <= 0)
+            return received == 0 ? -EPIPE : received;
+        if (answer.type != MESSAGE_EXITED)
+            return -EPROTO;
+        if (answer.job == TATTLE__SUITE_SERVER_JOB && answer.pid == pid) {
+            *status = answer.value;
+            return 0;
+        }
+        queue_notice(server, &answer);
+    }
 }
 
 /* ---- the server's side ---- */
@@ -277,6 +408,10 @@ struct server_state {
     int first_own_fd; /* the server's descriptors start here */
     pid_t *running;   /* per job: the test's pid, or 0 */
     pid_t pid;
+    const struct tattle_suite *suite; /* in a suite server: its suite */
+    pid_t *suite_servers;             /* in the fork server: its suite
+                                         servers alive, 0 for a free place */
+    size_t suite_server_room;
     sigset_t test_mask; /* the mask a test runs with */
     struct sigaction test_actions[IGNORED_COUNT]; /* and its dispositions */
     bool raw_clone; /* clone3 with the fixes above */
@@ -486,6 +621,16 @@ static void reap(struct server_state *state)
         pid_t pid = waitpid(-1, &status, WNOHANG | __WALL);
         if (pid <= 0)
             return;
+        for (size_t i = 0; i < state->suite_server_room; i++) {
+            if (state->suite_servers[i] != pid)
+                continue;
+            state->suite_servers[i] = 0;
+            struct message notice = {.type = MESSAGE_EXITED,
+                                     .job = TATTLE__SUITE_SERVER_JOB,
+                                     .pid = pid,
+                                     .value = status};
+            send_message(state->channel, &notice, -1);
+        }
         for (unsigned j = 0; j < state->config->jobs; j++) {
             if (state->running[j] != pid)
                 continue;
@@ -507,13 +652,166 @@ static TATTLE__NORETURN void shut_down(struct server_state *state)
      * to this process while the walk is under way, and the walk could
      * miss them. Then the cgroups and groups, for what the walk missed. */
     tattle__process_tree_kill(getpid(), false, NULL);
-    tattle__job_cgroups_kill_all(&state->cgroups);
+    if (!state->suite) /* the cgroups hold other suites' tests too */
+        tattle__job_cgroups_kill_all(&state->cgroups);
     for (unsigned j = 0; j < state->config->jobs; j++)
         if (state->running[j] > 0)
             kill(-state->running[j], SIGKILL);
     tattle__process_tree_kill(getpid(), false, NULL);
     reap(state);
     _exit(0);
+}
+
+static TATTLE__NORETURN void serve(struct server_state *state);
+
+/* Runs a suite's before_all or after_all in this suite server with job
+ * `job`'s slot and output pipes, as a test would run. Returns whether it
+ * finished without a failure. */
+static bool run_suite_fixture(struct server_state *state, unsigned job,
+                              void (*fn)(void), enum tattle__phase phase)
+{
+    if (!fn)
+        return true;
+    struct tattle__slot *slot = state->config->slots[job];
+    int saved[2] = {fcntl(STDOUT_FILENO, F_DUPFD_CLOEXEC, state->first_own_fd),
+                    fcntl(STDERR_FILENO, F_DUPFD_CLOEXEC, state->first_own_fd)};
+    fflush(NULL);
+    dup2(state->stdout_fds[job], STDOUT_FILENO);
+    dup2(state->stderr_fds[job], STDERR_FILENO);
+    tattle__crash_set_slot(slot);
+    bool passed = tattle__child_run_suite_fixture(fn, phase, slot);
+    tattle__crash_set_slot(NULL);
+    fflush(NULL);
+    for (int stream = 0; stream < 2; stream++) {
+        if (saved[stream] < 0)
+            continue;
+        dup2(saved[stream], stream + 1);
+        close(saved[stream]);
+    }
+    return passed;
+}
+
+static bool single_threaded(void)
+{
+    DIR *directory = opendir("/proc/self/task");
+    if (!directory)
+        return false;
+    int threads = 0;
+    struct dirent *entry;
+    while ((entry = readdir(directory)) != NULL)
+        if (entry->d_name[0] != '.')
+            threads++;
+    closedir(directory);
+    return threads == 1;
+}
+
+static void prepare_raw_clone(struct server_state *state);
+
+/* The suite server's life: a child of the fork server that runs the
+ * suite's before_all, then serves its tests' spawn requests on its own
+ * channel with the same loop, so they are its children and start from
+ * its memory. */
+static TATTLE__NORETURN void suite_server_main(struct server_state *state,
+                                               const struct message *request,
+                                               int channel, pid_t parent)
+{
+    close(state->channel);
+    state->channel = move_descriptor(channel, state->first_own_fd);
+    state->pid = getpid();
+    state->suite = request->suite;
+    memset(state->running, 0, state->config->jobs * sizeof *state->running);
+    memset(state->suite_servers, 0,
+           state->suite_server_room * sizeof *state->suite_servers);
+    prctl(PR_SET_CHILD_SUBREAPER, 1);
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (getppid() != parent)
+        _exit(3);
+    dup2(state->null_fd, STDIN_FILENO);
+    bool ready =
+        run_suite_fixture(state, request->job, state->suite->options.before_all,
+                          TATTLE__PHASE_SETUP);
+    for (unsigned j = 0; j < state->config->jobs; j++)
+        madvise(state->config->slots[j], state->config->slot_bytes,
+                MADV_DONTFORK);
+    struct message done = {.type = MESSAGE_FIXTURE_DONE,
+                           .job = request->job,
+                           .pid = state->pid,
+                           .value = ready ? 0 : 1};
+    send_message(state->channel, &done, -1);
+    if (!ready)
+        shut_down(state);
+    /* before_all may have started threads: then a raw clone would copy
+     * locks held by them, and glibc's fork() is the sound way. */
+    prepare_raw_clone(state);
+    if (!single_threaded())
+        state->raw_clone = false;
+    serve(state);
+}
+
+static void start_suite_server(struct server_state *state,
+                               const struct message *request)
+{
+    const struct tattle__fork_server_config *config = state->config;
+    struct message reply = {.type = MESSAGE_REPLY, .job = request->job};
+    size_t place = state->suite_server_room;
+    for (size_t i = 0; i < state->suite_server_room; i++)
+        if (state->suite_servers[i] == 0)
+            place = i;
+    int ends[2] = {-1, -1};
+    if (state->suite || request->job >= config->jobs || !request->suite ||
+        place == state->suite_server_room) {
+        reply.value = -EINVAL;
+    } else if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, ends) !=
+               0) {
+        reply.value = -errno;
+    } else {
+        int room = (int)(config->jobs + 16) * 1024;
+        if (room < 256 * 1024)
+            room = 256 * 1024;
+        setsockopt(ends[1], SOL_SOCKET, SO_SNDBUF, &room, sizeof room);
+        /* The suite server serves every job: it keeps every slot. */
+        for (unsigned j = 0; j < config->jobs; j++)
+            madvise(config->slots[j], config->slot_bytes, MADV_DOFORK);
+        pid_t pid = fork();
+        if (pid == 0) {
+            close(ends[0]);
+            suite_server_main(state, request, ends[1], state->pid);
+        }
+        for (unsigned j = 0; j < config->jobs; j++)
+            madvise(config->slots[j], config->slot_bytes, MADV_DONTFORK);
+        close(ends[1]);
+        if (pid < 0) {
+            reply.value = -errno;
+            close(ends[0]);
+            ends[0] = -1;
+        } else {
+            state->suite_servers[place] = pid;
+            reply.pid = pid;
+        }
+    }
+    send_message(state->channel, &reply, ends[0]);
+    if (ends[0] >= 0)
+        close(ends[0]);
+}
+
+/* The suite's last test ended: after_all, then the server ends (and with
+ * it whatever its tests left). */
+static TATTLE__NORETURN void end_suite_server(struct server_state *state,
+                                              const struct message *request)
+{
+    if (!state->suite || request->job >= state->config->jobs)
+        shut_down(state);
+    madvise(state->config->slots[request->job], state->config->slot_bytes,
+            MADV_DOFORK); /* a process after_all forks reports too */
+    bool passed =
+        run_suite_fixture(state, request->job, state->suite->options.after_all,
+                          TATTLE__PHASE_TEARDOWN);
+    struct message done = {.type = MESSAGE_FIXTURE_DONE,
+                           .job = request->job,
+                           .pid = state->pid,
+                           .value = passed ? 0 : 1};
+    send_message(state->channel, &done, -1);
+    shut_down(state);
 }
 
 static TATTLE__NORETURN void serve(struct server_state *state)
@@ -539,6 +837,14 @@ static TATTLE__NORETURN void serve(struct server_state *state)
                                            MSG_DONTWAIT);
             if (received == -EAGAIN)
                 continue;
+            if (received > 0 && request.type == MESSAGE_SUITE_START &&
+                arena_fd < 0) {
+                start_suite_server(state, &request);
+                continue;
+            }
+            if (received > 0 && request.type == MESSAGE_SUITE_END &&
+                arena_fd < 0)
+                end_suite_server(state, &request);
             if (received <= 0 || request.type != MESSAGE_SPAWN) {
                 if (arena_fd >= 0)
                     close(arena_fd);
@@ -576,6 +882,9 @@ server_main(const struct tattle__fork_server_config *config, int channel)
     memcpy(state.stdout_fds, config->stdout_fds, config->jobs * sizeof(int));
     memcpy(state.stderr_fds, config->stderr_fds, config->jobs * sizeof(int));
     state.running = tattle__calloc(config->jobs, sizeof *state.running);
+    state.suite_server_room = TATTLE__SUITE_SERVERS_MAX;
+    state.suite_servers =
+        tattle__calloc(state.suite_server_room, sizeof *state.suite_servers);
     close_foreign_descriptors(&state);
 
     /* What a test gets back: the mask and dispositions of the program. */

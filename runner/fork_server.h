@@ -20,6 +20,15 @@
  * (runner/job_cgroup.h). When the runner dies (the socket reaches end of
  * file), the server kills every process of every job and exits, so a CI
  * timeout that kills the runner with SIGKILL leaves nothing running.
+ *
+ * A suite with before_all or after_all has a suite server: a child of the
+ * fork server that runs before_all (with a job slot's result memory and
+ * output pipes, as a test would), then serves its tests' spawn requests
+ * through the same loop on a socket of its own, so every test of the
+ * suite is its child and starts from a copy-on-write image of the state
+ * before_all left. When told the suite is done it runs after_all and ends,
+ * killing whatever its tests left. It is a subreaper and dies with the
+ * fork server; the fork server tells the runner how it ended.
  */
 #ifndef TATTLE_RUNNER_FORK_SERVER_H
 #define TATTLE_RUNNER_FORK_SERVER_H
@@ -69,6 +78,11 @@ struct tattle__exit_notice {
 
 struct tattle__fork_server;
 
+/** The job of an exit notice that tells how a suite server ended. */
+#define TATTLE__SUITE_SERVER_JOB UINT32_MAX
+/** Suite servers alive at once, at most. */
+enum { TATTLE__SUITE_SERVERS_MAX = 64 };
+
 /** Forks the server. Returns 0 or a negative errno. */
 int tattle__fork_server_start(struct tattle__fork_server **out,
                               const struct tattle__fork_server_config *config);
@@ -96,8 +110,35 @@ pid_t tattle__fork_server_pid(const struct tattle__fork_server *server);
 int tattle__fork_server_read_notice(struct tattle__fork_server *server,
                                     struct tattle__exit_notice *notice);
 
+/** Has the fork server fork a suite server for `suite`, which starts by
+ * running before_all in job slot `job` (slot and pipes). *out is a handle
+ * for it: spawn, fd, pidfd, read_notice and stop work on it as on the fork
+ * server; a test's exit notice comes from the server that spawned it.
+ * Returns 0 or a negative errno. */
+int tattle__fork_server_start_suite(struct tattle__fork_server *server,
+                                    unsigned job,
+                                    const struct tattle_suite *suite,
+                                    struct tattle__fork_server **out);
+
+/** How the suite server's last fixture (before_all, or after_all once
+ * end_suite was sent) ended: 0 passed, 1 failed, -EAGAIN not known yet,
+ * or a negative errno (-EPIPE: the server is gone). Does not block. */
+int tattle__fork_server_fixture_result(struct tattle__fork_server *server);
+
+/** Tells a suite server its suite is done: it runs after_all in job slot
+ * `job`, reports it, and ends. Returns 0 or a negative errno. */
+int tattle__fork_server_end_suite(struct tattle__fork_server *server,
+                                  unsigned job);
+
+/** Waits up to `timeout_ms` for the fork server's notice of how its suite
+ * server `pid` ended; other notices stay queued. Returns 0 with *status
+ * set, or a negative errno (-ETIMEDOUT). */
+int tattle__fork_server_await_exit(struct tattle__fork_server *server,
+                                   pid_t pid, int timeout_ms, int *status);
+
 /** Ends the server (it kills whatever is left of the tests) and reaps it.
- * Returns how it ended (a waitpid status). */
+ * Returns how it ended (a waitpid status; 0 for a suite server, which the
+ * fork server reaps). */
 int tattle__fork_server_stop(struct tattle__fork_server *server);
 
 #endif /* TATTLE_RUNNER_FORK_SERVER_H */

@@ -10,7 +10,8 @@
  * that way after its setup, and any other ending is its failure. A
  * failure while the fixtures were setting up makes the test invalid. What
  * the slot or the arena showed to be overwritten is an error failure of
- * its own.
+ * its own. A suite fixture's failure (before_all, a suite server that
+ * died, after_all run after this test) is an error failure naming it.
  */
 #include "runner/outcome.h"
 
@@ -351,8 +352,12 @@ void tattle__result_build(struct tattle__result_record *record,
     result->duration_us = outcome->duration_us;
     result->attempts = job->attempt;
 
+    if (outcome->fixture_error)
+        tattle__record_add_error(record, "%s", outcome->fixture_error);
     add_recorded_failures(record, reading);
     bool broken = add_ending(record, job, outcome);
+    if (outcome->after_all_error)
+        tattle__record_add_error(record, "%s", outcome->after_all_error);
     if (outcome->trace_corruption) {
         tattle__record_add_error(record,
                                  "trace arena corrupted: %s; events discarded",

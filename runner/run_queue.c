@@ -272,12 +272,36 @@ static void job_finished(void *context, const struct tattle__job *job,
         attempt_passed(queue, test, &record, may_run_again);
 }
 
+/* Whether a test of `suite` may run again: one waiting in the plan or to
+ * run again, or the finishing one itself while --repeat or --retry may
+ * bring it back. */
+static bool suite_pending(void *context, const struct tattle_suite *suite,
+                          const struct tattle__job *finishing)
+{
+    struct tattle__run_queue *queue = context;
+    const struct tattle__queued_test *test = finishing->caller_data;
+    if (test->runs + 1 < queue->options->repeat ||
+        test->retries_used < queue->options->retry)
+        return true;
+    for (size_t i = 0; i < queue->again_count; i++)
+        if (queue->again[i]->planned->entry->suite == suite)
+            return true;
+    for (size_t i = queue->next_index; i < queue->plan->count; i++) {
+        const struct tattle__planned_test *planned = queue->tests[i].planned;
+        if (planned->entry->suite == suite &&
+            planned->not_run_state == TATTLE_STATE_PASSED)
+            return true;
+    }
+    return false;
+}
+
 struct tattle__schedule_callbacks
 tattle__run_queue_callbacks(struct tattle__run_queue *queue)
 {
     return (struct tattle__schedule_callbacks){.next = next_job,
                                                .started = job_started,
                                                .finished = job_finished,
+                                               .suite_pending = suite_pending,
                                                .ctx = queue};
 }
 

@@ -40,6 +40,7 @@
 #include "runner/process_tree.h"
 #include "runner/stacks.h"
 #include "base/buffer.h"
+#include "base/text.h"
 #include "base/timestamp.h"
 
 enum {
@@ -74,6 +75,22 @@ struct running {
     struct tattle__trace_session *trace;
     const char *trace_error;      /* the arena could not be created */
     struct tattle__stacks stacks; /* taken when it timed out */
+    struct tattle__fork_server *server; /* the server that spawned it */
+    int suite;             /* its index in the suite servers, or -1 */
+    bool server_lost;      /* its suite server died under it */
+    char *fixture_error;   /* owned: the suite's fixture failed */
+    char *after_all_error; /* owned: after_all after it failed */
+};
+
+/* A suite with before_all or after_all, once its first test came up. */
+struct suite_server {
+    const struct tattle_suite *suite;
+    struct tattle__fork_server *server; /* NULL: not running */
+    pid_t pid;
+    bool exited; /* the fork server told how it ended */
+    int exit_status;
+    char *failure;    /* non-NULL: its tests fail with this error */
+    unsigned running; /* its tests running now */
 };
 
 struct tattle__scheduler {
@@ -92,13 +109,24 @@ struct tattle__scheduler {
     int stopping; /* the signal (or -1) that stops the run */
     int result;
     bool exhausted; /* `next` had nothing this round */
+    struct suite_server *suites;
+    size_t suite_count;
+    double timeout_multiplier; /* for the wait on a suite server's end */
 };
+
+static bool has_suite_fixture(const struct tattle_suite *suite)
+{
+    return suite && (suite->options.before_all || suite->options.after_all);
+}
 
 /* ---- killing what a test left behind ---- */
 
 static bool belongs_to_running_test(const struct tattle__scheduler *scheduler,
                                     pid_t pid)
 {
+    for (size_t i = 0; i < scheduler->suite_count; i++)
+        if (scheduler->suites[i].server && scheduler->suites[i].pid == pid)
+            return true;
     pid_t group = getpgid(pid);
     for (unsigned i = 0; i < scheduler->job_count; i++) {
         const struct running *run = &scheduler->running[i];
@@ -141,6 +169,10 @@ static void kill_strays(struct tattle__scheduler *scheduler)
     struct tattle__pid_list children = {0};
     tattle__process_children(tattle__fork_server_pid(scheduler->server),
                              &children);
+    /* What a suite's test leaves behind is its suite server's. */
+    for (size_t i = 0; i < scheduler->suite_count; i++)
+        if (scheduler->suites[i].server)
+            tattle__process_children(scheduler->suites[i].pid, &children);
     size_t before = scheduler->strays.count;
     for (size_t i = 0; i < children.count; i++)
         if (!belongs_to_running_test(scheduler, children.items[i]))
@@ -207,13 +239,341 @@ static void drain_outputs(struct running *run)
             ;
 }
 
+/* ---- suite servers ---- */
+
+enum { SUITE_SERVER_EXIT_WAIT_MS = 10000 };
+
+static void describe_status(struct tattle__buffer *text, int status)
+{
+    char name[16];
+    if (WIFSIGNALED(status))
+        tattle__buffer_printf(text, "was killed by %s (%s)",
+                              tattle__signal_name(WTERMSIG(status), name),
+                              strsignal(WTERMSIG(status)));
+    else
+        tattle__buffer_printf(text, "exited with status %d",
+                              WEXITSTATUS(status));
+}
+
+/* How the suite server ended, as the fork server saw it reaped. */
+static void suite_server_status(struct tattle__scheduler *scheduler,
+                                struct suite_server *suite)
+{
+    if (suite->exited)
+        return;
+    if (tattle__fork_server_await_exit(scheduler->server, suite->pid,
+                                       SUITE_SERVER_EXIT_WAIT_MS,
+                                       &suite->exit_status) == 0)
+        suite->exited = true;
+}
+
+/* The failure of a suite fixture, in one line: what failed, then each
+ * failure it recorded, and how its process ended when that was not its
+ * end. */
+static char *fixture_failure(struct tattle__scheduler *scheduler,
+                             struct suite_server *suite, const char *fixture,
+                             const struct tattle__slot_reading *reading,
+                             bool timed_out, long timeout_ms, int interrupted,
+                             bool server_gone)
+{
+    struct tattle__buffer text = {0};
+    tattle__buffer_printf(&text, "%s of suite '%s' failed", fixture,
+                          suite->suite->name);
+    const char *separator = ": ";
+    for (size_t i = 0; i < reading->failure_count; i++) {
+        const struct tattle__slot_failure *failure = &reading->failures[i];
+        tattle__buffer_printf(&text, "%s%s", separator,
+                              failure->message && failure->message[0]
+                                  ? failure->message
+                                  : "a failure");
+        if (failure->expr)
+            tattle__buffer_printf(&text, " (%s)", failure->expr);
+        if (failure->file)
+            tattle__buffer_printf(&text, " at %s:%d", failure->file,
+                                  failure->line);
+        separator = "; ";
+    }
+    if (reading->skipped) {
+        tattle__buffer_printf(&text, "%sit called SKIP()", separator);
+        separator = "; ";
+    }
+    char name[16];
+    if (interrupted > 0) {
+        tattle__buffer_printf(&text, "%sthe run was interrupted (%s)",
+                              separator,
+                              tattle__signal_name(interrupted, name));
+    } else if (timed_out) {
+        tattle__buffer_printf(&text, "%sit did not finish within %ld ms",
+                              separator, timeout_ms);
+    } else if (server_gone) {
+        suite_server_status(scheduler, suite);
+        tattle__buffer_printf(&text, "%sits process ", separator);
+        if (suite->exited)
+            describe_status(&text, suite->exit_status);
+        else
+            tattle__buffer_printf(&text, "ended");
+    }
+    return tattle__buffer_take(&text);
+}
+
+/* Drains job output while a fixture runs: kept in the job's captures, or
+ * dropped. */
+static void drain_fixture_output(struct running *run, int stream, bool keep)
+{
+    if (keep) {
+        read_output(run, stream);
+        return;
+    }
+    char buffer[4096];
+    while (read(run->output_fds[stream], buffer, sizeof buffer) > 0)
+        ;
+}
+
+/* Waits for the suite server's fixture (before_all or after_all) in job
+ * slot `run`: for its report, its death, its deadline or a stop signal.
+ * Returns 0 passed, 1 failed, or a negative errno when the server is gone
+ * or was killed. */
+static int wait_fixture(struct tattle__scheduler *scheduler,
+                        struct suite_server *suite, struct running *run,
+                        long timeout_ms, bool keep_output, bool *timed_out,
+                        int *interrupted)
+{
+    uint64_t deadline =
+        timeout_ms > 0 ? tattle__now_us() + (uint64_t)timeout_ms * 1000u : 0;
+    *timed_out = false;
+    *interrupted = 0;
+    for (;;) {
+        int result = tattle__fork_server_fixture_result(suite->server);
+        if (result != -EAGAIN)
+            return result;
+        struct pollfd fds[5] = {
+            {tattle__fork_server_fd(suite->server), POLLIN, 0},
+            {tattle__fork_server_pidfd(suite->server), POLLIN, 0},
+            {run->output_fds[0], POLLIN, 0},
+            {run->output_fds[1], POLLIN, 0},
+            {scheduler->signal_fd, POLLIN, 0},
+        };
+        int wait_ms = -1;
+        if (deadline) {
+            uint64_t now = tattle__now_us();
+            if (now >= deadline) {
+                *timed_out = true;
+                tattle__process_tree_kill(suite->pid, true, NULL);
+                return -ETIMEDOUT;
+            }
+            wait_ms = (int)((deadline - now + 999) / 1000);
+        }
+        if (poll(fds, 5, wait_ms) < 0 && errno != EINTR)
+            return -errno;
+        for (int stream = 0; stream < 2; stream++)
+            if (fds[2 + stream].revents)
+                drain_fixture_output(run, stream, keep_output);
+        if (fds[4].revents) {
+            struct signalfd_siginfo info = {0};
+            ssize_t ignored = read(scheduler->signal_fd, &info, sizeof info);
+            (void)ignored;
+            *interrupted = info.ssi_signo ? (int)info.ssi_signo : SIGINT;
+            tattle__process_tree_kill(suite->pid, true, NULL);
+            return -EINTR;
+        }
+        if (fds[1].revents) {
+            result = tattle__fork_server_fixture_result(suite->server);
+            return result == -EAGAIN ? -EPIPE : result;
+        }
+    }
+}
+
+/* After a fixture ended in failure, the server is gone: its status, its
+ * output drained, its handle closed. */
+static void forget_suite_server(struct tattle__scheduler *scheduler,
+                                struct suite_server *suite)
+{
+    suite_server_status(scheduler, suite);
+    tattle__fork_server_stop(suite->server);
+    suite->server = NULL;
+    for (unsigned i = 0; i < scheduler->job_count; i++)
+        if (scheduler->running[i].server &&
+            scheduler->running[i].suite == (int)(suite - scheduler->suites))
+            scheduler->running[i].server = NULL;
+}
+
+static struct suite_server *suite_of(struct tattle__scheduler *scheduler,
+                                     const struct tattle_suite *suite)
+{
+    for (size_t i = 0; i < scheduler->suite_count; i++)
+        if (scheduler->suites[i].suite == suite)
+            return &scheduler->suites[i];
+    scheduler->suites =
+        tattle__realloc(scheduler->suites, (scheduler->suite_count + 1) *
+                                               sizeof *scheduler->suites);
+    struct suite_server *added = &scheduler->suites[scheduler->suite_count++];
+    *added = (struct suite_server){.suite = suite};
+    return added;
+}
+
+static size_t live_suite_servers(const struct tattle__scheduler *scheduler)
+{
+    size_t live = 0;
+    for (size_t i = 0; i < scheduler->suite_count; i++)
+        live += scheduler->suites[i].server != NULL;
+    return live;
+}
+
+static void end_suite_server(struct tattle__scheduler *scheduler,
+                             struct suite_server *suite, struct running *run,
+                             long timeout_ms, char **failure);
+
+/* Starts the suite server of `suite` in `run`'s job slot and waits for its
+ * before_all; a failure is kept as the suite's. */
+static void start_suite_server(struct tattle__scheduler *scheduler,
+                               struct suite_server *suite, struct running *run,
+                               long timeout_ms)
+{
+    /* Bounded: a suite server with no test running ends early (after_all
+     * runs; before_all runs again if its suite comes back). */
+    for (size_t i = 0;
+         i < scheduler->suite_count &&
+         live_suite_servers(scheduler) >= TATTLE__SUITE_SERVERS_MAX;
+         i++) {
+        struct suite_server *idle = &scheduler->suites[i];
+        if (!idle->server || idle->running > 0)
+            continue;
+        char *failure = NULL;
+        end_suite_server(scheduler, idle, run, timeout_ms, &failure);
+        if (failure)
+            fprintf(stderr, "tattle: %s\n", failure);
+        free(failure);
+    }
+    unsigned job = (unsigned)(run - scheduler->running);
+    tattle__slot_reset(run->slot, SLOT_BYTES);
+    suite->exited = false;
+    int error = tattle__fork_server_start_suite(scheduler->server, job,
+                                                suite->suite, &suite->server);
+    if (error != 0) {
+        suite->server = NULL;
+        struct tattle__buffer text = {0};
+        tattle__buffer_printf(&text,
+                              "before_all of suite '%s' could not start: %s",
+                              suite->suite->name, strerror(-error));
+        suite->failure = tattle__buffer_take(&text);
+        return;
+    }
+    suite->pid = tattle__fork_server_pid(suite->server);
+    bool timed_out;
+    int interrupted;
+    int result = wait_fixture(scheduler, suite, run, timeout_ms, true,
+                              &timed_out, &interrupted);
+    if (result == 0)
+        return;
+    if (interrupted)
+        scheduler->stopping = interrupted;
+    forget_suite_server(scheduler, suite);
+    drain_outputs(run);
+    struct tattle__slot_reading reading;
+    tattle__slot_read(run->slot, SLOT_BYTES, &reading);
+    suite->failure =
+        fixture_failure(scheduler, suite, "before_all", &reading, timed_out,
+                        timeout_ms, interrupted, result != 1);
+    tattle__slot_reading_release(&reading);
+    tattle__slot_reset(run->slot, SLOT_BYTES);
+}
+
+/* Runs after_all in `run`'s job slot (its test has finished and nothing of
+ * it is left) and ends the suite server; *failure says how it failed. */
+static void end_suite_server(struct tattle__scheduler *scheduler,
+                             struct suite_server *suite, struct running *run,
+                             long timeout_ms, char **failure)
+{
+    *failure = NULL;
+    tattle__slot_reset(run->slot, SLOT_BYTES);
+    int result = tattle__fork_server_end_suite(
+        suite->server, (unsigned)(run - scheduler->running));
+    bool timed_out = false;
+    int interrupted = 0;
+    if (result == 0)
+        result = wait_fixture(scheduler, suite, run, timeout_ms, false,
+                              &timed_out, &interrupted);
+    if (interrupted)
+        scheduler->stopping = interrupted;
+    /* It ends after reporting: wait for that, so its pipes are quiet. */
+    forget_suite_server(scheduler, suite);
+    for (int stream = 0; stream < 2; stream++)
+        drain_fixture_output(run, stream, false);
+    if (result != 0 && suite->suite->options.after_all) {
+        struct tattle__slot_reading reading;
+        tattle__slot_read(run->slot, SLOT_BYTES, &reading);
+        *failure =
+            fixture_failure(scheduler, suite, "after_all", &reading, timed_out,
+                            timeout_ms, interrupted, result != 1);
+        tattle__slot_reading_release(&reading);
+    }
+    tattle__slot_reset(run->slot, SLOT_BYTES);
+}
+
+/* A suite server died while its tests ran (a test killed it, or it
+ * crashed): they died with it (their parent-death signal). Each is
+ * reported with the error, and so is every later test of the suite. */
+static void suite_server_died(struct tattle__scheduler *scheduler,
+                              struct suite_server *suite)
+{
+    int index = (int)(suite - scheduler->suites);
+    /* Tests that ended before it did have their notices queued. */
+    struct tattle__exit_notice notice;
+    while (tattle__fork_server_read_notice(suite->server, &notice) == 1) {
+        if (notice.job >= scheduler->job_count)
+            continue;
+        struct running *run = &scheduler->running[notice.job];
+        if (!run->busy || run->reaped || run->pid != notice.pid ||
+            run->server != suite->server)
+            continue;
+        run->reaped = true;
+        run->wait_status = notice.status;
+        run->deadline_us = 0;
+        kill_leftovers(scheduler, run);
+    }
+    suite_server_status(scheduler, suite);
+    struct tattle__buffer how = {0};
+    if (suite->exited)
+        describe_status(&how, suite->exit_status);
+    else
+        tattle__buffer_printf(&how, "ended");
+    struct tattle__buffer text = {0};
+    tattle__buffer_printf(
+        &text,
+        "the suite server of '%s' (the process before_all ran in, pid %d) %s "
+        "while this test ran; the test was killed with it and after_all did "
+        "not run",
+        suite->suite->name, (int)suite->pid, how.data ? how.data : "");
+    char *while_running = tattle__buffer_take(&text);
+    tattle__buffer_printf(&text,
+                          "the suite server of '%s' (the process before_all "
+                          "ran in, pid %d) %s before this test could start",
+                          suite->suite->name, (int)suite->pid,
+                          how.data ? how.data : "");
+    suite->failure = tattle__buffer_take(&text);
+    tattle__buffer_release(&how);
+    for (unsigned i = 0; i < scheduler->job_count; i++) {
+        struct running *run = &scheduler->running[i];
+        if (!run->busy || run->suite != index || run->reaped)
+            continue;
+        run->reaped = true;
+        run->server_lost = true;
+        run->deadline_us = 0;
+        free(run->fixture_error);
+        run->fixture_error = tattle__strdup(while_running);
+        kill_leftovers(scheduler, run);
+    }
+    free(while_running);
+    forget_suite_server(scheduler, suite);
+}
+
 /* ---- starting and finishing ---- */
 
 static void finish(struct tattle__scheduler *scheduler, struct running *run)
 {
     drain_outputs(run);
     struct tattle__outcome outcome = {
-        .forked = true,
+        .forked = !run->server_lost && run->pid > 0,
         .wait_status = run->wait_status,
         .timed_out = run->timed_out,
         .interrupted_by = run->interrupted_by,
@@ -235,12 +595,30 @@ static void finish(struct tattle__scheduler *scheduler, struct running *run)
         tattle__trace_session_destroy(run->trace);
         run->trace = NULL;
     }
+    if (run->suite >= 0) {
+        /* The suite's last test: after_all, reported with this test. */
+        struct suite_server *suite = &scheduler->suites[run->suite];
+        suite->running--;
+        const struct tattle__schedule_callbacks *callbacks =
+            scheduler->callbacks;
+        if (suite->server && suite->running == 0 && !scheduler->stopping &&
+            !(callbacks->suite_pending &&
+              callbacks->suite_pending(callbacks->ctx, suite->suite,
+                                       &run->job)))
+            end_suite_server(scheduler, suite, run, run->job.timeout_ms,
+                             &run->after_all_error);
+    }
+    outcome.fixture_error = run->fixture_error;
+    outcome.after_all_error = run->after_all_error;
     run->busy = false;
     scheduler->running_count--;
     scheduler->callbacks->finished(scheduler->callbacks->ctx, &run->job,
                                    &outcome);
     tattle__slot_reading_release(&outcome.reading);
     tattle__stacks_release(&run->stacks);
+    free(run->fixture_error);
+    free(run->after_all_error);
+    run->fixture_error = run->after_all_error = NULL;
 }
 
 /* Finishes the test once it was reaped and nothing of it is left. */
@@ -308,6 +686,7 @@ static int start_next(struct tattle__scheduler *scheduler, struct running *run)
         .output_fds = {run->output_fds[0], run->output_fds[1]},
         .captures = {run->captures[0], run->captures[1]},
         .slot = run->slot,
+        .suite = -1,
     };
     tattle__slot_reset(run->slot, SLOT_BYTES);
     tattle__capture_reset(&run->captures[0]);
@@ -322,6 +701,32 @@ static int start_next(struct tattle__scheduler *scheduler, struct running *run)
         }
     }
     scheduler->callbacks->started(scheduler->callbacks->ctx, &run->job);
+    run->server = scheduler->server;
+    if (has_suite_fixture(job.entry->suite)) {
+        struct suite_server *suite = suite_of(scheduler, job.entry->suite);
+        run->suite = (int)(suite - scheduler->suites);
+        if (!suite->server && !suite->failure)
+            start_suite_server(scheduler, suite, run, job.timeout_ms);
+        if (suite->failure) {
+            /* The test cannot run: it is reported with the suite's error
+             * (and, first after a failed before_all, with its output). */
+            suite->running++;
+            run->busy = true;
+            scheduler->running_count++;
+            run->fixture_error = tattle__strdup(suite->failure);
+            run->started_us = tattle__now_us();
+            run->pid = 0;
+            run->reaped = true;
+            run->server_lost = true;
+            finish(scheduler, run);
+            return 0;
+        }
+        run->server = suite->server;
+        /* What before_all printed is not this test's output. */
+        tattle__capture_reset(&run->captures[0]);
+        tattle__capture_reset(&run->captures[1]);
+        tattle__slot_reset(run->slot, SLOT_BYTES);
+    }
     struct tattle__spawn_request request = {
         .job = (unsigned)(run - scheduler->running),
         .test = job.entry->test,
@@ -330,14 +735,39 @@ static int start_next(struct tattle__scheduler *scheduler, struct running *run)
         .arena_size = run->trace ? tattle__trace_session_size(run->trace) : 0,
     };
     run->started_us = tattle__now_us();
-    int error =
-        tattle__fork_server_spawn(scheduler->server, &request, &run->pid);
+    int error = tattle__fork_server_spawn(run->server, &request, &run->pid);
+    if (error != 0 && run->suite >= 0) {
+        /* The suite server died (before or while it was asked): reported
+         * on this test and the rest of the suite. */
+        struct suite_server *suite = &scheduler->suites[run->suite];
+        if (error != -EPIPE)
+            tattle__process_tree_kill(suite->pid, true, NULL);
+        run->pid = 0;
+        run->reaped = true;
+        run->server_lost = true;
+        suite_server_died(scheduler, suite);
+        struct tattle__buffer text = {0};
+        tattle__buffer_printf(&text,
+                              "the suite server of '%s' (the process "
+                              "before_all ran in, pid %d) ended while this "
+                              "test was being started (the test may have "
+                              "run and ended it); after_all did not run",
+                              suite->suite->name, (int)suite->pid);
+        run->fixture_error = tattle__buffer_take(&text);
+        suite->running++;
+        run->busy = true;
+        scheduler->running_count++;
+        finish(scheduler, run);
+        return 0;
+    }
     if (error != 0) {
         if (run->trace)
             tattle__trace_session_destroy(run->trace);
         run->trace = NULL;
         return error;
     }
+    if (run->suite >= 0)
+        scheduler->suites[run->suite].running++;
     run->deadline_us = job.timeout_ms > 0
                            ? run->started_us + (uint64_t)job.timeout_ms * 1000u
                            : 0;
@@ -363,24 +793,85 @@ static void stop_all(struct tattle__scheduler *scheduler, int interrupted_by)
     }
 }
 
-static void take_notices(struct tattle__scheduler *scheduler)
+/* Takes the exit notices of one server (the fork server or a suite
+ * server). Returns 0 or what reading them failed with. */
+static int take_server_notices(struct tattle__scheduler *scheduler,
+                               struct tattle__fork_server *server)
 {
     struct tattle__exit_notice notice;
     int got;
-    while ((got = tattle__fork_server_read_notice(scheduler->server,
-                                                  &notice)) == 1) {
+    while ((got = tattle__fork_server_read_notice(server, &notice)) == 1) {
+        if (notice.job == TATTLE__SUITE_SERVER_JOB) {
+            for (size_t i = 0; i < scheduler->suite_count; i++) {
+                struct suite_server *suite = &scheduler->suites[i];
+                if (suite->pid == notice.pid && !suite->exited) {
+                    suite->exited = true;
+                    suite->exit_status = notice.status;
+                }
+            }
+            continue;
+        }
         if (notice.job >= scheduler->job_count)
             continue;
         struct running *run = &scheduler->running[notice.job];
-        if (!run->busy || run->reaped || run->pid != notice.pid)
+        if (!run->busy || run->reaped || run->pid != notice.pid ||
+            run->server != server)
             continue;
         run->reaped = true;
         run->wait_status = notice.status;
         run->deadline_us = 0;
         kill_leftovers(scheduler, run);
     }
+    return got < 0 ? got : 0;
+}
+
+static void take_notices(struct tattle__scheduler *scheduler)
+{
+    int got = take_server_notices(scheduler, scheduler->server);
     if (got < 0 && !scheduler->stopping)
         scheduler->result = got;
+    for (size_t i = 0; i < scheduler->suite_count; i++) {
+        struct suite_server *suite = &scheduler->suites[i];
+        if (suite->server && take_server_notices(scheduler, suite->server) < 0)
+            suite_server_died(scheduler, suite);
+    }
+}
+
+/* A suite server that died outside its fixtures: a test killed it, or it
+ * crashed. */
+static void check_suite_servers(struct tattle__scheduler *scheduler)
+{
+    for (size_t i = 0; i < scheduler->suite_count; i++) {
+        struct suite_server *suite = &scheduler->suites[i];
+        if (!suite->server)
+            continue;
+        struct pollfd probe = {tattle__fork_server_pidfd(suite->server), POLLIN,
+                               0};
+        if (probe.fd >= 0 && poll(&probe, 1, 0) == 1)
+            suite_server_died(scheduler, suite);
+    }
+}
+
+/* Ends the suite servers still running when the run is over: after_all
+ * runs (in job slot 0) unless the run was stopped; the test its failure
+ * belongs with was already reported, so it goes to stderr. */
+static void end_suite_servers(struct tattle__scheduler *scheduler)
+{
+    for (size_t i = 0; i < scheduler->suite_count; i++) {
+        struct suite_server *suite = &scheduler->suites[i];
+        if (!suite->server)
+            continue;
+        if (scheduler->stopping || scheduler->result < 0) {
+            tattle__process_tree_kill(suite->pid, true, NULL);
+            forget_suite_server(scheduler, suite);
+            continue;
+        }
+        char *failure = NULL;
+        end_suite_server(scheduler, suite, &scheduler->running[0], 0, &failure);
+        if (failure)
+            fprintf(stderr, "tattle: %s\n", failure);
+        free(failure);
+    }
 }
 
 /* The fork server died under the running tests (they die with it: their
@@ -413,7 +904,7 @@ static int loop_forked(struct tattle__scheduler *scheduler)
     /* One block for the poll array and its owners: every page the runner
      * writes per test used to cost a page fault after each fork; it still
      * keeps the loop compact. */
-    size_t room = jobs * 4 + 4;
+    size_t room = jobs * 4 + 4 + 2 * TATTLE__SUITE_SERVERS_MAX;
     struct pollfd *fds = tattle__calloc(room, sizeof *fds);
     struct running **owners = tattle__calloc(room, sizeof *owners);
     int *roles = tattle__calloc(room, sizeof *roles);
@@ -437,6 +928,9 @@ static int loop_forked(struct tattle__scheduler *scheduler)
                         strerror(-error));
                 scheduler->result = error;
                 stop_all(scheduler, -1);
+            } else if (!scheduler->running[i].busy) {
+                i--; /* reported without running (its suite's fixture
+                        failed): the slot takes the next test */
             }
         }
         if (scheduler->running_count == 0)
@@ -444,6 +938,7 @@ static int loop_forked(struct tattle__scheduler *scheduler)
 
         size_t count = 0;
         uint64_t nearest = 0;
+        bool has_queued_notice = false;
         fds[count] = (struct pollfd){scheduler->signal_fd, POLLIN, 0};
         roles[count++] = ROLE_SIGNAL;
         fds[count] = (struct pollfd){tattle__fork_server_fd(scheduler->server),
@@ -452,6 +947,20 @@ static int loop_forked(struct tattle__scheduler *scheduler)
         fds[count] = (struct pollfd){
             tattle__fork_server_pidfd(scheduler->server), POLLIN, 0};
         roles[count++] = ROLE_SERVER_DEATH;
+        /* Suite servers: their notices, and their deaths. */
+        for (size_t i = 0; i < scheduler->suite_count; i++) {
+            struct tattle__fork_server *server = scheduler->suites[i].server;
+            if (!server)
+                continue;
+            fds[count] =
+                (struct pollfd){tattle__fork_server_fd(server), POLLIN, 0};
+            roles[count++] = ROLE_SERVER;
+            fds[count] =
+                (struct pollfd){tattle__fork_server_pidfd(server), POLLIN, 0};
+            roles[count++] = ROLE_SERVER;
+            if (tattle__fork_server_has_notice(server))
+                has_queued_notice = true;
+        }
         for (unsigned i = 0; i < jobs; i++) {
             struct running *run = &scheduler->running[i];
             if (!run->busy)
@@ -482,7 +991,8 @@ static int loop_forked(struct tattle__scheduler *scheduler)
             uint64_t now = tattle__now_us();
             wait_ms = nearest > now ? (int)((nearest - now + 999) / 1000) : 0;
         }
-        if (tattle__fork_server_has_notice(scheduler->server))
+        if (tattle__fork_server_has_notice(scheduler->server) ||
+            has_queued_notice)
             wait_ms = 0;
         int ready = poll(fds, (nfds_t)count, wait_ms);
         if (ready < 0 && errno != EINTR) {
@@ -510,6 +1020,7 @@ static int loop_forked(struct tattle__scheduler *scheduler)
             }
         }
         take_notices(scheduler);
+        check_suite_servers(scheduler);
         for (unsigned i = 0; i < jobs; i++)
             finish_when_gone(scheduler, &scheduler->running[i]);
         uint64_t now = tattle__now_us();
@@ -523,6 +1034,7 @@ static int loop_forked(struct tattle__scheduler *scheduler)
         }
     }
 done:
+    end_suite_servers(scheduler);
     free(fds);
     free(owners);
     free(roles);
@@ -541,6 +1053,29 @@ static void note_interrupt(int signal_number)
     in_process_interrupted = 1;
 }
 
+/* --no-fork: a suite fixture in this process, recording into job 0's
+ * slot. Returns its failure, or NULL. */
+static char *run_fixture_in_process(struct tattle__scheduler *scheduler,
+                                    struct suite_server *suite,
+                                    const char *fixture, void (*fn)(void),
+                                    enum tattle__phase phase)
+{
+    struct running *run = &scheduler->running[0];
+    if (!fn)
+        return NULL;
+    tattle__slot_reset(run->slot, SLOT_BYTES);
+    char *failure = NULL;
+    if (!tattle__child_run_suite_fixture(fn, phase, run->slot)) {
+        struct tattle__slot_reading reading;
+        tattle__slot_read(run->slot, SLOT_BYTES, &reading);
+        failure = fixture_failure(scheduler, suite, fixture, &reading, false, 0,
+                                  0, false);
+        tattle__slot_reading_release(&reading);
+    }
+    tattle__slot_reset(run->slot, SLOT_BYTES);
+    return failure;
+}
+
 /* --no-fork: every test in this process, one after the other. The stop
  * signals only set a flag, checked between tests. */
 static int loop_in_process(struct tattle__scheduler *scheduler)
@@ -553,6 +1088,26 @@ static int loop_in_process(struct tattle__scheduler *scheduler)
         run->job = job;
         tattle__slot_reset(run->slot, SLOT_BYTES);
         scheduler->callbacks->started(scheduler->callbacks->ctx, &run->job);
+        struct suite_server *suite = NULL;
+        if (has_suite_fixture(job.entry->suite)) {
+            suite = suite_of(scheduler, job.entry->suite);
+            if (!suite->pid && !suite->failure)
+                suite->failure = run_fixture_in_process(
+                    scheduler, suite, "before_all",
+                    suite->suite->options.before_all, TATTLE__PHASE_SETUP);
+            suite->pid = getpid(); /* before_all ran in this process */
+        }
+        if (suite && suite->failure) {
+            struct tattle__outcome failed = {.started_us = tattle__now_us(),
+                                             .fixture_error = suite->failure};
+            tattle__slot_read(run->slot, SLOT_BYTES, &failed.reading);
+            scheduler->callbacks->finished(scheduler->callbacks->ctx, &run->job,
+                                           &failed);
+            tattle__slot_reading_release(&failed.reading);
+            if (in_process_interrupted)
+                return 1;
+            continue;
+        }
         struct tattle__outcome outcome = {.started_us = tattle__now_us()};
         /* The same trace life cycle as a forked test, in this process; a
          * thread the test leaves running must not record after it. */
@@ -585,9 +1140,23 @@ static int loop_in_process(struct tattle__scheduler *scheduler)
             outcome.trace_corruption = tattle__trace_session_corruption(trace);
             tattle__trace_session_destroy(trace);
         }
+        char *after_all_error = NULL;
+        const struct tattle__schedule_callbacks *callbacks =
+            scheduler->callbacks;
+        if (suite && !(callbacks->suite_pending &&
+                       callbacks->suite_pending(callbacks->ctx, suite->suite,
+                                                &run->job))) {
+            tattle__slot_reset(run->slot, SLOT_BYTES);
+            after_all_error = run_fixture_in_process(
+                scheduler, suite, "after_all", suite->suite->options.after_all,
+                TATTLE__PHASE_TEARDOWN);
+            suite->pid = 0; /* a later run of the suite starts it again */
+            outcome.after_all_error = after_all_error;
+        }
         scheduler->callbacks->finished(scheduler->callbacks->ctx, &run->job,
                                        &outcome);
         tattle__slot_reading_release(&outcome.reading);
+        free(after_all_error);
         if (in_process_interrupted)
             return 1;
     }
@@ -747,6 +1316,12 @@ void tattle__scheduler_destroy(struct tattle__scheduler *scheduler)
         if (scheduler->write_fds[i] >= 0)
             close(scheduler->write_fds[i]);
     free(scheduler->write_fds);
+    for (size_t i = 0; i < scheduler->suite_count; i++) {
+        if (scheduler->suites[i].server)
+            tattle__fork_server_stop(scheduler->suites[i].server);
+        free(scheduler->suites[i].failure);
+    }
+    free(scheduler->suites);
     free(scheduler->running);
     free(scheduler);
 }

@@ -12,6 +12,17 @@
  * SIGTERM, SIGHUP, SIGQUIT, SIGUSR1 and SIGUSR2 arrive through a
  * signalfd: running tests are killed and the schedule ends early, marked
  * interrupted.
+ *
+ * A suite with before_all or after_all runs its tests from a suite server
+ * (runner/fork_server.h), started at the suite's first test: the runner
+ * waits for before_all (bounded by that test's timeout), draining its
+ * output, and routes every test of the suite to that server, under -j N
+ * too. When the suite's last test has finished and the caller has no more
+ * of its tests to run, after_all runs (in the job slot that test used)
+ * before that test is reported, and a failure of it is reported on that
+ * test. A failed before_all, or a suite server that died, fails every test
+ * of the suite with an error naming the fixture. With --no-fork both run
+ * in the runner's process.
  */
 #ifndef TATTLE_RUNNER_SCHEDULER_H
 #define TATTLE_RUNNER_SCHEDULER_H
@@ -58,6 +69,10 @@ struct tattle__outcome {
     /* A timed-out test's stacks (NULL when none were taken); the callback
      * may take its threads over. */
     struct tattle__stacks *stacks;
+    const char *fixture_error;    /* non-NULL: the suite's before_all failed
+                                     or its suite server died: why */
+    const char *after_all_error;  /* non-NULL: the suite's after_all, run
+                                     after this test, failed: how */
 };
 
 struct tattle__schedule_callbacks {
@@ -66,6 +81,10 @@ struct tattle__schedule_callbacks {
     void (*started)(void *ctx, const struct tattle__job *job);
     void (*finished)(void *ctx, const struct tattle__job *job,
                      struct tattle__outcome *outcome);
+    /* Whether another run of a test of `suite` may still come from `next`
+     * after `finishing` (NULL: none will). */
+    bool (*suite_pending)(void *ctx, const struct tattle_suite *suite,
+                          const struct tattle__job *finishing);
     void *ctx;
 };
 

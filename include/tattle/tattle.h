@@ -179,6 +179,13 @@ struct tattle_suite_options {
      * signatures are a test's (tattle_suite_fixture() reads the pointer). */
     TATTLE__FIXTURE_OPTION(setup)
     TATTLE__FIXTURE_OPTION(teardown)
+    /* Run once per suite, in the process the suite's tests are forked
+     * from: each test starts from its own copy of what before_all left
+     * (memory and descriptors; not threads). after_all runs there after
+     * the suite's last test. A failing before_all fails every test of the
+     * suite with an error naming it. */
+    tattle_fixture_fn before_all TATTLE__DEFAULT(0);
+    tattle_fixture_fn after_all TATTLE__DEFAULT(0);
 };
 
 /** One registered test. Instances are static and const, created by

@@ -225,6 +225,20 @@ void tattle__child_run(const struct tattle_test *test,
     current_slot = NULL;
 }
 
+bool tattle__child_run_suite_fixture(void (*fn)(void), enum tattle__phase phase,
+                                     struct tattle__slot *slot)
+{
+    current_slot = slot;
+    test_thread = pthread_self();
+    test_process = getpid();
+    on_exit_count = 0;
+    bool completed = run_phase(phase, body_call(fn));
+    atomic_store(&slot->phase, TATTLE__PHASE_DONE);
+    current_slot = NULL;
+    return completed && atomic_load(&slot->reserved) == 0 &&
+           atomic_load(&slot->failures_dropped) == 0;
+}
+
 /* ---- the forked test process ---- */
 
 static bool traced;

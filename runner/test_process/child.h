@@ -61,6 +61,12 @@ void tattle__child_run(const struct tattle_test *test,
                        const struct tattle_suite *suite,
                        struct tattle__slot *slot, bool forked);
 
+/** Runs a suite's before_all or after_all (`phase`: setup or teardown) in
+ * the calling process, recording into `slot`. Returns whether it finished
+ * without a failure recorded. */
+bool tattle__child_run_suite_fixture(void (*fn)(void), enum tattle__phase phase,
+                                     struct tattle__slot *slot);
+
 /** The crash handler's last step in a test process (async-signal-safe):
  * lets the flight recorder finish. */
 void tattle__child_on_crash(void);

@@ -1,0 +1,221 @@
+/*
+ * fixture_suites.c — suites with before_all and after_all, for
+ * test_suites.py: state before_all leaves that every test sees (each in
+ * its own copy), evidence files that show how often and in which process
+ * each fixture ran, before_all failing by assertion, crash, exit and
+ * timeout, after_all running after a crash and failing itself, and a
+ * hostile test that kills the process its suite's tests are forked from.
+ * Evidence files go to the working directory the driver gives each run.
+ */
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <tattle/tattle.h>
+
+static void note(const char *file, const char *what)
+{
+    FILE *out = fopen(file, "a");
+    if (!out)
+        abort();
+    fprintf(out, "%s %d\n", what, (int)getpid());
+    fclose(out);
+}
+
+/* ---- ready: state set once, seen by every test ---- */
+
+static int ready_value;
+static char *ready_corpus; /* heap memory before_all filled */
+
+static void ready_before_all(void)
+{
+    ready_value = 42;
+    ready_corpus = malloc(1 << 20);
+    if (!ready_corpus)
+        abort();
+    memset(ready_corpus, 'x', 1 << 20);
+    note("ready_before_all.log", "before_all");
+}
+
+static void ready_after_all(void)
+{
+    /* Tests changed their own copies only. */
+    note("ready_after_all.log", ready_value == 42 && ready_corpus[0] == 'x'
+                                    ? "after_all-intact"
+                                    : "after_all-changed");
+}
+
+SUITE(ready, .before_all = ready_before_all, .after_all = ready_after_all);
+
+#define READY_TEST(name)                                                       \
+    TEST(ready, name)                                                          \
+    {                                                                          \
+        note("ready_parents.log", "test");                                     \
+        FILE *out = fopen("ready_parents.log", "a");                           \
+        ASSERT_NOT_NULL(out);                                                  \
+        fprintf(out, "parent %d\n", (int)getppid());                           \
+        fclose(out);                                                           \
+        ASSERT_EQ(ready_value, 42);                                            \
+        ASSERT_EQ(ready_corpus[(1 << 20) - 1], 'x');                           \
+    }
+READY_TEST(sees_state_1)
+READY_TEST(sees_state_2)
+READY_TEST(sees_state_3)
+READY_TEST(sees_state_4)
+READY_TEST(sees_state_5)
+READY_TEST(sees_state_6)
+
+/* Changes its copy; the tests after it (and after_all) still see 42. */
+TEST(ready, changes_its_own_copy)
+{
+    ready_value = 7;
+    ready_corpus[0] = 'y';
+    ASSERT_EQ(ready_value, 7);
+}
+
+TEST(ready, sees_state_after_a_change)
+{
+    ASSERT_EQ(ready_value, 42);
+    ASSERT_EQ(ready_corpus[0], 'x');
+}
+
+/* ---- crashing: after_all runs after a test crashed ---- */
+
+static void crashing_after_all(void)
+{
+    note("crashing_after_all.log", "after_all");
+}
+
+SUITE(crashing, .before_all = NULL, .after_all = crashing_after_all);
+
+TEST(crashing, passes)
+{
+    ASSERT(1);
+}
+
+TEST(crashing, segfaults)
+{
+    raise(SIGSEGV);
+}
+
+/* ---- before_all failing: assertion, crash, exit, timeout ---- */
+
+static void asserting_before_all(void)
+{
+    note("asserting_before_all.log", "before_all");
+    int connections = 0;
+    ASSERT_EQ(connections, 3);
+}
+
+SUITE(asserting, .before_all = asserting_before_all);
+
+TEST(asserting, first)
+{
+    note("asserting_ran.log", "test");
+}
+
+TEST(asserting, second)
+{
+    note("asserting_ran.log", "test");
+}
+
+TEST(asserting, third)
+{
+    note("asserting_ran.log", "test");
+}
+
+static void crashing_before_all(void)
+{
+    raise(SIGABRT);
+}
+
+SUITE(aborting, .before_all = crashing_before_all);
+
+TEST(aborting, first)
+{
+    note("aborting_ran.log", "test");
+}
+
+TEST(aborting, second)
+{
+    note("aborting_ran.log", "test");
+}
+
+static void exiting_before_all(void)
+{
+    exit(3);
+}
+
+SUITE(exiting, .before_all = exiting_before_all);
+
+TEST(exiting, first)
+{
+    ASSERT(1);
+}
+
+static void hanging_before_all(void)
+{
+    note("hanging_before_all.log", "before_all");
+    for (;;)
+        pause();
+}
+
+SUITE(hanging, .before_all = hanging_before_all);
+
+TEST(hanging, first, .timeout_ms = 300)
+{
+    ASSERT(1);
+}
+
+TEST(hanging, second)
+{
+    ASSERT(1);
+}
+
+/* ---- after_all failing ---- */
+
+static void failing_after_all(void)
+{
+    int leaked = 2;
+    EXPECT_EQ(leaked, 0);
+}
+
+SUITE(leaky, .after_all = failing_after_all);
+
+TEST(leaky, first)
+{
+    ASSERT(1);
+}
+
+TEST(leaky, last)
+{
+    ASSERT(1);
+}
+
+/* ---- hostile: a test kills its suite server ---- */
+
+static void hostile_before_all(void)
+{
+    note("hostile_before_all.log", "before_all");
+}
+
+SUITE(hostile, .before_all = hostile_before_all);
+
+TEST(hostile, a_runs_first)
+{
+    ASSERT(1);
+}
+
+TEST(hostile, b_kills_its_parent)
+{
+    kill(getppid(), SIGKILL);
+    for (;;)
+        pause(); /* its parent-death signal ends it */
+}
+
+TEST(hostile, c_runs_after)
+{
+    note("hostile_after.log", "test");
+}

@@ -1,0 +1,231 @@
+#!/usr/bin/env python3
+"""Tests of suite fixtures paid once: SUITE(.before_all, .after_all). Runs
+suites_fixture (fixture_suites.c) through the real runner, in a fresh
+working directory each run, and checks each test's state and failures in
+its JSON report (validated against schemas/) and the evidence files the
+fixtures and tests write (which process ran what, how often).
+
+    test_suites.py --list
+    test_suites.py CASE --fixture PATH
+
+Each CASE is one behaviour (one CTest test). Exits 0 when every check of
+the case held, 1 otherwise, printing each broken check.
+"""
+import argparse
+import json
+import os
+import subprocess
+import sys
+
+SOURCE_DIR = os.environ.get(
+    "TATTLE_SOURCE_DIR",
+    os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
+sys.path.insert(0, os.path.join(SOURCE_DIR, "tests", "tools"))
+import driver  # noqa: E402
+import validate_json  # noqa: E402
+
+CASES = driver.Cases()
+
+RUNNER_VARIABLES = ("TATTLE_TIMEOUT_MULTIPLIER", "TATTLE_CONFIG", "NO_COLOR",
+                    "GTEST_TOTAL_SHARDS", "GTEST_SHARD_INDEX",
+                    "TEST_TOTAL_SHARDS", "TEST_SHARD_INDEX",
+                    "TESTBRIDGE_TEST_ONLY", "XML_OUTPUT_FILE")
+
+
+class Case(driver.Checks):
+    def __init__(self, fixture):
+        super().__init__("tattle-suites-")
+        self.fixture = fixture
+        self.cwd = None
+
+    def run(self, *args):
+        """Runs the fixture with the given arguments and a JSON report in a
+        new directory; returns (exit status, {id: result})."""
+        self.cwd = self.new_dir()
+        env = {k: v for k, v in os.environ.items() if k not in RUNNER_VARIABLES}
+        report = os.path.join(self.cwd, "report.json")
+        done = subprocess.run([self.fixture, "--json", report, "--timeout", "20000"]
+                              + list(args), cwd=self.cwd, env=env,
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                              timeout=120 * driver.wait_scale())
+        self.require(os.path.exists(report),
+                     "no report; stderr: %r" % done.stderr[-2000:])
+        with open(report, encoding="utf-8") as f:
+            document = json.load(f)
+        problems = validate_json.check_report(document, complete=True)
+        self.expect(not problems, "the report fails the schema: %s" % problems)
+        tests = {t["id"]: t for t in document["tests"]}
+        return done.returncode, tests
+
+    def lines(self, name):
+        """The lines of an evidence file of the last run ([] when absent)."""
+        path = os.path.join(self.cwd, name)
+        if not os.path.exists(path):
+            return []
+        with open(path, encoding="utf-8") as f:
+            return f.read().split("\n")[:-1]
+
+    def state(self, tests, test_id, state):
+        self.require(test_id in tests, "%s is not in the report" % test_id)
+        return self.expect_eq(tests[test_id]["state"], state, test_id + " state")
+
+    def error(self, tests, test_id, *words):
+        """The test failed with an error failure whose message holds every
+        word."""
+        self.state(tests, test_id, "failed")
+        failures = tests[test_id]["failures"]
+        errors = [f for f in failures if f["kind"] == "error"]
+        self.require(errors, "%s: no error failure in %r" % (test_id, failures))
+        message = errors[0]["message"]
+        for word in words:
+            self.expect(word in message, "%s: %r not in %r" % (test_id, word, message))
+        return errors[0]
+
+
+READY = ["ready/sees_state_%d" % i for i in range(1, 7)]
+
+
+@CASES("api_suites_state_seen_once_j2")
+def state_seen_once(c):
+    """Under -j2, before_all runs once, in the process every test of the
+    suite is forked from; every test sees the state it set (a global and
+    heap memory), a test's change stays in its own copy, and after_all runs
+    once, in that same process, seeing the state unchanged."""
+    status, tests = c.run("-j", "2", "ready/*")
+    c.expect_eq(status, 0, "exit status")
+    for test_id in READY + ["ready/changes_its_own_copy",
+                            "ready/sees_state_after_a_change"]:
+        c.state(tests, test_id, "passed")
+    before = c.lines("ready_before_all.log")
+    c.require(len(before) == 1, "before_all ran %d times: %r" % (len(before), before))
+    server = before[0].split()[1]
+    parents = [line.split()[1] for line in c.lines("ready_parents.log")
+               if line.startswith("parent ")]
+    c.expect_eq(len(parents), len(READY), "tests that noted their parent")
+    c.expect(all(p == server for p in parents),
+             "a test's parent is not the before_all process %s: %r" % (server, parents))
+    tests_ran = [line.split()[1] for line in c.lines("ready_parents.log")
+                 if line.startswith("test ")]
+    c.expect(server not in tests_ran, "a test ran in the before_all process")
+    after = c.lines("ready_after_all.log")
+    c.expect_eq(after, ["after_all-intact " + server], "after_all evidence")
+
+
+@CASES("api_suites_after_all_after_crash")
+def after_all_after_crash(c):
+    """after_all runs after the suite's last test even when a test of it
+    crashed; the crash is the test's own result."""
+    status, tests = c.run("crashing/*")
+    c.expect(status != 0, "exit status is 0 with a crashed test")
+    c.state(tests, "crashing/passes", "passed")
+    c.state(tests, "crashing/segfaults", "failed")
+    kinds = [f["kind"] for f in tests["crashing/segfaults"]["failures"]]
+    c.expect_eq(kinds, ["crash"], "the crashed test's failures")
+    c.expect_eq(len(c.lines("crashing_after_all.log")), 1, "after_all runs")
+
+
+@CASES("api_suites_before_all_assertion")
+def before_all_assertion(c):
+    """A before_all whose assertion fails fails every test of the suite
+    with an error naming the fixture and the failed assertion; no test
+    body runs and the run's exit status is non-zero."""
+    status, tests = c.run("asserting/*")
+    c.expect_eq(status, 1, "exit status")
+    for name in ("first", "second", "third"):
+        c.error(tests, "asserting/" + name, "before_all of suite 'asserting' failed",
+                "connections", "fixture_suites.c")
+    c.expect_eq(len(c.lines("asserting_before_all.log")), 1, "before_all runs once")
+    c.expect_eq(c.lines("asserting_ran.log"), [], "no test body runs")
+
+
+@CASES("api_suites_before_all_crash_exit")
+def before_all_crash_exit(c):
+    """A before_all that crashes or exits fails every test of its suite
+    with an error saying how its process ended; other suites in the run
+    are unaffected."""
+    status, tests = c.run("aborting/*", "exiting/*", "ready/sees_state_1")
+    c.expect_eq(status, 1, "exit status")
+    for name in ("first", "second"):
+        c.error(tests, "aborting/" + name, "before_all of suite 'aborting' failed",
+                "SIGABRT")
+    c.expect_eq(c.lines("aborting_ran.log"), [], "no test body runs")
+    c.error(tests, "exiting/first", "before_all of suite 'exiting' failed",
+            "exited with status 3")
+    c.state(tests, "ready/sees_state_1", "passed")
+
+
+@CASES("api_suites_before_all_timeout")
+def before_all_timeout(c):
+    """A before_all that does not finish is stopped at the timeout of the
+    test that started it, and its suite's tests fail with the error."""
+    status, tests = c.run("hanging/*")
+    c.expect_eq(status, 1, "exit status")
+    for name in ("first", "second"):
+        c.error(tests, "hanging/" + name, "before_all of suite 'hanging' failed",
+                "did not finish within 300 ms")
+    c.expect_eq(len(c.lines("hanging_before_all.log")), 1, "before_all started")
+
+
+@CASES("api_suites_after_all_failure")
+def after_all_failure(c):
+    """A failing after_all is reported as an error on the suite's last test
+    to finish, naming the fixture and its failure."""
+    status, tests = c.run("leaky/*")
+    c.expect_eq(status, 1, "exit status")
+    c.state(tests, "leaky/first", "passed")
+    c.error(tests, "leaky/last", "after_all of suite 'leaky' failed", "leaked")
+
+
+@CASES("api_suites_hostile_kills_server")
+def hostile_kills_server(c):
+    """A test that kills the process its suite's tests are forked from is
+    reported with an error saying so, the suite's later tests are reported
+    as not run for it (error), and another suite in the same run, before
+    and after, passes."""
+    status, tests = c.run("hostile/*", "ready/*")
+    c.expect_eq(status, 1, "exit status")
+    c.state(tests, "hostile/a_runs_first", "passed")
+    # It may kill the server before the server said it started: then the
+    # error says the server ended while the test was being started.
+    c.error(tests, "hostile/b_kills_its_parent", "suite server of 'hostile'",
+            "while this test")
+    c.error(tests, "hostile/c_runs_after", "suite server of 'hostile'",
+            "before this test could start")
+    c.expect_eq(c.lines("hostile_after.log"), [], "no later test body runs")
+    for test_id in READY:
+        c.state(tests, test_id, "passed")
+
+
+@CASES("api_suites_no_fork")
+def no_fork(c):
+    """With --no-fork, before_all runs once in the runner's process before
+    the suite's tests and after_all after them; a failing before_all still
+    fails its tests with the error."""
+    status, tests = c.run("--no-fork", "ready/sees_state_*", "asserting/*")
+    c.expect_eq(status, 1, "exit status")
+    for test_id in READY:
+        c.state(tests, test_id, "passed")
+    before = c.lines("ready_before_all.log")
+    c.require(len(before) == 1, "before_all ran %d times" % len(before))
+    runner = before[0].split()[1]
+    tests_ran = {line.split()[1] for line in c.lines("ready_parents.log")
+                 if line.startswith("test ")}
+    c.expect_eq(tests_ran, {runner}, "tests ran in before_all's process")
+    c.expect_eq(c.lines("ready_after_all.log"), ["after_all-intact " + runner],
+                "after_all evidence")
+    for name in ("first", "second", "third"):
+        c.error(tests, "asserting/" + name, "before_all of suite 'asserting' failed")
+
+
+def main():
+    CASES.list_if_asked()
+    parser = argparse.ArgumentParser()
+    parser.add_argument("case", choices=sorted(CASES))
+    parser.add_argument("--fixture", required=True)
+    args = parser.parse_args()
+    return driver.run_case(CASES[args.case], Case(os.path.abspath(args.fixture)),
+                           args.case)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
