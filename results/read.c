@@ -243,6 +243,9 @@ static const cJSON *find_member(struct build *build, const cJSON *object,
     return item;
 }
 
+/* Each getter writes *out on every path (NULL on failure), so callers'
+ * locals are never read uninitialised, as optimised builds check. */
+
 static const cJSON *member(struct build *build, const cJSON *object,
                            const char *key, const struct where *where)
 {
@@ -258,14 +261,13 @@ static bool get_object(struct build *build, const cJSON *object,
                        const char *key, const struct where *where,
                        bool nullable, const cJSON **out)
 {
+    *out = NULL;
     const cJSON *item = member(build, object, key, where);
     if (!item)
         return false;
     struct where here = {where, key, 0};
-    if (nullable && cJSON_IsNull(item)) {
-        *out = NULL;
+    if (nullable && cJSON_IsNull(item))
         return true;
-    }
     if (!cJSON_IsObject(item))
         return fail_in(build, &here, "expected an object%s, found %s",
                        nullable ? " or null" : "", describe(item));
@@ -276,6 +278,7 @@ static bool get_object(struct build *build, const cJSON *object,
 static bool get_array(struct build *build, const cJSON *object, const char *key,
                       const struct where *where, const cJSON **out)
 {
+    *out = NULL;
     const cJSON *item = member(build, object, key, where);
     if (!item)
         return false;
@@ -291,10 +294,9 @@ static bool get_array(struct build *build, const cJSON *object, const char *key,
 static bool text_of(struct build *build, const cJSON *item,
                     const struct where *where, bool nullable, const char **out)
 {
-    if (nullable && cJSON_IsNull(item)) {
-        *out = NULL;
+    *out = NULL;
+    if (nullable && cJSON_IsNull(item))
         return true;
-    }
     if (!cJSON_IsString(item) || !item->valuestring)
         return fail_in(build, where, "expected a string%s, found %s",
                        nullable ? " or null" : "", describe(item));

@@ -3,21 +3,35 @@
  *
  * In one process (so fork copies the same address space each time) it
  * measures: a bare fork+pipe+waitpid loop (the baseline: the least any
- * fork-per-test runner must do), then tattle_main() running the 10,000
- * generated trivial tests fork-per-test at -j1 and -j2, and in-process
- * (--no-fork). It prints tests per second and the ratio of each
- * fork-per-test run to the baseline. Targets (SPEC section 9): -j1 within
- * 1.25x of the bare loop; in-process >= 200,000 tests per second.
+ * fork-per-test runner must do), the same loop keeping two children in
+ * flight (the baseline of -j2), then tattle_main() running the 10,000
+ * generated trivial tests fork-per-test at -j1 and -j2, at -j1 with the
+ * JSON, JSON Lines and JUnit reports written (against the same run without
+ * them, measured alternately), and in-process (--no-fork). For each it
+ * prints the time and the minor page faults per test (getrusage, the
+ * process and every child it reaped: the fork server and, through it, the
+ * tests) and the ratio to its baseline. Targets (SPEC section 9): -j1
+ * within 1.25x of the bare loop, -j2 within 1.2x of the bare loop with two
+ * in flight, reports within 1.05x of none, in-process >= 200,000 tests per
+ * second. Usage: runner_bench [SHARDS] runs one shard of SHARDS (a
+ * quicker, noisier figure; the baselines then run as many tests).
  */
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include <tattle/tattle.h>
+
+/* One measured run: seconds and minor page faults, both per test. */
+struct cost {
+    double seconds;
+    double faults;
+};
 
 static double now_seconds(void)
 {
@@ -26,42 +40,101 @@ static double now_seconds(void)
     return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
 }
 
-/* The baseline: what a fork-per-test runner does at the least. */
-static double bare_fork_loop(int count)
+/* Minor page faults of this process and of every child it has reaped. */
+static long minor_faults(void)
 {
-    double start = now_seconds();
-    for (int i = 0; i < count; i++) {
-        int fds[2];
-        if (pipe(fds) != 0)
-            abort();
-        pid_t pid = fork();
-        if (pid == 0) {
-            close(fds[0]);
-            _exit(0);
-        }
-        close(fds[1]);
-        char buffer[256];
-        while (read(fds[0], buffer, sizeof buffer) > 0)
-            ;
+    struct rusage self, children;
+    getrusage(RUSAGE_SELF, &self);
+    getrusage(RUSAGE_CHILDREN, &children);
+    return self.ru_minflt + children.ru_minflt;
+}
+
+struct meter {
+    double start;
+    long faults;
+};
+
+static struct meter meter_start(void)
+{
+    return (struct meter){now_seconds(), minor_faults()};
+}
+
+static struct cost meter_stop(struct meter meter, int count)
+{
+    return (struct cost){(now_seconds() - meter.start) / count,
+                         (double)(minor_faults() - meter.faults) / count};
+}
+
+static pid_t start_bare_child(int *read_end)
+{
+    int fds[2];
+    if (pipe(fds) != 0)
+        abort();
+    pid_t pid = fork();
+    if (pid < 0)
+        abort();
+    if (pid == 0) {
         close(fds[0]);
-        waitpid(pid, NULL, 0);
+        _exit(0);
     }
-    return now_seconds() - start;
+    close(fds[1]);
+    *read_end = fds[0];
+    return pid;
+}
+
+static void finish_bare_child(pid_t pid, int read_end)
+{
+    char buffer[256];
+    while (read(read_end, buffer, sizeof buffer) > 0)
+        ;
+    close(read_end);
+    waitpid(pid, NULL, 0);
+}
+
+/* The baseline: what a fork-per-test runner does at the least, with
+ * `in_flight` children running at once (1 or 2). */
+static struct cost bare_fork_loop(int count, int in_flight)
+{
+    struct meter meter = meter_start();
+    pid_t pids[2];
+    int fds[2];
+    int started = 0;
+    for (; started < in_flight && started < count; started++)
+        pids[started] = start_bare_child(&fds[started]);
+    for (int done = 0; done < count; done++) {
+        int slot = done % in_flight;
+        finish_bare_child(pids[slot], fds[slot]);
+        if (started < count) {
+            pids[slot] = start_bare_child(&fds[slot]);
+            started++;
+        }
+    }
+    return meter_stop(meter, count);
 }
 
 /* Runs tattle_main with stdout/stderr sent to /dev/null. */
-static double run_tattle(const char *jobs, int no_fork)
+static struct cost run_tattle(int count, const char *shard, const char *jobs,
+                              int no_fork, int reports)
 {
-    char *argv[8];
+    char *argv[16];
     int argc = 0;
     argv[argc++] = "runner_bench";
     argv[argc++] = "--quiet";
     argv[argc++] = "--color=never";
+    if (shard) {
+        argv[argc++] = "--shard";
+        argv[argc++] = (char *)shard;
+    }
     if (no_fork) {
         argv[argc++] = "--no-fork";
     } else {
         argv[argc++] = "-j";
         argv[argc++] = (char *)jobs;
+    }
+    if (reports) {
+        argv[argc++] = "--json=report.json";
+        argv[argc++] = "--jsonl=events.jsonl";
+        argv[argc++] = "--junit=report.xml";
     }
     argv[argc] = NULL;
     fflush(stdout);
@@ -70,9 +143,9 @@ static double run_tattle(const char *jobs, int no_fork)
     int null_fd = open("/dev/null", O_WRONLY);
     dup2(null_fd, 1);
     dup2(null_fd, 2);
-    double start = now_seconds();
+    struct meter meter = meter_start();
     int status = tattle_main(argc, argv);
-    double elapsed = now_seconds() - start;
+    struct cost cost = meter_stop(meter, count);
     fflush(stdout);
     fflush(stderr);
     dup2(saved_out, 1);
@@ -84,37 +157,74 @@ static double run_tattle(const char *jobs, int no_fork)
         fprintf(stderr, "runner_bench: tattle_main exited %d\n", status);
         exit(1);
     }
-    return elapsed;
+    return cost;
 }
 
-int main(void)
+/* The cheaper of two measurements: a noisy neighbour inflates it less. */
+static struct cost best(struct cost a, struct cost b)
 {
+    return a.seconds <= b.seconds ? a : b;
+}
+
+static void print_row(const char *what, struct cost cost, const char *ratio)
+{
+    printf("  %-36s %8.0f per s  %8.1f us each  %5.1f faults each%s\n", what,
+           1 / cost.seconds, cost.seconds * 1e6, cost.faults, ratio);
+}
+
+static void print_compared(const char *what, struct cost cost,
+                           struct cost baseline, const char *target)
+{
+    char ratio[96];
+    snprintf(ratio, sizeof ratio, "  %.2fx its baseline (target %s)",
+             cost.seconds / baseline.seconds, target);
+    print_row(what, cost, ratio);
+}
+
+int main(int argc, char **argv)
+{
+    int shards = argc > 1 ? atoi(argv[1]) : 1;
+    if (shards < 1 || shards > TRIVIAL_TEST_COUNT) {
+        fprintf(stderr, "runner_bench: SHARDS must be 1 to %d, not '%s'\n",
+                TRIVIAL_TEST_COUNT, argv[1]);
+        return 2;
+    }
+    /* Shard 0 of N holds every N-th test, rounded up. */
+    const int count = (TRIVIAL_TEST_COUNT + shards - 1) / shards;
+    char shard_text[32];
+    snprintf(shard_text, sizeof shard_text, "0/%d", shards);
+    const char *shard = shards > 1 ? shard_text : NULL;
     /* --failed state and reports stay out of the caller's directory. */
     char directory[] = "/tmp/tattle-runner-bench-XXXXXX";
     if (!mkdtemp(directory) || chdir(directory) != 0)
         return 1;
-    const int count = TRIVIAL_TEST_COUNT;
-    /* Warm up once, then measure the baseline on both sides of the runs. */
-    bare_fork_loop(500);
-    double bare_before = bare_fork_loop(count);
-    double j1 = run_tattle("1", 0);
-    double j2 = run_tattle("2", 0);
-    double in_process = run_tattle("1", 1);
-    double bare_after = bare_fork_loop(count);
-    double bare = bare_before < bare_after ? bare_before : bare_after;
+    /* Warm up once, then measure each baseline on both sides of the runs
+     * it is compared with. */
+    bare_fork_loop(500, 1);
+    struct cost bare1 = bare_fork_loop(count, 1);
+    struct cost j1 = run_tattle(count, shard, "1", 0, 0);
+    bare1 = best(bare1, bare_fork_loop(count, 1));
+    struct cost bare2 = bare_fork_loop(count, 2);
+    struct cost j2 = run_tattle(count, shard, "2", 0, 0);
+    bare2 = best(bare2, bare_fork_loop(count, 2));
+    /* Reports against none, alternately. */
+    struct cost reports = run_tattle(count, shard, "1", 0, 1);
+    j1 = best(j1, run_tattle(count, shard, "1", 0, 0));
+    reports = best(reports, run_tattle(count, shard, "1", 0, 1));
+    struct cost in_process = run_tattle(count, shard, "1", 1, 0);
 
     printf("runner benchmark: %d trivial tests\n", count);
-    printf("  baseline  bare fork+pipe+waitpid   %8.0f per s  (%.1f us each)\n",
-           count / bare, bare / count * 1e6);
-    printf("  tattle    fork per test, -j1       %8.0f per s  (%.1f us each)  "
-           "%.2fx the baseline (target <= 1.25x)\n",
-           count / j1, j1 / count * 1e6, j1 / bare);
-    printf("  tattle    fork per test, -j2       %8.0f per s  (%.1f us each)  "
-           "%.2fx the baseline\n",
-           count / j2, j2 / count * 1e6, j2 / bare);
-    printf("  tattle    in-process (--no-fork)   %8.0f per s  (target >= "
-           "200000)\n",
-           count / in_process);
+    print_row("baseline  bare fork+pipe+waitpid", bare1, "");
+    print_row("baseline  bare loop, 2 in flight", bare2, "");
+    print_compared("tattle    fork per test, -j1", j1, bare1, "<= 1.25x");
+    print_compared("tattle    fork per test, -j2", j2, bare2, "<= 1.2x");
+    print_compared("tattle    -j1 --json --jsonl --junit", reports, j1,
+                   "<= 1.05x, baseline -j1");
+    char in_process_target[64];
+    snprintf(in_process_target, sizeof in_process_target,
+             "  (target >= 200000 per s)");
+    print_row("tattle    in-process (--no-fork)", in_process,
+              in_process_target);
     char command[128];
     snprintf(command, sizeof command, "rm -rf '%s'", directory);
     if (chdir("/") == 0 && system(command) != 0)

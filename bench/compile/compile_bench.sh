@@ -1,0 +1,74 @@
+#!/usr/bin/env bash
+# compile_bench.sh — what a TEST costs the compiler.
+#
+# Generates COUNT trivial tattle tests in one file and the same suite
+# written for Check (START_TEST ... END_TEST, one tcase_add_test each),
+# compiles each to an object file with the same compiler and flags, and
+# prints the seconds and the compiler's peak memory (GNU time's maximum
+# resident set) for both, and tattle's ratio to Check: the target is at
+# most Check's cost per test. Check is skipped, with the reason, when its
+# header is not installed (Debian package check). Slow at 10,000 tests:
+# pass a smaller COUNT (e.g. 2000) to iterate.
+# Usage: bench/compile/compile_bench.sh [COUNT] [CC]
+set -euo pipefail
+cd "$(dirname "$0")/../.." || exit 2
+count="${1:-10000}"
+cc="${2:-${CC:-cc}}"
+case "$count" in
+  '' | *[!0-9]*) echo "compile_bench: COUNT must be a number, not '$count'" >&2; exit 2 ;;
+esac
+if [ ! -x /usr/bin/time ]; then
+  echo "compile_bench: /usr/bin/time (Debian package time) is needed" >&2
+  exit 2
+fi
+flags=(-std=gnu11 -O2 -c)
+work="$(mktemp -d /tmp/tattle-compile-bench-XXXXXX)"
+trap 'rm -rf "$work"' EXIT
+
+{
+  echo '#include <tattle/tattle.h>'
+  for ((i = 0; i < count; i++)); do
+    echo "TEST(trivial, t$i) { ASSERT_EQ($i, $i); }"
+  done
+} >"$work/tattle_tests.c"
+
+{
+  echo '#include <check.h>'
+  for ((i = 0; i < count; i++)); do
+    echo "START_TEST(t$i) { ck_assert_int_eq($i, $i); }"
+    echo "END_TEST"
+  done
+  echo 'TCase *trivial_case(void);'
+  echo 'TCase *trivial_case(void) {'
+  echo '  TCase *tc = tcase_create("trivial");'
+  for ((i = 0; i < count; i++)); do
+    echo "  tcase_add_test(tc, t$i);"
+  done
+  echo '  return tc;'
+  echo '}'
+} >"$work/check_tests.c"
+
+# Prints "seconds peak_kib" for one compile of $1 (extra flags after it).
+measure() {
+  local source="$1"; shift
+  /usr/bin/time -f '%e %M' -o "$work/time" \
+    "$cc" "${flags[@]}" "$@" "$source" -o "$work/out.o"
+  cat "$work/time"
+}
+
+read -r tattle_seconds tattle_kib < <(measure "$work/tattle_tests.c" -Iinclude)
+tattle_text="$(size "$work/out.o" | awk 'NR == 2 {print $1 " B text, " $2 + $3 " B data"}')"
+echo "compile benchmark: $count trivial tests, $cc ${flags[*]}"
+printf '  tattle  %8.1f s  %8.0f MiB peak   %s (%.0f B text per test)\n' \
+  "$tattle_seconds" "$((tattle_kib / 1024))" "$tattle_text" \
+  "$(size "$work/out.o" | awk -v n="$count" 'NR == 2 {print $1 / n}')"
+if [ ! -f /usr/include/check.h ]; then
+  echo "  check   skipped: /usr/include/check.h is not installed (Debian package check)"
+  echo "  target: tattle's cost per test <= Check's (not compared this run)"
+  exit 0
+fi
+read -r check_seconds check_kib < <(measure "$work/check_tests.c")
+printf '  check   %8.1f s  %8.0f MiB peak   (baseline)\n' \
+  "$check_seconds" "$((check_kib / 1024))"
+awk -v ts="$tattle_seconds" -v cs="$check_seconds" -v tk="$tattle_kib" -v ck="$check_kib" \
+  'BEGIN { printf "  tattle/check: %.2fx the time, %.2fx the memory (target <= 1x)\n", ts / cs, tk / ck }'
