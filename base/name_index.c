@@ -1,8 +1,8 @@
 /*
  * name_index.c — names numbered in insertion order (see name_index.h).
  *
- * FNV-1a hashes the name into a power-of-two table of slots probed
- * linearly; the table doubles when it is half full.
+ * The name's hash (base/hash.h) picks its place in a power-of-two table of
+ * slots probed linearly; the table doubles when it is half full.
  */
 #include "base/name_index.h"
 
@@ -11,20 +11,13 @@
 #include <string.h>
 
 #include "base/buffer.h"
-
-static uint64_t hash_name(const char *name)
-{
-    uint64_t hash = 14695981039346656037ull;
-    for (const unsigned char *p = (const unsigned char *)name; *p; p++)
-        hash = (hash ^ *p) * 1099511628211ull;
-    return hash;
-}
+#include "base/hash.h"
 
 /* The slot holding `name`, or the empty slot where it would go. */
 static size_t slot_of(const struct tattle__name_index *index, const char *name)
 {
     size_t mask = index->slot_count - 1;
-    size_t at = (size_t)hash_name(name) & mask;
+    size_t at = (size_t)tattle__hash_text(name) & mask;
     while (index->slots[at] &&
            strcmp(index->names[index->slots[at] - 1], name) != 0)
         at = (at + 1) & mask;

@@ -8,4 +8,5 @@ list(APPEND TATTLE_SOURCES
   base/report_file.c
   base/error.c
   base/name_index.c
+  base/hash.c
 )

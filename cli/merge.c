@@ -25,6 +25,7 @@
 #include <sys/stat.h>
 #include <time.h>
 
+#include "base/hash.h"
 #include "cli/cli.h"
 #include "results/model.h"
 #include "results/read.h"
@@ -176,23 +177,6 @@ static int64_t parse_time(const char *text)
     return (int64_t)seconds * 1000000 + micros;
 }
 
-static uint64_t hash_bytes(uint64_t hash, const char *text)
-{
-    for (; *text; text++)
-        hash = (hash ^ (unsigned char)*text) * 1099511628211u;
-    return hash;
-}
-
-static uint64_t hash_id(const char *id)
-{
-    uint64_t hash = hash_bytes(14695981039346656037u, id);
-    /* A final mix spreads FNV's low bits over the whole word. */
-    hash ^= hash >> 33;
-    hash *= 0xff51afd7ed558ccdu;
-    hash ^= hash >> 33;
-    return hash;
-}
-
 static void note_run(struct input *input, struct tattle__reader *reader)
 {
     const struct tattle_run_info *run = tattle__reader_run(reader);
@@ -203,9 +187,9 @@ static void note_run(struct input *input, struct tattle__reader *reader)
     input->seed = run->seed;
     input->jobs = run->jobs;
     input->executable = tattle__strdup(run->executable);
-    uint64_t hash = 14695981039346656037u;
+    uint64_t hash = TATTLE__HASH_START;
     for (int i = 0; i < run->argc; i++)
-        hash = hash_bytes(hash, run->argv[i]) * 31 + 1;
+        hash = tattle__hash_add(hash, run->argv[i]) * 31 + 1;
     input->argv_hash = hash ^ (uint64_t)run->argc;
     input->sharded = run->sharded;
     input->shard_index = run->shard_index;
@@ -314,7 +298,7 @@ static int find_candidates(struct inputs *inputs, struct hashes *candidates)
         char *id;
         int rc;
         while ((rc = tattle__reader_next_id(reader, &id)) > 0) {
-            uint64_t hash = hash_id(id);
+            uint64_t hash = tattle__hash_text(id);
             if (bloom_test_and_add(bloom, hash))
                 add_hash(candidates, hash);
             free(id);
@@ -406,7 +390,7 @@ static int resolve_candidates(const struct inputs *inputs,
         char *id;
         int rc;
         while ((rc = tattle__reader_next_id(reader, &id)) > 0) {
-            uint64_t hash = hash_id(id);
+            uint64_t hash = tattle__hash_text(id);
             if (has_hash(candidates, hash)) {
                 struct seen_id *item = find_seen(seen, id, hash, true);
                 if (item->first_input == SIZE_MAX)
@@ -531,7 +515,7 @@ static int write_merged(const struct inputs *inputs,
         int rc;
         while ((rc = tattle__reader_next(reader, &result)) > 0) {
             const char *id = result.test.id;
-            uint64_t hash = hash_id(id);
+            uint64_t hash = tattle__hash_text(id);
             struct seen_id *item = has_hash(candidates, hash)
                                        ? find_seen(seen, id, hash, false)
                                        : NULL;

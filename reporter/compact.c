@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "base/report_file.h"
+#include "reporter/report_output.h"
 #include "results/error_groups.h"
 #include "results/json.h"
 #include "results/model.h"
@@ -27,12 +28,6 @@ struct compact_reporter {
     struct tattle__buffer printed;
     int error; /* the first error met, returned by end */
 };
-
-static void remember_error(struct compact_reporter *self, int error)
-{
-    if (error && !self->error)
-        self->error = error;
-}
 
 /* "file:line" of where a failure happened: its own place, else its
  * innermost frame with a source location, else the test's declaration. */
@@ -106,14 +101,14 @@ static cJSON *create_line(const struct tattle_result *result,
 static void write_line(struct compact_reporter *self, const cJSON *line)
 {
     if (!line || !tattle__json_print(line, &self->printed)) {
-        remember_error(self, -ENOMEM);
+        tattle__remember_error(&self->error, -ENOMEM);
         return;
     }
     tattle__buffer_append(&self->printed, "\n", 1);
     tattle__sink_write(&self->output, self->printed.data, self->printed.length);
     if (self->to_stdout)
         tattle__sink_flush(&self->output);
-    remember_error(self, self->output.error);
+    tattle__remember_error(&self->error, self->output.error);
 }
 
 static void compact_destroy(void *opaque);
@@ -195,10 +190,10 @@ static int compact_end(void *opaque, const struct tattle_summary *summary)
         if (ok)
             write_line(self, line);
         else
-            remember_error(self, -ENOMEM);
+            tattle__remember_error(&self->error, -ENOMEM);
     }
     cJSON_Delete(line);
-    remember_error(self, tattle__sink_flush(&self->output));
+    tattle__remember_error(&self->error, tattle__sink_flush(&self->output));
     if (self->error || self->to_stdout)
         return self->error;
     int error;

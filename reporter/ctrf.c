@@ -36,12 +36,6 @@ struct ctrf_reporter {
     int error; /* the first error, returned by end */
 };
 
-static void remember_error(struct ctrf_reporter *self, int error)
-{
-    if (error && !self->error)
-        self->error = error;
-}
-
 /* ---- Pieces --------------------------------------------------------- */
 
 /* Milliseconds since the epoch of an RFC 3339 UTC time
@@ -312,12 +306,12 @@ static void write_item(struct ctrf_reporter *self, cJSON *item,
                        size_t drop_last)
 {
     if (!item || !tattle__json_print(item, &self->printed)) {
-        remember_error(self, -ENOMEM);
+        tattle__remember_error(&self->error, -ENOMEM);
         return;
     }
-    remember_error(self,
-                   tattle__sink_write(&self->output.sink, self->printed.data,
-                                      self->printed.length - drop_last));
+    tattle__remember_error(
+        &self->error, tattle__sink_write(&self->output.sink, self->printed.data,
+                                         self->printed.length - drop_last));
 }
 
 /* ---- Callbacks ------------------------------------------------------ */
@@ -367,7 +361,7 @@ static void ctrf_begin(void *opaque, const struct tattle_run_info *run)
     if (!ok) {
         cJSON_Delete(results);
         cJSON_Delete(opening);
-        remember_error(self, -ENOMEM);
+        tattle__remember_error(&self->error, -ENOMEM);
         return;
     }
     /* {"reportFormat":...,"results":{"tool":{...}}} without its last two
@@ -481,7 +475,7 @@ static int ctrf_end(void *opaque, const struct tattle_summary *summary)
         tattle__sink_write(&self->output.sink, self->printed.data + 1,
                            self->printed.length - 1);
     else
-        remember_error(self, -ENOMEM);
+        tattle__remember_error(&self->error, -ENOMEM);
     cJSON_Delete(closing);
 
     char now[32];
@@ -497,7 +491,7 @@ static int ctrf_end(void *opaque, const struct tattle_summary *summary)
                            self->printed.length - 1);
         tattle__sink_write(&self->output.sink, "\n", 1);
     } else
-        remember_error(self, -ENOMEM);
+        tattle__remember_error(&self->error, -ENOMEM);
     cJSON_Delete(tail);
     if (self->error)
         return self->error;

@@ -128,17 +128,12 @@ static void escape_string(struct tattle__buffer *out, const char *text,
 
 /* ---- Workflow commands ------------------------------------------------ */
 
-static void remember_error(struct github_reporter *self, int error)
-{
-    if (error && !self->error)
-        self->error = error;
-}
-
 /* Writes self->line out (and to stdout now, when it goes there). */
 static void write_line(struct github_reporter *self)
 {
-    remember_error(self, tattle__sink_write(&self->output.sink, self->line.data,
-                                            self->line.length));
+    tattle__remember_error(&self->error, tattle__sink_write(&self->output.sink,
+                                                            self->line.data,
+                                                            self->line.length));
     tattle__buffer_clear(&self->line);
 }
 
@@ -480,7 +475,8 @@ static void github_test_finished(void *opaque,
                      preface);
     } else
         return;
-    remember_error(self, tattle__report_output_flush(&self->output));
+    tattle__remember_error(&self->error,
+                           tattle__report_output_flush(&self->output));
 }
 
 static int github_end(void *opaque, const struct tattle_summary *summary)

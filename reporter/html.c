@@ -57,12 +57,6 @@ struct html_reporter {
     int error;
 };
 
-static void remember_error(struct html_reporter *self, int error)
-{
-    if (error && !self->error)
-        self->error = error;
-}
-
 static void append(struct tattle__buffer *out, const char *literal)
 {
     tattle__buffer_append_string(out, literal);
@@ -1004,8 +998,9 @@ static void html_test_finished(void *opaque, const struct tattle_result *result)
     append_test(self, result);
     self->test_count++;
     if (self->page.length >= FLUSH_BYTES) {
-        remember_error(self, tattle__sink_write(&self->tests, self->page.data,
-                                                self->page.length));
+        tattle__remember_error(&self->error,
+                               tattle__sink_write(&self->tests, self->page.data,
+                                                  self->page.length));
         tattle__buffer_clear(&self->page);
     }
 }
@@ -1015,24 +1010,28 @@ static int html_end(void *opaque, const struct tattle_summary *summary)
     struct html_reporter *self = opaque;
     if (self->error)
         return self->error;
-    remember_error(self, tattle__sink_write(&self->tests, self->page.data,
-                                            self->page.length));
-    remember_error(self, tattle__sink_flush(&self->tests));
+    tattle__remember_error(
+        &self->error,
+        tattle__sink_write(&self->tests, self->page.data, self->page.length));
+    tattle__remember_error(&self->error, tattle__sink_flush(&self->tests));
     tattle__buffer_clear(&self->page);
     append_head(self, summary);
     struct tattle__sink *sink = &self->output.sink;
-    remember_error(
-        self, tattle__sink_write(sink, self->page.data, self->page.length));
-    remember_error(self, tattle__sink_flush(sink));
+    tattle__remember_error(
+        &self->error,
+        tattle__sink_write(sink, self->page.data, self->page.length));
+    tattle__remember_error(&self->error, tattle__sink_flush(sink));
     if (!self->error) {
-        remember_error(self, tattle__copy_fd(self->tests.fd, 0,
-                                             self->tests.written, sink->fd));
+        tattle__remember_error(
+            &self->error,
+            tattle__copy_fd(self->tests.fd, 0, self->tests.written, sink->fd));
         sink->written += self->tests.written; /* what commit copies */
     }
     tattle__buffer_clear(&self->page);
     append_tail(self, summary);
-    remember_error(
-        self, tattle__sink_write(sink, self->page.data, self->page.length));
+    tattle__remember_error(
+        &self->error,
+        tattle__sink_write(sink, self->page.data, self->page.length));
     if (self->error)
         return self->error;
     return tattle__report_output_commit(&self->output);

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "base/report_file.h"
+#include "reporter/report_output.h"
 #include "base/timestamp.h"
 #include "results/error_groups.h"
 #include "results/json.h"
@@ -56,12 +57,6 @@ struct json_reporter {
     struct tattle__buffer printed;
     int error; /* first error met, returned by end */
 };
-
-static void remember_error(struct json_reporter *self, int error)
-{
-    if (error && !self->error)
-        self->error = error;
-}
 
 /* ---- Callbacks ----------------------------------------------------- */
 
@@ -147,13 +142,13 @@ static void reserve_header(struct json_reporter *self)
     bool printed = header && tattle__json_print(header, &self->printed);
     cJSON_Delete(header);
     if (!printed) {
-        remember_error(self, -ENOMEM);
+        tattle__remember_error(&self->error, -ENOMEM);
         return;
     }
     /* The opening, and a newline before the first test. */
     self->reserved = opening_length(self->printed.length) + 1;
     if (lseek(self->scratch_fd, (off_t)self->reserved, SEEK_SET) < 0)
-        remember_error(self, -errno);
+        tattle__remember_error(&self->error, -errno);
 }
 
 static void json_begin(void *opaque, const struct tattle_run_info *run)
@@ -170,7 +165,7 @@ static void json_begin(void *opaque, const struct tattle_run_info *run)
         ok = (self->argv[i] = strdup(run->argv[i])) != NULL;
     if (!ok) {
         self->run.argc = 0;
-        remember_error(self, -ENOMEM);
+        tattle__remember_error(&self->error, -ENOMEM);
     }
     self->run.argv = self->argv;
     self->begun = true;
@@ -195,14 +190,14 @@ static void json_test_finished(void *opaque, const struct tattle_result *result)
     bool printed = object && tattle__json_print(object, &self->printed);
     cJSON_Delete(object);
     if (!printed) {
-        remember_error(self, -ENOMEM);
+        tattle__remember_error(&self->error, -ENOMEM);
         return;
     }
     reserve_header(self);
     if (self->test_count)
         tattle__sink_write(&self->tests, ",\n", 2);
     tattle__sink_write(&self->tests, self->printed.data, self->printed.length);
-    remember_error(self, self->tests.error);
+    tattle__remember_error(&self->error, self->tests.error);
     self->test_count++;
 }
 

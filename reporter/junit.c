@@ -18,6 +18,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "base/hash.h"
 #include "base/report_file.h"
 #include "base/text.h"
 #include "base/timestamp.h"
@@ -67,21 +68,7 @@ struct junit_reporter {
     int error;                      /* the first error, returned by end */
 };
 
-static void remember_error(struct junit_reporter *self, int error)
-{
-    if (error && !self->error)
-        self->error = error;
-}
-
 /* ---- Suites by name ------------------------------------------------- */
-
-static uint64_t hash_name(const char *name)
-{
-    uint64_t hash = 1469598103934665603ull; /* FNV-1a */
-    for (const unsigned char *p = (const unsigned char *)name; *p; p++)
-        hash = (hash ^ *p) * 1099511628211ull;
-    return hash;
-}
 
 static void rehash(struct junit_reporter *self)
 {
@@ -90,7 +77,8 @@ static void rehash(struct junit_reporter *self)
     for (size_t i = 0; i < count; i++)
         slots[i] = SIZE_MAX;
     for (size_t s = 0; s < self->suite_count; s++) {
-        size_t i = (size_t)hash_name(self->suites[s].name) & (count - 1);
+        size_t i =
+            (size_t)tattle__hash_text(self->suites[s].name) & (count - 1);
         while (slots[i] != SIZE_MAX)
             i = (i + 1) & (count - 1);
         slots[i] = s;
@@ -108,7 +96,7 @@ static struct junit_suite *find_suite(struct junit_reporter *self,
         return &self->suites[self->last_suite];
     if (2 * (self->suite_count + 1) >= self->slot_count)
         rehash(self);
-    size_t i = (size_t)hash_name(name) & (self->slot_count - 1);
+    size_t i = (size_t)tattle__hash_text(name) & (self->slot_count - 1);
     for (; self->slots[i] != SIZE_MAX; i = (i + 1) & (self->slot_count - 1)) {
         if (strcmp(self->suites[self->slots[i]].name, name) == 0) {
             self->last_suite = self->slots[i];
@@ -420,8 +408,9 @@ static void junit_test_finished(void *opaque,
     else
         self->entries[suite->last].next = index;
     suite->last = index;
-    remember_error(self, tattle__sink_write(&self->scratch, self->fragment.data,
-                                            self->fragment.length));
+    tattle__remember_error(
+        &self->error, tattle__sink_write(&self->scratch, self->fragment.data,
+                                         self->fragment.length));
 }
 
 /* Copies a suite's test cases from the scratch file, adjacent ones in one

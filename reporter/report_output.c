@@ -76,3 +76,9 @@ void tattle__report_output_discard(struct tattle__report_output *output)
     free(output->directory);
     output->destination = output->directory = NULL;
 }
+
+void tattle__remember_error(int *first, int error)
+{
+    if (error && !*first)
+        *first = error;
+}

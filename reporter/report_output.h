@@ -47,6 +47,11 @@ int tattle__report_output_flush(struct tattle__report_output *output);
  * destination is untouched. Call discard afterwards either way. */
 int tattle__report_output_commit(struct tattle__report_output *output);
 
+/** Keeps the first error a reporter meets: sets `*first` to `error` when
+ * `error` is one (non-zero) and `*first` is still 0, so a reporter can
+ * go on after a failed write and return what went wrong first. */
+void tattle__remember_error(int *first, int error);
+
 /** Frees the output; without a commit the report is thrown away and the
  * destination stays as it was. */
 void tattle__report_output_discard(struct tattle__report_output *output);

@@ -46,12 +46,6 @@ struct tap_reporter {
     int error; /* the first error, returned by end */
 };
 
-static void remember_error(struct tap_reporter *self, int error)
-{
-    if (error && !self->error)
-        self->error = error;
-}
-
 /* ---- The test point line -------------------------------------------- */
 
 /* Appends `text` as one line of a TAP description or directive: `\` and
@@ -480,11 +474,12 @@ static int tap_create(void **out, const char *destination,
 /* Writes what self->point holds and sends it on to the reader. */
 static void write_point(struct tap_reporter *self)
 {
-    remember_error(self,
-                   tattle__sink_write(&self->output.sink, self->point.data,
-                                      self->point.length));
+    tattle__remember_error(
+        &self->error, tattle__sink_write(&self->output.sink, self->point.data,
+                                         self->point.length));
     tattle__buffer_clear(&self->point);
-    remember_error(self, tattle__report_output_flush(&self->output));
+    tattle__remember_error(&self->error,
+                           tattle__report_output_flush(&self->output));
 }
 
 static void tap_begin(void *opaque, const struct tattle_run_info *run)
@@ -514,7 +509,7 @@ static void tap_test_finished(void *opaque, const struct tattle_result *result)
         if (emit_diagnostics(self, result))
             append_indented(&self->point, &self->yaml);
         else
-            remember_error(self, -EIO);
+            tattle__remember_error(&self->error, -EIO);
     }
     write_point(self);
 }

@@ -7,16 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/hash.h"
 #include "results/json.h"
 #include "results/model.h"
-
-static uint64_t hash_text(const char *text)
-{
-    uint64_t hash = 1469598103934665603ull; /* FNV-1a */
-    for (const unsigned char *p = (const unsigned char *)text; *p; p++)
-        hash = (hash ^ *p) * 1099511628211ull;
-    return hash;
-}
 
 static void rehash(struct tattle__error_groups *groups, size_t slot_count)
 {
@@ -39,7 +32,7 @@ group_for(struct tattle__error_groups *groups, char *key, const char *location)
 {
     if (groups->count * 2 >= groups->slot_count)
         rehash(groups, groups->slot_count ? groups->slot_count * 2 : 64);
-    uint64_t hash = hash_text(key);
+    uint64_t hash = tattle__hash_text(key);
     size_t s = hash & (groups->slot_count - 1);
     for (; groups->slots[s]; s = (s + 1) & (groups->slot_count - 1)) {
         struct tattle__error_group *candidate =

@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "base/buffer.h"
+#include "base/hash.h"
 #include "base/report_file.h"
 #include "base/text.h"
 #include "results/json.h"
@@ -1109,18 +1110,6 @@ void tattle__read_result_release(struct tattle__read_result *result)
 /* ---- Streams
  * ------------------------------------------------------------------ */
 
-static uint64_t hash_text(const char *text)
-{
-    uint64_t hash = 14695981039346656037u;
-    for (; *text; text++)
-        hash = (hash ^ (unsigned char)*text) * 1099511628211u;
-    /* A final mix spreads FNV's low bits, which pick the slot. */
-    hash ^= hash >> 33;
-    hash *= 0xff51afd7ed558ccdu;
-    hash ^= hash >> 33;
-    return hash;
-}
-
 /* Drops the finished entries and rebuilds the table for `slot_count`. */
 static void rebuild_open(struct tattle__reader *reader, size_t slot_count)
 {
@@ -1157,7 +1146,7 @@ static void note_started(struct tattle__reader *reader, const char *id)
             tattle__realloc(reader->unfinished, reader->unfinished_capacity *
                                                     sizeof *reader->unfinished);
     }
-    uint64_t hash = hash_text(id);
+    uint64_t hash = tattle__hash_text(id);
     size_t s = hash & (reader->open_slot_count - 1);
     while (reader->open_slots[s])
         s = (s + 1) & (reader->open_slot_count - 1);
@@ -1172,7 +1161,7 @@ static void note_finished(struct tattle__reader *reader, const char *id)
 {
     if (!reader->open_slot_count)
         return;
-    uint64_t hash = hash_text(id);
+    uint64_t hash = tattle__hash_text(id);
     size_t best = 0;
     for (size_t s = hash & (reader->open_slot_count - 1); reader->open_slots[s];
          s = (s + 1) & (reader->open_slot_count - 1)) {
