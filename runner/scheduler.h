@@ -69,10 +69,10 @@ struct tattle__outcome {
     /* A timed-out test's stacks (NULL when none were taken); the callback
      * may take its threads over. */
     struct tattle__stacks *stacks;
-    const char *fixture_error;    /* non-NULL: the suite's before_all failed
-                                     or its suite server died: why */
-    const char *after_all_error;  /* non-NULL: the suite's after_all, run
-                                     after this test, failed: how */
+    const char *fixture_error;   /* non-NULL: the suite's before_all failed
+                                    or its suite server died: why */
+    const char *after_all_error; /* non-NULL: the suite's after_all, run
+                                    after this test, failed: how */
 };
 
 struct tattle__schedule_callbacks {
