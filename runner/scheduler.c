@@ -73,8 +73,8 @@ struct running {
     bool timed_out;
     int interrupted_by;
     struct tattle__trace_session *trace;
-    const char *trace_error;      /* the arena could not be created */
-    struct tattle__stacks stacks; /* taken when it timed out */
+    const char *trace_error;            /* the arena could not be created */
+    struct tattle__stacks stacks;       /* taken when it timed out */
     struct tattle__fork_server *server; /* the server that spawned it */
     int suite;             /* its index in the suite servers, or -1 */
     bool server_lost;      /* its suite server died under it */
