@@ -423,6 +423,22 @@ void tattle__ipc_start(struct tattle_trace_arena *arena)
     capturing = arena->ipc != 0;
 }
 
+void tattle__ipc_stop(void)
+{
+    capturing = false;
+}
+
+void tattle__ipc_swap_io(ssize_t (**write_fn)(int, const void *, size_t),
+                         ssize_t (**read_fn)(int, void *, size_t))
+{
+    ssize_t (*old_write)(int, const void *, size_t) = real.write;
+    ssize_t (*old_read)(int, void *, size_t) = real.read;
+    real.write = *write_fn;
+    real.read = *read_fn;
+    *write_fn = old_write;
+    *read_fn = old_read;
+}
+
 /* ---- Recording ---------------------------------------------------------- */
 
 /* Claims the first actor seen at one side of an endpoint. */
@@ -442,6 +458,8 @@ static void record_transfer(int fd, bool sending, uint64_t ticks,
                             const char *label, const void *data, size_t length,
                             const struct iovec *iov, size_t iov_count)
 {
+    if (tattle_trace_current != capture_arena)
+        return; /* the session ended in this process (in-process runs) */
     int saved_errno = errno;
     uint64_t word = lookup(fd);
     unsigned kind = (unsigned)(word >> 1) & 0x7fu;
@@ -701,7 +719,8 @@ INTERPOSED int dup3(int old_fd, int new_fd, int flags)
 INTERPOSED int socketpair(int domain, int type, int protocol, int fds[2])
 {
     int result = real.socketpair(domain, type, protocol, fds);
-    if (TATTLE__UNLIKELY(capturing) && result == 0) {
+    if (TATTLE__UNLIKELY(capturing) && result == 0 &&
+        tattle_trace_current == capture_arena) {
         int saved_errno = errno;
         forget(fds[0]);
         forget(fds[1]);

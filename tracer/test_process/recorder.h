@@ -13,6 +13,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include <tattle/trace.h>
 
@@ -73,5 +74,14 @@ void tattle__recorder_release_budget(void);
  * messages its processes exchange through the kernel when the arena asks
  * for it (tracer/test_process/ipc.c). */
 void tattle__ipc_start(struct tattle_trace_arena *arena);
+
+/** Stops capturing in this process (benchmarks, in-process sessions). */
+void tattle__ipc_stop(void);
+
+/** Benchmarks: exchanges the real write and read the interposed ones call
+ * with *write_fn and *read_fn (which get the previous ones), to measure
+ * the interposer without the kernel's noise. */
+void tattle__ipc_swap_io(ssize_t (**write_fn)(int, const void *, size_t),
+                         ssize_t (**read_fn)(int, void *, size_t));
 
 #endif /* TATTLE_TRACER_RECORDER_H */
