@@ -323,6 +323,15 @@ static struct endpoint_view *read_endpoints(struct trace_storage *storage,
         if (candidates == 1)
             view->peer = found;
     }
+    /* An accepted Unix socket's peer is unnamed: it is found from the
+     * other side. */
+    for (uint32_t i = 0; i < TATTLE__MAX_ENDPOINTS; i++) {
+        uint32_t peer = views[i].peer;
+        if (views[i].kind >= TATTLE__ENDPOINT_STREAM &&
+            views[i].kind <= TATTLE__ENDPOINT_DGRAM && peer != 0 &&
+            views[peer - 1].peer == 0 && views[peer - 1].kind == views[i].kind)
+            views[peer - 1].peer = i + 1;
+    }
     return views;
 }
 

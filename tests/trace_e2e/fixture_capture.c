@@ -19,7 +19,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
+#include <netinet/in.h>
 #include <sys/socket.h>
+#include <sys/un.h>
 #include <sys/uio.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -104,6 +106,77 @@ TEST(ipc, socketpair_fork, .tags = "trace_messages")
     ASSERT_EQ(waitpid(server, &status, 0), server);
     EXPECT(WIFEXITED(status) && WEXITSTATUS(status) == 0);
     close(pair[0]);
+}
+
+/* The client side of a connection, in a forked process: hello, then
+ * waits for the reply. Exits 0 when the exchange went as planned. */
+static void run_client(const struct sockaddr *address, socklen_t length,
+                       int family)
+{
+    tattle_actor_name("client");
+    int connection = socket(family, SOCK_STREAM, 0);
+    if (connection < 0 || connect(connection, address, length) != 0)
+        _exit(2);
+    if (send(connection, "hello", 5, 0) != 5)
+        _exit(3);
+    char reply[16];
+    ssize_t got = recv(connection, reply, sizeof reply, 0);
+    close(connection);
+    _exit(got == 5 && memcmp(reply, "world", 5) == 0 ? 0 : 4);
+}
+
+/* The server side: accepts one client, reads its hello, answers. */
+static void serve_one(int listener, pid_t client)
+{
+    tattle_actor_name("server");
+    int connection = accept(listener, NULL, NULL);
+    ASSERT_GE(connection, 0);
+    char request[16];
+    ASSERT_EQ(read(connection, request, sizeof request), 5);
+    EXPECT_EQ(memcmp(request, "hello", 5), 0);
+    ASSERT_EQ(write(connection, "world", 5), 5);
+    int status = 0;
+    ASSERT_EQ(waitpid(client, &status, 0), client);
+    EXPECT(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    close(connection);
+    close(listener);
+}
+
+/* A client and a server over loopback TCP. */
+TEST(ipc, tcp_loopback, .tags = "trace_messages")
+{
+    int listener = socket(AF_INET, SOCK_STREAM, 0);
+    ASSERT_GE(listener, 0);
+    struct sockaddr_in address = {.sin_family = AF_INET,
+                                  .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+    socklen_t length = sizeof address;
+    ASSERT_EQ(bind(listener, (struct sockaddr *)&address, length), 0);
+    ASSERT_EQ(listen(listener, 1), 0);
+    ASSERT_EQ(getsockname(listener, (struct sockaddr *)&address, &length), 0);
+    pid_t client = fork();
+    ASSERT_NE(client, -1);
+    if (client == 0)
+        run_client((struct sockaddr *)&address, length, AF_INET);
+    serve_one(listener, client);
+}
+
+/* A client and a server over a Unix socket with a path. */
+TEST(ipc, unix_path, .tags = "trace_messages")
+{
+    struct sockaddr_un address = {.sun_family = AF_UNIX};
+    snprintf(address.sun_path, sizeof address.sun_path,
+             "/tmp/tattle-capture-%d.sock", (int)getpid());
+    unlink(address.sun_path);
+    int listener = socket(AF_UNIX, SOCK_STREAM, 0);
+    ASSERT_GE(listener, 0);
+    ASSERT_EQ(bind(listener, (struct sockaddr *)&address, sizeof address), 0);
+    ASSERT_EQ(listen(listener, 1), 0);
+    pid_t client = fork();
+    ASSERT_NE(client, -1);
+    if (client == 0)
+        run_client((struct sockaddr *)&address, sizeof address, AF_UNIX);
+    serve_one(listener, client);
+    unlink(address.sun_path);
 }
 
 static void *wake(void *argument)

@@ -105,6 +105,44 @@ def case_socketpair(args):
     check_matches(trace, "ipc/socketpair_fork")
 
 
+def check_client_server(trace, where, address):
+    got = [(e["kind"], e.get("from"), e.get("to"), e.get("label"), e.get("msg"))
+           for e in messages(trace)]
+    for expected in (("send", "client", "server", "send", "hello"),
+                     ("recv", "client", "server", "read", "hello"),
+                     ("send", "server", "client", "write", "world"),
+                     ("recv", "server", "client", "recv", "world")):
+        check(expected in got, "%s: the trace has %s: %s" % (where, expected, got))
+    check_matches(trace, where)
+    events = [(e.get("from"), e.get("label"), e.get("msg")) for e in trace["events"]
+              if e["kind"] == "event"]
+    for actor, label in (("client", "connect"), ("server", "accept"),
+                         ("client", "close"), ("server", "close")):
+        check(any(a == actor and l == label and address.match(m or "")
+                  for a, l, m in events),
+              "%s: %s's %s of %s is an event: %s"
+              % (where, actor, label, address.pattern, events))
+
+
+@CASES("capture_e2e_tcp_loopback_client_and_server")
+def case_tcp(args):
+    _, traces = traced_run(args, "ipc/tcp_loopback")
+    trace = traces.get("ipc/tcp_loopback")
+    if trace:
+        check_client_server(trace, "ipc/tcp_loopback",
+                            e2e.re.compile(r"tcp:127\.0\.0\.1:\d+$"))
+
+
+@CASES("capture_e2e_unix_socket_client_and_server")
+def case_unix(args):
+    _, traces = traced_run(args, "ipc/unix_path")
+    trace = traces.get("ipc/unix_path")
+    if trace:
+        check_client_server(trace, "ipc/unix_path",
+                            e2e.re.compile(r"(unix:/tmp/tattle-capture-\d+\.sock|"
+                                           r"socket:\[\d+\])$"))
+
+
 @CASES("capture_e2e_eventfd_wakeup_is_matched")
 def case_eventfd(args):
     _, traces = traced_run(args, "ipc/eventfd_wakeup")

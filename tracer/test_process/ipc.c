@@ -6,8 +6,9 @@
  * libtattle defines write, read, writev, readv, send, recv, sendto,
  * recvfrom, sendmsg, recvmsg, eventfd_write, eventfd_read (and the
  * fortified __read_chk, __recv_chk, __recvfrom_chk), so a test binary that
- * links tattle calls these instead of libc's; close, dup2, dup3 and
- * socketpair are defined too, to keep the descriptor cache right. Each
+ * links tattle calls these instead of libc's; connect, accept, accept4,
+ * shutdown and close of an endpoint are recorded as `event`s, and dup2,
+ * dup3 and socketpair are defined to keep the descriptor cache right. Each
  * calls the real function, found once with dlsym(RTLD_NEXT) when the
  * library is loaded (a raw system call until then). When the process is
  * not capturing — the runner, the fork server, untraced tests, tests with
@@ -129,6 +130,23 @@ static int raw_socketpair(int domain, int type, int protocol, int fds[2])
 {
     return (int)syscall(SYS_socketpair, domain, type, protocol, fds);
 }
+static int raw_connect(int fd, const struct sockaddr *address, socklen_t length)
+{
+    return (int)syscall(SYS_connect, fd, address, length);
+}
+static int raw_accept4(int fd, struct sockaddr *address, socklen_t *length,
+                       int flags)
+{
+    return (int)syscall(SYS_accept4, fd, address, length, flags);
+}
+static int raw_accept(int fd, struct sockaddr *address, socklen_t *length)
+{
+    return raw_accept4(fd, address, length, 0);
+}
+static int raw_shutdown(int fd, int how)
+{
+    return (int)syscall(SYS_shutdown, fd, how);
+}
 static int raw_eventfd_write(int fd, eventfd_t value)
 {
     return raw_write(fd, &value, sizeof value) == sizeof value ? 0 : -1;
@@ -157,11 +175,16 @@ static struct {
     int (*socketpair)(int, int, int, int[2]);
     int (*eventfd_write)(int, eventfd_t);
     int (*eventfd_read)(int, eventfd_t *);
+    int (*connect)(int, const struct sockaddr *, socklen_t);
+    int (*accept)(int, struct sockaddr *, socklen_t *);
+    int (*accept4)(int, struct sockaddr *, socklen_t *, int);
+    int (*shutdown)(int, int);
 } real = {
     raw_write,   raw_read,       raw_writev,        raw_readv,
     raw_send,    raw_recv,       raw_sendto,        raw_recvfrom,
     raw_sendmsg, raw_recvmsg,    raw_close,         raw_dup2,
     raw_dup3,    raw_socketpair, raw_eventfd_write, raw_eventfd_read,
+    raw_connect, raw_accept,     raw_accept4,       raw_shutdown,
 };
 
 /* Replaces *slot with the next definition of `name` when there is one. */
@@ -190,6 +213,10 @@ __attribute__((constructor)) static void resolve_real_functions(void)
     RESOLVE(socketpair);
     RESOLVE(eventfd_write);
     RESOLVE(eventfd_read);
+    RESOLVE(connect);
+    RESOLVE(accept);
+    RESOLVE(accept4);
+    RESOLVE(shutdown);
 }
 
 /* ---- Endpoints ---------------------------------------------------------- */
@@ -520,6 +547,55 @@ static void record_transfer(int fd, bool sending, uint64_t ticks,
     errno = saved_errno;
 }
 
+/* Records a connect, accept, shutdown or close of an endpoint as an
+ * `event` from the calling actor to the endpoint's address (or `to`). */
+static void record_endpoint_event(int fd, uint64_t word, const char *label,
+                                  const char *to)
+{
+    if (tattle_trace_current != capture_arena)
+        return;
+    int saved_errno = errno;
+    unsigned kind = (unsigned)(word >> 1) & 0x7fu;
+    uint32_t index = (uint32_t)(word >> 32);
+    char name[TATTLE__ENDPOINT_NAME_BYTES + 32] = "";
+    if (to != NULL) {
+        append_text(name, sizeof name, 0, to);
+    } else if (kind != 0 && index != 0 && index <= TATTLE__MAX_ENDPOINTS) {
+        const struct tattle__endpoint *entry =
+            &capture_arena->endpoints[index - 1];
+        size_t used = 0;
+        if (kind == TATTLE__ENDPOINT_PIPE)
+            used = append_text(name, sizeof name, 0, "pipe:[");
+        else if (kind == TATTLE__ENDPOINT_EVENTFD)
+            used = append_text(name, sizeof name, 0, "eventfd:[");
+        else if (entry->name[0] == '\0')
+            used = append_text(name, sizeof name, 0, "socket:[");
+        if (used != 0) {
+            used = append_number(name, sizeof name, used, entry->id);
+            append_text(name, sizeof name, used, "]");
+        } else {
+            char copy[TATTLE__ENDPOINT_NAME_BYTES];
+            memcpy(copy, entry->name, sizeof copy);
+            copy[sizeof copy - 1] = '\0';
+            append_text(name, sizeof name, 0, copy);
+        }
+    } else {
+        errno = saved_errno;
+        return;
+    }
+    (void)fd;
+    size_t length = strlen(name);
+    tattle__recorder_record(&(struct tattle__event){.kind = TATTLE_TRACE_EVENT,
+                                                    .from = TATTLE__SELF,
+                                                    .to = TATTLE__NAMED(name),
+                                                    .label = label,
+                                                    .payload = name,
+                                                    .payload_length = length,
+                                                    .size = length,
+                                                    .text = true});
+    errno = saved_errno;
+}
+
 /* ---- The interposed calls ----------------------------------------------- */
 
 /* The fortified entry points (<bits/unistd.h>, <bits/socket2.h> declare
@@ -695,9 +771,72 @@ INTERPOSED int eventfd_read(int fd, eventfd_t *value)
 
 INTERPOSED int close(int fd)
 {
-    if (TATTLE__UNLIKELY(capturing))
-        forget(fd);
-    return real.close(fd);
+    if (TATTLE__LIKELY(!capturing))
+        return real.close(fd);
+    uint64_t word =
+        fd >= 0 && fd < FD_CACHE_SIZE ? atomic_load(&fd_cache[fd]) : 0;
+    forget(fd);
+    int result = real.close(fd);
+    if (result == 0 && ((word >> 1) & 0x7fu) != 0)
+        record_endpoint_event(fd, word, "close", NULL);
+    return result;
+}
+
+INTERPOSED int connect(int fd, const struct sockaddr *address, socklen_t length)
+{
+    if (TATTLE__LIKELY(!capturing))
+        return real.connect(fd, address, length);
+    int result = real.connect(fd, address, length);
+    if (result == 0 || errno == EINPROGRESS) {
+        int saved_errno = errno;
+        forget(fd); /* its peer is known now */
+        uint64_t word = lookup(fd);
+        errno = saved_errno;
+        if (((word >> 1) & 0x7fu) != 0)
+            record_endpoint_event(fd, word, "connect", NULL);
+    }
+    return result;
+}
+
+static int after_accept(int accepted, const char *label)
+{
+    if (accepted >= 0) {
+        int saved_errno = errno;
+        forget(accepted);
+        uint64_t word = lookup(accepted);
+        errno = saved_errno;
+        if (((word >> 1) & 0x7fu) != 0)
+            record_endpoint_event(accepted, word, label, NULL);
+    }
+    return accepted;
+}
+
+INTERPOSED int accept(int fd, struct sockaddr *address, socklen_t *length)
+{
+    if (TATTLE__LIKELY(!capturing))
+        return real.accept(fd, address, length);
+    return after_accept(real.accept(fd, address, length), "accept");
+}
+
+INTERPOSED int accept4(int fd, struct sockaddr *address, socklen_t *length,
+                       int flags)
+{
+    if (TATTLE__LIKELY(!capturing))
+        return real.accept4(fd, address, length, flags);
+    return after_accept(real.accept4(fd, address, length, flags), "accept4");
+}
+
+INTERPOSED int shutdown(int fd, int how)
+{
+    if (TATTLE__LIKELY(!capturing))
+        return real.shutdown(fd, how);
+    int result = real.shutdown(fd, how);
+    if (result == 0) {
+        uint64_t word = lookup(fd);
+        if (((word >> 1) & 0x7fu) != 0)
+            record_endpoint_event(fd, word, "shutdown", NULL);
+    }
+    return result;
 }
 
 INTERPOSED int dup2(int old_fd, int new_fd)
