@@ -391,6 +391,40 @@ static ptrdiff_t find_send(const size_t *sends, size_t count,
     return (ptrdiff_t)(low - 1);
 }
 
+/* A receive that got exactly the bytes of a send. */
+static bool same_message(const struct tattle_trace_event *receive,
+                         const struct tattle_trace_event *send)
+{
+    return receive->size == send->size && receive->msg != NULL &&
+           send->msg != NULL && strcmp(receive->msg, send->msg) == 0;
+}
+
+enum { SAME_SEND_WINDOW = 64 };
+
+/* The unclaimed send of `endpoint` nearest sends[found] (within a window)
+ * that carried exactly what `receive` got, or -1. */
+static ptrdiff_t nearest_same_send(const struct tattle_trace_event *events,
+                                   const struct capture_ref *refs,
+                                   const size_t *sends, size_t send_count,
+                                   const bool *claimed, ptrdiff_t found,
+                                   uint32_t endpoint,
+                                   const struct tattle_trace_event *receive)
+{
+    for (ptrdiff_t distance = 1; distance <= SAME_SEND_WINDOW; distance++) {
+        ptrdiff_t sides[2] = {found - distance, found + distance};
+        for (int side = 0; side < 2; side++) {
+            ptrdiff_t at = sides[side];
+            if (at < 0 || (size_t)at >= send_count)
+                continue;
+            size_t send = sends[at];
+            if (refs[send].endpoint == endpoint && !claimed[send] &&
+                same_message(receive, &events[send]))
+                return at;
+        }
+    }
+    return -1;
+}
+
 static const char *side_name(const struct endpoint_view *views,
                              uint32_t endpoint, bool readers,
                              const char **names)
@@ -427,6 +461,11 @@ static int resolve_captures(struct trace_storage *storage,
     sorting_refs = refs;
     qsort(sends, send_count, sizeof *sends, compare_sends);
     sorting_refs = NULL;
+    bool *claimed = calloc(count + 1, sizeof *claimed);
+    if (claimed == NULL) {
+        free(sends);
+        return -ENOMEM;
+    }
 
     for (size_t i = 0; i < count; i++) {
         if (refs[i].endpoint == 0 || events[i].kind != TATTLE_TRACE_RECV)
@@ -442,12 +481,26 @@ static int resolve_captures(struct trace_storage *storage,
         if (refs[i].offset >=
             refs[send].offset + capture_units(views, source, events[send].size))
             continue;
+        if (!same_message(&events[i], &events[send]) &&
+            refs[i].offset == refs[send].offset) {
+            /* Two readers (or writers) of one object advanced its counter
+             * in another order than the kernel moved the bytes: the
+             * nearest unclaimed send of the very same message is the
+             * one. */
+            ptrdiff_t better =
+                nearest_same_send(events, refs, sends, send_count, claimed,
+                                  found, source, &events[i]);
+            if (better >= 0)
+                send = sends[better];
+        }
+        claimed[send] = true;
         events[i].match = events[send].seq;
         events[i].from = events[send].from;
         if (events[send].to == NULL)
             events[send].to = events[i].to;
     }
     free(sends);
+    free(claimed);
 
     /* Unmatched: the first actor seen at the other side, else the
      * endpoint. */
