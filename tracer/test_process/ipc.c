@@ -560,7 +560,11 @@ static void record_endpoint_event(int fd, uint64_t word, const char *label,
     char name[TATTLE__ENDPOINT_NAME_BYTES + 32] = "";
     if (to != NULL) {
         append_text(name, sizeof name, 0, to);
-    } else if (kind != 0 && index != 0 && index <= TATTLE__MAX_ENDPOINTS) {
+    } else if (kind != 0 && index != 0 && index <= TATTLE__MAX_ENDPOINTS &&
+               atomic_load_explicit(&capture_arena->endpoints[index - 1].kind,
+                                    memory_order_acquire) != 0) {
+        /* The entry's id and name are read once its claimer published
+         * them (another thread or process may have claimed it). */
         const struct tattle__endpoint *entry =
             &capture_arena->endpoints[index - 1];
         size_t used = 0;
