@@ -105,6 +105,10 @@ static bool append_event(struct tattle__buffer *out,
     append_uint(out, event->size, false);
     APPEND_KEY(out, "level");
     append_int(out, event->level);
+    if (event->match != 0) {
+        APPEND_KEY(out, "match");
+        append_uint(out, event->match, false);
+    }
     APPEND_LITERAL(out, "}");
     return ok;
 }

@@ -961,6 +961,9 @@ static bool read_trace(struct build *build, const cJSON *test,
             !get_uint(build, item, "size", &at, UINT64_MAX, &event->size) ||
             !get_int(build, item, "level", &at, &level))
             return false;
+        if (cJSON_GetObjectItemCaseSensitive(item, "match") &&
+            !get_uint(build, item, "match", &at, UINT64_MAX, &event->match))
+            return false;
         event->kind = (enum tattle_trace_event_kind)kind;
         event->level = (int)level;
     }

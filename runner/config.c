@@ -215,12 +215,22 @@ static int read_trace_passed(struct config_reader *reader,
     return read_bool(reader, value, &reader->options->trace_passed);
 }
 
+static int read_trace_ipc(struct config_reader *reader,
+                          const yaml_node_t *value)
+{
+    bool on = true;
+    int rc = read_bool(reader, value, &on);
+    if (rc == 0)
+        reader->options->trace_ipc_off = !on;
+    return rc;
+}
+
 static int read_trace(struct config_reader *reader, const yaml_node_t *value)
 {
     static const struct key_spec keys[] = {
         {"cap", read_trace_cap},       {"budget", read_trace_budget},
         {"level", read_trace_level},   {"payload_bytes", read_trace_payload},
-        {"passed", read_trace_passed},
+        {"passed", read_trace_passed}, {"ipc", read_trace_ipc},
     };
     return read_mapping(reader, value, keys, sizeof keys / sizeof *keys,
                         "trace");

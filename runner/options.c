@@ -117,6 +117,7 @@ enum flag_kind {
     FLAG_REPORTER,     /* NAME[=FILE]: any reporter */
     FLAG_COLOR,        /* auto, always or never */
     FLAG_FILE_NAME,    /* a file to read (not -), replacing earlier ones */
+    FLAG_OFF,          /* on or off; sets a bool when off */
 };
 
 /* The C type of a FLAG_NUMBER field. */
@@ -167,6 +168,7 @@ struct flag_spec {
     .kind = FLAG_COLOR, .field = OPTION(name, enum tattle__color_mode)
 #define FILE_NAME(name) .kind = FLAG_FILE_NAME, .field = OPTION(name, char *)
 #define DIRECTORY(name) .kind = FLAG_FILE_NAME, .field = OPTION(name, char *)
+#define OFF_SWITCH(name) .kind = FLAG_OFF, .field = OPTION(name, bool)
 #define AND_MARKS(name) .marks = true, .mark = OPTION(name, bool)
 /* clang-format on */
 
@@ -216,6 +218,10 @@ static const struct flag_spec flags[] = {
      NUMBER(trace_level, 0, TATTLE__TRACE_LEVEL_MAX)},
     {"trace-passed", 0, NULL, "keep traces of passed tests too",
      SWITCH(trace_passed)},
+    {"trace-ipc", 0, "on|off",
+     "capture messages through pipes, sockets and eventfds in traced tests "
+     "(default on)",
+     OFF_SWITCH(trace_ipc_off)},
     {"json", 0, "FILE|-", "write the JSON report", REPORT("json")},
     {"jsonl", 0, "FILE|-", "write the JSON Lines event stream",
      REPORT("jsonl")},
@@ -460,6 +466,18 @@ static int apply_file_name(struct tattle__options *options,
     return 0;
 }
 
+static int apply_off(struct tattle__options *options,
+                     const struct flag_spec *spec, const char *flag,
+                     const char *value, struct tattle__buffer *error)
+{
+    if (strcmp(value, "on") != 0 && strcmp(value, "off") != 0) {
+        tattle__buffer_printf(error, "%s: '%s' is not on or off", flag, value);
+        return -EINVAL;
+    }
+    *(bool *)option_field(options, spec) = strcmp(value, "off") == 0;
+    return 0;
+}
+
 static const flag_applier appliers[] = {
     [FLAG_SWITCH] = apply_switch,
     [FLAG_NUMBER] = apply_number,
@@ -470,6 +488,7 @@ static const flag_applier appliers[] = {
     [FLAG_REPORTER] = apply_reporter,
     [FLAG_COLOR] = apply_color,
     [FLAG_FILE_NAME] = apply_file_name,
+    [FLAG_OFF] = apply_off,
 };
 
 static int apply_flag(struct tattle__options *options,

@@ -67,6 +67,7 @@ struct tattle__options {
     long trace_cap, trace_budget, trace_level,
         trace_payload_bytes; /* -1: unset */
     bool trace_passed;
+    bool trace_ipc_off; /* --trace-ipc off, trace: {ipc: false} */
     struct tattle__reporter_request *reporters;
     size_t reporter_count;
     struct tattle__string_list filter_out;

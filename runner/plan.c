@@ -151,7 +151,9 @@ static void resolve_trace_sizes(struct tattle__planned_test *planned,
     struct tattle__buffer reason = {0};
     const struct tattle_tag *tag = tattle__tag_find(
         entry->tags.items, entry->tags.count, "trace_messages");
-    if (tag && tag->value) {
+    if (tag && tag->value && strcmp(tag->value, "noipc") == 0) {
+        trace->no_ipc = true;
+    } else if (tag && tag->value) {
         char *end;
         errno = 0;
         long cap = strtol(tag->value, &end, 10);
@@ -224,6 +226,8 @@ static void resolve_execution(struct tattle__planned_test *planned,
         trace.level = (int)options->trace_level;
     if (options->trace_payload_bytes > 0)
         trace.payload_bytes = (uint32_t)options->trace_payload_bytes;
+    if (options->trace_ipc_off)
+        trace.no_ipc = true;
     planned->trace_config = trace;
     entry->info.timeout_ms = planned->timeout_ms;
     entry->info.traced = planned->traced;

@@ -73,6 +73,7 @@ static void write_header(struct tattle_trace_arena *arena,
     if (++last_generation == 0)
         last_generation = 1;
     arena->generation = last_generation;
+    arena->ipc = layout->ipc;
     atomic_store(&arena->active, 0);
 }
 
@@ -127,7 +128,8 @@ tattle__arena_check_header(const struct tattle_trace_arena *arena,
         return "its layout was overwritten";
     if (arena->cap != layout->cap || arena->budget != layout->budget ||
         arena->level != layout->level ||
-        arena->payload_bytes != layout->payload_bytes)
+        arena->payload_bytes != layout->payload_bytes ||
+        arena->ipc != (uint32_t)layout->ipc)
         return "its configuration was overwritten";
     return NULL;
 }

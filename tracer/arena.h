@@ -35,7 +35,40 @@ enum {
     TATTLE__MAX_WATCHES = TATTLE_TRACE_MAX_WATCHES,
     TATTLE__WATCH_TEXT_BYTES = 4096,
     TATTLE__PAYLOAD_MAX = 256, /* payload_bytes is clamped to this */
-    TATTLE__MAILBOX_HEAP_BYTES = TATTLE_TRACE_MAILBOX_HEAP_BYTES
+    TATTLE__MAILBOX_HEAP_BYTES = TATTLE_TRACE_MAILBOX_HEAP_BYTES,
+    TATTLE__MAX_ENDPOINTS = 256,
+    TATTLE__ENDPOINT_NAME_BYTES = 64
+};
+
+/* What kind of kernel object a captured endpoint is (0: a free entry). */
+enum tattle__endpoint_kind {
+    TATTLE__ENDPOINT_PIPE = 1,    /* a pipe or FIFO: one direction */
+    TATTLE__ENDPOINT_STREAM = 2,  /* one socket of a byte stream */
+    TATTLE__ENDPOINT_DGRAM = 3,   /* one socket of datagrams or packets */
+    TATTLE__ENDPOINT_EVENTFD = 4, /* an eventfd: each write a message */
+    TATTLE__ENDPOINT_KIND_LAST = TATTLE__ENDPOINT_EVENTFD
+};
+
+/* One kernel object the test's processes exchanged bytes through (message
+ * capture, tracer/test_process/ipc.c). Entries are claimed in order with a
+ * compare-and-swap on `key` (the object's identity: device and inode, or
+ * the eventfd's id), so every process that finds the same object finds
+ * the same entry. A pipe carries one direction; each socket of a pair or
+ * connection has its own entry, and `peer` names the other one when it is
+ * known. `sent` and `received` count the bytes (messages, for datagrams
+ * and eventfds) written into and read out of the object: the writer's and
+ * the reader's offsets that match a receive to its send. */
+struct tattle__endpoint {
+    _Atomic uint64_t key;
+    _Atomic uint32_t kind;   /* enum tattle__endpoint_kind once filled */
+    _Atomic uint32_t peer;   /* the peer socket's index + 1, or 0 */
+    _Atomic uint32_t writer; /* first actor seen sending into it, + 1 */
+    _Atomic uint32_t reader; /* first actor seen receiving from it, + 1 */
+    _Atomic uint64_t sent;
+    _Atomic uint64_t received;
+    uint64_t id;                            /* the inode, or the eventfd's id */
+    char name[TATTLE__ENDPOINT_NAME_BYTES]; /* a socket's peer address */
+    char local[TATTLE__ENDPOINT_NAME_BYTES]; /* ... and its own */
 };
 
 /* How a test process ended, as far as the tracer knows. */
@@ -95,7 +128,7 @@ struct tattle_trace_arena {
     uint64_t mailbox_offset; /* where the mailbox heap starts */
     uint64_t mailbox_size;
     uint32_t generation; /* the session's id: never 0 */
-    uint32_t reserved0_;
+    uint32_t ipc;        /* messages through the kernel are captured */
     /* switches and counters shared by all writers */
     _Atomic uint32_t active;   /* the generation while recording, else 0 */
     _Atomic uint32_t overflow; /* budget exhausted: an event was refused */
@@ -116,6 +149,7 @@ struct tattle_trace_arena {
     _Atomic uint32_t directory_kind[TATTLE__MAX_MAILBOXES];
     uint64_t directory_offset[TATTLE__MAX_MAILBOXES];
     struct tattle__watch_record watches[TATTLE__MAX_WATCHES];
+    struct tattle__endpoint endpoints[TATTLE__MAX_ENDPOINTS];
 };
 
 /** Where everything of an arena lies, computed from its configuration.
@@ -134,6 +168,7 @@ struct tattle__arena_layout {
     uint64_t mailbox_offset;
     uint64_t mailbox_size;
     uint64_t size; /* bytes mapped */
+    bool ipc;      /* capture messages through the kernel (set after plan) */
 };
 
 /** Computes the layout of a configuration (payload_bytes is clamped to

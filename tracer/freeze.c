@@ -174,6 +174,8 @@ static const char *check_record(const struct tattle__record *record,
         return "an event longer than payload_bytes";
     if (record->commit > layout->budget)
         return "an event numbered past the budget";
+    if (record->endpoint > TATTLE__MAX_ENDPOINTS)
+        return "a message on no known endpoint";
     for (int field = TATTLE__FIELD_FROM; field <= TATTLE__FIELD_LABEL; field++)
         if (tattle__record_name_mode(record, (enum tattle__name_field)field) ==
                 TATTLE__NAME_POINTER &&
@@ -235,6 +237,297 @@ static int read_rings(struct freezing *freezing, uint32_t actor_count,
     return 0;
 }
 
+/* ---- Captured messages -------------------------------------------------
+ * Events recorded by tracer/test_process/ipc.c carry an endpoint (the
+ * index + 1 of its arena entry) and the offset of their bytes in it; here
+ * each receive is matched to the send whose bytes it got first, and the
+ * ends are named: by the actor at the other end of the match, else the
+ * first actor seen at that side of the endpoint, else the endpoint. */
+
+struct capture_ref {
+    uint32_t endpoint; /* index + 1, 0: not a captured message */
+    uint64_t offset;
+};
+
+/* An endpoint entry as read (and checked) from the arena. */
+struct endpoint_view {
+    uint32_t kind;           /* 0: never filled */
+    uint32_t peer;           /* index + 1 */
+    uint32_t writer, reader; /* actor index + 1 */
+    const char *display;     /* `pipe:[4711]`, `unix:/tmp/s`, ... */
+    char name[TATTLE__ENDPOINT_NAME_BYTES];
+    char local[TATTLE__ENDPOINT_NAME_BYTES];
+};
+
+/* Copies the endpoint table; NULL and freezing->corruption set when it
+ * holds what no honest writer leaves, NULL alone when out of memory. */
+static struct endpoint_view *read_endpoints(struct trace_storage *storage,
+                                            struct freezing *freezing,
+                                            uint32_t actor_count)
+{
+    struct endpoint_view *views =
+        pool_alloc(storage, TATTLE__MAX_ENDPOINTS * sizeof *views);
+    if (views == NULL)
+        return NULL;
+    for (uint32_t i = 0; i < TATTLE__MAX_ENDPOINTS; i++) {
+        struct tattle__endpoint *entry = &freezing->arena->endpoints[i];
+        struct endpoint_view *view = &views[i];
+        view->kind = atomic_load(&entry->kind);
+        if (view->kind == 0)
+            continue;
+        view->peer = atomic_load(&entry->peer);
+        view->writer = atomic_load(&entry->writer);
+        view->reader = atomic_load(&entry->reader);
+        if (view->kind > TATTLE__ENDPOINT_KIND_LAST ||
+            view->peer > TATTLE__MAX_ENDPOINTS || view->writer > actor_count ||
+            view->reader > actor_count) {
+            freezing->corruption = "its endpoint table was overwritten";
+            return NULL;
+        }
+        size_t length = strnlen(entry->name, sizeof view->name - 1);
+        memcpy(view->name, entry->name, length);
+        view->name[length] = '\0';
+        length = strnlen(entry->local, sizeof view->local - 1);
+        memcpy(view->local, entry->local, length);
+        view->local[length] = '\0';
+        char text[TATTLE__ENDPOINT_NAME_BYTES + 32];
+        unsigned long long id = (unsigned long long)entry->id;
+        if (view->kind == TATTLE__ENDPOINT_PIPE)
+            snprintf(text, sizeof text, "pipe:[%llu]", id);
+        else if (view->kind == TATTLE__ENDPOINT_EVENTFD)
+            snprintf(text, sizeof text, "eventfd:[%llu]", id);
+        else if (view->name[0] != '\0')
+            snprintf(text, sizeof text, "%s", view->name);
+        else
+            snprintf(text, sizeof text, "socket:[%llu]", id);
+        view->display = pool_string(storage, text, sizeof text);
+        if (view->display == NULL)
+            return NULL;
+    }
+    /* Sockets connected by address (TCP, UDP, Unix paths): the peer is the
+     * one socket whose own address is this one's peer and the reverse. */
+    for (uint32_t i = 0; i < TATTLE__MAX_ENDPOINTS; i++) {
+        struct endpoint_view *view = &views[i];
+        if (view->kind < TATTLE__ENDPOINT_STREAM ||
+            view->kind > TATTLE__ENDPOINT_DGRAM || view->peer != 0 ||
+            view->name[0] == '\0')
+            continue;
+        uint32_t found = 0, candidates = 0;
+        for (uint32_t j = 0; j < TATTLE__MAX_ENDPOINTS; j++)
+            if (j != i && views[j].kind == view->kind &&
+                strcmp(views[j].local, view->name) == 0 &&
+                strcmp(views[j].name, view->local) == 0) {
+                found = j + 1;
+                candidates++;
+            }
+        if (candidates == 1)
+            view->peer = found;
+    }
+    /* An accepted Unix socket's peer is unnamed: it is found from the
+     * other side. */
+    for (uint32_t i = 0; i < TATTLE__MAX_ENDPOINTS; i++) {
+        uint32_t peer = views[i].peer;
+        if (views[i].kind >= TATTLE__ENDPOINT_STREAM &&
+            views[i].kind <= TATTLE__ENDPOINT_DGRAM && peer != 0 &&
+            views[peer - 1].peer == 0 && views[peer - 1].kind == views[i].kind)
+            views[peer - 1].peer = i + 1;
+    }
+    return views;
+}
+
+/* Where the bytes a receive on `endpoint` got were sent: the endpoint
+ * itself for pipes and eventfds, the peer socket for sockets. */
+static uint32_t capture_source(const struct endpoint_view *views,
+                               uint32_t endpoint)
+{
+    const struct endpoint_view *view = &views[endpoint - 1];
+    if (view->kind == TATTLE__ENDPOINT_PIPE ||
+        view->kind == TATTLE__ENDPOINT_EVENTFD)
+        return endpoint;
+    return view->peer;
+}
+
+/* The units a send takes in its endpoint's stream. */
+static uint64_t capture_units(const struct endpoint_view *views,
+                              uint32_t endpoint, uint64_t size)
+{
+    uint32_t kind = views[endpoint - 1].kind;
+    if (kind == TATTLE__ENDPOINT_DGRAM || kind == TATTLE__ENDPOINT_EVENTFD)
+        return 1;
+    return size;
+}
+
+static const struct capture_ref *sorting_refs;
+
+static int compare_sends(const void *left, const void *right)
+{
+    const struct capture_ref *a = &sorting_refs[*(const size_t *)left];
+    const struct capture_ref *b = &sorting_refs[*(const size_t *)right];
+    if (a->endpoint != b->endpoint)
+        return a->endpoint < b->endpoint ? -1 : 1;
+    if (a->offset != b->offset)
+        return a->offset < b->offset ? -1 : 1;
+    return *(const size_t *)left < *(const size_t *)right ? -1 : 1;
+}
+
+/* The last send (index into sends) on `endpoint` at or before `offset`,
+ * or -1. */
+static ptrdiff_t find_send(const size_t *sends, size_t count,
+                           const struct capture_ref *refs, uint32_t endpoint,
+                           uint64_t offset)
+{
+    size_t low = 0, high = count;
+    while (low < high) {
+        size_t middle = low + (high - low) / 2;
+        const struct capture_ref *ref = &refs[sends[middle]];
+        if (ref->endpoint < endpoint ||
+            (ref->endpoint == endpoint && ref->offset <= offset))
+            low = middle + 1;
+        else
+            high = middle;
+    }
+    if (low == 0 || refs[sends[low - 1]].endpoint != endpoint)
+        return -1;
+    return (ptrdiff_t)(low - 1);
+}
+
+/* A receive that got exactly the bytes of a send. */
+static bool same_message(const struct tattle_trace_event *receive,
+                         const struct tattle_trace_event *send)
+{
+    return receive->size == send->size && receive->msg != NULL &&
+           send->msg != NULL && strcmp(receive->msg, send->msg) == 0;
+}
+
+enum { SAME_SEND_WINDOW = 64 };
+
+/* The unclaimed send of `endpoint` nearest sends[found] (within a window)
+ * that carried exactly what `receive` got, or -1. */
+static ptrdiff_t nearest_same_send(const struct tattle_trace_event *events,
+                                   const struct capture_ref *refs,
+                                   const size_t *sends, size_t send_count,
+                                   const bool *claimed, ptrdiff_t found,
+                                   uint32_t endpoint,
+                                   const struct tattle_trace_event *receive)
+{
+    for (ptrdiff_t distance = 1; distance <= SAME_SEND_WINDOW; distance++) {
+        ptrdiff_t sides[2] = {found - distance, found + distance};
+        for (int side = 0; side < 2; side++) {
+            ptrdiff_t at = sides[side];
+            if (at < 0 || (size_t)at >= send_count)
+                continue;
+            size_t send = sends[at];
+            if (refs[send].endpoint == endpoint && !claimed[send] &&
+                same_message(receive, &events[send]))
+                return at;
+        }
+    }
+    return -1;
+}
+
+static const char *side_name(const struct endpoint_view *views,
+                             uint32_t endpoint, bool readers,
+                             const char **names)
+{
+    if (endpoint == 0)
+        return NULL;
+    const struct endpoint_view *view = &views[endpoint - 1];
+    uint32_t actor = readers ? view->reader : view->writer;
+    return actor != 0 ? names[actor - 1] : NULL;
+}
+
+static int resolve_captures(struct trace_storage *storage,
+                            struct freezing *freezing,
+                            struct tattle_trace_event *events,
+                            const struct capture_ref *refs, size_t count,
+                            const char **names, uint32_t actor_count)
+{
+    size_t captured = 0;
+    for (size_t i = 0; i < count; i++)
+        captured += refs[i].endpoint != 0;
+    if (captured == 0)
+        return 0;
+    struct endpoint_view *views =
+        read_endpoints(storage, freezing, actor_count);
+    if (views == NULL)
+        return freezing->corruption ? -EBADMSG : -ENOMEM;
+    size_t *sends = malloc((captured + 1) * sizeof *sends);
+    if (sends == NULL)
+        return -ENOMEM;
+    size_t send_count = 0;
+    for (size_t i = 0; i < count; i++)
+        if (refs[i].endpoint != 0 && events[i].kind == TATTLE_TRACE_SEND)
+            sends[send_count++] = i;
+    sorting_refs = refs;
+    qsort(sends, send_count, sizeof *sends, compare_sends);
+    sorting_refs = NULL;
+    bool *claimed = calloc(count + 1, sizeof *claimed);
+    if (claimed == NULL) {
+        free(sends);
+        return -ENOMEM;
+    }
+
+    for (size_t i = 0; i < count; i++) {
+        if (refs[i].endpoint == 0 || events[i].kind != TATTLE_TRACE_RECV)
+            continue;
+        uint32_t source = capture_source(views, refs[i].endpoint);
+        if (source == 0)
+            continue;
+        ptrdiff_t found =
+            find_send(sends, send_count, refs, source, refs[i].offset);
+        if (found < 0)
+            continue;
+        size_t send = sends[found];
+        if (refs[i].offset >=
+            refs[send].offset + capture_units(views, source, events[send].size))
+            continue;
+        if (!same_message(&events[i], &events[send]) &&
+            refs[i].offset == refs[send].offset) {
+            /* Two readers (or writers) of one object advanced its counter
+             * in another order than the kernel moved the bytes: the
+             * nearest unclaimed send of the very same message is the
+             * one. */
+            ptrdiff_t better =
+                nearest_same_send(events, refs, sends, send_count, claimed,
+                                  found, source, &events[i]);
+            if (better >= 0)
+                send = sends[better];
+        }
+        claimed[send] = true;
+        events[i].match = events[send].seq;
+        events[i].from = events[send].from;
+        if (events[send].to == NULL)
+            events[send].to = events[i].to;
+    }
+    free(sends);
+    free(claimed);
+
+    /* Unmatched: the first actor seen at the other side, else the
+     * endpoint. */
+    for (size_t i = 0; i < count; i++) {
+        uint32_t endpoint = refs[i].endpoint;
+        if (endpoint == 0)
+            continue;
+        const struct endpoint_view *view = &views[endpoint - 1];
+        const char *fallback = view->display ? view->display : "endpoint";
+        if (events[i].kind == TATTLE_TRACE_SEND && events[i].to == NULL) {
+            uint32_t destination =
+                view->kind == TATTLE__ENDPOINT_PIPE ||
+                        view->kind == TATTLE__ENDPOINT_EVENTFD
+                    ? endpoint
+                    : view->peer;
+            const char *actor = side_name(views, destination, true, names);
+            events[i].to = actor ? actor : fallback;
+        } else if (events[i].kind == TATTLE_TRACE_RECV &&
+                   events[i].from == NULL) {
+            const char *actor =
+                side_name(views, capture_source(views, endpoint), false, names);
+            events[i].from = actor ? actor : fallback;
+        }
+    }
+    return 0;
+}
+
 static int freeze_events(struct trace_storage *storage,
                          struct freezing *freezing, const char **names,
                          uint32_t actor_count)
@@ -260,6 +553,12 @@ static int freeze_events(struct trace_storage *storage,
     struct tattle_trace_event *events =
         pool_alloc(storage, (kept + 1) * sizeof *events);
     if (events == NULL) {
+        free(copies);
+        free(buffer);
+        return -ENOMEM;
+    }
+    struct capture_ref *refs = calloc(kept + 1, sizeof *refs);
+    if (refs == NULL) {
         free(copies);
         free(buffer);
         return -ENOMEM;
@@ -293,6 +592,10 @@ static int freeze_events(struct trace_storage *storage,
             event->to = record_name(storage, record, TATTLE__FIELD_TO, self);
         }
         event->label = record_name(storage, record, TATTLE__FIELD_LABEL, self);
+        if (record->endpoint != 0 && (event->kind == TATTLE_TRACE_SEND ||
+                                      event->kind == TATTLE_TRACE_RECV))
+            refs[i] = (struct capture_ref){.endpoint = record->endpoint,
+                                           .offset = record->offset};
         if (event->kind == TATTLE_TRACE_SEND ||
             event->kind == TATTLE_TRACE_RECV || record->payload_length != 0) {
             tattle__snapshot_render(record->payload, record->payload_length,
@@ -306,6 +609,10 @@ static int freeze_events(struct trace_storage *storage,
     }
     trace->events = events;
     trace->event_count = kept;
+    if (error == 0)
+        error = resolve_captures(storage, freezing, events, refs, kept, names,
+                                 actor_count);
+    free(refs);
     free(copies);
     free(buffer);
     return error;

@@ -94,7 +94,8 @@ struct tattle__record {
     uint8_t reserved_;
     uint16_t payload_length;
     uint16_t reserved2_;
-    uint32_t reserved3_;
+    uint32_t endpoint; /* captured message: the endpoint's index + 1 */
+    uint64_t offset;   /* ... and its offset in the endpoint's stream */
     union tattle__record_name from;
     union tattle__record_name to;
     union tattle__record_name label;

@@ -101,6 +101,7 @@ int tattle__trace_session_create(struct tattle__trace_session **out,
         effective.level = config->level;
         if (config->payload_bytes != 0)
             effective.payload_bytes = config->payload_bytes;
+        effective.no_ipc = config->no_ipc;
     }
     if (effective.cap > TATTLE__TRACE_CAP_MAX)
         return -EINVAL;
@@ -114,6 +115,7 @@ int tattle__trace_session_create(struct tattle__trace_session **out,
         free(session);
         return error;
     }
+    session->layout.ipc = !effective.no_ipc;
     tattle__clock_anchor();
     tattle__recorder_prepare();
     if (!pool_take(session)) {
@@ -147,6 +149,7 @@ int tattle__trace_attach(int fd, uint64_t size)
     if (error != 0)
         return error;
     tattle__recorder_activate(base);
+    tattle__ipc_start(base);
     return 0;
 }
 

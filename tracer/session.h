@@ -46,6 +46,7 @@ struct tattle__trace_config {
     uint32_t budget;        /* events recorded at most */
     int level;              /* detail threshold */
     uint32_t payload_bytes; /* bytes of each message rendered */
+    bool no_ipc;            /* messages through the kernel are not captured */
 };
 
 /* The configuration of a test that asks for no size of its own. */

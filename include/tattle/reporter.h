@@ -131,6 +131,8 @@ struct tattle_trace_event {
     const char *msg; /* payload rendered as text (bounded) */
     uint64_t size;   /* payload size in bytes */
     int level;
+    uint64_t match; /* recv of a captured message: the seq of the send whose
+                       bytes it received first; 0 when unknown */
 };
 
 struct tattle_trace_mailbox {

@@ -29,6 +29,7 @@
 #include "tests/tracer/harness.h"
 #include "tracer/mailbox.h"
 #include "tracer/session.h"
+#include "tracer/test_process/recorder.h"
 
 /* ---- Helpers ----------------------------------------------------------------
  */
@@ -42,7 +43,7 @@ static int patient_ms(void)
 static struct tattle__trace_session *new_session(uint32_t cap, uint32_t budget,
                                                  int level, uint32_t payload)
 {
-    struct tattle__trace_config config = {cap, budget, level, payload};
+    struct tattle__trace_config config = {cap, budget, level, payload, false};
     struct tattle__trace_session *session = NULL;
     int error = tattle__trace_session_create(&session, &config);
     CHECK(error == 0, "create: %s", strerror(-error));
@@ -990,6 +991,56 @@ static void test_in_process_session_records_and_forgets(void)
     tattle__trace_session_destroy(session);
 }
 
+/* Two readers of one pipe whose offsets were taken in the other order
+ * than the kernel gave them the bytes: each read is still matched to the
+ * write of the bytes it got. */
+static void test_captured_reads_match_the_bytes_they_got(void)
+{
+    struct tattle__trace_session *session = new_session(50, 5000, 100, 64);
+    tattle__trace_session_activate(session);
+    struct tattle_trace_arena *arena = tattle_trace_current;
+    struct tattle__endpoint *pipe_entry = &arena->endpoints[0];
+    atomic_store(&pipe_entry->key, 1);
+    pipe_entry->id = 4711;
+    atomic_store(&pipe_entry->kind, (uint32_t)TATTLE__ENDPOINT_PIPE);
+    const char *jobs[] = {"job 0", "job 1", "job 2"};
+    for (uint64_t i = 0; i < 3; i++)
+        tattle__recorder_record(
+            &(struct tattle__event){.kind = TATTLE_TRACE_SEND,
+                                    .from = TATTLE__SELF,
+                                    .label = "write",
+                                    .payload = jobs[i],
+                                    .payload_length = 5,
+                                    .size = 5,
+                                    .endpoint = 1,
+                                    .offset = 5 * i});
+    /* "job 1" read at offset 0, "job 0" at 5, "job 2" at 10. */
+    const int got[] = {1, 0, 2};
+    for (uint64_t i = 0; i < 3; i++)
+        tattle__recorder_record(
+            &(struct tattle__event){.kind = TATTLE_TRACE_RECV,
+                                    .to = TATTLE__SELF,
+                                    .label = "read",
+                                    .payload = jobs[got[i]],
+                                    .payload_length = 5,
+                                    .size = 5,
+                                    .endpoint = 1,
+                                    .offset = 5 * i});
+    struct tattle_trace *trace = freeze(session);
+    check_invariants(trace);
+    CHECK(trace->event_count == 6, "%zu events", trace->event_count);
+    for (size_t i = 3; i < trace->event_count; i++) {
+        const struct tattle_trace_event *receive = &trace->events[i];
+        CHECK(receive->match == (uint64_t)got[i - 3] + 1,
+              "read of %s matches send %llu", receive->msg,
+              (unsigned long long)receive->match);
+        CHECK(same(receive->from, "main") && same(receive->to, "main"));
+    }
+    CHECK(same(trace->events[0].to, "main"), "a matched send names its reader");
+    tattle__trace_free(trace);
+    tattle__trace_session_destroy(session);
+}
+
 static void body_one_send(void)
 {
     tattle_trace_send("peer", "only", "1", 1);
@@ -1416,6 +1467,8 @@ static const struct harness_test tests[] = {
     {"watched_queue_joins_the_snapshot", test_watched_queue_joins_the_snapshot},
     {"in_process_session_records_and_forgets",
      test_in_process_session_records_and_forgets},
+    {"captured_reads_match_the_bytes_they_got",
+     test_captured_reads_match_the_bytes_they_got},
 };
 
 int main(int argc, char **argv)

@@ -305,7 +305,7 @@ static inline void write_record(struct thread_state *state,
     struct tattle__record *record = state->next;
 
     tattle__ring_open_record(&record->commit);
-    record->ticks = tattle__clock_ticks();
+    record->ticks = event->ticks != 0 ? event->ticks : tattle__clock_ticks();
     record->size = event->size;
     record->level = event->level;
     record->kind = (uint8_t)event->kind;
@@ -326,6 +326,8 @@ static inline void write_record(struct thread_state *state,
     else if (payload_length != 0)
         memcpy(record->payload, event->payload, payload_length);
     record->payload_length = (uint16_t)payload_length;
+    record->endpoint = event->endpoint;
+    record->offset = event->offset;
     atomic_store_explicit(&record->commit, number + 1, memory_order_release);
 
     state->written = number + 1;

@@ -13,6 +13,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include <tattle/trace.h>
 
@@ -57,6 +58,9 @@ struct tattle__event {
     size_t payload_length; /* cut to the arena's payload_bytes */
     uint64_t size;         /* the whole message's size */
     bool text;             /* the payload is rendered text */
+    uint32_t endpoint;     /* captured message: the endpoint's index + 1 */
+    uint64_t offset;       /* ... and where it starts in the endpoint */
+    uint64_t ticks;        /* when it happened; 0: now */
 };
 
 /** Records one event from the calling thread (when the process records). */
@@ -65,5 +69,19 @@ void tattle__recorder_record(const struct tattle__event *event);
 /** Gives the calling thread's unused budget back to the arena, so other
  * actors can record it (async-signal-safe). */
 void tattle__recorder_release_budget(void);
+
+/** Test process started from a handed-over arena: starts capturing the
+ * messages its processes exchange through the kernel when the arena asks
+ * for it (tracer/test_process/ipc.c). */
+void tattle__ipc_start(struct tattle_trace_arena *arena);
+
+/** Stops capturing in this process (benchmarks, in-process sessions). */
+void tattle__ipc_stop(void);
+
+/** Benchmarks: exchanges the real write and read the interposed ones call
+ * with *write_fn and *read_fn (which get the previous ones), to measure
+ * the interposer without the kernel's noise. */
+void tattle__ipc_swap_io(ssize_t (**write_fn)(int, const void *, size_t),
+                         ssize_t (**read_fn)(int, void *, size_t));
 
 #endif /* TATTLE_TRACER_RECORDER_H */

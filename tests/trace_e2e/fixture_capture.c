@@ -1,0 +1,316 @@
+/*
+ * fixture_capture.c — traced tests whose messages go through the kernel
+ * (pipes, socketpairs, eventfds) with no tracer call in the exchange, for
+ * test_capture_e2e.py: what the automatic message capture records, what it
+ * leaves out (regular files, the runner's stdout capture), that every call
+ * keeps its semantics (partial transfers, EAGAIN, EBADF, use from a signal
+ * handler), that `trace_messages:noipc` turns it off, and that a test that
+ * overwrites the capture's state in its arena cannot crash the runner.
+ *
+ * Each test passes when the calls behave as libc's; the driver runs them
+ * with --trace-passed and checks their traces.
+ */
+#define _GNU_SOURCE /* pipe2, F_SETPIPE_SZ */
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <sys/uio.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <tattle/tattle.h>
+#include <tattle/trace.h>
+
+#include "tracer/arena.h"
+
+enum { JOB_BYTES = 16, JOBS = 6, WORKERS = 2 };
+
+struct pool {
+    int jobs_read_end;
+    int done[WORKERS];
+};
+
+struct worker {
+    struct pool *pool;
+    int index;
+};
+
+static void *work(void *argument)
+{
+    struct worker *worker = argument;
+    char name[16];
+    snprintf(name, sizeof name, "worker-%d", worker->index);
+    tattle_actor_name(name);
+    char job[JOB_BYTES];
+    while (read(worker->pool->jobs_read_end, job, sizeof job) == JOB_BYTES)
+        worker->pool->done[worker->index]++;
+    return NULL;
+}
+
+/* A boss hands six 16-byte jobs to two workers through one pipe. */
+TEST(ipc, pipe_pool, .tags = "trace_messages")
+{
+    int jobs[2];
+    ASSERT_EQ(pipe(jobs), 0);
+    struct pool pool = {.jobs_read_end = jobs[0]};
+    struct worker workers[WORKERS];
+    pthread_t threads[WORKERS];
+    for (int i = 0; i < WORKERS; i++) {
+        workers[i] = (struct worker){&pool, i};
+        ASSERT_EQ(pthread_create(&threads[i], NULL, work, &workers[i]), 0);
+    }
+    tattle_actor_name("boss");
+    for (int i = 0; i < JOBS; i++) {
+        char job[JOB_BYTES + 1];
+        snprintf(job, sizeof job, "job %d ----------", i);
+        ASSERT_EQ(write(jobs[1], job, JOB_BYTES), JOB_BYTES);
+    }
+    close(jobs[1]);
+    for (int i = 0; i < WORKERS; i++)
+        pthread_join(threads[i], NULL);
+    close(jobs[0]);
+    EXPECT_EQ(pool.done[0] + pool.done[1], JOBS);
+}
+
+/* A client and a forked server over a socketpair: a request, a reply. */
+TEST(ipc, socketpair_fork, .tags = "trace_messages")
+{
+    int pair[2];
+    ASSERT_EQ(socketpair(AF_UNIX, SOCK_STREAM, 0, pair), 0);
+    pid_t server = fork();
+    ASSERT_NE(server, -1);
+    if (server == 0) {
+        tattle_actor_name("server");
+        close(pair[0]);
+        char request[32];
+        ssize_t got = recv(pair[1], request, sizeof request, 0);
+        if (got != 4 || memcmp(request, "ping", 4) != 0)
+            _exit(2);
+        _exit(send(pair[1], "pong", 4, 0) == 4 ? 0 : 3);
+    }
+    tattle_actor_name("client");
+    close(pair[1]);
+    ASSERT_EQ(write(pair[0], "ping", 4), 4);
+    char reply[32];
+    ASSERT_EQ(read(pair[0], reply, sizeof reply), 4);
+    EXPECT_EQ(memcmp(reply, "pong", 4), 0);
+    int status = 0;
+    ASSERT_EQ(waitpid(server, &status, 0), server);
+    EXPECT(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    close(pair[0]);
+}
+
+/* The client side of a connection, in a forked process: hello, then
+ * waits for the reply. Exits 0 when the exchange went as planned. */
+static void run_client(const struct sockaddr *address, socklen_t length,
+                       int family)
+{
+    tattle_actor_name("client");
+    int connection = socket(family, SOCK_STREAM, 0);
+    if (connection < 0 || connect(connection, address, length) != 0)
+        _exit(2);
+    if (send(connection, "hello", 5, 0) != 5)
+        _exit(3);
+    char reply[16];
+    ssize_t got = recv(connection, reply, sizeof reply, 0);
+    close(connection);
+    _exit(got == 5 && memcmp(reply, "world", 5) == 0 ? 0 : 4);
+}
+
+/* The server side: accepts one client, reads its hello, answers. */
+static void serve_one(int listener, pid_t client)
+{
+    tattle_actor_name("server");
+    int connection = accept(listener, NULL, NULL);
+    ASSERT_GE(connection, 0);
+    char request[16];
+    ASSERT_EQ(read(connection, request, sizeof request), 5);
+    EXPECT_EQ(memcmp(request, "hello", 5), 0);
+    ASSERT_EQ(write(connection, "world", 5), 5);
+    int status = 0;
+    ASSERT_EQ(waitpid(client, &status, 0), client);
+    EXPECT(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    close(connection);
+    close(listener);
+}
+
+/* A client and a server over loopback TCP. */
+TEST(ipc, tcp_loopback, .tags = "trace_messages")
+{
+    int listener = socket(AF_INET, SOCK_STREAM, 0);
+    ASSERT_GE(listener, 0);
+    struct sockaddr_in address = {.sin_family = AF_INET,
+                                  .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+    socklen_t length = sizeof address;
+    ASSERT_EQ(bind(listener, (struct sockaddr *)&address, length), 0);
+    ASSERT_EQ(listen(listener, 1), 0);
+    ASSERT_EQ(getsockname(listener, (struct sockaddr *)&address, &length), 0);
+    pid_t client = fork();
+    ASSERT_NE(client, -1);
+    if (client == 0)
+        run_client((struct sockaddr *)&address, length, AF_INET);
+    serve_one(listener, client);
+}
+
+/* A client and a server over a Unix socket with a path. */
+TEST(ipc, unix_path, .tags = "trace_messages")
+{
+    struct sockaddr_un address = {.sun_family = AF_UNIX};
+    snprintf(address.sun_path, sizeof address.sun_path,
+             "/tmp/tattle-capture-%d.sock", (int)getpid());
+    unlink(address.sun_path);
+    int listener = socket(AF_UNIX, SOCK_STREAM, 0);
+    ASSERT_GE(listener, 0);
+    ASSERT_EQ(bind(listener, (struct sockaddr *)&address, sizeof address), 0);
+    ASSERT_EQ(listen(listener, 1), 0);
+    pid_t client = fork();
+    ASSERT_NE(client, -1);
+    if (client == 0)
+        run_client((struct sockaddr *)&address, sizeof address, AF_UNIX);
+    serve_one(listener, client);
+    unlink(address.sun_path);
+}
+
+static void *wake(void *argument)
+{
+    int event = *(int *)argument;
+    tattle_actor_name("waker");
+    uint64_t one = 1;
+    if (write(event, &one, sizeof one) != sizeof one)
+        abort();
+    return NULL;
+}
+
+/* A thread wakes the main thread through an eventfd. */
+TEST(ipc, eventfd_wakeup, .tags = "trace_messages")
+{
+    int event = eventfd(0, EFD_CLOEXEC);
+    ASSERT_GE(event, 0);
+    tattle_actor_name("sleeper");
+    pthread_t thread;
+    ASSERT_EQ(pthread_create(&thread, NULL, wake, &event), 0);
+    eventfd_t value = 0;
+    ASSERT_EQ(eventfd_read(event, &value), 0);
+    EXPECT_EQ(value, 1);
+    pthread_join(thread, NULL);
+    close(event);
+}
+
+/* A regular file and the test's own stdout and stderr are not message
+ * endpoints; one pipe message shows the capture was on. */
+TEST(ipc, not_endpoints, .tags = "trace_messages")
+{
+    char path[] = "/tmp/tattle-capture-XXXXXX";
+    int file = mkstemp(path);
+    ASSERT_GE(file, 0);
+    unlink(path);
+    ASSERT_EQ(write(file, "file content", 12), 12);
+    ASSERT_EQ(lseek(file, 0, SEEK_SET), 0);
+    char back[16];
+    ASSERT_EQ(read(file, back, sizeof back), 12);
+    close(file);
+    ASSERT_EQ(write(STDOUT_FILENO, "to stdout\n", 10), 10);
+    ASSERT_EQ(write(STDERR_FILENO, "to stderr\n", 10), 10);
+    int duplicate = dup(STDOUT_FILENO);
+    ASSERT_EQ(write(duplicate, "to stdout again\n", 16), 16);
+    close(duplicate);
+    int pipe_fds[2];
+    ASSERT_EQ(pipe(pipe_fds), 0);
+    ASSERT_EQ(write(pipe_fds[1], "only this", 9), 9);
+    ASSERT_EQ(read(pipe_fds[0], back, sizeof back), 9);
+    close(pipe_fds[0]);
+    close(pipe_fds[1]);
+}
+
+static int signal_pipe = -1;
+
+static void on_signal(int number)
+{
+    (void)number;
+    int saved = errno;
+    if (write(signal_pipe, "from handler", 12) != 12)
+        abort();
+    errno = saved;
+}
+
+/* Return values and errno as libc gives them: a partial write into a full
+ * non-blocking pipe, EAGAIN, EBADF, writev/readv, a signal handler. */
+TEST(ipc, semantics, .tags = "trace_messages")
+{
+    int fds[2];
+    ASSERT_EQ(pipe2(fds, O_NONBLOCK), 0);
+    int capacity = fcntl(fds[1], F_SETPIPE_SZ, 4096);
+    ASSERT_GE(capacity, 4096);
+    static char big[1 << 17];
+    memset(big, 'x', sizeof big);
+    ssize_t wrote = write(fds[1], big, sizeof big);
+    EXPECT_EQ(wrote, capacity);
+    errno = 0;
+    EXPECT_EQ(write(fds[1], big, 1), -1);
+    EXPECT_EQ(errno, EAGAIN);
+    static char sink[1 << 17];
+    EXPECT_EQ(read(fds[0], sink, sizeof sink), capacity);
+    errno = 0;
+    EXPECT_EQ(read(fds[0], sink, sizeof sink), -1);
+    EXPECT_EQ(errno, EAGAIN);
+    errno = 0;
+    EXPECT_EQ(write(-1, "x", 1), -1);
+    EXPECT_EQ(errno, EBADF);
+    errno = 0;
+    EXPECT_EQ(read(-1, sink, 1), -1);
+    EXPECT_EQ(errno, EBADF);
+
+    struct iovec parts[2] = {{"vec", 3}, {"tor", 3}};
+    EXPECT_EQ(writev(fds[1], parts, 2), 6);
+    char first[2], rest[8];
+    struct iovec into[2] = {{first, sizeof first}, {rest, sizeof rest}};
+    EXPECT_EQ(readv(fds[0], into, 2), 6);
+    EXPECT_EQ(memcmp(first, "ve", 2), 0);
+    EXPECT_EQ(memcmp(rest, "ctor", 4), 0);
+
+    signal_pipe = fds[1];
+    struct sigaction action = {.sa_handler = on_signal};
+    ASSERT_EQ(sigaction(SIGUSR1, &action, NULL), 0);
+    ASSERT_EQ(raise(SIGUSR1), 0);
+    char text[16];
+    EXPECT_EQ(read(fds[0], text, sizeof text), 12);
+    close(fds[0]);
+    close(fds[1]);
+}
+
+/* trace_messages:noipc: only the tracer call is recorded. */
+TEST(ipc, noipc, .tags = "trace_messages:noipc")
+{
+    int fds[2];
+    ASSERT_EQ(pipe(fds), 0);
+    ASSERT_EQ(write(fds[1], "uncaptured", 10), 10);
+    char text[16];
+    ASSERT_EQ(read(fds[0], text, sizeof text), 10);
+    tattle_trace_send("nobody", "note", "by hand", 7);
+    close(fds[0]);
+    close(fds[1]);
+}
+
+/* Sends through a pipe, then overwrites the capture's endpoint table in
+ * its own arena with what no honest writer leaves there. */
+TEST(ipc, hostile_endpoints, .tags = "trace_messages")
+{
+    int fds[2];
+    ASSERT_EQ(pipe(fds), 0);
+    ASSERT_EQ(write(fds[1], "before", 6), 6);
+    char text[16];
+    ASSERT_EQ(read(fds[0], text, sizeof text), 6);
+    struct tattle_trace_arena *arena = tattle_trace_current;
+    ASSERT_NOT_NULL(arena);
+    memset(arena->endpoints, 0xff, sizeof arena->endpoints);
+    ASSERT_EQ(write(fds[1], "after", 5), 5);
+    ASSERT_EQ(read(fds[0], text, sizeof text), 5);
+}

@@ -1,0 +1,276 @@
+#!/usr/bin/env python3
+"""End-to-end tests of the automatic message capture through the runner.
+
+Runs the trace_capture fixture (tests whose messages go through pipes,
+socketpairs and eventfds, with no tracer call in the exchange) with
+--trace-passed, validates every report and stream, and checks what the
+traces hold: each send and receive, matched and named by actor, and
+nothing of what is not a message endpoint.
+
+    test_capture_e2e.py CASE --capture BIN
+
+CASE is one behaviour, named by its CTest test (`--list` prints them).
+"""
+import argparse
+import os
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "tools"))
+sys.path.insert(0, HERE)
+import driver  # noqa: E402
+import test_trace_e2e as e2e  # noqa: E402
+from test_trace_e2e import check  # noqa: E402
+
+CASES = driver.Cases()
+
+
+def traced_run(args, *test_ids, extra=()):
+    out = e2e.new_dir()
+    run = e2e.Run(args.capture, "--trace-passed", *extra, *test_ids, cwd=out,
+                  expect_status=0)
+    traces = {}
+    for test_id in test_ids:
+        test = run.test(test_id)
+        check(test.get("state") == "passed", "%s passes: %s"
+              % (test_id, test.get("failures")))
+        trace = test.get("trace")
+        if check(trace is not None, "%s has a trace" % test_id):
+            e2e.trace_is_consistent(trace, test_id)
+            traces[test_id] = trace
+    return run, traces
+
+
+def messages(trace):
+    return [e for e in trace["events"] if e["kind"] in ("send", "recv")]
+
+
+def check_matches(trace, where):
+    """Every recv with a match points at a send of the same bytes."""
+    by_seq = {e["seq"]: e for e in trace["events"]}
+    for e in trace["events"]:
+        if e["kind"] != "recv" or "match" not in e:
+            continue
+        sent = by_seq.get(e["match"])
+        if check(sent is not None and sent["kind"] == "send",
+                 "%s: recv %d matches send %s" % (where, e["seq"], e["match"])):
+            check(sent.get("msg", "").startswith(e.get("msg", "")[:8]),
+                  "%s: recv %r got the bytes of send %r"
+                  % (where, e.get("msg"), sent.get("msg")))
+            check(sent.get("to") == e.get("to") and sent.get("from") == e.get("from"),
+                  "%s: send %s and recv %s name the same ends"
+                  % (where, (sent.get("from"), sent.get("to")),
+                     (e.get("from"), e.get("to"))))
+
+
+@CASES("capture_e2e_pipe_pool_matches_jobs_to_workers")
+def case_pipe_pool(args):
+    _, traces = traced_run(args, "ipc/pipe_pool")
+    trace = traces.get("ipc/pipe_pool")
+    if not trace:
+        return
+    sends = [e for e in trace["events"] if e["kind"] == "send"]
+    recvs = [e for e in trace["events"] if e["kind"] == "recv"]
+    jobs = ["job %d ----------" % i for i in range(6)]
+    check([e.get("msg") for e in sends] == jobs,
+          "the boss's six writes in order: %s" % [e.get("msg") for e in sends])
+    check(all(e.get("from") == "boss" and e.get("label") == "write" and
+              e["size"] == 16 for e in sends),
+          "sends are the boss's 16-byte writes: %s" % sends[:2])
+    check(sorted(e.get("msg") for e in recvs) == jobs,
+          "the workers read each job once: %s" % [e.get("msg") for e in recvs])
+    check(all(e.get("to") in ("worker-0", "worker-1") and e.get("from") == "boss"
+              and e.get("label") == "read" and "match" in e for e in recvs),
+          "each read is a worker's, from the boss, matched: %s" % recvs[:2])
+    check(len({e["match"] for e in recvs if "match" in e}) == len(recvs),
+          "no two reads match the same write")
+    check_matches(trace, "ipc/pipe_pool")
+
+
+@CASES("capture_e2e_socketpair_client_and_forked_server")
+def case_socketpair(args):
+    _, traces = traced_run(args, "ipc/socketpair_fork")
+    trace = traces.get("ipc/socketpair_fork")
+    if not trace:
+        return
+    got = [(e["kind"], e.get("from"), e.get("to"), e.get("label"), e.get("msg"))
+           for e in messages(trace)]
+    for expected in (("send", "client", "server", "write", "ping"),
+                     ("recv", "client", "server", "recv", "ping"),
+                     ("send", "server", "client", "send", "pong"),
+                     ("recv", "server", "client", "read", "pong")):
+        check(expected in got, "the trace has %s: %s" % (expected, got))
+    check(all("match" in e for e in messages(trace) if e["kind"] == "recv"),
+          "both receives are matched")
+    check_matches(trace, "ipc/socketpair_fork")
+
+
+def check_client_server(trace, where, address):
+    got = [(e["kind"], e.get("from"), e.get("to"), e.get("label"), e.get("msg"))
+           for e in messages(trace)]
+    for expected in (("send", "client", "server", "send", "hello"),
+                     ("recv", "client", "server", "read", "hello"),
+                     ("send", "server", "client", "write", "world"),
+                     ("recv", "server", "client", "recv", "world")):
+        check(expected in got, "%s: the trace has %s: %s" % (where, expected, got))
+    check_matches(trace, where)
+    events = [(e.get("from"), e.get("label"), e.get("msg")) for e in trace["events"]
+              if e["kind"] == "event"]
+    for actor, label in (("client", "connect"), ("server", "accept"),
+                         ("client", "close"), ("server", "close")):
+        check(any(a == actor and l == label and address.match(m or "")
+                  for a, l, m in events),
+              "%s: %s's %s of %s is an event: %s"
+              % (where, actor, label, address.pattern, events))
+
+
+@CASES("capture_e2e_tcp_loopback_client_and_server")
+def case_tcp(args):
+    _, traces = traced_run(args, "ipc/tcp_loopback")
+    trace = traces.get("ipc/tcp_loopback")
+    if trace:
+        check_client_server(trace, "ipc/tcp_loopback",
+                            e2e.re.compile(r"tcp:127\.0\.0\.1:\d+$"))
+
+
+@CASES("capture_e2e_unix_socket_client_and_server")
+def case_unix(args):
+    _, traces = traced_run(args, "ipc/unix_path")
+    trace = traces.get("ipc/unix_path")
+    if trace:
+        check_client_server(trace, "ipc/unix_path",
+                            e2e.re.compile(r"(unix:/tmp/tattle-capture-\d+\.sock|"
+                                           r"socket:\[\d+\])$"))
+
+
+@CASES("capture_e2e_eventfd_wakeup_is_matched")
+def case_eventfd(args):
+    _, traces = traced_run(args, "ipc/eventfd_wakeup")
+    trace = traces.get("ipc/eventfd_wakeup")
+    if not trace:
+        return
+    got = messages(trace)
+    check([(e["kind"], e.get("from"), e.get("to"), e.get("label"), e["size"])
+           for e in got] ==
+          [("send", "waker", "sleeper", "write", 8),
+           ("recv", "waker", "sleeper", "eventfd_read", 8)],
+          "the waker's write wakes the sleeper: %s" % got)
+    if len(got) == 2:
+        check(got[1].get("match") == got[0]["seq"], "the read matches the write")
+
+
+@CASES("capture_e2e_files_and_runner_stdout_are_not_recorded")
+def case_not_endpoints(args):
+    run, traces = traced_run(args, "ipc/not_endpoints")
+    trace = traces.get("ipc/not_endpoints")
+    if not trace:
+        return
+    got = [(e["kind"], e.get("label"), e.get("msg")) for e in messages(trace)]
+    check(got == [("send", "write", "only this"), ("recv", "read", "only this")],
+          "only the pipe message is recorded: %s" % got)
+    output = run.test("ipc/not_endpoints").get("output", {})
+    check("to stdout\nto stdout again\n" in output.get("stdout", ""),
+          "the runner still captured the test's stdout: %r" % output.get("stdout"))
+    check("to stderr\n" in output.get("stderr", ""),
+          "the runner still captured the test's stderr: %r" % output.get("stderr"))
+
+
+@CASES("capture_e2e_calls_keep_their_semantics")
+def case_semantics(args):
+    _, traces = traced_run(args, "ipc/semantics")
+    trace = traces.get("ipc/semantics")
+    if not trace:
+        return
+    got = [(e["kind"], e.get("label"), e["size"]) for e in messages(trace)]
+    check(got[:2] == [("send", "write", 4096), ("recv", "read", 4096)],
+          "the partial write and its read are recorded with what moved: %s" % got)
+    check(("send", "writev", 6) in got and ("recv", "readv", 6) in got,
+          "writev and readv are recorded: %s" % got)
+    vector = [e for e in messages(trace) if e.get("label") in ("writev", "readv")]
+    check([e.get("msg") for e in vector] == ["vector", "vector"],
+          "the vectors' bytes are gathered: %s" % vector)
+    check(("send", "write", 12) in got and got[-1] == ("recv", "read", 12),
+          "the signal handler's write and its read are recorded: %s" % got)
+    check(len(got) == 6, "failed calls record nothing: %s" % got)
+    check_matches(trace, "ipc/semantics")
+
+
+@CASES("capture_e2e_noipc_tag_and_flag_turn_capture_off")
+def case_noipc(args):
+    _, traces = traced_run(args, "ipc/noipc")
+    trace = traces.get("ipc/noipc")
+    if trace:
+        got = [(e["kind"], e.get("label"), e.get("msg")) for e in messages(trace)]
+        check(got == [("send", "note", "by hand")],
+              "trace_messages:noipc records only the tracer call: %s" % got)
+    _, traces = traced_run(args, "ipc/not_endpoints", extra=("--trace-ipc", "off"))
+    trace = traces.get("ipc/not_endpoints")
+    if trace:
+        check(messages(trace) == [], "--trace-ipc off records nothing: %s"
+              % messages(trace))
+    out = e2e.new_dir()
+    with open(os.path.join(out, "tattle.yml"), "w", encoding="utf-8") as f:
+        f.write("trace: {ipc: false}\n")
+    run = e2e.Run(args.capture, "--trace-passed", "ipc/not_endpoints", cwd=out,
+                  expect_status=0)
+    trace = run.test("ipc/not_endpoints").get("trace")
+    if check(trace is not None, "traced under trace: {ipc: false}"):
+        check(messages(trace) == [], "trace: {ipc: false} records nothing: %s"
+              % messages(trace))
+
+
+@CASES("capture_e2e_bad_trace_ipc_value_is_an_error")
+def case_bad_flag(args):
+    import subprocess
+    out = e2e.new_dir()
+    p = subprocess.run([args.capture, "--trace-ipc", "maybe", "--json",
+                        "report.json"], cwd=out, capture_output=True,
+                       env=e2e.clean_env(), timeout=60 * driver.wait_scale())
+    err = p.stderr.decode("utf-8", "replace")
+    check(p.returncode == 2, "--trace-ipc maybe exits 2 (%d)" % p.returncode)
+    check("--trace-ipc" in err and "maybe" in err and err.count("\n") == 1,
+          "one line naming the flag and the value: %r" % err)
+    check(not os.path.exists(os.path.join(out, "report.json")),
+          "no report written")
+
+
+@CASES("capture_e2e_hostile_endpoint_table_is_reported")
+def case_hostile(args):
+    out = e2e.new_dir()
+    run = e2e.Run(args.capture, "--trace-passed", "ipc/hostile_endpoints",
+                  "ipc/pipe_pool", cwd=out)
+    check(run.status in (0, 1), "the runner survives (status %d): %s"
+          % (run.status, run.stderr[-400:]))
+    test = run.test("ipc/hostile_endpoints")
+    failures = test.get("failures", [])
+    check(any(f["kind"] == "error" and
+              f["message"].startswith("trace arena corrupted") for f in failures),
+          "the damage is reported as a corrupted arena: %s" % failures)
+    trace = test.get("trace")
+    check(trace is None or trace.get("events") == [],
+          "no event of a corrupted arena is kept: %s" % trace)
+    pool = run.test("ipc/pipe_pool")
+    check(pool.get("state") == "passed" and len(messages(pool.get("trace") or
+                                                          {"events": []})) == 12,
+          "the next traced test's trace is its own")
+
+
+def main():
+    CASES.list_if_asked()
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("case", choices=sorted(CASES))
+    parser.add_argument("--capture", required=True)
+    args = parser.parse_args()
+    CASES[args.case](args)
+    if e2e.FAILED:
+        print("%d check(s) failed; runs kept in %s"
+              % (len(e2e.FAILED), e2e.DIRECTORIES))
+        return 1
+    for path in e2e.DIRECTORIES:
+        e2e.shutil.rmtree(path, ignore_errors=True)
+    print("ok")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,880 @@
+/*
+ * ipc.c — automatic message capture: what a traced test's threads and
+ * processes send each other through the kernel, with no tracer call in the
+ * code under test.
+ *
+ * libtattle defines write, read, writev, readv, send, recv, sendto,
+ * recvfrom, sendmsg, recvmsg, eventfd_write, eventfd_read (and the
+ * fortified __read_chk, __recv_chk, __recvfrom_chk), so a test binary that
+ * links tattle calls these instead of libc's; connect, accept, accept4,
+ * shutdown and close of an endpoint are recorded as `event`s, and dup2,
+ * dup3 and socketpair are defined to keep the descriptor cache right. Each
+ * calls the real function, found once with dlsym(RTLD_NEXT) when the
+ * library is loaded (a raw system call until then). When the process is
+ * not capturing — the runner, the fork server, untraced tests, tests with
+ * `trace_messages:noipc` — that is all: one predictable branch on a
+ * process-wide flag. A forked traced test turns the flag on before its
+ * body (tattle__ipc_start) and its forked children inherit it.
+ *
+ * When capturing, a call that moved bytes looks its descriptor up in a
+ * per-process cache (the first call on a descriptor classifies it with
+ * fstat: pipes and FIFOs, sockets, eventfds are message endpoints; regular
+ * files, terminals and the runner's own stdout/stderr pipes are not) and
+ * records a `send` or `recv` event carrying the endpoint's entry in the
+ * arena and the offset of its bytes in the endpoint's stream, from which
+ * the freeze matches each receive to its send and names both ends. The
+ * cache is dropped for a descriptor closed or replaced through close,
+ * dup2 or dup3; a descriptor that libc itself closes and reuses (fclose
+ * then fopen) is not seen, so the cache may then call a file a pipe.
+ *
+ * Everything here is async-signal-safe: no malloc, no lock, errno kept.
+ */
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <arpa/inet.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "tracer/clock.h"
+#include "tracer/test_process/recorder.h"
+
+#define TATTLE__LIKELY(x) __builtin_expect(!!(x), 1)
+#define TATTLE__UNLIKELY(x) __builtin_expect(!!(x), 0)
+#define INTERPOSED __attribute__((visibility("default")))
+
+enum { FD_CACHE_SIZE = 4096, EXCLUDED_MAX = 3 };
+
+/* The process captures (set in the traced test process only). */
+static bool capturing;
+static struct tattle_trace_arena *capture_arena;
+/* The runner's stdout/stderr pipes and the like: never endpoints. */
+static uint64_t excluded[EXCLUDED_MAX];
+
+/* Per descriptor: 0 unknown, else CACHED | kind << 1 | (index + 1) << 32
+ * (kind 0: not an endpoint). */
+#define CACHED UINT64_C(1)
+static _Atomic uint64_t fd_cache[FD_CACHE_SIZE];
+
+/* ---- The real functions ------------------------------------------------- */
+
+static ssize_t raw_write(int fd, const void *buffer, size_t length)
+{
+    return (ssize_t)syscall(SYS_write, fd, buffer, length);
+}
+static ssize_t raw_read(int fd, void *buffer, size_t length)
+{
+    return (ssize_t)syscall(SYS_read, fd, buffer, length);
+}
+static ssize_t raw_writev(int fd, const struct iovec *iov, int count)
+{
+    return (ssize_t)syscall(SYS_writev, fd, iov, count);
+}
+static ssize_t raw_readv(int fd, const struct iovec *iov, int count)
+{
+    return (ssize_t)syscall(SYS_readv, fd, iov, count);
+}
+static ssize_t raw_sendto(int fd, const void *buffer, size_t length, int flags,
+                          const struct sockaddr *to, socklen_t to_length)
+{
+    return (ssize_t)syscall(SYS_sendto, fd, buffer, length, flags, to,
+                            to_length);
+}
+static ssize_t raw_recvfrom(int fd, void *buffer, size_t length, int flags,
+                            struct sockaddr *from, socklen_t *from_length)
+{
+    return (ssize_t)syscall(SYS_recvfrom, fd, buffer, length, flags, from,
+                            from_length);
+}
+static ssize_t raw_send(int fd, const void *buffer, size_t length, int flags)
+{
+    return raw_sendto(fd, buffer, length, flags, NULL, 0);
+}
+static ssize_t raw_recv(int fd, void *buffer, size_t length, int flags)
+{
+    return raw_recvfrom(fd, buffer, length, flags, NULL, NULL);
+}
+static ssize_t raw_sendmsg(int fd, const struct msghdr *message, int flags)
+{
+    return (ssize_t)syscall(SYS_sendmsg, fd, message, flags);
+}
+static ssize_t raw_recvmsg(int fd, struct msghdr *message, int flags)
+{
+    return (ssize_t)syscall(SYS_recvmsg, fd, message, flags);
+}
+static int raw_close(int fd)
+{
+    return (int)syscall(SYS_close, fd);
+}
+static int raw_dup3(int old_fd, int new_fd, int flags)
+{
+    return (int)syscall(SYS_dup3, old_fd, new_fd, flags);
+}
+static int raw_dup2(int old_fd, int new_fd)
+{
+    if (old_fd == new_fd)
+        return fcntl(old_fd, F_GETFD) < 0 ? -1 : new_fd;
+    return raw_dup3(old_fd, new_fd, 0);
+}
+static int raw_socketpair(int domain, int type, int protocol, int fds[2])
+{
+    return (int)syscall(SYS_socketpair, domain, type, protocol, fds);
+}
+static int raw_connect(int fd, const struct sockaddr *address, socklen_t length)
+{
+    return (int)syscall(SYS_connect, fd, address, length);
+}
+static int raw_accept4(int fd, struct sockaddr *address, socklen_t *length,
+                       int flags)
+{
+    return (int)syscall(SYS_accept4, fd, address, length, flags);
+}
+static int raw_accept(int fd, struct sockaddr *address, socklen_t *length)
+{
+    return raw_accept4(fd, address, length, 0);
+}
+static int raw_shutdown(int fd, int how)
+{
+    return (int)syscall(SYS_shutdown, fd, how);
+}
+static int raw_eventfd_write(int fd, eventfd_t value)
+{
+    return raw_write(fd, &value, sizeof value) == sizeof value ? 0 : -1;
+}
+static int raw_eventfd_read(int fd, eventfd_t *value)
+{
+    return raw_read(fd, value, sizeof *value) == sizeof *value ? 0 : -1;
+}
+
+static struct {
+    ssize_t (*write)(int, const void *, size_t);
+    ssize_t (*read)(int, void *, size_t);
+    ssize_t (*writev)(int, const struct iovec *, int);
+    ssize_t (*readv)(int, const struct iovec *, int);
+    ssize_t (*send)(int, const void *, size_t, int);
+    ssize_t (*recv)(int, void *, size_t, int);
+    ssize_t (*sendto)(int, const void *, size_t, int, const struct sockaddr *,
+                      socklen_t);
+    ssize_t (*recvfrom)(int, void *, size_t, int, struct sockaddr *,
+                        socklen_t *);
+    ssize_t (*sendmsg)(int, const struct msghdr *, int);
+    ssize_t (*recvmsg)(int, struct msghdr *, int);
+    int (*close)(int);
+    int (*dup2)(int, int);
+    int (*dup3)(int, int, int);
+    int (*socketpair)(int, int, int, int[2]);
+    int (*eventfd_write)(int, eventfd_t);
+    int (*eventfd_read)(int, eventfd_t *);
+    int (*connect)(int, const struct sockaddr *, socklen_t);
+    int (*accept)(int, struct sockaddr *, socklen_t *);
+    int (*accept4)(int, struct sockaddr *, socklen_t *, int);
+    int (*shutdown)(int, int);
+} real = {
+    raw_write,   raw_read,       raw_writev,        raw_readv,
+    raw_send,    raw_recv,       raw_sendto,        raw_recvfrom,
+    raw_sendmsg, raw_recvmsg,    raw_close,         raw_dup2,
+    raw_dup3,    raw_socketpair, raw_eventfd_write, raw_eventfd_read,
+    raw_connect, raw_accept,     raw_accept4,       raw_shutdown,
+};
+
+/* Replaces *slot with the next definition of `name` when there is one. */
+#define RESOLVE(field)                                                         \
+    do {                                                                       \
+        void *next = dlsym(RTLD_NEXT, #field);                                 \
+        if (next != NULL)                                                      \
+            memcpy(&real.field, &next, sizeof next);                           \
+    } while (0)
+
+__attribute__((constructor)) static void resolve_real_functions(void)
+{
+    RESOLVE(write);
+    RESOLVE(read);
+    RESOLVE(writev);
+    RESOLVE(readv);
+    RESOLVE(send);
+    RESOLVE(recv);
+    RESOLVE(sendto);
+    RESOLVE(recvfrom);
+    RESOLVE(sendmsg);
+    RESOLVE(recvmsg);
+    RESOLVE(close);
+    RESOLVE(dup2);
+    RESOLVE(dup3);
+    RESOLVE(socketpair);
+    RESOLVE(eventfd_write);
+    RESOLVE(eventfd_read);
+    RESOLVE(connect);
+    RESOLVE(accept);
+    RESOLVE(accept4);
+    RESOLVE(shutdown);
+}
+
+/* ---- Endpoints ---------------------------------------------------------- */
+
+/* Appends text to a bounded name. */
+static size_t append_text(char *out, size_t size, size_t used, const char *text)
+{
+    while (*text != '\0' && used + 1 < size)
+        out[used++] = *text++;
+    out[used] = '\0';
+    return used;
+}
+
+static size_t append_number(char *out, size_t size, size_t used, uint64_t value)
+{
+    char digits[24];
+    size_t count = 0;
+    do {
+        digits[count++] = (char)('0' + value % 10);
+        value /= 10;
+    } while (value != 0);
+    while (count > 0 && used + 1 < size)
+        out[used++] = digits[--count];
+    out[used] = '\0';
+    return used;
+}
+
+/* A socket address as `unix:PATH`, `tcp:HOST:PORT` or `udp:HOST:PORT`;
+ * empty when unnamed. */
+static void describe_address(const struct sockaddr_storage *address,
+                             socklen_t length, bool stream, char *out,
+                             size_t size)
+{
+    out[0] = '\0';
+    if (length <= sizeof(sa_family_t))
+        return;
+    if (address->ss_family == AF_UNIX) {
+        const struct sockaddr_un *unix_address = (const void *)address;
+        size_t path_length = length - offsetof(struct sockaddr_un, sun_path);
+        if (path_length > sizeof unix_address->sun_path)
+            path_length = sizeof unix_address->sun_path;
+        size_t used = append_text(out, size, 0, "unix:");
+        for (size_t i = 0; i < path_length && used + 1 < size; i++) {
+            char c = unix_address->sun_path[i];
+            if (c == '\0' && i != 0)
+                break;
+            out[used++] = c == '\0' ? '@' : c; /* abstract: @name */
+        }
+        out[used] = '\0';
+        return;
+    }
+    char host[INET6_ADDRSTRLEN];
+    uint16_t port;
+    if (address->ss_family == AF_INET) {
+        const struct sockaddr_in *in = (const void *)address;
+        if (!inet_ntop(AF_INET, &in->sin_addr, host, sizeof host))
+            return;
+        port = ntohs(in->sin_port);
+    } else if (address->ss_family == AF_INET6) {
+        const struct sockaddr_in6 *in6 = (const void *)address;
+        if (!inet_ntop(AF_INET6, &in6->sin6_addr, host, sizeof host))
+            return;
+        port = ntohs(in6->sin6_port);
+    } else {
+        return;
+    }
+    size_t used = append_text(out, size, 0, stream ? "tcp:" : "udp:");
+    if (address->ss_family == AF_INET6)
+        used = append_text(out, size, used, "[");
+    used = append_text(out, size, used, host);
+    if (address->ss_family == AF_INET6)
+        used = append_text(out, size, used, "]");
+    used = append_text(out, size, used, ":");
+    append_number(out, size, used, port);
+}
+
+/* An eventfd's id, from /proc/self/fdinfo (all eventfds share one inode):
+ * 0 when the descriptor is not an eventfd. */
+static uint64_t eventfd_id(int fd)
+{
+    char path[48];
+    size_t used = append_text(path, sizeof path, 0, "/proc/self/fdinfo/");
+    append_number(path, sizeof path, used, (uint64_t)fd);
+    int info = (int)syscall(SYS_openat, AT_FDCWD, path, O_RDONLY | O_CLOEXEC);
+    if (info < 0)
+        return 0;
+    char text[512];
+    ssize_t length = raw_read(info, text, sizeof text - 1);
+    raw_close(info);
+    if (length <= 0)
+        return 0;
+    text[length] = '\0';
+    const char *found = strstr(text, "eventfd-id:");
+    if (found == NULL)
+        return 0;
+    found += sizeof "eventfd-id:" - 1;
+    while (*found == ' ' || *found == '\t')
+        found++;
+    uint64_t id = 0;
+    while (*found >= '0' && *found <= '9')
+        id = id * 10 + (uint64_t)(*found++ - '0');
+    return id + 1;
+}
+
+static uint64_t object_key(dev_t device, ino_t inode)
+{
+    uint64_t key =
+        ((uint64_t)device * UINT64_C(0x9E3779B97F4A7C15)) ^ (uint64_t)inode;
+    return key != 0 ? key : 1;
+}
+
+#define EVENTFD_KEY_TAG UINT64_C(0xefd0000000000000)
+
+/* Finds or claims the arena entry of an object: its index + 1, or 0 when
+ * the table is full. */
+static uint32_t claim_endpoint(struct tattle_trace_arena *arena, uint64_t key,
+                               enum tattle__endpoint_kind kind, uint64_t id,
+                               const char *name, const char *local)
+{
+    for (uint32_t i = 0; i < TATTLE__MAX_ENDPOINTS; i++) {
+        struct tattle__endpoint *entry = &arena->endpoints[i];
+        uint64_t seen = atomic_load_explicit(&entry->key, memory_order_acquire);
+        if (seen == 0) {
+            uint64_t expected = 0;
+            if (atomic_compare_exchange_strong(&entry->key, &expected, key)) {
+                entry->id = id;
+                append_text(entry->name, sizeof entry->name, 0, name);
+                append_text(entry->local, sizeof entry->local, 0, local);
+                atomic_store_explicit(&entry->kind, (uint32_t)kind,
+                                      memory_order_release);
+                return i + 1;
+            }
+            seen = expected;
+        }
+        if (seen == key)
+            return i + 1;
+    }
+    atomic_fetch_add_explicit(&arena->refused, 1, memory_order_relaxed);
+    return 0;
+}
+
+/* What a descriptor is, as a cache word (without the CACHED bit). */
+static uint64_t classify(int fd)
+{
+    struct stat status;
+    if (fstat(fd, &status) != 0)
+        return 0;
+    enum tattle__endpoint_kind kind;
+    uint64_t key, id;
+    char name[TATTLE__ENDPOINT_NAME_BYTES] = "";
+    char local[TATTLE__ENDPOINT_NAME_BYTES] = "";
+    switch (status.st_mode & S_IFMT) {
+    case S_IFIFO:
+        kind = TATTLE__ENDPOINT_PIPE;
+        key = object_key(status.st_dev, status.st_ino);
+        id = (uint64_t)status.st_ino;
+        break;
+    case S_IFSOCK: {
+        int type = 0;
+        socklen_t type_length = sizeof type;
+        if (getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &type_length) != 0)
+            return 0;
+        kind = type == SOCK_STREAM ? TATTLE__ENDPOINT_STREAM
+                                   : TATTLE__ENDPOINT_DGRAM;
+        key = object_key(status.st_dev, status.st_ino);
+        id = (uint64_t)status.st_ino;
+        struct sockaddr_storage address;
+        socklen_t length = sizeof address;
+        if (getpeername(fd, (struct sockaddr *)&address, &length) == 0)
+            describe_address(&address, length, type == SOCK_STREAM, name,
+                             sizeof name);
+        length = sizeof address;
+        if (getsockname(fd, (struct sockaddr *)&address, &length) == 0)
+            describe_address(&address, length, type == SOCK_STREAM, local,
+                             sizeof local);
+        break;
+    }
+    case 0: /* an anonymous inode: an eventfd? */
+        id = eventfd_id(fd);
+        if (id == 0)
+            return 0;
+        id -= 1;
+        kind = TATTLE__ENDPOINT_EVENTFD;
+        key = EVENTFD_KEY_TAG ^ id;
+        break;
+    default:
+        return 0;
+    }
+    for (int i = 0; i < EXCLUDED_MAX; i++)
+        if (excluded[i] == key)
+            return 0;
+    uint32_t index = claim_endpoint(capture_arena, key, kind, id, name, local);
+    if (index == 0)
+        return 0;
+    return (uint64_t)kind << 1 | (uint64_t)index << 32;
+}
+
+/* The cache word of a descriptor, classifying it on first use. */
+static uint64_t lookup(int fd)
+{
+    if (fd < 0)
+        return 0;
+    if (fd >= FD_CACHE_SIZE)
+        return classify(fd);
+    uint64_t word = atomic_load_explicit(&fd_cache[fd], memory_order_relaxed);
+    if (TATTLE__LIKELY(word != 0))
+        return word;
+    word = classify(fd) | CACHED;
+    atomic_store_explicit(&fd_cache[fd], word, memory_order_relaxed);
+    return word;
+}
+
+static void forget(int fd)
+{
+    if (fd >= 0 && fd < FD_CACHE_SIZE)
+        atomic_store_explicit(&fd_cache[fd], 0, memory_order_relaxed);
+}
+
+void tattle__ipc_start(struct tattle_trace_arena *arena)
+{
+    for (int fd = 0; fd < FD_CACHE_SIZE; fd++)
+        forget(fd);
+    for (int fd = 0; fd < EXCLUDED_MAX; fd++) {
+        struct stat status;
+        excluded[fd] = 0;
+        if (fstat(fd, &status) == 0 &&
+            (S_ISFIFO(status.st_mode) || S_ISSOCK(status.st_mode)))
+            excluded[fd] = object_key(status.st_dev, status.st_ino);
+    }
+    capture_arena = arena;
+    capturing = arena->ipc != 0;
+}
+
+void tattle__ipc_stop(void)
+{
+    capturing = false;
+}
+
+void tattle__ipc_swap_io(ssize_t (**write_fn)(int, const void *, size_t),
+                         ssize_t (**read_fn)(int, void *, size_t))
+{
+    ssize_t (*old_write)(int, const void *, size_t) = real.write;
+    ssize_t (*old_read)(int, void *, size_t) = real.read;
+    real.write = *write_fn;
+    real.read = *read_fn;
+    *write_fn = old_write;
+    *read_fn = old_read;
+}
+
+/* ---- Recording ---------------------------------------------------------- */
+
+/* Claims the first actor seen at one side of an endpoint. */
+static void note_first(_Atomic uint32_t *side, int32_t actor)
+{
+    if (actor < 0 || atomic_load_explicit(side, memory_order_relaxed) != 0)
+        return;
+    uint32_t expected = 0;
+    atomic_compare_exchange_strong(side, &expected, (uint32_t)actor + 1);
+}
+
+/* Records one transfer of `length` bytes (the first of them in `data` or
+ * gathered from `iov`). A send is stamped with `ticks`, the clock read
+ * before the call, so it never follows the receive it woke; a receive
+ * (ticks 0) is stamped now. */
+static void record_transfer(int fd, bool sending, uint64_t ticks,
+                            const char *label, const void *data, size_t length,
+                            const struct iovec *iov, size_t iov_count)
+{
+    if (tattle_trace_current != capture_arena)
+        return; /* the session ended in this process (in-process runs) */
+    int saved_errno = errno;
+    uint64_t word = lookup(fd);
+    unsigned kind = (unsigned)(word >> 1) & 0x7fu;
+    uint32_t index = (uint32_t)(word >> 32);
+    if (kind == 0 || index == 0 || index > TATTLE__MAX_ENDPOINTS) {
+        errno = saved_errno;
+        return;
+    }
+    int32_t actor = tattle__recorder_actor();
+    if (actor < 0) {
+        errno = saved_errno;
+        return;
+    }
+    struct tattle__endpoint *entry = &capture_arena->endpoints[index - 1];
+    uint64_t units =
+        kind == TATTLE__ENDPOINT_DGRAM || kind == TATTLE__ENDPOINT_EVENTFD
+            ? 1
+            : length;
+    uint64_t offset;
+    if (sending) {
+        note_first(&entry->writer, actor);
+        offset = atomic_fetch_add(&entry->sent, units);
+    } else {
+        note_first(&entry->reader, actor);
+        if (kind == TATTLE__ENDPOINT_EVENTFD) {
+            /* One read takes every write since the last. */
+            uint64_t upto = atomic_load(&entry->sent);
+            offset = atomic_exchange(&entry->received, upto);
+        } else {
+            offset = atomic_fetch_add(&entry->received, units);
+        }
+    }
+    unsigned char gathered[TATTLE__PAYLOAD_MAX];
+    size_t payload_length = length < sizeof gathered ? length : sizeof gathered;
+    if (iov != NULL) {
+        size_t used = 0;
+        for (size_t i = 0; i < iov_count && used < payload_length; i++) {
+            size_t take = iov[i].iov_len;
+            if (take > payload_length - used)
+                take = payload_length - used;
+            memcpy(gathered + used, iov[i].iov_base, take);
+            used += take;
+        }
+        payload_length = used;
+        data = gathered;
+    }
+    tattle__recorder_record(&(struct tattle__event){
+        .kind = sending ? TATTLE_TRACE_SEND : TATTLE_TRACE_RECV,
+        .from = sending ? TATTLE__SELF : TATTLE__NAMED(NULL),
+        .to = sending ? TATTLE__NAMED(NULL) : TATTLE__SELF,
+        .label = label,
+        .payload = data,
+        .payload_length = payload_length,
+        .size = length,
+        .endpoint = index,
+        .offset = offset,
+        .ticks = ticks});
+    errno = saved_errno;
+}
+
+/* Records a connect, accept, shutdown or close of an endpoint as an
+ * `event` from the calling actor to the endpoint's address (or `to`). */
+static void record_endpoint_event(int fd, uint64_t word, const char *label,
+                                  const char *to)
+{
+    if (tattle_trace_current != capture_arena)
+        return;
+    int saved_errno = errno;
+    unsigned kind = (unsigned)(word >> 1) & 0x7fu;
+    uint32_t index = (uint32_t)(word >> 32);
+    char name[TATTLE__ENDPOINT_NAME_BYTES + 32] = "";
+    if (to != NULL) {
+        append_text(name, sizeof name, 0, to);
+    } else if (kind != 0 && index != 0 && index <= TATTLE__MAX_ENDPOINTS &&
+               atomic_load_explicit(&capture_arena->endpoints[index - 1].kind,
+                                    memory_order_acquire) != 0) {
+        /* The entry's id and name are read once its claimer published
+         * them (another thread or process may have claimed it). */
+        const struct tattle__endpoint *entry =
+            &capture_arena->endpoints[index - 1];
+        size_t used = 0;
+        if (kind == TATTLE__ENDPOINT_PIPE)
+            used = append_text(name, sizeof name, 0, "pipe:[");
+        else if (kind == TATTLE__ENDPOINT_EVENTFD)
+            used = append_text(name, sizeof name, 0, "eventfd:[");
+        else if (entry->name[0] == '\0')
+            used = append_text(name, sizeof name, 0, "socket:[");
+        if (used != 0) {
+            used = append_number(name, sizeof name, used, entry->id);
+            append_text(name, sizeof name, used, "]");
+        } else {
+            char copy[TATTLE__ENDPOINT_NAME_BYTES];
+            memcpy(copy, entry->name, sizeof copy);
+            copy[sizeof copy - 1] = '\0';
+            append_text(name, sizeof name, 0, copy);
+        }
+    } else {
+        errno = saved_errno;
+        return;
+    }
+    (void)fd;
+    size_t length = strlen(name);
+    tattle__recorder_record(&(struct tattle__event){.kind = TATTLE_TRACE_EVENT,
+                                                    .from = TATTLE__SELF,
+                                                    .to = TATTLE__NAMED(name),
+                                                    .label = label,
+                                                    .payload = name,
+                                                    .payload_length = length,
+                                                    .size = length,
+                                                    .text = true});
+    errno = saved_errno;
+}
+
+/* ---- The interposed calls ----------------------------------------------- */
+
+/* The fortified entry points (<bits/unistd.h>, <bits/socket2.h> declare
+ * them only under _FORTIFY_SOURCE). */
+ssize_t __read_chk(int fd, void *buffer, size_t length, size_t buffer_size);
+ssize_t __recv_chk(int fd, void *buffer, size_t length, size_t buffer_size,
+                   int flags);
+ssize_t __recvfrom_chk(int fd, void *buffer, size_t length, size_t buffer_size,
+                       int flags, struct sockaddr *from,
+                       socklen_t *from_length);
+
+INTERPOSED ssize_t write(int fd, const void *buffer, size_t length)
+{
+    if (TATTLE__LIKELY(!capturing))
+        return real.write(fd, buffer, length);
+    uint64_t ticks = tattle__clock_ticks();
+    ssize_t done = real.write(fd, buffer, length);
+    if (done > 0)
+        record_transfer(fd, true, ticks, "write", buffer, (size_t)done, NULL,
+                        0);
+    return done;
+}
+
+INTERPOSED ssize_t read(int fd, void *buffer, size_t length)
+{
+    if (TATTLE__LIKELY(!capturing))
+        return real.read(fd, buffer, length);
+    ssize_t done = real.read(fd, buffer, length);
+    if (done > 0)
+        record_transfer(fd, false, 0, "read", buffer, (size_t)done, NULL, 0);
+    return done;
+}
+
+INTERPOSED ssize_t __read_chk(int fd, void *buffer, size_t length,
+                              size_t buffer_size)
+{
+    if (length > buffer_size)
+        __builtin_trap(); /* what glibc's __chk_fail ends in */
+    return read(fd, buffer, length);
+}
+
+INTERPOSED ssize_t writev(int fd, const struct iovec *iov, int count)
+{
+    if (TATTLE__LIKELY(!capturing))
+        return real.writev(fd, iov, count);
+    uint64_t ticks = tattle__clock_ticks();
+    ssize_t done = real.writev(fd, iov, count);
+    if (done > 0)
+        record_transfer(fd, true, ticks, "writev", NULL, (size_t)done, iov,
+                        (size_t)count);
+    return done;
+}
+
+INTERPOSED ssize_t readv(int fd, const struct iovec *iov, int count)
+{
+    if (TATTLE__LIKELY(!capturing))
+        return real.readv(fd, iov, count);
+    ssize_t done = real.readv(fd, iov, count);
+    if (done > 0)
+        record_transfer(fd, false, 0, "readv", NULL, (size_t)done, iov,
+                        (size_t)count);
+    return done;
+}
+
+INTERPOSED ssize_t send(int fd, const void *buffer, size_t length, int flags)
+{
+    if (TATTLE__LIKELY(!capturing))
+        return real.send(fd, buffer, length, flags);
+    uint64_t ticks = tattle__clock_ticks();
+    ssize_t done = real.send(fd, buffer, length, flags);
+    if (done > 0)
+        record_transfer(fd, true, ticks, "send", buffer, (size_t)done, NULL, 0);
+    return done;
+}
+
+INTERPOSED ssize_t recv(int fd, void *buffer, size_t length, int flags)
+{
+    if (TATTLE__LIKELY(!capturing))
+        return real.recv(fd, buffer, length, flags);
+    ssize_t done = real.recv(fd, buffer, length, flags);
+    if (done > 0 && !(flags & MSG_PEEK))
+        record_transfer(fd, false, 0, "recv", buffer, (size_t)done, NULL, 0);
+    return done;
+}
+
+INTERPOSED ssize_t __recv_chk(int fd, void *buffer, size_t length,
+                              size_t buffer_size, int flags)
+{
+    if (length > buffer_size)
+        __builtin_trap();
+    return recv(fd, buffer, length, flags);
+}
+
+INTERPOSED ssize_t sendto(int fd, const void *buffer, size_t length, int flags,
+                          const struct sockaddr *to, socklen_t to_length)
+{
+    if (TATTLE__LIKELY(!capturing))
+        return real.sendto(fd, buffer, length, flags, to, to_length);
+    uint64_t ticks = tattle__clock_ticks();
+    ssize_t done = real.sendto(fd, buffer, length, flags, to, to_length);
+    if (done > 0)
+        record_transfer(fd, true, ticks, "sendto", buffer, (size_t)done, NULL,
+                        0);
+    return done;
+}
+
+INTERPOSED ssize_t recvfrom(int fd, void *buffer, size_t length, int flags,
+                            struct sockaddr *from, socklen_t *from_length)
+{
+    if (TATTLE__LIKELY(!capturing))
+        return real.recvfrom(fd, buffer, length, flags, from, from_length);
+    ssize_t done = real.recvfrom(fd, buffer, length, flags, from, from_length);
+    if (done > 0 && !(flags & MSG_PEEK))
+        record_transfer(fd, false, 0, "recvfrom", buffer, (size_t)done, NULL,
+                        0);
+    return done;
+}
+
+INTERPOSED ssize_t __recvfrom_chk(int fd, void *buffer, size_t length,
+                                  size_t buffer_size, int flags,
+                                  struct sockaddr *from, socklen_t *from_length)
+{
+    if (length > buffer_size)
+        __builtin_trap();
+    return recvfrom(fd, buffer, length, flags, from, from_length);
+}
+
+INTERPOSED ssize_t sendmsg(int fd, const struct msghdr *message, int flags)
+{
+    if (TATTLE__LIKELY(!capturing))
+        return real.sendmsg(fd, message, flags);
+    uint64_t ticks = tattle__clock_ticks();
+    ssize_t done = real.sendmsg(fd, message, flags);
+    if (done > 0)
+        record_transfer(fd, true, ticks, "sendmsg", NULL, (size_t)done,
+                        message->msg_iov, message->msg_iovlen);
+    return done;
+}
+
+INTERPOSED ssize_t recvmsg(int fd, struct msghdr *message, int flags)
+{
+    if (TATTLE__LIKELY(!capturing))
+        return real.recvmsg(fd, message, flags);
+    ssize_t done = real.recvmsg(fd, message, flags);
+    if (done > 0 && !(flags & MSG_PEEK))
+        record_transfer(fd, false, 0, "recvmsg", NULL, (size_t)done,
+                        message->msg_iov, message->msg_iovlen);
+    return done;
+}
+
+INTERPOSED int eventfd_write(int fd, eventfd_t value)
+{
+    if (TATTLE__LIKELY(!capturing))
+        return real.eventfd_write(fd, value);
+    uint64_t ticks = tattle__clock_ticks();
+    int result = real.eventfd_write(fd, value);
+    if (result == 0)
+        record_transfer(fd, true, ticks, "eventfd_write", &value, sizeof value,
+                        NULL, 0);
+    return result;
+}
+
+INTERPOSED int eventfd_read(int fd, eventfd_t *value)
+{
+    if (TATTLE__LIKELY(!capturing))
+        return real.eventfd_read(fd, value);
+    int result = real.eventfd_read(fd, value);
+    if (result == 0)
+        record_transfer(fd, false, 0, "eventfd_read", value, sizeof *value,
+                        NULL, 0);
+    return result;
+}
+
+INTERPOSED int close(int fd)
+{
+    if (TATTLE__LIKELY(!capturing))
+        return real.close(fd);
+    uint64_t word =
+        fd >= 0 && fd < FD_CACHE_SIZE ? atomic_load(&fd_cache[fd]) : 0;
+    forget(fd);
+    int result = real.close(fd);
+    if (result == 0 && ((word >> 1) & 0x7fu) != 0)
+        record_endpoint_event(fd, word, "close", NULL);
+    return result;
+}
+
+INTERPOSED int connect(int fd, const struct sockaddr *address, socklen_t length)
+{
+    if (TATTLE__LIKELY(!capturing))
+        return real.connect(fd, address, length);
+    int result = real.connect(fd, address, length);
+    if (result == 0 || errno == EINPROGRESS) {
+        int saved_errno = errno;
+        forget(fd); /* its peer is known now */
+        uint64_t word = lookup(fd);
+        errno = saved_errno;
+        if (((word >> 1) & 0x7fu) != 0)
+            record_endpoint_event(fd, word, "connect", NULL);
+    }
+    return result;
+}
+
+static int after_accept(int accepted, const char *label)
+{
+    if (accepted >= 0) {
+        int saved_errno = errno;
+        forget(accepted);
+        uint64_t word = lookup(accepted);
+        errno = saved_errno;
+        if (((word >> 1) & 0x7fu) != 0)
+            record_endpoint_event(accepted, word, label, NULL);
+    }
+    return accepted;
+}
+
+INTERPOSED int accept(int fd, struct sockaddr *address, socklen_t *length)
+{
+    if (TATTLE__LIKELY(!capturing))
+        return real.accept(fd, address, length);
+    return after_accept(real.accept(fd, address, length), "accept");
+}
+
+INTERPOSED int accept4(int fd, struct sockaddr *address, socklen_t *length,
+                       int flags)
+{
+    if (TATTLE__LIKELY(!capturing))
+        return real.accept4(fd, address, length, flags);
+    return after_accept(real.accept4(fd, address, length, flags), "accept4");
+}
+
+INTERPOSED int shutdown(int fd, int how)
+{
+    if (TATTLE__LIKELY(!capturing))
+        return real.shutdown(fd, how);
+    int result = real.shutdown(fd, how);
+    if (result == 0) {
+        uint64_t word = lookup(fd);
+        if (((word >> 1) & 0x7fu) != 0)
+            record_endpoint_event(fd, word, "shutdown", NULL);
+    }
+    return result;
+}
+
+INTERPOSED int dup2(int old_fd, int new_fd)
+{
+    int result = real.dup2(old_fd, new_fd);
+    if (TATTLE__UNLIKELY(capturing) && result >= 0 && old_fd != new_fd)
+        forget(new_fd);
+    return result;
+}
+
+INTERPOSED int dup3(int old_fd, int new_fd, int flags)
+{
+    int result = real.dup3(old_fd, new_fd, flags);
+    if (TATTLE__UNLIKELY(capturing) && result >= 0)
+        forget(new_fd);
+    return result;
+}
+
+INTERPOSED int socketpair(int domain, int type, int protocol, int fds[2])
+{
+    int result = real.socketpair(domain, type, protocol, fds);
+    if (TATTLE__UNLIKELY(capturing) && result == 0 &&
+        tattle_trace_current == capture_arena) {
+        int saved_errno = errno;
+        forget(fds[0]);
+        forget(fds[1]);
+        uint32_t first = (uint32_t)(lookup(fds[0]) >> 32);
+        uint32_t second = (uint32_t)(lookup(fds[1]) >> 32);
+        if (first != 0 && second != 0 && first <= TATTLE__MAX_ENDPOINTS &&
+            second <= TATTLE__MAX_ENDPOINTS) {
+            atomic_store(&capture_arena->endpoints[first - 1].peer, second);
+            atomic_store(&capture_arena->endpoints[second - 1].peer, first);
+        }
+        errno = saved_errno;
+    }
+    return result;
+}
