@@ -343,6 +343,8 @@ def case_merge_summary_only(out):
     other = json.loads(read_bytes(first))
     for group in other["error_groups"]:
         group["tests"] = ["other-" + t for t in group["tests"]]
+        for pattern in group.get("patterns", []):
+            pattern["tests"] = ["other-" + t for t in pattern["tests"]]
     second = os.path.join(out, "other.json")
     write_bytes(second, json.dumps(other).encode())
     rc, _, err = tattle("merge", "-o", target, first, second)
