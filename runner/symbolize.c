@@ -69,8 +69,10 @@ static void lookup(Dwfl *dwfl, uintptr_t address, bool is_return_address,
 
 char *tattle__symbolize_function(const void *address)
 {
+    Dwfl *dwfl = dwfl_for_self();
     struct tattle_frame frame;
-    lookup(dwfl_for_self(), (uintptr_t)address, false, &frame);
+    lookup(dwfl, (uintptr_t)address, false, &frame);
+    dwfl_done(dwfl);
     free((char *)frame.file);
     return (char *)frame.function;
 }
