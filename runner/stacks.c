@@ -299,6 +299,46 @@ static bool is_runner_frame(const char *function)
                         strcmp(function, "tattle__child_run") == 0);
 }
 
+/* A sanitizer's interceptor, between the test's call and libc's: not the
+ * test's own frame. */
+static bool is_interceptor_frame(const char *function)
+{
+    return function && strncmp(function, "__interceptor_", 14) == 0;
+}
+
+/* A thread of a sanitizer's runtime (its background thread) sits in the
+ * runtime's own code at the top of its stack; the test never made it. */
+static bool is_sanitizer_thread(const struct tattle_thread_stack *thread)
+{
+    const char *top = thread->frame_count ? thread->frames[0].function : NULL;
+    return top && (strstr(top, "__sanitizer") || strstr(top, "__tsan") ||
+                   strstr(top, "__asan") || strstr(top, "__lsan"));
+}
+
+static void thread_stack_free(struct tattle_thread_stack *thread)
+{
+    for (size_t f = 0; f < thread->frame_count; f++) {
+        free((char *)thread->frames[f].function);
+        free((char *)thread->frames[f].file);
+    }
+    free((void *)thread->frames);
+    free((char *)thread->actor);
+    free((char *)thread->state);
+}
+
+/* Leaves out the sanitizer runtime's own threads, keeping the order. */
+static void drop_sanitizer_threads(struct tattle__stacks *stacks)
+{
+    size_t kept = 0;
+    for (size_t i = 0; i < stacks->thread_count; i++) {
+        if (is_sanitizer_thread(&stacks->threads[i]))
+            thread_stack_free(&stacks->threads[i]);
+        else
+            stacks->threads[kept++] = stacks->threads[i];
+    }
+    stacks->thread_count = kept;
+}
+
 /* Unwinds the stopped threads of process `pid`: threads [first, end). */
 static void unwind_process(struct taking *taking, pid_t pid, size_t first,
                            size_t end)
@@ -345,6 +385,8 @@ static void unwind_process(struct taking *taking, pid_t pid, size_t first,
                 symbolize(dwfl, &cache, unwinding.exact[f] ? pc : pc - 1);
             if (is_runner_frame(symbol->function))
                 break;
+            if (is_interceptor_frame(symbol->function))
+                continue;
             frames[kept++] = (struct tattle_frame){
                 .function = function_name(symbol->function),
                 .file = tattle__strdup(symbol->file),
@@ -409,6 +451,7 @@ void tattle__stacks_take(const pid_t *pids, size_t pid_count,
         stacks->still_traced[stacks->still_traced_count++] = thread->tid;
     }
     free(taking.seized);
+    drop_sanitizer_threads(stacks);
     /* libdw's many small allocations go back to the kernel: pages left
      * resident would be mapped again by every later fork. */
     malloc_trim(0);
@@ -450,16 +493,8 @@ void tattle__stacks_forget_tracees(struct tattle__stacks *stacks)
 
 void tattle__stacks_release(struct tattle__stacks *stacks)
 {
-    for (size_t i = 0; stacks->threads && i < stacks->thread_count; i++) {
-        struct tattle_thread_stack *thread = &stacks->threads[i];
-        for (size_t f = 0; f < thread->frame_count; f++) {
-            free((char *)thread->frames[f].function);
-            free((char *)thread->frames[f].file);
-        }
-        free((void *)thread->frames);
-        free((char *)thread->actor);
-        free((char *)thread->state);
-    }
+    for (size_t i = 0; stacks->threads && i < stacks->thread_count; i++)
+        thread_stack_free(&stacks->threads[i]);
     free(stacks->threads);
     free(stacks->still_traced);
     *stacks = (struct tattle__stacks){0};
