@@ -81,17 +81,17 @@ INFO_UNTAGGED(info_excluded, misc, excluded, 75);
 INFO_UNTAGGED(info_errors, misc, errors, 80);
 INFO_UNTAGGED(info_flaky, misc, flaky, 90);
 
-static const struct tattle_failure compare_failure = {
-    .kind = TATTLE_FAILURE_ASSERTION,
-    .message = "ASSERT_EQ(a, b) failed: 1 != 2\nsecond line of detail",
-    .file = "tests/math.c",
-    .line = 22,
-    .macro = "ASSERT_EQ",
-    .expr = "a, b",
-    .left = "1",
-    .right = "2"};
+/* The first of the two failures alone is the failure of `compares_again`,
+ * so the array's first element is the single-failure test's failure. */
 static const struct tattle_failure compare_failures[] = {
-    compare_failure,
+    {.kind = TATTLE_FAILURE_ASSERTION,
+     .message = "ASSERT_EQ(a, b) failed: 1 != 2\nsecond line of detail",
+     .file = "tests/math.c",
+     .line = 22,
+     .macro = "ASSERT_EQ",
+     .expr = "a, b",
+     .left = "1",
+     .right = "2"},
     {.kind = TATTLE_FAILURE_ASSERTION,
      .message = "EXPECT_STR_EQ(s, \"x\") failed",
      .file = "tests/math.c",
@@ -223,7 +223,7 @@ static const struct tattle_result fixed_results[] = {
      .state = TATTLE_STATE_FAILED,
      .duration_us = 300,
      .attempts = 1,
-     .failures = &compare_failure,
+     .failures = &compare_failures[0],
      .failure_count = 1,
      .rerun = "./tests math/compares_again"},
     {.test = &info_crashes,

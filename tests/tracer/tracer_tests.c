@@ -645,7 +645,7 @@ static void check_mailbox_basics(void)
                                  sizeof message, 50);
     uint64_t waited_ms = (harness_now_ns() - start) / 1000000;
     CHECK(length == -ETIMEDOUT, "got %d", length);
-    CHECK(waited_ms >= 49 && waited_ms < 1000 * harness_scale(),
+    CHECK(waited_ms >= 49 && (double)waited_ms < 1000 * harness_scale(),
           "waited %llu ms", (unsigned long long)waited_ms);
     CHECK(tattle_mailbox_recv(mailbox, NULL, 0, message, sizeof message, 0) ==
               -ETIMEDOUT,
