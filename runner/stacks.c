@@ -133,8 +133,12 @@ static void seize_process(struct taking *taking, pid_t pid)
             stacks->note = refusal_note(errno);
         } else {
             seized->seized = true;
-            if (ptrace(PTRACE_INTERRUPT, tid, NULL, NULL) != 0)
-                seized->gone = true;
+            /* An interrupt fails when the thread ended just after it was
+             * seized; it stays traced all the same, and its end is reaped
+             * by the wait for stops like any other, or the thread would
+             * stay a zombie that keeps its whole process from being
+             * reaped. */
+            (void)ptrace(PTRACE_INTERRUPT, tid, NULL, NULL);
         }
         stacks->thread_count++;
     }

@@ -6,8 +6,9 @@
  * meet at a barrier (so both hold it, without any sleep) and then wait
  * forever for the other's. The others are hostile to the taking: more
  * threads than are shown, a child process, a thread whose stack pointer is
- * garbage. Every wait is on something that never comes: the test ends
- * only by its timeout.
+ * garbage, threads that keep starting and ending while they are taken.
+ * Every wait is on something that never comes: the test ends only by its
+ * timeout.
  */
 #include <pthread.h>
 #include <stdlib.h>
@@ -115,6 +116,32 @@ TEST(hostile, garbage_stack, .timeout_ms = 300)
     wait_forever(never_written[0]);
 }
 #endif
+
+static void *ends_at_once(void *unused)
+{
+    (void)unused;
+    return NULL;
+}
+
+/* Starts threads that end at once, without a pause: when the timeout comes
+ * some of them end between being seized and being stopped, and each must
+ * still be reaped by the runner, or the test's process could never be. */
+__attribute__((noinline)) static void start_threads_forever(void)
+{
+    pthread_attr_t detached;
+    pthread_attr_init(&detached);
+    pthread_attr_setdetachstate(&detached, PTHREAD_CREATE_DETACHED);
+    pthread_attr_setstacksize(&detached, 64 * 1024);
+    for (;;) {
+        pthread_t thread;
+        pthread_create(&thread, &detached, ends_at_once, NULL);
+    }
+}
+
+TEST(hostile, threads_come_and_go, .timeout_ms = 300)
+{
+    start_threads_forever();
+}
 
 enum { BENCH_THREADS = 16 };
 

@@ -198,6 +198,23 @@ def garbage_stack(c):
              "the test after the garbage stack has no stacks")
 
 
+@CASES("stacks_timeout_reaps_threads_that_end_while_taken")
+def threads_come_and_go(c):
+    # --repeat stops at the first failure: each run is a run of its own.
+    for _ in range(3):
+        process, report, _ = c.run(["hostile/threads_come_and_go"])
+        c.expect_eq(process.returncode, 1, "exit status")
+        failure = c.timeout_failure(report, "hostile/threads_come_and_go")
+        stacks = failure["stacks"]
+        leaders = [t for t in stacks if t["tid"] == t["pid"]]
+        c.expect(len(leaders) == 1, "the test's own thread is not shown: %r"
+                 % stacks)
+        # Every process of the test is gone: none was left traced.
+        for pid in {t["pid"] for t in stacks}:
+            c.expect(not os.path.exists("/proc/%d" % pid),
+                     "process %d of the test outlived the run" % pid)
+
+
 def main():
     CASES.list_if_asked()
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
@@ -210,3 +227,4 @@ def main():
 
 if __name__ == "__main__":
     sys.exit(main())
+
