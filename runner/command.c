@@ -1,0 +1,255 @@
+/*
+ * command.c — `tattle run [options] -- COMMAND [ARGS...]`: an existing test
+ * program (a CTest executable, a GoogleTest or Check binary, a script)
+ * run as one test under the runner.
+ *
+ * The command line is split at `--`: what comes before is the runner's
+ * own options (those of a test binary, plus --name SUITE/NAME), what
+ * comes after is the command. The command is looked up on PATH here,
+ * before anything runs, so a missing one is a usage error (exit 2); it
+ * is then registered as the one test of the run, whose body execs it in
+ * the forked test process. Every descriptor the runner opened is
+ * close-on-exec or closed in the test process, so the command inherits
+ * only stdin, the captured stdout and stderr, and what the caller
+ * handed down. Should the exec itself fail, the test process records an
+ * error failure saying why and ends.
+ */
+#include "runner/command.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "base/buffer.h"
+#include "base/text.h"
+#include "runner/options.h"
+#include "runner/run.h"
+#include "runner/test_process/child.h"
+#include "runner/test_process/slot_write.h"
+
+static const char program_name[] = "tattle run";
+
+/* The wrapped command, set before the run starts; the test process, a
+ * fork of this one, reads it from its copy. */
+static struct {
+    char *path;  /* where it was found, for execv */
+    char **argv; /* COMMAND [ARGS...], NULL-terminated */
+    char *suite, *name;
+    char *rerun;
+    struct tattle_test test;
+} wrapped;
+
+static void print_usage(FILE *stream)
+{
+    fprintf(stream,
+            "usage: tattle run [options] -- COMMAND [ARGS...]\n"
+            "\n"
+            "Runs an existing test program as one test under tattle's "
+            "runner: a timeout\n"
+            "that kills its whole process tree and shows the stacks of "
+            "every thread,\n"
+            "its output captured (head and tail kept), and every report a "
+            "tattle test\n"
+            "binary writes. Exit status 0 passes; another status fails "
+            "(failure kind\n"
+            "exit), death by a signal is a crash. The test is run/BASENAME "
+            "unless\n"
+            "--name SUITE/NAME says otherwise. The options are a test "
+            "binary's:\n\n");
+    tattle__options_print_help(stream, program_name);
+}
+
+/* One line on stderr; returns the exit status of a usage error. */
+TATTLE__PRINTF(1, 2) static int usage_error(const char *format, ...)
+{
+    va_list arguments;
+    va_start(arguments, format);
+    fprintf(stderr, "%s: ", program_name);
+    vfprintf(stderr, format, arguments);
+    fputs(" (tattle run --help)\n", stderr);
+    va_end(arguments);
+    return 2;
+}
+
+/* Body of the wrapped command's test, in the forked test process. */
+static void exec_command(void)
+{
+    execv(wrapped.path, wrapped.argv);
+    struct tattle__buffer message = {0};
+    tattle__buffer_printf(&message, "cannot run %s: %s", wrapped.path,
+                          strerror(errno));
+    struct tattle__slot_failure failure = {.kind = TATTLE_FAILURE_ERROR,
+                                           .message = message.data};
+    tattle__slot_add_failure(tattle__child_slot(), &failure);
+    tattle__buffer_release(&message);
+}
+
+bool tattle__command_test_is(const struct tattle_test *test)
+{
+    return wrapped.path && test == &wrapped.test;
+}
+
+char *tattle__command_rerun(void)
+{
+    return wrapped.rerun ? tattle__strdup(wrapped.rerun) : NULL;
+}
+
+static bool is_executable_file(const char *path)
+{
+    struct stat status;
+    return stat(path, &status) == 0 && S_ISREG(status.st_mode) &&
+           access(path, X_OK) == 0;
+}
+
+/* The file execv() runs for `command`, as a shell finds it: a name with a
+ * slash as it is, any other on PATH. NULL when there is none. */
+static char *find_command(const char *command)
+{
+    if (strchr(command, '/'))
+        return is_executable_file(command) ? tattle__strdup(command) : NULL;
+    const char *path = getenv("PATH");
+    if (!path)
+        path = "/usr/local/bin:/usr/bin:/bin";
+    struct tattle__buffer candidate = {0};
+    for (const char *start = path;; start++) {
+        const char *end = strchr(start, ':');
+        size_t length = end ? (size_t)(end - start) : strlen(start);
+        tattle__buffer_clear(&candidate);
+        if (length == 0)
+            tattle__buffer_append_string(&candidate, ".");
+        else
+            tattle__buffer_append(&candidate, start, length);
+        tattle__buffer_printf(&candidate, "/%s", command);
+        if (is_executable_file(candidate.data))
+            return tattle__buffer_take(&candidate);
+        if (!end)
+            break;
+        start = end;
+    }
+    tattle__buffer_release(&candidate);
+    return NULL;
+}
+
+/* PROGRAM run --name=SUITE/NAME -- COMMAND [ARGS...], quoted for a POSIX
+ * shell. */
+static char *rerun_command(const char *program, char **command)
+{
+    struct tattle__buffer text = {0};
+    tattle__buffer_append_shell_quoted(&text, program);
+    tattle__buffer_append_string(&text, " run ");
+    struct tattle__buffer name = {0};
+    tattle__buffer_printf(&name, "--name=%s/%s", wrapped.suite, wrapped.name);
+    tattle__buffer_append_shell_quoted(&text, name.data);
+    tattle__buffer_release(&name);
+    tattle__buffer_append_string(&text, " --");
+    for (size_t i = 0; command[i]; i++) {
+        tattle__buffer_append_string(&text, " ");
+        tattle__buffer_append_shell_quoted(&text, command[i]);
+    }
+    return tattle__buffer_take(&text);
+}
+
+/* Splits --name's SUITE/NAME, or names the test run/BASENAME. */
+static int name_test(const char *given, const char *command)
+{
+    if (!given) {
+        const char *slash = strrchr(command, '/');
+        wrapped.suite = tattle__strdup("run");
+        wrapped.name = tattle__strdup(slash ? slash + 1 : command);
+        return 0;
+    }
+    const char *slash = strchr(given, '/');
+    if (!slash || slash == given || slash[1] == '\0')
+        return usage_error("--name: '%s' is not SUITE/NAME", given);
+    wrapped.suite = tattle__strdup(given);
+    wrapped.suite[slash - given] = '\0';
+    wrapped.name = tattle__strdup(slash + 1);
+    return 0;
+}
+
+static void release_wrapped(void)
+{
+    free(wrapped.path);
+    free(wrapped.suite);
+    free(wrapped.name);
+    free(wrapped.rerun);
+    wrapped.path = wrapped.suite = wrapped.name = wrapped.rerun = NULL;
+}
+
+int tattle__run_command_main(int argc, char **argv)
+{
+    /* argv[0] is the tattle command, argv[1] "run". */
+    int separator = -1;
+    for (int i = 2; i < argc && separator < 0; i++)
+        if (strcmp(argv[i], "--") == 0)
+            separator = i;
+    int options_end = separator < 0 ? argc : separator;
+
+    /* The runner's options, without --name, behind a program name. */
+    char **runner_argv = tattle__calloc((size_t)argc + 1, sizeof *runner_argv);
+    int runner_argc = 0;
+    runner_argv[runner_argc++] = (char *)program_name;
+    const char *given_name = NULL;
+    for (int i = 2; i < options_end; i++) {
+        const char *arg = argv[i];
+        if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0) {
+            free(runner_argv);
+            print_usage(stdout);
+            return 0;
+        }
+        if (strcmp(arg, "--no-fork") == 0) {
+            free(runner_argv);
+            return usage_error("%s: a command runs in a process of its own",
+                               arg);
+        }
+        if (strncmp(arg, "--name=", 7) == 0) {
+            given_name = arg + 7;
+        } else if (strcmp(arg, "--name") == 0) {
+            if (i + 1 >= options_end) {
+                free(runner_argv);
+                return usage_error("%s needs a value: SUITE/NAME", arg);
+            }
+            given_name = argv[++i];
+        } else {
+            runner_argv[runner_argc++] = argv[i];
+        }
+    }
+    if (separator < 0 || separator + 1 >= argc) {
+        free(runner_argv);
+        return usage_error("%s", separator < 0
+                                     ? "no command: write tattle run "
+                                       "[options] -- COMMAND [ARGS...]"
+                                     : "no command after --");
+    }
+
+    char **command = argv + separator + 1;
+    wrapped.path = find_command(command[0]);
+    if (!wrapped.path) {
+        free(runner_argv);
+        return usage_error("command not found: %s", command[0]);
+    }
+    if (name_test(given_name, command[0]) != 0) {
+        free(runner_argv);
+        release_wrapped();
+        return 2;
+    }
+    wrapped.argv = command;
+    wrapped.rerun = rerun_command(argv[0], command);
+    wrapped.test = (struct tattle_test){
+        .suite = wrapped.suite,
+        .name = wrapped.name,
+        .file = NULL,
+        .line = 0,
+        .body = exec_command,
+    };
+    tattle_test_register(&wrapped.test);
+
+    int status = tattle__run_main(runner_argc, runner_argv, argc, argv);
+    free(runner_argv);
+    release_wrapped();
+    return status;
+}
