@@ -59,8 +59,13 @@ static void print_usage(FILE *stream)
             "exit), death by a signal is a crash. The test is run/BASENAME "
             "unless\n"
             "--name SUITE/NAME says otherwise. The options are a test "
-            "binary's:\n\n");
-    tattle__options_print_help(stream, program_name);
+            "binary's:\n\n"
+            "  %-32s %s\n",
+            "    --name SUITE/NAME", "the test's id (default run/BASENAME)");
+    tattle__options_print_flags(stream);
+    fprintf(stream, "\nExit status: 0 passed, 1 the command failed, 2 usage "
+                    "error (a command not found),\n3 internal error or "
+                    "interrupted.\n");
 }
 
 /* One line on stderr; returns the exit status of a usage error. */
