@@ -61,7 +61,8 @@ class Case(driver.Checks):
         self.env = {k: v for k, v in os.environ.items()
                     if k not in RUNNER_VARIABLES}
 
-    def tattle_run(self, command, options=(), reports=True, cwd=None):
+    def tattle_run(self, command, options=(), reports=True, cwd=None,
+                   pass_fds=()):
         """tattle run [options, every report flag] -- command, in a new
         directory; the JSON report read, validated, and its one test
         kept."""
@@ -72,7 +73,7 @@ class Case(driver.Checks):
         argv += ["--"] + list(command)
         process = subprocess.run(argv, cwd=cwd, env=self.env,
                                  stdout=subprocess.PIPE,
-                                 stderr=subprocess.PIPE,
+                                 stderr=subprocess.PIPE, pass_fds=pass_fds,
                                  timeout=60 * driver.wait_scale())
         run = Run(process, cwd)
         if reports:
@@ -245,11 +246,19 @@ def wraps_loud(c):
 
 @CASES("wrap_command_inherits_no_runner_descriptor")
 def wraps_inherited(c):
-    run = c.tattle_run([c.options.program, "inherited"])
+    # What the caller hands down reaches the command, as it would run
+    # alone; nothing the runner opened does.
+    handed_down = os.open(os.devnull, os.O_RDONLY)
+    try:
+        run = c.tattle_run([c.options.program, "inherited"],
+                           pass_fds=(handed_down,))
+    finally:
+        os.close(handed_down)
     c.expect_eq(run.test["state"], "passed", "state")
     stdout = run.test["output"]["stdout"]
-    c.expect("fds:\n" in stdout,
-             "the command inherited descriptors: %r" % stdout)
+    c.expect("fds: %d\n" % handed_down in stdout,
+             "the command inherited other descriptors than %d: %r"
+             % (handed_down, stdout))
     c.expect("SigIgn:\t0000000000000000" in stdout,
              "the command inherited ignored signals: %r" % stdout)
     c.expect("SigBlk:\t0000000000000000" in stdout,
