@@ -125,8 +125,16 @@ CASES = driver.Cases()
 
 @CASES("wrap_true_passes")
 def wraps_true(c):
-    run = c.tattle_run(["true"])
+    run = c.tattle_run(["true"], ["--report-dir", "streams"])
     c.expect_eq(run.process.returncode, 0, "exit status")
+    streams = os.listdir(run.path("streams"))
+    c.expect_eq(len(streams), 1, "streams in --report-dir")
+    for name in streams:
+        text = driver.read(os.path.join(run.path("streams"), name))
+        for p in validate_json.check_stream(text):
+            c.problems.append("%s does not validate: %s" % (name, p))
+        c.expect('"id":"run/true"' in text.replace(" ", ""),
+                 "%s does not hold run/true" % name)
     c.expect_eq(run.test["id"], "run/true", "id")
     c.expect_eq((run.test["suite"], run.test["name"]), ("run", "true"),
                 "suite and name")
