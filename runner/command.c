@@ -231,6 +231,26 @@ int tattle__run_command_main(int argc, char **argv)
                                      : "no command after --");
     }
 
+    /* A word before -- that is no flag's value would be a PATTERN, able
+     * to deselect the one test: it was meant for the command. (A bad
+     * flag is left to the run, which says so as a test binary does.) */
+    struct tattle__options parsed;
+    struct tattle__buffer ignored = {0};
+    tattle__options_init(&parsed);
+    bool stray = tattle__options_parse(&parsed, runner_argc, runner_argv,
+                                       &ignored) == 0 &&
+                 parsed.patterns.count > 0;
+    if (stray)
+        usage_error("'%s' is not an option; the command and its arguments "
+                    "go after --",
+                    parsed.patterns.items[0]);
+    tattle__options_release(&parsed);
+    tattle__buffer_release(&ignored);
+    if (stray) {
+        free(runner_argv);
+        return 2;
+    }
+
     char **command = argv + separator + 1;
     wrapped.path = find_command(command[0]);
     if (!wrapped.path) {

@@ -300,6 +300,8 @@ def usage_errors(c):
             (["--json", "report.json", "true"], "no command"),
             (["--json", "report.json", "--"], "no command after --"),
             (["--name", "nosuite", "--", "true"], "--name: 'nosuite'"),
+            (["--timeout", "500", "true", "--", "true"],
+             "'true' is not an option"),
             (["--no-fork", "--", "true"], "--no-fork"),
             (["--timeout", "soon", "--", "true"], "timeout")):
         done = subprocess.run([c.options.tattle, "run"] + argv, cwd=cwd,
