@@ -206,6 +206,11 @@ int tattle__run_command_main(int argc, char **argv)
             print_usage(stdout);
             return 0;
         }
+        if (strcmp(arg, "--version") == 0) {
+            free(runner_argv);
+            printf("tattle %s\n", TATTLE_VERSION);
+            return 0;
+        }
         if (strcmp(arg, "--no-fork") == 0) {
             free(runner_argv);
             return usage_error("%s: a command runs in a process of its own",

@@ -321,6 +321,10 @@ def usage_errors(c):
     c.expect(done.returncode == 0 and "-- COMMAND" in done.stdout
              and "--timeout" in done.stdout, "tattle run --help: %r"
              % done.stdout[:500])
+    done = subprocess.run([c.options.tattle, "run", "--version"],
+                          capture_output=True, text=True, timeout=60)
+    c.expect(done.returncode == 0 and done.stdout.startswith("tattle "),
+             "tattle run --version: %r" % done.stdout)
     done = subprocess.run([c.options.tattle, "--help"],
                           capture_output=True, text=True, timeout=60)
     c.expect("run [OPTIONS] -- COMMAND" in done.stdout,
