@@ -185,65 +185,70 @@ static void release_wrapped(void)
     wrapped.path = wrapped.suite = wrapped.name = wrapped.rerun = NULL;
 }
 
-int tattle__run_command_main(int argc, char **argv)
+/* The command line split at `--`: the runner's options (without --name,
+ * behind a program name, NULL-terminated) and where the command starts. */
+struct split_line {
+    char **runner_argv;
+    int runner_argc;
+    const char *given_name;
+    int command_start; /* argc when there is none */
+};
+
+/* Splits argv (argv[0] the tattle command, argv[1] "run"). Returns -1 to
+ * go on, or the exit status of what was answered already: --help,
+ * --version, a usage error. */
+static int split_command_line(int argc, char **argv, struct split_line *line)
 {
-    /* argv[0] is the tattle command, argv[1] "run". */
-    int separator = -1;
-    for (int i = 2; i < argc && separator < 0; i++)
+    int separator = argc;
+    for (int i = 2; i < argc && separator == argc; i++)
         if (strcmp(argv[i], "--") == 0)
             separator = i;
-    int options_end = separator < 0 ? argc : separator;
-
-    /* The runner's options, without --name, behind a program name. */
-    char **runner_argv = tattle__calloc((size_t)argc + 1, sizeof *runner_argv);
-    int runner_argc = 0;
-    runner_argv[runner_argc++] = (char *)program_name;
-    const char *given_name = NULL;
-    for (int i = 2; i < options_end; i++) {
+    line->runner_argv =
+        tattle__calloc((size_t)argc + 1, sizeof *line->runner_argv);
+    line->runner_argv[line->runner_argc++] = (char *)program_name;
+    for (int i = 2; i < separator; i++) {
         const char *arg = argv[i];
         if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0) {
-            free(runner_argv);
             print_usage(stdout);
             return 0;
         }
         if (strcmp(arg, "--version") == 0) {
-            free(runner_argv);
             printf("tattle %s\n", TATTLE_VERSION);
             return 0;
         }
-        if (strcmp(arg, "--no-fork") == 0) {
-            free(runner_argv);
+        if (strcmp(arg, "--no-fork") == 0)
             return usage_error("%s: a command runs in a process of its own",
                                arg);
-        }
         if (strncmp(arg, "--name=", 7) == 0) {
-            given_name = arg + 7;
+            line->given_name = arg + 7;
         } else if (strcmp(arg, "--name") == 0) {
-            if (i + 1 >= options_end) {
-                free(runner_argv);
+            if (i + 1 >= separator)
                 return usage_error("%s needs a value: SUITE/NAME", arg);
-            }
-            given_name = argv[++i];
+            line->given_name = argv[++i];
         } else {
-            runner_argv[runner_argc++] = argv[i];
+            line->runner_argv[line->runner_argc++] = argv[i];
         }
     }
-    if (separator < 0 || separator + 1 >= argc) {
-        free(runner_argv);
-        return usage_error("%s", separator < 0
-                                     ? "no command: write tattle run "
-                                       "[options] -- COMMAND [ARGS...]"
-                                     : "no command after --");
-    }
+    if (separator == argc)
+        return usage_error("no command: write tattle run [options] -- "
+                           "COMMAND [ARGS...]");
+    if (separator + 1 == argc)
+        return usage_error("no command after --");
+    line->command_start = separator + 1;
+    return -1;
+}
 
-    /* A word before -- that is no flag's value would be a PATTERN, able
-     * to deselect the one test: it was meant for the command. (A bad
-     * flag is left to the run, which says so as a test binary does.) */
+/* A word before -- that is no flag's value would be a PATTERN, able to
+ * deselect the one test: it was meant for the command. Returns whether
+ * there is none. (A bad flag is left to the run, which says so as a test
+ * binary does.) */
+static bool no_stray_word(const struct split_line *line)
+{
     struct tattle__options parsed;
     struct tattle__buffer ignored = {0};
     tattle__options_init(&parsed);
-    bool stray = tattle__options_parse(&parsed, runner_argc, runner_argv,
-                                       &ignored) == 0 &&
+    bool stray = tattle__options_parse(&parsed, line->runner_argc,
+                                       line->runner_argv, &ignored) == 0 &&
                  parsed.patterns.count > 0;
     if (stray)
         usage_error("'%s' is not an option; the command and its arguments "
@@ -251,35 +256,38 @@ int tattle__run_command_main(int argc, char **argv)
                     parsed.patterns.items[0]);
     tattle__options_release(&parsed);
     tattle__buffer_release(&ignored);
-    if (stray) {
-        free(runner_argv);
-        return 2;
-    }
+    return !stray;
+}
 
-    char **command = argv + separator + 1;
-    wrapped.path = find_command(command[0]);
-    if (!wrapped.path) {
-        free(runner_argv);
-        return usage_error("command not found: %s", command[0]);
+int tattle__run_command_main(int argc, char **argv)
+{
+    struct split_line line = {0};
+    int status = split_command_line(argc, argv, &line);
+    if (status < 0 && !no_stray_word(&line))
+        status = 2;
+    char **command = argv + line.command_start;
+    if (status < 0) {
+        wrapped.path = find_command(command[0]);
+        if (!wrapped.path)
+            status = usage_error("command not found: %s", command[0]);
     }
-    if (name_test(given_name, command[0]) != 0) {
-        free(runner_argv);
-        release_wrapped();
-        return 2;
+    if (status < 0 && name_test(line.given_name, command[0]) != 0)
+        status = 2;
+    if (status < 0) {
+        wrapped.argv = command;
+        wrapped.rerun = rerun_command(argv[0], command);
+        wrapped.test = (struct tattle_test){
+            .suite = wrapped.suite,
+            .name = wrapped.name,
+            .file = NULL,
+            .line = 0,
+            .body = exec_command,
+        };
+        tattle_test_register(&wrapped.test);
+        status =
+            tattle__run_main(line.runner_argc, line.runner_argv, argc, argv);
     }
-    wrapped.argv = command;
-    wrapped.rerun = rerun_command(argv[0], command);
-    wrapped.test = (struct tattle_test){
-        .suite = wrapped.suite,
-        .name = wrapped.name,
-        .file = NULL,
-        .line = 0,
-        .body = exec_command,
-    };
-    tattle_test_register(&wrapped.test);
-
-    int status = tattle__run_main(runner_argc, runner_argv, argc, argv);
-    free(runner_argv);
+    free(line.runner_argv);
     release_wrapped();
     return status;
 }
