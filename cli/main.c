@@ -5,12 +5,16 @@
  * The command reads what test binaries wrote (reports, streams,
  * directories of streams) through the one reader of the results module
  * and writes through the reporters the test binaries use, so a report it
- * writes is a report a test binary could have written.
+ * writes is a report a test binary could have written. `tattle run`
+ * hands its command line to the runner (runner/command.c), which runs an
+ * existing test program as one tattle test.
  */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include <tattle/tattle.h>
 
 #include "base/utf8.h"
 #include "cli/cli.h"
@@ -19,7 +23,8 @@
 static const char usage[] =
     "usage: tattle COMMAND [ARGS]   (tattle COMMAND --help for more)\n"
     "\n"
-    "Reads the reports and streams tattle test binaries write.\n"
+    "Reads the reports and streams tattle test binaries write, and runs "
+    "test\nprograms written without tattle as tattle tests (run).\n"
     "\n"
     "commands:\n"
     "  merge -o OUT.json IN...     one report from reports, streams and "
@@ -38,6 +43,12 @@ static const char usage[] =
     "                              lists against the schemas built in\n"
     "  convert REPORT --to FORMAT [-o FILE]\n"
     "                              write a report again in another format\n"
+    "  run [OPTIONS] -- COMMAND [ARGS...]\n"
+    "                              run an existing test program as one test: "
+    "timeout,\n"
+    "                              stacks, captured output and every report "
+    "flag of\n"
+    "                              a tattle test binary (tattle run --help)\n"
     "\n"
     "REPORT may be a JSON report or a JSON Lines stream ('-' reads stdin).\n"
     "exit status: 0 success, 1 failures (summary) or invalid files "
@@ -152,6 +163,12 @@ int main(int argc, char **argv)
     const char *name = argv[1];
     if (strcmp(name, "--help") == 0 || strcmp(name, "-h") == 0 ||
         strcmp(name, "help") == 0) {
+        if (argc > 2 && strcmp(name, "help") == 0 &&
+            strcmp(argv[2], "run") == 0) {
+            char run[] = "run", help[] = "--help";
+            char *args[] = {argv[0], run, help, NULL};
+            return tattle__run_command_main(3, args);
+        }
         if (argc > 2 && strcmp(name, "help") == 0) {
             char help[] = "--help";
             char *args[] = {argv[2], help, NULL};
@@ -166,12 +183,14 @@ int main(int argc, char **argv)
         printf("tattle %s\n", TATTLE_VERSION);
         return TATTLE__EXIT_OK;
     }
+    if (strcmp(name, "run") == 0)
+        return tattle__run_command_main(argc, argv);
     for (size_t i = 0; i < sizeof commands / sizeof *commands; i++)
         if (strcmp(commands[i].name, name) == 0)
             return commands[i].run(argc - 1, argv + 1);
     tattle__cli_fail(NULL,
                      "no command named '%s' (commands: merge, summary, show, "
-                     "validate, convert; tattle --help)",
+                     "validate, convert, run; tattle --help)",
                      name);
     return TATTLE__EXIT_BAD_INPUT;
 }

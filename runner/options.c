@@ -512,6 +512,15 @@ void tattle__options_print_help(FILE *stream, const char *program)
         "(--id=ID when ID starts with --). A test is selected when it matches\n"
         "any PATTERN or --id; without either, every test is.\n\n",
         program);
+    tattle__options_print_flags(stream);
+    fprintf(
+        stream,
+        "\nWith --list, --json lists as JSON. Exit status: 0 passed, "
+        "1 a test failed, 2 usage error, 3 internal error or interrupted.\n");
+}
+
+void tattle__options_print_flags(FILE *stream)
+{
     for (size_t i = 0; i < sizeof flags / sizeof *flags; i++) {
         char left[64];
         if (flags[i].short_name)
@@ -524,10 +533,6 @@ void tattle__options_print_help(FILE *stream, const char *program)
                      flags[i].argument ? flags[i].argument : "");
         fprintf(stream, "  %-32s %s\n", left, flags[i].help);
     }
-    fprintf(
-        stream,
-        "\nWith --list, --json lists as JSON. Exit status: 0 passed, "
-        "1 a test failed, 2 usage error, 3 internal error or interrupted.\n");
 }
 
 static const struct flag_spec *find_long(const char *name, size_t length)

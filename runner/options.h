@@ -102,5 +102,7 @@ void tattle__options_describe_unknown_reporter(struct tattle__buffer *error,
 
 /** Writes the --help text. */
 void tattle__options_print_help(FILE *stream, const char *program);
+/** Writes the help's table of flags alone, one flag a line. */
+void tattle__options_print_flags(FILE *stream);
 
 #endif /* TATTLE_RUNNER_OPTIONS_H */

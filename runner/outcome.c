@@ -12,6 +12,9 @@
  * the slot or the arena showed to be overwritten is an error failure of
  * its own. A suite fixture's failure (before_all, a suite server that
  * died, after_all run after this test) is an error failure naming it.
+ * A wrapped command (`tattle run`, runner/command.h) never reports
+ * through the slot: its exit status 0 passes, another status is a
+ * failure of kind exit, a signal a crash.
  */
 #include "runner/outcome.h"
 
@@ -21,6 +24,7 @@
 #include <sys/wait.h>
 
 #include "base/text.h"
+#include "runner/command.h"
 #include "runner/stacks.h"
 #include "runner/symbolize.h"
 
@@ -220,13 +224,42 @@ static bool add_expected_ending(struct tattle__result_record *record,
     return true;
 }
 
+/* How a wrapped command's process ended, which is its result: nothing
+ * for status 0. Returns whether it failed. */
+static bool add_command_ending(struct tattle__result_record *record,
+                               const struct tattle__job *job,
+                               const struct tattle__outcome *outcome)
+{
+    int status = outcome->wait_status;
+    if (WIFSIGNALED(status)) {
+        add_crash(record, job->entry, outcome, WTERMSIG(status));
+        char name[16];
+        record->failures[record->result.failure_count - 1].message =
+            tattle__record_printf(record, "the command was killed by %s (%s)",
+                                  tattle__signal_name(WTERMSIG(status), name),
+                                  strsignal(WTERMSIG(status)));
+        return true;
+    }
+    int code = WEXITSTATUS(status);
+    if (code == 0)
+        return false;
+    struct tattle_failure *failure =
+        tattle__record_add_failure(record, TATTLE_FAILURE_EXIT);
+    failure->message = tattle__record_printf(
+        record, "the command exited with status %d", code);
+    failure->exit_code = code;
+    return true;
+}
+
 /* The failure that says how the test process ended, when that was not
  * the end of a test; returns whether it ended before the test did. */
 static bool add_ending(struct tattle__result_record *record,
                        const struct tattle__job *job,
                        const struct tattle__outcome *outcome)
 {
-    const char *phase = phase_name(outcome->reading.phase);
+    bool command = tattle__command_test_is(job->entry->test);
+    const char *phase =
+        command ? "the command" : phase_name(outcome->reading.phase);
     if (outcome->interrupted_by > 0) {
         char name[16];
         tattle__record_add_error(
@@ -243,9 +276,13 @@ static bool add_ending(struct tattle__result_record *record,
         return true;
     }
     if (outcome->timed_out) {
-        const char *message = tattle__record_printf(
-            record, "the test did not finish within %ld ms %s", job->timeout_ms,
-            phase);
+        const char *message =
+            command ? tattle__record_printf(
+                          record, "the command did not finish within %ld ms",
+                          job->timeout_ms)
+                    : tattle__record_printf(
+                          record, "the test did not finish within %ld ms %s",
+                          job->timeout_ms, phase);
         struct tattle_failure *failure =
             tattle__record_add_failure(record, TATTLE_FAILURE_TIMEOUT);
         failure->message = message;
@@ -255,6 +292,8 @@ static bool add_ending(struct tattle__result_record *record,
     }
     if (!outcome->forked)
         return false;
+    if (command)
+        return add_command_ending(record, job, outcome);
     const struct tattle_test_options *options = &job->entry->test->options;
     if (options->expect_signal || options->expect_exit)
         return add_expected_ending(record, job, outcome);
@@ -351,6 +390,8 @@ void tattle__result_build(struct tattle__result_record *record,
     result->test = &job->entry->info;
     result->duration_us = outcome->duration_us;
     result->attempts = job->attempt;
+    if (tattle__command_test_is(job->entry->test))
+        result->rerun = tattle__command_rerun();
 
     if (outcome->fixture_error)
         tattle__record_add_error(record, "%s", outcome->fixture_error);

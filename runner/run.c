@@ -32,6 +32,7 @@
 #include "runner/plan.h"
 #include "runner/plugin.h"
 #include "runner/registry.h"
+#include "runner/run.h"
 #include "runner/run_queue.h"
 #include "runner/scheduler.h"
 
@@ -166,7 +167,8 @@ static void save_last_run(const struct run_state *state)
                 state->program, strerror(-rc));
 }
 
-/* Runs the plan through the open reporters; returns the exit status. */
+/* Runs the plan through the open reporters; returns the exit status.
+ * argv is the command line the reports show. */
 static int run_tests(struct run_state *state, int argc, char **argv)
 {
     const struct tattle__options *options = &state->options;
@@ -220,6 +222,7 @@ static int run_tests(struct run_state *state, int argc, char **argv)
 /* Everything from the settings to the end of the run. Returns the exit
  * status, or a negative code for a usage error described in `error`. */
 static int run_command_line(struct run_state *state, int argc, char **argv,
+                            int shown_argc, char **shown_argv,
                             struct tattle__buffer *error)
 {
     int rc = read_settings(state, argc, argv, error);
@@ -249,15 +252,16 @@ static int run_command_line(struct run_state *state, int argc, char **argv,
     rc = tattle__fanout_open(&state->fanout, &state->options, error);
     if (rc != 0)
         return rc;
-    return run_tests(state, argc, argv);
+    return run_tests(state, shown_argc, shown_argv);
 }
 
-int tattle_main(int argc, char **argv)
+int tattle__run_main(int argc, char **argv, int shown_argc, char **shown_argv)
 {
     struct run_state state;
     struct tattle__buffer error = {0};
     run_state_init(&state, argc, argv);
-    int status = run_command_line(&state, argc, argv, &error);
+    int status =
+        run_command_line(&state, argc, argv, shown_argc, shown_argv, &error);
     if (status < 0) {
         fprintf(stderr, "%s: %s\n", state.program,
                 error.data ? error.data : "usage error");
@@ -266,4 +270,9 @@ int tattle_main(int argc, char **argv)
     release_state(&state);
     tattle__buffer_release(&error);
     return status;
+}
+
+int tattle_main(int argc, char **argv)
+{
+    return tattle__run_main(argc, argv, argc, argv);
 }

@@ -30,4 +30,5 @@ list(APPEND TATTLE_SOURCES
   runner/plugin.c
   runner/run_queue.c
   runner/run.c
+  runner/command.c
 )

@@ -724,6 +724,11 @@ TATTLE_API int tattle_on_exit(void (*fn)(void *ctx), void *ctx);
  * error or interrupted. */
 TATTLE_API int tattle_main(int argc, char **argv);
 
+/** `tattle run [options] -- COMMAND [ARGS...]`, for the tattle command:
+ * argv[0] is that command, argv[1] "run". Runs COMMAND as one test under
+ * the runner and returns tattle_main()'s exit status; not for test code. */
+TATTLE_API int tattle__run_command_main(int argc, char **argv);
+
 /* Error codes                                                               */
 
 /** The name of a code a tattle function returned: "EINVAL" for -EINVAL,
