@@ -329,23 +329,6 @@ static bool is_integer(const cJSON *item)
            item->valuedouble == floor(item->valuedouble);
 }
 
-static const char *type_of(const cJSON *item)
-{
-    if (cJSON_IsString(item))
-        return "a string";
-    if (is_integer(item))
-        return "an integer";
-    if (cJSON_IsNumber(item))
-        return "a number";
-    if (cJSON_IsBool(item))
-        return "a boolean";
-    if (cJSON_IsNull(item))
-        return "null";
-    if (cJSON_IsArray(item))
-        return "an array";
-    return "an object";
-}
-
 static bool has_type(const cJSON *item, const char *type)
 {
     if (strcmp(type, "string") == 0)
@@ -705,7 +688,8 @@ static bool validate(struct context *c, const struct document *document,
                                       wanted.length ? " or " : "",
                                       cJSON_IsString(t) ? t->valuestring : "?");
             fail(c, path, "expected %s, found %s",
-                 wanted.data ? wanted.data : "?", type_of(instance));
+                 wanted.data ? wanted.data : "?",
+                 tattle__json_describe(instance));
             tattle__buffer_release(&wanted);
             goto done;
         }

@@ -50,13 +50,6 @@ static void guard_temp_path(char *path)
         sigaction(signals[i], &action, NULL);
 }
 
-static void list_formats(struct tattle__buffer *out)
-{
-    for (size_t i = 0; i < tattle__reporter_count(); i++)
-        tattle__buffer_printf(out, "%s%s", i ? ", " : "",
-                              tattle__reporter_at(i)->name);
-}
-
 int tattle__cli_writer_open(struct tattle__cli_writer *writer,
                             const char *command, const char *format,
                             const char *destination,
@@ -66,7 +59,7 @@ int tattle__cli_writer_open(struct tattle__cli_writer *writer,
     writer->type = tattle_reporter_find(format);
     if (!writer->type) {
         struct tattle__buffer names = {0};
-        list_formats(&names);
+        tattle__reporter_append_names(&names);
         tattle__cli_fail(command, "no format named '%s' (formats: %s)", format,
                          names.data);
         tattle__buffer_release(&names);

@@ -420,6 +420,26 @@ cJSON *tattle__json_scan_parse_in(const char *text, size_t length,
     return tree;
 }
 
+const char *tattle__json_describe(const cJSON *item)
+{
+    if (cJSON_IsString(item))
+        return "a string";
+    if (cJSON_IsNumber(item))
+        return isfinite(item->valuedouble) &&
+                       item->valuedouble == floor(item->valuedouble)
+                   ? "an integer"
+                   : "a number";
+    if (cJSON_IsBool(item))
+        return "a boolean";
+    if (cJSON_IsNull(item))
+        return "null";
+    if (cJSON_IsArray(item))
+        return "an array";
+    if (cJSON_IsObject(item))
+        return "an object";
+    return "something else";
+}
+
 bool tattle__json_integer(const cJSON *item, bool *negative,
                           uint64_t *magnitude)
 {

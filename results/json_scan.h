@@ -92,6 +92,11 @@ cJSON *tattle__json_scan_parse_in(const char *text, size_t length,
 bool tattle__json_integer(const cJSON *item, bool *negative,
                           uint64_t *magnitude);
 
+/** What a parsed item is, for a message: "a string", "an integer" (a
+ * number with no fraction), "a number", "a boolean", "null", "an array" or
+ * "an object". */
+const char *tattle__json_describe(const cJSON *item);
+
 /** Finds the member `key` of the object text `text[0..length)` (a value
  * the scanner accepted) without parsing it: stores the span of its value
  * and returns true, or returns false when there is none. Keys with escapes

@@ -5,6 +5,7 @@
 
 #include <string.h>
 
+#include "base/text.h"
 #include "base/utf8.h"
 
 bool tattle__failure_filtered(const struct tattle_failure *failure,
@@ -29,6 +30,15 @@ tattle__first_failure(const struct tattle_result *result,
         if (!tattle__failure_filtered(&result->failures[i], options))
             return &result->failures[i];
     return NULL;
+}
+
+char *tattle__rerun_command(const char *program, const char *id)
+{
+    struct tattle__buffer command = {0};
+    tattle__buffer_append_shell_quoted(&command, program);
+    tattle__buffer_append_string(&command, " --id=");
+    tattle__buffer_append_shell_quoted(&command, id);
+    return tattle__buffer_take(&command);
 }
 
 char *tattle__first_line(const char *text)

@@ -48,6 +48,11 @@ tattle__first_failure(const struct tattle_result *result,
  * NULL when out of memory. */
 char *tattle__first_line(const char *text);
 
+/** The command that runs exactly one test again, `PROGRAM --id=ID`, both
+ * quoted for a POSIX shell: an exact id, so no glob character, backslash
+ * or leading dash in it can select another test. Malloc'd. */
+char *tattle__rerun_command(const char *program, const char *id);
+
 /** Which finished tests a report lists under the agent modes
  * (--summary-only, --first-failure, --failures-only). One per report. */
 struct tattle__report_selection {

@@ -193,23 +193,6 @@ static bool fail_in(struct build *build, const struct where *where,
     return false;
 }
 
-static const char *describe(const cJSON *item)
-{
-    if (cJSON_IsString(item))
-        return "a string";
-    if (cJSON_IsNumber(item))
-        return "a number";
-    if (cJSON_IsBool(item))
-        return "a boolean";
-    if (cJSON_IsNull(item))
-        return "null";
-    if (cJSON_IsArray(item))
-        return "an array";
-    if (cJSON_IsObject(item))
-        return "an object";
-    return "something else";
-}
-
 /* ---- Typed access to members ----------------------------------------- */
 
 /* The member `key` of `object`, looked for from the one after the last
@@ -271,7 +254,7 @@ static bool get_object(struct build *build, const cJSON *object,
         return true;
     if (!cJSON_IsObject(item))
         return fail_in(build, &here, "expected an object%s, found %s",
-                       nullable ? " or null" : "", describe(item));
+                       nullable ? " or null" : "", tattle__json_describe(item));
     *out = item;
     return true;
 }
@@ -286,7 +269,7 @@ static bool get_array(struct build *build, const cJSON *object, const char *key,
     if (!cJSON_IsArray(item)) {
         struct where here = {where, key, 0};
         return fail_in(build, &here, "expected an array, found %s",
-                       describe(item));
+                       tattle__json_describe(item));
     }
     *out = item;
     return true;
@@ -300,7 +283,7 @@ static bool text_of(struct build *build, const cJSON *item,
         return true;
     if (!cJSON_IsString(item) || !item->valuestring)
         return fail_in(build, where, "expected a string%s, found %s",
-                       nullable ? " or null" : "", describe(item));
+                       nullable ? " or null" : "", tattle__json_describe(item));
     *out = item->valuestring;
     return true;
 }
@@ -350,10 +333,10 @@ static bool get_integer(struct build *build, const cJSON *object,
                      *magnitude);
             literal = digits;
         }
-        return fail_in(build, &here,
-                       "expected an integer from %lld to %" PRIu64
-                       ", found %.40s",
-                       minimum, maximum, literal ? literal : describe(item));
+        return fail_in(
+            build, &here,
+            "expected an integer from %lld to %" PRIu64 ", found %.40s",
+            minimum, maximum, literal ? literal : tattle__json_describe(item));
     }
     return true;
 }
@@ -386,7 +369,7 @@ static bool get_bool(struct build *build, const cJSON *object, const char *key,
     if (!cJSON_IsBool(item)) {
         struct where here = {where, key, 0};
         return fail_in(build, &here, "expected true or false, found %s",
-                       describe(item));
+                       tattle__json_describe(item));
     }
     *out = cJSON_IsTrue(item);
     return true;
@@ -542,7 +525,7 @@ static bool read_run(struct tattle__reader *reader, const cJSON *run,
     uint64_t value;
     if (!cJSON_IsObject(run))
         return fail_in(&build, &top, "expected an object, found %s",
-                       describe(run));
+                       tattle__json_describe(run));
     if (!get_text(&build, run, "started_at", &top, false, &info->started_at))
         return false;
     if (report && !get_uint(&build, run, "duration_us", &top, UINT64_MAX,
@@ -594,7 +577,7 @@ static bool read_summary(struct tattle__reader *reader, const cJSON *object,
     struct tattle_summary *summary = &reader->summary;
     if (!cJSON_IsObject(object))
         return fail_in(&build, where, "expected an object, found %s",
-                       describe(object));
+                       tattle__json_describe(object));
     struct {
         const char *key;
         uint64_t *value;
@@ -684,7 +667,7 @@ static bool read_frames(struct build *build, const cJSON *array,
         const char *address;
         if (!cJSON_IsObject(item))
             return fail_in(build, &at, "expected an object, found %s",
-                           describe(item));
+                           tattle__json_describe(item));
         if (!get_text(build, item, "function", &at, true, &frame->function) ||
             !get_text(build, item, "file", &at, true, &frame->file) ||
             !get_line(build, item, "line", &at, &frame->line) ||
@@ -718,7 +701,7 @@ static bool read_stacks(struct build *build, const cJSON *array,
         const cJSON *frames;
         if (!cJSON_IsObject(item))
             return fail_in(build, &at, "expected an object, found %s",
-                           describe(item));
+                           tattle__json_describe(item));
         if (!get_int(build, item, "pid", &at, &pid) ||
             !get_int(build, item, "tid", &at, &tid) ||
             !get_text(build, item, "actor", &at, true, &thread->actor) ||
@@ -773,7 +756,7 @@ static bool read_failures(struct build *build, const cJSON *test,
         int kind;
         if (!cJSON_IsObject(item))
             return fail_in(build, &at, "expected an object, found %s",
-                           describe(item));
+                           tattle__json_describe(item));
         if (!get_enum(build, item, "kind", &at, kind_names, 5, &kind))
             return false;
         struct tattle_failure *failure =
@@ -833,7 +816,7 @@ static bool read_failures(struct build *build, const cJSON *test,
             struct where field = {&at, "stacktrace", 0};
             if (!cJSON_IsArray(stack))
                 return fail_in(build, &field, "expected an array, found %s",
-                               describe(stack));
+                               tattle__json_describe(stack));
             size_t count = (size_t)cJSON_GetArraySize(stack);
             if (!read_frames(build, stack, &field,
                              record->frames + frames_used))
@@ -851,7 +834,7 @@ static bool read_failures(struct build *build, const cJSON *test,
             struct where field = {&at, "stacks", 0};
             if (!cJSON_IsArray(stacks))
                 return fail_in(build, &field, "expected an array, found %s",
-                               describe(stacks));
+                               tattle__json_describe(stacks));
             size_t count = (size_t)cJSON_GetArraySize(stacks);
             if (!read_stacks(build, stacks, &field,
                              record->stacks + stacks_used))
@@ -867,7 +850,7 @@ static bool read_failures(struct build *build, const cJSON *test,
             if (!cJSON_IsBool(filtered)) {
                 struct where field = {&at, "filtered", 0};
                 return fail_in(build, &field, "expected true, found %s",
-                               describe(filtered));
+                               tattle__json_describe(filtered));
             }
             record->failures[i].filtered = cJSON_IsTrue(filtered);
         }
@@ -950,7 +933,7 @@ static bool read_trace(struct build *build, const cJSON *test,
         int kind;
         if (!cJSON_IsObject(item))
             return fail_in(build, &at, "expected an object, found %s",
-                           describe(item));
+                           tattle__json_describe(item));
         if (!get_uint(build, item, "seq", &at, UINT64_MAX, &event->seq) ||
             !get_uint(build, item, "t_us", &at, UINT64_MAX, &event->t_us) ||
             !get_enum(build, item, "kind", &at, event_kind_names, 5, &kind) ||
@@ -989,7 +972,7 @@ static bool read_trace(struct build *build, const cJSON *test,
         size_t count;
         if (!cJSON_IsObject(item))
             return fail_in(build, &at, "expected an object, found %s",
-                           describe(item));
+                           tattle__json_describe(item));
         if (!get_text(build, item, "name", &at, false, &mailbox->name) ||
             !get_text(build, item, "owner", &at, true, &mailbox->owner) ||
             !get_bool(build, item, "alive", &at, &mailbox->alive) ||
@@ -1022,7 +1005,7 @@ static bool read_trace(struct build *build, const cJSON *test,
         long long pid, tid;
         if (!cJSON_IsObject(item))
             return fail_in(build, &at, "expected an object, found %s",
-                           describe(item));
+                           tattle__json_describe(item));
         if (!get_text(build, item, "name", &at, false, &actor->name) ||
             !get_int(build, item, "pid", &at, &pid) ||
             !get_int(build, item, "tid", &at, &tid) ||
@@ -1052,7 +1035,7 @@ static bool read_tags(struct build *build, const cJSON *test,
         else if (!cJSON_IsTrue(tag)) {
             struct where at = {&in, tag->string, 0};
             return fail_in(build, &at, "expected true or a string, found %s",
-                           describe(tag));
+                           tattle__json_describe(tag));
         }
     }
     out->test.tags = out->tags;
@@ -1069,7 +1052,7 @@ static bool build_result(const cJSON *test, const struct where *where,
     result->test = info;
     if (!cJSON_IsObject(test))
         return fail_in(&build, where, "expected a test object, found %s",
-                       describe(test));
+                       tattle__json_describe(test));
     int state;
     uint64_t attempts;
     const char *rerun;
@@ -1454,13 +1437,8 @@ static void build_unfinished(struct tattle__reader *reader, const char *id,
         reader->path);
     const char *program =
         reader->run.argc > 0 ? reader->run.argv[0] : reader->run.executable;
-    if (program) {
-        struct tattle__buffer command = {0};
-        tattle__buffer_append_shell_quoted(&command, program);
-        tattle__buffer_append_string(&command, " --id=");
-        tattle__buffer_append_shell_quoted(&command, id);
-        record->result.rerun = tattle__buffer_take(&command);
-    }
+    if (program)
+        record->result.rerun = tattle__rerun_command(program, id);
 }
 
 /* The next test of a stream: a finished one, or at the end an unfinished
@@ -1746,7 +1724,7 @@ static int open_report(struct tattle__reader *reader)
         return fail_in(&build, &tool, "missing"), -1;
     if (!cJSON_IsObject(reader->tool))
         return fail_in(&build, &tool, "expected an object, found %s",
-                       describe(reader->tool)),
+                       tattle__json_describe(reader->tool)),
                -1;
     if (!reader->run_tree) {
         struct where run = {NULL, "run", 0};
@@ -1763,7 +1741,7 @@ static int open_report(struct tattle__reader *reader)
     if (reader->error_groups && !cJSON_IsArray(reader->error_groups)) {
         struct where groups = {NULL, "error_groups", 0};
         return fail_in(&build, &groups, "expected an array, found %s",
-                       describe(reader->error_groups)),
+                       tattle__json_describe(reader->error_groups)),
                -1;
     }
     reader->run.planned = reader->summary.total;

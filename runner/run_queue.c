@@ -12,7 +12,6 @@
 
 #include <stdlib.h>
 
-#include "base/text.h"
 #include "results/model.h"
 #include "results/record.h"
 #include "runner/outcome.h"
@@ -69,24 +68,13 @@ static void count_result(struct tattle__run_queue *queue,
         note_outcome(queue, result->test->id, failed);
 }
 
-/* PROGRAM --id=ID, both quoted for a POSIX shell: an exact id, so no glob
- * character, backslash or leading dash in it can select another test. */
-static char *rerun_command(const char *program, const char *id)
-{
-    struct tattle__buffer command = {0};
-    tattle__buffer_append_shell_quoted(&command, program);
-    tattle__buffer_append_string(&command, " --id=");
-    tattle__buffer_append_shell_quoted(&command, id);
-    return tattle__buffer_take(&command);
-}
-
 /* Hands a final result to every reporter, then frees it. */
 static void emit_result(struct tattle__run_queue *queue,
                         struct tattle__result_record *record)
 {
     if (!record->result.rerun)
         record->result.rerun =
-            rerun_command(queue->program, record->result.test->id);
+            tattle__rerun_command(queue->program, record->result.test->id);
     bool keep_trace = tattle__result_failed(&record->result) ||
                       record->result.flaky || queue->options->trace_passed;
     if (!keep_trace)
