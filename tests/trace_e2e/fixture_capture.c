@@ -80,6 +80,41 @@ TEST(ipc, pipe_pool, .tags = "trace_messages")
     EXPECT_EQ(pool.done[0] + pool.done[1], JOBS);
 }
 
+struct parts_reader {
+    int read_end;
+    char first[6], second[6];
+    ssize_t got_first, got_second;
+};
+
+static void *read_in_parts(void *argument)
+{
+    struct parts_reader *reader = argument;
+    tattle_actor_name("reader");
+    reader->got_first = read(reader->read_end, reader->first, 6);
+    reader->got_second = read(reader->read_end, reader->second, 6);
+    return NULL;
+}
+
+/* A thread reads one 12-byte write through a pipe in two reads of six:
+ * both receives are of that one send. */
+TEST(ipc, pipe_to_thread, .tags = "trace_messages")
+{
+    int fds[2];
+    ASSERT_EQ(pipe(fds), 0);
+    tattle_actor_name("writer");
+    ASSERT_EQ(write(fds[1], "hello, world", 12), 12);
+    struct parts_reader reader = {.read_end = fds[0]};
+    pthread_t thread;
+    ASSERT_EQ(pthread_create(&thread, NULL, read_in_parts, &reader), 0);
+    pthread_join(thread, NULL);
+    EXPECT_EQ(reader.got_first, 6);
+    EXPECT_EQ(reader.got_second, 6);
+    EXPECT_EQ(memcmp(reader.first, "hello,", 6), 0);
+    EXPECT_EQ(memcmp(reader.second, " world", 6), 0);
+    close(fds[0]);
+    close(fds[1]);
+}
+
 /* A client and a forked server over a socketpair: a request, a reply. */
 TEST(ipc, socketpair_fork, .tags = "trace_messages")
 {

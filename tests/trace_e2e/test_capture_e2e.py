@@ -7,12 +7,14 @@ socketpairs and eventfds, with no tracer call in the exchange) with
 traces hold: each send and receive, matched and named by actor, and
 nothing of what is not a message endpoint.
 
-    test_capture_e2e.py CASE --capture BIN
+    test_capture_e2e.py CASE --capture BIN [--tattle TATTLE]
 
 CASE is one behaviour, named by its CTest test (`--list` prints them).
 """
 import argparse
 import os
+import re
+import subprocess
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -85,6 +87,68 @@ def case_pipe_pool(args):
     check(len({e["match"] for e in recvs if "match" in e}) == len(recvs),
           "no two reads match the same write")
     check_matches(trace, "ipc/pipe_pool")
+
+
+def show(args, directory, *arguments):
+    p = subprocess.run([args.tattle, "show", "report.json"] + list(arguments),
+                       cwd=directory, capture_output=True,
+                       timeout=60 * driver.wait_scale())
+    check(p.returncode == 0, "tattle show %s exits 0 (%d): %s"
+          % (" ".join(arguments), p.returncode, p.stderr[-400:]))
+    return p.stdout.decode("utf-8", "replace")
+
+
+@CASES("capture_e2e_captured_messages_are_drawn_delivered")
+def case_drawn_delivered(args):
+    """A write read by a thread in two parts, drawn by `tattle show`, its
+    --mermaid diagram and the HTML report: arrows from the writer to the
+    reader, none marked never received or sent before the trace."""
+    if not args.tattle:
+        print("skipped: no tattle command to draw with")
+        sys.exit(77)
+    out = e2e.new_dir()
+    run = e2e.Run(args.capture, "--trace-passed", "--html", "report.html",
+                  "ipc/pipe_to_thread", cwd=out, expect_status=0)
+    trace = run.test("ipc/pipe_to_thread").get("trace")
+    if not check(trace is not None, "ipc/pipe_to_thread has a trace"):
+        return
+    got = [(e["kind"], e.get("from"), e.get("to"), e.get("msg"), e.get("match"))
+           for e in messages(trace)]
+    sends = [e for e in messages(trace) if e["kind"] == "send"]
+    check(len(sends) == 1 and got[1:] ==
+          [("recv", "writer", "reader", "hello,", sends[0]["seq"]),
+           ("recv", "writer", "reader", " world", sends[0]["seq"])],
+          "one write, two reads of it, both matched to it: %s" % got)
+
+    mermaid = show(args, out, "ipc/pipe_to_thread", "--mermaid")
+    names = dict(re.findall(r"participant (p\d+) as (\S+)", mermaid))
+    arrows = [(names.get(a), kind, names.get(b), text) for a, kind, b, text in
+              re.findall(r"^    (p\d+)(->>|--\)|-->>)(p\d+): (.*)$", mermaid,
+                         re.M)]
+    check([(a, kind, b) for a, kind, b, _ in arrows] ==
+          [("writer", "->>", "reader")] * 2,
+          "--mermaid draws two delivered arrows from writer to reader: %s\n%s"
+          % (arrows, mermaid))
+    check("never received" not in mermaid and "sent before" not in mermaid,
+          "--mermaid marks nothing undelivered:\n%s" % mermaid)
+
+    chart = show(args, out, "ipc/pipe_to_thread")
+    check("never received" not in chart and "sent before" not in chart,
+          "show's chart marks nothing undelivered:\n%s" % chart)
+    check(chart.count("(received +") + chart.count("write: hello, world") >= 1,
+          "show's chart draws the write as received:\n%s" % chart)
+
+    with open(os.path.join(out, "report.html"), encoding="utf-8") as f:
+        page = f.read()
+    svgs = re.findall(r"<svg[^>]*class=\"sequence\".*?</svg>", page, re.S)
+    if check(len(svgs) == 1, "the HTML report draws one diagram: %d"
+             % len(svgs)):
+        matched = re.search(r'data-matched="(\d+)"', svgs[0])
+        check(matched is not None and matched.group(1) == "2",
+              "the diagram counts two delivered messages: %s"
+              % (matched and matched.group(0)))
+        check("unmatched" not in svgs[0],
+              "the diagram draws no arrow unmatched")
 
 
 @CASES("capture_e2e_socketpair_client_and_forked_server")
@@ -260,6 +324,7 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("case", choices=sorted(CASES))
     parser.add_argument("--capture", required=True)
+    parser.add_argument("--tattle", help="the tattle command, to draw traces")
     args = parser.parse_args()
     CASES[args.case](args)
     if e2e.FAILED:
