@@ -115,6 +115,78 @@ TEST(ipc, pipe_to_thread, .tags = "trace_messages")
     close(fds[1]);
 }
 
+static const char forty_bytes[] = "datagram of forty bytes, 8 of them fit.";
+
+/* Receives with MSG_TRUNC return a datagram's whole length however little
+ * of it fits, into a buffer with more after it, into a heap buffer of 8
+ * bytes and into two iovecs of 4; on TCP they discard bytes into no
+ * buffer at all. Each returns what libc returns; the trace must hold only
+ * the bytes that landed in the buffers. */
+TEST(ipc, recv_truncated, .tags = "trace_messages")
+{
+    int pair[2];
+    ASSERT_EQ(socketpair(AF_UNIX, SOCK_DGRAM, 0, pair), 0);
+    ssize_t whole = (ssize_t)sizeof forty_bytes - 1;
+    ASSERT_EQ(whole, 39);
+    char area[64];
+    memset(area, 'Z', sizeof area);
+    ASSERT_EQ(send(pair[0], forty_bytes, (size_t)whole, 0), whole);
+    EXPECT_EQ(recv(pair[1], area, 8, MSG_TRUNC), whole);
+    EXPECT_EQ(memcmp(area, "datagram", 8), 0);
+    EXPECT_EQ(area[8], 'Z');
+
+    char *heap = malloc(8);
+    ASSERT_NOT_NULL(heap);
+    ASSERT_EQ(send(pair[0], forty_bytes, (size_t)whole, 0), whole);
+    EXPECT_EQ(recvfrom(pair[1], heap, 8, MSG_TRUNC, NULL, NULL), whole);
+    EXPECT_EQ(memcmp(heap, "datagram", 8), 0);
+    free(heap);
+
+    char first[4], second[4];
+    struct iovec parts[2] = {{first, 4}, {second, 4}};
+    struct msghdr message = {.msg_iov = parts, .msg_iovlen = 2};
+    ASSERT_EQ(send(pair[0], forty_bytes, (size_t)whole, 0), whole);
+    EXPECT_EQ(recvmsg(pair[1], &message, MSG_TRUNC), whole);
+    EXPECT(message.msg_flags & MSG_TRUNC);
+    EXPECT_EQ(memcmp(first, "data", 4), 0);
+    EXPECT_EQ(memcmp(second, "gram", 4), 0);
+    close(pair[0]);
+    close(pair[1]);
+
+    int listener = socket(AF_INET, SOCK_STREAM, 0);
+    ASSERT_GE(listener, 0);
+    struct sockaddr_in address = {.sin_family = AF_INET,
+                                  .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+    socklen_t length = sizeof address;
+    ASSERT_EQ(bind(listener, (struct sockaddr *)&address, length), 0);
+    ASSERT_EQ(listen(listener, 1), 0);
+    ASSERT_EQ(getsockname(listener, (struct sockaddr *)&address, &length), 0);
+    int client = socket(AF_INET, SOCK_STREAM, 0);
+    ASSERT_GE(client, 0);
+    ASSERT_EQ(connect(client, (struct sockaddr *)&address, length), 0);
+    int server = accept(listener, NULL, NULL);
+    ASSERT_GE(server, 0);
+    ASSERT_EQ(send(client, "discarded", 9, 0), 9);
+    ASSERT_EQ(send(client, "kept", 4, 0), 4);
+    ssize_t dropped = 0;
+    while (dropped < 9) {
+        ssize_t got = recv(server, NULL, (size_t)(9 - dropped), MSG_TRUNC);
+        ASSERT_GT(got, 0);
+        dropped += got;
+    }
+    char kept[8];
+    size_t have = 0;
+    while (have < 4) {
+        ssize_t got = recv(server, kept + have, 4 - have, 0);
+        ASSERT_GT(got, 0);
+        have += (size_t)got;
+    }
+    EXPECT_EQ(memcmp(kept, "kept", 4), 0);
+    close(server);
+    close(client);
+    close(listener);
+}
+
 /* A client and a forked server over a socketpair: a request, a reply. */
 TEST(ipc, socketpair_fork, .tags = "trace_messages")
 {

@@ -151,6 +151,34 @@ def case_drawn_delivered(args):
               "the diagram draws no arrow unmatched")
 
 
+@CASES("capture_e2e_recv_with_msg_trunc_records_what_landed")
+def case_recv_truncated(args):
+    """MSG_TRUNC: a datagram longer than the buffer, received by recv,
+    recvfrom (into a heap buffer of 8) and recvmsg (two iovecs of 4), and
+    TCP bytes discarded into no buffer: the test passes and each receive
+    holds only the bytes in its buffers, its size what the call returned."""
+    _, traces = traced_run(args, "ipc/recv_truncated")
+    trace = traces.get("ipc/recv_truncated")
+    if not trace:
+        return
+    recvs = [(e.get("label"), e.get("msg", ""), e["size"])
+             for e in messages(trace) if e["kind"] == "recv"]
+    check(recvs[:3] == [("recv", "datagram", 39), ("recvfrom", "datagram", 39),
+                        ("recvmsg", "datagram", 39)],
+          "the datagrams' receives hold the 8 bytes that fit: %s" % recvs)
+    tcp = recvs[3:]
+    check("".join(m for _, m, _ in tcp) == "kept"
+          and sum(size for _, _, size in tcp) == 13,
+          "the discarded TCP bytes are counted, only the kept ones shown: %s"
+          % tcp)
+    sends = {e["seq"]: e.get("msg") for e in messages(trace)
+             if e["kind"] == "send"}
+    kept = [e for e in messages(trace) if e["kind"] == "recv"
+            and e.get("msg", "").startswith("kept")]
+    check(len(kept) == 1 and sends.get(kept[0].get("match")) == "kept",
+          "the read after the discard is matched to its own send: %s" % kept)
+
+
 @CASES("capture_e2e_socketpair_client_and_forked_server")
 def case_socketpair(args):
     _, traces = traced_run(args, "ipc/socketpair_fork")

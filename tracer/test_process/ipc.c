@@ -477,13 +477,19 @@ static void note_first(_Atomic uint32_t *side, int32_t actor)
     atomic_compare_exchange_strong(side, &expected, (uint32_t)actor + 1);
 }
 
-/* Records one transfer of `length` bytes (the first of them in `data` or
- * gathered from `iov`). A send is stamped with `ticks`, the clock read
- * before the call, so it never follows the receive it woke; a receive
- * (ticks 0) is stamped now. */
+/* Records one transfer of `length` bytes, what the call returned: the
+ * payload is the first of them in `data` (at most `in_buffer` bytes: a
+ * receive with MSG_TRUNC returns a datagram's whole length, or discards
+ * stream bytes into no buffer at all) or, when `data` is NULL, gathered
+ * from `iov` (at most its buffers' total); none when `discarding` (a
+ * receive with MSG_TRUNC on a stream socket drops its bytes unread). A
+ * send is stamped with `ticks`, the clock read before the call, so it
+ * never follows the receive it woke; a receive (ticks 0) is stamped now. */
 static void record_transfer(int fd, bool sending, uint64_t ticks,
-                            const char *label, const void *data, size_t length,
-                            const struct iovec *iov, size_t iov_count)
+                            const char *label, const void *data,
+                            size_t in_buffer, size_t length,
+                            const struct iovec *iov, size_t iov_count,
+                            bool discarding)
 {
     if (tattle_trace_current != capture_arena)
         return; /* the session ended in this process (in-process runs) */
@@ -521,13 +527,20 @@ static void record_transfer(int fd, bool sending, uint64_t ticks,
     }
     unsigned char gathered[TATTLE__PAYLOAD_MAX];
     size_t payload_length = length < sizeof gathered ? length : sizeof gathered;
-    if (iov != NULL) {
+    if (discarding && kind == TATTLE__ENDPOINT_STREAM) {
+        payload_length = 0;
+    } else if (data != NULL) {
+        if (payload_length > in_buffer)
+            payload_length = in_buffer;
+    } else {
         size_t used = 0;
-        for (size_t i = 0; i < iov_count && used < payload_length; i++) {
+        for (size_t i = 0;
+             iov != NULL && i < iov_count && used < payload_length; i++) {
             size_t take = iov[i].iov_len;
             if (take > payload_length - used)
                 take = payload_length - used;
-            memcpy(gathered + used, iov[i].iov_base, take);
+            if (take != 0 && iov[i].iov_base != NULL)
+                memcpy(gathered + used, iov[i].iov_base, take);
             used += take;
         }
         payload_length = used;
@@ -602,6 +615,16 @@ static void record_endpoint_event(int fd, uint64_t word, const char *label,
 
 /* ---- The interposed calls ----------------------------------------------- */
 
+/* The bytes a receive of `done` into `buffer` of `length` left there: with
+ * MSG_TRUNC a datagram's whole length is returned, however little of it
+ * fitted, and stream bytes may be discarded into no buffer. */
+static size_t received_bytes(const void *buffer, size_t length, ssize_t done)
+{
+    if (buffer == NULL)
+        return 0;
+    return (size_t)done < length ? (size_t)done : length;
+}
+
 /* The fortified entry points (<bits/unistd.h>, <bits/socket2.h> declare
  * them only under _FORTIFY_SOURCE). */
 ssize_t __read_chk(int fd, void *buffer, size_t length, size_t buffer_size);
@@ -618,8 +641,8 @@ INTERPOSED ssize_t write(int fd, const void *buffer, size_t length)
     uint64_t ticks = tattle__clock_ticks();
     ssize_t done = real.write(fd, buffer, length);
     if (done > 0)
-        record_transfer(fd, true, ticks, "write", buffer, (size_t)done, NULL,
-                        0);
+        record_transfer(fd, true, ticks, "write", buffer, (size_t)done,
+                        (size_t)done, NULL, 0, false);
     return done;
 }
 
@@ -629,7 +652,8 @@ INTERPOSED ssize_t read(int fd, void *buffer, size_t length)
         return real.read(fd, buffer, length);
     ssize_t done = real.read(fd, buffer, length);
     if (done > 0)
-        record_transfer(fd, false, 0, "read", buffer, (size_t)done, NULL, 0);
+        record_transfer(fd, false, 0, "read", buffer, (size_t)done,
+                        (size_t)done, NULL, 0, false);
     return done;
 }
 
@@ -648,8 +672,8 @@ INTERPOSED ssize_t writev(int fd, const struct iovec *iov, int count)
     uint64_t ticks = tattle__clock_ticks();
     ssize_t done = real.writev(fd, iov, count);
     if (done > 0)
-        record_transfer(fd, true, ticks, "writev", NULL, (size_t)done, iov,
-                        (size_t)count);
+        record_transfer(fd, true, ticks, "writev", NULL, 0, (size_t)done, iov,
+                        (size_t)count, false);
     return done;
 }
 
@@ -659,8 +683,8 @@ INTERPOSED ssize_t readv(int fd, const struct iovec *iov, int count)
         return real.readv(fd, iov, count);
     ssize_t done = real.readv(fd, iov, count);
     if (done > 0)
-        record_transfer(fd, false, 0, "readv", NULL, (size_t)done, iov,
-                        (size_t)count);
+        record_transfer(fd, false, 0, "readv", NULL, 0, (size_t)done, iov,
+                        (size_t)count, false);
     return done;
 }
 
@@ -671,7 +695,8 @@ INTERPOSED ssize_t send(int fd, const void *buffer, size_t length, int flags)
     uint64_t ticks = tattle__clock_ticks();
     ssize_t done = real.send(fd, buffer, length, flags);
     if (done > 0)
-        record_transfer(fd, true, ticks, "send", buffer, (size_t)done, NULL, 0);
+        record_transfer(fd, true, ticks, "send", buffer, (size_t)done,
+                        (size_t)done, NULL, 0, false);
     return done;
 }
 
@@ -681,7 +706,9 @@ INTERPOSED ssize_t recv(int fd, void *buffer, size_t length, int flags)
         return real.recv(fd, buffer, length, flags);
     ssize_t done = real.recv(fd, buffer, length, flags);
     if (done > 0 && !(flags & MSG_PEEK))
-        record_transfer(fd, false, 0, "recv", buffer, (size_t)done, NULL, 0);
+        record_transfer(fd, false, 0, "recv", buffer,
+                        received_bytes(buffer, length, done), (size_t)done,
+                        NULL, 0, (flags & MSG_TRUNC) != 0);
     return done;
 }
 
@@ -701,8 +728,8 @@ INTERPOSED ssize_t sendto(int fd, const void *buffer, size_t length, int flags,
     uint64_t ticks = tattle__clock_ticks();
     ssize_t done = real.sendto(fd, buffer, length, flags, to, to_length);
     if (done > 0)
-        record_transfer(fd, true, ticks, "sendto", buffer, (size_t)done, NULL,
-                        0);
+        record_transfer(fd, true, ticks, "sendto", buffer, (size_t)done,
+                        (size_t)done, NULL, 0, false);
     return done;
 }
 
@@ -713,8 +740,9 @@ INTERPOSED ssize_t recvfrom(int fd, void *buffer, size_t length, int flags,
         return real.recvfrom(fd, buffer, length, flags, from, from_length);
     ssize_t done = real.recvfrom(fd, buffer, length, flags, from, from_length);
     if (done > 0 && !(flags & MSG_PEEK))
-        record_transfer(fd, false, 0, "recvfrom", buffer, (size_t)done, NULL,
-                        0);
+        record_transfer(fd, false, 0, "recvfrom", buffer,
+                        received_bytes(buffer, length, done), (size_t)done,
+                        NULL, 0, (flags & MSG_TRUNC) != 0);
     return done;
 }
 
@@ -734,8 +762,8 @@ INTERPOSED ssize_t sendmsg(int fd, const struct msghdr *message, int flags)
     uint64_t ticks = tattle__clock_ticks();
     ssize_t done = real.sendmsg(fd, message, flags);
     if (done > 0)
-        record_transfer(fd, true, ticks, "sendmsg", NULL, (size_t)done,
-                        message->msg_iov, message->msg_iovlen);
+        record_transfer(fd, true, ticks, "sendmsg", NULL, 0, (size_t)done,
+                        message->msg_iov, message->msg_iovlen, false);
     return done;
 }
 
@@ -745,8 +773,9 @@ INTERPOSED ssize_t recvmsg(int fd, struct msghdr *message, int flags)
         return real.recvmsg(fd, message, flags);
     ssize_t done = real.recvmsg(fd, message, flags);
     if (done > 0 && !(flags & MSG_PEEK))
-        record_transfer(fd, false, 0, "recvmsg", NULL, (size_t)done,
-                        message->msg_iov, message->msg_iovlen);
+        record_transfer(fd, false, 0, "recvmsg", NULL, 0, (size_t)done,
+                        message->msg_iov, message->msg_iovlen,
+                        (flags & MSG_TRUNC) != 0);
     return done;
 }
 
@@ -758,7 +787,7 @@ INTERPOSED int eventfd_write(int fd, eventfd_t value)
     int result = real.eventfd_write(fd, value);
     if (result == 0)
         record_transfer(fd, true, ticks, "eventfd_write", &value, sizeof value,
-                        NULL, 0);
+                        sizeof value, NULL, 0, false);
     return result;
 }
 
@@ -769,7 +798,7 @@ INTERPOSED int eventfd_read(int fd, eventfd_t *value)
     int result = real.eventfd_read(fd, value);
     if (result == 0)
         record_transfer(fd, false, 0, "eventfd_read", value, sizeof *value,
-                        NULL, 0);
+                        sizeof *value, NULL, 0, false);
     return result;
 }
 
