@@ -187,6 +187,32 @@ TEST(ipc, recv_truncated, .tags = "trace_messages")
     close(listener);
 }
 
+/* Death checks whose statements write to their stderr before they die:
+ * the checks' pipes are tattle's, not messages of the test; one pipe
+ * message shows the capture was on. */
+TEST(ipc, death_checks, .tags = "trace_messages")
+{
+    ASSERT_SIGNAL(
+        {
+            if (write(STDERR_FILENO, "dying loudly\n", 13) == 13)
+                raise(SIGABRT);
+        },
+        SIGABRT);
+    EXPECT_EXIT(
+        {
+            if (write(STDERR_FILENO, "leaving\n", 8) == 8)
+                _exit(3);
+        },
+        3);
+    int pipe_fds[2];
+    ASSERT_EQ(pipe(pipe_fds), 0);
+    ASSERT_EQ(write(pipe_fds[1], "only this", 9), 9);
+    char back[16];
+    ASSERT_EQ(read(pipe_fds[0], back, sizeof back), 9);
+    close(pipe_fds[0]);
+    close(pipe_fds[1]);
+}
+
 /* A client and a forked server over a socketpair: a request, a reply. */
 TEST(ipc, socketpair_fork, .tags = "trace_messages")
 {

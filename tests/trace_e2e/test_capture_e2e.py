@@ -179,6 +179,24 @@ def case_recv_truncated(args):
           "the read after the discard is matched to its own send: %s" % kept)
 
 
+@CASES("capture_e2e_death_check_pipes_are_not_recorded")
+def case_death_checks(args):
+    """ASSERT_SIGNAL and EXPECT_EXIT whose statements write to stderr before
+    they die: the checks' own pipes (the child's stderr, the parent's reads
+    of it) leave no event; only the test's own pipe message is recorded."""
+    _, traces = traced_run(args, "ipc/death_checks")
+    trace = traces.get("ipc/death_checks")
+    if not trace:
+        return
+    got = [(e["kind"], e.get("label"), e.get("msg")) for e in messages(trace)]
+    check(got == [("send", "write", "only this"), ("recv", "read", "only this")],
+          "only the test's pipe message is recorded: %s" % got)
+    pipes = [(e.get("label"), e.get("msg")) for e in trace["events"]
+             if e["kind"] == "event" and (e.get("msg") or "").startswith("pipe:")]
+    check(len(pipes) == 2, "only the test's pipe is closed as an endpoint: %s"
+          % pipes)
+
+
 @CASES("capture_e2e_socketpair_client_and_forked_server")
 def case_socketpair(args):
     _, traces = traced_run(args, "ipc/socketpair_fork")

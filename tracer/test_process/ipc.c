@@ -53,13 +53,15 @@
 #define TATTLE__UNLIKELY(x) __builtin_expect(!!(x), 0)
 #define INTERPOSED __attribute__((visibility("default")))
 
-enum { FD_CACHE_SIZE = 4096, EXCLUDED_MAX = 3 };
+/* The standard descriptors' objects, then those tattle__ipc_exclude adds
+ * (a death check's child has its stderr on a pipe of the check's). */
+enum { FD_CACHE_SIZE = 4096, STANDARD_FDS = 3, EXCLUDED_MAX = 8 };
 
 /* The process captures (set in the traced test process only). */
 static bool capturing;
 static struct tattle_trace_arena *capture_arena;
 /* The runner's stdout/stderr pipes and the like: never endpoints. */
-static uint64_t excluded[EXCLUDED_MAX];
+static _Atomic uint64_t excluded[EXCLUDED_MAX];
 
 /* Per descriptor: 0 unknown, else CACHED | kind << 1 | (index + 1) << 32
  * (kind 0: not an endpoint). */
@@ -406,7 +408,7 @@ static uint64_t classify(int fd)
         return 0;
     }
     for (int i = 0; i < EXCLUDED_MAX; i++)
-        if (excluded[i] == key)
+        if (atomic_load_explicit(&excluded[i], memory_order_relaxed) == key)
             return 0;
     uint32_t index = claim_endpoint(capture_arena, key, kind, id, name, local);
     if (index == 0)
@@ -441,13 +443,36 @@ void tattle__ipc_start(struct tattle_trace_arena *arena)
         forget(fd);
     for (int fd = 0; fd < EXCLUDED_MAX; fd++) {
         struct stat status;
-        excluded[fd] = 0;
-        if (fstat(fd, &status) == 0 &&
+        uint64_t key = 0;
+        if (fd < STANDARD_FDS && fstat(fd, &status) == 0 &&
             (S_ISFIFO(status.st_mode) || S_ISSOCK(status.st_mode)))
-            excluded[fd] = object_key(status.st_dev, status.st_ino);
+            key = object_key(status.st_dev, status.st_ino);
+        atomic_store_explicit(&excluded[fd], key, memory_order_relaxed);
     }
     capture_arena = arena;
     capturing = arena->ipc != 0;
+}
+
+void tattle__ipc_exclude(int fd)
+{
+    struct stat status;
+    if (fstat(fd, &status) != 0 ||
+        !(S_ISFIFO(status.st_mode) || S_ISSOCK(status.st_mode)))
+        return;
+    uint64_t key = object_key(status.st_dev, status.st_ino);
+    int slot = EXCLUDED_MAX - 1; /* full: the latest replaces the last */
+    for (int i = STANDARD_FDS; i < EXCLUDED_MAX; i++) {
+        uint64_t seen =
+            atomic_load_explicit(&excluded[i], memory_order_relaxed);
+        if (seen == key)
+            return;
+        if (seen == 0) {
+            slot = i;
+            break;
+        }
+    }
+    atomic_store_explicit(&excluded[slot], key, memory_order_relaxed);
+    forget(fd);
 }
 
 void tattle__ipc_stop(void)
