@@ -7,7 +7,7 @@ socketpairs and eventfds, with no tracer call in the exchange) with
 traces hold: each send and receive, matched and named by actor, and
 nothing of what is not a message endpoint.
 
-    test_capture_e2e.py CASE --capture BIN [--tattle TATTLE]
+    test_capture_e2e.py CASE --capture BIN --fortified BIN [--tattle TATTLE]
 
 CASE is one behaviour, named by its CTest test (`--list` prints them).
 """
@@ -197,6 +197,26 @@ def case_death_checks(args):
           % pipes)
 
 
+@CASES("capture_e2e_fortified_overflow_aborts_as_untraced")
+def case_fortified_overflow(args):
+    """Fortified reads into a buffer too small (__read_chk, __recv_chk,
+    __recvfrom_chk), traced and not: each test dies as glibc ends it,
+    SIGABRT after "*** buffer overflow detected ***", which it declares."""
+    out = e2e.new_dir()
+    run = e2e.Run(args.fortified, "--trace-passed", cwd=out, expect_status=0)
+    for test_id in ("fortified/read_overflow_traced",
+                    "fortified/read_overflow_untraced",
+                    "fortified/recv_overflow_traced",
+                    "fortified/recvfrom_overflow_traced"):
+        test = run.test(test_id)
+        check(test.get("state") == "passed",
+              "%s dies by SIGABRT as it declares: %s"
+              % (test_id, test.get("failures")))
+        stderr = test.get("output", {}).get("stderr", "")
+        check("buffer overflow detected" in stderr,
+              "%s: glibc's message on stderr: %r" % (test_id, stderr[-300:]))
+
+
 @CASES("capture_e2e_socketpair_client_and_forked_server")
 def case_socketpair(args):
     _, traces = traced_run(args, "ipc/socketpair_fork")
@@ -370,6 +390,7 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("case", choices=sorted(CASES))
     parser.add_argument("--capture", required=True)
+    parser.add_argument("--fortified", required=True)
     parser.add_argument("--tattle", help="the tattle command, to draw traces")
     args = parser.parse_args()
     CASES[args.case](args)
