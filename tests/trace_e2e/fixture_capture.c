@@ -13,6 +13,7 @@
 #define _GNU_SOURCE /* pipe2, F_SETPIPE_SZ */
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -211,6 +212,86 @@ TEST(ipc, death_checks, .tags = "trace_messages")
     ASSERT_EQ(read(pipe_fds[0], back, sizeof back), 9);
     close(pipe_fds[0]);
     close(pipe_fds[1]);
+}
+
+static void *serve_hello(void *argument)
+{
+    int listener = *(int *)argument;
+    tattle_actor_name("server");
+    int filler = accept(listener, NULL, NULL); /* frees the backlog */
+    if (filler < 0)
+        return NULL;
+    close(filler);
+    int connection = accept(listener, NULL, NULL);
+    char request[8];
+    size_t have = 0;
+    while (connection >= 0 && have < 5) {
+        ssize_t got = read(connection, request + have, 5 - have);
+        if (got <= 0)
+            break;
+        have += (size_t)got;
+    }
+    if (have == 5 && memcmp(request, "hello", 5) == 0)
+        have = write(connection, "world", 5) == 5 ? 6 : 0;
+    if (connection >= 0)
+        close(connection);
+    return (void *)(have == 6 ? "served" : NULL);
+}
+
+/* A client connects a non-blocking socket over loopback TCP while the
+ * listener's backlog is full, so its SYN is dropped and the connect is
+ * still in progress when it returns (and a while after: the kernel sends
+ * the SYN again after a second); then it says hello to a server thread,
+ * which frees the backlog before it accepts the client. */
+TEST(ipc, nonblocking_connect, .tags = "trace_messages")
+{
+    int listener = socket(AF_INET, SOCK_STREAM, 0);
+    ASSERT_GE(listener, 0);
+    struct sockaddr_in address = {.sin_family = AF_INET,
+                                  .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+    socklen_t length = sizeof address;
+    ASSERT_EQ(bind(listener, (struct sockaddr *)&address, length), 0);
+    ASSERT_EQ(listen(listener, 0), 0);
+    ASSERT_EQ(getsockname(listener, (struct sockaddr *)&address, &length), 0);
+    tattle_actor_name("client");
+    int filler = socket(AF_INET, SOCK_STREAM, 0);
+    ASSERT_GE(filler, 0);
+    ASSERT_EQ(connect(filler, (struct sockaddr *)&address, length), 0);
+    int client = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK, 0);
+    ASSERT_GE(client, 0);
+    int connected = connect(client, (struct sockaddr *)&address, length);
+    int connect_errno = connected == 0 ? 0 : errno;
+    printf("connect: %s\n", connected == 0 ? "done"
+                            : connect_errno == EINPROGRESS
+                                ? "in progress"
+                                : strerror(connect_errno));
+    ASSERT(connected == 0 || connect_errno == EINPROGRESS);
+    pthread_t thread;
+    ASSERT_EQ(pthread_create(&thread, NULL, serve_hello, &listener), 0);
+    struct pollfd writable = {.fd = client, .events = POLLOUT};
+    ASSERT_EQ(poll(&writable, 1, -1), 1);
+    int error = -1;
+    socklen_t error_length = sizeof error;
+    ASSERT_EQ(getsockopt(client, SOL_SOCKET, SO_ERROR, &error, &error_length),
+              0);
+    ASSERT_EQ(error, 0);
+    ASSERT_EQ(send(client, "hello", 5, 0), 5);
+    struct pollfd readable = {.fd = client, .events = POLLIN};
+    char reply[8];
+    size_t have = 0;
+    while (have < 5) {
+        ASSERT_EQ(poll(&readable, 1, -1), 1);
+        ssize_t got = recv(client, reply + have, 5 - have, 0);
+        ASSERT_GT(got, 0);
+        have += (size_t)got;
+    }
+    EXPECT_EQ(memcmp(reply, "world", 5), 0);
+    void *served = NULL;
+    pthread_join(thread, &served);
+    EXPECT_NOT_NULL(served);
+    close(filler);
+    close(client);
+    close(listener);
 }
 
 /* A client and a forked server over a socketpair: a request, a reply. */

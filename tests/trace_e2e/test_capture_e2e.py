@@ -217,6 +217,37 @@ def case_fortified_overflow(args):
               "%s: glibc's message on stderr: %r" % (test_id, stderr[-300:]))
 
 
+@CASES("capture_e2e_nonblocking_connect_names_its_peer")
+def case_nonblocking_connect(args):
+    """A non-blocking TCP connect that returns EINPROGRESS and stays in
+    progress (the listener's backlog is full), then a hello and its reply:
+    the connect names the server's address and both messages name their
+    peers and are matched."""
+    run, traces = traced_run(args, "ipc/nonblocking_connect")
+    trace = traces.get("ipc/nonblocking_connect")
+    if not trace:
+        return
+    stdout = run.test("ipc/nonblocking_connect").get("output", {}).get("stdout", "")
+    check("connect: in progress" in stdout,
+          "the connect was still in progress when it returned: %r" % stdout)
+    got = [(e["kind"], e.get("from"), e.get("to"), e.get("msg"))
+           for e in messages(trace)]
+    for expected in (("send", "client", "server", "hello"),
+                     ("recv", "client", "server", "hello"),
+                     ("send", "server", "client", "world"),
+                     ("recv", "server", "client", "world")):
+        check(expected in got, "the trace has %s: %s" % (expected, got))
+    check(all("match" in e for e in messages(trace) if e["kind"] == "recv"),
+          "both receives are matched: %s" % got)
+    check_matches(trace, "ipc/nonblocking_connect")
+    connects = [(e.get("from"), e.get("msg")) for e in trace["events"]
+                if e["kind"] == "event" and e.get("label") == "connect"]
+    check(len(connects) == 2 and all(
+        actor == "client" and e2e.re.match(r"tcp:127\.0\.0\.1:\d+$", name or "")
+        for actor, name in connects),
+          "both connects name the server's address: %s" % connects)
+
+
 @CASES("capture_e2e_socketpair_client_and_forked_server")
 def case_socketpair(args):
     _, traces = traced_run(args, "ipc/socketpair_fork")

@@ -22,7 +22,9 @@
  * files, terminals and the runner's own stdout/stderr pipes are not) and
  * records a `send` or `recv` event carrying the endpoint's entry in the
  * arena and the offset of its bytes in the endpoint's stream, from which
- * the freeze matches each receive to its send and names both ends. The
+ * the freeze matches each receive to its send and names both ends (a
+ * socket whose non-blocking connect is still in progress is left to its
+ * first transfer, when it has a peer to be named by). The
  * cache is dropped for a descriptor closed or replaced through close,
  * dup2 or dup3; a descriptor that libc itself closes and reuses (fclose
  * then fopen) is not seen, so the cache may then call a file a pipe.
@@ -638,6 +640,27 @@ static void record_endpoint_event(int fd, uint64_t word, const char *label,
     errno = saved_errno;
 }
 
+/* Records the `connect` event of a non-blocking connect still in progress,
+ * to the address given. */
+static void record_connecting(int fd, const struct sockaddr *address,
+                              socklen_t length)
+{
+    if (tattle_trace_current != capture_arena || address == NULL)
+        return;
+    int type = 0;
+    socklen_t type_length = sizeof type;
+    if (getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &type_length) != 0)
+        return;
+    struct sockaddr_storage copy;
+    socklen_t copied = length < sizeof copy ? length : sizeof copy;
+    memset(&copy, 0, sizeof copy);
+    memcpy(&copy, address, copied);
+    char name[TATTLE__ENDPOINT_NAME_BYTES];
+    describe_address(&copy, copied, type == SOCK_STREAM, name, sizeof name);
+    if (name[0] != '\0')
+        record_endpoint_event(fd, 0, "connect", name);
+}
+
 /* ---- The interposed calls ----------------------------------------------- */
 
 /* The bytes a receive of `done` into `buffer` of `length` left there: with
@@ -848,13 +871,21 @@ INTERPOSED int connect(int fd, const struct sockaddr *address, socklen_t length)
     if (TATTLE__LIKELY(!capturing))
         return real.connect(fd, address, length);
     int result = real.connect(fd, address, length);
-    if (result == 0 || errno == EINPROGRESS) {
+    if (result == 0) {
         int saved_errno = errno;
         forget(fd); /* its peer is known now */
         uint64_t word = lookup(fd);
         errno = saved_errno;
         if (((word >> 1) & 0x7fu) != 0)
             record_endpoint_event(fd, word, "connect", NULL);
+    } else if (errno == EINPROGRESS) {
+        /* Not connected yet: it has no peer to name it by, so it is
+         * classified (and named by getpeername) at its first transfer;
+         * the event names the address it connects to. */
+        int saved_errno = errno;
+        forget(fd);
+        record_connecting(fd, address, length);
+        errno = saved_errno;
     }
     return result;
 }
