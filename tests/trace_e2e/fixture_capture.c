@@ -418,6 +418,42 @@ TEST(ipc, eventfd_wakeup, .tags = "trace_messages")
     close(event);
 }
 
+struct tokens {
+    int event;
+    eventfd_t got[3];
+    int results[3];
+};
+
+static void *take_three(void *argument)
+{
+    struct tokens *tokens = argument;
+    tattle_actor_name("taker");
+    for (int i = 0; i < 3; i++)
+        tokens->results[i] = eventfd_read(tokens->event, &tokens->got[i]);
+    return NULL;
+}
+
+/* An EFD_SEMAPHORE eventfd: a write of 1, then a write of 2; a thread
+ * takes three tokens, one a read. */
+TEST(ipc, eventfd_semaphore, .tags = "trace_messages")
+{
+    int event = eventfd(0, EFD_CLOEXEC | EFD_SEMAPHORE);
+    ASSERT_GE(event, 0);
+    tattle_actor_name("poster");
+    ASSERT_EQ(eventfd_write(event, 1), 0);
+    uint64_t two = 2;
+    ASSERT_EQ(write(event, &two, sizeof two), (ssize_t)sizeof two);
+    struct tokens tokens = {.event = event};
+    pthread_t thread;
+    ASSERT_EQ(pthread_create(&thread, NULL, take_three, &tokens), 0);
+    pthread_join(thread, NULL);
+    for (int i = 0; i < 3; i++) {
+        EXPECT_EQ(tokens.results[i], 0);
+        EXPECT_EQ(tokens.got[i], 1);
+    }
+    close(event);
+}
+
 /* A regular file and the test's own stdout and stderr are not message
  * endpoints; one pipe message shows the capture was on. */
 TEST(ipc, not_endpoints, .tags = "trace_messages")

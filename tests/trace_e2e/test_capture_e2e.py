@@ -320,6 +320,28 @@ def case_eventfd(args):
         check(got[1].get("match") == got[0]["seq"], "the read matches the write")
 
 
+@CASES("capture_e2e_eventfd_semaphore_reads_take_one")
+def case_eventfd_semaphore(args):
+    """An EFD_SEMAPHORE eventfd written 1, then 2, read three times: each
+    read takes one from the counter, so the first is of the first write
+    and the other two of the second."""
+    _, traces = traced_run(args, "ipc/eventfd_semaphore")
+    trace = traces.get("ipc/eventfd_semaphore")
+    if not trace:
+        return
+    got = messages(trace)
+    sends = [e for e in got if e["kind"] == "send"]
+    recvs = [e for e in got if e["kind"] == "recv"]
+    if not check(len(sends) == 2 and len(recvs) == 3,
+                 "two writes and three reads: %s" % got):
+        return
+    check([e.get("match") for e in recvs] ==
+          [sends[0]["seq"], sends[1]["seq"], sends[1]["seq"]],
+          "the reads match the first write, then the second twice: %s" % got)
+    check(all(e.get("from") == "poster" and e.get("to") == "taker"
+              for e in got), "from the poster to the taker: %s" % got)
+
+
 @CASES("capture_e2e_files_and_runner_stdout_are_not_recorded")
 def case_not_endpoints(args):
     run, traces = traced_run(args, "ipc/not_endpoints")

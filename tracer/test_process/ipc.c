@@ -66,8 +66,9 @@ static struct tattle_trace_arena *capture_arena;
 static _Atomic uint64_t excluded[EXCLUDED_MAX];
 
 /* Per descriptor: 0 unknown, else CACHED | kind << 1 | (index + 1) << 32
- * (kind 0: not an endpoint). */
+ * (kind 0: not an endpoint), with SEMAPHORE for an EFD_SEMAPHORE eventfd. */
 #define CACHED UINT64_C(1)
+#define SEMAPHORE (UINT64_C(1) << 8)
 static _Atomic uint64_t fd_cache[FD_CACHE_SIZE];
 
 /* ---- The real functions ------------------------------------------------- */
@@ -297,10 +298,13 @@ static void describe_address(const struct sockaddr_storage *address,
     append_number(out, size, used, port);
 }
 
-/* An eventfd's id, from /proc/self/fdinfo (all eventfds share one inode):
- * 0 when the descriptor is not an eventfd. */
-static uint64_t eventfd_id(int fd)
+/* An eventfd's id + 1, from /proc/self/fdinfo (all eventfds share one
+ * inode), and whether it counts as a semaphore (EFD_SEMAPHORE: each read
+ * takes 1 from its counter, not all of it): 0 when the descriptor is not
+ * an eventfd. */
+static uint64_t eventfd_id(int fd, bool *semaphore)
 {
+    *semaphore = false;
     char path[48];
     size_t used = append_text(path, sizeof path, 0, "/proc/self/fdinfo/");
     append_number(path, sizeof path, used, (uint64_t)fd);
@@ -313,6 +317,13 @@ static uint64_t eventfd_id(int fd)
     if (length <= 0)
         return 0;
     text[length] = '\0';
+    const char *flag = strstr(text, "eventfd-semaphore:");
+    if (flag != NULL) {
+        flag += sizeof "eventfd-semaphore:" - 1;
+        while (*flag == ' ' || *flag == '\t')
+            flag++;
+        *semaphore = *flag == '1';
+    }
     const char *found = strstr(text, "eventfd-id:");
     if (found == NULL)
         return 0;
@@ -368,6 +379,7 @@ static uint64_t classify(int fd)
     struct stat status;
     if (fstat(fd, &status) != 0)
         return 0;
+    bool semaphore = false;
     enum tattle__endpoint_kind kind;
     uint64_t key, id;
     char name[TATTLE__ENDPOINT_NAME_BYTES] = "";
@@ -399,7 +411,7 @@ static uint64_t classify(int fd)
         break;
     }
     case 0: /* an anonymous inode: an eventfd? */
-        id = eventfd_id(fd);
+        id = eventfd_id(fd, &semaphore);
         if (id == 0)
             return 0;
         id -= 1;
@@ -415,7 +427,8 @@ static uint64_t classify(int fd)
     uint32_t index = claim_endpoint(capture_arena, key, kind, id, name, local);
     if (index == 0)
         return 0;
-    return (uint64_t)kind << 1 | (uint64_t)index << 32;
+    return (uint64_t)kind << 1 | (uint64_t)index << 32 |
+           (semaphore ? SEMAPHORE : 0);
 }
 
 /* The cache word of a descriptor, classifying it on first use. */
@@ -534,17 +547,28 @@ static void record_transfer(int fd, bool sending, uint64_t ticks,
         return;
     }
     struct tattle__endpoint *entry = &capture_arena->endpoints[index - 1];
+    bool semaphore = (word & SEMAPHORE) != 0;
     uint64_t units =
         kind == TATTLE__ENDPOINT_DGRAM || kind == TATTLE__ENDPOINT_EVENTFD
             ? 1
             : length;
+    if (kind == TATTLE__ENDPOINT_EVENTFD && semaphore && sending) {
+        /* A write adds its value to the counter, one unit a read takes. */
+        uint64_t value = 1;
+        if (data != NULL && in_buffer >= sizeof value)
+            memcpy(&value, data, sizeof value);
+        units = value;
+    }
     uint64_t offset;
     if (sending) {
         note_first(&entry->writer, actor);
         offset = atomic_fetch_add(&entry->sent, units);
     } else {
         note_first(&entry->reader, actor);
-        if (kind == TATTLE__ENDPOINT_EVENTFD) {
+        if (kind == TATTLE__ENDPOINT_EVENTFD && semaphore) {
+            /* A semaphore read takes 1 from the counter. */
+            offset = atomic_fetch_add(&entry->received, 1);
+        } else if (kind == TATTLE__ENDPOINT_EVENTFD) {
             /* One read takes every write since the last. */
             uint64_t upto = atomic_load(&entry->sent);
             offset = atomic_exchange(&entry->received, upto);
