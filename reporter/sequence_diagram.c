@@ -2,11 +2,16 @@
  * sequence_diagram.c — a trace read as a sequence diagram (see
  * sequence_diagram.h).
  *
- * A send is joined to the first later receive of the same message (same
- * mailbox, label and payload, looked for within JOIN_WINDOW events) and
- * drawn as one arrow from the sender to the receiver. Participants are
- * numbered through a name index, so a trace naming many actors costs
- * linear time.
+ * A send is joined to its receive and drawn as one arrow from the sender
+ * to the receiver. A captured kernel message's receive names its send by
+ * `match` (the seq of the send whose bytes it got first): the first such
+ * receive is joined to the send, and a later one that got more of the
+ * same send's bytes (a write read in parts) is drawn as an arrow of its
+ * own from the sender. A receive without `match` (a mailbox message) is
+ * joined by content: the first later receive of the same message (same
+ * mailbox, label and payload, looked for within JOIN_WINDOW events).
+ * Participants are numbered through a name index, so a trace naming many
+ * actors costs linear time.
  */
 #include "reporter/sequence_diagram.h"
 
@@ -55,18 +60,59 @@ static void add_row(struct tattle__sequence *sequence,
         sequence->matched++;
 }
 
-/* The receive that takes the message sent by events[i], or n. */
+/* The receive without `match` that takes the message sent by events[i]
+ * by content, or n. */
 static size_t matching_receive(const struct tattle_trace_event *events,
                                size_t n, size_t i, const bool *joined)
 {
     const struct tattle_trace_event *send = &events[i];
     for (size_t j = i + 1; j < n && j < i + JOIN_WINDOW; j++)
         if (events[j].kind == TATTLE_TRACE_RECV && !joined[j] &&
-            same_text(events[j].from, send->to) &&
+            events[j].match == 0 && same_text(events[j].from, send->to) &&
             same_text(events[j].label, send->label) &&
             same_text(events[j].msg, send->msg))
             return j;
     return n;
+}
+
+struct send_seq {
+    uint64_t seq;
+    size_t at;
+};
+
+static int compare_send_seqs(const void *left, const void *right)
+{
+    const struct send_seq *a = left, *b = right;
+    return a->seq < b->seq ? -1 : a->seq > b->seq;
+}
+
+/* Joins the receives that name their send by `match`: receive_of[send] is
+ * the first receive of a send's bytes, sender_of[receive] the send of
+ * every such receive (both n when none is in the trace). */
+static void join_by_match(const struct tattle_trace_event *events, size_t n,
+                          size_t *receive_of, size_t *sender_of)
+{
+    struct send_seq *sends = tattle__calloc(n ? n : 1, sizeof *sends);
+    size_t send_count = 0;
+    for (size_t i = 0; i < n; i++) {
+        receive_of[i] = sender_of[i] = n;
+        if (events[i].kind == TATTLE_TRACE_SEND)
+            sends[send_count++] = (struct send_seq){events[i].seq, i};
+    }
+    qsort(sends, send_count, sizeof *sends, compare_send_seqs);
+    for (size_t j = 0; j < n; j++) {
+        if (events[j].kind != TATTLE_TRACE_RECV || events[j].match == 0)
+            continue;
+        struct send_seq key = {events[j].match, 0};
+        const struct send_seq *found =
+            bsearch(&key, sends, send_count, sizeof *sends, compare_send_seqs);
+        if (found == NULL)
+            continue; /* sent before the trace begins */
+        sender_of[j] = found->at;
+        if (receive_of[found->at] == n)
+            receive_of[found->at] = j;
+    }
+    free(sends);
 }
 
 void tattle__sequence_build(struct tattle__sequence *sequence,
@@ -81,13 +127,18 @@ void tattle__sequence_build(struct tattle__sequence *sequence,
     const struct tattle_trace_event *events = trace->events;
     size_t n = trace->event_count;
     bool *joined = tattle__calloc(n ? n : 1, sizeof *joined);
+    size_t *receive_of = tattle__calloc(n ? n : 1, sizeof *receive_of);
+    size_t *sender_of = tattle__calloc(n ? n : 1, sizeof *sender_of);
+    join_by_match(events, n, receive_of, sender_of);
     for (size_t i = 0; i < n; i++) {
         const struct tattle_trace_event *e = &events[i];
         struct tattle__sequence_row row = {
             .event = e, .t_us = e->t_us, .t_end_us = e->t_us};
         switch (e->kind) {
         case TATTLE_TRACE_SEND: {
-            size_t match = matching_receive(events, n, i, joined);
+            size_t match = receive_of[i] < n
+                               ? receive_of[i]
+                               : matching_receive(events, n, i, joined);
             row.from = tattle__sequence_participant(sequence, e->from);
             if (match < n) {
                 joined[match] = true;
@@ -102,8 +153,17 @@ void tattle__sequence_build(struct tattle__sequence *sequence,
             break;
         }
         case TATTLE_TRACE_RECV:
-            if (joined[i])
-                continue;
+            if (joined[i] ||
+                (sender_of[i] < n && receive_of[sender_of[i]] == i))
+                continue; /* drawn with its send */
+            if (sender_of[i] < n) {
+                /* More bytes of a send another receive took first. */
+                row.kind = TATTLE__ROW_MESSAGE;
+                row.from = tattle__sequence_participant(
+                    sequence, events[sender_of[i]].from);
+                row.to = tattle__sequence_participant(sequence, e->to);
+                break;
+            }
             row.kind = TATTLE__ROW_RECV_ONLY;
             row.from = tattle__sequence_participant(sequence, e->from);
             row.to = tattle__sequence_participant(sequence, e->to);
@@ -127,6 +187,8 @@ void tattle__sequence_build(struct tattle__sequence *sequence,
         add_row(sequence, row);
     }
     free(joined);
+    free(receive_of);
+    free(sender_of);
     for (size_t i = 0; i < trace->actor_count; i++)
         if (!trace->actors[i].alive_at_exit) {
             size_t at =

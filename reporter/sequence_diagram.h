@@ -5,7 +5,8 @@
  *
  * A participant per actor (and per mailbox or endpoint a message waits
  * in), then one row per thing drawn, in the trace's order: a message (its
- * send joined to its receive: one arrow), a send never received (to the
+ * send joined to its receive: one arrow; a captured message read in parts
+ * has an arrow per receive), a send never received (to the
  * mailbox, pending), a receive whose send fell out of the recorder's
  * window (from the mailbox), a spawn, an event or an exit on one actor,
  * and at the end a row per actor that was not alive when the test ended.
@@ -34,8 +35,10 @@ enum tattle__sequence_row_kind {
 struct tattle__sequence_row {
     enum tattle__sequence_row_kind kind;
     size_t from, to; /* participants; equal for a mark on one actor */
-    const struct tattle_trace_event *event; /* the send; NULL for GONE */
-    uint64_t t_us, t_end_us;                /* sent, received */
+    /* The send (for a MESSAGE of more bytes of a send another receive
+     * took first, the receive); NULL for GONE. */
+    const struct tattle_trace_event *event;
+    uint64_t t_us, t_end_us; /* sent, received */
 };
 
 struct tattle__sequence {

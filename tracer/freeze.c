@@ -254,6 +254,7 @@ struct endpoint_view {
     uint32_t kind;           /* 0: never filled */
     uint32_t peer;           /* index + 1 */
     uint32_t writer, reader; /* actor index + 1 */
+    uint64_t sent;           /* the writers' offset at the end */
     const char *display;     /* `pipe:[4711]`, `unix:/tmp/s`, ... */
     char name[TATTLE__ENDPOINT_NAME_BYTES];
     char local[TATTLE__ENDPOINT_NAME_BYTES];
@@ -278,6 +279,7 @@ static struct endpoint_view *read_endpoints(struct trace_storage *storage,
         view->peer = atomic_load(&entry->peer);
         view->writer = atomic_load(&entry->writer);
         view->reader = atomic_load(&entry->reader);
+        view->sent = atomic_load(&entry->sent);
         if (view->kind > TATTLE__ENDPOINT_KIND_LAST ||
             view->peer > TATTLE__MAX_ENDPOINTS || view->writer > actor_count ||
             view->reader > actor_count) {
@@ -347,14 +349,26 @@ static uint32_t capture_source(const struct endpoint_view *views,
     return view->peer;
 }
 
-/* The units a send takes in its endpoint's stream. */
+/* The units sends[found] takes in its endpoint's stream: its bytes, one
+ * datagram, or for an eventfd up to the next write (one, or for a
+ * semaphore eventfd the value it added to the counter, of which each read
+ * takes one). */
 static uint64_t capture_units(const struct endpoint_view *views,
-                              uint32_t endpoint, uint64_t size)
+                              const struct capture_ref *refs,
+                              const size_t *sends, size_t send_count,
+                              size_t found, uint64_t size)
 {
-    uint32_t kind = views[endpoint - 1].kind;
-    if (kind == TATTLE__ENDPOINT_DGRAM || kind == TATTLE__ENDPOINT_EVENTFD)
+    const struct capture_ref *send = &refs[sends[found]];
+    const struct endpoint_view *view = &views[send->endpoint - 1];
+    if (view->kind == TATTLE__ENDPOINT_DGRAM)
         return 1;
-    return size;
+    if (view->kind != TATTLE__ENDPOINT_EVENTFD)
+        return size;
+    uint64_t end = view->sent;
+    if (found + 1 < send_count &&
+        refs[sends[found + 1]].endpoint == send->endpoint)
+        end = refs[sends[found + 1]].offset;
+    return end > send->offset ? end - send->offset : 1;
 }
 
 static const struct capture_ref *sorting_refs;
@@ -479,7 +493,8 @@ static int resolve_captures(struct trace_storage *storage,
             continue;
         size_t send = sends[found];
         if (refs[i].offset >=
-            refs[send].offset + capture_units(views, source, events[send].size))
+            refs[send].offset + capture_units(views, refs, sends, send_count,
+                                              (size_t)found, events[send].size))
             continue;
         if (!same_message(&events[i], &events[send]) &&
             refs[i].offset == refs[send].offset) {

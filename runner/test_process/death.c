@@ -10,6 +10,12 @@
  * "called exit(0)" stay apart. The parent keeps the end of the child's
  * stderr, waits for it, and describes its ending for the check
  * (assertions.c).
+ *
+ * The check's pipes are tattle's own, not the test's messages: the parent
+ * and the child use them through raw system calls, which the message
+ * capture of a traced test (tracer/test_process/ipc.c) does not see, and
+ * the child's stderr, which the statement may write to, is excluded from
+ * the capture.
  */
 #include "runner/test_process/death.h"
 
@@ -17,10 +23,28 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "runner/test_process/crash.h"
+#include "tracer/test_process/recorder.h"
+
+/* The check's own I/O, past the message capture. */
+static ssize_t own_read(int fd, void *buffer, size_t length)
+{
+    return (ssize_t)syscall(SYS_read, fd, buffer, length);
+}
+
+static ssize_t own_write(int fd, const void *buffer, size_t length)
+{
+    return (ssize_t)syscall(SYS_write, fd, buffer, length);
+}
+
+static void own_close(int fd)
+{
+    syscall(SYS_close, fd);
+}
 
 int tattle__death_fork(struct tattle__death *death)
 {
@@ -33,8 +57,8 @@ int tattle__death_fork(struct tattle__death *death)
     }
     if (pipe2(returned_pipe, O_CLOEXEC) != 0) {
         death->error = errno;
-        close(stderr_pipe[0]);
-        close(stderr_pipe[1]);
+        own_close(stderr_pipe[0]);
+        own_close(stderr_pipe[1]);
         return 0;
     }
     /* What the test buffered is written once, by the test. */
@@ -42,19 +66,21 @@ int tattle__death_fork(struct tattle__death *death)
     pid_t pid = fork();
     if (pid == 0) {
         tattle__crash_uninstall();
-        close(stderr_pipe[0]);
-        close(returned_pipe[0]);
+        own_close(stderr_pipe[0]);
+        own_close(returned_pipe[0]);
         dup2(stderr_pipe[1], STDERR_FILENO);
-        close(stderr_pipe[1]);
+        own_close(stderr_pipe[1]);
+        tattle__ipc_exclude(STDERR_FILENO);
         death->returned_fd = returned_pipe[1];
         return 1;
     }
-    close(stderr_pipe[1]);
-    close(returned_pipe[1]);
+    int fork_errno = errno;
+    own_close(stderr_pipe[1]);
+    own_close(returned_pipe[1]);
     if (pid < 0) {
-        death->error = errno;
-        close(stderr_pipe[0]);
-        close(returned_pipe[0]);
+        death->error = fork_errno;
+        own_close(stderr_pipe[0]);
+        own_close(returned_pipe[0]);
         return 0;
     }
     death->pid = pid;
@@ -66,7 +92,7 @@ int tattle__death_fork(struct tattle__death *death)
 void tattle__death_returned(struct tattle__death *death)
 {
     char returned = 'r';
-    ssize_t written = write(death->returned_fd, &returned, 1);
+    ssize_t written = own_write(death->returned_fd, &returned, 1);
     (void)written;
     fflush(NULL);
     _exit(0);
@@ -77,7 +103,7 @@ static void keep_stderr_tail(int fd, struct tattle__death_ending *ending)
 {
     char chunk[4096];
     for (;;) {
-        ssize_t got = read(fd, chunk, sizeof chunk);
+        ssize_t got = own_read(fd, chunk, sizeof chunk);
         if (got < 0 && errno == EINTR)
             continue;
         if (got <= 0)
@@ -110,16 +136,16 @@ void tattle__death_wait(struct tattle__death *death,
         return;
     }
     keep_stderr_tail(death->stderr_fd, ending);
-    close(death->stderr_fd);
+    own_close(death->stderr_fd);
     int status = 0;
     while (waitpid(death->pid, &status, 0) < 0 && errno == EINTR)
         ;
     char returned;
     ssize_t got;
     do
-        got = read(death->returned_fd, &returned, 1);
+        got = own_read(death->returned_fd, &returned, 1);
     while (got < 0 && errno == EINTR);
-    close(death->returned_fd);
+    own_close(death->returned_fd);
     if (WIFSIGNALED(status)) {
         ending->how = TATTLE__ENDED_BY_SIGNAL;
         ending->value = WTERMSIG(status);

@@ -141,18 +141,25 @@ class Case(driver.Checks):
 
 
 def matched_messages(trace):
-    """Sends joined to a later receive of the same message (the same
-    mailbox, label and payload), each receive taken once: the arrows the
-    diagram must draw, counted here independently of the C code."""
+    """The arrows the diagram must draw for delivered messages, counted
+    here independently of the C code: one per receive of a captured
+    message whose send (named by its "match") is in the trace, then each
+    send joined to a later receive without "match" of the same message
+    (the same mailbox, label and payload), each receive taken once."""
     events = trace.get("events", [])
+    sends = {e["seq"] for e in events if e["kind"] == "send"}
+    count = sum(1 for e in events
+                if e["kind"] == "recv" and e.get("match") in sends)
     taken = set()
-    count = 0
     for i, send in enumerate(events):
-        if send["kind"] != "send":
+        if send["kind"] != "send" or any(
+                e["kind"] == "recv" and e.get("match") == send["seq"]
+                for e in events):
             continue
         for j in range(i + 1, min(len(events), i + 4096)):
             recv = events[j]
             if (j not in taken and recv["kind"] == "recv"
+                    and "match" not in recv
                     and recv.get("from") == send.get("to")
                     and recv.get("label") == send.get("label")
                     and recv.get("msg") == send.get("msg")):

@@ -13,6 +13,7 @@
 #define _GNU_SOURCE /* pipe2, F_SETPIPE_SZ */
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -78,6 +79,219 @@ TEST(ipc, pipe_pool, .tags = "trace_messages")
         pthread_join(threads[i], NULL);
     close(jobs[0]);
     EXPECT_EQ(pool.done[0] + pool.done[1], JOBS);
+}
+
+struct parts_reader {
+    int read_end;
+    char first[6], second[6];
+    ssize_t got_first, got_second;
+};
+
+static void *read_in_parts(void *argument)
+{
+    struct parts_reader *reader = argument;
+    tattle_actor_name("reader");
+    reader->got_first = read(reader->read_end, reader->first, 6);
+    reader->got_second = read(reader->read_end, reader->second, 6);
+    return NULL;
+}
+
+/* A thread reads one 12-byte write through a pipe in two reads of six:
+ * both receives are of that one send. */
+TEST(ipc, pipe_to_thread, .tags = "trace_messages")
+{
+    int fds[2];
+    ASSERT_EQ(pipe(fds), 0);
+    tattle_actor_name("writer");
+    ASSERT_EQ(write(fds[1], "hello, world", 12), 12);
+    struct parts_reader reader = {.read_end = fds[0]};
+    pthread_t thread;
+    ASSERT_EQ(pthread_create(&thread, NULL, read_in_parts, &reader), 0);
+    pthread_join(thread, NULL);
+    EXPECT_EQ(reader.got_first, 6);
+    EXPECT_EQ(reader.got_second, 6);
+    EXPECT_EQ(memcmp(reader.first, "hello,", 6), 0);
+    EXPECT_EQ(memcmp(reader.second, " world", 6), 0);
+    close(fds[0]);
+    close(fds[1]);
+}
+
+static const char forty_bytes[] = "datagram of forty bytes, 8 of them fit.";
+
+/* Receives with MSG_TRUNC return a datagram's whole length however little
+ * of it fits, into a buffer with more after it, into a heap buffer of 8
+ * bytes and into two iovecs of 4; on TCP they discard bytes into no
+ * buffer at all. Each returns what libc returns; the trace must hold only
+ * the bytes that landed in the buffers. */
+TEST(ipc, recv_truncated, .tags = "trace_messages")
+{
+    int pair[2];
+    ASSERT_EQ(socketpair(AF_UNIX, SOCK_DGRAM, 0, pair), 0);
+    ssize_t whole = (ssize_t)sizeof forty_bytes - 1;
+    ASSERT_EQ(whole, 39);
+    char area[64];
+    memset(area, 'Z', sizeof area);
+    ASSERT_EQ(send(pair[0], forty_bytes, (size_t)whole, 0), whole);
+    EXPECT_EQ(recv(pair[1], area, 8, MSG_TRUNC), whole);
+    EXPECT_EQ(memcmp(area, "datagram", 8), 0);
+    EXPECT_EQ(area[8], 'Z');
+
+    char *heap = malloc(8);
+    ASSERT_NOT_NULL(heap);
+    ASSERT_EQ(send(pair[0], forty_bytes, (size_t)whole, 0), whole);
+    EXPECT_EQ(recvfrom(pair[1], heap, 8, MSG_TRUNC, NULL, NULL), whole);
+    EXPECT_EQ(memcmp(heap, "datagram", 8), 0);
+    free(heap);
+
+    char first[4], second[4];
+    struct iovec parts[2] = {{first, 4}, {second, 4}};
+    struct msghdr message = {.msg_iov = parts, .msg_iovlen = 2};
+    ASSERT_EQ(send(pair[0], forty_bytes, (size_t)whole, 0), whole);
+    EXPECT_EQ(recvmsg(pair[1], &message, MSG_TRUNC), whole);
+    EXPECT(message.msg_flags & MSG_TRUNC);
+    EXPECT_EQ(memcmp(first, "data", 4), 0);
+    EXPECT_EQ(memcmp(second, "gram", 4), 0);
+    close(pair[0]);
+    close(pair[1]);
+
+    int listener = socket(AF_INET, SOCK_STREAM, 0);
+    ASSERT_GE(listener, 0);
+    struct sockaddr_in address = {.sin_family = AF_INET,
+                                  .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+    socklen_t length = sizeof address;
+    ASSERT_EQ(bind(listener, (struct sockaddr *)&address, length), 0);
+    ASSERT_EQ(listen(listener, 1), 0);
+    ASSERT_EQ(getsockname(listener, (struct sockaddr *)&address, &length), 0);
+    int client = socket(AF_INET, SOCK_STREAM, 0);
+    ASSERT_GE(client, 0);
+    ASSERT_EQ(connect(client, (struct sockaddr *)&address, length), 0);
+    int server = accept(listener, NULL, NULL);
+    ASSERT_GE(server, 0);
+    ASSERT_EQ(send(client, "discarded", 9, 0), 9);
+    ASSERT_EQ(send(client, "kept", 4, 0), 4);
+    ssize_t dropped = 0;
+    while (dropped < 9) {
+        ssize_t got = recv(server, NULL, (size_t)(9 - dropped), MSG_TRUNC);
+        ASSERT_GT(got, 0);
+        dropped += got;
+    }
+    char kept[8];
+    size_t have = 0;
+    while (have < 4) {
+        ssize_t got = recv(server, kept + have, 4 - have, 0);
+        ASSERT_GT(got, 0);
+        have += (size_t)got;
+    }
+    EXPECT_EQ(memcmp(kept, "kept", 4), 0);
+    close(server);
+    close(client);
+    close(listener);
+}
+
+/* Death checks whose statements write to their stderr before they die:
+ * the checks' pipes are tattle's, not messages of the test; one pipe
+ * message shows the capture was on. */
+TEST(ipc, death_checks, .tags = "trace_messages")
+{
+    ASSERT_SIGNAL(
+        {
+            if (write(STDERR_FILENO, "dying loudly\n", 13) == 13)
+                raise(SIGABRT);
+        },
+        SIGABRT);
+    EXPECT_EXIT(
+        {
+            if (write(STDERR_FILENO, "leaving\n", 8) == 8)
+                _exit(3);
+        },
+        3);
+    int pipe_fds[2];
+    ASSERT_EQ(pipe(pipe_fds), 0);
+    ASSERT_EQ(write(pipe_fds[1], "only this", 9), 9);
+    char back[16];
+    ASSERT_EQ(read(pipe_fds[0], back, sizeof back), 9);
+    close(pipe_fds[0]);
+    close(pipe_fds[1]);
+}
+
+static void *serve_hello(void *argument)
+{
+    int listener = *(int *)argument;
+    tattle_actor_name("server");
+    int filler = accept(listener, NULL, NULL); /* frees the backlog */
+    if (filler < 0)
+        return NULL;
+    close(filler);
+    int connection = accept(listener, NULL, NULL);
+    char request[8];
+    size_t have = 0;
+    while (connection >= 0 && have < 5) {
+        ssize_t got = read(connection, request + have, 5 - have);
+        if (got <= 0)
+            break;
+        have += (size_t)got;
+    }
+    if (have == 5 && memcmp(request, "hello", 5) == 0)
+        have = write(connection, "world", 5) == 5 ? 6 : 0;
+    if (connection >= 0)
+        close(connection);
+    return (void *)(have == 6 ? "served" : NULL);
+}
+
+/* A client connects a non-blocking socket over loopback TCP while the
+ * listener's backlog is full, so its SYN is dropped and the connect is
+ * still in progress when it returns (and a while after: the kernel sends
+ * the SYN again after a second); then it says hello to a server thread,
+ * which frees the backlog before it accepts the client. */
+TEST(ipc, nonblocking_connect, .tags = "trace_messages")
+{
+    int listener = socket(AF_INET, SOCK_STREAM, 0);
+    ASSERT_GE(listener, 0);
+    struct sockaddr_in address = {.sin_family = AF_INET,
+                                  .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+    socklen_t length = sizeof address;
+    ASSERT_EQ(bind(listener, (struct sockaddr *)&address, length), 0);
+    ASSERT_EQ(listen(listener, 0), 0);
+    ASSERT_EQ(getsockname(listener, (struct sockaddr *)&address, &length), 0);
+    tattle_actor_name("client");
+    int filler = socket(AF_INET, SOCK_STREAM, 0);
+    ASSERT_GE(filler, 0);
+    ASSERT_EQ(connect(filler, (struct sockaddr *)&address, length), 0);
+    int client = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK, 0);
+    ASSERT_GE(client, 0);
+    int connected = connect(client, (struct sockaddr *)&address, length);
+    int connect_errno = connected == 0 ? 0 : errno;
+    printf("connect: %s\n", connected == 0 ? "done"
+                            : connect_errno == EINPROGRESS
+                                ? "in progress"
+                                : strerror(connect_errno));
+    ASSERT(connected == 0 || connect_errno == EINPROGRESS);
+    pthread_t thread;
+    ASSERT_EQ(pthread_create(&thread, NULL, serve_hello, &listener), 0);
+    struct pollfd writable = {.fd = client, .events = POLLOUT};
+    ASSERT_EQ(poll(&writable, 1, -1), 1);
+    int error = -1;
+    socklen_t error_length = sizeof error;
+    ASSERT_EQ(getsockopt(client, SOL_SOCKET, SO_ERROR, &error, &error_length),
+              0);
+    ASSERT_EQ(error, 0);
+    ASSERT_EQ(send(client, "hello", 5, 0), 5);
+    struct pollfd readable = {.fd = client, .events = POLLIN};
+    char reply[8];
+    size_t have = 0;
+    while (have < 5) {
+        ASSERT_EQ(poll(&readable, 1, -1), 1);
+        ssize_t got = recv(client, reply + have, 5 - have, 0);
+        ASSERT_GT(got, 0);
+        have += (size_t)got;
+    }
+    EXPECT_EQ(memcmp(reply, "world", 5), 0);
+    void *served = NULL;
+    pthread_join(thread, &served);
+    EXPECT_NOT_NULL(served);
+    close(filler);
+    close(client);
+    close(listener);
 }
 
 /* A client and a forked server over a socketpair: a request, a reply. */
@@ -201,6 +415,42 @@ TEST(ipc, eventfd_wakeup, .tags = "trace_messages")
     ASSERT_EQ(eventfd_read(event, &value), 0);
     EXPECT_EQ(value, 1);
     pthread_join(thread, NULL);
+    close(event);
+}
+
+struct tokens {
+    int event;
+    eventfd_t got[3];
+    int results[3];
+};
+
+static void *take_three(void *argument)
+{
+    struct tokens *tokens = argument;
+    tattle_actor_name("taker");
+    for (int i = 0; i < 3; i++)
+        tokens->results[i] = eventfd_read(tokens->event, &tokens->got[i]);
+    return NULL;
+}
+
+/* An EFD_SEMAPHORE eventfd: a write of 1, then a write of 2; a thread
+ * takes three tokens, one a read. */
+TEST(ipc, eventfd_semaphore, .tags = "trace_messages")
+{
+    int event = eventfd(0, EFD_CLOEXEC | EFD_SEMAPHORE);
+    ASSERT_GE(event, 0);
+    tattle_actor_name("poster");
+    ASSERT_EQ(eventfd_write(event, 1), 0);
+    uint64_t two = 2;
+    ASSERT_EQ(write(event, &two, sizeof two), (ssize_t)sizeof two);
+    struct tokens tokens = {.event = event};
+    pthread_t thread;
+    ASSERT_EQ(pthread_create(&thread, NULL, take_three, &tokens), 0);
+    pthread_join(thread, NULL);
+    for (int i = 0; i < 3; i++) {
+        EXPECT_EQ(tokens.results[i], 0);
+        EXPECT_EQ(tokens.got[i], 1);
+    }
     close(event);
 }
 

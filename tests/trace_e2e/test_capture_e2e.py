@@ -7,12 +7,14 @@ socketpairs and eventfds, with no tracer call in the exchange) with
 traces hold: each send and receive, matched and named by actor, and
 nothing of what is not a message endpoint.
 
-    test_capture_e2e.py CASE --capture BIN
+    test_capture_e2e.py CASE --capture BIN --fortified BIN [--tattle TATTLE]
 
 CASE is one behaviour, named by its CTest test (`--list` prints them).
 """
 import argparse
 import os
+import re
+import subprocess
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -87,6 +89,165 @@ def case_pipe_pool(args):
     check_matches(trace, "ipc/pipe_pool")
 
 
+def show(args, directory, *arguments):
+    p = subprocess.run([args.tattle, "show", "report.json"] + list(arguments),
+                       cwd=directory, capture_output=True,
+                       timeout=60 * driver.wait_scale())
+    check(p.returncode == 0, "tattle show %s exits 0 (%d): %s"
+          % (" ".join(arguments), p.returncode, p.stderr[-400:]))
+    return p.stdout.decode("utf-8", "replace")
+
+
+@CASES("capture_e2e_captured_messages_are_drawn_delivered")
+def case_drawn_delivered(args):
+    """A write read by a thread in two parts, drawn by `tattle show`, its
+    --mermaid diagram and the HTML report: arrows from the writer to the
+    reader, none marked never received or sent before the trace."""
+    if not args.tattle:
+        print("skipped: no tattle command to draw with")
+        sys.exit(77)
+    out = e2e.new_dir()
+    run = e2e.Run(args.capture, "--trace-passed", "--html", "report.html",
+                  "ipc/pipe_to_thread", cwd=out, expect_status=0)
+    trace = run.test("ipc/pipe_to_thread").get("trace")
+    if not check(trace is not None, "ipc/pipe_to_thread has a trace"):
+        return
+    got = [(e["kind"], e.get("from"), e.get("to"), e.get("msg"), e.get("match"))
+           for e in messages(trace)]
+    sends = [e for e in messages(trace) if e["kind"] == "send"]
+    check(len(sends) == 1 and got[1:] ==
+          [("recv", "writer", "reader", "hello,", sends[0]["seq"]),
+           ("recv", "writer", "reader", " world", sends[0]["seq"])],
+          "one write, two reads of it, both matched to it: %s" % got)
+
+    mermaid = show(args, out, "ipc/pipe_to_thread", "--mermaid")
+    names = dict(re.findall(r"participant (p\d+) as (\S+)", mermaid))
+    arrows = [(names.get(a), kind, names.get(b), text) for a, kind, b, text in
+              re.findall(r"^    (p\d+)(->>|--\)|-->>)(p\d+): (.*)$", mermaid,
+                         re.M)]
+    check([(a, kind, b) for a, kind, b, _ in arrows] ==
+          [("writer", "->>", "reader")] * 2,
+          "--mermaid draws two delivered arrows from writer to reader: %s\n%s"
+          % (arrows, mermaid))
+    check("never received" not in mermaid and "sent before" not in mermaid,
+          "--mermaid marks nothing undelivered:\n%s" % mermaid)
+
+    chart = show(args, out, "ipc/pipe_to_thread")
+    check("never received" not in chart and "sent before" not in chart,
+          "show's chart marks nothing undelivered:\n%s" % chart)
+    check(chart.count("(received +") + chart.count("write: hello, world") >= 1,
+          "show's chart draws the write as received:\n%s" % chart)
+
+    with open(os.path.join(out, "report.html"), encoding="utf-8") as f:
+        page = f.read()
+    svgs = re.findall(r"<svg[^>]*class=\"sequence\".*?</svg>", page, re.S)
+    if check(len(svgs) == 1, "the HTML report draws one diagram: %d"
+             % len(svgs)):
+        matched = re.search(r'data-matched="(\d+)"', svgs[0])
+        check(matched is not None and matched.group(1) == "2",
+              "the diagram counts two delivered messages: %s"
+              % (matched and matched.group(0)))
+        check("unmatched" not in svgs[0],
+              "the diagram draws no arrow unmatched")
+
+
+@CASES("capture_e2e_recv_with_msg_trunc_records_what_landed")
+def case_recv_truncated(args):
+    """MSG_TRUNC: a datagram longer than the buffer, received by recv,
+    recvfrom (into a heap buffer of 8) and recvmsg (two iovecs of 4), and
+    TCP bytes discarded into no buffer: the test passes and each receive
+    holds only the bytes in its buffers, its size what the call returned."""
+    _, traces = traced_run(args, "ipc/recv_truncated")
+    trace = traces.get("ipc/recv_truncated")
+    if not trace:
+        return
+    recvs = [(e.get("label"), e.get("msg", ""), e["size"])
+             for e in messages(trace) if e["kind"] == "recv"]
+    check(recvs[:3] == [("recv", "datagram", 39), ("recvfrom", "datagram", 39),
+                        ("recvmsg", "datagram", 39)],
+          "the datagrams' receives hold the 8 bytes that fit: %s" % recvs)
+    tcp = recvs[3:]
+    check("".join(m for _, m, _ in tcp) == "kept"
+          and sum(size for _, _, size in tcp) == 13,
+          "the discarded TCP bytes are counted, only the kept ones shown: %s"
+          % tcp)
+    sends = {e["seq"]: e.get("msg") for e in messages(trace)
+             if e["kind"] == "send"}
+    kept = [e for e in messages(trace) if e["kind"] == "recv"
+            and e.get("msg", "").startswith("kept")]
+    check(len(kept) == 1 and sends.get(kept[0].get("match")) == "kept",
+          "the read after the discard is matched to its own send: %s" % kept)
+
+
+@CASES("capture_e2e_death_check_pipes_are_not_recorded")
+def case_death_checks(args):
+    """ASSERT_SIGNAL and EXPECT_EXIT whose statements write to stderr before
+    they die: the checks' own pipes (the child's stderr, the parent's reads
+    of it) leave no event; only the test's own pipe message is recorded."""
+    _, traces = traced_run(args, "ipc/death_checks")
+    trace = traces.get("ipc/death_checks")
+    if not trace:
+        return
+    got = [(e["kind"], e.get("label"), e.get("msg")) for e in messages(trace)]
+    check(got == [("send", "write", "only this"), ("recv", "read", "only this")],
+          "only the test's pipe message is recorded: %s" % got)
+    pipes = [(e.get("label"), e.get("msg")) for e in trace["events"]
+             if e["kind"] == "event" and (e.get("msg") or "").startswith("pipe:")]
+    check(len(pipes) == 2, "only the test's pipe is closed as an endpoint: %s"
+          % pipes)
+
+
+@CASES("capture_e2e_fortified_overflow_aborts_as_untraced")
+def case_fortified_overflow(args):
+    """Fortified reads into a buffer too small (__read_chk, __recv_chk,
+    __recvfrom_chk), traced and not: each test dies as glibc ends it,
+    SIGABRT after "*** buffer overflow detected ***", which it declares."""
+    out = e2e.new_dir()
+    run = e2e.Run(args.fortified, "--trace-passed", cwd=out, expect_status=0)
+    for test_id in ("fortified/read_overflow_traced",
+                    "fortified/read_overflow_untraced",
+                    "fortified/recv_overflow_traced",
+                    "fortified/recvfrom_overflow_traced"):
+        test = run.test(test_id)
+        check(test.get("state") == "passed",
+              "%s dies by SIGABRT as it declares: %s"
+              % (test_id, test.get("failures")))
+        stderr = test.get("output", {}).get("stderr", "")
+        check("buffer overflow detected" in stderr,
+              "%s: glibc's message on stderr: %r" % (test_id, stderr[-300:]))
+
+
+@CASES("capture_e2e_nonblocking_connect_names_its_peer")
+def case_nonblocking_connect(args):
+    """A non-blocking TCP connect that returns EINPROGRESS and stays in
+    progress (the listener's backlog is full), then a hello and its reply:
+    the connect names the server's address and both messages name their
+    peers and are matched."""
+    run, traces = traced_run(args, "ipc/nonblocking_connect")
+    trace = traces.get("ipc/nonblocking_connect")
+    if not trace:
+        return
+    stdout = run.test("ipc/nonblocking_connect").get("output", {}).get("stdout", "")
+    check("connect: in progress" in stdout,
+          "the connect was still in progress when it returned: %r" % stdout)
+    got = [(e["kind"], e.get("from"), e.get("to"), e.get("msg"))
+           for e in messages(trace)]
+    for expected in (("send", "client", "server", "hello"),
+                     ("recv", "client", "server", "hello"),
+                     ("send", "server", "client", "world"),
+                     ("recv", "server", "client", "world")):
+        check(expected in got, "the trace has %s: %s" % (expected, got))
+    check(all("match" in e for e in messages(trace) if e["kind"] == "recv"),
+          "both receives are matched: %s" % got)
+    check_matches(trace, "ipc/nonblocking_connect")
+    connects = [(e.get("from"), e.get("msg")) for e in trace["events"]
+                if e["kind"] == "event" and e.get("label") == "connect"]
+    check(len(connects) == 2 and all(
+        actor == "client" and e2e.re.match(r"tcp:127\.0\.0\.1:\d+$", name or "")
+        for actor, name in connects),
+          "both connects name the server's address: %s" % connects)
+
+
 @CASES("capture_e2e_socketpair_client_and_forked_server")
 def case_socketpair(args):
     _, traces = traced_run(args, "ipc/socketpair_fork")
@@ -157,6 +318,28 @@ def case_eventfd(args):
           "the waker's write wakes the sleeper: %s" % got)
     if len(got) == 2:
         check(got[1].get("match") == got[0]["seq"], "the read matches the write")
+
+
+@CASES("capture_e2e_eventfd_semaphore_reads_take_one")
+def case_eventfd_semaphore(args):
+    """An EFD_SEMAPHORE eventfd written 1, then 2, read three times: each
+    read takes one from the counter, so the first is of the first write
+    and the other two of the second."""
+    _, traces = traced_run(args, "ipc/eventfd_semaphore")
+    trace = traces.get("ipc/eventfd_semaphore")
+    if not trace:
+        return
+    got = messages(trace)
+    sends = [e for e in got if e["kind"] == "send"]
+    recvs = [e for e in got if e["kind"] == "recv"]
+    if not check(len(sends) == 2 and len(recvs) == 3,
+                 "two writes and three reads: %s" % got):
+        return
+    check([e.get("match") for e in recvs] ==
+          [sends[0]["seq"], sends[1]["seq"], sends[1]["seq"]],
+          "the reads match the first write, then the second twice: %s" % got)
+    check(all(e.get("from") == "poster" and e.get("to") == "taker"
+              for e in got), "from the poster to the taker: %s" % got)
 
 
 @CASES("capture_e2e_files_and_runner_stdout_are_not_recorded")
@@ -260,6 +443,8 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("case", choices=sorted(CASES))
     parser.add_argument("--capture", required=True)
+    parser.add_argument("--fortified", required=True)
+    parser.add_argument("--tattle", help="the tattle command, to draw traces")
     args = parser.parse_args()
     CASES[args.case](args)
     if e2e.FAILED:

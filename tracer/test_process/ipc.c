@@ -22,7 +22,9 @@
  * files, terminals and the runner's own stdout/stderr pipes are not) and
  * records a `send` or `recv` event carrying the endpoint's entry in the
  * arena and the offset of its bytes in the endpoint's stream, from which
- * the freeze matches each receive to its send and names both ends. The
+ * the freeze matches each receive to its send and names both ends (a
+ * socket whose non-blocking connect is still in progress is left to its
+ * first transfer, when it has a peer to be named by). The
  * cache is dropped for a descriptor closed or replaced through close,
  * dup2 or dup3; a descriptor that libc itself closes and reuses (fclose
  * then fopen) is not seen, so the cache may then call a file a pipe.
@@ -53,17 +55,20 @@
 #define TATTLE__UNLIKELY(x) __builtin_expect(!!(x), 0)
 #define INTERPOSED __attribute__((visibility("default")))
 
-enum { FD_CACHE_SIZE = 4096, EXCLUDED_MAX = 3 };
+/* The standard descriptors' objects, then those tattle__ipc_exclude adds
+ * (a death check's child has its stderr on a pipe of the check's). */
+enum { FD_CACHE_SIZE = 4096, STANDARD_FDS = 3, EXCLUDED_MAX = 8 };
 
 /* The process captures (set in the traced test process only). */
 static bool capturing;
 static struct tattle_trace_arena *capture_arena;
 /* The runner's stdout/stderr pipes and the like: never endpoints. */
-static uint64_t excluded[EXCLUDED_MAX];
+static _Atomic uint64_t excluded[EXCLUDED_MAX];
 
 /* Per descriptor: 0 unknown, else CACHED | kind << 1 | (index + 1) << 32
- * (kind 0: not an endpoint). */
+ * (kind 0: not an endpoint), with SEMAPHORE for an EFD_SEMAPHORE eventfd. */
 #define CACHED UINT64_C(1)
+#define SEMAPHORE (UINT64_C(1) << 8)
 static _Atomic uint64_t fd_cache[FD_CACHE_SIZE];
 
 /* ---- The real functions ------------------------------------------------- */
@@ -293,10 +298,13 @@ static void describe_address(const struct sockaddr_storage *address,
     append_number(out, size, used, port);
 }
 
-/* An eventfd's id, from /proc/self/fdinfo (all eventfds share one inode):
- * 0 when the descriptor is not an eventfd. */
-static uint64_t eventfd_id(int fd)
+/* An eventfd's id + 1, from /proc/self/fdinfo (all eventfds share one
+ * inode), and whether it counts as a semaphore (EFD_SEMAPHORE: each read
+ * takes 1 from its counter, not all of it): 0 when the descriptor is not
+ * an eventfd. */
+static uint64_t eventfd_id(int fd, bool *semaphore)
 {
+    *semaphore = false;
     char path[48];
     size_t used = append_text(path, sizeof path, 0, "/proc/self/fdinfo/");
     append_number(path, sizeof path, used, (uint64_t)fd);
@@ -309,6 +317,13 @@ static uint64_t eventfd_id(int fd)
     if (length <= 0)
         return 0;
     text[length] = '\0';
+    const char *flag = strstr(text, "eventfd-semaphore:");
+    if (flag != NULL) {
+        flag += sizeof "eventfd-semaphore:" - 1;
+        while (*flag == ' ' || *flag == '\t')
+            flag++;
+        *semaphore = *flag == '1';
+    }
     const char *found = strstr(text, "eventfd-id:");
     if (found == NULL)
         return 0;
@@ -364,6 +379,7 @@ static uint64_t classify(int fd)
     struct stat status;
     if (fstat(fd, &status) != 0)
         return 0;
+    bool semaphore = false;
     enum tattle__endpoint_kind kind;
     uint64_t key, id;
     char name[TATTLE__ENDPOINT_NAME_BYTES] = "";
@@ -395,7 +411,7 @@ static uint64_t classify(int fd)
         break;
     }
     case 0: /* an anonymous inode: an eventfd? */
-        id = eventfd_id(fd);
+        id = eventfd_id(fd, &semaphore);
         if (id == 0)
             return 0;
         id -= 1;
@@ -406,12 +422,13 @@ static uint64_t classify(int fd)
         return 0;
     }
     for (int i = 0; i < EXCLUDED_MAX; i++)
-        if (excluded[i] == key)
+        if (atomic_load_explicit(&excluded[i], memory_order_relaxed) == key)
             return 0;
     uint32_t index = claim_endpoint(capture_arena, key, kind, id, name, local);
     if (index == 0)
         return 0;
-    return (uint64_t)kind << 1 | (uint64_t)index << 32;
+    return (uint64_t)kind << 1 | (uint64_t)index << 32 |
+           (semaphore ? SEMAPHORE : 0);
 }
 
 /* The cache word of a descriptor, classifying it on first use. */
@@ -441,13 +458,36 @@ void tattle__ipc_start(struct tattle_trace_arena *arena)
         forget(fd);
     for (int fd = 0; fd < EXCLUDED_MAX; fd++) {
         struct stat status;
-        excluded[fd] = 0;
-        if (fstat(fd, &status) == 0 &&
+        uint64_t key = 0;
+        if (fd < STANDARD_FDS && fstat(fd, &status) == 0 &&
             (S_ISFIFO(status.st_mode) || S_ISSOCK(status.st_mode)))
-            excluded[fd] = object_key(status.st_dev, status.st_ino);
+            key = object_key(status.st_dev, status.st_ino);
+        atomic_store_explicit(&excluded[fd], key, memory_order_relaxed);
     }
     capture_arena = arena;
     capturing = arena->ipc != 0;
+}
+
+void tattle__ipc_exclude(int fd)
+{
+    struct stat status;
+    if (fstat(fd, &status) != 0 ||
+        !(S_ISFIFO(status.st_mode) || S_ISSOCK(status.st_mode)))
+        return;
+    uint64_t key = object_key(status.st_dev, status.st_ino);
+    int slot = EXCLUDED_MAX - 1; /* full: the latest replaces the last */
+    for (int i = STANDARD_FDS; i < EXCLUDED_MAX; i++) {
+        uint64_t seen =
+            atomic_load_explicit(&excluded[i], memory_order_relaxed);
+        if (seen == key)
+            return;
+        if (seen == 0) {
+            slot = i;
+            break;
+        }
+    }
+    atomic_store_explicit(&excluded[slot], key, memory_order_relaxed);
+    forget(fd);
 }
 
 void tattle__ipc_stop(void)
@@ -477,13 +517,19 @@ static void note_first(_Atomic uint32_t *side, int32_t actor)
     atomic_compare_exchange_strong(side, &expected, (uint32_t)actor + 1);
 }
 
-/* Records one transfer of `length` bytes (the first of them in `data` or
- * gathered from `iov`). A send is stamped with `ticks`, the clock read
- * before the call, so it never follows the receive it woke; a receive
- * (ticks 0) is stamped now. */
+/* Records one transfer of `length` bytes, what the call returned: the
+ * payload is the first of them in `data` (at most `in_buffer` bytes: a
+ * receive with MSG_TRUNC returns a datagram's whole length, or discards
+ * stream bytes into no buffer at all) or, when `data` is NULL, gathered
+ * from `iov` (at most its buffers' total); none when `discarding` (a
+ * receive with MSG_TRUNC on a stream socket drops its bytes unread). A
+ * send is stamped with `ticks`, the clock read before the call, so it
+ * never follows the receive it woke; a receive (ticks 0) is stamped now. */
 static void record_transfer(int fd, bool sending, uint64_t ticks,
-                            const char *label, const void *data, size_t length,
-                            const struct iovec *iov, size_t iov_count)
+                            const char *label, const void *data,
+                            size_t in_buffer, size_t length,
+                            const struct iovec *iov, size_t iov_count,
+                            bool discarding)
 {
     if (tattle_trace_current != capture_arena)
         return; /* the session ended in this process (in-process runs) */
@@ -501,17 +547,28 @@ static void record_transfer(int fd, bool sending, uint64_t ticks,
         return;
     }
     struct tattle__endpoint *entry = &capture_arena->endpoints[index - 1];
+    bool semaphore = (word & SEMAPHORE) != 0;
     uint64_t units =
         kind == TATTLE__ENDPOINT_DGRAM || kind == TATTLE__ENDPOINT_EVENTFD
             ? 1
             : length;
+    if (kind == TATTLE__ENDPOINT_EVENTFD && semaphore && sending) {
+        /* A write adds its value to the counter, one unit a read takes. */
+        uint64_t value = 1;
+        if (data != NULL && in_buffer >= sizeof value)
+            memcpy(&value, data, sizeof value);
+        units = value;
+    }
     uint64_t offset;
     if (sending) {
         note_first(&entry->writer, actor);
         offset = atomic_fetch_add(&entry->sent, units);
     } else {
         note_first(&entry->reader, actor);
-        if (kind == TATTLE__ENDPOINT_EVENTFD) {
+        if (kind == TATTLE__ENDPOINT_EVENTFD && semaphore) {
+            /* A semaphore read takes 1 from the counter. */
+            offset = atomic_fetch_add(&entry->received, 1);
+        } else if (kind == TATTLE__ENDPOINT_EVENTFD) {
             /* One read takes every write since the last. */
             uint64_t upto = atomic_load(&entry->sent);
             offset = atomic_exchange(&entry->received, upto);
@@ -521,13 +578,20 @@ static void record_transfer(int fd, bool sending, uint64_t ticks,
     }
     unsigned char gathered[TATTLE__PAYLOAD_MAX];
     size_t payload_length = length < sizeof gathered ? length : sizeof gathered;
-    if (iov != NULL) {
+    if (discarding && kind == TATTLE__ENDPOINT_STREAM) {
+        payload_length = 0;
+    } else if (data != NULL) {
+        if (payload_length > in_buffer)
+            payload_length = in_buffer;
+    } else {
         size_t used = 0;
-        for (size_t i = 0; i < iov_count && used < payload_length; i++) {
+        for (size_t i = 0;
+             iov != NULL && i < iov_count && used < payload_length; i++) {
             size_t take = iov[i].iov_len;
             if (take > payload_length - used)
                 take = payload_length - used;
-            memcpy(gathered + used, iov[i].iov_base, take);
+            if (take != 0 && iov[i].iov_base != NULL)
+                memcpy(gathered + used, iov[i].iov_base, take);
             used += take;
         }
         payload_length = used;
@@ -600,16 +664,50 @@ static void record_endpoint_event(int fd, uint64_t word, const char *label,
     errno = saved_errno;
 }
 
+/* Records the `connect` event of a non-blocking connect still in progress,
+ * to the address given. */
+static void record_connecting(int fd, const struct sockaddr *address,
+                              socklen_t length)
+{
+    if (tattle_trace_current != capture_arena || address == NULL)
+        return;
+    int type = 0;
+    socklen_t type_length = sizeof type;
+    if (getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &type_length) != 0)
+        return;
+    struct sockaddr_storage copy;
+    socklen_t copied = length < sizeof copy ? length : sizeof copy;
+    memset(&copy, 0, sizeof copy);
+    memcpy(&copy, address, copied);
+    char name[TATTLE__ENDPOINT_NAME_BYTES];
+    describe_address(&copy, copied, type == SOCK_STREAM, name, sizeof name);
+    if (name[0] != '\0')
+        record_endpoint_event(fd, 0, "connect", name);
+}
+
 /* ---- The interposed calls ----------------------------------------------- */
 
+/* The bytes a receive of `done` into `buffer` of `length` left there: with
+ * MSG_TRUNC a datagram's whole length is returned, however little of it
+ * fitted, and stream bytes may be discarded into no buffer. */
+static size_t received_bytes(const void *buffer, size_t length, ssize_t done)
+{
+    if (buffer == NULL)
+        return 0;
+    return (size_t)done < length ? (size_t)done : length;
+}
+
 /* The fortified entry points (<bits/unistd.h>, <bits/socket2.h> declare
- * them only under _FORTIFY_SOURCE). */
+ * them only under _FORTIFY_SOURCE), and glibc's end of a fortified call
+ * that would overflow its buffer: "*** buffer overflow detected ***" and
+ * SIGABRT, as the test would end untraced. */
 ssize_t __read_chk(int fd, void *buffer, size_t length, size_t buffer_size);
 ssize_t __recv_chk(int fd, void *buffer, size_t length, size_t buffer_size,
                    int flags);
 ssize_t __recvfrom_chk(int fd, void *buffer, size_t length, size_t buffer_size,
                        int flags, struct sockaddr *from,
                        socklen_t *from_length);
+void __chk_fail(void) __attribute__((noreturn));
 
 INTERPOSED ssize_t write(int fd, const void *buffer, size_t length)
 {
@@ -618,8 +716,8 @@ INTERPOSED ssize_t write(int fd, const void *buffer, size_t length)
     uint64_t ticks = tattle__clock_ticks();
     ssize_t done = real.write(fd, buffer, length);
     if (done > 0)
-        record_transfer(fd, true, ticks, "write", buffer, (size_t)done, NULL,
-                        0);
+        record_transfer(fd, true, ticks, "write", buffer, (size_t)done,
+                        (size_t)done, NULL, 0, false);
     return done;
 }
 
@@ -629,7 +727,8 @@ INTERPOSED ssize_t read(int fd, void *buffer, size_t length)
         return real.read(fd, buffer, length);
     ssize_t done = real.read(fd, buffer, length);
     if (done > 0)
-        record_transfer(fd, false, 0, "read", buffer, (size_t)done, NULL, 0);
+        record_transfer(fd, false, 0, "read", buffer, (size_t)done,
+                        (size_t)done, NULL, 0, false);
     return done;
 }
 
@@ -637,7 +736,7 @@ INTERPOSED ssize_t __read_chk(int fd, void *buffer, size_t length,
                               size_t buffer_size)
 {
     if (length > buffer_size)
-        __builtin_trap(); /* what glibc's __chk_fail ends in */
+        __chk_fail();
     return read(fd, buffer, length);
 }
 
@@ -648,8 +747,8 @@ INTERPOSED ssize_t writev(int fd, const struct iovec *iov, int count)
     uint64_t ticks = tattle__clock_ticks();
     ssize_t done = real.writev(fd, iov, count);
     if (done > 0)
-        record_transfer(fd, true, ticks, "writev", NULL, (size_t)done, iov,
-                        (size_t)count);
+        record_transfer(fd, true, ticks, "writev", NULL, 0, (size_t)done, iov,
+                        (size_t)count, false);
     return done;
 }
 
@@ -659,8 +758,8 @@ INTERPOSED ssize_t readv(int fd, const struct iovec *iov, int count)
         return real.readv(fd, iov, count);
     ssize_t done = real.readv(fd, iov, count);
     if (done > 0)
-        record_transfer(fd, false, 0, "readv", NULL, (size_t)done, iov,
-                        (size_t)count);
+        record_transfer(fd, false, 0, "readv", NULL, 0, (size_t)done, iov,
+                        (size_t)count, false);
     return done;
 }
 
@@ -671,7 +770,8 @@ INTERPOSED ssize_t send(int fd, const void *buffer, size_t length, int flags)
     uint64_t ticks = tattle__clock_ticks();
     ssize_t done = real.send(fd, buffer, length, flags);
     if (done > 0)
-        record_transfer(fd, true, ticks, "send", buffer, (size_t)done, NULL, 0);
+        record_transfer(fd, true, ticks, "send", buffer, (size_t)done,
+                        (size_t)done, NULL, 0, false);
     return done;
 }
 
@@ -681,7 +781,9 @@ INTERPOSED ssize_t recv(int fd, void *buffer, size_t length, int flags)
         return real.recv(fd, buffer, length, flags);
     ssize_t done = real.recv(fd, buffer, length, flags);
     if (done > 0 && !(flags & MSG_PEEK))
-        record_transfer(fd, false, 0, "recv", buffer, (size_t)done, NULL, 0);
+        record_transfer(fd, false, 0, "recv", buffer,
+                        received_bytes(buffer, length, done), (size_t)done,
+                        NULL, 0, (flags & MSG_TRUNC) != 0);
     return done;
 }
 
@@ -689,7 +791,7 @@ INTERPOSED ssize_t __recv_chk(int fd, void *buffer, size_t length,
                               size_t buffer_size, int flags)
 {
     if (length > buffer_size)
-        __builtin_trap();
+        __chk_fail();
     return recv(fd, buffer, length, flags);
 }
 
@@ -701,8 +803,8 @@ INTERPOSED ssize_t sendto(int fd, const void *buffer, size_t length, int flags,
     uint64_t ticks = tattle__clock_ticks();
     ssize_t done = real.sendto(fd, buffer, length, flags, to, to_length);
     if (done > 0)
-        record_transfer(fd, true, ticks, "sendto", buffer, (size_t)done, NULL,
-                        0);
+        record_transfer(fd, true, ticks, "sendto", buffer, (size_t)done,
+                        (size_t)done, NULL, 0, false);
     return done;
 }
 
@@ -713,8 +815,9 @@ INTERPOSED ssize_t recvfrom(int fd, void *buffer, size_t length, int flags,
         return real.recvfrom(fd, buffer, length, flags, from, from_length);
     ssize_t done = real.recvfrom(fd, buffer, length, flags, from, from_length);
     if (done > 0 && !(flags & MSG_PEEK))
-        record_transfer(fd, false, 0, "recvfrom", buffer, (size_t)done, NULL,
-                        0);
+        record_transfer(fd, false, 0, "recvfrom", buffer,
+                        received_bytes(buffer, length, done), (size_t)done,
+                        NULL, 0, (flags & MSG_TRUNC) != 0);
     return done;
 }
 
@@ -723,7 +826,7 @@ INTERPOSED ssize_t __recvfrom_chk(int fd, void *buffer, size_t length,
                                   struct sockaddr *from, socklen_t *from_length)
 {
     if (length > buffer_size)
-        __builtin_trap();
+        __chk_fail();
     return recvfrom(fd, buffer, length, flags, from, from_length);
 }
 
@@ -734,8 +837,8 @@ INTERPOSED ssize_t sendmsg(int fd, const struct msghdr *message, int flags)
     uint64_t ticks = tattle__clock_ticks();
     ssize_t done = real.sendmsg(fd, message, flags);
     if (done > 0)
-        record_transfer(fd, true, ticks, "sendmsg", NULL, (size_t)done,
-                        message->msg_iov, message->msg_iovlen);
+        record_transfer(fd, true, ticks, "sendmsg", NULL, 0, (size_t)done,
+                        message->msg_iov, message->msg_iovlen, false);
     return done;
 }
 
@@ -745,8 +848,9 @@ INTERPOSED ssize_t recvmsg(int fd, struct msghdr *message, int flags)
         return real.recvmsg(fd, message, flags);
     ssize_t done = real.recvmsg(fd, message, flags);
     if (done > 0 && !(flags & MSG_PEEK))
-        record_transfer(fd, false, 0, "recvmsg", NULL, (size_t)done,
-                        message->msg_iov, message->msg_iovlen);
+        record_transfer(fd, false, 0, "recvmsg", NULL, 0, (size_t)done,
+                        message->msg_iov, message->msg_iovlen,
+                        (flags & MSG_TRUNC) != 0);
     return done;
 }
 
@@ -758,7 +862,7 @@ INTERPOSED int eventfd_write(int fd, eventfd_t value)
     int result = real.eventfd_write(fd, value);
     if (result == 0)
         record_transfer(fd, true, ticks, "eventfd_write", &value, sizeof value,
-                        NULL, 0);
+                        sizeof value, NULL, 0, false);
     return result;
 }
 
@@ -769,7 +873,7 @@ INTERPOSED int eventfd_read(int fd, eventfd_t *value)
     int result = real.eventfd_read(fd, value);
     if (result == 0)
         record_transfer(fd, false, 0, "eventfd_read", value, sizeof *value,
-                        NULL, 0);
+                        sizeof *value, NULL, 0, false);
     return result;
 }
 
@@ -791,13 +895,21 @@ INTERPOSED int connect(int fd, const struct sockaddr *address, socklen_t length)
     if (TATTLE__LIKELY(!capturing))
         return real.connect(fd, address, length);
     int result = real.connect(fd, address, length);
-    if (result == 0 || errno == EINPROGRESS) {
+    if (result == 0) {
         int saved_errno = errno;
         forget(fd); /* its peer is known now */
         uint64_t word = lookup(fd);
         errno = saved_errno;
         if (((word >> 1) & 0x7fu) != 0)
             record_endpoint_event(fd, word, "connect", NULL);
+    } else if (errno == EINPROGRESS) {
+        /* Not connected yet: it has no peer to name it by, so it is
+         * classified (and named by getpeername) at its first transfer;
+         * the event names the address it connects to. */
+        int saved_errno = errno;
+        forget(fd);
+        record_connecting(fd, address, length);
+        errno = saved_errno;
     }
     return result;
 }

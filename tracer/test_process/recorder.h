@@ -75,6 +75,11 @@ void tattle__recorder_release_budget(void);
  * for it (tracer/test_process/ipc.c). */
 void tattle__ipc_start(struct tattle_trace_arena *arena);
 
+/** Never records messages through the object `fd` refers to (a pipe or
+ * socket of tattle's own that the test's code may write to, as a death
+ * check's child does to its stderr), by any descriptor of it. */
+void tattle__ipc_exclude(int fd);
+
 /** Stops capturing in this process (benchmarks, in-process sessions). */
 void tattle__ipc_stop(void);
 
