@@ -664,9 +664,40 @@ static TATTLE__NORETURN void shut_down(struct server_state *state)
 
 static TATTLE__NORETURN void serve(struct server_state *state);
 
+/* The signal state of the server that a fixture's run changes: the mask
+ * (SIGCHLD blocked, read through the signalfd), the ignored signals, and
+ * SIGCHLD's disposition (a fixture that ignores SIGCHLD would have the
+ * kernel reap the tests before the server sees how they ended). */
+struct server_signals {
+    sigset_t mask;
+    struct sigaction child_action;
+};
+
+/* A fixture runs with the signal state a test body gets: the program's
+ * mask and dispositions, SIGCHLD delivered. */
+static void give_test_signals(const struct server_state *state,
+                              struct server_signals *saved)
+{
+    sigaction(SIGCHLD, NULL, &saved->child_action);
+    for (int i = 0; i < IGNORED_COUNT; i++)
+        sigaction(ignored_signals[i], &state->test_actions[i], NULL);
+    sigprocmask(SIG_SETMASK, &state->test_mask, &saved->mask);
+}
+
+/* Back to the server's own signal state after a fixture. */
+static void take_server_signals(const struct server_signals *saved)
+{
+    sigprocmask(SIG_SETMASK, &saved->mask, NULL);
+    struct sigaction ignore = {.sa_handler = SIG_IGN};
+    sigemptyset(&ignore.sa_mask);
+    for (int i = 0; i < IGNORED_COUNT; i++)
+        sigaction(ignored_signals[i], &ignore, NULL);
+    sigaction(SIGCHLD, &saved->child_action, NULL);
+}
+
 /* Runs a suite's before_all or after_all in this suite server with job
- * `job`'s slot and output pipes, as a test would run. Returns whether it
- * finished without a failure. */
+ * `job`'s slot and output pipes, as a test would run, with the signal
+ * state a test gets. Returns whether it finished without a failure. */
 static bool run_suite_fixture(struct server_state *state, unsigned job,
                               void (*fn)(void), enum tattle__phase phase)
 {
@@ -679,7 +710,10 @@ static bool run_suite_fixture(struct server_state *state, unsigned job,
     dup2(state->stdout_fds[job], STDOUT_FILENO);
     dup2(state->stderr_fds[job], STDERR_FILENO);
     tattle__crash_set_slot(slot);
+    struct server_signals server_signals;
+    give_test_signals(state, &server_signals);
     bool passed = tattle__child_run_suite_fixture(fn, phase, slot);
+    take_server_signals(&server_signals);
     tattle__crash_set_slot(NULL);
     fflush(NULL);
     for (int stream = 0; stream < 2; stream++) {

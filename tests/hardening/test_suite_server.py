@@ -1,0 +1,147 @@
+#!/usr/bin/env python3
+"""Tests of the suite server (the process a suite's before_all runs in
+and its tests are forked from) against fixtures that behave like real
+ones and hostile ones: runs suite_server_fixture (fixture_suite_server.c)
+in a fresh working directory each run and checks the JSON report
+(validated against schemas/), the console, and the evidence files the
+fixtures write.
+
+    test_suite_server.py --list
+    test_suite_server.py CASE --fixture PATH
+
+Each CASE is one behaviour (one CTest test). Waits are bounded and scaled
+by TATTLE_TIMEOUT_MULTIPLIER. Exits 0 when every check of the case held,
+1 otherwise, printing each broken check.
+"""
+import argparse
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+
+SOURCE_DIR = os.environ.get(
+    "TATTLE_SOURCE_DIR",
+    os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
+sys.path.insert(0, os.path.join(SOURCE_DIR, "tests", "tools"))
+import driver  # noqa: E402
+import validate_json  # noqa: E402
+
+CASES = driver.Cases()
+
+RUNNER_VARIABLES = ("TATTLE_TIMEOUT_MULTIPLIER", "TATTLE_CONFIG", "NO_COLOR",
+                    "GTEST_TOTAL_SHARDS", "GTEST_SHARD_INDEX",
+                    "TEST_TOTAL_SHARDS", "TEST_SHARD_INDEX",
+                    "TESTBRIDGE_TEST_ONLY", "XML_OUTPUT_FILE")
+
+WAIT_MS = int(10000 * driver.wait_scale())
+PROGRAM_SIGNALS = ("SIGINT", "SIGTERM", "SIGHUP", "SIGQUIT", "SIGUSR1",
+                   "SIGUSR2")
+GARBAGE = b"LEAKED-GARBAGE"
+
+
+def default_signals():
+    """The runner starts as from a terminal: default dispositions, nothing
+    blocked (a CI shell may have ignored some)."""
+    for name in PROGRAM_SIGNALS + ("SIGPIPE", "SIGCHLD"):
+        signal.signal(getattr(signal, name), signal.SIG_DFL)
+    signal.pthread_sigmask(signal.SIG_SETMASK, [])
+
+
+class Case(driver.Checks):
+    def __init__(self, fixture):
+        super().__init__("tattle-suite-server-")
+        self.fixture = fixture
+        self.cwd = None
+        self.stdout = b""
+        self.stderr = b""
+
+    def run(self, *args, timeout_ms=20000):
+        """Runs the fixture with a JSON report in a new directory; returns
+        (exit status, {id: result})."""
+        self.cwd = self.new_dir()
+        env = {k: v for k, v in os.environ.items() if k not in RUNNER_VARIABLES}
+        env["SUITE_WAIT_MS"] = str(WAIT_MS)
+        report = os.path.join(self.cwd, "report.json")
+        started = time.monotonic()
+        done = subprocess.run([self.fixture, "--json", report, "--timeout",
+                               str(timeout_ms)] + list(args),
+                              cwd=self.cwd, env=env, stdin=subprocess.DEVNULL,
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                              preexec_fn=default_signals,
+                              timeout=12 * WAIT_MS / 1000)
+        self.elapsed = time.monotonic() - started
+        self.stdout, self.stderr = done.stdout, done.stderr
+        self.require(os.path.exists(report),
+                     "no report; status %d, stderr: %r"
+                     % (done.returncode, done.stderr[-2000:]))
+        with open(report, "rb") as f:
+            data = f.read()
+        self.expect(GARBAGE not in data, "garbage in report.json")
+        document = json.loads(data.decode("utf-8"))
+        problems = validate_json.check_report(document, complete=True)
+        self.expect(not problems, "the report fails the schema: %s" % problems)
+        tests = {t["id"]: t for t in document["tests"]}
+        return done.returncode, tests
+
+    def lines(self, name):
+        """The lines of an evidence file of the last run ([] when absent)."""
+        path = os.path.join(self.cwd, name)
+        if not os.path.exists(path):
+            return []
+        with open(path, encoding="utf-8", errors="replace") as f:
+            return f.read().split("\n")[:-1]
+
+    def passed(self, tests, test_id):
+        self.require(test_id in tests, "%s is not in the report" % test_id)
+        result = tests[test_id]
+        return self.expect(result["state"] == "passed",
+                           "%s: %s with %r" % (test_id, result["state"],
+                                               result.get("failures")))
+
+    def output(self, tests, test_id, stream):
+        return (tests[test_id].get("output") or {}).get(stream) or ""
+
+    def wait_gone(self, pid):
+        """Whether process `pid` is gone (bounded wait)."""
+        deadline = time.monotonic() + WAIT_MS / 1000
+        while time.monotonic() < deadline:
+            try:
+                os.kill(pid, 0)
+            except ProcessLookupError:
+                return True
+            time.sleep(0.01)
+        return False
+
+
+@CASES("hardening_suite_fixtures_get_the_test_signal_state")
+def fixtures_signal_state(c):
+    """before_all and after_all run with the signal mask and dispositions
+    a test body gets (the program's own: nothing blocked, default
+    actions), not the fork server's (SIGCHLD blocked, the stop signals
+    ignored): a fixture that forks a child sees its SIGCHLD."""
+    status, tests = c.run("signals/*")
+    c.expect_eq(status, 0, "exit status")
+    c.passed(tests, "signals/body")
+    body = c.lines("signals_body.txt")
+    c.expect("SIGCHLD blocked 0" in body, "the body's SIGCHLD: %r" % body)
+    c.expect("child exited 1 SIGCHLD handled 1" in body,
+             "the body's child: %r" % body)
+    for fixture in ("before_all", "after_all"):
+        seen = c.lines("signals_%s.txt" % fixture)
+        c.expect_eq(seen, body, "what %s sees (the body's state)" % fixture)
+
+
+def main():
+    CASES.list_if_asked()
+    parser = argparse.ArgumentParser()
+    parser.add_argument("case", choices=sorted(CASES))
+    parser.add_argument("--fixture", required=True)
+    args = parser.parse_args()
+    return driver.run_case(CASES[args.case], Case(os.path.abspath(args.fixture)),
+                           args.case)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
