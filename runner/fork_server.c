@@ -713,6 +713,8 @@ static bool run_suite_fixture(struct server_state *state, unsigned job,
     struct server_signals server_signals;
     give_test_signals(state, &server_signals);
     bool passed = tattle__child_run_suite_fixture(fn, phase, slot);
+    if (getpid() != state->pid)
+        _exit(0); /* a child the fixture forked returned from it */
     take_server_signals(&server_signals);
     tattle__crash_set_slot(NULL);
     fflush(NULL);

@@ -233,6 +233,12 @@ bool tattle__child_run_suite_fixture(void (*fn)(void), enum tattle__phase phase,
     test_process = getpid();
     on_exit_count = 0;
     bool completed = run_phase(phase, body_call(fn));
+    /* A process the fixture forked that returned from it must not go on
+     * as the process the fixture ran in (a second suite server, or with
+     * --no-fork a second runner): it ends here, before it touches the
+     * slot. */
+    if (getpid() != test_process)
+        _exit(0);
     atomic_store(&slot->phase, TATTLE__PHASE_DONE);
     current_slot = NULL;
     return completed && atomic_load(&slot->reserved) == 0 &&

@@ -63,7 +63,8 @@ void tattle__child_run(const struct tattle_test *test,
 
 /** Runs a suite's before_all or after_all (`phase`: setup or teardown) in
  * the calling process, recording into `slot`. Returns whether it finished
- * without a failure recorded. */
+ * without a failure recorded. A process the fixture forked that returns
+ * from it ends (_exit(0)) instead of returning. */
 bool tattle__child_run_suite_fixture(void (*fn)(void), enum tattle__phase phase,
                                      struct tattle__slot *slot);
 

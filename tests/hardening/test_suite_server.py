@@ -133,6 +133,36 @@ def fixtures_signal_state(c):
         c.expect_eq(seen, body, "what %s sees (the body's state)" % fixture)
 
 
+@CASES("hardening_suite_fixture_child_cannot_become_a_server")
+def fixture_child_returns(c):
+    """A child forked in before_all or after_all that returns from the
+    fixture ends there: it never serves the suite's tests or reports (nor,
+    with --no-fork, runs them as a second runner), the fixture sees it
+    end, every test runs once and passes with its own output, and
+    after_all runs once."""
+    names = ("first", "second", "third", "fourth")
+    for args in (("-j", "2"), ("--no-fork",)):
+        label = " ".join(args)
+        status, tests = c.run(*(args + ("twin/*",)))
+        c.expect_eq(status, 0, "%s: exit status (stderr %r)"
+                    % (label, c.stderr[-800:]))
+        c.expect_eq(sorted(tests), sorted("twin/" + n for n in names),
+                    "%s: tests in the report" % label)
+        for name in names:
+            if c.passed(tests, "twin/" + name) and args[0] != "--no-fork":
+                c.expect_eq(c.output(tests, "twin/" + name, "stdout"),
+                            "twin %s output\n" % name,
+                            "%s: twin/%s stdout" % (label, name))
+        c.expect_eq(sorted(line.split()[0] for line in c.lines("twin_tests.txt")),
+                    sorted(names), "%s: test bodies that ran" % label)
+        for fixture in ("before_all", "after_all"):
+            seen = [line if line.startswith("child ended") else line.split()[0]
+                    for line in c.lines("twin_%s.txt" % fixture)]
+            c.expect_eq(seen, ["child-returns", "child ended exit 0",
+                               "fixture-ends"],
+                        "%s: %s evidence" % (label, fixture))
+
+
 def main():
     CASES.list_if_asked()
     parser = argparse.ArgumentParser()
