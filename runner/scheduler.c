@@ -91,6 +91,10 @@ struct suite_server {
     int exit_status;
     char *failure;    /* non-NULL: its tests fail with this error */
     unsigned running; /* its tests running now */
+    /* The server and what before_all left running in it (helper
+     * processes: a server its tests talk to): not a test's leftovers,
+     * they live until the suite server ends after after_all. */
+    struct tattle__pid_list helpers;
 };
 
 struct tattle__scheduler {
@@ -125,7 +129,9 @@ static bool belongs_to_running_test(const struct tattle__scheduler *scheduler,
                                     pid_t pid)
 {
     for (size_t i = 0; i < scheduler->suite_count; i++)
-        if (scheduler->suites[i].server && scheduler->suites[i].pid == pid)
+        if (scheduler->suites[i].server &&
+            (scheduler->suites[i].pid == pid ||
+             tattle__pid_list_has(&scheduler->suites[i].helpers, pid)))
             return true;
     pid_t group = getpgid(pid);
     for (unsigned i = 0; i < scheduler->job_count; i++) {
@@ -391,6 +397,7 @@ static void forget_suite_server(struct tattle__scheduler *scheduler,
     suite_server_status(scheduler, suite);
     tattle__fork_server_stop(suite->server);
     suite->server = NULL;
+    tattle__pid_list_release(&suite->helpers);
     for (unsigned i = 0; i < scheduler->job_count; i++)
         if (scheduler->running[i].server &&
             scheduler->running[i].suite == (int)(suite - scheduler->suites))
@@ -463,8 +470,12 @@ static void start_suite_server(struct tattle__scheduler *scheduler,
     int interrupted;
     int result = wait_fixture(scheduler, suite, run, timeout_ms, true,
                               &timed_out, &interrupted);
-    if (result == 0)
+    if (result == 0) {
+        /* Nothing of the suite's tests runs yet: every process below the
+         * server is before_all's. */
+        tattle__process_tree_list(suite->pid, &suite->helpers);
         return;
+    }
     if (interrupted)
         scheduler->stopping = interrupted;
     forget_suite_server(scheduler, suite);
@@ -1320,6 +1331,7 @@ void tattle__scheduler_destroy(struct tattle__scheduler *scheduler)
         if (scheduler->suites[i].server)
             tattle__fork_server_stop(scheduler->suites[i].server);
         free(scheduler->suites[i].failure);
+        tattle__pid_list_release(&scheduler->suites[i].helpers);
     }
     free(scheduler->suites);
     free(scheduler->running);

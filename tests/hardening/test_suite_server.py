@@ -163,6 +163,25 @@ def fixture_child_returns(c):
                         "%s: %s evidence" % (label, fixture))
 
 
+@CASES("hardening_suite_helpers_live_until_after_all")
+def helpers_live(c):
+    """A helper process before_all started (a server its tests talk to)
+    is not killed as a test's leftover: every test of the suite talks to
+    it, at -j1 and -j2, after_all still finds it answering, and it is
+    gone once the run ended."""
+    for jobs in ("1", "2"):
+        status, tests = c.run("-j", jobs, "helper/*")
+        c.expect_eq(status, 0, "-j%s exit status" % jobs)
+        for name in ("first", "second", "third", "fourth"):
+            c.passed(tests, "helper/" + name)
+        c.expect_eq([line.split()[0] for line in c.lines("helper_after_all.txt")],
+                    ["helper-answers"], "-j%s after_all evidence" % jobs)
+        helpers = c.lines("helper_pid.txt")
+        c.require(len(helpers) == 1, "helpers started: %r" % helpers)
+        c.expect(c.wait_gone(int(helpers[0].split()[1])),
+                 "-j%s: the helper outlived the run" % jobs)
+
+
 def main():
     CASES.list_if_asked()
     parser = argparse.ArgumentParser()
