@@ -350,8 +350,19 @@ static int wait_fixture(struct tattle__scheduler *scheduler,
     *interrupted = 0;
     for (;;) {
         int result = tattle__fork_server_fixture_result(suite->server);
-        if (result != -EAGAIN)
+        if (result != -EAGAIN) {
+            /* The server wrote the fixture's output before it reported:
+             * all of it is in the pipes now, and none of it is the next
+             * test's. */
+            for (int stream = 0; stream < 2; stream++) {
+                if (!keep_output)
+                    drain_fixture_output(run, stream, false);
+                else
+                    while (read_output(run, stream))
+                        ;
+            }
             return result;
+        }
         struct pollfd fds[5] = {
             {tattle__fork_server_fd(suite->server), POLLIN, 0},
             {tattle__fork_server_pidfd(suite->server), POLLIN, 0},

@@ -182,6 +182,34 @@ def helpers_live(c):
                  "-j%s: the helper outlived the run" % jobs)
 
 
+@CASES("hardening_suite_helper_cannot_reach_descriptors")
+def helper_descriptors(c):
+    """A helper before_all started that writes garbage into every
+    descriptor it holds (once while before_all runs, once while another
+    suite's test prints at -j2) reaches nothing of the runner's: the
+    report, the console and every test's output are as without it, and
+    every test passes."""
+    status, tests = c.run("-j", "2", "leaky/trigger", "printer/prints",
+                          "leaky/later")
+    c.expect_eq(status, 0, "exit status (stderr %r)" % c.stderr[-800:])
+    for test_id in ("leaky/trigger", "printer/prints", "leaky/later"):
+        c.passed(tests, test_id)
+    expected = {
+        ("leaky/trigger", "stdout"): "leaky trigger output\nleaky trigger done\n",
+        ("printer/prints", "stdout"): "printer line 1\nprinter line 2\n",
+        ("printer/prints", "stderr"): "printer error line\n",
+        ("leaky/later", "stdout"): "leaky later output\n",
+    }
+    for (test_id, stream), text in expected.items():
+        if test_id in tests:
+            c.expect_eq(c.output(tests, test_id, stream), text,
+                        "%s %s" % (test_id, stream))
+    c.expect(GARBAGE not in c.stdout and GARBAGE not in c.stderr,
+             "garbage on the console: %r" % (c.stdout[-400:] + c.stderr[-400:]))
+    triggered = c.lines("leaky_trigger.txt")
+    c.expect(len(triggered) == 1, "the helper was triggered: %r" % triggered)
+
+
 def main():
     CASES.list_if_asked()
     parser = argparse.ArgumentParser()
