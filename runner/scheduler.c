@@ -95,6 +95,7 @@ struct suite_server {
      * processes: a server its tests talk to): not a test's leftovers,
      * they live until the suite server ends after after_all. */
     struct tattle__pid_list helpers;
+    long timeout_ms; /* the timeout of the test that started it */
 };
 
 struct tattle__scheduler {
@@ -115,7 +116,9 @@ struct tattle__scheduler {
     bool exhausted; /* `next` had nothing this round */
     struct suite_server *suites;
     size_t suite_count;
-    double timeout_multiplier; /* for the wait on a suite server's end */
+    double timeout_multiplier;      /* for the wait on a suite server's end */
+    unsigned late_fixture_failures; /* after_all failed after the last
+                                       test of its suite was reported */
 };
 
 static bool has_suite_fixture(const struct tattle_suite *suite)
@@ -457,14 +460,17 @@ static void start_suite_server(struct tattle__scheduler *scheduler,
         if (!idle->server || idle->running > 0)
             continue;
         char *failure = NULL;
-        end_suite_server(scheduler, idle, run, timeout_ms, &failure);
-        if (failure)
+        end_suite_server(scheduler, idle, run, idle->timeout_ms, &failure);
+        if (failure) {
             fprintf(stderr, "tattle: %s\n", failure);
+            scheduler->late_fixture_failures++;
+        }
         free(failure);
     }
     unsigned job = (unsigned)(run - scheduler->running);
     tattle__slot_reset(run->slot, SLOT_BYTES);
     suite->exited = false;
+    suite->timeout_ms = timeout_ms;
     int error = tattle__fork_server_start_suite(scheduler->server, job,
                                                 suite->suite, &suite->server);
     if (error != 0) {
@@ -875,8 +881,9 @@ static void check_suite_servers(struct tattle__scheduler *scheduler)
 }
 
 /* Ends the suite servers still running when the run is over: after_all
- * runs (in job slot 0) unless the run was stopped; the test its failure
- * belongs with was already reported, so it goes to stderr. */
+ * runs (in job slot 0, bounded by the timeout of the test that started
+ * the suite) unless the run was stopped; the test its failure belongs
+ * with was already reported, so it goes to stderr and fails the run. */
 static void end_suite_servers(struct tattle__scheduler *scheduler)
 {
     for (size_t i = 0; i < scheduler->suite_count; i++) {
@@ -889,9 +896,12 @@ static void end_suite_servers(struct tattle__scheduler *scheduler)
             continue;
         }
         char *failure = NULL;
-        end_suite_server(scheduler, suite, &scheduler->running[0], 0, &failure);
-        if (failure)
+        end_suite_server(scheduler, suite, &scheduler->running[0],
+                         suite->timeout_ms, &failure);
+        if (failure) {
             fprintf(stderr, "tattle: %s\n", failure);
+            scheduler->late_fixture_failures++;
+        }
         free(failure);
     }
 }
@@ -1301,6 +1311,12 @@ int tattle__scheduler_run(struct tattle__scheduler *scheduler,
     scheduler->signal_fd = -1;
     sigprocmask(SIG_SETMASK, &scheduler->old_mask, NULL);
     return result;
+}
+
+unsigned tattle__scheduler_late_fixture_failures(
+    const struct tattle__scheduler *scheduler)
+{
+    return scheduler->late_fixture_failures;
 }
 
 void tattle__scheduler_destroy(struct tattle__scheduler *scheduler)

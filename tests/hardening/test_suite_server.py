@@ -210,6 +210,24 @@ def helper_descriptors(c):
     c.expect(len(triggered) == 1, "the helper was triggered: %r" % triggered)
 
 
+@CASES("hardening_suite_end_of_run_after_all_times_out")
+def end_of_run_after_all(c):
+    """An after_all that hangs when it runs at the end of the run (with
+    --retry a passed test's suite is kept for a retry that never comes)
+    is stopped at the suite's timeout and reported as such on stderr, and
+    the run fails."""
+    status, tests = c.run("--retry", "1", "hang/*", timeout_ms=500)
+    c.expect(c.elapsed < 6 * WAIT_MS / 1000, "the run took %.1f s" % c.elapsed)
+    c.passed(tests, "hang/passes")
+    c.expect_eq(len(c.lines("hang_tests.txt")), 1, "test runs")
+    c.expect_eq(len(c.lines("hang_after_all.txt")), 1, "after_all runs")
+    stderr = c.stderr.decode("utf-8", "replace")
+    c.expect("after_all of suite 'hang' failed" in stderr and
+             "did not finish within 500 ms" in stderr,
+             "stderr does not report the hang: %r" % stderr[-800:])
+    c.expect(status != 0, "exit status is 0 after a hung after_all")
+
+
 def main():
     CASES.list_if_asked()
     parser = argparse.ArgumentParser()
