@@ -600,6 +600,8 @@ static void spawn(struct server_state *state, const struct message *request,
                 .test = request->test,
                 .suite = request->suite,
                 .slot = slot,
+                /* A suite server keeps the slots out of its own reach. */
+                .slot_bytes = state->suite ? config->slot_bytes : 0,
                 .stdin_fd = state->null_fd,
                 .stdout_fd = state->stdout_fds[job],
                 .stderr_fd = state->stderr_fds[job],
@@ -789,14 +791,32 @@ static void forward_fixture_output(struct server_state *state, unsigned job)
     empty_fixture_output(state);
 }
 
+/* Every job's slot out of reach of the suite server's own code (what
+ * before_all left running: threads), and out of what it forks; `open_job`
+ * (or none, when it is the job count) is the fixture's own, which it and
+ * the processes it forks record into. Test processes get theirs back
+ * (tattle__child_main). */
+static void protect_slots(const struct server_state *state, unsigned open_job)
+{
+    const struct tattle__fork_server_config *config = state->config;
+    for (unsigned j = 0; j < config->jobs; j++) {
+        bool open = j == open_job;
+        madvise(config->slots[j], config->slot_bytes,
+                open ? MADV_DOFORK : MADV_DONTFORK);
+        mprotect(config->slots[j], config->slot_bytes,
+                 open ? PROT_READ | PROT_WRITE : PROT_NONE);
+    }
+}
+
 /* Runs a suite's before_all or after_all in this suite server with job
  * `job`'s slot and output pipes, as a test would run, with the signal
- * state a test gets. Returns whether it finished without a failure.
- * Outside fixtures the server's stdout and stderr are its fixture output
- * file, not the runner's. */
+ * state a test gets and only its own slot in reach. Returns whether it
+ * finished without a failure. Outside fixtures the server's stdout and
+ * stderr are its fixture output file, not the runner's. */
 static bool run_suite_fixture(struct server_state *state, unsigned job,
                               void (*fn)(void), enum tattle__phase phase)
 {
+    protect_slots(state, job);
     if (!fn)
         return true;
     struct tattle__slot *slot = state->config->slots[job];
@@ -867,9 +887,7 @@ static TATTLE__NORETURN void suite_server_main(struct server_state *state,
     bool ready =
         run_suite_fixture(state, request->job, state->suite->options.before_all,
                           TATTLE__PHASE_SETUP);
-    for (unsigned j = 0; j < state->config->jobs; j++)
-        madvise(state->config->slots[j], state->config->slot_bytes,
-                MADV_DONTFORK);
+    protect_slots(state, state->config->jobs);
     struct message done = {.type = MESSAGE_FIXTURE_DONE,
                            .job = request->job,
                            .pid = state->pid,
@@ -938,8 +956,6 @@ static TATTLE__NORETURN void end_suite_server(struct server_state *state,
 {
     if (!state->suite || request->job >= state->config->jobs)
         shut_down(state);
-    madvise(state->config->slots[request->job], state->config->slot_bytes,
-            MADV_DOFORK); /* a process after_all forks reports too */
     bool passed =
         run_suite_fixture(state, request->job, state->suite->options.after_all,
                           TATTLE__PHASE_TEARDOWN);

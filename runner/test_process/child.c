@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -269,6 +270,8 @@ void tattle__child_main(const struct tattle__child_start *start)
 {
     /* Every call here is a cost paid per test: what can be set once was
      * set in the fork server and is inherited. */
+    if (start->slot_bytes > 0)
+        mprotect(start->slot, start->slot_bytes, PROT_READ | PROT_WRITE);
     if (start->cgroup_procs_fd >= 0 &&
         write(start->cgroup_procs_fd, "0", 1) != 1)
         _exit(3);

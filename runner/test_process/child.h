@@ -32,6 +32,8 @@ struct tattle__child_start {
     const struct tattle_test *test;
     const struct tattle_suite *suite;
     struct tattle__slot *slot;
+    size_t slot_bytes; /* > 0: the slot is made writable first (a suite
+                          server keeps it out of its own reach) */
     int stdin_fd, stdout_fd, stderr_fd;
     int arena_fd; /* the trace arena's memfd, or -1 */
     uint64_t arena_size;

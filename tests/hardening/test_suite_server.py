@@ -210,6 +210,26 @@ def helper_descriptors(c):
     c.expect(len(triggered) == 1, "the helper was triggered: %r" % triggered)
 
 
+@CASES("hardening_suite_before_all_cannot_reach_other_slots")
+def before_all_slots(c):
+    """A before_all that writes 0xff over every writable shared mapping it
+    finds while another suite's test runs at -j2 cannot change that
+    test's result: the victim keeps exactly its own failure and output."""
+    status, tests = c.run("-j", "2", "victim/recorded", "scribble/first")
+    c.expect_eq(status, 1, "exit status")
+    c.require("victim/recorded" in tests, "victim/recorded is not in the report")
+    victim = tests["victim/recorded"]
+    c.expect_eq(victim["state"], "failed", "the victim's state")
+    messages = [(f["kind"], f.get("message")) for f in victim["failures"]]
+    c.expect_eq(messages, [("assertion", "the victim's own failure")],
+                "the victim's failures")
+    c.expect_eq(c.output(tests, "victim/recorded", "stdout"), "victim output\n",
+                "the victim's stdout")
+    c.expect(c.lines("scribbled.txt") and
+             c.lines("scribbled.txt")[0].startswith("shared mappings written"),
+             "before_all did not scribble: %r" % c.lines("scribbled.txt"))
+
+
 @CASES("hardening_suite_end_of_run_after_all_times_out")
 def end_of_run_after_all(c):
     """An after_all that hangs when it runs at the end of the run (with
