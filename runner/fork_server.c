@@ -29,6 +29,7 @@
 #include <fcntl.h>
 #include <linux/sched.h>
 #include <poll.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -405,8 +406,11 @@ struct server_state {
     int signal_fd;
     int null_fd;
     int *stdout_fds, *stderr_fds;
-    int first_own_fd; /* the server's descriptors start here */
-    pid_t *running;   /* per job: the test's pid, or 0 */
+    int first_own_fd;   /* the server's descriptors start here */
+    pid_t *running;     /* per job: the test's pid, or 0 */
+    int fixture_output; /* in a suite server: where its own stdout and
+                           stderr go outside fixtures, and those of the
+                           processes a fixture forks (a memfd), or -1 */
     pid_t pid;
     const struct tattle_suite *suite; /* in a suite server: its suite */
     pid_t *suite_servers;             /* in the fork server: its suite
@@ -565,6 +569,16 @@ static pid_t fork_into_job(struct server_state *state, unsigned job,
     return pid < 0 ? -errno : pid;
 }
 
+/* Empties a suite server's fixture output file (what is in it was
+ * forwarded, or has no home). */
+static void empty_fixture_output(const struct server_state *state)
+{
+    if (state->fixture_output < 0)
+        return;
+    int emptied = ftruncate(state->fixture_output, 0);
+    (void)emptied;
+}
+
 static void spawn(struct server_state *state, const struct message *request,
                   int arena_fd)
 {
@@ -576,6 +590,9 @@ static void spawn(struct server_state *state, const struct message *request,
     } else {
         struct tattle__slot *slot = config->slots[job];
         madvise(slot, config->slot_bytes, MADV_DOFORK);
+        /* What before_all's helpers printed since has no home: dropped,
+         * so it cannot grow without bound. */
+        empty_fixture_output(state);
         bool joined;
         pid_t pid = fork_into_job(state, job, &joined);
         if (pid == 0) {
@@ -583,6 +600,8 @@ static void spawn(struct server_state *state, const struct message *request,
                 .test = request->test,
                 .suite = request->suite,
                 .slot = slot,
+                /* A suite server keeps the slots out of its own reach. */
+                .slot_bytes = state->suite ? config->slot_bytes : 0,
                 .stdin_fd = state->null_fd,
                 .stdout_fd = state->stdout_fds[job],
                 .stderr_fd = state->stderr_fds[job],
@@ -664,29 +683,163 @@ static TATTLE__NORETURN void shut_down(struct server_state *state)
 
 static TATTLE__NORETURN void serve(struct server_state *state);
 
+/* The signal state of the server that a fixture's run changes: the mask
+ * (SIGCHLD blocked, read through the signalfd), the ignored signals, and
+ * SIGCHLD's disposition (a fixture that ignores SIGCHLD would have the
+ * kernel reap the tests before the server sees how they ended). */
+struct server_signals {
+    sigset_t mask;
+    struct sigaction child_action;
+};
+
+/* A fixture runs with the signal state a test body gets: the program's
+ * mask and dispositions, SIGCHLD delivered. */
+static void give_test_signals(const struct server_state *state,
+                              struct server_signals *saved)
+{
+    sigaction(SIGCHLD, NULL, &saved->child_action);
+    for (int i = 0; i < IGNORED_COUNT; i++)
+        sigaction(ignored_signals[i], &state->test_actions[i], NULL);
+    sigprocmask(SIG_SETMASK, &state->test_mask, &saved->mask);
+}
+
+/* Back to the server's own signal state after a fixture. */
+static void take_server_signals(const struct server_signals *saved)
+{
+    sigprocmask(SIG_SETMASK, &saved->mask, NULL);
+    struct sigaction ignore = {.sa_handler = SIG_IGN};
+    sigemptyset(&ignore.sa_mask);
+    for (int i = 0; i < IGNORED_COUNT; i++)
+        sigaction(ignored_signals[i], &ignore, NULL);
+    sigaction(SIGCHLD, &saved->child_action, NULL);
+}
+
+/* What a process a fixture forks (fork(), not exec) must not keep of the
+ * suite server: its descriptors (the runner's channel, every job's output
+ * pipes, the cgroups), closed by the pthread_atfork child handler while a
+ * fixture runs; its stdout and stderr become the fixture's output file,
+ * whose content goes to the fixture's job when the fixture returns. */
+static struct {
+    bool active;
+    int output;
+    int *fds;
+    size_t count;
+} fixture_fork = {.output = -1};
+
+static void fixture_child_after_fork(void)
+{
+    if (!fixture_fork.active)
+        return;
+    fixture_fork.active = false;
+    dup2(fixture_fork.output, STDOUT_FILENO);
+    dup2(fixture_fork.output, STDERR_FILENO);
+    for (size_t i = 0; i < fixture_fork.count; i++)
+        close(fixture_fork.fds[i]);
+}
+
+/* Lists the server's own descriptors for the fork handler. */
+static void list_server_descriptors(const struct server_state *state)
+{
+    size_t room =
+        8 + 2 * (size_t)state->config->jobs + 3 * (size_t)state->cgroups.jobs;
+    fixture_fork.fds =
+        tattle__realloc(fixture_fork.fds, room * sizeof *fixture_fork.fds);
+    size_t count = 0;
+    int singles[] = {state->channel, state->signal_fd, state->null_fd,
+                     state->fixture_output};
+    for (size_t i = 0; i < sizeof singles / sizeof *singles; i++)
+        if (singles[i] >= 0)
+            fixture_fork.fds[count++] = singles[i];
+    for (unsigned j = 0; j < state->config->jobs; j++) {
+        fixture_fork.fds[count++] = state->stdout_fds[j];
+        fixture_fork.fds[count++] = state->stderr_fds[j];
+    }
+    const struct tattle__job_cgroups *cgroups = &state->cgroups;
+    for (unsigned j = 0; cgroups->run_path && j < cgroups->jobs; j++) {
+        fixture_fork.fds[count++] = cgroups->directories[j];
+        fixture_fork.fds[count++] = cgroups->procs[j];
+        fixture_fork.fds[count++] = cgroups->events[j];
+    }
+    fixture_fork.count = count;
+    fixture_fork.output = state->fixture_output;
+}
+
+/* Moves what the fixture's processes wrote to its output file into the
+ * job's stdout pipe (the runner drains it while it waits), then empties
+ * the file. */
+static void forward_fixture_output(struct server_state *state, unsigned job)
+{
+    if (state->fixture_output < 0)
+        return;
+    char buffer[16384];
+    off_t at = 0;
+    for (;;) {
+        ssize_t got = pread(state->fixture_output, buffer, sizeof buffer, at);
+        if (got <= 0)
+            break;
+        at += got;
+        for (ssize_t written = 0; written < got;) {
+            ssize_t n = write(state->stdout_fds[job], buffer + written,
+                              (size_t)(got - written));
+            if (n < 0 && errno == EINTR)
+                continue;
+            if (n <= 0)
+                break;
+            written += n;
+        }
+    }
+    empty_fixture_output(state);
+}
+
+/* Every job's slot out of reach of the suite server's own code (what
+ * before_all left running: threads), and out of what it forks; `open_job`
+ * (or none, when it is the job count) is the fixture's own, which it and
+ * the processes it forks record into. Test processes get theirs back
+ * (tattle__child_main). */
+static void protect_slots(const struct server_state *state, unsigned open_job)
+{
+    const struct tattle__fork_server_config *config = state->config;
+    for (unsigned j = 0; j < config->jobs; j++) {
+        bool open = j == open_job;
+        madvise(config->slots[j], config->slot_bytes,
+                open ? MADV_DOFORK : MADV_DONTFORK);
+        mprotect(config->slots[j], config->slot_bytes,
+                 open ? PROT_READ | PROT_WRITE : PROT_NONE);
+    }
+}
+
 /* Runs a suite's before_all or after_all in this suite server with job
- * `job`'s slot and output pipes, as a test would run. Returns whether it
- * finished without a failure. */
+ * `job`'s slot and output pipes, as a test would run, with the signal
+ * state a test gets and only its own slot in reach. Returns whether it
+ * finished without a failure. Outside fixtures the server's stdout and
+ * stderr are its fixture output file, not the runner's. */
 static bool run_suite_fixture(struct server_state *state, unsigned job,
                               void (*fn)(void), enum tattle__phase phase)
 {
+    protect_slots(state, job);
     if (!fn)
         return true;
     struct tattle__slot *slot = state->config->slots[job];
-    int saved[2] = {fcntl(STDOUT_FILENO, F_DUPFD_CLOEXEC, state->first_own_fd),
-                    fcntl(STDERR_FILENO, F_DUPFD_CLOEXEC, state->first_own_fd)};
     fflush(NULL);
+    empty_fixture_output(state);
     dup2(state->stdout_fds[job], STDOUT_FILENO);
     dup2(state->stderr_fds[job], STDERR_FILENO);
     tattle__crash_set_slot(slot);
+    struct server_signals server_signals;
+    give_test_signals(state, &server_signals);
+    list_server_descriptors(state);
+    fixture_fork.active = true;
     bool passed = tattle__child_run_suite_fixture(fn, phase, slot);
+    if (getpid() != state->pid)
+        _exit(0); /* a child the fixture forked returned from it */
+    fixture_fork.active = false;
+    take_server_signals(&server_signals);
     tattle__crash_set_slot(NULL);
     fflush(NULL);
-    for (int stream = 0; stream < 2; stream++) {
-        if (saved[stream] < 0)
-            continue;
-        dup2(saved[stream], stream + 1);
-        close(saved[stream]);
+    forward_fixture_output(state, job);
+    if (state->fixture_output >= 0) {
+        dup2(state->fixture_output, STDOUT_FILENO);
+        dup2(state->fixture_output, STDERR_FILENO);
     }
     return passed;
 }
@@ -727,12 +880,14 @@ static TATTLE__NORETURN void suite_server_main(struct server_state *state,
     if (getppid() != parent)
         _exit(3);
     dup2(state->null_fd, STDIN_FILENO);
+    int output = memfd_create("tattle-fixture-output", MFD_CLOEXEC);
+    if (output >= 0)
+        fcntl(output, F_SETFL, O_APPEND);
+    state->fixture_output = move_descriptor(output, state->first_own_fd);
     bool ready =
         run_suite_fixture(state, request->job, state->suite->options.before_all,
                           TATTLE__PHASE_SETUP);
-    for (unsigned j = 0; j < state->config->jobs; j++)
-        madvise(state->config->slots[j], state->config->slot_bytes,
-                MADV_DONTFORK);
+    protect_slots(state, state->config->jobs);
     struct message done = {.type = MESSAGE_FIXTURE_DONE,
                            .job = request->job,
                            .pid = state->pid,
@@ -801,8 +956,6 @@ static TATTLE__NORETURN void end_suite_server(struct server_state *state,
 {
     if (!state->suite || request->job >= state->config->jobs)
         shut_down(state);
-    madvise(state->config->slots[request->job], state->config->slot_bytes,
-            MADV_DOFORK); /* a process after_all forks reports too */
     bool passed =
         run_suite_fixture(state, request->job, state->suite->options.after_all,
                           TATTLE__PHASE_TEARDOWN);
@@ -858,8 +1011,10 @@ static TATTLE__NORETURN void serve(struct server_state *state)
 static TATTLE__NORETURN void
 server_main(const struct tattle__fork_server_config *config, int channel)
 {
-    struct server_state state = {
-        .config = config, .channel = channel, .pid = getpid()};
+    struct server_state state = {.config = config,
+                                 .channel = channel,
+                                 .fixture_output = -1,
+                                 .pid = getpid()};
     /* The runner may close its copies; the server works on its own. */
     state.cgroups = *config->cgroups;
     if (config->cgroups->run_path) {
@@ -906,6 +1061,7 @@ server_main(const struct tattle__fork_server_config *config, int channel)
     prctl(PR_SET_CHILD_SUBREAPER, 1);
     gather_descriptors(&state);
     prepare_raw_clone(&state);
+    pthread_atfork(NULL, NULL, fixture_child_after_fork);
 
     /* Test processes inherit these: no core files from crashing tests, an
      * unbuffered stdout (nothing a test printed is lost when it dies), the

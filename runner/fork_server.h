@@ -28,7 +28,11 @@
  * suite is its child and starts from a copy-on-write image of the state
  * before_all left. When told the suite is done it runs after_all and ends,
  * killing whatever its tests left. It is a subreaper and dies with the
- * fork server; the fork server tells the runner how it ended.
+ * fork server; the fork server tells the runner how it ended. A fixture
+ * runs there as a test body would: with the program's signal state, only
+ * its own job's slot in reach (the suite server keeps the others
+ * PROT_NONE), and what it forks keeps none of the server's descriptors;
+ * processes it starts live until the server ends.
  */
 #ifndef TATTLE_RUNNER_FORK_SERVER_H
 #define TATTLE_RUNNER_FORK_SERVER_H

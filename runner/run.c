@@ -208,6 +208,9 @@ static int run_tests(struct run_state *state, int argc, char **argv)
     int status = scheduled != 0                           ? 3
                  : summary->failed + summary->invalid > 0 ? 1
                                                           : 0;
+    if (status == 0 &&
+        tattle__scheduler_late_fixture_failures(state->scheduler) > 0)
+        status = 1; /* an after_all failed after its tests were reported */
     status = tattle__environment_exit_status(summary, status);
     if (!tattle__fanout_end(&state->fanout, summary, state->program))
         status = 3;

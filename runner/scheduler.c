@@ -91,6 +91,11 @@ struct suite_server {
     int exit_status;
     char *failure;    /* non-NULL: its tests fail with this error */
     unsigned running; /* its tests running now */
+    /* The server and what before_all left running in it (helper
+     * processes: a server its tests talk to): not a test's leftovers,
+     * they live until the suite server ends after after_all. */
+    struct tattle__pid_list helpers;
+    long timeout_ms; /* the timeout of the test that started it */
 };
 
 struct tattle__scheduler {
@@ -111,7 +116,9 @@ struct tattle__scheduler {
     bool exhausted; /* `next` had nothing this round */
     struct suite_server *suites;
     size_t suite_count;
-    double timeout_multiplier; /* for the wait on a suite server's end */
+    double timeout_multiplier;      /* for the wait on a suite server's end */
+    unsigned late_fixture_failures; /* after_all failed after the last
+                                       test of its suite was reported */
 };
 
 static bool has_suite_fixture(const struct tattle_suite *suite)
@@ -125,7 +132,9 @@ static bool belongs_to_running_test(const struct tattle__scheduler *scheduler,
                                     pid_t pid)
 {
     for (size_t i = 0; i < scheduler->suite_count; i++)
-        if (scheduler->suites[i].server && scheduler->suites[i].pid == pid)
+        if (scheduler->suites[i].server &&
+            (scheduler->suites[i].pid == pid ||
+             tattle__pid_list_has(&scheduler->suites[i].helpers, pid)))
             return true;
     pid_t group = getpgid(pid);
     for (unsigned i = 0; i < scheduler->job_count; i++) {
@@ -344,8 +353,19 @@ static int wait_fixture(struct tattle__scheduler *scheduler,
     *interrupted = 0;
     for (;;) {
         int result = tattle__fork_server_fixture_result(suite->server);
-        if (result != -EAGAIN)
+        if (result != -EAGAIN) {
+            /* The server wrote the fixture's output before it reported:
+             * all of it is in the pipes now, and none of it is the next
+             * test's. */
+            for (int stream = 0; stream < 2; stream++) {
+                if (!keep_output)
+                    drain_fixture_output(run, stream, false);
+                else
+                    while (read_output(run, stream))
+                        ;
+            }
             return result;
+        }
         struct pollfd fds[5] = {
             {tattle__fork_server_fd(suite->server), POLLIN, 0},
             {tattle__fork_server_pidfd(suite->server), POLLIN, 0},
@@ -391,6 +411,7 @@ static void forget_suite_server(struct tattle__scheduler *scheduler,
     suite_server_status(scheduler, suite);
     tattle__fork_server_stop(suite->server);
     suite->server = NULL;
+    tattle__pid_list_release(&suite->helpers);
     for (unsigned i = 0; i < scheduler->job_count; i++)
         if (scheduler->running[i].server &&
             scheduler->running[i].suite == (int)(suite - scheduler->suites))
@@ -439,14 +460,17 @@ static void start_suite_server(struct tattle__scheduler *scheduler,
         if (!idle->server || idle->running > 0)
             continue;
         char *failure = NULL;
-        end_suite_server(scheduler, idle, run, timeout_ms, &failure);
-        if (failure)
+        end_suite_server(scheduler, idle, run, idle->timeout_ms, &failure);
+        if (failure) {
             fprintf(stderr, "tattle: %s\n", failure);
+            scheduler->late_fixture_failures++;
+        }
         free(failure);
     }
     unsigned job = (unsigned)(run - scheduler->running);
     tattle__slot_reset(run->slot, SLOT_BYTES);
     suite->exited = false;
+    suite->timeout_ms = timeout_ms;
     int error = tattle__fork_server_start_suite(scheduler->server, job,
                                                 suite->suite, &suite->server);
     if (error != 0) {
@@ -463,8 +487,12 @@ static void start_suite_server(struct tattle__scheduler *scheduler,
     int interrupted;
     int result = wait_fixture(scheduler, suite, run, timeout_ms, true,
                               &timed_out, &interrupted);
-    if (result == 0)
+    if (result == 0) {
+        /* Nothing of the suite's tests runs yet: every process below the
+         * server is before_all's. */
+        tattle__process_tree_list(suite->pid, &suite->helpers);
         return;
+    }
     if (interrupted)
         scheduler->stopping = interrupted;
     forget_suite_server(scheduler, suite);
@@ -853,8 +881,9 @@ static void check_suite_servers(struct tattle__scheduler *scheduler)
 }
 
 /* Ends the suite servers still running when the run is over: after_all
- * runs (in job slot 0) unless the run was stopped; the test its failure
- * belongs with was already reported, so it goes to stderr. */
+ * runs (in job slot 0, bounded by the timeout of the test that started
+ * the suite) unless the run was stopped; the test its failure belongs
+ * with was already reported, so it goes to stderr and fails the run. */
 static void end_suite_servers(struct tattle__scheduler *scheduler)
 {
     for (size_t i = 0; i < scheduler->suite_count; i++) {
@@ -867,9 +896,12 @@ static void end_suite_servers(struct tattle__scheduler *scheduler)
             continue;
         }
         char *failure = NULL;
-        end_suite_server(scheduler, suite, &scheduler->running[0], 0, &failure);
-        if (failure)
+        end_suite_server(scheduler, suite, &scheduler->running[0],
+                         suite->timeout_ms, &failure);
+        if (failure) {
             fprintf(stderr, "tattle: %s\n", failure);
+            scheduler->late_fixture_failures++;
+        }
         free(failure);
     }
 }
@@ -1281,6 +1313,12 @@ int tattle__scheduler_run(struct tattle__scheduler *scheduler,
     return result;
 }
 
+unsigned tattle__scheduler_late_fixture_failures(
+    const struct tattle__scheduler *scheduler)
+{
+    return scheduler->late_fixture_failures;
+}
+
 void tattle__scheduler_destroy(struct tattle__scheduler *scheduler)
 {
     if (!scheduler)
@@ -1320,6 +1358,7 @@ void tattle__scheduler_destroy(struct tattle__scheduler *scheduler)
         if (scheduler->suites[i].server)
             tattle__fork_server_stop(scheduler->suites[i].server);
         free(scheduler->suites[i].failure);
+        tattle__pid_list_release(&scheduler->suites[i].helpers);
     }
     free(scheduler->suites);
     free(scheduler->running);

@@ -112,6 +112,13 @@ int tattle__scheduler_create(struct tattle__scheduler **out,
 int tattle__scheduler_run(struct tattle__scheduler *scheduler,
                           const struct tattle__schedule_callbacks *callbacks);
 
+/** How many suites' after_all failed (or hung) when it ran after the
+ * last of its suite's tests had been reported (at the end of the run, or
+ * to make room for another suite server): each was described on stderr,
+ * and the run fails with it. */
+unsigned tattle__scheduler_late_fixture_failures(
+    const struct tattle__scheduler *scheduler);
+
 /** Stops the fork server and frees everything. */
 void tattle__scheduler_destroy(struct tattle__scheduler *scheduler);
 

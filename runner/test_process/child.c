@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -233,6 +234,12 @@ bool tattle__child_run_suite_fixture(void (*fn)(void), enum tattle__phase phase,
     test_process = getpid();
     on_exit_count = 0;
     bool completed = run_phase(phase, body_call(fn));
+    /* A process the fixture forked that returned from it must not go on
+     * as the process the fixture ran in (a second suite server, or with
+     * --no-fork a second runner): it ends here, before it touches the
+     * slot. */
+    if (getpid() != test_process)
+        _exit(0);
     atomic_store(&slot->phase, TATTLE__PHASE_DONE);
     current_slot = NULL;
     return completed && atomic_load(&slot->reserved) == 0 &&
@@ -263,6 +270,8 @@ void tattle__child_main(const struct tattle__child_start *start)
 {
     /* Every call here is a cost paid per test: what can be set once was
      * set in the fork server and is inherited. */
+    if (start->slot_bytes > 0)
+        mprotect(start->slot, start->slot_bytes, PROT_READ | PROT_WRITE);
     if (start->cgroup_procs_fd >= 0 &&
         write(start->cgroup_procs_fd, "0", 1) != 1)
         _exit(3);

@@ -32,6 +32,8 @@ struct tattle__child_start {
     const struct tattle_test *test;
     const struct tattle_suite *suite;
     struct tattle__slot *slot;
+    size_t slot_bytes; /* > 0: the slot is made writable first (a suite
+                          server keeps it out of its own reach) */
     int stdin_fd, stdout_fd, stderr_fd;
     int arena_fd; /* the trace arena's memfd, or -1 */
     uint64_t arena_size;
@@ -63,7 +65,8 @@ void tattle__child_run(const struct tattle_test *test,
 
 /** Runs a suite's before_all or after_all (`phase`: setup or teardown) in
  * the calling process, recording into `slot`. Returns whether it finished
- * without a failure recorded. */
+ * without a failure recorded. A process the fixture forked that returns
+ * from it ends (_exit(0)) instead of returning. */
 bool tattle__child_run_suite_fixture(void (*fn)(void), enum tattle__phase phase,
                                      struct tattle__slot *slot);
 
