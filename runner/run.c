@@ -146,7 +146,8 @@ static int start_scheduler(struct run_state *state)
         .stdout_carries_report = tattle__fanout_takes_stdout(options),
         .original_sigpipe = state->original_sigpipe,
         .program_fds = state->program_fds,
-        .program_fd_count = state->program_fd_count};
+        .program_fd_count = state->program_fd_count,
+        .timeout_multiplier = state->environment.timeout_multiplier};
     int rc = tattle__scheduler_create(&state->scheduler, &schedule);
     if (rc != 0)
         fprintf(stderr,

@@ -51,8 +51,22 @@ enum {
     STACKS_PROCESSES = 64 /* processes of one test whose stacks are taken */
 };
 
-/* What taking the stacks of a timed-out test may cost at most. */
+/* What taking the stacks of a timed-out test may cost at most, times
+ * TATTLE_TIMEOUT_MULTIPLIER. A runner built with a sanitizer unwinds many
+ * times slower (every allocation of libdw's goes through the sanitizer's
+ * allocator), so its own budget is larger. */
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define TATTLE__SANITIZED_RUNNER 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
+#define TATTLE__SANITIZED_RUNNER 1
+#endif
+#endif
+#ifdef TATTLE__SANITIZED_RUNNER
+static const unsigned long stacks_budget_us = 8000 * 1000;
+#else
 static const unsigned long stacks_budget_us = 1000 * 1000;
+#endif
 
 /* The signals that end a run early, like SIGTERM. */
 static const int stop_signals[] = {SIGINT,  SIGTERM, SIGHUP,
@@ -116,7 +130,7 @@ struct tattle__scheduler {
     bool exhausted; /* `next` had nothing this round */
     struct suite_server *suites;
     size_t suite_count;
-    double timeout_multiplier;      /* for the wait on a suite server's end */
+    double timeout_multiplier;      /* scales stacks_budget_us */
     unsigned late_fixture_failures; /* after_all failed after the last
                                        test of its suite was reported */
 };
@@ -685,7 +699,9 @@ static void take_stacks(struct tattle__scheduler *scheduler,
     tattle__stacks_take(processes.items,
                         processes.count < STACKS_PROCESSES ? processes.count
                                                            : STACKS_PROCESSES,
-                        stacks_budget_us, &run->stacks);
+                        (unsigned long)((double)stacks_budget_us *
+                                        scheduler->timeout_multiplier),
+                        &run->stacks);
     tattle__pid_list_release(&processes);
 }
 
@@ -1203,6 +1219,8 @@ int tattle__scheduler_create(struct tattle__scheduler **out,
     scheduler->config = *config;
     scheduler->signal_fd = -1;
     scheduler->job_count = config->no_fork ? 1 : config->jobs;
+    scheduler->timeout_multiplier =
+        config->timeout_multiplier > 0 ? config->timeout_multiplier : 1.0;
     unsigned jobs = scheduler->job_count;
     scheduler->running = tattle__calloc(jobs, sizeof *scheduler->running);
     scheduler->write_fds =

@@ -96,6 +96,8 @@ struct tattle__schedule_config {
     struct sigaction original_sigpipe; /* what tests get back */
     const int *program_fds; /* open before the run began: tests keep them */
     size_t program_fd_count;
+    double timeout_multiplier; /* TATTLE_TIMEOUT_MULTIPLIER: scales the
+                                  time taking a timeout's stacks may cost */
 };
 
 struct tattle__scheduler;

@@ -27,7 +27,7 @@ import validate_json  # noqa: E402
 FIXTURE_SOURCE = os.path.join(SOURCE_DIR, "tests", "stacks",
                               "fixture_stacks.c")
 
-RUNNER_VARIABLES = ("TATTLE_TIMEOUT_MULTIPLIER", "TATTLE_CONFIG", "NO_COLOR")
+RUNNER_VARIABLES = ("TATTLE_CONFIG", "NO_COLOR")
 
 # What a thread waiting for a mutex shows at its top, by C library.
 LOCK_WAITS = ("pthread_mutex_lock", "__lll_lock_wait", "futex")
@@ -48,15 +48,15 @@ class Case(driver.Checks):
         super().__init__("tattle-stacks-")
         self.options = options
 
-    def run(self, args, extra=(), scaled=False):
-        """Runs the fixture; with `scaled`, its timeouts are scaled by
-        TATTLE_TIMEOUT_MULTIPLIER as the sanitizer builds set it."""
+    def run(self, args, extra=()):
+        """Runs the fixture. TATTLE_TIMEOUT_MULTIPLIER, as the sanitizer
+        builds set it, scales the tests' timeouts and what taking their
+        stacks may cost: both run many times slower there."""
         cwd = self.new_dir()
         argv = [self.options.fixture, "--color=never", "--json",
                 "report.json"] + list(extra) + list(args)
         env = {k: v for k, v in os.environ.items()
-               if k not in RUNNER_VARIABLES or
-               (scaled and k == "TATTLE_TIMEOUT_MULTIPLIER")}
+               if k not in RUNNER_VARIABLES}
         process = subprocess.run(argv, cwd=cwd, env=env,
                                  stdout=subprocess.PIPE,
                                  stderr=subprocess.PIPE,
@@ -155,8 +155,7 @@ def many_threads(c):
     # All 300 threads must have started before the timeout: under a
     # sanitizer on a loaded machine that takes longer than the fixture's
     # 1000 ms, which the build's multiplier scales.
-    process, report, _ = c.run(["hostile/more_threads_than_shown"],
-                               scaled=True)
+    process, report, _ = c.run(["hostile/more_threads_than_shown"])
     failure = c.timeout_failure(report, "hostile/more_threads_than_shown")
     c.expect_eq(len(failure["stacks"]), 256, "threads shown")
     # Under a sanitizer on a loaded machine the time bound may come first;

@@ -14,6 +14,7 @@ every check of the case held, 1 otherwise (each failed check printed).
 """
 import argparse
 import json
+import math
 import os
 import re
 import shutil
@@ -589,11 +590,12 @@ def case_console(args):
 
 # ---- the examples --------------------------------------------------------------
 
-def example_run(args, test_id, status=1):
+def example_run(args, test_id, status=1, multiplier=1):
     if not check(args.examples, "tattle_examples is built"):
         return None
     out = new_dir()
-    run = Run(args.examples, test_id, cwd=out, expect_status=status)
+    run = Run(args.examples, test_id, cwd=out, expect_status=status,
+              multiplier=multiplier)
     test = run.test(test_id)
     check(test.get("state") == "failed", "%s fails" % test_id)
     trace = test.get("trace")
@@ -657,12 +659,17 @@ def case_worker_crash(args):
 
 @CASES("trace_e2e_example_deadlock_snapshot_is_live", needs=("examples",))
 def case_deadlock(args):
-    test = example_run(args, "trace_demo/actors_deadlock_until_timeout")
+    # Bob's thread must have sent its hello before the timeout: the
+    # build's multiplier scales the example's 300 ms for slow builds.
+    multiplier = driver.wait_scale()
+    test = example_run(args, "trace_demo/actors_deadlock_until_timeout",
+                       multiplier=multiplier)
     if not test or test.get("trace") is None:
         return
     trace = test["trace"]
     failure = test["failures"][0]
-    check(failure["kind"] == "timeout" and failure["timeout_ms"] == 300,
+    check(failure["kind"] == "timeout" and
+          failure["timeout_ms"] == math.ceil(300 * multiplier),
           "a timeout failure: %s" % failure)
     boxes = {m["name"]: m for m in trace["mailboxes"]}
     check(set(boxes) == {"alice", "bob"}, "both mailboxes in the snapshot: %s" % list(boxes))
