@@ -30,5 +30,6 @@ list(APPEND TATTLE_SOURCES
   runner/plugin.c
   runner/run_queue.c
   runner/run.c
+  runner/gtest.c
   runner/command.c
 )
