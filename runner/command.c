@@ -42,6 +42,7 @@
 #include "results/model.h"
 #include "runner/gtest.h"
 #include "runner/options.h"
+#include "runner/tap_in.h"
 #include "runner/run.h"
 #include "runner/test_process/child.h"
 #include "runner/test_process/slot_write.h"
@@ -417,9 +418,12 @@ inner_info(const struct tattle_test_info *command,
     return &inner->info;
 }
 
-/* PROGRAM run -- COMMAND [ARGS...] --gtest_filter=Suite.Name */
-static char *inner_rerun(const struct tattle__gtest_test *test)
+/* PROGRAM run -- COMMAND [ARGS...] --gtest_filter=Suite.Name; a TAP
+ * program's tests cannot be picked: their rerun runs the command again. */
+static char *inner_rerun(const struct tattle__gtest_test *test, bool gtest)
 {
+    if (!gtest)
+        return tattle__strdup(wrapped.rerun);
     struct tattle__buffer text = {0};
     tattle__buffer_append_shell_quoted(&text, wrapped.program);
     tattle__buffer_append_string(&text, " run --");
@@ -455,14 +459,14 @@ static const char *ending_words(const struct tattle__result_record *record)
 static void build_inner(struct tattle__result_record *inner,
                         const struct tattle__result_record *command,
                         const struct tattle__gtest_test *test,
-                        const char *not_run_reason)
+                        const char *not_run_reason, bool gtest)
 {
     *inner = (struct tattle__result_record){0};
     struct tattle_result *result = &inner->result;
     result->test = inner_info(command->result.test, test);
     result->attempts = command->result.attempts;
     result->duration_us = test->duration_us;
-    result->rerun = inner_rerun(test);
+    result->rerun = inner_rerun(test, gtest);
     result->stdout_output = (struct tattle_output){.text = ""};
     result->stderr_output = (struct tattle_output){.text = ""};
     if (not_run_reason) {
@@ -501,10 +505,34 @@ size_t tattle__command_expand(struct tattle__result_record *record,
     struct tattle__gtest_tests tests;
     long running = -1;
     bool from_report = tattle__gtest_read_report(wrapped.report_path, &tests);
-    if (!from_report) {
-        const char *printed = record->result.stdout_output.text;
-        if (!tattle__gtest_printed_progress(printed))
+    bool gtest = true;
+    const char *printed = record->result.stdout_output.text;
+    long planned = -1;
+    if (!from_report && !tattle__gtest_printed_progress(printed)) {
+        /* TAP on stdout, read whole (a capture cut in the middle would
+         * lose test points). */
+        if (record->result.stdout_output.truncated ||
+            !tattle__tap_read(printed, wrapped.name, &tests, &planned))
             return 0;
+        gtest = false;
+        bool command_failed = tattle__result_failed(&record->result);
+        /* The test after the last point was running when the program
+         * failed; those after it never ran. */
+        for (long number = (long)tests.count + 1;
+             command_failed && number <= planned; number++) {
+            if (running < 0)
+                running = (long)tests.count;
+            tests.tests = tattle__realloc(tests.tests, (tests.count + 1) *
+                                                           sizeof *tests.tests);
+            struct tattle__buffer name = {0};
+            tattle__buffer_printf(&name, "%ld", number);
+            tests.tests[tests.count++] = (struct tattle__gtest_test){
+                .suite = tattle__strdup(wrapped.name),
+                .name = tattle__buffer_take(&name),
+                .state = TATTLE_STATE_PASSED,
+            };
+        }
+    } else if (!from_report) {
         char *listing = list_tests(record->result.test->timeout_ms);
         if (listing)
             tattle__gtest_add_listing(&tests, listing);
@@ -519,9 +547,9 @@ size_t tattle__command_expand(struct tattle__result_record *record,
     bool inner_failed = running >= 0;
     struct tattle__buffer not_run = {0};
     if (running >= 0)
-        tattle__buffer_printf(&not_run, "not run: the program %s in %s.%s",
+        tattle__buffer_printf(&not_run, "not run: the program %s in %s%s%s",
                               ending_words(record), tests.tests[running].suite,
-                              tests.tests[running].name);
+                              gtest ? "." : "/", tests.tests[running].name);
     else
         tattle__buffer_printf(&not_run, "not run: the program %s before it",
                               ending_words(record));
@@ -533,7 +561,7 @@ size_t tattle__command_expand(struct tattle__result_record *record,
         if ((long)i == running)
             continue; /* filled below, from the command's own record */
         bool reached = from_report || test->finished;
-        build_inner(inner, record, test, reached ? NULL : not_run.data);
+        build_inner(inner, record, test, reached ? NULL : not_run.data, gtest);
         if (inner->result.state == TATTLE_STATE_FAILED)
             inner_failed = true;
     }
@@ -545,7 +573,7 @@ size_t tattle__command_expand(struct tattle__result_record *record,
         free((char *)inner->result.rerun);
         inner->result.test =
             inner_info(record->result.test, &tests.tests[running]);
-        inner->result.rerun = inner_rerun(&tests.tests[running]);
+        inner->result.rerun = inner_rerun(&tests.tests[running], gtest);
         *record = (struct tattle__result_record){0};
     }
     tattle__buffer_release(&not_run);

@@ -31,5 +31,6 @@ list(APPEND TATTLE_SOURCES
   runner/run_queue.c
   runner/run.c
   runner/gtest.c
+  runner/tap_in.c
   runner/command.c
 )

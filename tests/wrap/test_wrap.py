@@ -476,6 +476,50 @@ def wraps_plain_program(c):
              % run.test["output"]["stdout"])
 
 
+TAP_PROGRAM = r"""
+printf 'TAP version 13\n1..4\n'
+printf 'ok 1 - adds\n'
+printf 'not ok 2 - subtracts\n  ---\n  message: "2 - 1 was 3"\n'
+printf '  file: calc.c\n  line: 12\n  ...\n'
+printf 'ok 3 - reaches the network # SKIP offline\n'
+printf 'not ok 4 - divides # TODO not written yet\n'
+exit 1
+"""
+
+
+@CASES("wrap_tap_one_result_per_test_point")
+def wraps_tap(c):
+    run = c.tattle_run(["sh", "-c", TAP_PROGRAM], tests=4)
+    c.expect_eq(run.process.returncode, 1, "exit status")
+    c.expect_eq(states(run), {"sh/adds": "passed", "sh/subtracts": "failed",
+                              "sh/reaches the network": "skipped",
+                              "sh/divides": "skipped"}, "states")
+    failures = run.tests["sh/subtracts"]["failures"]
+    c.expect_eq([(f["kind"], f["message"], f.get("file"), f.get("line"))
+                 for f in failures],
+                [("assertion", "2 - 1 was 3", "calc.c", 12)],
+                "the failure from the YAML diagnostics")
+    c.expect_eq(run.tests["sh/reaches the network"].get("skip_reason"),
+                "offline", "# SKIP reason")
+    c.expect_eq(run.tests["sh/divides"].get("skip_reason"),
+                "TODO: not written yet", "# TODO reason")
+
+
+@CASES("wrap_tap_crash_lands_on_the_next_test_point")
+def wraps_tap_crash(c):
+    run = c.tattle_run(["sh", "-c", "echo 1..3; echo 'ok 1 - first'; "
+                        "kill -SEGV $$"], tests=3)
+    c.expect_eq(run.process.returncode, 1, "exit status")
+    c.expect_eq(states(run), {"sh/first": "passed", "sh/2": "failed",
+                              "sh/3": "skipped"}, "states")
+    failures = run.tests["sh/2"]["failures"]
+    c.expect(len(failures) == 1 and failures[0]["kind"] == "crash" and
+             failures[0].get("signal") == "SIGSEGV",
+             "the crash on the running point: %r" % failures)
+    c.expect_eq(run.tests["sh/3"].get("skip_reason"),
+                "not run: the program crashed in sh/2", "skip reason")
+
+
 def main():
     CASES.list_if_asked()
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
