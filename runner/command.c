@@ -355,6 +355,15 @@ static char *list_tests(long timeout_ms)
     memcpy(argv, wrapped.argv, argc * sizeof *argv);
     argv[argc] = "--gtest_list_tests";
     unsigned seconds = timeout_ms > 0 ? (unsigned)(timeout_ms / 1000) + 1 : 60;
+    /* The environment without GTEST_OUTPUT, made before the fork: a
+     * listing would otherwise be written where the caller's says. */
+    size_t variables = 0;
+    while (environ[variables])
+        variables++;
+    char **environment = tattle__calloc(variables + 1, sizeof *environment);
+    for (size_t i = 0, kept = 0; i < variables; i++)
+        if (strncmp(environ[i], "GTEST_OUTPUT=", 13) != 0)
+            environment[kept++] = environ[i];
     pid_t pid = fork();
     if (pid == 0) {
         sigset_t none;
@@ -364,12 +373,12 @@ static char *list_tests(long timeout_ms)
         dup2(pipe_ends[1], STDOUT_FILENO);
         close(pipe_ends[0]);
         close(pipe_ends[1]);
-        unsetenv("GTEST_OUTPUT");
         alarm(seconds);
-        execv(wrapped.path, argv);
+        execve(wrapped.path, argv, environment);
         _exit(127);
     }
     free(argv);
+    free(environment);
     close(pipe_ends[1]);
     if (pid < 0) {
         close(pipe_ends[0]);
