@@ -1,7 +1,9 @@
 /*
  * tap.c — the "tap" reporter (see tap.h for what it writes).
  *
- * The version line and the plan go out at begin, one test point per
+ * The version line and the plan go out at begin (the plan at the end
+ * when the run's count of results is open: a wrapped program's tests are
+ * known when it ends), one test point per
  * finished test (flushed at once, so a reader of standard output follows
  * the run), and a bail-out at the end of an interrupted run. The YAML
  * diagnostics of a test point are one document that libyaml's emitter
@@ -44,6 +46,7 @@ struct tap_reporter {
     yaml_emitter_t emitter;
     bool emitter_failed;
     int error; /* the first error, returned by end */
+    bool plan_at_end;
 };
 
 /* ---- The test point line -------------------------------------------- */
@@ -485,9 +488,13 @@ static void write_point(struct tap_reporter *self)
 static void tap_begin(void *opaque, const struct tattle_run_info *run)
 {
     struct tap_reporter *self = opaque;
-    tattle__buffer_append_string(&self->point, "TAP version 14\n1..");
-    tattle__text_uint(&self->point, run->planned);
-    tattle__buffer_append(&self->point, "\n", 1);
+    tattle__buffer_append_string(&self->point, "TAP version 14\n");
+    self->plan_at_end = run->planned_open;
+    if (!self->plan_at_end) {
+        tattle__buffer_append_string(&self->point, "1..");
+        tattle__text_uint(&self->point, run->planned);
+        tattle__buffer_append(&self->point, "\n", 1);
+    }
     write_point(self);
 }
 
@@ -520,6 +527,12 @@ static int tap_end(void *opaque, const struct tattle_summary *summary)
     if (summary->interrupted && !self->error) {
         tattle__buffer_append_string(&self->point,
                                      "Bail out! the run was interrupted\n");
+        write_point(self);
+    }
+    if (self->plan_at_end && !self->error && !summary->interrupted) {
+        tattle__buffer_append_string(&self->point, "1..");
+        tattle__text_uint(&self->point, self->number);
+        tattle__buffer_append(&self->point, "\n", 1);
         write_point(self);
     }
     if (self->error)

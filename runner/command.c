@@ -13,6 +13,17 @@
  * only stdin, the captured stdout and stderr, and what the caller
  * handed down. Should the exec itself fail, the test process records an
  * error failure saying why and ends.
+ *
+ * A GoogleTest program is told to write its JSON report to a private
+ * temporary file (GTEST_OUTPUT=json:PATH, set in the test process); when
+ * the command's result is final, a program that wrote one, or that died
+ * after printing GoogleTest's progress lines, has its result expanded
+ * into one result per inner test (runner/gtest.h): id SUITE/NAME, its
+ * state, duration and failures. The test that was running when the
+ * program crashed or timed out carries the command's failure and output;
+ * the tests it never reached are skipped as not run. A command that
+ * failed with no inner test to carry its failure keeps its own result
+ * besides.
  */
 #include "runner/command.h"
 
@@ -21,12 +32,17 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "base/buffer.h"
 #include "base/text.h"
+#include "results/model.h"
+#include "runner/gtest.h"
 #include "runner/options.h"
+#include "runner/tap_in.h"
 #include "runner/run.h"
 #include "runner/test_process/child.h"
 #include "runner/test_process/slot_write.h"
@@ -40,7 +56,17 @@ static struct {
     char **argv; /* COMMAND [ARGS...], NULL-terminated */
     char *suite, *name;
     char *rerun;
+    char *program; /* the tattle command, for the inner tests' reruns */
+    char *report_dir, *report_path; /* GoogleTest's JSON report */
+    char *gtest_output;             /* json:PATH */
     struct tattle_test test;
+    /* The inner tests' ids, kept for the whole run (the run's last-run
+     * record holds them). */
+    struct inner_info {
+        struct tattle_test_info info;
+        char *id, *suite, *name, *file;
+    } * *inner;
+    size_t inner_count;
 } wrapped;
 
 static void print_usage(FILE *stream)
@@ -83,6 +109,10 @@ TATTLE__PRINTF(1, 2) static int usage_error(const char *format, ...)
 /* Body of the wrapped command's test, in the forked test process. */
 static void exec_command(void)
 {
+    if (wrapped.report_path) {
+        unlink(wrapped.report_path);
+        setenv("GTEST_OUTPUT", wrapped.gtest_output, 1);
+    }
     execv(wrapped.path, wrapped.argv);
     struct tattle__buffer message = {0};
     tattle__buffer_printf(&message, "cannot run %s: %s", wrapped.path,
@@ -91,6 +121,11 @@ static void exec_command(void)
                                            .message = message.data};
     tattle__slot_add_failure(tattle__child_slot(), &failure);
     tattle__buffer_release(&message);
+}
+
+bool tattle__command_wrapping(void)
+{
+    return wrapped.path != NULL;
 }
 
 bool tattle__command_test_is(const struct tattle_test *test)
@@ -176,13 +211,50 @@ static int name_test(const char *given, const char *command)
     return 0;
 }
 
+/* A private directory for GoogleTest's report; none when it cannot be
+ * made (the command then runs as one test, as any program does). */
+static void make_report_path(void)
+{
+    const char *tmp = getenv("TMPDIR");
+    struct tattle__buffer dir = {0};
+    tattle__buffer_printf(&dir, "%s/tattle-run-XXXXXX",
+                          tmp && *tmp ? tmp : "/tmp");
+    if (!mkdtemp(dir.data)) {
+        tattle__buffer_release(&dir);
+        return;
+    }
+    wrapped.report_dir = tattle__buffer_take(&dir);
+    struct tattle__buffer path = {0};
+    tattle__buffer_printf(&path, "%s/gtest.json", wrapped.report_dir);
+    wrapped.report_path = tattle__buffer_take(&path);
+    struct tattle__buffer output = {0};
+    tattle__buffer_printf(&output, "json:%s", wrapped.report_path);
+    wrapped.gtest_output = tattle__buffer_take(&output);
+}
+
 static void release_wrapped(void)
 {
+    if (wrapped.report_path)
+        unlink(wrapped.report_path);
+    if (wrapped.report_dir)
+        rmdir(wrapped.report_dir);
+    for (size_t i = 0; i < wrapped.inner_count; i++) {
+        free(wrapped.inner[i]->id);
+        free(wrapped.inner[i]->suite);
+        free(wrapped.inner[i]->name);
+        free(wrapped.inner[i]->file);
+        free(wrapped.inner[i]);
+    }
+    free(wrapped.inner);
     free(wrapped.path);
     free(wrapped.suite);
     free(wrapped.name);
     free(wrapped.rerun);
-    wrapped.path = wrapped.suite = wrapped.name = wrapped.rerun = NULL;
+    free(wrapped.program);
+    free(wrapped.report_dir);
+    free(wrapped.report_path);
+    free(wrapped.gtest_output);
+    wrapped = (__typeof__(wrapped)){0};
 }
 
 /* The command line split at `--`: the runner's options (without --name,
@@ -259,6 +331,272 @@ static bool no_stray_word(const struct split_line *line)
     return !stray;
 }
 
+/* ---- one result per inner test of a GoogleTest program ---- */
+
+bool tattle__command_result_is(const struct tattle_result *result)
+{
+    return wrapped.path && result->test->suite && result->test->name &&
+           strcmp(result->test->suite, wrapped.suite) == 0 &&
+           strcmp(result->test->name, wrapped.name) == 0;
+}
+
+/* What `COMMAND [ARGS...] --gtest_list_tests` prints, or NULL. Bounded by
+ * the test's timeout (a minute without one): the alarm it is run under
+ * kills it. */
+static char *list_tests(long timeout_ms)
+{
+    int pipe_ends[2];
+    if (pipe(pipe_ends) != 0)
+        return NULL;
+    size_t argc = 0;
+    while (wrapped.argv[argc])
+        argc++;
+    char **argv = tattle__calloc(argc + 2, sizeof *argv);
+    memcpy(argv, wrapped.argv, argc * sizeof *argv);
+    argv[argc] = "--gtest_list_tests";
+    unsigned seconds = timeout_ms > 0 ? (unsigned)(timeout_ms / 1000) + 1 : 60;
+    /* The environment without GTEST_OUTPUT, made before the fork: a
+     * listing would otherwise be written where the caller's says. */
+    size_t variables = 0;
+    while (environ[variables])
+        variables++;
+    char **environment = tattle__calloc(variables + 1, sizeof *environment);
+    for (size_t i = 0, kept = 0; i < variables; i++)
+        if (strncmp(environ[i], "GTEST_OUTPUT=", 13) != 0)
+            environment[kept++] = environ[i];
+    pid_t pid = fork();
+    if (pid == 0) {
+        sigset_t none;
+        sigemptyset(&none);
+        sigprocmask(SIG_SETMASK, &none, NULL);
+        signal(SIGALRM, SIG_DFL);
+        dup2(pipe_ends[1], STDOUT_FILENO);
+        close(pipe_ends[0]);
+        close(pipe_ends[1]);
+        alarm(seconds);
+        execve(wrapped.path, argv, environment);
+        _exit(127);
+    }
+    free(argv);
+    free(environment);
+    close(pipe_ends[1]);
+    if (pid < 0) {
+        close(pipe_ends[0]);
+        return NULL;
+    }
+    struct tattle__buffer listing = {0};
+    char chunk[4096];
+    ssize_t got;
+    while ((got = read(pipe_ends[0], chunk, sizeof chunk)) != 0) {
+        if (got < 0 && errno == EINTR)
+            continue;
+        if (got < 0 || listing.length > 16u << 20)
+            break;
+        tattle__buffer_append(&listing, chunk, (size_t)got);
+    }
+    close(pipe_ends[0]);
+    int status;
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+        continue;
+    tattle__buffer_append(&listing, "", 0);
+    return tattle__buffer_take(&listing);
+}
+
+/* The test info of Suite/Name, kept until the run ends. */
+static const struct tattle_test_info *
+inner_info(const struct tattle_test_info *command,
+           const struct tattle__gtest_test *test)
+{
+    struct inner_info *inner = tattle__calloc(1, sizeof *inner);
+    struct tattle__buffer id = {0};
+    tattle__buffer_printf(&id, "%s/%s", test->suite, test->name);
+    inner->id = tattle__buffer_take(&id);
+    inner->suite = tattle__strdup(test->suite);
+    inner->name = tattle__strdup(test->name);
+    inner->file = test->file ? tattle__strdup(test->file) : NULL;
+    inner->info = *command;
+    inner->info.id = inner->id;
+    inner->info.suite = inner->suite;
+    inner->info.name = inner->name;
+    inner->info.file = inner->file;
+    inner->info.line = test->line;
+    inner->info.param = NULL;
+    wrapped.inner = tattle__realloc(wrapped.inner, (wrapped.inner_count + 1) *
+                                                       sizeof *wrapped.inner);
+    wrapped.inner[wrapped.inner_count++] = inner;
+    return &inner->info;
+}
+
+/* PROGRAM run -- COMMAND [ARGS...] --gtest_filter=Suite.Name; a TAP
+ * program's tests cannot be picked: their rerun runs the command again. */
+static char *inner_rerun(const struct tattle__gtest_test *test, bool gtest)
+{
+    if (!gtest)
+        return tattle__strdup(wrapped.rerun);
+    struct tattle__buffer text = {0};
+    tattle__buffer_append_shell_quoted(&text, wrapped.program);
+    tattle__buffer_append_string(&text, " run --");
+    for (size_t i = 0; wrapped.argv[i]; i++) {
+        tattle__buffer_append_string(&text, " ");
+        tattle__buffer_append_shell_quoted(&text, wrapped.argv[i]);
+    }
+    struct tattle__buffer filter = {0};
+    tattle__buffer_printf(&filter, "--gtest_filter=%s.%s", test->suite,
+                          test->name);
+    tattle__buffer_append_string(&text, " ");
+    tattle__buffer_append_shell_quoted(&text, filter.data);
+    tattle__buffer_release(&filter);
+    return tattle__buffer_take(&text);
+}
+
+/* How the program ended, for the tests it never reached. */
+static const char *ending_words(const struct tattle__result_record *record)
+{
+    if (record->result.failure_count == 0)
+        return "ended";
+    switch (record->result.failures[0].kind) {
+    case TATTLE_FAILURE_CRASH:
+        return "crashed";
+    case TATTLE_FAILURE_TIMEOUT:
+        return "timed out";
+    default:
+        return "ended";
+    }
+}
+
+/* The result of an inner test that finished, or never started. */
+static void build_inner(struct tattle__result_record *inner,
+                        const struct tattle__result_record *command,
+                        const struct tattle__gtest_test *test,
+                        const char *not_run_reason, bool gtest)
+{
+    *inner = (struct tattle__result_record){0};
+    struct tattle_result *result = &inner->result;
+    result->test = inner_info(command->result.test, test);
+    result->attempts = command->result.attempts;
+    result->duration_us = test->duration_us;
+    result->rerun = inner_rerun(test, gtest);
+    result->stdout_output = (struct tattle_output){.text = ""};
+    result->stderr_output = (struct tattle_output){.text = ""};
+    if (not_run_reason) {
+        result->state = TATTLE_STATE_SKIPPED;
+        result->skip_reason = tattle__record_copy(inner, not_run_reason);
+        return;
+    }
+    result->state = test->state;
+    result->skip_reason = tattle__record_copy(inner, test->skip_reason);
+    for (size_t i = 0; i < test->failure_count; i++) {
+        struct tattle_failure *failure =
+            tattle__record_add_failure(inner, TATTLE_FAILURE_ASSERTION);
+        failure->message =
+            tattle__record_copy(inner, test->failures[i].message);
+        failure->file = tattle__record_copy(inner, test->failures[i].file);
+        failure->line = test->failures[i].line;
+    }
+    if (result->state == TATTLE_STATE_FAILED) {
+        /* The command's output is the failed test's evidence. */
+        const struct tattle_output *out = &command->result.stdout_output;
+        const struct tattle_output *err = &command->result.stderr_output;
+        result->stdout_output = *out;
+        result->stdout_output.text = tattle__record_copy(inner, out->text);
+        result->stderr_output = *err;
+        result->stderr_output.text = tattle__record_copy(inner, err->text);
+    }
+}
+
+size_t tattle__command_expand(struct tattle__result_record *record,
+                              struct tattle__result_record **records)
+{
+    *records = NULL;
+    if (!wrapped.report_path || record->result.attempts == 0 ||
+        !tattle__command_result_is(&record->result))
+        return 0;
+    struct tattle__gtest_tests tests;
+    long running = -1;
+    bool from_report = tattle__gtest_read_report(wrapped.report_path, &tests);
+    bool gtest = true;
+    const char *printed = record->result.stdout_output.text;
+    long planned = -1;
+    if (!from_report && !tattle__gtest_printed_progress(printed)) {
+        /* TAP on stdout, read whole (a capture cut in the middle would
+         * lose test points). */
+        if (record->result.stdout_output.truncated ||
+            !tattle__tap_read(printed, wrapped.name, &tests, &planned))
+            return 0;
+        gtest = false;
+        bool command_failed = tattle__result_failed(&record->result);
+        /* The test after the last point was running when the program
+         * failed; those after it never ran. */
+        for (long number = (long)tests.count + 1;
+             command_failed && number <= planned; number++) {
+            if (running < 0)
+                running = (long)tests.count;
+            tests.tests = tattle__realloc(tests.tests, (tests.count + 1) *
+                                                           sizeof *tests.tests);
+            struct tattle__buffer name = {0};
+            tattle__buffer_printf(&name, "%ld", number);
+            tests.tests[tests.count++] = (struct tattle__gtest_test){
+                .suite = tattle__strdup(wrapped.name),
+                .name = tattle__buffer_take(&name),
+                .state = TATTLE_STATE_PASSED,
+            };
+        }
+    } else if (!from_report) {
+        char *listing = list_tests(record->result.test->timeout_ms);
+        if (listing)
+            tattle__gtest_add_listing(&tests, listing);
+        free(listing);
+        running = tattle__gtest_read_progress(&tests, printed);
+    }
+    if (tests.count == 0) {
+        tattle__gtest_tests_release(&tests);
+        return 0;
+    }
+    bool command_failed = tattle__result_failed(&record->result);
+    bool inner_failed = running >= 0;
+    struct tattle__buffer not_run = {0};
+    if (running >= 0)
+        tattle__buffer_printf(&not_run, "not run: the program %s in %s%s%s",
+                              ending_words(record), tests.tests[running].suite,
+                              gtest ? "." : "/", tests.tests[running].name);
+    else
+        tattle__buffer_printf(&not_run, "not run: the program %s before it",
+                              ending_words(record));
+    size_t count = 0;
+    *records = tattle__calloc(tests.count + 1, sizeof **records);
+    for (size_t i = 0; i < tests.count; i++) {
+        const struct tattle__gtest_test *test = &tests.tests[i];
+        struct tattle__result_record *inner = &(*records)[count++];
+        if ((long)i == running)
+            continue; /* filled below, from the command's own record */
+        bool reached = from_report || test->finished;
+        build_inner(inner, record, test, reached ? NULL : not_run.data, gtest);
+        if (inner->result.state == TATTLE_STATE_FAILED)
+            inner_failed = true;
+    }
+    if (running >= 0) {
+        /* The running test carries how the program ended: its failure,
+         * its stacks, its output. */
+        struct tattle__result_record *inner = &(*records)[running];
+        *inner = *record;
+        free((char *)inner->result.rerun);
+        inner->result.test =
+            inner_info(record->result.test, &tests.tests[running]);
+        inner->result.rerun = inner_rerun(&tests.tests[running], gtest);
+        *record = (struct tattle__result_record){0};
+    }
+    tattle__buffer_release(&not_run);
+    tattle__gtest_tests_release(&tests);
+    if (command_failed && !inner_failed) {
+        /* Nothing inside says the command failed: its own result does. */
+        (*records)[count++] = *record;
+    } else if (record->result.test) {
+        tattle__record_release(record);
+    }
+    *record = (struct tattle__result_record){0};
+    return count;
+}
+
 int tattle__run_command_main(int argc, char **argv)
 {
     struct split_line line = {0};
@@ -276,6 +614,8 @@ int tattle__run_command_main(int argc, char **argv)
     if (status < 0) {
         wrapped.argv = command;
         wrapped.rerun = rerun_command(argv[0], command);
+        wrapped.program = tattle__strdup(argv[0]);
+        make_report_path();
         wrapped.test = (struct tattle_test){
             .suite = wrapped.suite,
             .name = wrapped.name,

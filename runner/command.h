@@ -14,7 +14,14 @@
 
 #include <stdbool.h>
 
+#include <stddef.h>
+
 #include <tattle/tattle.h>
+
+#include "results/record.h"
+
+/** Whether this run is `tattle run`'s, of a wrapped command. */
+bool tattle__command_wrapping(void);
 
 /** Whether `test` is the test of a wrapped command. */
 bool tattle__command_test_is(const struct tattle_test *test);
@@ -22,5 +29,17 @@ bool tattle__command_test_is(const struct tattle_test *test);
 /** A copy (the caller frees it) of the shell command that runs the
  * wrapped command again, alone, under tattle. */
 char *tattle__command_rerun(void);
+
+/** Whether `result` is the wrapped command's own. */
+bool tattle__command_result_is(const struct tattle_result *result);
+
+/** When the wrapped command turned out to be a GoogleTest program (it
+ * wrote its JSON report, or printed its progress lines before it died),
+ * one result per inner test, built from the command's final `record`,
+ * which is taken over: returns their count and sets `*records` to an
+ * array the caller releases (each record, then free). Returns 0 and
+ * leaves `record` as it is otherwise. */
+size_t tattle__command_expand(struct tattle__result_record *record,
+                              struct tattle__result_record **records);
 
 #endif /* TATTLE_RUNNER_COMMAND_H */

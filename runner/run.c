@@ -23,6 +23,7 @@
 
 #include "base/buffer.h"
 #include "base/timestamp.h"
+#include "runner/command.h"
 #include "runner/config.h"
 #include "runner/environment.h"
 #include "runner/fanout.h"
@@ -187,6 +188,7 @@ static int run_tests(struct run_state *state, int argc, char **argv)
         .shard_index = options->shard_index,
         .shard_total = options->shard_total,
         .planned = state->plan.count,
+        .planned_open = tattle__command_wrapping(),
     };
     tattle__fanout_begin(&state->fanout, &run_info);
 

@@ -14,6 +14,7 @@
 
 #include "results/model.h"
 #include "results/record.h"
+#include "runner/command.h"
 #include "runner/outcome.h"
 #include "runner/private_memory.h"
 
@@ -68,9 +69,11 @@ static void count_result(struct tattle__run_queue *queue,
         note_outcome(queue, result->test->id, failed);
 }
 
-/* Hands a final result to every reporter, then frees it. */
-static void emit_result(struct tattle__run_queue *queue,
-                        struct tattle__result_record *record)
+/* Hands one final result to every reporter, then frees it. A wrapped
+ * command's results (its own or its inner tests') are announced here, as
+ * they become known, rather than when the command started. */
+static void emit_one(struct tattle__run_queue *queue,
+                     struct tattle__result_record *record, bool announce)
 {
     if (!record->result.rerun)
         record->result.rerun =
@@ -80,8 +83,30 @@ static void emit_result(struct tattle__run_queue *queue,
     if (!keep_trace)
         tattle__record_drop_trace(record);
     count_result(queue, &record->result);
+    if (announce && record->result.attempts > 0)
+        tattle__fanout_test_started(queue->fanout, record->result.test);
     tattle__fanout_test_finished(queue->fanout, &record->result);
     tattle__record_release(record);
+}
+
+/* Hands a final result to every reporter, then frees it: a wrapped
+ * GoogleTest program's as one result per inner test. */
+static void emit_result(struct tattle__run_queue *queue,
+                        struct tattle__result_record *record)
+{
+    if (!tattle__command_result_is(&record->result)) {
+        emit_one(queue, record, false);
+        return;
+    }
+    struct tattle__result_record *inner;
+    size_t count = tattle__command_expand(record, &inner);
+    if (count == 0) {
+        emit_one(queue, record, true);
+        return;
+    }
+    for (size_t i = 0; i < count; i++)
+        emit_one(queue, &inner[i], true);
+    free(inner);
 }
 
 static void emit_not_run(struct tattle__run_queue *queue,
@@ -196,7 +221,7 @@ static bool next_job(void *context, struct tattle__job *job)
 static void job_started(void *context, const struct tattle__job *job)
 {
     struct tattle__run_queue *queue = context;
-    if (job->attempt == 1)
+    if (job->attempt == 1 && !tattle__command_test_is(job->entry->test))
         tattle__fanout_test_started(queue->fanout, &job->entry->info);
 }
 

@@ -30,5 +30,7 @@ list(APPEND TATTLE_SOURCES
   runner/plugin.c
   runner/run_queue.c
   runner/run.c
+  runner/gtest.c
+  runner/tap_in.c
   runner/command.c
 )

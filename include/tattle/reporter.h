@@ -224,6 +224,10 @@ struct tattle_run_info {
     unsigned shard_index;
     unsigned shard_total;
     uint64_t planned; /* tests selected for this run */
+    /* The count of results is known only at the end: a wrapped program
+     * (`tattle run`) may turn out to hold several tests, each reported
+     * as a result of its own. `planned` counts it once. */
+    bool planned_open;
 };
 
 /** The reporting options of the command line that shape what reporters

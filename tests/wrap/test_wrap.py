@@ -49,6 +49,7 @@ class Run:
         self.stderr = process.stderr.decode("utf-8", "replace")
         self.report = None
         self.test = None
+        self.tests = {}
 
     def path(self, name):
         return os.path.join(self.cwd, name)
@@ -62,10 +63,10 @@ class Case(driver.Checks):
                     if k not in RUNNER_VARIABLES}
 
     def tattle_run(self, command, options=(), reports=True, cwd=None,
-                   pass_fds=()):
+                   pass_fds=(), tests=1):
         """tattle run [options, every report flag] -- command, in a new
-        directory; the JSON report read, validated, and its one test
-        kept."""
+        directory; the JSON report read, validated, and its tests (as
+        many as `tests`) kept, the first as run.test."""
         cwd = cwd or self.new_dir()
         argv = [self.options.tattle, "run", "--color=never"] + list(options)
         if reports:
@@ -77,10 +78,10 @@ class Case(driver.Checks):
                                  timeout=60 * driver.wait_scale())
         run = Run(process, cwd)
         if reports:
-            self.check_reports(run)
+            self.check_reports(run, tests)
         return run
 
-    def check_reports(self, run):
+    def check_reports(self, run, count):
         path = run.path("report.json")
         self.require(os.path.exists(path), "no report.json (exit %d): %s"
                      % (run.process.returncode, run.stderr[-2000:]))
@@ -91,27 +92,43 @@ class Case(driver.Checks):
         stream = driver.read(run.path("stream.jsonl"))
         for p in validate_json.check_stream(stream):
             self.problems.append("stream does not validate: %s" % p)
-        self.require(len(run.report["tests"]) == 1,
-                     "one test expected: %r" % run.report["tests"])
-        run.test = run.report["tests"][0]
+        tests = run.report["tests"]
+        self.require(len(tests) == count, "%d tests expected: %r"
+                     % (count, [t["id"] for t in tests]))
+        run.test = tests[0]
+        run.tests = {t["id"]: t for t in tests}
+        finished = [json.loads(line)["test"]["id"] for line in
+                    stream.splitlines() if '"test_finished"' in line]
+        self.expect_eq(finished, [t["id"] for t in tests],
+                       "the stream's finished tests")
         if shutil.which("xmllint"):
             done = subprocess.run(["xmllint", "--noout", "--schema",
                                    JUNIT_SCHEMA, run.path("report.xml")],
                                   capture_output=True, text=True)
             self.expect(done.returncode == 0, "xmllint: %s"
                         % done.stderr[-2000:])
+        junit = driver.read(run.path("report.xml"))
+        self.expect_eq(junit.count("<testcase "), count, "JUnit testcases")
         with open(run.path("report.ctrf.json"), encoding="utf-8") as f:
             ctrf = json.load(f)
         ctrf_tests = ctrf["results"]["tests"]
-        self.expect(ctrf["reportFormat"] == "CTRF" and len(ctrf_tests) == 1
-                    and ctrf_tests[0]["status"] == run.test["state"],
-                    "CTRF does not say %s: %r" % (run.test["state"], ctrf))
+        self.expect(ctrf["reportFormat"] == "CTRF" and
+                    [t["status"] for t in ctrf_tests] ==
+                    [t["state"] for t in tests],
+                    "CTRF does not say %r: %r"
+                    % ([t["state"] for t in tests], ctrf))
         tap = driver.read(run.path("report.tap"))
-        ok = "ok 1 - " if run.test["state"] == "passed" else "not ok 1 - "
-        self.expect("1..1" in tap and ok + run.test["id"] in tap,
-                    "TAP does not say %r:\n%s" % (ok + run.test["id"], tap))
+        self.expect("1..%d" % count in tap, "TAP plan is not 1..%d:\n%s"
+                    % (count, tap))
+        for number, test in enumerate(tests, 1):
+            ok = "ok %d - " % number if test["state"] != "failed" \
+                else "not ok %d - " % number
+            self.expect(ok + test["id"] in tap, "TAP does not say %r:\n%s"
+                        % (ok + test["id"], tap))
         html = driver.read(run.path("report.html"))
-        self.expect(run.test["id"] in html, "the HTML report lacks the id")
+        for test in tests:
+            self.expect(test["id"] in html,
+                        "the HTML report lacks %s" % test["id"])
 
     def failure(self, run, kind):
         failures = run.test["failures"]
@@ -331,12 +348,185 @@ def usage_errors(c):
              "tattle --help does not list run")
 
 
+def gtest_program(c):
+    """The GoogleTest program, or exit 77 when it was not built."""
+    if not c.options.gtest_program:
+        print("skipped: no GoogleTest (libgtest-dev) in this build")
+        sys.exit(77)
+    return c.options.gtest_program
+
+
+def failing_line():
+    """The line of the EXPECT_EQ that fails in gtest_program.cpp."""
+    source = driver.read(os.path.join(SOURCE_DIR, "tests", "wrap",
+                                      "gtest_program.cpp"))
+    for number, line in enumerate(source.splitlines(), 1):
+        if "// the failing assertion" in line:
+            return number
+    raise CheckFailed("gtest_program.cpp has no failing assertion")
+
+
+def states(run):
+    return {test_id: test["state"] for test_id, test in run.tests.items()}
+
+
+@CASES("wrap_gtest_one_result_per_inner_test")
+def wraps_gtest(c):
+    program = gtest_program(c)
+    run = c.tattle_run([program, "--gtest_filter=Basics.*"], tests=3)
+    c.expect_eq(run.process.returncode, 1, "exit status")
+    c.expect_eq(states(run), {"Basics/Passes": "passed",
+                              "Basics/Fails": "failed",
+                              "Basics/Skips": "skipped"}, "states")
+    summary = run.report["summary"]
+    c.expect_eq((summary["total"], summary["passed"], summary["failed"],
+                 summary["skipped"]), (3, 1, 1, 1), "summary counts")
+    fails = run.tests["Basics/Fails"]
+    c.expect_eq((fails["suite"], fails["name"]), ("Basics", "Fails"),
+                "suite and name")
+    c.expect_eq(len(fails["failures"]), 1, "failures of Basics/Fails")
+    failure = fails["failures"][0]
+    c.expect_eq(failure["kind"], "assertion", "failure kind")
+    c.expect(failure.get("file", "").endswith("gtest_program.cpp"),
+             "failure file: %r" % failure)
+    c.expect_eq(failure.get("line"), failing_line(), "failure line")
+    c.expect("sum" in failure["message"] and
+             not failure["message"].startswith(failure.get("file", "-")),
+             "failure message: %r" % failure["message"])
+    junit = driver.read(run.path("report.xml"))
+    c.expect("gtest_program.cpp" in junit and "sum" in junit,
+             "JUnit lacks the failure:\n" + junit)
+    c.expect("Basics/Fails" in run.stdout and "sum" in run.stdout,
+             "the console does not show the failure:\n" + run.stdout)
+    # Each inner test reruns alone.
+    rerun = fails["rerun"]
+    c.expect(rerun.endswith("--gtest_filter=Basics.Fails"), "rerun: %r"
+             % rerun)
+    again = subprocess.run(rerun.replace(" run --", " run --json again.json --",
+                                         1),
+                           shell=True, cwd=run.cwd, env=c.env,
+                           capture_output=True,
+                           timeout=60 * driver.wait_scale())
+    with open(run.path("again.json"), encoding="utf-8") as f:
+        tests = json.load(f)["tests"]
+    c.expect_eq([(t["id"], t["state"]) for t in tests],
+                [("Basics/Fails", "failed")], "the rerun's tests")
+
+
+@CASES("wrap_gtest_segfault_is_attributed_to_its_test")
+def wraps_gtest_segfault(c):
+    program = gtest_program(c)
+    run = c.tattle_run([program, "--gtest_filter=-Hangs.*"], tests=5)
+    c.expect_eq(run.process.returncode, 1, "exit status")
+    c.expect_eq(states(run), {"Basics/Passes": "passed",
+                              "Basics/Fails": "failed",
+                              "Basics/Skips": "skipped",
+                              "Crashes/Segfaults": "failed",
+                              "After/NeverReached": "skipped"}, "states")
+    crashed = run.tests["Crashes/Segfaults"]
+    c.require(len(crashed["failures"]) == 1, "failures: %r"
+              % crashed["failures"])
+    failure = crashed["failures"][0]
+    c.expect_eq((failure["kind"], failure.get("signal")),
+                ("crash", "SIGSEGV"), "the crash")
+    c.expect("[ RUN      ] Crashes.Segfaults" in crashed["output"]["stdout"],
+             "the crashed test lacks the program's output")
+    c.expect_eq(run.tests["After/NeverReached"].get("skip_reason"),
+                "not run: the program crashed in Crashes.Segfaults",
+                "skip reason of the test never reached")
+    fails = run.tests["Basics/Fails"]["failures"]
+    c.expect(len(fails) == 1 and fails[0]["kind"] == "assertion" and
+             fails[0].get("line") == failing_line(),
+             "the failure before the crash, from the printed progress: %r"
+             % fails)
+    summary = run.report["summary"]
+    c.expect_eq((summary["total"], summary["failed"], summary["skipped"]),
+                (5, 2, 2), "summary counts")
+    junit = driver.read(run.path("report.xml"))
+    c.expect('type="SIGSEGV"' in junit, "JUnit has no SIGSEGV error")
+
+
+@CASES("wrap_gtest_timeout_is_attributed_to_its_test")
+def wraps_gtest_hang(c):
+    program = gtest_program(c)
+    timeout_ms = int(1000 * driver.wait_scale())
+    run = c.tattle_run([program, "--gtest_filter=Basics.Passes:Hangs.*:After.*"],
+                       ["--timeout", str(timeout_ms)], tests=3)
+    c.expect_eq(run.process.returncode, 1, "exit status")
+    c.expect_eq(states(run), {"Basics/Passes": "passed",
+                              "Hangs/Forever": "failed",
+                              "After/NeverReached": "skipped"}, "states")
+    failures = run.tests["Hangs/Forever"]["failures"]
+    c.expect(len(failures) == 1 and failures[0]["kind"] == "timeout" and
+             failures[0]["timeout_ms"] == timeout_ms,
+             "the timeout: %r" % failures)
+    c.expect_eq(run.tests["After/NeverReached"].get("skip_reason"),
+                "not run: the program timed out in Hangs.Forever",
+                "skip reason of the test never reached")
+
+
+@CASES("wrap_plain_program_keeps_one_result")
+def wraps_plain_program(c):
+    # A program that is not GoogleTest writes nothing where GTEST_OUTPUT
+    # says and prints no progress: it stays one test.
+    run = c.tattle_run(["sh", "-c", "echo \"$GTEST_OUTPUT\""])
+    c.expect_eq(run.test["id"], "run/sh", "id")
+    c.expect(run.test["output"]["stdout"].startswith("json:"),
+             "GTEST_OUTPUT not set for the command: %r"
+             % run.test["output"]["stdout"])
+
+
+TAP_PROGRAM = r"""
+printf 'TAP version 13\n1..4\n'
+printf 'ok 1 - adds\n'
+printf 'not ok 2 - subtracts\n  ---\n  message: "2 - 1 was 3"\n'
+printf '  file: calc.c\n  line: 12\n  ...\n'
+printf 'ok 3 - reaches the network # SKIP offline\n'
+printf 'not ok 4 - divides # TODO not written yet\n'
+exit 1
+"""
+
+
+@CASES("wrap_tap_one_result_per_test_point")
+def wraps_tap(c):
+    run = c.tattle_run(["sh", "-c", TAP_PROGRAM], tests=4)
+    c.expect_eq(run.process.returncode, 1, "exit status")
+    c.expect_eq(states(run), {"sh/adds": "passed", "sh/subtracts": "failed",
+                              "sh/reaches the network": "skipped",
+                              "sh/divides": "skipped"}, "states")
+    failures = run.tests["sh/subtracts"]["failures"]
+    c.expect_eq([(f["kind"], f["message"], f.get("file"), f.get("line"))
+                 for f in failures],
+                [("assertion", "2 - 1 was 3", "calc.c", 12)],
+                "the failure from the YAML diagnostics")
+    c.expect_eq(run.tests["sh/reaches the network"].get("skip_reason"),
+                "offline", "# SKIP reason")
+    c.expect_eq(run.tests["sh/divides"].get("skip_reason"),
+                "TODO: not written yet", "# TODO reason")
+
+
+@CASES("wrap_tap_crash_lands_on_the_next_test_point")
+def wraps_tap_crash(c):
+    run = c.tattle_run(["sh", "-c", "echo 1..3; echo 'ok 1 - first'; "
+                        "kill -SEGV $$"], tests=3)
+    c.expect_eq(run.process.returncode, 1, "exit status")
+    c.expect_eq(states(run), {"sh/first": "passed", "sh/2": "failed",
+                              "sh/3": "skipped"}, "states")
+    failures = run.tests["sh/2"]["failures"]
+    c.expect(len(failures) == 1 and failures[0]["kind"] == "crash" and
+             failures[0].get("signal") == "SIGSEGV",
+             "the crash on the running point: %r" % failures)
+    c.expect_eq(run.tests["sh/3"].get("skip_reason"),
+                "not run: the program crashed in sh/2", "skip reason")
+
+
 def main():
     CASES.list_if_asked()
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("case", choices=sorted(CASES))
     parser.add_argument("--tattle", required=True)
     parser.add_argument("--program", required=True)
+    parser.add_argument("--gtest-program")
     options = parser.parse_args()
     return driver.run_case(CASES[options.case], Case(options), options.case)
 

@@ -1,0 +1,329 @@
+/*
+ * gtest.c — reading the tests of a wrapped GoogleTest program.
+ *
+ * Two sources. The JSON report GoogleTest writes at its end
+ * ({"testsuites": [{"name", "testsuite": [{"name", "file", "line",
+ * "status", "result", "time", "failures": [{"failure": "file:line\n
+ * message"}]}]}]}) says everything of every test. A program that crashed
+ * or was killed wrote none; then its stdout, which the runner captured,
+ * is the progress record: "[ RUN      ] Suite.Name" when a test starts,
+ * "[       OK ] Suite.Name (N ms)", "[  FAILED  ] Suite.Name (N ms)" or
+ * "[  SKIPPED ] Suite.Name (N ms)" when it ends, its failures printed in
+ * between as "file:line: Failure" and the message. The test that started
+ * and never ended is the one that was running. The tests it never reached
+ * come from the list `--gtest_list_tests` prints ("Suite." then
+ * "  Name", a "  # ..." comment after a parameterized one).
+ */
+#include "runner/gtest.h"
+
+#include <cjson/cJSON.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/buffer.h"
+
+static const char run_marker[] = "[ RUN      ] ";
+static const char ok_marker[] = "[       OK ] ";
+static const char failed_marker[] = "[  FAILED  ] ";
+static const char skipped_marker[] = "[  SKIPPED ] ";
+
+static char *copy_span(const char *start, size_t length)
+{
+    char *text = tattle__malloc(length + 1);
+    memcpy(text, start, length);
+    text[length] = '\0';
+    return text;
+}
+
+static struct tattle__gtest_test *add_test(struct tattle__gtest_tests *tests,
+                                           const char *suite,
+                                           size_t suite_length,
+                                           const char *name, size_t name_length)
+{
+    tests->tests = tattle__realloc(tests->tests,
+                                   (tests->count + 1) * sizeof *tests->tests);
+    struct tattle__gtest_test *test = &tests->tests[tests->count++];
+    *test = (struct tattle__gtest_test){
+        .suite = copy_span(suite, suite_length),
+        .name = copy_span(name, name_length),
+        .state = TATTLE_STATE_PASSED,
+    };
+    return test;
+}
+
+/* The index of the test called Suite.Name (`full`, `length` bytes), or
+ * -1. */
+static long find_test(const struct tattle__gtest_tests *tests, const char *full,
+                      size_t length)
+{
+    for (size_t i = 0; i < tests->count; i++) {
+        size_t suite_length = strlen(tests->tests[i].suite);
+        if (suite_length < length && full[suite_length] == '.' &&
+            memcmp(full, tests->tests[i].suite, suite_length) == 0 &&
+            strlen(tests->tests[i].name) == length - suite_length - 1 &&
+            memcmp(full + suite_length + 1, tests->tests[i].name,
+                   length - suite_length - 1) == 0)
+            return (long)i;
+    }
+    return -1;
+}
+
+/* A failure from "file:line<separator>message": the location when the
+ * first line ends in ":digits" (before `suffix`, e.g. ": Failure"). */
+static void add_failure(struct tattle__gtest_test *test, const char *text,
+                        size_t length, const char *suffix)
+{
+    test->failures = tattle__realloc(
+        test->failures, (test->failure_count + 1) * sizeof *test->failures);
+    struct tattle__gtest_failure *failure =
+        &test->failures[test->failure_count++];
+    *failure = (struct tattle__gtest_failure){0};
+    const char *newline = memchr(text, '\n', length);
+    size_t first = newline ? (size_t)(newline - text) : length;
+    size_t suffix_length = strlen(suffix);
+    size_t location = first;
+    if (suffix_length > 0) {
+        if (first >= suffix_length &&
+            memcmp(text + first - suffix_length, suffix, suffix_length) == 0)
+            location = first - suffix_length;
+        else
+            location = 0;
+    }
+    size_t digits = location;
+    while (digits > 0 && text[digits - 1] >= '0' && text[digits - 1] <= '9')
+        digits--;
+    if (location > 0 && digits < location && digits > 1 &&
+        text[digits - 1] == ':') {
+        failure->file = copy_span(text, digits - 1);
+        failure->line = atoi(text + digits);
+        size_t rest = newline ? first + 1 : length;
+        failure->message = copy_span(text + rest, length - rest);
+    } else {
+        failure->message = copy_span(text, length);
+    }
+    /* No trailing newlines on a message. */
+    size_t end = strlen(failure->message);
+    while (end > 0 && failure->message[end - 1] == '\n')
+        failure->message[--end] = '\0';
+}
+
+/* "0.012s" as microseconds. */
+static uint64_t seconds_text_us(const char *text)
+{
+    double seconds = text ? strtod(text, NULL) : 0;
+    return seconds > 0 ? (uint64_t)(seconds * 1e6 + 0.5) : 0;
+}
+
+static char *read_file(const char *path)
+{
+    FILE *file = fopen(path, "rb");
+    if (!file)
+        return NULL;
+    struct tattle__buffer text = {0};
+    char chunk[8192];
+    size_t got;
+    while ((got = fread(chunk, 1, sizeof chunk, file)) > 0)
+        tattle__buffer_append(&text, chunk, got);
+    fclose(file);
+    tattle__buffer_append(&text, "", 0);
+    return tattle__buffer_take(&text);
+}
+
+static void read_report_test(struct tattle__gtest_tests *tests,
+                             const char *suite, const cJSON *item)
+{
+    const char *name = cJSON_GetStringValue(cJSON_GetObjectItem(item, "name"));
+    if (!name)
+        return;
+    struct tattle__gtest_test *test =
+        add_test(tests, suite, strlen(suite), name, strlen(name));
+    const char *file = cJSON_GetStringValue(cJSON_GetObjectItem(item, "file"));
+    if (file)
+        test->file = copy_span(file, strlen(file));
+    const cJSON *line = cJSON_GetObjectItem(item, "line");
+    if (cJSON_IsNumber(line))
+        test->line = line->valueint;
+    test->duration_us = seconds_text_us(
+        cJSON_GetStringValue(cJSON_GetObjectItem(item, "time")));
+    const char *status =
+        cJSON_GetStringValue(cJSON_GetObjectItem(item, "status"));
+    const char *result =
+        cJSON_GetStringValue(cJSON_GetObjectItem(item, "result"));
+    const cJSON *failure;
+    cJSON_ArrayForEach(failure, cJSON_GetObjectItem(item, "failures"))
+    {
+        const char *text =
+            cJSON_GetStringValue(cJSON_GetObjectItem(failure, "failure"));
+        if (text)
+            add_failure(test, text, strlen(text), "");
+    }
+    if (test->failure_count > 0) {
+        test->state = TATTLE_STATE_FAILED;
+    } else if (status && strcmp(status, "NOTRUN") == 0) {
+        test->state = TATTLE_STATE_SKIPPED;
+        test->skip_reason = tattle__strdup("disabled in GoogleTest");
+    } else if (result && strcmp(result, "SKIPPED") == 0) {
+        test->state = TATTLE_STATE_SKIPPED;
+        test->skip_reason = tattle__strdup("skipped by GTEST_SKIP");
+    }
+}
+
+bool tattle__gtest_read_report(const char *path,
+                               struct tattle__gtest_tests *tests)
+{
+    *tests = (struct tattle__gtest_tests){0};
+    char *text = read_file(path);
+    if (!text)
+        return false;
+    cJSON *report = cJSON_Parse(text);
+    free(text);
+    const cJSON *suites = cJSON_GetObjectItem(report, "testsuites");
+    if (!cJSON_IsArray(suites)) {
+        cJSON_Delete(report);
+        return false;
+    }
+    const cJSON *suite;
+    cJSON_ArrayForEach(suite, suites)
+    {
+        const char *name =
+            cJSON_GetStringValue(cJSON_GetObjectItem(suite, "name"));
+        const cJSON *item;
+        cJSON_ArrayForEach(item, cJSON_GetObjectItem(suite, "testsuite"))
+        {
+            if (name)
+                read_report_test(tests, name, item);
+        }
+    }
+    cJSON_Delete(report);
+    return true;
+}
+
+bool tattle__gtest_printed_progress(const char *stdout_text)
+{
+    return stdout_text && (strstr(stdout_text, run_marker) ||
+                           strstr(stdout_text, "[==========] Running "));
+}
+
+void tattle__gtest_add_listing(struct tattle__gtest_tests *tests,
+                               const char *listing)
+{
+    const char *suite = NULL;
+    size_t suite_length = 0;
+    for (const char *line = listing; line && *line;) {
+        const char *end = strchr(line, '\n');
+        size_t length = end ? (size_t)(end - line) : strlen(line);
+        const char *comment = memchr(line, '#', length);
+        size_t used = comment ? (size_t)(comment - line) : length;
+        while (used > 0 && (line[used - 1] == ' ' || line[used - 1] == '\r'))
+            used--;
+        if (used > 2 && line[0] == ' ' && line[1] == ' ' && suite) {
+            struct tattle__buffer full = {0};
+            tattle__buffer_append(&full, suite, suite_length);
+            tattle__buffer_append(&full, ".", 1);
+            tattle__buffer_append(&full, line + 2, used - 2);
+            if (find_test(tests, full.data, full.length) < 0)
+                add_test(tests, suite, suite_length, line + 2, used - 2);
+            tattle__buffer_release(&full);
+        } else if (used > 1 && line[0] != ' ' && line[used - 1] == '.') {
+            suite = line;
+            suite_length = used - 1;
+        }
+        line = end ? end + 1 : NULL;
+    }
+}
+
+/* The test a progress line names (after its marker, up to " (N ms)" or the
+ * line's end), added when missing. */
+static long named_test(struct tattle__gtest_tests *tests, const char *start,
+                       size_t length)
+{
+    const char *space = memchr(start, ' ', length);
+    if (space)
+        length = (size_t)(space - start);
+    long index = find_test(tests, start, length);
+    if (index >= 0)
+        return index;
+    const char *dot = memchr(start, '.', length);
+    if (!dot)
+        return -1;
+    add_test(tests, start, (size_t)(dot - start), dot + 1,
+             length - (size_t)(dot - start) - 1);
+    return (long)tests->count - 1;
+}
+
+/* "(N ms)" at the end of a progress line, in microseconds. */
+static uint64_t line_duration_us(const char *start, size_t length)
+{
+    const char *open = memchr(start, '(', length);
+    return open ? (uint64_t)strtoull(open + 1, NULL, 10) * 1000 : 0;
+}
+
+long tattle__gtest_read_progress(struct tattle__gtest_tests *tests,
+                                 const char *stdout_text)
+{
+    long running = -1;
+    const char *failure_start = NULL; /* "file:line: Failure" of running */
+    for (const char *line = stdout_text; line && *line;) {
+        const char *end = strchr(line, '\n');
+        size_t length = end ? (size_t)(end - line) : strlen(line);
+        const char *next = end ? end + 1 : NULL;
+        size_t marker = sizeof run_marker - 1;
+        bool is_run = length > marker && memcmp(line, run_marker, marker) == 0;
+        bool is_ok = length > marker && memcmp(line, ok_marker, marker) == 0;
+        bool is_failed =
+            length > marker && memcmp(line, failed_marker, marker) == 0;
+        bool is_skipped =
+            length > marker && memcmp(line, skipped_marker, marker) == 0;
+        if (is_run || is_ok || is_failed || is_skipped) {
+            long index = named_test(tests, line + marker, length - marker);
+            if (index >= 0 && is_run) {
+                tests->tests[index].started = true;
+                running = index;
+                failure_start = NULL;
+            } else if (index >= 0 && index == running) {
+                struct tattle__gtest_test *test = &tests->tests[index];
+                test->finished = true;
+                test->duration_us =
+                    line_duration_us(line + marker, length - marker);
+                if (is_failed) {
+                    test->state = TATTLE_STATE_FAILED;
+                    if (failure_start)
+                        add_failure(test, failure_start,
+                                    (size_t)(line - failure_start),
+                                    ": Failure");
+                    else
+                        add_failure(test, "GoogleTest reported the failure", 31,
+                                    "");
+                } else if (is_skipped) {
+                    test->state = TATTLE_STATE_SKIPPED;
+                    test->skip_reason = tattle__strdup("skipped by GTEST_SKIP");
+                }
+                running = -1;
+            }
+        } else if (running >= 0 && !failure_start && length > 9 &&
+                   memcmp(line + length - 9, ": Failure", 9) == 0) {
+            failure_start = line;
+        }
+        line = next;
+    }
+    return running;
+}
+
+void tattle__gtest_tests_release(struct tattle__gtest_tests *tests)
+{
+    for (size_t i = 0; i < tests->count; i++) {
+        struct tattle__gtest_test *test = &tests->tests[i];
+        free(test->suite);
+        free(test->name);
+        free(test->file);
+        free(test->skip_reason);
+        for (size_t f = 0; f < test->failure_count; f++) {
+            free(test->failures[f].file);
+            free(test->failures[f].message);
+        }
+        free(test->failures);
+    }
+    free(tests->tests);
+    *tests = (struct tattle__gtest_tests){0};
+}

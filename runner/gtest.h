@@ -1,0 +1,65 @@
+/*
+ * gtest.h — the tests inside a wrapped GoogleTest program, read from what
+ * it wrote: its JSON report (GTEST_OUTPUT=json:PATH, which `tattle run`
+ * sets) or, when it died before writing one, the progress lines it printed
+ * on stdout together with the list `--gtest_list_tests` gives.
+ *
+ * runner/command.c turns each inner test into a result of its own.
+ */
+#ifndef TATTLE_RUNNER_GTEST_H
+#define TATTLE_RUNNER_GTEST_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <tattle/reporter.h>
+
+/** One failure GoogleTest recorded: "file:line\nmessage" split. */
+struct tattle__gtest_failure {
+    char *file; /* NULL when GoogleTest gave none ("unknown file") */
+    int line;
+    char *message;
+};
+
+/** One test of the program, Suite.Name. */
+struct tattle__gtest_test {
+    char *suite, *name;
+    char *file; /* where the test is defined, when the report says */
+    int line;
+    enum tattle_state state;
+    bool started, finished; /* from the progress lines */
+    uint64_t duration_us;
+    struct tattle__gtest_failure *failures;
+    size_t failure_count;
+    char *skip_reason;
+};
+
+struct tattle__gtest_tests {
+    struct tattle__gtest_test *tests;
+    size_t count;
+};
+
+/** Reads the JSON report GoogleTest wrote at `path`. Returns false, with
+ * `tests` empty, when there is no such file or it is not a GoogleTest
+ * report (the program was not GoogleTest). */
+bool tattle__gtest_read_report(const char *path,
+                               struct tattle__gtest_tests *tests);
+
+/** Whether a program's stdout shows GoogleTest's progress lines. */
+bool tattle__gtest_printed_progress(const char *stdout_text);
+
+/** Adds the tests `--gtest_list_tests` printed (`listing`), not started. */
+void tattle__gtest_add_listing(struct tattle__gtest_tests *tests,
+                               const char *listing);
+
+/** Reads GoogleTest's progress lines ([ RUN ], [ OK ], [ FAILED ],
+ * [ SKIPPED ]) from `stdout_text` into `tests`, adding the tests it names
+ * that are missing. Returns the index of the test that started and never
+ * finished (the one running when the program died), or -1. */
+long tattle__gtest_read_progress(struct tattle__gtest_tests *tests,
+                                 const char *stdout_text);
+
+void tattle__gtest_tests_release(struct tattle__gtest_tests *tests);
+
+#endif /* TATTLE_RUNNER_GTEST_H */
