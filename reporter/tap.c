@@ -163,8 +163,19 @@ static void emit_key(struct tap_reporter *self, const char *key)
     emit_plain(self, key, strlen(key));
 }
 
+/* Whether a literal block `|` holds `text` exactly, in a form Perl's
+ * TAP::Parser (prove) reads: lines ending in exactly one line break, the
+ * first neither indented nor empty. Any other text would need a chomping
+ * or indentation indicator (`|-`, `|+`, `|2`), which it cannot read. */
+static bool fits_plain_literal_block(const char *text, size_t length)
+{
+    return length >= 2 && text[0] != ' ' && text[0] != '\n' &&
+           text[length - 1] == '\n' && text[length - 2] != '\n';
+}
+
 /* A string scalar holding `bytes[0..length)` exactly (repaired to UTF-8):
- * text of several lines as a literal block where the emitter can. */
+ * text of several lines as a literal block where prove can read one, else
+ * double-quoted with its line breaks escaped. */
 static void emit_string(struct tap_reporter *self, const char *bytes,
                         size_t length)
 {
@@ -176,8 +187,10 @@ static void emit_string(struct tap_reporter *self, const char *bytes,
         self->emitter_failed = true;
         return;
     }
-    yaml_scalar_style_t style = memchr(clean, '\n', clean_length)
+    yaml_scalar_style_t style = fits_plain_literal_block(clean, clean_length)
                                     ? YAML_LITERAL_SCALAR_STYLE
+                                : memchr(clean, '\n', clean_length)
+                                    ? YAML_DOUBLE_QUOTED_SCALAR_STYLE
                                     : YAML_ANY_SCALAR_STYLE;
     yaml_event_t event;
     emit(self, &event,
