@@ -5,7 +5,8 @@
  * A variable set to something it cannot mean (a multiplier that is not a
  * positive number, a shard index past the count) is a usage error naming
  * it, as a bad flag is. The files the protocols ask for are best effort:
- * failing to create one does not stop the run.
+ * failing to create one does not stop the run. Under `tattle run` the
+ * shard and test-filter variables are left to the wrapped command.
  */
 #include "runner/environment.h"
 
@@ -17,6 +18,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+#include "runner/command.h"
 
 static const char *variable(const char *name)
 {
@@ -98,7 +101,12 @@ int tattle__environment_read(struct tattle__environment *environment,
                              struct tattle__buffer *error)
 {
     int rc = read_timeout_multiplier(environment, error);
-    if (rc == 0)
+    /* A wrapped command (`tattle run`) is one test: sharding and a test
+     * filter from the environment are the command's to apply to its own
+     * tests, which it reads from the same variables. Applied to the one
+     * test, they would leave most shards running nothing, passing. */
+    bool selects = !tattle__command_wrapping();
+    if (rc == 0 && selects)
         rc = read_shard(options, error);
     if (rc != 0)
         return rc;
@@ -106,7 +114,8 @@ int tattle__environment_read(struct tattle__environment *environment,
     if (options->sharded && status_file)
         touch(status_file);
     const char *only = variable("TESTBRIDGE_TEST_ONLY");
-    if (only && options->patterns.count == 0 && options->ids.count == 0)
+    if (selects && only && options->patterns.count == 0 &&
+        options->ids.count == 0)
         tattle__string_list_add(&options->patterns, only);
     const char *xml = variable("XML_OUTPUT_FILE");
     if (xml && !junit_requested(options))

@@ -33,8 +33,9 @@ struct tattle__environment {
 
 /** Reads the environment into `environment` and applies what it selects
  * (shard, pattern, junit report) to `options`, after the command line:
- * a flag given there wins. Returns 0, or -EINVAL with a one-line message
- * naming the variable in `error`. */
+ * a flag given there wins. A wrapped command's run (`tattle run`) takes
+ * no shard or pattern from the environment: the command does. Returns 0, or
+ * -EINVAL with a one-line message naming the variable in `error`. */
 int tattle__environment_read(struct tattle__environment *environment,
                              struct tattle__options *options,
                              struct tattle__buffer *error);

@@ -476,6 +476,27 @@ def wraps_plain_program(c):
              % run.test["output"]["stdout"])
 
 
+@CASES("wrap_sharding_and_test_filter_are_the_commands")
+def wraps_with_sharding_variables(c):
+    # Sharding and a test filter from the environment (GoogleTest's,
+    # Bazel's) go to the wrapped command, which shards its own tests:
+    # applied to tattle's one test they would leave shard 1 running
+    # nothing, and passing.
+    for shard in ({"GTEST_TOTAL_SHARDS": "2", "GTEST_SHARD_INDEX": "1"},
+                  {"TEST_TOTAL_SHARDS": "3", "TEST_SHARD_INDEX": "2"},
+                  {"TESTBRIDGE_TEST_ONLY": "Other.*"}):
+        c.env = dict(c.env, **shard)
+        run = c.tattle_run(["sh", "-c", " ".join(
+            "echo %s=$%s;" % (k, k) for k in shard)])
+        c.expect_eq(run.process.returncode, 0, "exit status with %r" % shard)
+        c.expect_eq(run.test["id"], "run/sh", "the command ran: %r" % shard)
+        c.expect_eq(run.test["output"]["stdout"],
+                    "".join("%s=%s\n" % kv for kv in shard.items()),
+                    "the command sees the variables")
+        for name in shard:
+            del c.env[name]
+
+
 TAP_PROGRAM = r"""
 printf 'TAP version 13\n1..4\n'
 printf 'ok 1 - adds\n'
