@@ -34,7 +34,9 @@ TEST(formats, passes)
 TEST(formats, fails_an_assertion)
 {
     printf("before the failed assertion\n");
-    EXPECT_EQ(1 + 1, 3, "arithmetic is broken");
+    /* A message of two lines without a final line break: TAP must write
+     * it in a form prove reads (not a `|-` block). */
+    EXPECT_EQ(1 + 1, 3, "arithmetic is broken\nsince the second line");
     EXPECT_STR_EQ("true", "null");
 }
 
