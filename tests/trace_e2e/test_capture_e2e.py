@@ -228,6 +228,12 @@ def case_nonblocking_connect(args):
     if not trace:
         return
     stdout = run.test("ipc/nonblocking_connect").get("output", {}).get("stdout", "")
+    if "connect: done" in stdout:
+        # The kernel completed the connect at once despite the full
+        # backlog (another TCP configuration): the path this case is for
+        # was not taken, so it says so rather than fail.
+        print("skipped: the connect completed at once, not in progress")
+        sys.exit(77)
     check("connect: in progress" in stdout,
           "the connect was still in progress when it returned: %r" % stdout)
     got = [(e["kind"], e.get("from"), e.get("to"), e.get("msg"))

@@ -217,7 +217,9 @@ def process_gone(pid):
 
 @CASES("wrap_hang_times_out_with_stacks_and_tree_killed")
 def wraps_hang(c):
-    timeout_ms = int(1000 * driver.wait_scale())
+    # Long enough for the program to start its thread and child on a
+    # loaded machine: the stacks are taken only when the timeout comes.
+    timeout_ms = int(3000 * driver.wait_scale())
     cwd = c.new_dir()
     pid_file = os.path.join(cwd, "pids")
     run = c.tattle_run([c.options.program, "hang", pid_file],
