@@ -206,6 +206,11 @@ def garbage_stack(c):
 
 @CASES("stacks_timeout_reaps_threads_that_end_while_taken")
 def threads_come_and_go(c):
+    if os.environ.get("TATTLE_SANITIZED"):
+        print("skipped: a sanitizer's runtime registers every thread, and "
+              "threads started without pause swamp it; the reaping is "
+              "checked in the other builds")
+        sys.exit(77)
     # --repeat stops at the first failure: each run is a run of its own.
     for _ in range(3):
         process, report, _ = c.run(["hostile/threads_come_and_go"])
