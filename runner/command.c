@@ -49,6 +49,10 @@
 
 static const char program_name[] = "tattle run";
 
+/* TAP points a failed program planned but never printed that get a result
+ * each; the rest share one. */
+enum { UNRUN_POINTS_MAX = 1000 };
+
 /* The wrapped command, set before the run starts; the test process, a
  * fork of this one, reads it from its copy. */
 static struct {
@@ -526,7 +530,9 @@ size_t tattle__command_expand(struct tattle__result_record *record,
         gtest = false;
         bool command_failed = tattle__result_failed(&record->result);
         /* The test after the last point was running when the program
-         * failed; those after it never ran. */
+         * failed; those after it never ran. A plan is the program's word:
+         * past UNRUN_POINTS_MAX missing points, one result stands for the
+         * rest, named by their range. */
         for (long number = (long)tests.count + 1;
              command_failed && number <= planned; number++) {
             if (running < 0)
@@ -534,7 +540,12 @@ size_t tattle__command_expand(struct tattle__result_record *record,
             tests.tests = tattle__realloc(tests.tests, (tests.count + 1) *
                                                            sizeof *tests.tests);
             struct tattle__buffer name = {0};
-            tattle__buffer_printf(&name, "%ld", number);
+            if (number - running > UNRUN_POINTS_MAX && number < planned) {
+                tattle__buffer_printf(&name, "%ld-%ld", number, planned);
+                number = planned;
+            } else {
+                tattle__buffer_printf(&name, "%ld", number);
+            }
             tests.tests[tests.count++] = (struct tattle__gtest_test){
                 .suite = tattle__strdup(wrapped.name),
                 .name = tattle__buffer_take(&name),

@@ -17,9 +17,12 @@
 #include "runner/gtest.h"
 
 #include <cjson/cJSON.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "base/buffer.h"
 
@@ -108,24 +111,41 @@ static void add_failure(struct tattle__gtest_test *test, const char *text,
         failure->message[--end] = '\0';
 }
 
-/* "0.012s" as microseconds. */
+/* "0.012s" as microseconds; what no duration can be ("1e300s", "inf",
+ * "nan") is 0. */
 static uint64_t seconds_text_us(const char *text)
 {
     double seconds = text ? strtod(text, NULL) : 0;
-    return seconds > 0 ? (uint64_t)(seconds * 1e6 + 0.5) : 0;
+    return seconds > 0 && seconds < 1e9 ? (uint64_t)(seconds * 1e6 + 0.5) : 0;
 }
 
+/* The report the wrapped program wrote, read whole when it is a regular
+ * file of at most TATTLE__GTEST_REPORT_MAX bytes; NULL otherwise. The
+ * program knows the path and may have put a FIFO there (opened without
+ * O_NONBLOCK, it would block the runner), a link to /dev/zero (an endless
+ * read) or a file of any size. */
 static char *read_file(const char *path)
 {
-    FILE *file = fopen(path, "rb");
-    if (!file)
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+    if (fd < 0)
         return NULL;
+    struct stat status;
+    if (fstat(fd, &status) != 0 || !S_ISREG(status.st_mode) ||
+        status.st_size > TATTLE__GTEST_REPORT_MAX) {
+        close(fd);
+        return NULL;
+    }
     struct tattle__buffer text = {0};
     char chunk[8192];
-    size_t got;
-    while ((got = fread(chunk, 1, sizeof chunk, file)) > 0)
-        tattle__buffer_append(&text, chunk, got);
-    fclose(file);
+    ssize_t got;
+    while (text.length <= TATTLE__GTEST_REPORT_MAX &&
+           (got = read(fd, chunk, sizeof chunk)) > 0)
+        tattle__buffer_append(&text, chunk, (size_t)got);
+    close(fd);
+    if (text.length > TATTLE__GTEST_REPORT_MAX) { /* it grew meanwhile */
+        tattle__buffer_release(&text);
+        return NULL;
+    }
     tattle__buffer_append(&text, "", 0);
     return tattle__buffer_take(&text);
 }

@@ -15,6 +15,10 @@
 
 #include <tattle/reporter.h>
 
+/** The largest GoogleTest report read: a bigger one (or anything but a
+ * regular file at the path) is not read, and the command stays one test. */
+#define TATTLE__GTEST_REPORT_MAX (64L * 1024 * 1024)
+
 /** One failure GoogleTest recorded: "file:line\nmessage" split. */
 struct tattle__gtest_failure {
     char *file; /* NULL when GoogleTest gave none ("unknown file") */

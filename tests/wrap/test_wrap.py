@@ -499,6 +499,26 @@ def wraps_with_sharding_variables(c):
             del c.env[name]
 
 
+@CASES("wrap_hostile_report_path_and_plan_are_bounded")
+def wraps_hostile_program(c):
+    # The program knows where GoogleTest's report goes: a FIFO there would
+    # block a plain open, a link to /dev/zero would never end. Neither is
+    # read, so the test comes from the progress lines alone.
+    for make in ('mkfifo "${GTEST_OUTPUT#json:}"',
+                 'ln -s /dev/zero "${GTEST_OUTPUT#json:}"'):
+        run = c.tattle_run(["sh", "-c", make + "; echo '[ RUN      ] A.b'"])
+        c.expect_eq(run.process.returncode, 0, "exit status after %r" % make)
+        c.expect_eq(run.test["id"], "A/b", "one test after %r" % make)
+    # A TAP plan of 10^20 points, one printed, and a failure: the points
+    # never printed are bounded, the rest named by their range.
+    run = c.tattle_run(["sh", "-c",
+                        "echo 1..100000000000000000000; echo ok 1 - a; exit 1"],
+                       tests=1002)
+    ids = [t["id"] for t in run.report["tests"]]
+    c.expect_eq(len(ids), 1002, "results")
+    c.expect_eq(ids[-1], "sh/1002-2147483647", "the rest, by their range")
+
+
 TAP_PROGRAM = r"""
 printf 'TAP version 13\n1..4\n'
 printf 'ok 1 - adds\n'
