@@ -23,8 +23,6 @@ import driver  # noqa: E402
 
 CASES = driver.Cases()
 
-RUNNER_VARIABLES = ("TATTLE_TIMEOUT_MULTIPLIER", "TATTLE_CONFIG", "NO_COLOR")
-
 
 class Case(driver.Checks):
     def __init__(self, fixture):
@@ -32,7 +30,7 @@ class Case(driver.Checks):
         self.fixture = fixture
 
     def console(self, *args):
-        env = {k: v for k, v in os.environ.items() if k not in RUNNER_VARIABLES}
+        env = driver.clean_env()
         done = subprocess.run([self.fixture, "--color", "never"] + list(args),
                               cwd=self.new_dir(), env=env, stdout=subprocess.PIPE,
                               stderr=subprocess.PIPE, timeout=120 * driver.wait_scale(),
@@ -81,8 +79,6 @@ def crash_frame_named_by_id(c):
     c.expect(re.search(r"#\d+ console/crashes at .*fixture_console\.c:\d+", block),
              "the body's frame is named by the test id: %r" % block)
     c.expect("tattle__body__" not in block, "no generated name: %r" % block)
-
-
 
 
 def main():

@@ -26,11 +26,6 @@ import validate_json  # noqa: E402
 
 CASES = driver.Cases()
 
-RUNNER_VARIABLES = ("TATTLE_TIMEOUT_MULTIPLIER", "TATTLE_CONFIG", "NO_COLOR",
-                    "GTEST_TOTAL_SHARDS", "GTEST_SHARD_INDEX",
-                    "TEST_TOTAL_SHARDS", "TEST_SHARD_INDEX",
-                    "TESTBRIDGE_TEST_ONLY", "XML_OUTPUT_FILE")
-
 
 class Case(driver.Checks):
     def __init__(self, fixture):
@@ -41,7 +36,7 @@ class Case(driver.Checks):
         """Runs the fixture with the given arguments and a JSON report;
         returns (exit status, {id: result})."""
         cwd = self.new_dir()
-        env = {k: v for k, v in os.environ.items() if k not in RUNNER_VARIABLES}
+        env = driver.clean_env()
         report = os.path.join(cwd, "report.json")
         done = subprocess.run([self.fixture, "--json", report, "--timeout", "20000"]
                               + list(args), cwd=cwd, env=env,
@@ -164,8 +159,6 @@ def no_fork_skips_declared_deaths(c):
         c.expect_eq(test["state"], "skipped", test_id + " state")
         c.expect("--no-fork" in (test.get("skip_reason") or ""),
                  "%s: reason %r" % (test_id, test.get("skip_reason")))
-
-
 
 
 def main():

@@ -27,11 +27,6 @@ import validate_json  # noqa: E402
 
 CASES = driver.Cases()
 
-RUNNER_VARIABLES = ("TATTLE_TIMEOUT_MULTIPLIER", "TATTLE_CONFIG", "NO_COLOR",
-                    "GTEST_TOTAL_SHARDS", "GTEST_SHARD_INDEX",
-                    "TEST_TOTAL_SHARDS", "TEST_SHARD_INDEX",
-                    "TESTBRIDGE_TEST_ONLY", "XML_OUTPUT_FILE")
-
 
 class Case(driver.Checks):
     def __init__(self, fixture):
@@ -42,7 +37,7 @@ class Case(driver.Checks):
         """Runs the fixture with a JSON report; returns (exit status,
         {id: result}, console text)."""
         cwd = self.new_dir()
-        env = {k: v for k, v in os.environ.items() if k not in RUNNER_VARIABLES}
+        env = driver.clean_env()
         env["NO_COLOR"] = "1"
         report = os.path.join(cwd, "report.json")
         done = subprocess.run([self.fixture, "--json", report, "--timeout", "20000"]

@@ -29,11 +29,6 @@ import validate_json  # noqa: E402
 
 CASES = driver.Cases()
 
-RUNNER_VARIABLES = ("TATTLE_TIMEOUT_MULTIPLIER", "TATTLE_CONFIG", "NO_COLOR",
-                    "GTEST_TOTAL_SHARDS", "GTEST_SHARD_INDEX",
-                    "TEST_TOTAL_SHARDS", "TEST_SHARD_INDEX",
-                    "TESTBRIDGE_TEST_ONLY", "XML_OUTPUT_FILE",
-                    "TATTLE_REPORT_DIR")
 SOURCE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fixture_groups.c")
 
 
@@ -49,8 +44,7 @@ class Case(driver.Checks):
     def __init__(self, options):
         super().__init__("tattle-groups-")
         self.options = options
-        self.env = {k: v for k, v in os.environ.items()
-                    if k not in RUNNER_VARIABLES}
+        self.env = driver.clean_env()
 
     def run(self, *args):
         cwd = self.new_dir()

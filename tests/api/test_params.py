@@ -28,11 +28,6 @@ import validate_json  # noqa: E402
 
 CASES = driver.Cases()
 
-RUNNER_VARIABLES = ("TATTLE_TIMEOUT_MULTIPLIER", "TATTLE_CONFIG", "NO_COLOR",
-                    "GTEST_TOTAL_SHARDS", "GTEST_SHARD_INDEX",
-                    "TEST_TOTAL_SHARDS", "TEST_SHARD_INDEX",
-                    "TESTBRIDGE_TEST_ONLY", "XML_OUTPUT_FILE",
-                    "TATTLE_REPORT_DIR", "TATTLE_SKIP_RETURN_CODE")
 
 PARAMS = {
     "math/is_even[0]": "2", "math/is_even[1]": "4", "math/is_even[2]": "7",
@@ -54,8 +49,7 @@ class Case(driver.Checks):
         super().__init__("tattle-params-")
         self.options = options
         self.fixture = options.fixture
-        self.env = {k: v for k, v in os.environ.items()
-                    if k not in RUNNER_VARIABLES}
+        self.env = driver.clean_env()
         self.env["NO_COLOR"] = "1"
 
     def run(self, *args, program=None, shell=None):

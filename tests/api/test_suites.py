@@ -26,11 +26,6 @@ import validate_json  # noqa: E402
 
 CASES = driver.Cases()
 
-RUNNER_VARIABLES = ("TATTLE_TIMEOUT_MULTIPLIER", "TATTLE_CONFIG", "NO_COLOR",
-                    "GTEST_TOTAL_SHARDS", "GTEST_SHARD_INDEX",
-                    "TEST_TOTAL_SHARDS", "TEST_SHARD_INDEX",
-                    "TESTBRIDGE_TEST_ONLY", "XML_OUTPUT_FILE")
-
 
 class Case(driver.Checks):
     def __init__(self, fixture):
@@ -42,7 +37,7 @@ class Case(driver.Checks):
         """Runs the fixture with the given arguments and a JSON report in a
         new directory; returns (exit status, {id: result})."""
         self.cwd = self.new_dir()
-        env = {k: v for k, v in os.environ.items() if k not in RUNNER_VARIABLES}
+        env = driver.clean_env()
         report = os.path.join(self.cwd, "report.json")
         done = subprocess.run([self.fixture, "--json", report, "--timeout", "20000"]
                               + list(args), cwd=self.cwd, env=env,

@@ -36,13 +36,6 @@ SCHEMA = os.path.join(SOURCE_DIR, "schemas", "junit.xsd")
 CONSUMER = os.path.join(SOURCE_DIR, "tests", "consumers", "junit2json_parse.mjs")
 SKIPPED = 77
 
-# Variables that change how a tattle program behaves; runs start without.
-RUNNER_VARIABLES = (
-    "TATTLE_TIMEOUT_MULTIPLIER", "TATTLE_CONFIG", "TATTLE_SKIP_RETURN_CODE",
-    "TATTLE_REPORT_DIR", "NO_COLOR", "GTEST_TOTAL_SHARDS", "GTEST_SHARD_INDEX",
-    "TEST_TOTAL_SHARDS", "TEST_SHARD_INDEX", "TEST_SHARD_STATUS_FILE",
-    "TESTBRIDGE_TEST_ONLY", "XML_OUTPUT_FILE", "TEST_PREMATURE_EXIT_FILE",
-    "GITHUB_STEP_SUMMARY", "GITHUB_WORKSPACE")
 
 # The hostile bytes of fixture_ci_reports.c, byte for byte.
 HOSTILE_MESSAGE = (
@@ -167,8 +160,8 @@ class Case(driver.Checks):
         report; the report is validated against its schema."""
         run = Run()
         run.dir = directory or self.new_dir()
-        environment = {k: v for k, v in os.environ.items()
-                       if k not in RUNNER_VARIABLES}
+        environment = driver.clean_env(
+            also=("GITHUB_STEP_SUMMARY", "GITHUB_WORKSPACE"))
         environment.update(env or {})
         report = os.path.join(run.dir, "report.json")
         done = subprocess.run([self.fixture, "--json", report] + args,

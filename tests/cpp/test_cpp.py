@@ -28,12 +28,6 @@ import validate_json  # noqa: E402
 
 HERE = os.path.join(SOURCE_DIR, "tests", "cpp")
 
-# Variables that change how a tattle program behaves; runs start without
-# them.
-RUNNER_VARIABLES = ("TATTLE_TIMEOUT_MULTIPLIER", "TATTLE_CONFIG",
-                    "TATTLE_SKIP_RETURN_CODE", "GTEST_TOTAL_SHARDS",
-                    "GTEST_SHARD_INDEX", "TEST_TOTAL_SHARDS",
-                    "TEST_SHARD_INDEX", "TESTBRIDGE_TEST_ONLY")
 
 # What differs between two runs of the same test by nature, not by
 # language: how long it took, the program a rerun names, and addresses.
@@ -49,7 +43,7 @@ class Case(driver.Checks):
         """Runs the program with --json report.json in a new directory;
         returns its exit status and its validated report."""
         cwd = self.new_dir()
-        env = {k: v for k, v in os.environ.items() if k not in RUNNER_VARIABLES}
+        env = driver.clean_env()
         p = subprocess.run([program, "--json", "report.json", "--color=never"]
                            + list(args), cwd=cwd, env=env,
                            stdout=subprocess.PIPE, stderr=subprocess.PIPE,

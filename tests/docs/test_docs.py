@@ -48,14 +48,6 @@ SOURCE_DIR = os.path.abspath(os.environ.get(
 sys.path.insert(0, os.path.join(SOURCE_DIR, "tests", "tools"))
 import driver  # noqa: E402
 
-# Variables that change how a tattle program behaves; the examples run
-# without them, as on a user's machine.
-RUNNER_VARIABLES = ("TATTLE_TIMEOUT_MULTIPLIER", "TATTLE_CONFIG",
-                    "TATTLE_SKIP_RETURN_CODE", "NO_COLOR", "GTEST_TOTAL_SHARDS",
-                    "GTEST_SHARD_INDEX", "TEST_TOTAL_SHARDS", "TEST_SHARD_INDEX",
-                    "TEST_SHARD_STATUS_FILE", "TESTBRIDGE_TEST_ONLY",
-                    "XML_OUTPUT_FILE", "TEST_PREMATURE_EXIT_FILE",
-                    "TATTLE_REPORT_DIR")
 
 SANITIZER_FLAGS = {
     "": [],
@@ -176,7 +168,7 @@ class Case(driver.Checks):
         os.mkdir(self.workspace)
         os.symlink(os.path.abspath(options.examples),
                    os.path.join(self.workspace, "tests"))
-        self.env = {k: v for k, v in os.environ.items() if k not in RUNNER_VARIABLES}
+        self.env = driver.clean_env()
         self.env["TERM"] = "dumb"
 
     def shell(self, command, timeout=120):

@@ -30,12 +30,6 @@ import validate_json  # noqa: E402
 FIXTURE_SOURCE = os.path.join(SOURCE_DIR, "tests", "hardening",
                               "fixture_hardening.c")
 
-# Variables that change how a tattle program behaves; runs start without.
-RUNNER_VARIABLES = (
-    "TATTLE_TIMEOUT_MULTIPLIER", "TATTLE_CONFIG", "TATTLE_SKIP_RETURN_CODE",
-    "NO_COLOR", "GTEST_TOTAL_SHARDS", "GTEST_SHARD_INDEX",
-    "TEST_TOTAL_SHARDS", "TEST_SHARD_INDEX", "TEST_SHARD_STATUS_FILE",
-    "TESTBRIDGE_TEST_ONLY", "XML_OUTPUT_FILE", "TEST_PREMATURE_EXIT_FILE")
 
 OLD_REPORT = "OLD REPORT\n"
 
@@ -66,7 +60,7 @@ class Case(driver.Checks):
         argv = [self.options.fixture] + list(args)
         if report:
             argv += ["--json", "report.json"]
-        env = {k: v for k, v in os.environ.items() if k not in RUNNER_VARIABLES}
+        env = driver.clean_env()
         env["TERM"] = "dumb"
         process = subprocess.run(argv, cwd=cwd, env=env, stdout=subprocess.PIPE,
                                  stderr=subprocess.PIPE, timeout=50)
@@ -87,7 +81,6 @@ class Case(driver.Checks):
         self.require(test_id in run.tests, "%s is not in the report (%s)"
                      % (test_id, sorted(run.tests)))
         return run.tests[test_id]
-
 
 
 def marker_line(marker):

@@ -37,13 +37,6 @@ import validate_json  # noqa: E402
 FIXTURE_SOURCE = os.path.join(SOURCE_DIR, "tests", "hardening",
                               "fixture_hostile.c")
 
-# Variables that change how a tattle program behaves; runs start without.
-RUNNER_VARIABLES = (
-    "TATTLE_TIMEOUT_MULTIPLIER", "TATTLE_CONFIG", "TATTLE_SKIP_RETURN_CODE",
-    "TATTLE_REPORT_DIR", "NO_COLOR", "GTEST_TOTAL_SHARDS", "GTEST_SHARD_INDEX",
-    "TEST_TOTAL_SHARDS", "TEST_SHARD_INDEX", "TEST_SHARD_STATUS_FILE",
-    "TESTBRIDGE_TEST_ONLY", "XML_OUTPUT_FILE", "TEST_PREMATURE_EXIT_FILE")
-
 
 def timeout_multiplier():
     try:
@@ -134,7 +127,7 @@ class Case(driver.Checks):
     # ---- running the fixture ----
 
     def environment(self, extra):
-        env = {k: v for k, v in os.environ.items() if k not in RUNNER_VARIABLES}
+        env = driver.clean_env()
         env["TERM"] = "dumb"
         env["HOSTILE_WAIT_MS"] = str(WAIT_MS)
         env.update(extra or {})

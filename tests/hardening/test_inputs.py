@@ -33,13 +33,6 @@ sys.path.insert(0, os.path.join(SOURCE_DIR, "tests", "tools"))
 import driver  # noqa: E402
 import validate_json  # noqa: E402
 
-# Variables that change how a tattle program behaves; runs start without.
-RUNNER_VARIABLES = (
-    "TATTLE_TIMEOUT_MULTIPLIER", "TATTLE_CONFIG", "TATTLE_SKIP_RETURN_CODE",
-    "NO_COLOR", "GTEST_TOTAL_SHARDS", "GTEST_SHARD_INDEX",
-    "TEST_TOTAL_SHARDS", "TEST_SHARD_INDEX", "TEST_SHARD_STATUS_FILE",
-    "TESTBRIDGE_TEST_ONLY", "XML_OUTPUT_FILE", "TEST_PREMATURE_EXIT_FILE",
-    "TATTLE_FIXTURE_BARRIER", "TATTLE_FIXTURE_NULL_NAMES")
 
 MULTIPLIER = float(os.environ.get("TATTLE_TIMEOUT_MULTIPLIER") or 1)
 OLD_REPORT = "OLD REPORT\n"
@@ -106,7 +99,8 @@ class Run:
 
 
 def runner_environment(extra=None):
-    env = {k: v for k, v in os.environ.items() if k not in RUNNER_VARIABLES}
+    env = driver.clean_env(
+        also=("TATTLE_FIXTURE_BARRIER", "TATTLE_FIXTURE_NULL_NAMES"))
     env["TERM"] = "dumb"
     env.update(extra or {})
     return env

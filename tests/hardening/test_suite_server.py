@@ -30,10 +30,6 @@ import validate_json  # noqa: E402
 
 CASES = driver.Cases()
 
-RUNNER_VARIABLES = ("TATTLE_TIMEOUT_MULTIPLIER", "TATTLE_CONFIG", "NO_COLOR",
-                    "GTEST_TOTAL_SHARDS", "GTEST_SHARD_INDEX",
-                    "TEST_TOTAL_SHARDS", "TEST_SHARD_INDEX",
-                    "TESTBRIDGE_TEST_ONLY", "XML_OUTPUT_FILE")
 
 WAIT_MS = int(10000 * driver.wait_scale())
 PROGRAM_SIGNALS = ("SIGINT", "SIGTERM", "SIGHUP", "SIGQUIT", "SIGUSR1",
@@ -61,7 +57,7 @@ class Case(driver.Checks):
         """Runs the fixture with a JSON report in a new directory; returns
         (exit status, {id: result})."""
         self.cwd = self.new_dir()
-        env = {k: v for k, v in os.environ.items() if k not in RUNNER_VARIABLES}
+        env = driver.clean_env()
         env["SUITE_WAIT_MS"] = str(WAIT_MS)
         report = os.path.join(self.cwd, "report.json")
         started = time.monotonic()

@@ -34,14 +34,6 @@ import validate_json  # noqa: E402
 
 HERE = os.path.join(SOURCE_DIR, "tests", "runner")
 
-# Variables that change how a tattle program behaves; a run starts without
-# them unless a case sets them.
-RUNNER_VARIABLES = (
-    "TATTLE_TIMEOUT_MULTIPLIER", "TATTLE_CONFIG", "TATTLE_SKIP_RETURN_CODE",
-    "NO_COLOR", "GTEST_TOTAL_SHARDS", "GTEST_SHARD_INDEX",
-    "TEST_TOTAL_SHARDS", "TEST_SHARD_INDEX", "TEST_SHARD_STATUS_FILE",
-    "TESTBRIDGE_TEST_ONLY", "XML_OUTPUT_FILE", "TEST_PREMATURE_EXIT_FILE",
-    "RUNNER_PID_FILE", "FIXTURE_WAIT_MS")
 
 # Bounds of waits (a run, a file a fixture creates, processes dying).
 WAIT_SCALE = driver.wait_scale()
@@ -66,7 +58,7 @@ class Case(driver.Checks):
     # ---- running ----
 
     def environment(self, extra=None):
-        env = {k: v for k, v in os.environ.items() if k not in RUNNER_VARIABLES}
+        env = driver.clean_env(also=("RUNNER_PID_FILE", "FIXTURE_WAIT_MS"))
         env.setdefault("TERM", "dumb")
         env.update(extra or {})
         return env

@@ -27,7 +27,6 @@ import validate_json  # noqa: E402
 FIXTURE_SOURCE = os.path.join(SOURCE_DIR, "tests", "stacks",
                               "fixture_stacks.c")
 
-RUNNER_VARIABLES = ("TATTLE_CONFIG", "NO_COLOR")
 
 # What a thread waiting for a mutex shows at its top, by C library.
 LOCK_WAITS = ("pthread_mutex_lock", "__lll_lock_wait", "futex")
@@ -55,8 +54,7 @@ class Case(driver.Checks):
         cwd = self.new_dir()
         argv = [self.options.fixture, "--color=never", "--json",
                 "report.json"] + list(extra) + list(args)
-        env = {k: v for k, v in os.environ.items()
-               if k not in RUNNER_VARIABLES}
+        env = driver.clean_env(keep=("TATTLE_TIMEOUT_MULTIPLIER",))
         process = subprocess.run(argv, cwd=cwd, env=env,
                                  stdout=subprocess.PIPE,
                                  stderr=subprocess.PIPE,

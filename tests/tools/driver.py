@@ -26,6 +26,25 @@ def wait_scale():
         return 1.0
 
 
+# What the runner reads from its environment that would change what a case
+# checks: timeouts, configuration, colours, report places, and the CI and
+# sharding variables of CTest, GoogleTest and Bazel.
+RUNNER_VARIABLES = (
+    "TATTLE_TIMEOUT_MULTIPLIER", "TATTLE_CONFIG", "TATTLE_SKIP_RETURN_CODE",
+    "TATTLE_REPORT_DIR", "NO_COLOR", "GTEST_TOTAL_SHARDS", "GTEST_SHARD_INDEX",
+    "TEST_TOTAL_SHARDS", "TEST_SHARD_INDEX", "TEST_SHARD_STATUS_FILE",
+    "TESTBRIDGE_TEST_ONLY", "XML_OUTPUT_FILE", "TEST_PREMATURE_EXIT_FILE")
+
+
+def clean_env(keep=(), also=()):
+    """The driver's environment for a run of the runner, without
+    RUNNER_VARIABLES (but those named in `keep`) and without the driver's
+    own variables named in `also`: nothing the caller or CTest set leaks
+    into what a case checks."""
+    dropped = (set(RUNNER_VARIABLES) - set(keep)) | set(also)
+    return {k: v for k, v in os.environ.items() if k not in dropped}
+
+
 class Cases:
     """A driver's cases by CTest test name. `cases = Cases()` then
     `@cases("area_behaviour_named", needs=("examples",), labels=("headers",))`

@@ -48,14 +48,9 @@ def check(cond, what):
 
 def clean_env():
     """The environment of every run: nothing that changes timeouts,
-    configuration, colours or sharding leaks in from the caller."""
-    env = dict(os.environ)
-    for name in ("TATTLE_TIMEOUT_MULTIPLIER", "TATTLE_CONFIG", "NO_COLOR",
-                 "TATTLE_SKIP_RETURN_CODE", "GTEST_TOTAL_SHARDS",
-                 "GTEST_SHARD_INDEX", "TEST_TOTAL_SHARDS", "TEST_SHARD_INDEX",
-                 "TESTBRIDGE_TEST_ONLY", "XML_OUTPUT_FILE",
-                 "TEST_SHARD_STATUS_FILE", "TEST_PREMATURE_EXIT_FILE"):
-        env.pop(name, None)
+    configuration, colours or sharding leaks in from the caller, and no
+    terminal capabilities."""
+    env = driver.clean_env()
     env["TERM"] = "dumb"
     return env
 

@@ -32,8 +32,6 @@ import driver  # noqa: E402
 import validate_json  # noqa: E402
 
 JUNIT_SCHEMA = os.path.join(SOURCE_DIR, "schemas", "junit.xsd")
-RUNNER_VARIABLES = ("TATTLE_TIMEOUT_MULTIPLIER", "TATTLE_CONFIG", "NO_COLOR",
-                    "TATTLE_REPORT_DIR")
 REPORT_FLAGS = ["--json", "report.json", "--jsonl", "stream.jsonl",
                 "--junit", "report.xml", "--tap", "report.tap",
                 "--ctrf", "report.ctrf.json", "--html", "report.html"]
@@ -59,8 +57,7 @@ class Case(driver.Checks):
     def __init__(self, options):
         super().__init__("tattle-wrap-")
         self.options = options
-        self.env = {k: v for k, v in os.environ.items()
-                    if k not in RUNNER_VARIABLES}
+        self.env = driver.clean_env()
 
     def tattle_run(self, command, options=(), reports=True, cwd=None,
                    pass_fds=(), tests=1):
