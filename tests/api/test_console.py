@@ -9,7 +9,6 @@ test id. Runs console_fixture (fixture_console.c).
 
 Exits 0 when every check of the case held, 1 otherwise.
 """
-import argparse
 import os
 import re
 import subprocess
@@ -81,15 +80,5 @@ def crash_frame_named_by_id(c):
     c.expect("tattle__body__" not in block, "no generated name: %r" % block)
 
 
-def main():
-    CASES.list_if_asked()
-    parser = argparse.ArgumentParser()
-    parser.add_argument("case", choices=sorted(CASES))
-    parser.add_argument("--fixture", required=True)
-    args = parser.parse_args()
-    return driver.run_case(CASES[args.case], Case(os.path.abspath(args.fixture)),
-                           args.case)
-
-
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(driver.fixture_main(CASES, Case))

@@ -11,7 +11,6 @@ report, validated against schemas/.
 Each CASE is one behaviour (one CTest test). Exits 0 when every check of
 the case held, 1 otherwise, printing each broken check.
 """
-import argparse
 import json
 import os
 import subprocess
@@ -161,15 +160,5 @@ def no_fork_skips_declared_deaths(c):
                  "%s: reason %r" % (test_id, test.get("skip_reason")))
 
 
-def main():
-    CASES.list_if_asked()
-    parser = argparse.ArgumentParser()
-    parser.add_argument("case", choices=sorted(CASES))
-    parser.add_argument("--fixture", required=True)
-    args = parser.parse_args()
-    return driver.run_case(CASES[args.case], Case(os.path.abspath(args.fixture)),
-                           args.case)
-
-
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(driver.fixture_main(CASES, Case))

@@ -12,7 +12,6 @@ console.
 Each CASE is one behaviour (one CTest test). Exits 0 when every check of
 the case held, 1 otherwise, printing each broken check.
 """
-import argparse
 import json
 import os
 import subprocess
@@ -138,15 +137,5 @@ def failed_setup_names_the_fixture(c):
     c.expect_eq(message, "the database did not answer", "the assertion's message")
 
 
-def main():
-    CASES.list_if_asked()
-    parser = argparse.ArgumentParser()
-    parser.add_argument("case", choices=sorted(CASES))
-    parser.add_argument("--fixture", required=True)
-    args = parser.parse_args()
-    return driver.run_case(CASES[args.case], Case(os.path.abspath(args.fixture)),
-                           args.case)
-
-
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(driver.fixture_main(CASES, Case))

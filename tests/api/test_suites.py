@@ -11,7 +11,6 @@ fixtures and tests write (which process ran what, how often).
 Each CASE is one behaviour (one CTest test). Exits 0 when every check of
 the case held, 1 otherwise, printing each broken check.
 """
-import argparse
 import json
 import os
 import subprocess
@@ -212,15 +211,5 @@ def no_fork(c):
         c.error(tests, "asserting/" + name, "before_all of suite 'asserting' failed")
 
 
-def main():
-    CASES.list_if_asked()
-    parser = argparse.ArgumentParser()
-    parser.add_argument("case", choices=sorted(CASES))
-    parser.add_argument("--fixture", required=True)
-    args = parser.parse_args()
-    return driver.run_case(CASES[args.case], Case(os.path.abspath(args.fixture)),
-                           args.case)
-
-
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(driver.fixture_main(CASES, Case))

@@ -13,7 +13,6 @@ Each CASE is one behaviour (one CTest test). Waits are bounded and scaled
 by TATTLE_TIMEOUT_MULTIPLIER. Exits 0 when every check of the case held,
 1 otherwise, printing each broken check.
 """
-import argparse
 import json
 import os
 import signal
@@ -244,15 +243,5 @@ def end_of_run_after_all(c):
     c.expect(status != 0, "exit status is 0 after a hung after_all")
 
 
-def main():
-    CASES.list_if_asked()
-    parser = argparse.ArgumentParser()
-    parser.add_argument("case", choices=sorted(CASES))
-    parser.add_argument("--fixture", required=True)
-    args = parser.parse_args()
-    return driver.run_case(CASES[args.case], Case(os.path.abspath(args.fixture)),
-                           args.case)
-
-
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(driver.fixture_main(CASES, Case))

@@ -7,6 +7,7 @@ per run, the scale of bounded waits, and the run of one case into an exit
 status for CTest (0 when every check held, 1 otherwise, each failed check
 printed).
 """
+import argparse
 import os
 import shutil
 import sys
@@ -165,3 +166,16 @@ def run_case(function, case, name):
         return 1
     print("ok: %s" % name)
     return 0
+
+
+def fixture_main(cases, make_case):
+    """main() of a driver whose cases each run one fixture program:
+    `DRIVER --list`, or `DRIVER CASE --fixture PATH`, which runs the case
+    with `make_case(absolute path)` and returns its exit status."""
+    cases.list_if_asked()
+    parser = argparse.ArgumentParser()
+    parser.add_argument("case", choices=sorted(cases))
+    parser.add_argument("--fixture", required=True)
+    args = parser.parse_args()
+    return run_case(cases[args.case], make_case(os.path.abspath(args.fixture)),
+                    args.case)
