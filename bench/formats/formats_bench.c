@@ -33,14 +33,7 @@
 
 #include <tattle/reporter.h>
 
-enum { EVENTS = 10 };
-
-static double now_s(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
-}
+#include "bench/measure.h"
 
 static const struct tattle_tag tags[] = {{"area", "formats"}, {"smoke", NULL}};
 
@@ -62,26 +55,9 @@ static int write_format(const struct tattle_reporter_type *type,
         return rc;
     type->begin(self, &run);
     struct tattle_summary summary = {.total = count, .duration_us = 1};
-    struct tattle_trace_event events[EVENTS];
-    char payloads[EVENTS][32];
-    for (unsigned e = 0; e < EVENTS; e++) {
-        snprintf(payloads[e], sizeof payloads[e], "{seq=%u}", e);
-        events[e] = (struct tattle_trace_event){
-            .seq = e + 1,
-            .t_us = 10u * e,
-            .kind = e % 2 ? TATTLE_TRACE_RECV : TATTLE_TRACE_SEND,
-            .from = "producer",
-            .to = "consumer",
-            .label = "item",
-            .msg = payloads[e],
-            .size = 16};
-    }
-    struct tattle_trace trace = {.cap = 50,
-                                 .budget = 5000,
-                                 .level = 100,
-                                 .recorded = EVENTS,
-                                 .events = events,
-                                 .event_count = EVENTS};
+    struct tattle_trace_event events[BENCH_TRACE_EVENTS];
+    char payloads[BENCH_TRACE_EVENTS][32];
+    struct tattle_trace trace = bench_small_trace(events, payloads);
     static const char output[] = "step 1 done\nstep 2 done\n";
     for (unsigned i = 0; i < count; i++) {
         char id[64], suite[32], name[32], message[96], rerun[128];
@@ -133,19 +109,11 @@ static int write_format(const struct tattle_reporter_type *type,
     return rc;
 }
 
-/* Runs `work` in a child; its wall time, peak RSS (KiB) and status. */
-struct child_cost {
-    double seconds;
-    long peak_kb;
-    int status;
-};
-
-static struct child_cost in_child(const struct tattle_reporter_type *type,
-                                  const char *path, unsigned count,
-                                  off_t fwrite_bytes)
+static struct bench_child_cost in_child(const struct tattle_reporter_type *type,
+                                        const char *path, unsigned count,
+                                        off_t fwrite_bytes)
 {
-    struct child_cost cost = {0};
-    double start = now_s();
+    double start = bench_seconds();
     pid_t pid = fork();
     if (pid == 0) {
         if (type)
@@ -160,13 +128,7 @@ static struct child_cost in_child(const struct tattle_reporter_type *type,
         }
         _exit(out && fclose(out) == 0 ? 0 : 1);
     }
-    struct rusage usage;
-    int status = 0;
-    wait4(pid, &status, 0, &usage);
-    cost.seconds = now_s() - start;
-    cost.peak_kb = usage.ru_maxrss;
-    cost.status = WIFEXITED(status) ? WEXITSTATUS(status) : 128;
-    return cost;
+    return bench_wait_child(pid, start);
 }
 
 /* Opens the HTML report in headless Chromium (html_open.mjs prints its
@@ -208,10 +170,10 @@ int main(int argc, char **argv)
         snprintf(path, sizeof path, "%s/formats-bench.%s", dir, formats[f]);
         snprintf(baseline, sizeof baseline, "%s/formats-bench.%s.bin", dir,
                  formats[f]);
-        struct child_cost cost = in_child(type, path, results, 0);
+        struct bench_child_cost cost = in_child(type, path, results, 0);
         struct stat st = {0};
         stat(path, &st);
-        struct child_cost base = in_child(NULL, baseline, 0, st.st_size);
+        struct bench_child_cost base = in_child(NULL, baseline, 0, st.st_size);
         printf("%s: %u results (one in ten failed, with a trace), %.1f MB\n",
                formats[f], results, (double)st.st_size / 1e6);
         printf("  %-6s reporter   %.3f s   peak RSS %.1f MB%s   target %s\n",

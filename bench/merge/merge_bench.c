@@ -29,16 +29,8 @@
 
 #include <tattle/reporter.h>
 
+#include "bench/measure.h"
 #include "reporter/jsonl.h"
-
-enum { EVENTS = 10 };
-
-static double now_s(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
-}
 
 static const struct tattle_tag tags[] = {{"area", "merge"}};
 
@@ -64,8 +56,9 @@ static int write_stream(const char *path, unsigned shard, unsigned shards,
         return rc;
     tattle__reporter_jsonl.begin(self, &run);
     struct tattle_summary summary = {.total = per_shard, .duration_us = 1};
-    struct tattle_trace_event events[EVENTS];
-    char payloads[EVENTS][32];
+    struct tattle_trace_event events[BENCH_TRACE_EVENTS];
+    char payloads[BENCH_TRACE_EVENTS][32];
+    struct tattle_trace trace = bench_small_trace(events, payloads);
     for (unsigned i = 0; i < per_shard; i++) {
         char id[64], name[32], message[96], rerun[128];
         snprintf(name, sizeof name, "case_%05u", i);
@@ -93,24 +86,6 @@ static int write_stream(const char *path, unsigned shard, unsigned shards,
                                          .expr = "got, want",
                                          .left = "1",
                                          .right = "2"};
-        for (unsigned e = 0; e < EVENTS; e++) {
-            snprintf(payloads[e], sizeof payloads[e], "{seq=%u}", e);
-            events[e] = (struct tattle_trace_event){
-                .seq = e + 1,
-                .t_us = 10u * e,
-                .kind = e % 2 ? TATTLE_TRACE_RECV : TATTLE_TRACE_SEND,
-                .from = "producer",
-                .to = "consumer",
-                .label = "item",
-                .msg = payloads[e],
-                .size = 16};
-        }
-        struct tattle_trace trace = {.cap = 50,
-                                     .budget = 5000,
-                                     .level = 100,
-                                     .recorded = EVENTS,
-                                     .events = events,
-                                     .event_count = EVENTS};
         static const char output[] = "step 1 done\nstep 2 done\n";
         struct tattle_result result = {
             .test = &info,
@@ -135,18 +110,11 @@ static int write_stream(const char *path, unsigned shard, unsigned shards,
     return rc;
 }
 
-/* The child's wall time and peak RSS (KiB); exit status in *status. */
-struct child_cost {
-    double seconds;
-    long peak_kb;
-    int status;
-};
-
-static struct child_cost run_child(char *const argv[], const char *baseline_dir,
-                                   const char *baseline_out)
+static struct bench_child_cost run_child(char *const argv[],
+                                         const char *baseline_dir,
+                                         const char *baseline_out)
 {
-    struct child_cost cost = {0};
-    double start = now_s();
+    double start = bench_seconds();
     pid_t pid = fork();
     if (pid == 0) {
         if (argv) {
@@ -175,13 +143,7 @@ static struct child_cost run_child(char *const argv[], const char *baseline_dir,
         closedir(dir);
         _exit(fclose(out) == 0 ? 0 : 1);
     }
-    struct rusage usage;
-    int status = 0;
-    wait4(pid, &status, 0, &usage);
-    cost.seconds = now_s() - start;
-    cost.peak_kb = usage.ru_maxrss;
-    cost.status = WIFEXITED(status) ? WEXITSTATUS(status) : 128;
-    return cost;
+    return bench_wait_child(pid, start);
 }
 
 static uint64_t directory_bytes(const char *path)
@@ -240,9 +202,9 @@ static int bench_shards(const char *tattle, const char *root, unsigned shards,
     }
     uint64_t input = directory_bytes(streams);
     /* The baseline first, so both read from a warm page cache. */
-    struct child_cost baseline = run_child(NULL, streams, baseline_out);
+    struct bench_child_cost baseline = run_child(NULL, streams, baseline_out);
     char *argv[] = {(char *)tattle, "merge", streams, "-o", out, NULL};
-    struct child_cost merge = run_child(argv, NULL, NULL);
+    struct bench_child_cost merge = run_child(argv, NULL, NULL);
     struct stat st = {0};
     stat(out, &st);
     printf("merge: %u streams x %u results (%u tests), %.1f MB in, %.1f MB "

@@ -24,6 +24,7 @@
 #include <cjson/cJSON.h>
 #include <tattle/reporter.h>
 
+#include "bench/measure.h"
 #include "reporter/json.h"
 #include "results/json.h"
 
@@ -32,13 +33,6 @@ enum { EVENTS = 50, PAYLOADS = 4096 };
 /* Rendered payloads, made once: the bench measures the reporter, not
  * snprintf. */
 static char payloads[PAYLOADS][32];
-
-static double now_s(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
-}
 
 static double peak_rss_mb(void)
 {
@@ -145,7 +139,7 @@ int main(int argc, char **argv)
     enum { CHUNK = 64 * 1024 };
     static char chunk[CHUNK];
     memset(chunk, 'x', sizeof chunk);
-    double start = now_s();
+    double start = bench_seconds();
     FILE *f = fopen(baseline_path, "wb");
     if (!f) {
         perror(baseline_path);
@@ -157,13 +151,13 @@ int main(int argc, char **argv)
         left -= n;
     }
     fclose(f);
-    double fwrite_s = now_s() - start;
+    double fwrite_s = bench_seconds() - start;
     unlink(baseline_path);
 
     double rss_before = peak_rss_mb();
     struct tattle_report_options options = {0};
     void *reporter = NULL;
-    start = now_s();
+    start = bench_seconds();
     int error = tattle__reporter_json.create(&reporter, path, &options);
     if (error) {
         fprintf(stderr, "report_bench: cannot create %s: %s\n", path,
@@ -179,11 +173,11 @@ int main(int argc, char **argv)
     }
     struct tattle_summary summary = {
         .total = count, .failed = count, .duration_us = 1};
-    double end_start = now_s();
+    double end_start = bench_seconds();
     error = tattle__reporter_json.end(reporter, &summary);
     tattle__reporter_json.destroy(reporter);
-    double report_s = now_s() - start;
-    double end_s = now_s() - end_start;
+    double report_s = bench_seconds() - start;
+    double end_s = bench_seconds() - end_start;
     double report_rss = peak_rss_mb();
     if (error) {
         fprintf(stderr, "report_bench: end failed: %s\n", strerror(-error));
@@ -197,14 +191,14 @@ int main(int argc, char **argv)
     make_result(7, &info, &failure, events, &trace, &result, id, name, message,
                 rerun);
     cJSON *object = tattle__json_test(&result, &options);
-    start = now_s();
+    start = bench_seconds();
     size_t printed = 0;
     for (unsigned i = 0; i < count; i++) {
         char *text = cJSON_PrintUnformatted(object);
         printed += strlen(text);
         cJSON_free(text);
     }
-    double print_s = now_s() - start;
+    double print_s = bench_seconds() - start;
     cJSON_Delete(object);
 
     unlink(path);

@@ -27,18 +27,13 @@
 
 #include <tattle/tattle.h>
 
+#include "bench/measure.h"
+
 /* One measured run: seconds and minor page faults, both per test. */
 struct cost {
     double seconds;
     double faults;
 };
-
-static double now_seconds(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
-}
 
 /* Minor page faults of this process and of every child it has reaped. */
 static long minor_faults(void)
@@ -56,12 +51,12 @@ struct meter {
 
 static struct meter meter_start(void)
 {
-    return (struct meter){now_seconds(), minor_faults()};
+    return (struct meter){bench_seconds(), minor_faults()};
 }
 
 static struct cost meter_stop(struct meter meter, int count)
 {
-    return (struct cost){(now_seconds() - meter.start) / count,
+    return (struct cost){(bench_seconds() - meter.start) / count,
                          (double)(minor_faults() - meter.faults) / count};
 }
 

@@ -27,14 +27,8 @@
 
 #include <tattle/tattle.h>
 
+#include "bench/measure.h"
 #include "runner/stacks.h"
-
-static double now_seconds(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
-}
 
 static int compare_doubles(const void *a, const void *b)
 {
@@ -98,7 +92,7 @@ static double run_gdb(pid_t pid)
 {
     char pid_text[16];
     snprintf(pid_text, sizeof pid_text, "%d", (int)pid);
-    double start = now_seconds();
+    double start = bench_seconds();
     pid_t gdb = fork();
     if (gdb == 0) {
         int null_fd = open("/dev/null", O_RDWR);
@@ -111,7 +105,7 @@ static double run_gdb(pid_t pid)
     }
     int status;
     waitpid(gdb, &status, 0);
-    double elapsed = now_seconds() - start;
+    double elapsed = bench_seconds() - start;
     return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? elapsed : -1;
 }
 
@@ -122,9 +116,9 @@ static void bench_stacks(void)
     size_t threads = 0, frames = 0;
     for (int round = 0; round < ROUNDS; round++) {
         struct tattle__stacks stacks = {0};
-        double start = now_seconds();
+        double start = bench_seconds();
         tattle__stacks_take(&pid, 1, 1000 * 1000, &stacks);
-        times[round] = now_seconds() - start;
+        times[round] = bench_seconds() - start;
         threads = stacks.thread_count;
         frames = 0;
         for (size_t i = 0; i < stacks.thread_count; i++)
@@ -256,9 +250,9 @@ static double run_tattle(const char *const *patterns)
     int null_fd = open("/dev/null", O_WRONLY);
     dup2(null_fd, 1);
     dup2(null_fd, 2);
-    double start = now_seconds();
+    double start = bench_seconds();
     tattle_main(argc, argv);
-    double elapsed = now_seconds() - start;
+    double elapsed = bench_seconds() - start;
     fflush(stdout);
     fflush(stderr);
     dup2(saved_out, 1);

@@ -23,6 +23,7 @@
 
 #include <tattle/trace.h>
 
+#include "bench/measure.h"
 #include "tracer/session.h"
 #include "tracer/test_process/recorder.h"
 
@@ -32,13 +33,6 @@ static long pairs = 1000;
 static ssize_t (*raw_write)(int, const void *, size_t);
 static ssize_t (*raw_read)(int, void *, size_t);
 
-static double now_ns(void)
-{
-    struct timespec now;
-    clock_gettime(CLOCK_MONOTONIC, &now);
-    return (double)now.tv_sec * 1e9 + (double)now.tv_nsec;
-}
-
 enum way { RAW, INTERPOSED };
 
 /* ns per write+read pair through one of the ways. */
@@ -46,7 +40,7 @@ static double loop(int fds[2], enum way way)
 {
     char message[MESSAGE_BYTES], back[MESSAGE_BYTES];
     memset(message, 'm', sizeof message);
-    double start = now_ns();
+    double start = bench_nanoseconds();
     for (long i = 0; i < pairs; i++) {
         ssize_t wrote, got;
         if (way == RAW) {
@@ -61,7 +55,7 @@ static double loop(int fds[2], enum way way)
             exit(1);
         }
     }
-    return (now_ns() - start) / (double)pairs;
+    return (bench_nanoseconds() - start) / (double)pairs;
 }
 
 struct figures {

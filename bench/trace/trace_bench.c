@@ -25,19 +25,13 @@
 
 #include <tattle/trace.h>
 
+#include "bench/measure.h"
 #include "tracer/clock.h"
 #include "tracer/session.h"
 
 enum { REPETITIONS = 5, RING_RECORDS = 64, RECORD_BYTES = 192 };
 
 static long events = 4000000;
-
-static double now_ns(void)
-{
-    struct timespec now;
-    clock_gettime(CLOCK_MONOTONIC, &now);
-    return (double)now.tv_sec * 1e9 + (double)now.tv_nsec;
-}
 
 #define BARRIER() __asm__ __volatile__("" ::: "memory")
 
@@ -86,12 +80,12 @@ static double run_threads(void *(*loop)(void *), int threads)
     double best = 1e30;
     for (int repetition = 0; repetition < REPETITIONS; repetition++) {
         pthread_t ids[2];
-        double start = now_ns();
+        double start = bench_nanoseconds();
         for (int i = 0; i < threads; i++)
             pthread_create(&ids[i], NULL, loop, (void *)(uintptr_t)i);
         for (int i = 0; i < threads; i++)
             pthread_join(ids[i], NULL);
-        double per_event = (now_ns() - start) / (double)events;
+        double per_event = (bench_nanoseconds() - start) / (double)events;
         if (per_event < best)
             best = per_event;
     }
@@ -116,12 +110,12 @@ static double traced_threads(int threads)
         struct tattle__trace_session *session = traced_session();
         tattle__trace_session_activate(session);
         pthread_t ids[2];
-        double start = now_ns();
+        double start = bench_nanoseconds();
         for (int i = 0; i < threads; i++)
             pthread_create(&ids[i], NULL, traced_loop, NULL);
         for (int i = 0; i < threads; i++)
             pthread_join(ids[i], NULL);
-        double per_event = (now_ns() - start) / (double)events;
+        double per_event = (bench_nanoseconds() - start) / (double)events;
         struct tattle_trace *trace = NULL;
         if (tattle__trace_session_freeze(session, &trace) != 0 ||
             trace->recorded < (uint64_t)events * (uint64_t)threads) {
@@ -146,7 +140,7 @@ static double untraced_loop(int variant)
     double best = 1e30;
     long calls = events * 4;
     for (int repetition = 0; repetition < REPETITIONS; repetition++) {
-        double start = now_ns();
+        double start = bench_nanoseconds();
         if (variant == 0) {
             for (long i = 0; i < calls; i++)
                 BARRIER();
@@ -161,7 +155,7 @@ static double untraced_loop(int variant)
                 BARRIER();
             }
         }
-        double per_call = (now_ns() - start) / (double)calls;
+        double per_call = (bench_nanoseconds() - start) / (double)calls;
         if (per_call < best)
             best = per_call;
     }
@@ -173,7 +167,7 @@ static double untraced_loop(int variant)
 
 static double one_test(bool traced)
 {
-    double start = now_ns();
+    double start = bench_nanoseconds();
     struct tattle__trace_session *session = traced ? traced_session() : NULL;
     pid_t pid = fork();
     if (pid == 0) {
@@ -191,7 +185,7 @@ static double one_test(bool traced)
             tattle__trace_free(trace);
         tattle__trace_session_destroy(session);
     }
-    return now_ns() - start;
+    return bench_nanoseconds() - start;
 }
 
 static int compare_doubles(const void *a, const void *b)
