@@ -56,6 +56,25 @@ static void *work(void *argument)
     return NULL;
 }
 
+/* A TCP socket listening on an ephemeral loopback port with `backlog`,
+ * its address in *address; -1 when any step failed. */
+static int loopback_listener(int backlog, struct sockaddr_in *address)
+{
+    *address = (struct sockaddr_in){.sin_family = AF_INET,
+                                    .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+    socklen_t length = sizeof *address;
+    int listener = socket(AF_INET, SOCK_STREAM, 0);
+    if (listener < 0)
+        return -1;
+    if (bind(listener, (struct sockaddr *)address, length) != 0 ||
+        listen(listener, backlog) != 0 ||
+        getsockname(listener, (struct sockaddr *)address, &length) != 0) {
+        close(listener);
+        return -1;
+    }
+    return listener;
+}
+
 /* A boss hands six 16-byte jobs to two workers through one pipe. */
 TEST(ipc, pipe_pool, .tags = "trace_messages")
 {
@@ -154,14 +173,10 @@ TEST(ipc, recv_truncated, .tags = "trace_messages")
     close(pair[0]);
     close(pair[1]);
 
-    int listener = socket(AF_INET, SOCK_STREAM, 0);
-    ASSERT_GE(listener, 0);
-    struct sockaddr_in address = {.sin_family = AF_INET,
-                                  .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+    struct sockaddr_in address;
     socklen_t length = sizeof address;
-    ASSERT_EQ(bind(listener, (struct sockaddr *)&address, length), 0);
-    ASSERT_EQ(listen(listener, 1), 0);
-    ASSERT_EQ(getsockname(listener, (struct sockaddr *)&address, &length), 0);
+    int listener = loopback_listener(1, &address);
+    ASSERT_GE(listener, 0);
     int client = socket(AF_INET, SOCK_STREAM, 0);
     ASSERT_GE(client, 0);
     ASSERT_EQ(connect(client, (struct sockaddr *)&address, length), 0);
@@ -245,14 +260,10 @@ static void *serve_hello(void *argument)
  * which frees the backlog before it accepts the client. */
 TEST(ipc, nonblocking_connect, .tags = "trace_messages")
 {
-    int listener = socket(AF_INET, SOCK_STREAM, 0);
-    ASSERT_GE(listener, 0);
-    struct sockaddr_in address = {.sin_family = AF_INET,
-                                  .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+    struct sockaddr_in address;
     socklen_t length = sizeof address;
-    ASSERT_EQ(bind(listener, (struct sockaddr *)&address, length), 0);
-    ASSERT_EQ(listen(listener, 0), 0);
-    ASSERT_EQ(getsockname(listener, (struct sockaddr *)&address, &length), 0);
+    int listener = loopback_listener(0, &address);
+    ASSERT_GE(listener, 0);
     tattle_actor_name("client");
     int filler = socket(AF_INET, SOCK_STREAM, 0);
     ASSERT_GE(filler, 0);
@@ -359,14 +370,10 @@ static void serve_one(int listener, pid_t client)
 /* A client and a server over loopback TCP. */
 TEST(ipc, tcp_loopback, .tags = "trace_messages")
 {
-    int listener = socket(AF_INET, SOCK_STREAM, 0);
-    ASSERT_GE(listener, 0);
-    struct sockaddr_in address = {.sin_family = AF_INET,
-                                  .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+    struct sockaddr_in address;
     socklen_t length = sizeof address;
-    ASSERT_EQ(bind(listener, (struct sockaddr *)&address, length), 0);
-    ASSERT_EQ(listen(listener, 1), 0);
-    ASSERT_EQ(getsockname(listener, (struct sockaddr *)&address, &length), 0);
+    int listener = loopback_listener(1, &address);
+    ASSERT_GE(listener, 0);
     pid_t client = fork();
     ASSERT_NE(client, -1);
     if (client == 0)
