@@ -1,11 +1,12 @@
 /*
  * tap.c — the "tap" reporter (see tap.h for what it writes).
  *
- * The version line and the plan go out at begin (the plan at the end
- * when the run's count of results is open: a wrapped program's tests are
- * known when it ends), one test point per
+ * The version line and the plan go out at begin, one test point per
  * finished test (flushed at once, so a reader of standard output follows
- * the run), and a bail-out at the end of an interrupted run. The YAML
+ * the run), and a bail-out at the end of an interrupted run. When the
+ * run's count of results is open (a wrapped program's tests are known
+ * only when it ends, and all its results come then), the test points are
+ * held until the end, so the plan still comes first. The YAML
  * diagnostics of a test point are one document that libyaml's emitter
  * writes into a buffer, which is then indented under the test point.
  * Every string is repaired to valid UTF-8 first (libyaml refuses anything
@@ -47,6 +48,7 @@ struct tap_reporter {
     bool emitter_failed;
     int error; /* the first error, returned by end */
     bool plan_at_end;
+    struct tattle__buffer held; /* test points before a plan_at_end plan */
 };
 
 /* ---- The test point line -------------------------------------------- */
@@ -487,9 +489,16 @@ static int tap_create(void **out, const char *destination,
     return 0;
 }
 
-/* Writes what self->point holds and sends it on to the reader. */
+/* Writes what self->point holds and sends it on to the reader, or holds
+ * it while the plan is not known. */
 static void write_point(struct tap_reporter *self)
 {
+    if (self->plan_at_end) {
+        tattle__buffer_append(&self->held, self->point.data,
+                              self->point.length);
+        tattle__buffer_clear(&self->point);
+        return;
+    }
     tattle__remember_error(
         &self->error, tattle__sink_write(&self->output.sink, self->point.data,
                                          self->point.length));
@@ -502,13 +511,13 @@ static void tap_begin(void *opaque, const struct tattle_run_info *run)
 {
     struct tap_reporter *self = opaque;
     tattle__buffer_append_string(&self->point, "TAP version 14\n");
-    self->plan_at_end = run->planned_open;
-    if (!self->plan_at_end) {
+    if (!run->planned_open) {
         tattle__buffer_append_string(&self->point, "1..");
         tattle__text_uint(&self->point, run->planned);
         tattle__buffer_append(&self->point, "\n", 1);
     }
     write_point(self);
+    self->plan_at_end = run->planned_open;
 }
 
 static void tap_test_started(void *opaque, const struct tattle_test_info *test)
@@ -537,15 +546,21 @@ static void tap_test_finished(void *opaque, const struct tattle_result *result)
 static int tap_end(void *opaque, const struct tattle_summary *summary)
 {
     struct tap_reporter *self = opaque;
+    if (self->plan_at_end) { /* the plan (when the run ended), then all */
+        self->plan_at_end = false;
+        if (!summary->interrupted) {
+            tattle__buffer_append_string(&self->point, "1..");
+            tattle__text_uint(&self->point, self->number);
+            tattle__buffer_append(&self->point, "\n", 1);
+        }
+        tattle__buffer_append(&self->point, self->held.data, self->held.length);
+        tattle__buffer_release(&self->held);
+        if (!self->error)
+            write_point(self);
+    }
     if (summary->interrupted && !self->error) {
         tattle__buffer_append_string(&self->point,
                                      "Bail out! the run was interrupted\n");
-        write_point(self);
-    }
-    if (self->plan_at_end && !self->error && !summary->interrupted) {
-        tattle__buffer_append_string(&self->point, "1..");
-        tattle__text_uint(&self->point, self->number);
-        tattle__buffer_append(&self->point, "\n", 1);
         write_point(self);
     }
     if (self->error)
@@ -562,6 +577,7 @@ static void tap_destroy(void *opaque)
     tattle__buffer_release(&self->point);
     tattle__buffer_release(&self->yaml);
     tattle__buffer_release(&self->text);
+    tattle__buffer_release(&self->held);
     free(self);
 }
 

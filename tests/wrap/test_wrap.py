@@ -115,8 +115,9 @@ class Case(driver.Checks):
                     "CTRF does not say %r: %r"
                     % ([t["state"] for t in tests], ctrf))
         tap = driver.read(run.path("report.tap"))
-        self.expect("1..%d" % count in tap, "TAP plan is not 1..%d:\n%s"
-                    % (count, tap))
+        self.expect(tap.split("\n")[:2] == ["TAP version 14", "1..%d" % count],
+                    "TAP does not start with its version and the plan "
+                    "1..%d:\n%s" % (count, tap))
         for number, test in enumerate(tests, 1):
             ok = "ok %d - " % number if test["state"] != "failed" \
                 else "not ok %d - " % number
