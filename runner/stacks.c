@@ -310,13 +310,32 @@ static bool is_interceptor_frame(const char *function)
     return function && strncmp(function, "__interceptor_", 14) == 0;
 }
 
-/* A thread of a sanitizer's runtime (its background thread) sits in the
- * runtime's own code at the top of its stack; the test never made it. */
+/* The namespaces of the sanitizers' runtimes, as their functions' mangled
+ * names begin. */
+static const char *const sanitizer_namespaces[] = {
+    "_ZN11__sanitizer", "_ZN6__tsan", "_ZN6__asan",
+    "_ZN6__lsan",       "_ZN6__msan", "_ZN7__hwasan",
+};
+
+/* The runtime's own thread started in its BackgroundThread
+ * (__tsan::BackgroundThread, __sanitizer::BackgroundThread); the test never
+ * made it. Where a thread happens to be at the top of its stack says
+ * nothing: a thread of the test is often inside the runtime, which every
+ * pthread_create, malloc and new thread's start goes through. */
 static bool is_sanitizer_thread(const struct tattle_thread_stack *thread)
 {
-    const char *top = thread->frame_count ? thread->frames[0].function : NULL;
-    return top && (strstr(top, "__sanitizer") || strstr(top, "__tsan") ||
-                   strstr(top, "__asan") || strstr(top, "__lsan"));
+    for (size_t f = 0; f < thread->frame_count; f++) {
+        const char *function = thread->frames[f].function;
+        if (!function || !strstr(function, "16BackgroundThread"))
+            continue;
+        for (size_t n = 0;
+             n < sizeof sanitizer_namespaces / sizeof *sanitizer_namespaces;
+             n++)
+            if (strncmp(function, sanitizer_namespaces[n],
+                        strlen(sanitizer_namespaces[n])) == 0)
+                return true;
+    }
+    return false;
 }
 
 static void thread_stack_free(struct tattle_thread_stack *thread)

@@ -6,7 +6,9 @@
  * meet at a barrier (so both hold it, without any sleep) and then wait
  * forever for the other's. The others are hostile to the taking: more
  * threads than are shown, a child process, a thread whose stack pointer is
- * garbage, threads that keep starting and ending while they are taken.
+ * garbage, threads that keep starting and ending while they are taken,
+ * and (in the address sanitizer's build) a test whose thread is busy
+ * inside the sanitizer's runtime.
  * Every wait is on something that never comes: the test ends only by its
  * timeout.
  */
@@ -142,6 +144,35 @@ TEST(hostile, threads_come_and_go, .timeout_ms = 300)
 {
     start_threads_forever();
 }
+
+#if defined(__SANITIZE_ADDRESS__)
+#define FIXTURE_ADDRESS_SANITIZED 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define FIXTURE_ADDRESS_SANITIZED 1
+#endif
+#endif
+#ifdef FIXTURE_ADDRESS_SANITIZED
+#include <sanitizer/asan_interface.h>
+
+/* Asks the address sanitizer's runtime, without end, whether a large block
+ * is addressable: the test's only thread is nearly always inside the
+ * runtime's code when its stacks are taken, and must be shown all the
+ * same. */
+__attribute__((noinline)) static void ask_the_runtime_forever(void)
+{
+    enum { BLOCK_BYTES = 64 << 20 };
+    char *block = malloc(BLOCK_BYTES);
+    ASSERT_NOT_NULL(block);
+    for (;;)
+        ASSERT_NULL(__asan_region_is_poisoned(block, BLOCK_BYTES));
+}
+
+TEST(hostile, inside_the_sanitizer_runtime, .timeout_ms = 300)
+{
+    ask_the_runtime_forever();
+}
+#endif
 
 enum { BENCH_THREADS = 16 };
 
