@@ -28,6 +28,7 @@
 #include "runner/command.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -557,7 +558,8 @@ size_t tattle__command_expand(struct tattle__result_record *record,
         if (listing)
             tattle__gtest_add_listing(&tests, listing);
         free(listing);
-        running = tattle__gtest_read_progress(&tests, printed);
+        running =
+            tattle__gtest_read_progress(&tests, &record->result.stdout_output);
     }
     if (tests.count == 0) {
         tattle__gtest_tests_release(&tests);
@@ -573,6 +575,14 @@ size_t tattle__command_expand(struct tattle__result_record *record,
     else
         tattle__buffer_printf(&not_run, "not run: the program %s before it",
                               ending_words(record));
+    /* With the output cut, a test never seen to end may have run, and
+     * ended any way, in the part that was lost. */
+    struct tattle__buffer lost = {0};
+    tattle__buffer_printf(&lost,
+                          "unknown: the program's output was cut (%" PRIu64
+                          " bytes, its head and tail kept) and what was kept "
+                          "holds no end of this test",
+                          record->result.stdout_output.bytes);
     size_t count = 0;
     *records = tattle__calloc(tests.count + 1, sizeof **records);
     for (size_t i = 0; i < tests.count; i++) {
@@ -581,7 +591,8 @@ size_t tattle__command_expand(struct tattle__result_record *record,
         if ((long)i == running)
             continue; /* filled below, from the command's own record */
         bool reached = from_report || test->finished;
-        build_inner(inner, record, test, reached ? NULL : not_run.data, gtest);
+        const char *unreached = tests.output_cut ? lost.data : not_run.data;
+        build_inner(inner, record, test, reached ? NULL : unreached, gtest);
         if (inner->result.state == TATTLE_STATE_FAILED)
             inner_failed = true;
     }
@@ -597,6 +608,7 @@ size_t tattle__command_expand(struct tattle__result_record *record,
         *record = (struct tattle__result_record){0};
     }
     tattle__buffer_release(&not_run);
+    tattle__buffer_release(&lost);
     tattle__gtest_tests_release(&tests);
     if (command_failed && !inner_failed) {
         /* Nothing inside says the command failed: its own result does. */

@@ -279,15 +279,55 @@ static uint64_t line_duration_us(const char *start, size_t length)
     return open ? (uint64_t)strtoull(open + 1, NULL, 10) * 1000 : 0;
 }
 
-long tattle__gtest_read_progress(struct tattle__gtest_tests *tests,
-                                 const char *stdout_text)
+/* Where the capture cut `output` (the head, a marker line, the tail:
+ * runner/capture.c): `*head_end` is where the head ends, `*tail_start`
+ * where the tail begins. The marker counts the bytes it stands for, so
+ * it is the runner's only when the kept text and that count add up to
+ * what the program wrote: a program that printed the same words is not
+ * taken for a cut. */
+static bool find_cut(const struct tattle_output *output, size_t *head_end,
+                     size_t *tail_start)
 {
-    long running = -1;
-    const char *failure_start = NULL; /* "file:line: Failure" of running */
-    for (const char *line = stdout_text; line && *line;) {
-        const char *end = strchr(line, '\n');
-        size_t length = end ? (size_t)(end - line) : strlen(line);
-        const char *next = end ? end + 1 : NULL;
+    static const char opening[] = "\n[... tattle: ";
+    static const char closing[] = " bytes omitted ...]\n";
+    if (!output->truncated || !output->text)
+        return false;
+    const char *text = output->text;
+    for (const char *at = strstr(text, opening); at;
+         at = strstr(at + 1, opening)) {
+        const char *digits = at + sizeof opening - 1;
+        char *after;
+        unsigned long long omitted = strtoull(digits, &after, 10);
+        if (after == digits || strncmp(after, closing, sizeof closing - 1))
+            continue;
+        size_t marker = (size_t)(after - at) + sizeof closing - 1;
+        if (output->length - marker + omitted != output->bytes)
+            continue;
+        *head_end = (size_t)(at - text);
+        *tail_start = (size_t)(at - text) + marker;
+        return true;
+    }
+    return false;
+}
+
+/* Progress of reading the lines: the test that started and has not ended,
+ * where its failure's text began. */
+struct progress {
+    long running;
+    const char *failure_start; /* "file:line: Failure" of running */
+};
+
+/* Reads the progress lines from `text` up to `limit`. `after_cut`: the
+ * text is the tail of a cut output, where a test may end whose start was
+ * lost; its end line says how it ended. */
+static void read_lines(struct tattle__gtest_tests *tests, const char *text,
+                       const char *limit, bool after_cut,
+                       struct progress *progress)
+{
+    for (const char *line = text; line < limit;) {
+        const char *end = memchr(line, '\n', (size_t)(limit - line));
+        size_t length = end ? (size_t)(end - line) : (size_t)(limit - line);
+        const char *next = end ? end + 1 : limit;
         size_t marker = sizeof run_marker - 1;
         bool is_run = length > marker && memcmp(line, run_marker, marker) == 0;
         bool is_ok = length > marker && memcmp(line, ok_marker, marker) == 0;
@@ -297,20 +337,24 @@ long tattle__gtest_read_progress(struct tattle__gtest_tests *tests,
             length > marker && memcmp(line, skipped_marker, marker) == 0;
         if (is_run || is_ok || is_failed || is_skipped) {
             long index = named_test(tests, line + marker, length - marker);
+            bool start_lost = after_cut && progress->running < 0 &&
+                              index >= 0 && !tests->tests[index].started;
             if (index >= 0 && is_run) {
                 tests->tests[index].started = true;
-                running = index;
-                failure_start = NULL;
-            } else if (index >= 0 && index == running) {
+                progress->running = index;
+                progress->failure_start = NULL;
+            } else if (index >= 0 &&
+                       (index == progress->running || start_lost)) {
                 struct tattle__gtest_test *test = &tests->tests[index];
+                test->started = true;
                 test->finished = true;
                 test->duration_us =
                     line_duration_us(line + marker, length - marker);
                 if (is_failed) {
                     test->state = TATTLE_STATE_FAILED;
-                    if (failure_start)
-                        add_failure(test, failure_start,
-                                    (size_t)(line - failure_start),
+                    if (progress->failure_start && !start_lost)
+                        add_failure(test, progress->failure_start,
+                                    (size_t)(line - progress->failure_start),
                                     ": Failure");
                     else
                         add_failure(test, "GoogleTest reported the failure", 31,
@@ -319,15 +363,44 @@ long tattle__gtest_read_progress(struct tattle__gtest_tests *tests,
                     test->state = TATTLE_STATE_SKIPPED;
                     test->skip_reason = tattle__strdup("skipped by GTEST_SKIP");
                 }
-                running = -1;
+                progress->running = -1;
             }
-        } else if (running >= 0 && !failure_start && length > 9 &&
+        } else if (progress->running >= 0 && !progress->failure_start &&
+                   length > 9 &&
                    memcmp(line + length - 9, ": Failure", 9) == 0) {
-            failure_start = line;
+            progress->failure_start = line;
         }
         line = next;
     }
-    return running;
+}
+
+long tattle__gtest_read_progress(struct tattle__gtest_tests *tests,
+                                 const struct tattle_output *output)
+{
+    struct progress progress = {.running = -1};
+    const char *text = output->text ? output->text : "";
+    size_t head_end, tail_start;
+    if (!find_cut(output, &head_end, &tail_start)) {
+        read_lines(tests, text, text + strlen(text), false, &progress);
+        return progress.running;
+    }
+    /* The head's last line and the tail's first are cut short: only whole
+     * lines are read. A test running when the head ends ended in the lost
+     * middle, or later: how is unknown. */
+    tests->output_cut = true;
+    const char *head_limit = text;
+    for (size_t i = head_end; i > 0; i--)
+        if (text[i - 1] == '\n') {
+            head_limit = text + i;
+            break;
+        }
+    read_lines(tests, text, head_limit, false, &progress);
+    progress = (struct progress){.running = -1};
+    const char *tail =
+        memchr(text + tail_start, '\n', output->length - tail_start);
+    if (tail)
+        read_lines(tests, tail + 1, text + output->length, true, &progress);
+    return progress.running;
 }
 
 void tattle__gtest_tests_release(struct tattle__gtest_tests *tests)

@@ -42,6 +42,9 @@ struct tattle__gtest_test {
 struct tattle__gtest_tests {
     struct tattle__gtest_test *tests;
     size_t count;
+    /* The progress lines were read from an output the capture cut: a
+     * test never seen to end may have run in the lost middle. */
+    bool output_cut;
 };
 
 /** Reads the JSON report GoogleTest wrote at `path`. Returns false, with
@@ -58,11 +61,15 @@ void tattle__gtest_add_listing(struct tattle__gtest_tests *tests,
                                const char *listing);
 
 /** Reads GoogleTest's progress lines ([ RUN ], [ OK ], [ FAILED ],
- * [ SKIPPED ]) from `stdout_text` into `tests`, adding the tests it names
- * that are missing. Returns the index of the test that started and never
- * finished (the one running when the program died), or -1. */
+ * [ SKIPPED ]) from the captured stdout `output` into `tests`, adding the
+ * tests it names that are missing. Returns the index of the test that
+ * started and never finished (the one running when the program died), or
+ * -1. When the capture cut the output (head and tail kept), only whole
+ * lines of each are read, `tests->output_cut` is set, a test whose end
+ * was lost is left unfinished and never taken for the running one, and
+ * an end line in the tail counts even when its start was lost. */
 long tattle__gtest_read_progress(struct tattle__gtest_tests *tests,
-                                 const char *stdout_text);
+                                 const struct tattle_output *output);
 
 void tattle__gtest_tests_release(struct tattle__gtest_tests *tests);
 

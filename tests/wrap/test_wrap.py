@@ -519,6 +519,65 @@ def wraps_hostile_program(c):
     c.expect_eq(ids[-1], "sh/1002-2147483647", "the rest, by their range")
 
 
+def fake_gtest(c, listing, body):
+    """A sh script that acts as a GoogleTest program: `listing` (the
+    --gtest_list_tests lines) when asked for its tests, else `body`; the
+    command that runs it, in a new directory."""
+    cwd = c.new_dir()
+    path = os.path.join(cwd, "fake_gtest.sh")
+    driver.write(path, 'if [ "$1" = --gtest_list_tests ]; then\n'
+                 "  printf '%s'\n  exit 0\nfi\n%s\n"
+                 % ("".join(line + "\\n" for line in listing), body))
+    return ["sh", path], cwd
+
+
+def progress(*lines):
+    """sh commands that print GoogleTest's progress lines."""
+    return "\n".join("echo '%s'" % line for line in lines)
+
+
+# Lines enough to overflow the capture's head and tail (32 KiB each).
+FILLER = "yes 'a line of filler the capture cannot keep whole' | head -n 3000"
+LISTING = ["A.", "  one", "  two", "  three", "  four"]
+
+
+@CASES("wrap_gtest_cut_output_blames_no_lost_test")
+def wraps_gtest_cut_output(c):
+    # A.two starts in the kept head and ends in the lost middle; the crash
+    # comes with no test started in the kept tail: no test is blamed, the
+    # command keeps its crash, and what the lost middle hid is unknown,
+    # not "not run".
+    command, cwd = fake_gtest(c, LISTING, "\n".join((
+        progress("[ RUN      ] A.one", "[       OK ] A.one (0 ms)",
+                 "[ RUN      ] A.two"), FILLER,
+        progress("[       OK ] A.two (0 ms)", "[ RUN      ] A.three",
+                 "[       OK ] A.three (1 ms)"), FILLER, "kill -SEGV $$")))
+    run = c.tattle_run(command, cwd=cwd, tests=5)
+    c.expect_eq(states(run), {"A/one": "passed", "A/two": "skipped",
+                              "A/three": "skipped", "A/four": "skipped",
+                              "run/sh": "failed"}, "states")
+    for lost in ("A/two", "A/three", "A/four"):
+        reason = run.tests[lost].get("skip_reason", "")
+        c.expect(reason.startswith("unknown: ") and "output was cut" in reason,
+                 "%s: skip reason %r" % (lost, reason))
+    c.expect_eq([f["kind"] for f in run.tests["run/sh"]["failures"]],
+                ["crash"], "the command's own failure")
+    # A test started in the kept tail and never ended carries the crash;
+    # one that ended in the tail, its start lost, has its result.
+    command, cwd = fake_gtest(c, LISTING, "\n".join((
+        progress("[ RUN      ] A.one", "[       OK ] A.one (0 ms)",
+                 "[ RUN      ] A.two"), FILLER,
+        progress("[       OK ] A.two (0 ms)", "[ RUN      ] A.three"),
+        FILLER, progress("[       OK ] A.three (1 ms)", "[ RUN      ] A.four"),
+        "kill -SEGV $$")))
+    run = c.tattle_run(command, cwd=cwd, tests=4)
+    c.expect_eq(states(run), {"A/one": "passed", "A/two": "skipped",
+                              "A/three": "passed", "A/four": "failed"},
+                "states")
+    c.expect_eq([f["kind"] for f in run.tests["A/four"]["failures"]],
+                ["crash"], "the crash of the test running in the tail")
+
+
 TAP_PROGRAM = r"""
 printf 'TAP version 13\n1..4\n'
 printf 'ok 1 - adds\n'
