@@ -253,14 +253,18 @@ void tattle__gtest_add_listing(struct tattle__gtest_tests *tests,
     }
 }
 
-/* The test a progress line names (after its marker, up to " (N ms)" or the
- * line's end), added when missing. */
+/* The test a progress line names (after its marker, up to " (N ms)",
+ * the ", where GetParam() = ..." or ", where TypeParam = ..." GoogleTest
+ * adds after a parameterized test, or the line's end), added when
+ * missing. */
 static long named_test(struct tattle__gtest_tests *tests, const char *start,
                        size_t length)
 {
     const char *space = memchr(start, ' ', length);
     if (space)
         length = (size_t)(space - start);
+    if (space && length > 0 && start[length - 1] == ',')
+        length--;
     long index = find_test(tests, start, length);
     if (index >= 0)
         return index;
@@ -272,11 +276,21 @@ static long named_test(struct tattle__gtest_tests *tests, const char *start,
     return (long)tests->count - 1;
 }
 
-/* "(N ms)" at the end of a progress line, in microseconds. */
+/* "(N ms)" at the end of a progress line, in microseconds: the last
+ * parenthesis, as a parameter's value before it may hold some. */
 static uint64_t line_duration_us(const char *start, size_t length)
 {
-    const char *open = memchr(start, '(', length);
-    return open ? (uint64_t)strtoull(open + 1, NULL, 10) * 1000 : 0;
+    static const char unit[] = " ms)";
+    size_t unit_length = sizeof unit - 1;
+    if (length < unit_length ||
+        memcmp(start + length - unit_length, unit, unit_length) != 0)
+        return 0;
+    size_t open = length - unit_length;
+    while (open > 0 && start[open - 1] >= '0' && start[open - 1] <= '9')
+        open--;
+    if (open == 0 || start[open - 1] != '(' || open == length - unit_length)
+        return 0;
+    return (uint64_t)strtoull(start + open, NULL, 10) * 1000;
 }
 
 /* Where the capture cut `output` (the head, a marker line, the tail:

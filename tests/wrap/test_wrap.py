@@ -578,6 +578,31 @@ def wraps_gtest_cut_output(c):
                 ["crash"], "the crash of the test running in the tail")
 
 
+@CASES("wrap_gtest_parameterized_names_end_before_where")
+def wraps_gtest_parameterized(c):
+    # GoogleTest follows a value- or type-parameterized test's name with
+    # ", where GetParam() = ..." or ", where TypeParam = ..." on its
+    # FAILED line: the name ends before it.
+    command, cwd = fake_gtest(
+        c, ["Values/Square.", "  IsEven/0  # GetParam() = 4",
+            "Typed/0.  # TypeParam = int", "  Adds", "A.", "  never"],
+        "\n".join((progress(
+            "[ RUN      ] Values/Square.IsEven/0",
+            "[  FAILED  ] Values/Square.IsEven/0, where GetParam() = 4 (3 ms)",
+            "[ RUN      ] Typed/0.Adds",
+            "[  FAILED  ] Typed/0.Adds, where TypeParam = int (2 ms)",
+            "[==========] 2 tests ran.",
+            "[  FAILED  ] Values/Square.IsEven/0, where GetParam() = 4",
+            "[  FAILED  ] Typed/0.Adds, where TypeParam = int"), "exit 1")))
+    run = c.tattle_run(command, cwd=cwd, tests=3)
+    c.expect_eq(states(run), {"Values/Square/IsEven/0": "failed",
+                              "Typed/0/Adds": "failed",
+                              "A/never": "skipped"}, "states")
+    c.expect_eq([run.tests[t]["duration_us"] for t in
+                 ("Values/Square/IsEven/0", "Typed/0/Adds")], [3000, 2000],
+                "the durations after the where clauses")
+
+
 TAP_PROGRAM = r"""
 printf 'TAP version 13\n1..4\n'
 printf 'ok 1 - adds\n'
