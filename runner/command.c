@@ -18,8 +18,9 @@
  * temporary file (GTEST_OUTPUT=json:PATH, set in the test process); when
  * the command's result is final, a program that wrote one, or that died
  * after printing GoogleTest's progress lines, has its result expanded
- * into one result per inner test (runner/gtest.h): id SUITE/NAME, its
- * state, duration and failures. The test that was running when the
+ * into one result per inner test (runner/gtest.h): id SUITE/NAME (an
+ * empty part "(empty)", a repeated id made unique by the test's number),
+ * its state, duration and failures. The test that was running when the
  * program crashed or timed out carries the command's failure and output;
  * the tests it never reached are skipped as not run. A command that
  * failed with no inner test to carry its failure keeps its own result
@@ -39,6 +40,7 @@
 #include <unistd.h>
 
 #include "base/buffer.h"
+#include "base/name_index.h"
 #include "base/text.h"
 #include "results/model.h"
 #include "runner/gtest.h"
@@ -509,6 +511,42 @@ static void build_inner(struct tattle__result_record *inner,
     }
 }
 
+/* Gives every inner test a valid id no other has, as the registry
+ * would: an empty suite or name is "(empty)"; a repeated id gets the
+ * test's number (its TAP point's, or its place in the list) appended as
+ * "[N]" until it is new. The first test of an id keeps it. */
+static void name_tests_uniquely(struct tattle__gtest_tests *tests)
+{
+    struct tattle__name_index ids = {0};
+    struct tattle__buffer id = {0};
+    for (size_t i = 0; i < tests->count; i++) {
+        struct tattle__gtest_test *test = &tests->tests[i];
+        if (!*test->suite) {
+            free(test->suite);
+            test->suite = tattle__strdup("(empty)");
+        }
+        if (!*test->name) {
+            free(test->name);
+            test->name = tattle__strdup("(empty)");
+        }
+        long number = test->number > 0 ? test->number : (long)i + 1;
+        for (;;) {
+            tattle__buffer_clear(&id);
+            tattle__buffer_printf(&id, "%s/%s", test->suite, test->name);
+            bool added;
+            tattle__name_index_add(&ids, id.data, &added);
+            if (added)
+                break;
+            struct tattle__buffer renamed = {0};
+            tattle__buffer_printf(&renamed, "%s[%ld]", test->name, number);
+            free(test->name);
+            test->name = tattle__buffer_take(&renamed);
+        }
+    }
+    tattle__buffer_release(&id);
+    tattle__name_index_release(&ids);
+}
+
 size_t tattle__command_expand(struct tattle__result_record *record,
                               struct tattle__result_record **records)
 {
@@ -549,6 +587,7 @@ size_t tattle__command_expand(struct tattle__result_record *record,
             }
             tests.tests[tests.count++] = (struct tattle__gtest_test){
                 .suite = tattle__strdup(wrapped.name),
+                .number = number,
                 .name = tattle__buffer_take(&name),
                 .state = TATTLE_STATE_PASSED,
             };
@@ -565,6 +604,7 @@ size_t tattle__command_expand(struct tattle__result_record *record,
         tattle__gtest_tests_release(&tests);
         return 0;
     }
+    name_tests_uniquely(&tests);
     bool command_failed = tattle__result_failed(&record->result);
     bool inner_failed = running >= 0;
     struct tattle__buffer not_run = {0};

@@ -29,7 +29,8 @@ struct tattle__gtest_failure {
 /** One test of the program, Suite.Name. */
 struct tattle__gtest_test {
     char *suite, *name;
-    char *file; /* where the test is defined, when the report says */
+    long number; /* a TAP point's number; 0 for a GoogleTest test */
+    char *file;  /* where the test is defined, when the report says */
     int line;
     enum tattle_state state;
     bool started, finished; /* from the progress lines */

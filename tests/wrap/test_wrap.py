@@ -647,6 +647,28 @@ def wraps_tap_crash(c):
                 "not run: the program crashed in sh/2", "skip reason")
 
 
+@CASES("wrap_inner_ids_are_valid_and_unique")
+def wraps_inner_ids(c):
+    # TAP descriptions repeat, or are missing: a point without one is
+    # named by its number, a repeat gets its number appended, and no
+    # description can take another point's id.
+    run = c.tattle_run(["sh", "-c", "echo 1..6; echo ok 1 - adds; "
+                        "echo not ok 2 - adds; echo ok 3; echo ok 4 - 3; "
+                        "echo ok 5 - 'adds[2]'; echo ok 6 - adds"], tests=6)
+    ids = [t["id"] for t in run.report["tests"]]
+    c.expect_eq(ids, ["sh/adds", "sh/adds[2]", "sh/3", "sh/3[4]",
+                      "sh/adds[2][5]", "sh/adds[6]"], "ids")
+    c.expect_eq(run.tests["sh/adds[2]"]["state"], "failed",
+                "the repeated point's state")
+    # GoogleTest progress lines with an empty suite or test name.
+    command, cwd = fake_gtest(c, [], "\n".join((progress(
+        "[ RUN      ] .b", "[       OK ] .b (0 ms)",
+        "[ RUN      ] A.", "[  FAILED  ] A. (0 ms)"), "exit 1")))
+    run = c.tattle_run(command, cwd=cwd, tests=2)
+    c.expect_eq(states(run), {"(empty)/b": "passed", "A/(empty)": "failed"},
+                "states")
+
+
 def main():
     CASES.list_if_asked()
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
