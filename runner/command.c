@@ -29,7 +29,10 @@
 #include "runner/command.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
+#include <limits.h>
+#include <poll.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -42,6 +45,7 @@
 #include "base/buffer.h"
 #include "base/name_index.h"
 #include "base/text.h"
+#include "base/timestamp.h"
 #include "results/model.h"
 #include "runner/gtest.h"
 #include "runner/options.h"
@@ -348,12 +352,15 @@ bool tattle__command_result_is(const struct tattle_result *result)
 }
 
 /* What `COMMAND [ARGS...] --gtest_list_tests` prints, or NULL. Bounded by
- * the test's timeout (a minute without one): the alarm it is run under
- * kills it. */
+ * the test's timeout (a minute without one), measured here: at the
+ * deadline the listing's process group (it is made a group of its own) is
+ * killed, whatever signals the program ignores, and what it printed by
+ * then in whole lines is the listing. The group is killed when the
+ * listing ends too: nothing it started outlives it. */
 static char *list_tests(long timeout_ms)
 {
     int pipe_ends[2];
-    if (pipe(pipe_ends) != 0)
+    if (pipe2(pipe_ends, O_CLOEXEC) != 0)
         return NULL;
     size_t argc = 0;
     while (wrapped.argv[argc])
@@ -361,7 +368,8 @@ static char *list_tests(long timeout_ms)
     char **argv = tattle__calloc(argc + 2, sizeof *argv);
     memcpy(argv, wrapped.argv, argc * sizeof *argv);
     argv[argc] = "--gtest_list_tests";
-    unsigned seconds = timeout_ms > 0 ? (unsigned)(timeout_ms / 1000) + 1 : 60;
+    unsigned long long bound_us =
+        (unsigned long long)(timeout_ms > 0 ? timeout_ms : 60000) * 1000;
     /* The environment without GTEST_OUTPUT, made before the fork: a
      * listing would otherwise be written where the caller's says. */
     size_t variables = 0;
@@ -373,14 +381,11 @@ static char *list_tests(long timeout_ms)
             environment[kept++] = environ[i];
     pid_t pid = fork();
     if (pid == 0) {
+        setpgid(0, 0);
         sigset_t none;
         sigemptyset(&none);
         sigprocmask(SIG_SETMASK, &none, NULL);
-        signal(SIGALRM, SIG_DFL);
         dup2(pipe_ends[1], STDOUT_FILENO);
-        close(pipe_ends[0]);
-        close(pipe_ends[1]);
-        alarm(seconds);
         execve(wrapped.path, argv, environment);
         _exit(127);
     }
@@ -391,22 +396,78 @@ static char *list_tests(long timeout_ms)
         close(pipe_ends[0]);
         return NULL;
     }
+    setpgid(pid, pid); /* the child does too: either wins the race */
+    unsigned long long deadline = tattle__now_us() + bound_us;
     struct tattle__buffer listing = {0};
     char chunk[4096];
-    ssize_t got;
-    while ((got = read(pipe_ends[0], chunk, sizeof chunk)) != 0) {
+    bool whole = false;
+    for (;;) {
+        unsigned long long now = tattle__now_us();
+        if (now >= deadline || listing.length > 16u << 20)
+            break;
+        unsigned long long left_ms = (deadline - now + 999) / 1000;
+        struct pollfd ready = {.fd = pipe_ends[0], .events = POLLIN};
+        int polled =
+            poll(&ready, 1, left_ms > INT_MAX ? INT_MAX : (int)left_ms);
+        if (polled < 0 && errno == EINTR)
+            continue;
+        if (polled <= 0)
+            continue; /* the deadline is checked above */
+        ssize_t got = read(pipe_ends[0], chunk, sizeof chunk);
         if (got < 0 && errno == EINTR)
             continue;
-        if (got < 0 || listing.length > 16u << 20)
+        if (got <= 0) {
+            whole = got == 0;
             break;
+        }
         tattle__buffer_append(&listing, chunk, (size_t)got);
     }
     close(pipe_ends[0]);
+    kill(-pid, SIGKILL);
     int status;
     while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
         continue;
+    if (!whole) {
+        /* Cut short: its last line may be part of a name. */
+        while (listing.length > 0 && listing.data[listing.length - 1] != '\n')
+            listing.length--;
+    }
     tattle__buffer_append(&listing, "", 0);
     return tattle__buffer_take(&listing);
+}
+
+/* The shard of GoogleTest's tests this run holds, from the command's
+ * environment (GTEST_TOTAL_SHARDS, GTEST_SHARD_INDEX), which the command
+ * honours: {0, 0} when it is not sharded. */
+static struct tattle__gtest_shard command_shard(void)
+{
+    const char *total_text = getenv("GTEST_TOTAL_SHARDS");
+    const char *index_text = getenv("GTEST_SHARD_INDEX");
+    if (!total_text || !index_text || !*total_text || !*index_text)
+        return (struct tattle__gtest_shard){0};
+    char *end;
+    long total = strtol(total_text, &end, 10);
+    if (*end)
+        return (struct tattle__gtest_shard){0};
+    long index = strtol(index_text, &end, 10);
+    if (*end || total < 1 || index < 0 || index >= total)
+        return (struct tattle__gtest_shard){0};
+    return (struct tattle__gtest_shard){.total = total, .index = index};
+}
+
+/* Whether the command runs GoogleTest's disabled tests too. */
+static bool runs_disabled_tests(void)
+{
+    const char *variable = getenv("GTEST_ALSO_RUN_DISABLED_TESTS");
+    bool runs = variable && *variable && strcmp(variable, "0") != 0;
+    for (size_t i = 1; wrapped.argv[i]; i++) {
+        const char *arg = wrapped.argv[i];
+        if (strcmp(arg, "--gtest_also_run_disabled_tests") == 0)
+            runs = true;
+        else if (strncmp(arg, "--gtest_also_run_disabled_tests=", 32) == 0)
+            runs = strcmp(arg + 32, "0") != 0;
+    }
+    return runs;
 }
 
 /* The test info of Suite/Name, kept until the run ends. */
@@ -595,7 +656,8 @@ size_t tattle__command_expand(struct tattle__result_record *record,
     } else if (!from_report) {
         char *listing = list_tests(record->result.test->timeout_ms);
         if (listing)
-            tattle__gtest_add_listing(&tests, listing);
+            tattle__gtest_add_listing(&tests, listing, command_shard(),
+                                      runs_disabled_tests());
         free(listing);
         running =
             tattle__gtest_read_progress(&tests, &record->result.stdout_output);

@@ -52,6 +52,18 @@ static struct tattle__gtest_test *add_test(struct tattle__gtest_tests *tests,
         .name = copy_span(name, name_length),
         .state = TATTLE_STATE_PASSED,
     };
+    struct tattle__buffer full = {0};
+    tattle__buffer_printf(&full, "%s.%s", test->suite, test->name);
+    bool added;
+    size_t number =
+        tattle__name_index_add(&tests->full_names, full.data, &added);
+    tattle__buffer_release(&full);
+    if (added) {
+        tests->test_of_name = tattle__realloc(tests->test_of_name,
+                                              tests->full_names.count *
+                                                  sizeof *tests->test_of_name);
+        tests->test_of_name[number] = tests->count - 1;
+    }
     return test;
 }
 
@@ -60,16 +72,11 @@ static struct tattle__gtest_test *add_test(struct tattle__gtest_tests *tests,
 static long find_test(const struct tattle__gtest_tests *tests, const char *full,
                       size_t length)
 {
-    for (size_t i = 0; i < tests->count; i++) {
-        size_t suite_length = strlen(tests->tests[i].suite);
-        if (suite_length < length && full[suite_length] == '.' &&
-            memcmp(full, tests->tests[i].suite, suite_length) == 0 &&
-            strlen(tests->tests[i].name) == length - suite_length - 1 &&
-            memcmp(full + suite_length + 1, tests->tests[i].name,
-                   length - suite_length - 1) == 0)
-            return (long)i;
-    }
-    return -1;
+    char *key = copy_span(full, length);
+    size_t number = tattle__name_index_find(&tests->full_names, key);
+    free(key);
+    return number < tests->full_names.count ? (long)tests->test_of_name[number]
+                                            : -1;
 }
 
 /* A failure from "file:line<separator>message": the location when the
@@ -225,9 +232,17 @@ bool tattle__gtest_printed_progress(const char *stdout_text)
                            strstr(stdout_text, "[==========] Running "));
 }
 
-void tattle__gtest_add_listing(struct tattle__gtest_tests *tests,
-                               const char *listing)
+static bool is_disabled(const char *name, size_t length)
 {
+    return length >= 9 && memcmp(name, "DISABLED_", 9) == 0;
+}
+
+void tattle__gtest_add_listing(struct tattle__gtest_tests *tests,
+                               const char *listing,
+                               struct tattle__gtest_shard shard,
+                               bool runs_disabled)
+{
+    long runnable = 0; /* tests dealt to the shards so far */
     const char *suite = NULL;
     size_t suite_length = 0;
     for (const char *line = listing; line && *line;) {
@@ -242,7 +257,13 @@ void tattle__gtest_add_listing(struct tattle__gtest_tests *tests,
             tattle__buffer_append(&full, suite, suite_length);
             tattle__buffer_append(&full, ".", 1);
             tattle__buffer_append(&full, line + 2, used - 2);
-            if (find_test(tests, full.data, full.length) < 0)
+            bool dealt = runs_disabled || (!is_disabled(suite, suite_length) &&
+                                           !is_disabled(line + 2, used - 2));
+            bool ours = !dealt || shard.total < 2 ||
+                        runnable % shard.total == shard.index;
+            if (dealt)
+                runnable++;
+            if (ours && find_test(tests, full.data, full.length) < 0)
                 add_test(tests, suite, suite_length, line + 2, used - 2);
             tattle__buffer_release(&full);
         } else if (used > 1 && line[0] != ' ' && line[used - 1] == '.') {
@@ -432,5 +453,7 @@ void tattle__gtest_tests_release(struct tattle__gtest_tests *tests)
         free(test->failures);
     }
     free(tests->tests);
+    tattle__name_index_release(&tests->full_names);
+    free(tests->test_of_name);
     *tests = (struct tattle__gtest_tests){0};
 }

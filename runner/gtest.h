@@ -15,6 +15,8 @@
 
 #include <tattle/reporter.h>
 
+#include "base/name_index.h"
+
 /** The largest GoogleTest report read: a bigger one (or anything but a
  * regular file at the path) is not read, and the command stays one test. */
 #define TATTLE__GTEST_REPORT_MAX (64L * 1024 * 1024)
@@ -43,6 +45,10 @@ struct tattle__gtest_test {
 struct tattle__gtest_tests {
     struct tattle__gtest_test *tests;
     size_t count;
+    /* "Suite.Name" of each test, and the index of the test it names: a
+     * lookup in constant time. */
+    struct tattle__name_index full_names;
+    size_t *test_of_name;
     /* The progress lines were read from an output the capture cut: a
      * test never seen to end may have run in the lost middle. */
     bool output_cut;
@@ -57,9 +63,21 @@ bool tattle__gtest_read_report(const char *path,
 /** Whether a program's stdout shows GoogleTest's progress lines. */
 bool tattle__gtest_printed_progress(const char *stdout_text);
 
-/** Adds the tests `--gtest_list_tests` printed (`listing`), not started. */
+/** The shard of a sharded GoogleTest run (GTEST_TOTAL_SHARDS,
+ * GTEST_SHARD_INDEX); total 0 when the run is not sharded. */
+struct tattle__gtest_shard {
+    long total, index;
+};
+
+/** Adds the tests `--gtest_list_tests` printed (`listing`), not started.
+ * The listing names every test the filter selects, whatever the shard:
+ * a test another shard runs is left out, as GoogleTest deals them (the
+ * N-th test that is not disabled, unless `runs_disabled`, goes to shard
+ * N mod total). */
 void tattle__gtest_add_listing(struct tattle__gtest_tests *tests,
-                               const char *listing);
+                               const char *listing,
+                               struct tattle__gtest_shard shard,
+                               bool runs_disabled);
 
 /** Reads GoogleTest's progress lines ([ RUN ], [ OK ], [ FAILED ],
  * [ SKIPPED ]) from the captured stdout `output` into `tests`, adding the

@@ -669,6 +669,57 @@ def wraps_inner_ids(c):
                 "states")
 
 
+@CASES("wrap_gtest_listing_is_bounded_and_killed")
+def wraps_gtest_listing_hang(c):
+    # The program, asked for its tests, prints them and then waits with
+    # SIGALRM ignored, its stdout still open: the runner gives the listing
+    # the test's timeout, kills its process group, and goes on.
+    cwd = c.new_dir()
+    pid_file = os.path.join(cwd, "listing.pid")
+    path = os.path.join(cwd, "fake_gtest.sh")
+    driver.write(path, 'if [ "$1" = --gtest_list_tests ]; then\n'
+                 "  trap '' ALRM\n"
+                 "  printf 'A.\\n  one\\n  two\\n  three\\n'\n"
+                 '  echo $$ > "%s.tmp" && mv "%s.tmp" "%s"\n'
+                 "  exec sleep 1000\nfi\n%s\nkill -SEGV $$\n"
+                 % (pid_file, pid_file, pid_file, progress(
+                     "[ RUN      ] A.one", "[       OK ] A.one (0 ms)",
+                     "[ RUN      ] A.two")))
+    timeout_ms = int(1000 * driver.wait_scale())
+    try:
+        run = c.tattle_run(["sh", path], ["--timeout", str(timeout_ms)],
+                           cwd=cwd, tests=3)
+        c.expect_eq(states(run), {"A/one": "passed", "A/two": "failed",
+                                  "A/three": "skipped"}, "states")
+        c.expect_eq(run.tests["A/three"].get("skip_reason"),
+                    "not run: the program crashed in A.two",
+                    "the test never reached, from the listing")
+        c.require(os.path.exists(pid_file), "the listing never ran")
+        pid = int(driver.read(pid_file))
+        c.expect(process_gone(pid), "the listing's process %d survived" % pid)
+    finally:
+        if os.path.exists(pid_file):
+            try:
+                os.kill(int(driver.read(pid_file)), 9)
+            except (ProcessLookupError, ValueError):
+                pass
+
+
+@CASES("wrap_gtest_tests_of_other_shards_are_not_reported")
+def wraps_gtest_shard(c):
+    program = gtest_program(c)
+    # Shard 1 of 2 runs the second and fourth of the tests the filter
+    # selects (Basics.Fails, Crashes.Segfaults) and crashes in the second:
+    # the listing names all five, but the other shard's are no result here.
+    c.env = dict(c.env, GTEST_TOTAL_SHARDS="2", GTEST_SHARD_INDEX="1")
+    run = c.tattle_run([program, "--gtest_filter=-Hangs.*"], tests=2)
+    c.expect_eq(states(run), {"Basics/Fails": "failed",
+                              "Crashes/Segfaults": "failed"}, "states")
+    c.expect_eq([f["kind"] for f in
+                 run.tests["Crashes/Segfaults"]["failures"]], ["crash"],
+                "the crash")
+
+
 def main():
     CASES.list_if_asked()
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
