@@ -562,11 +562,26 @@ static void build_inner(struct tattle__result_record *inner,
         failure->line = test->failures[i].line;
     }
     if (result->state == TATTLE_STATE_FAILED) {
-        /* The command's output is the failed test's evidence. */
+        /* The command's output is the failed test's evidence: the test's
+         * own section of stdout when the progress lines mark it, else the
+         * whole; stderr, which they do not divide, whole. */
         const struct tattle_output *out = &command->result.stdout_output;
         const struct tattle_output *err = &command->result.stderr_output;
-        result->stdout_output = *out;
-        result->stdout_output.text = tattle__record_copy(inner, out->text);
+        if (test->output_end > test->output_start &&
+            test->output_end <= out->length) {
+            size_t length = test->output_end - test->output_start;
+            char *section = tattle__malloc(length + 1);
+            memcpy(section, out->text + test->output_start, length);
+            section[length] = '\0';
+            result->stdout_output = (struct tattle_output){
+                .text = tattle__record_own(inner, section),
+                .length = length,
+                .bytes = length,
+            };
+        } else {
+            result->stdout_output = *out;
+            result->stdout_output.text = tattle__record_copy(inner, out->text);
+        }
         result->stderr_output = *err;
         result->stderr_output.text = tattle__record_copy(inner, err->text);
     }
@@ -618,6 +633,8 @@ size_t tattle__command_expand(struct tattle__result_record *record,
     struct tattle__gtest_tests tests;
     long running = -1;
     bool from_report = tattle__gtest_read_report(wrapped.report_path, &tests);
+    if (from_report)
+        tattle__gtest_find_sections(&tests, &record->result.stdout_output);
     bool gtest = true;
     const char *printed = record->result.stdout_output.text;
     long planned = -1;

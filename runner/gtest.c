@@ -348,6 +348,7 @@ static bool find_cut(const struct tattle_output *output, size_t *head_end,
 /* Progress of reading the lines: the test that started and has not ended,
  * where its failure's text began. */
 struct progress {
+    const char *output; /* the whole text: sections are offsets in it */
     long running;
     const char *failure_start; /* "file:line: Failure" of running */
 };
@@ -376,6 +377,9 @@ static void read_lines(struct tattle__gtest_tests *tests, const char *text,
                               index >= 0 && !tests->tests[index].started;
             if (index >= 0 && is_run) {
                 tests->tests[index].started = true;
+                tests->tests[index].output_start =
+                    (size_t)(line - progress->output);
+                tests->tests[index].output_end = 0;
                 progress->running = index;
                 progress->failure_start = NULL;
             } else if (index >= 0 &&
@@ -383,6 +387,8 @@ static void read_lines(struct tattle__gtest_tests *tests, const char *text,
                 struct tattle__gtest_test *test = &tests->tests[index];
                 test->started = true;
                 test->finished = true;
+                if (!start_lost)
+                    test->output_end = (size_t)(next - progress->output);
                 test->duration_us =
                     line_duration_us(line + marker, length - marker);
                 if (is_failed) {
@@ -412,8 +418,8 @@ static void read_lines(struct tattle__gtest_tests *tests, const char *text,
 long tattle__gtest_read_progress(struct tattle__gtest_tests *tests,
                                  const struct tattle_output *output)
 {
-    struct progress progress = {.running = -1};
     const char *text = output->text ? output->text : "";
+    struct progress progress = {.output = text, .running = -1};
     size_t head_end, tail_start;
     if (!find_cut(output, &head_end, &tail_start)) {
         read_lines(tests, text, text + strlen(text), false, &progress);
@@ -430,12 +436,31 @@ long tattle__gtest_read_progress(struct tattle__gtest_tests *tests,
             break;
         }
     read_lines(tests, text, head_limit, false, &progress);
-    progress = (struct progress){.running = -1};
+    progress = (struct progress){.output = text, .running = -1};
     const char *tail =
         memchr(text + tail_start, '\n', output->length - tail_start);
     if (tail)
         read_lines(tests, tail + 1, text + output->length, true, &progress);
     return progress.running;
+}
+
+void tattle__gtest_find_sections(struct tattle__gtest_tests *tests,
+                                 const struct tattle_output *output)
+{
+    struct tattle__gtest_tests printed = {0};
+    tattle__gtest_read_progress(&printed, output);
+    for (size_t i = 0; i < tests->count; i++) {
+        struct tattle__gtest_test *test = &tests->tests[i];
+        struct tattle__buffer full = {0};
+        tattle__buffer_printf(&full, "%s.%s", test->suite, test->name);
+        long seen = find_test(&printed, full.data, full.length);
+        tattle__buffer_release(&full);
+        if (seen >= 0) {
+            test->output_start = printed.tests[seen].output_start;
+            test->output_end = printed.tests[seen].output_end;
+        }
+    }
+    tattle__gtest_tests_release(&printed);
 }
 
 void tattle__gtest_tests_release(struct tattle__gtest_tests *tests)

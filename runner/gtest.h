@@ -36,6 +36,9 @@ struct tattle__gtest_test {
     int line;
     enum tattle_state state;
     bool started, finished; /* from the progress lines */
+    /* Its section of the captured stdout, from its RUN line to the end of
+     * its OK, FAILED or SKIPPED line; output_end 0 when there is none. */
+    size_t output_start, output_end;
     uint64_t duration_us;
     struct tattle__gtest_failure *failures;
     size_t failure_count;
@@ -88,6 +91,11 @@ void tattle__gtest_add_listing(struct tattle__gtest_tests *tests,
  * was lost is left unfinished and never taken for the running one, and
  * an end line in the tail counts even when its start was lost. */
 long tattle__gtest_read_progress(struct tattle__gtest_tests *tests,
+                                 const struct tattle_output *output);
+
+/** Finds each test's section of the captured stdout `output` from the
+ * progress lines, for tests read from the JSON report. */
+void tattle__gtest_find_sections(struct tattle__gtest_tests *tests,
                                  const struct tattle_output *output);
 
 void tattle__gtest_tests_release(struct tattle__gtest_tests *tests);

@@ -720,6 +720,41 @@ def wraps_gtest_shard(c):
                 "the crash")
 
 
+@CASES("wrap_gtest_failed_test_carries_its_own_output")
+def wraps_gtest_sections(c):
+    # Each failed inner test carries its own section of the output, from
+    # its RUN line to its FAILED line, not the whole program's.
+    expected = {}
+    program = c.options.gtest_program
+    if program:
+        # From GoogleTest's report, the sections from its progress lines.
+        run = c.tattle_run([program, "--gtest_filter=Basics.*"], tests=3)
+        stdout = run.tests["Basics/Fails"]["output"]["stdout"]
+        c.expect(stdout.startswith("[ RUN      ] Basics.Fails\n") and
+                 "sum" in stdout and
+                 stdout.splitlines()[-1].startswith(
+                     "[  FAILED  ] Basics.Fails (") and
+                 "Basics.Passes" not in stdout,
+                 "the output of Basics/Fails: %r" % stdout)
+    # From the progress lines alone (no report).
+    command, cwd = fake_gtest(c, ["A.", "  one", "  two"], "\n".join((
+        progress("[==========] Running 2 tests", "[ RUN      ] A.one",
+                 "one.cc:1: Failure", "one went wrong",
+                 "[  FAILED  ] A.one (0 ms)", "[ RUN      ] A.two",
+                 "two.cc:2: Failure", "two went wrong",
+                 "[  FAILED  ] A.two (0 ms)", "[==========] 2 tests ran."),
+        "exit 1")))
+    run = c.tattle_run(command, cwd=cwd, tests=2)
+    for name, n in (("one", 1), ("two", 2)):
+        output = run.tests["A/" + name]["output"]
+        expected = ("[ RUN      ] A.%s\n%s.cc:%d: Failure\n%s went wrong\n"
+                    "[  FAILED  ] A.%s (0 ms)\n" % (name, name, n, name, name))
+        c.expect_eq((output["stdout"], output["stdout_bytes"],
+                     output["truncated"]),
+                    (expected, len(expected), False),
+                    "the output of A/%s" % name)
+
+
 def main():
     CASES.list_if_asked()
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
