@@ -374,7 +374,7 @@ static void read_lines(struct tattle__gtest_tests *tests, const char *text,
         if (is_run || is_ok || is_failed || is_skipped) {
             long index = named_test(tests, line + marker, length - marker);
             bool start_lost = after_cut && progress->running < 0 &&
-                              index >= 0 && !tests->tests[index].started;
+                              index >= 0 && !tests->tests[index].finished;
             if (index >= 0 && is_run) {
                 tests->tests[index].started = true;
                 tests->tests[index].output_start =

@@ -89,7 +89,8 @@ void tattle__gtest_add_listing(struct tattle__gtest_tests *tests,
  * -1. When the capture cut the output (head and tail kept), only whole
  * lines of each are read, `tests->output_cut` is set, a test whose end
  * was lost is left unfinished and never taken for the running one, and
- * an end line in the tail counts even when its start was lost. */
+ * an end line in the tail counts even when its start was lost (or in the
+ * head). */
 long tattle__gtest_read_progress(struct tattle__gtest_tests *tests,
                                  const struct tattle_output *output);
 

@@ -576,6 +576,14 @@ def wraps_gtest_cut_output(c):
                 "states")
     c.expect_eq([f["kind"] for f in run.tests["A/four"]["failures"]],
                 ["crash"], "the crash of the test running in the tail")
+    # A test started in the head and ended in the tail ran in between.
+    command, cwd = fake_gtest(c, LISTING, "\n".join((
+        progress("[ RUN      ] A.one"), FILLER,
+        progress("[  FAILED  ] A.one (5 ms)"), "exit 1")))
+    run = c.tattle_run(command, cwd=cwd, tests=4)
+    c.expect_eq(states(run), {"A/one": "failed", "A/two": "skipped",
+                              "A/three": "skipped", "A/four": "skipped"},
+                "states")
 
 
 @CASES("wrap_gtest_parameterized_names_end_before_where")
