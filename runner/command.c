@@ -729,8 +729,14 @@ size_t tattle__command_expand(struct tattle__result_record *record,
     tattle__buffer_release(&not_run);
     tattle__buffer_release(&lost);
     tattle__gtest_tests_release(&tests);
-    if (command_failed && !inner_failed) {
-        /* Nothing inside says the command failed: its own result does. */
+    /* A crash or timeout no test carries is not explained by the tests
+     * that failed before it, as an exit status of 1 is. */
+    bool ended_unexplained =
+        running < 0 && record->result.failure_count > 0 &&
+        record->result.failures[0].kind != TATTLE_FAILURE_EXIT;
+    if (command_failed && (!inner_failed || ended_unexplained)) {
+        /* Nothing inside says how the command failed: its own result
+         * does. */
         (*records)[count++] = *record;
     } else if (record->result.test) {
         tattle__record_release(record);

@@ -763,6 +763,26 @@ def wraps_gtest_sections(c):
                     "the output of A/%s" % name)
 
 
+@CASES("wrap_gtest_crash_no_test_carries_is_kept")
+def wraps_gtest_unowned_crash(c):
+    # A test failed, then the program crashed with no test running (in a
+    # global tear-down, or in a part of its output the capture lost): the
+    # failed test does not explain the crash, so the command's own result
+    # keeps it.
+    for body in (progress("[ RUN      ] A.one", "[  FAILED  ] A.one (0 ms)",
+                          "[ RUN      ] A.two", "[       OK ] A.two (0 ms)"),
+                 "\n".join((progress("[ RUN      ] A.one",
+                                      "[  FAILED  ] A.one (0 ms)",
+                                      "[ RUN      ] A.two"), FILLER))):
+        command, cwd = fake_gtest(c, ["A.", "  one", "  two"],
+                                  body + "\nkill -SEGV $$")
+        run = c.tattle_run(command, cwd=cwd, tests=3)
+        c.expect_eq(run.tests["A/one"]["state"], "failed", "A/one")
+        c.expect_eq([(f["kind"], f.get("signal")) for f in
+                     run.tests.get("run/sh", {}).get("failures", [])],
+                    [("crash", "SIGSEGV")], "the command's crash")
+
+
 def main():
     CASES.list_if_asked()
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
