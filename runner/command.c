@@ -509,8 +509,11 @@ static char *inner_rerun(const struct tattle__gtest_test *test, bool gtest)
         tattle__buffer_append_shell_quoted(&text, wrapped.argv[i]);
     }
     struct tattle__buffer filter = {0};
-    tattle__buffer_printf(&filter, "--gtest_filter=%s.%s", test->suite,
-                          test->name);
+    if (test->program_name)
+        tattle__buffer_printf(&filter, "--gtest_filter=%s", test->program_name);
+    else
+        tattle__buffer_printf(&filter, "--gtest_filter=%s.%s", test->suite,
+                              test->name);
     tattle__buffer_append_string(&text, " ");
     tattle__buffer_append_shell_quoted(&text, filter.data);
     tattle__buffer_release(&filter);
@@ -597,13 +600,19 @@ static void name_tests_uniquely(struct tattle__gtest_tests *tests)
     struct tattle__buffer id = {0};
     for (size_t i = 0; i < tests->count; i++) {
         struct tattle__gtest_test *test = &tests->tests[i];
+        /* The program's own name, for the rerun's filter. */
+        struct tattle__buffer own = {0};
+        tattle__buffer_printf(&own, "%s.%s", test->suite, test->name);
+        bool renamed = false;
         if (!*test->suite) {
             free(test->suite);
             test->suite = tattle__strdup("(empty)");
+            renamed = true;
         }
         if (!*test->name) {
             free(test->name);
             test->name = tattle__strdup("(empty)");
+            renamed = true;
         }
         long number = test->number > 0 ? test->number : (long)i + 1;
         for (;;) {
@@ -613,11 +622,16 @@ static void name_tests_uniquely(struct tattle__gtest_tests *tests)
             tattle__name_index_add(&ids, id.data, &added);
             if (added)
                 break;
-            struct tattle__buffer renamed = {0};
-            tattle__buffer_printf(&renamed, "%s[%ld]", test->name, number);
+            struct tattle__buffer numbered = {0};
+            tattle__buffer_printf(&numbered, "%s[%ld]", test->name, number);
             free(test->name);
-            test->name = tattle__buffer_take(&renamed);
+            test->name = tattle__buffer_take(&numbered);
+            renamed = true;
         }
+        if (renamed)
+            test->program_name = tattle__buffer_take(&own);
+        else
+            tattle__buffer_release(&own);
     }
     tattle__buffer_release(&id);
     tattle__name_index_release(&ids);

@@ -471,6 +471,7 @@ void tattle__gtest_tests_release(struct tattle__gtest_tests *tests)
         free(test->name);
         free(test->file);
         free(test->skip_reason);
+        free(test->program_name);
         for (size_t f = 0; f < test->failure_count; f++) {
             free(test->failures[f].file);
             free(test->failures[f].message);

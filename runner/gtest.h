@@ -32,7 +32,10 @@ struct tattle__gtest_failure {
 struct tattle__gtest_test {
     char *suite, *name;
     long number; /* a TAP point's number; 0 for a GoogleTest test */
-    char *file;  /* where the test is defined, when the report says */
+    /* "Suite.Name" as the program knows it, when the id's parts had to
+     * change (runner/command.c); NULL when they are the program's. */
+    char *program_name;
+    char *file; /* where the test is defined, when the report says */
     int line;
     enum tattle_state state;
     bool started, finished; /* from the progress lines */

@@ -675,6 +675,9 @@ def wraps_inner_ids(c):
     run = c.tattle_run(command, cwd=cwd, tests=2)
     c.expect_eq(states(run), {"(empty)/b": "passed", "A/(empty)": "failed"},
                 "states")
+    c.expect(run.tests["A/(empty)"]["rerun"].endswith(" --gtest_filter=A."),
+             "the rerun filters by the program's name: %r"
+             % run.tests["A/(empty)"]["rerun"])
 
 
 @CASES("wrap_gtest_listing_is_bounded_and_killed")
