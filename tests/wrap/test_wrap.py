@@ -735,7 +735,6 @@ def wraps_gtest_shard(c):
 def wraps_gtest_sections(c):
     # Each failed inner test carries its own section of the output, from
     # its RUN line to its FAILED line, not the whole program's.
-    expected = {}
     program = c.options.gtest_program
     if program:
         # From GoogleTest's report, the sections from its progress lines.
