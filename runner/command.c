@@ -18,8 +18,9 @@
  * temporary file (GTEST_OUTPUT=json:PATH, set in the test process); when
  * the command's result is final, a program that wrote one, or that died
  * after printing GoogleTest's progress lines, has its result expanded
- * into one result per inner test (runner/gtest.h): id SUITE/NAME, its
- * state, duration and failures. The test that was running when the
+ * into one result per inner test (runner/gtest.h): id SUITE/NAME (an
+ * empty part "(empty)", a repeated id made unique by the test's number),
+ * its state, duration and failures. The test that was running when the
  * program crashed or timed out carries the command's failure and output;
  * the tests it never reached are skipped as not run. A command that
  * failed with no inner test to carry its failure keeps its own result
@@ -28,6 +29,10 @@
 #include "runner/command.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <poll.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -38,7 +43,9 @@
 #include <unistd.h>
 
 #include "base/buffer.h"
+#include "base/name_index.h"
 #include "base/text.h"
+#include "base/timestamp.h"
 #include "results/model.h"
 #include "runner/gtest.h"
 #include "runner/options.h"
@@ -345,12 +352,15 @@ bool tattle__command_result_is(const struct tattle_result *result)
 }
 
 /* What `COMMAND [ARGS...] --gtest_list_tests` prints, or NULL. Bounded by
- * the test's timeout (a minute without one): the alarm it is run under
- * kills it. */
+ * the test's timeout (a minute without one), measured here: at the
+ * deadline the listing's process group (it is made a group of its own) is
+ * killed, whatever signals the program ignores, and what it printed by
+ * then in whole lines is the listing. The group is killed when the
+ * listing ends too: nothing it started outlives it. */
 static char *list_tests(long timeout_ms)
 {
     int pipe_ends[2];
-    if (pipe(pipe_ends) != 0)
+    if (pipe2(pipe_ends, O_CLOEXEC) != 0)
         return NULL;
     size_t argc = 0;
     while (wrapped.argv[argc])
@@ -358,7 +368,8 @@ static char *list_tests(long timeout_ms)
     char **argv = tattle__calloc(argc + 2, sizeof *argv);
     memcpy(argv, wrapped.argv, argc * sizeof *argv);
     argv[argc] = "--gtest_list_tests";
-    unsigned seconds = timeout_ms > 0 ? (unsigned)(timeout_ms / 1000) + 1 : 60;
+    unsigned long long bound_us =
+        (unsigned long long)(timeout_ms > 0 ? timeout_ms : 60000) * 1000;
     /* The environment without GTEST_OUTPUT, made before the fork: a
      * listing would otherwise be written where the caller's says. */
     size_t variables = 0;
@@ -370,14 +381,11 @@ static char *list_tests(long timeout_ms)
             environment[kept++] = environ[i];
     pid_t pid = fork();
     if (pid == 0) {
+        setpgid(0, 0);
         sigset_t none;
         sigemptyset(&none);
         sigprocmask(SIG_SETMASK, &none, NULL);
-        signal(SIGALRM, SIG_DFL);
         dup2(pipe_ends[1], STDOUT_FILENO);
-        close(pipe_ends[0]);
-        close(pipe_ends[1]);
-        alarm(seconds);
         execve(wrapped.path, argv, environment);
         _exit(127);
     }
@@ -388,22 +396,78 @@ static char *list_tests(long timeout_ms)
         close(pipe_ends[0]);
         return NULL;
     }
+    setpgid(pid, pid); /* the child does too: either wins the race */
+    unsigned long long deadline = tattle__now_us() + bound_us;
     struct tattle__buffer listing = {0};
     char chunk[4096];
-    ssize_t got;
-    while ((got = read(pipe_ends[0], chunk, sizeof chunk)) != 0) {
+    bool whole = false;
+    for (;;) {
+        unsigned long long now = tattle__now_us();
+        if (now >= deadline || listing.length > 16u << 20)
+            break;
+        unsigned long long left_ms = (deadline - now + 999) / 1000;
+        struct pollfd ready = {.fd = pipe_ends[0], .events = POLLIN};
+        int polled =
+            poll(&ready, 1, left_ms > INT_MAX ? INT_MAX : (int)left_ms);
+        if (polled < 0 && errno == EINTR)
+            continue;
+        if (polled <= 0)
+            continue; /* the deadline is checked above */
+        ssize_t got = read(pipe_ends[0], chunk, sizeof chunk);
         if (got < 0 && errno == EINTR)
             continue;
-        if (got < 0 || listing.length > 16u << 20)
+        if (got <= 0) {
+            whole = got == 0;
             break;
+        }
         tattle__buffer_append(&listing, chunk, (size_t)got);
     }
     close(pipe_ends[0]);
+    kill(-pid, SIGKILL);
     int status;
     while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
         continue;
+    if (!whole) {
+        /* Cut short: its last line may be part of a name. */
+        while (listing.length > 0 && listing.data[listing.length - 1] != '\n')
+            listing.length--;
+    }
     tattle__buffer_append(&listing, "", 0);
     return tattle__buffer_take(&listing);
+}
+
+/* The shard of GoogleTest's tests this run holds, from the command's
+ * environment (GTEST_TOTAL_SHARDS, GTEST_SHARD_INDEX), which the command
+ * honours: {0, 0} when it is not sharded. */
+static struct tattle__gtest_shard command_shard(void)
+{
+    const char *total_text = getenv("GTEST_TOTAL_SHARDS");
+    const char *index_text = getenv("GTEST_SHARD_INDEX");
+    if (!total_text || !index_text || !*total_text || !*index_text)
+        return (struct tattle__gtest_shard){0};
+    char *end;
+    long total = strtol(total_text, &end, 10);
+    if (*end)
+        return (struct tattle__gtest_shard){0};
+    long index = strtol(index_text, &end, 10);
+    if (*end || total < 1 || index < 0 || index >= total)
+        return (struct tattle__gtest_shard){0};
+    return (struct tattle__gtest_shard){.total = total, .index = index};
+}
+
+/* Whether the command runs GoogleTest's disabled tests too. */
+static bool runs_disabled_tests(void)
+{
+    const char *variable = getenv("GTEST_ALSO_RUN_DISABLED_TESTS");
+    bool runs = variable && *variable && strcmp(variable, "0") != 0;
+    for (size_t i = 1; wrapped.argv[i]; i++) {
+        const char *arg = wrapped.argv[i];
+        if (strcmp(arg, "--gtest_also_run_disabled_tests") == 0)
+            runs = true;
+        else if (strncmp(arg, "--gtest_also_run_disabled_tests=", 32) == 0)
+            runs = strcmp(arg + 32, "0") != 0;
+    }
+    return runs;
 }
 
 /* The test info of Suite/Name, kept until the run ends. */
@@ -445,8 +509,11 @@ static char *inner_rerun(const struct tattle__gtest_test *test, bool gtest)
         tattle__buffer_append_shell_quoted(&text, wrapped.argv[i]);
     }
     struct tattle__buffer filter = {0};
-    tattle__buffer_printf(&filter, "--gtest_filter=%s.%s", test->suite,
-                          test->name);
+    if (test->program_name)
+        tattle__buffer_printf(&filter, "--gtest_filter=%s", test->program_name);
+    else
+        tattle__buffer_printf(&filter, "--gtest_filter=%s.%s", test->suite,
+                              test->name);
     tattle__buffer_append_string(&text, " ");
     tattle__buffer_append_shell_quoted(&text, filter.data);
     tattle__buffer_release(&filter);
@@ -498,14 +565,76 @@ static void build_inner(struct tattle__result_record *inner,
         failure->line = test->failures[i].line;
     }
     if (result->state == TATTLE_STATE_FAILED) {
-        /* The command's output is the failed test's evidence. */
+        /* The command's output is the failed test's evidence: the test's
+         * own section of stdout when the progress lines mark it, else the
+         * whole; stderr, which they do not divide, whole. */
         const struct tattle_output *out = &command->result.stdout_output;
         const struct tattle_output *err = &command->result.stderr_output;
-        result->stdout_output = *out;
-        result->stdout_output.text = tattle__record_copy(inner, out->text);
+        if (test->output_end > test->output_start &&
+            test->output_end <= out->length) {
+            size_t length = test->output_end - test->output_start;
+            char *section = tattle__malloc(length + 1);
+            memcpy(section, out->text + test->output_start, length);
+            section[length] = '\0';
+            result->stdout_output = (struct tattle_output){
+                .text = tattle__record_own(inner, section),
+                .length = length,
+                .bytes = length,
+            };
+        } else {
+            result->stdout_output = *out;
+            result->stdout_output.text = tattle__record_copy(inner, out->text);
+        }
         result->stderr_output = *err;
         result->stderr_output.text = tattle__record_copy(inner, err->text);
     }
+}
+
+/* Gives every inner test a valid id no other has, as the registry
+ * would: an empty suite or name is "(empty)"; a repeated id gets the
+ * test's number (its TAP point's, or its place in the list) appended as
+ * "[N]" until it is new. The first test of an id keeps it. */
+static void name_tests_uniquely(struct tattle__gtest_tests *tests)
+{
+    struct tattle__name_index ids = {0};
+    struct tattle__buffer id = {0};
+    for (size_t i = 0; i < tests->count; i++) {
+        struct tattle__gtest_test *test = &tests->tests[i];
+        /* The program's own name, for the rerun's filter. */
+        struct tattle__buffer own = {0};
+        tattle__buffer_printf(&own, "%s.%s", test->suite, test->name);
+        bool renamed = false;
+        if (!*test->suite) {
+            free(test->suite);
+            test->suite = tattle__strdup("(empty)");
+            renamed = true;
+        }
+        if (!*test->name) {
+            free(test->name);
+            test->name = tattle__strdup("(empty)");
+            renamed = true;
+        }
+        long number = test->number > 0 ? test->number : (long)i + 1;
+        for (;;) {
+            tattle__buffer_clear(&id);
+            tattle__buffer_printf(&id, "%s/%s", test->suite, test->name);
+            bool added;
+            tattle__name_index_add(&ids, id.data, &added);
+            if (added)
+                break;
+            struct tattle__buffer numbered = {0};
+            tattle__buffer_printf(&numbered, "%s[%ld]", test->name, number);
+            free(test->name);
+            test->name = tattle__buffer_take(&numbered);
+            renamed = true;
+        }
+        if (renamed)
+            test->program_name = tattle__buffer_take(&own);
+        else
+            tattle__buffer_release(&own);
+    }
+    tattle__buffer_release(&id);
+    tattle__name_index_release(&ids);
 }
 
 size_t tattle__command_expand(struct tattle__result_record *record,
@@ -518,6 +647,8 @@ size_t tattle__command_expand(struct tattle__result_record *record,
     struct tattle__gtest_tests tests;
     long running = -1;
     bool from_report = tattle__gtest_read_report(wrapped.report_path, &tests);
+    if (from_report)
+        tattle__gtest_find_sections(&tests, &record->result.stdout_output);
     bool gtest = true;
     const char *printed = record->result.stdout_output.text;
     long planned = -1;
@@ -548,6 +679,7 @@ size_t tattle__command_expand(struct tattle__result_record *record,
             }
             tests.tests[tests.count++] = (struct tattle__gtest_test){
                 .suite = tattle__strdup(wrapped.name),
+                .number = number,
                 .name = tattle__buffer_take(&name),
                 .state = TATTLE_STATE_PASSED,
             };
@@ -555,14 +687,17 @@ size_t tattle__command_expand(struct tattle__result_record *record,
     } else if (!from_report) {
         char *listing = list_tests(record->result.test->timeout_ms);
         if (listing)
-            tattle__gtest_add_listing(&tests, listing);
+            tattle__gtest_add_listing(&tests, listing, command_shard(),
+                                      runs_disabled_tests());
         free(listing);
-        running = tattle__gtest_read_progress(&tests, printed);
+        running =
+            tattle__gtest_read_progress(&tests, &record->result.stdout_output);
     }
     if (tests.count == 0) {
         tattle__gtest_tests_release(&tests);
         return 0;
     }
+    name_tests_uniquely(&tests);
     bool command_failed = tattle__result_failed(&record->result);
     bool inner_failed = running >= 0;
     struct tattle__buffer not_run = {0};
@@ -573,6 +708,14 @@ size_t tattle__command_expand(struct tattle__result_record *record,
     else
         tattle__buffer_printf(&not_run, "not run: the program %s before it",
                               ending_words(record));
+    /* With the output cut, a test never seen to end may have run, and
+     * ended any way, in the part that was lost. */
+    struct tattle__buffer lost = {0};
+    tattle__buffer_printf(&lost,
+                          "unknown: the program's output was cut (%" PRIu64
+                          " bytes, its head and tail kept) and what was kept "
+                          "holds no end of this test",
+                          record->result.stdout_output.bytes);
     size_t count = 0;
     *records = tattle__calloc(tests.count + 1, sizeof **records);
     for (size_t i = 0; i < tests.count; i++) {
@@ -581,7 +724,8 @@ size_t tattle__command_expand(struct tattle__result_record *record,
         if ((long)i == running)
             continue; /* filled below, from the command's own record */
         bool reached = from_report || test->finished;
-        build_inner(inner, record, test, reached ? NULL : not_run.data, gtest);
+        const char *unreached = tests.output_cut ? lost.data : not_run.data;
+        build_inner(inner, record, test, reached ? NULL : unreached, gtest);
         if (inner->result.state == TATTLE_STATE_FAILED)
             inner_failed = true;
     }
@@ -597,9 +741,16 @@ size_t tattle__command_expand(struct tattle__result_record *record,
         *record = (struct tattle__result_record){0};
     }
     tattle__buffer_release(&not_run);
+    tattle__buffer_release(&lost);
     tattle__gtest_tests_release(&tests);
-    if (command_failed && !inner_failed) {
-        /* Nothing inside says the command failed: its own result does. */
+    /* A crash or timeout no test carries is not explained by the tests
+     * that failed before it, as an exit status of 1 is. */
+    bool ended_unexplained =
+        running < 0 && record->result.failure_count > 0 &&
+        record->result.failures[0].kind != TATTLE_FAILURE_EXIT;
+    if (command_failed && (!inner_failed || ended_unexplained)) {
+        /* Nothing inside says how the command failed: its own result
+         * does. */
         (*records)[count++] = *record;
     } else if (record->result.test) {
         tattle__record_release(record);

@@ -52,6 +52,18 @@ static struct tattle__gtest_test *add_test(struct tattle__gtest_tests *tests,
         .name = copy_span(name, name_length),
         .state = TATTLE_STATE_PASSED,
     };
+    struct tattle__buffer full = {0};
+    tattle__buffer_printf(&full, "%s.%s", test->suite, test->name);
+    bool added;
+    size_t number =
+        tattle__name_index_add(&tests->full_names, full.data, &added);
+    tattle__buffer_release(&full);
+    if (added) {
+        tests->test_of_name = tattle__realloc(tests->test_of_name,
+                                              tests->full_names.count *
+                                                  sizeof *tests->test_of_name);
+        tests->test_of_name[number] = tests->count - 1;
+    }
     return test;
 }
 
@@ -60,16 +72,11 @@ static struct tattle__gtest_test *add_test(struct tattle__gtest_tests *tests,
 static long find_test(const struct tattle__gtest_tests *tests, const char *full,
                       size_t length)
 {
-    for (size_t i = 0; i < tests->count; i++) {
-        size_t suite_length = strlen(tests->tests[i].suite);
-        if (suite_length < length && full[suite_length] == '.' &&
-            memcmp(full, tests->tests[i].suite, suite_length) == 0 &&
-            strlen(tests->tests[i].name) == length - suite_length - 1 &&
-            memcmp(full + suite_length + 1, tests->tests[i].name,
-                   length - suite_length - 1) == 0)
-            return (long)i;
-    }
-    return -1;
+    char *key = copy_span(full, length);
+    size_t number = tattle__name_index_find(&tests->full_names, key);
+    free(key);
+    return number < tests->full_names.count ? (long)tests->test_of_name[number]
+                                            : -1;
 }
 
 /* A failure from "file:line<separator>message": the location when the
@@ -225,9 +232,17 @@ bool tattle__gtest_printed_progress(const char *stdout_text)
                            strstr(stdout_text, "[==========] Running "));
 }
 
-void tattle__gtest_add_listing(struct tattle__gtest_tests *tests,
-                               const char *listing)
+static bool is_disabled(const char *name, size_t length)
 {
+    return length >= 9 && memcmp(name, "DISABLED_", 9) == 0;
+}
+
+void tattle__gtest_add_listing(struct tattle__gtest_tests *tests,
+                               const char *listing,
+                               struct tattle__gtest_shard shard,
+                               bool runs_disabled)
+{
+    long runnable = 0; /* tests dealt to the shards so far */
     const char *suite = NULL;
     size_t suite_length = 0;
     for (const char *line = listing; line && *line;) {
@@ -242,7 +257,13 @@ void tattle__gtest_add_listing(struct tattle__gtest_tests *tests,
             tattle__buffer_append(&full, suite, suite_length);
             tattle__buffer_append(&full, ".", 1);
             tattle__buffer_append(&full, line + 2, used - 2);
-            if (find_test(tests, full.data, full.length) < 0)
+            bool dealt = runs_disabled || (!is_disabled(suite, suite_length) &&
+                                           !is_disabled(line + 2, used - 2));
+            bool ours = !dealt || shard.total < 2 ||
+                        runnable % shard.total == shard.index;
+            if (dealt)
+                runnable++;
+            if (ours && find_test(tests, full.data, full.length) < 0)
                 add_test(tests, suite, suite_length, line + 2, used - 2);
             tattle__buffer_release(&full);
         } else if (used > 1 && line[0] != ' ' && line[used - 1] == '.') {
@@ -253,14 +274,18 @@ void tattle__gtest_add_listing(struct tattle__gtest_tests *tests,
     }
 }
 
-/* The test a progress line names (after its marker, up to " (N ms)" or the
- * line's end), added when missing. */
+/* The test a progress line names (after its marker, up to " (N ms)",
+ * the ", where GetParam() = ..." or ", where TypeParam = ..." GoogleTest
+ * adds after a parameterized test, or the line's end), added when
+ * missing. */
 static long named_test(struct tattle__gtest_tests *tests, const char *start,
                        size_t length)
 {
     const char *space = memchr(start, ' ', length);
     if (space)
         length = (size_t)(space - start);
+    if (space && length > 0 && start[length - 1] == ',')
+        length--;
     long index = find_test(tests, start, length);
     if (index >= 0)
         return index;
@@ -272,22 +297,73 @@ static long named_test(struct tattle__gtest_tests *tests, const char *start,
     return (long)tests->count - 1;
 }
 
-/* "(N ms)" at the end of a progress line, in microseconds. */
+/* "(N ms)" at the end of a progress line, in microseconds: the last
+ * parenthesis, as a parameter's value before it may hold some. */
 static uint64_t line_duration_us(const char *start, size_t length)
 {
-    const char *open = memchr(start, '(', length);
-    return open ? (uint64_t)strtoull(open + 1, NULL, 10) * 1000 : 0;
+    static const char unit[] = " ms)";
+    size_t unit_length = sizeof unit - 1;
+    if (length < unit_length ||
+        memcmp(start + length - unit_length, unit, unit_length) != 0)
+        return 0;
+    size_t open = length - unit_length;
+    while (open > 0 && start[open - 1] >= '0' && start[open - 1] <= '9')
+        open--;
+    if (open == 0 || start[open - 1] != '(' || open == length - unit_length)
+        return 0;
+    return (uint64_t)strtoull(start + open, NULL, 10) * 1000;
 }
 
-long tattle__gtest_read_progress(struct tattle__gtest_tests *tests,
-                                 const char *stdout_text)
+/* Where the capture cut `output` (the head, a marker line, the tail:
+ * runner/capture.c): `*head_end` is where the head ends, `*tail_start`
+ * where the tail begins. The marker counts the bytes it stands for, so
+ * it is the runner's only when the kept text and that count add up to
+ * what the program wrote: a program that printed the same words is not
+ * taken for a cut. */
+static bool find_cut(const struct tattle_output *output, size_t *head_end,
+                     size_t *tail_start)
 {
-    long running = -1;
-    const char *failure_start = NULL; /* "file:line: Failure" of running */
-    for (const char *line = stdout_text; line && *line;) {
-        const char *end = strchr(line, '\n');
-        size_t length = end ? (size_t)(end - line) : strlen(line);
-        const char *next = end ? end + 1 : NULL;
+    static const char opening[] = "\n[... tattle: ";
+    static const char closing[] = " bytes omitted ...]\n";
+    if (!output->truncated || !output->text)
+        return false;
+    const char *text = output->text;
+    for (const char *at = strstr(text, opening); at;
+         at = strstr(at + 1, opening)) {
+        const char *digits = at + sizeof opening - 1;
+        char *after;
+        unsigned long long omitted = strtoull(digits, &after, 10);
+        if (after == digits || strncmp(after, closing, sizeof closing - 1))
+            continue;
+        size_t marker = (size_t)(after - at) + sizeof closing - 1;
+        if (output->length - marker + omitted != output->bytes)
+            continue;
+        *head_end = (size_t)(at - text);
+        *tail_start = (size_t)(at - text) + marker;
+        return true;
+    }
+    return false;
+}
+
+/* Progress of reading the lines: the test that started and has not ended,
+ * where its failure's text began. */
+struct progress {
+    const char *output; /* the whole text: sections are offsets in it */
+    long running;
+    const char *failure_start; /* "file:line: Failure" of running */
+};
+
+/* Reads the progress lines from `text` up to `limit`. `after_cut`: the
+ * text is the tail of a cut output, where a test may end whose start was
+ * lost; its end line says how it ended. */
+static void read_lines(struct tattle__gtest_tests *tests, const char *text,
+                       const char *limit, bool after_cut,
+                       struct progress *progress)
+{
+    for (const char *line = text; line < limit;) {
+        const char *end = memchr(line, '\n', (size_t)(limit - line));
+        size_t length = end ? (size_t)(end - line) : (size_t)(limit - line);
+        const char *next = end ? end + 1 : limit;
         size_t marker = sizeof run_marker - 1;
         bool is_run = length > marker && memcmp(line, run_marker, marker) == 0;
         bool is_ok = length > marker && memcmp(line, ok_marker, marker) == 0;
@@ -297,20 +373,29 @@ long tattle__gtest_read_progress(struct tattle__gtest_tests *tests,
             length > marker && memcmp(line, skipped_marker, marker) == 0;
         if (is_run || is_ok || is_failed || is_skipped) {
             long index = named_test(tests, line + marker, length - marker);
+            bool start_lost = after_cut && progress->running < 0 &&
+                              index >= 0 && !tests->tests[index].finished;
             if (index >= 0 && is_run) {
                 tests->tests[index].started = true;
-                running = index;
-                failure_start = NULL;
-            } else if (index >= 0 && index == running) {
+                tests->tests[index].output_start =
+                    (size_t)(line - progress->output);
+                tests->tests[index].output_end = 0;
+                progress->running = index;
+                progress->failure_start = NULL;
+            } else if (index >= 0 &&
+                       (index == progress->running || start_lost)) {
                 struct tattle__gtest_test *test = &tests->tests[index];
+                test->started = true;
                 test->finished = true;
+                if (!start_lost)
+                    test->output_end = (size_t)(next - progress->output);
                 test->duration_us =
                     line_duration_us(line + marker, length - marker);
                 if (is_failed) {
                     test->state = TATTLE_STATE_FAILED;
-                    if (failure_start)
-                        add_failure(test, failure_start,
-                                    (size_t)(line - failure_start),
+                    if (progress->failure_start && !start_lost)
+                        add_failure(test, progress->failure_start,
+                                    (size_t)(line - progress->failure_start),
                                     ": Failure");
                     else
                         add_failure(test, "GoogleTest reported the failure", 31,
@@ -319,15 +404,63 @@ long tattle__gtest_read_progress(struct tattle__gtest_tests *tests,
                     test->state = TATTLE_STATE_SKIPPED;
                     test->skip_reason = tattle__strdup("skipped by GTEST_SKIP");
                 }
-                running = -1;
+                progress->running = -1;
             }
-        } else if (running >= 0 && !failure_start && length > 9 &&
+        } else if (progress->running >= 0 && !progress->failure_start &&
+                   length > 9 &&
                    memcmp(line + length - 9, ": Failure", 9) == 0) {
-            failure_start = line;
+            progress->failure_start = line;
         }
         line = next;
     }
-    return running;
+}
+
+long tattle__gtest_read_progress(struct tattle__gtest_tests *tests,
+                                 const struct tattle_output *output)
+{
+    const char *text = output->text ? output->text : "";
+    struct progress progress = {.output = text, .running = -1};
+    size_t head_end, tail_start;
+    if (!find_cut(output, &head_end, &tail_start)) {
+        read_lines(tests, text, text + strlen(text), false, &progress);
+        return progress.running;
+    }
+    /* The head's last line and the tail's first are cut short: only whole
+     * lines are read. A test running when the head ends ended in the lost
+     * middle, or later: how is unknown. */
+    tests->output_cut = true;
+    const char *head_limit = text;
+    for (size_t i = head_end; i > 0; i--)
+        if (text[i - 1] == '\n') {
+            head_limit = text + i;
+            break;
+        }
+    read_lines(tests, text, head_limit, false, &progress);
+    progress = (struct progress){.output = text, .running = -1};
+    const char *tail =
+        memchr(text + tail_start, '\n', output->length - tail_start);
+    if (tail)
+        read_lines(tests, tail + 1, text + output->length, true, &progress);
+    return progress.running;
+}
+
+void tattle__gtest_find_sections(struct tattle__gtest_tests *tests,
+                                 const struct tattle_output *output)
+{
+    struct tattle__gtest_tests printed = {0};
+    tattle__gtest_read_progress(&printed, output);
+    for (size_t i = 0; i < tests->count; i++) {
+        struct tattle__gtest_test *test = &tests->tests[i];
+        struct tattle__buffer full = {0};
+        tattle__buffer_printf(&full, "%s.%s", test->suite, test->name);
+        long seen = find_test(&printed, full.data, full.length);
+        tattle__buffer_release(&full);
+        if (seen >= 0) {
+            test->output_start = printed.tests[seen].output_start;
+            test->output_end = printed.tests[seen].output_end;
+        }
+    }
+    tattle__gtest_tests_release(&printed);
 }
 
 void tattle__gtest_tests_release(struct tattle__gtest_tests *tests)
@@ -338,6 +471,7 @@ void tattle__gtest_tests_release(struct tattle__gtest_tests *tests)
         free(test->name);
         free(test->file);
         free(test->skip_reason);
+        free(test->program_name);
         for (size_t f = 0; f < test->failure_count; f++) {
             free(test->failures[f].file);
             free(test->failures[f].message);
@@ -345,5 +479,7 @@ void tattle__gtest_tests_release(struct tattle__gtest_tests *tests)
         free(test->failures);
     }
     free(tests->tests);
+    tattle__name_index_release(&tests->full_names);
+    free(tests->test_of_name);
     *tests = (struct tattle__gtest_tests){0};
 }

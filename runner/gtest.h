@@ -15,6 +15,8 @@
 
 #include <tattle/reporter.h>
 
+#include "base/name_index.h"
+
 /** The largest GoogleTest report read: a bigger one (or anything but a
  * regular file at the path) is not read, and the command stays one test. */
 #define TATTLE__GTEST_REPORT_MAX (64L * 1024 * 1024)
@@ -29,10 +31,17 @@ struct tattle__gtest_failure {
 /** One test of the program, Suite.Name. */
 struct tattle__gtest_test {
     char *suite, *name;
+    long number; /* a TAP point's number; 0 for a GoogleTest test */
+    /* "Suite.Name" as the program knows it, when the id's parts had to
+     * change (runner/command.c); NULL when they are the program's. */
+    char *program_name;
     char *file; /* where the test is defined, when the report says */
     int line;
     enum tattle_state state;
     bool started, finished; /* from the progress lines */
+    /* Its section of the captured stdout, from its RUN line to the end of
+     * its OK, FAILED or SKIPPED line; output_end 0 when there is none. */
+    size_t output_start, output_end;
     uint64_t duration_us;
     struct tattle__gtest_failure *failures;
     size_t failure_count;
@@ -42,6 +51,13 @@ struct tattle__gtest_test {
 struct tattle__gtest_tests {
     struct tattle__gtest_test *tests;
     size_t count;
+    /* "Suite.Name" of each test, and the index of the test it names: a
+     * lookup in constant time. */
+    struct tattle__name_index full_names;
+    size_t *test_of_name;
+    /* The progress lines were read from an output the capture cut: a
+     * test never seen to end may have run in the lost middle. */
+    bool output_cut;
 };
 
 /** Reads the JSON report GoogleTest wrote at `path`. Returns false, with
@@ -53,16 +69,38 @@ bool tattle__gtest_read_report(const char *path,
 /** Whether a program's stdout shows GoogleTest's progress lines. */
 bool tattle__gtest_printed_progress(const char *stdout_text);
 
-/** Adds the tests `--gtest_list_tests` printed (`listing`), not started. */
+/** The shard of a sharded GoogleTest run (GTEST_TOTAL_SHARDS,
+ * GTEST_SHARD_INDEX); total 0 when the run is not sharded. */
+struct tattle__gtest_shard {
+    long total, index;
+};
+
+/** Adds the tests `--gtest_list_tests` printed (`listing`), not started.
+ * The listing names every test the filter selects, whatever the shard:
+ * a test another shard runs is left out, as GoogleTest deals them (the
+ * N-th test that is not disabled, unless `runs_disabled`, goes to shard
+ * N mod total). */
 void tattle__gtest_add_listing(struct tattle__gtest_tests *tests,
-                               const char *listing);
+                               const char *listing,
+                               struct tattle__gtest_shard shard,
+                               bool runs_disabled);
 
 /** Reads GoogleTest's progress lines ([ RUN ], [ OK ], [ FAILED ],
- * [ SKIPPED ]) from `stdout_text` into `tests`, adding the tests it names
- * that are missing. Returns the index of the test that started and never
- * finished (the one running when the program died), or -1. */
+ * [ SKIPPED ]) from the captured stdout `output` into `tests`, adding the
+ * tests it names that are missing. Returns the index of the test that
+ * started and never finished (the one running when the program died), or
+ * -1. When the capture cut the output (head and tail kept), only whole
+ * lines of each are read, `tests->output_cut` is set, a test whose end
+ * was lost is left unfinished and never taken for the running one, and
+ * an end line in the tail counts even when its start was lost (or in the
+ * head). */
 long tattle__gtest_read_progress(struct tattle__gtest_tests *tests,
-                                 const char *stdout_text);
+                                 const struct tattle_output *output);
+
+/** Finds each test's section of the captured stdout `output` from the
+ * progress lines, for tests read from the JSON report. */
+void tattle__gtest_find_sections(struct tattle__gtest_tests *tests,
+                                 const struct tattle_output *output);
 
 void tattle__gtest_tests_release(struct tattle__gtest_tests *tests);
 

@@ -135,6 +135,7 @@ static void add_point(struct tattle__gtest_tests *tests, const char *suite,
                                    (tests->count + 1) * sizeof *tests->tests);
     struct tattle__gtest_test *test = &tests->tests[tests->count++];
     *test = (struct tattle__gtest_test){.suite = tattle__strdup(suite),
+                                        .number = number,
                                         .state = TATTLE_STATE_PASSED,
                                         .started = true,
                                         .finished = true};

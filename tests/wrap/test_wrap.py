@@ -517,6 +517,98 @@ def wraps_hostile_program(c):
     c.expect_eq(ids[-1], "sh/1002-2147483647", "the rest, by their range")
 
 
+def fake_gtest(c, listing, body):
+    """A sh script that acts as a GoogleTest program: `listing` (the
+    --gtest_list_tests lines) when asked for its tests, else `body`; the
+    command that runs it, in a new directory."""
+    cwd = c.new_dir()
+    path = os.path.join(cwd, "fake_gtest.sh")
+    driver.write(path, 'if [ "$1" = --gtest_list_tests ]; then\n'
+                 "  printf '%s'\n  exit 0\nfi\n%s\n"
+                 % ("".join(line + "\\n" for line in listing), body))
+    return ["sh", path], cwd
+
+
+def progress(*lines):
+    """sh commands that print GoogleTest's progress lines."""
+    return "\n".join("echo '%s'" % line for line in lines)
+
+
+# Lines enough to overflow the capture's head and tail (32 KiB each).
+FILLER = "yes 'a line of filler the capture cannot keep whole' | head -n 3000"
+LISTING = ["A.", "  one", "  two", "  three", "  four"]
+
+
+@CASES("wrap_gtest_cut_output_blames_no_lost_test")
+def wraps_gtest_cut_output(c):
+    # A.two starts in the kept head and ends in the lost middle; the crash
+    # comes with no test started in the kept tail: no test is blamed, the
+    # command keeps its crash, and what the lost middle hid is unknown,
+    # not "not run".
+    command, cwd = fake_gtest(c, LISTING, "\n".join((
+        progress("[ RUN      ] A.one", "[       OK ] A.one (0 ms)",
+                 "[ RUN      ] A.two"), FILLER,
+        progress("[       OK ] A.two (0 ms)", "[ RUN      ] A.three",
+                 "[       OK ] A.three (1 ms)"), FILLER, "kill -SEGV $$")))
+    run = c.tattle_run(command, cwd=cwd, tests=5)
+    c.expect_eq(states(run), {"A/one": "passed", "A/two": "skipped",
+                              "A/three": "skipped", "A/four": "skipped",
+                              "run/sh": "failed"}, "states")
+    for lost in ("A/two", "A/three", "A/four"):
+        reason = run.tests[lost].get("skip_reason", "")
+        c.expect(reason.startswith("unknown: ") and "output was cut" in reason,
+                 "%s: skip reason %r" % (lost, reason))
+    c.expect_eq([f["kind"] for f in run.tests["run/sh"]["failures"]],
+                ["crash"], "the command's own failure")
+    # A test started in the kept tail and never ended carries the crash;
+    # one that ended in the tail, its start lost, has its result.
+    command, cwd = fake_gtest(c, LISTING, "\n".join((
+        progress("[ RUN      ] A.one", "[       OK ] A.one (0 ms)",
+                 "[ RUN      ] A.two"), FILLER,
+        progress("[       OK ] A.two (0 ms)", "[ RUN      ] A.three"),
+        FILLER, progress("[       OK ] A.three (1 ms)", "[ RUN      ] A.four"),
+        "kill -SEGV $$")))
+    run = c.tattle_run(command, cwd=cwd, tests=4)
+    c.expect_eq(states(run), {"A/one": "passed", "A/two": "skipped",
+                              "A/three": "passed", "A/four": "failed"},
+                "states")
+    c.expect_eq([f["kind"] for f in run.tests["A/four"]["failures"]],
+                ["crash"], "the crash of the test running in the tail")
+    # A test started in the head and ended in the tail ran in between.
+    command, cwd = fake_gtest(c, LISTING, "\n".join((
+        progress("[ RUN      ] A.one"), FILLER,
+        progress("[  FAILED  ] A.one (5 ms)"), "exit 1")))
+    run = c.tattle_run(command, cwd=cwd, tests=4)
+    c.expect_eq(states(run), {"A/one": "failed", "A/two": "skipped",
+                              "A/three": "skipped", "A/four": "skipped"},
+                "states")
+
+
+@CASES("wrap_gtest_parameterized_names_end_before_where")
+def wraps_gtest_parameterized(c):
+    # GoogleTest follows a value- or type-parameterized test's name with
+    # ", where GetParam() = ..." or ", where TypeParam = ..." on its
+    # FAILED line: the name ends before it.
+    command, cwd = fake_gtest(
+        c, ["Values/Square.", "  IsEven/0  # GetParam() = 4",
+            "Typed/0.  # TypeParam = int", "  Adds", "A.", "  never"],
+        "\n".join((progress(
+            "[ RUN      ] Values/Square.IsEven/0",
+            "[  FAILED  ] Values/Square.IsEven/0, where GetParam() = 4 (3 ms)",
+            "[ RUN      ] Typed/0.Adds",
+            "[  FAILED  ] Typed/0.Adds, where TypeParam = int (2 ms)",
+            "[==========] 2 tests ran.",
+            "[  FAILED  ] Values/Square.IsEven/0, where GetParam() = 4",
+            "[  FAILED  ] Typed/0.Adds, where TypeParam = int"), "exit 1")))
+    run = c.tattle_run(command, cwd=cwd, tests=3)
+    c.expect_eq(states(run), {"Values/Square/IsEven/0": "failed",
+                              "Typed/0/Adds": "failed",
+                              "A/never": "skipped"}, "states")
+    c.expect_eq([run.tests[t]["duration_us"] for t in
+                 ("Values/Square/IsEven/0", "Typed/0/Adds")], [3000, 2000],
+                "the durations after the where clauses")
+
+
 TAP_PROGRAM = r"""
 printf 'TAP version 13\n1..4\n'
 printf 'ok 1 - adds\n'
@@ -559,6 +651,136 @@ def wraps_tap_crash(c):
              "the crash on the running point: %r" % failures)
     c.expect_eq(run.tests["sh/3"].get("skip_reason"),
                 "not run: the program crashed in sh/2", "skip reason")
+
+
+@CASES("wrap_inner_ids_are_valid_and_unique")
+def wraps_inner_ids(c):
+    # TAP descriptions repeat, or are missing: a point without one is
+    # named by its number, a repeat gets its number appended, and no
+    # description can take another point's id.
+    run = c.tattle_run(["sh", "-c", "echo 1..6; echo ok 1 - adds; "
+                        "echo not ok 2 - adds; echo ok 3; echo ok 4 - 3; "
+                        "echo ok 5 - 'adds[2]'; echo ok 6 - adds"], tests=6)
+    ids = [t["id"] for t in run.report["tests"]]
+    c.expect_eq(ids, ["sh/adds", "sh/adds[2]", "sh/3", "sh/3[4]",
+                      "sh/adds[2][5]", "sh/adds[6]"], "ids")
+    c.expect_eq(run.tests["sh/adds[2]"]["state"], "failed",
+                "the repeated point's state")
+    # GoogleTest progress lines with an empty suite or test name.
+    command, cwd = fake_gtest(c, [], "\n".join((progress(
+        "[ RUN      ] .b", "[       OK ] .b (0 ms)",
+        "[ RUN      ] A.", "[  FAILED  ] A. (0 ms)"), "exit 1")))
+    run = c.tattle_run(command, cwd=cwd, tests=2)
+    c.expect_eq(states(run), {"(empty)/b": "passed", "A/(empty)": "failed"},
+                "states")
+    c.expect(run.tests["A/(empty)"]["rerun"].endswith(" --gtest_filter=A."),
+             "the rerun filters by the program's name: %r"
+             % run.tests["A/(empty)"]["rerun"])
+
+
+@CASES("wrap_gtest_listing_is_bounded_and_killed")
+def wraps_gtest_listing_hang(c):
+    # The program, asked for its tests, prints them and then waits with
+    # SIGALRM ignored, its stdout still open: the runner gives the listing
+    # the test's timeout, kills its process group, and goes on.
+    cwd = c.new_dir()
+    pid_file = os.path.join(cwd, "listing.pid")
+    path = os.path.join(cwd, "fake_gtest.sh")
+    driver.write(path, 'if [ "$1" = --gtest_list_tests ]; then\n'
+                 "  trap '' ALRM\n"
+                 "  printf 'A.\\n  one\\n  two\\n  three\\n'\n"
+                 '  echo $$ > "%s.tmp" && mv "%s.tmp" "%s"\n'
+                 "  exec sleep 1000\nfi\n%s\nkill -SEGV $$\n"
+                 % (pid_file, pid_file, pid_file, progress(
+                     "[ RUN      ] A.one", "[       OK ] A.one (0 ms)",
+                     "[ RUN      ] A.two")))
+    timeout_ms = int(1000 * driver.wait_scale())
+    try:
+        run = c.tattle_run(["sh", path], ["--timeout", str(timeout_ms)],
+                           cwd=cwd, tests=3)
+        c.expect_eq(states(run), {"A/one": "passed", "A/two": "failed",
+                                  "A/three": "skipped"}, "states")
+        c.expect_eq(run.tests["A/three"].get("skip_reason"),
+                    "not run: the program crashed in A.two",
+                    "the test never reached, from the listing")
+        c.require(os.path.exists(pid_file), "the listing never ran")
+        pid = int(driver.read(pid_file))
+        c.expect(process_gone(pid), "the listing's process %d survived" % pid)
+    finally:
+        if os.path.exists(pid_file):
+            try:
+                os.kill(int(driver.read(pid_file)), 9)
+            except (ProcessLookupError, ValueError):
+                pass
+
+
+@CASES("wrap_gtest_tests_of_other_shards_are_not_reported")
+def wraps_gtest_shard(c):
+    program = gtest_program(c)
+    # Shard 1 of 2 runs the second and fourth of the tests the filter
+    # selects (Basics.Fails, Crashes.Segfaults) and crashes in the second:
+    # the listing names all five, but the other shard's are no result here.
+    c.env = dict(c.env, GTEST_TOTAL_SHARDS="2", GTEST_SHARD_INDEX="1")
+    run = c.tattle_run([program, "--gtest_filter=-Hangs.*"], tests=2)
+    c.expect_eq(states(run), {"Basics/Fails": "failed",
+                              "Crashes/Segfaults": "failed"}, "states")
+    c.expect_eq([f["kind"] for f in
+                 run.tests["Crashes/Segfaults"]["failures"]], ["crash"],
+                "the crash")
+
+
+@CASES("wrap_gtest_failed_test_carries_its_own_output")
+def wraps_gtest_sections(c):
+    # Each failed inner test carries its own section of the output, from
+    # its RUN line to its FAILED line, not the whole program's.
+    program = c.options.gtest_program
+    if program:
+        # From GoogleTest's report, the sections from its progress lines.
+        run = c.tattle_run([program, "--gtest_filter=Basics.*"], tests=3)
+        stdout = run.tests["Basics/Fails"]["output"]["stdout"]
+        c.expect(stdout.startswith("[ RUN      ] Basics.Fails\n") and
+                 "sum" in stdout and
+                 stdout.splitlines()[-1].startswith(
+                     "[  FAILED  ] Basics.Fails (") and
+                 "Basics.Passes" not in stdout,
+                 "the output of Basics/Fails: %r" % stdout)
+    # From the progress lines alone (no report).
+    command, cwd = fake_gtest(c, ["A.", "  one", "  two"], "\n".join((
+        progress("[==========] Running 2 tests", "[ RUN      ] A.one",
+                 "one.cc:1: Failure", "one went wrong",
+                 "[  FAILED  ] A.one (0 ms)", "[ RUN      ] A.two",
+                 "two.cc:2: Failure", "two went wrong",
+                 "[  FAILED  ] A.two (0 ms)", "[==========] 2 tests ran."),
+        "exit 1")))
+    run = c.tattle_run(command, cwd=cwd, tests=2)
+    for name, n in (("one", 1), ("two", 2)):
+        output = run.tests["A/" + name]["output"]
+        expected = ("[ RUN      ] A.%s\n%s.cc:%d: Failure\n%s went wrong\n"
+                    "[  FAILED  ] A.%s (0 ms)\n" % (name, name, n, name, name))
+        c.expect_eq((output["stdout"], output["stdout_bytes"],
+                     output["truncated"]),
+                    (expected, len(expected), False),
+                    "the output of A/%s" % name)
+
+
+@CASES("wrap_gtest_crash_no_test_carries_is_kept")
+def wraps_gtest_unowned_crash(c):
+    # A test failed, then the program crashed with no test running (in a
+    # global tear-down, or in a part of its output the capture lost): the
+    # failed test does not explain the crash, so the command's own result
+    # keeps it.
+    for body in (progress("[ RUN      ] A.one", "[  FAILED  ] A.one (0 ms)",
+                          "[ RUN      ] A.two", "[       OK ] A.two (0 ms)"),
+                 "\n".join((progress("[ RUN      ] A.one",
+                                      "[  FAILED  ] A.one (0 ms)",
+                                      "[ RUN      ] A.two"), FILLER))):
+        command, cwd = fake_gtest(c, ["A.", "  one", "  two"],
+                                  body + "\nkill -SEGV $$")
+        run = c.tattle_run(command, cwd=cwd, tests=3)
+        c.expect_eq(run.tests["A/one"]["state"], "failed", "A/one")
+        c.expect_eq([(f["kind"], f.get("signal")) for f in
+                     run.tests.get("run/sh", {}).get("failures", [])],
+                    [("crash", "SIGSEGV")], "the command's crash")
 
 
 def main():
