@@ -251,9 +251,46 @@ static void properties_element(struct tattle__xml *xml,
     tattle__xml_end(xml);
 }
 
+/* One failed attempt of a retried test as Surefire writes it: <NAME
+ * message type><stackTrace>its failures</stackTrace>, its output, </NAME>,
+ * where NAME is `names[0]` for an attempt that failed an assertion and
+ * `names[1]` for one that erred; `number` of `total` says which attempt. */
+static void attempt_element(struct junit_reporter *self,
+                            struct tattle__xml *xml, const char *const names[2],
+                            const struct tattle_result *attempt,
+                            unsigned number, unsigned total)
+{
+    bool is_error = false;
+    const struct tattle_failure *first = headline(attempt, &is_error);
+    char scratch[16];
+    tattle__xml_start(xml, names[is_error]);
+    first_line_attribute(xml, "message",
+                         first ? first->message
+                               : tattle_state_name(attempt->state));
+    tattle__xml_attribute(xml, "type",
+                          first ? failure_type(first, scratch) : "failed");
+    tattle__xml_start(xml, "stackTrace");
+    struct tattle__buffer *text = &self->text;
+    tattle__buffer_clear(text);
+    for (size_t i = 0; i < attempt->failure_count; i++) {
+        if (i)
+            tattle__buffer_append(text, "\n", 1);
+        tattle__text_failure(text, &attempt->failures[i]);
+    }
+    tattle__buffer_printf(text, "\nattempt %u of %u failed\n", number, total);
+    tattle__xml_text(xml, text->data, text->length);
+    tattle__xml_end(xml);
+    output_element(self, xml, "system-out", &attempt->stdout_output, NULL);
+    output_element(self, xml, "system-err", &attempt->stderr_output, NULL);
+    tattle__xml_end(xml);
+}
+
 static enum verdict write_testcase(struct junit_reporter *self,
                                    const struct tattle_result *result)
 {
+    static const char *const rerun_names[2] = {"rerunFailure", "rerunError"};
+    static const char *const flaky_names[2] = {"flakyFailure", "flakyError"};
+    unsigned earlier = (unsigned)result->earlier_attempt_count;
     const struct tattle_test_info *test = result->test;
     struct tattle__xml xml = {.out = &self->fragment, .base_depth = 2};
     tattle__buffer_clear(&self->fragment);
@@ -294,6 +331,11 @@ static enum verdict write_testcase(struct junit_reporter *self,
             tattle__xml_text(&xml, self->text.data, self->text.length);
         }
         tattle__xml_end(&xml);
+        /* The attempts before the last, as Surefire's reruns. */
+        for (unsigned i = 0; i < earlier; i++)
+            attempt_element(self, &xml, rerun_names,
+                            &result->earlier_attempts[i], i + 1,
+                            result->attempts);
         break;
     case TATTLE_STATE_SKIPPED:
     case TATTLE_STATE_EXCLUDED:
@@ -307,7 +349,12 @@ static enum verdict write_testcase(struct junit_reporter *self,
         break;
     case TATTLE_STATE_PASSED:
         if (result->flaky && first) {
-            /* The output and trace kept are the failed attempt's. */
+            /* Every failed attempt, oldest first; the output and trace
+             * the result kept are the last failed attempt's. */
+            for (unsigned i = 0; i < earlier; i++)
+                attempt_element(self, &xml, flaky_names,
+                                &result->earlier_attempts[i], i + 1,
+                                result->attempts);
             tattle__xml_start(&xml, is_error ? "flakyError" : "flakyFailure");
             first_line_attribute(&xml, "message", first->message);
             tattle__xml_attribute(&xml, "type", failure_type(first, scratch));

@@ -12,8 +12,10 @@
  *         <error message=FIRST-LINE type=SIGSEGV|timeout|exit|error>
  *                                       a crash, timeout, exit or error
  *         <skipped message=REASON/>     skipped or excluded
- *         <flakyFailure|flakyError message type><stackTrace/><system-out/>
- *           <system-err/></...>         a flaky pass: its failed attempt
+ *         <rerunFailure|rerunError message type><stackTrace/><system-out/>
+ *           <system-err/></...>         after a failure: each earlier
+ *                                       failed attempt of a retried test
+ *         <flakyFailure|flakyError ...> a flaky pass: each failed attempt
  *         <system-out> the captured stdout, then the trace as text
  *         <system-err> the captured stderr
  *
@@ -21,9 +23,10 @@
  * its failures is not an assertion (a crash after a failed EXPECT is a
  * crash), typed by that failure; its text holds every failure of the test
  * (message, expression, both values, place, stack), which attempt that
- * was when the test ran more than once (--retry keeps the failures of the
- * last failed attempt only, so there is no <rerunFailure> per attempt),
- * and the command that reruns the test. A test's output is
+ * was when the test ran more than once, and the command that reruns the
+ * test. A retried test's earlier failed attempts follow as Maven
+ * Surefire writes them: <rerunFailure>s after a final failure, and one
+ * <flakyFailure> per failed attempt of a flaky pass. A test's output is
  * written as captured (head and tail, with the marker between).
  *
  * Results arrive in run order (shuffled, several jobs), but a suite's test

@@ -456,6 +456,42 @@ static bool add_trace(cJSON *test, const struct tattle_trace *trace)
     return ok;
 }
 
+/* The failures of `result` into a new "failures" array of `object`. */
+static bool add_failures(cJSON *object, const struct tattle_result *result,
+                         const struct tattle_report_options *options)
+{
+    cJSON *failures = add_array(object, "failures");
+    bool ok = failures != NULL;
+    for (size_t i = 0; ok && i < result->failure_count; i++)
+        ok = append(failures, create_failure(&result->failures[i], options));
+    return ok;
+}
+
+/* A retried test's failed attempts before the one shown, oldest first:
+ * each its state, duration, failures and output. Written only when there
+ * were some. */
+static bool add_earlier_attempts(cJSON *test,
+                                 const struct tattle_result *result,
+                                 const struct tattle_report_options *options)
+{
+    if (result->earlier_attempt_count == 0)
+        return true;
+    cJSON *attempts = add_array(test, "earlier_attempts");
+    bool ok = attempts != NULL;
+    for (size_t i = 0; ok && i < result->earlier_attempt_count; i++) {
+        const struct tattle_result *attempt = &result->earlier_attempts[i];
+        cJSON *object = cJSON_CreateObject();
+        ok = append(attempts, object);
+        ok = ok &&
+             add_literal(object, "state", tattle_state_name(attempt->state));
+        ok = ok &&
+             tattle__json_add_uint(object, "duration_us", attempt->duration_us);
+        ok = ok && add_failures(object, attempt, options);
+        ok = ok && add_output(object, attempt);
+    }
+    return ok;
+}
+
 cJSON *tattle__json_test(const struct tattle_result *result,
                          const struct tattle_report_options *options)
 {
@@ -477,10 +513,8 @@ cJSON *tattle__json_test(const struct tattle_result *result,
     ok = tattle__json_add_uint(test, "duration_us", result->duration_us) && ok;
     ok = tattle__json_add_uint(test, "attempts", result->attempts) && ok;
     ok = add_bool(test, "flaky", result->flaky) && ok;
-    cJSON *failures = add_array(test, "failures");
-    ok = failures && ok;
-    for (size_t i = 0; ok && i < result->failure_count; i++)
-        ok = append(failures, create_failure(&result->failures[i], options));
+    ok = ok && add_failures(test, result, options);
+    ok = ok && add_earlier_attempts(test, result, options);
     ok = ok && tattle__json_add_text(test, "skip_reason", result->skip_reason);
     ok = ok && add_output(test, result);
     ok = ok && add_trace(test, result->trace);

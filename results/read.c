@@ -1043,6 +1043,44 @@ static bool read_tags(struct build *build, const cJSON *test,
     return true;
 }
 
+/* A retried test's "earlier_attempts", when it has them: each becomes an
+ * earlier attempt of out's record, its strings in out's tree. */
+static bool read_earlier_attempts(struct build *build, const cJSON *test,
+                                  const struct where *where,
+                                  struct tattle__read_result *out)
+{
+    const cJSON *attempts =
+        cJSON_GetObjectItemCaseSensitive(test, "earlier_attempts");
+    if (!attempts)
+        return true;
+    struct where list = {where, "earlier_attempts", 0};
+    if (!cJSON_IsArray(attempts))
+        return fail_in(build, &list, "expected an array, found %s",
+                       tattle__json_describe(attempts));
+    size_t i = 0;
+    for (const cJSON *item = attempts->child; item; item = item->next, i++) {
+        struct where at = {&list, NULL, i};
+        if (!cJSON_IsObject(item))
+            return fail_in(build, &at, "expected an object, found %s",
+                           tattle__json_describe(item));
+        struct tattle__read_result attempt = {.record.result.test = &out->test};
+        int state = TATTLE_STATE_FAILED;
+        bool ok = get_enum(build, item, "state", &at, state_names, 5, &state) &&
+                  get_uint(build, item, "duration_us", &at, UINT64_MAX,
+                           &attempt.record.result.duration_us) &&
+                  read_failures(build, item, &at, &attempt) &&
+                  read_output(build, item, &at, &attempt.record.result);
+        attempt.record.result.state = (enum tattle_state)state;
+        attempt.record.result.attempts = 1;
+        if (ok)
+            tattle__record_add_earlier(&out->record, &attempt.record);
+        tattle__record_release(&attempt.record);
+        if (!ok)
+            return false;
+    }
+    return true;
+}
+
 /* Builds out (whose tree holds `test`) from the TEST object. */
 static bool build_result(const cJSON *test, const struct where *where,
                          struct build build, struct tattle__read_result *out)
@@ -1069,6 +1107,7 @@ static bool build_result(const cJSON *test, const struct where *where,
         !get_uint(&build, test, "attempts", where, UINT_MAX, &attempts) ||
         !get_bool(&build, test, "flaky", where, &result->flaky) ||
         !read_failures(&build, test, where, out) ||
+        !read_earlier_attempts(&build, test, where, out) ||
         !get_text(&build, test, "skip_reason", where, true,
                   &result->skip_reason) ||
         !read_output(&build, test, where, result) ||

@@ -91,6 +91,40 @@ void tattle__record_init_not_run(struct tattle__result_record *record,
     }
 }
 
+/* Appends `attempt` (moved) to record's earlier attempts. */
+static void append_earlier(struct tattle__result_record *record,
+                           struct tattle__result_record *attempt)
+{
+    size_t count = record->earlier_count + 1;
+    record->earlier =
+        tattle__realloc(record->earlier, count * sizeof *record->earlier);
+    record->earlier_results = tattle__realloc(
+        record->earlier_results, count * sizeof *record->earlier_results);
+    record->earlier[count - 1] = *attempt;
+    *attempt = (struct tattle__result_record){0};
+    for (size_t i = 0; i < count; i++)
+        record->earlier_results[i] = record->earlier[i].result;
+    record->earlier_count = count;
+    record->result.earlier_attempts = record->earlier_results;
+    record->result.earlier_attempt_count = count;
+}
+
+void tattle__record_add_earlier(struct tattle__result_record *record,
+                                struct tattle__result_record *attempt)
+{
+    for (size_t i = 0; i < attempt->earlier_count; i++)
+        append_earlier(record, &attempt->earlier[i]);
+    free(attempt->earlier);
+    free(attempt->earlier_results);
+    attempt->earlier = NULL;
+    attempt->earlier_results = NULL;
+    attempt->earlier_count = 0;
+    attempt->result.earlier_attempts = NULL;
+    attempt->result.earlier_attempt_count = 0;
+    tattle__record_drop_trace(attempt);
+    append_earlier(record, attempt);
+}
+
 void tattle__record_drop_trace(struct tattle__result_record *record)
 {
     if (record->trace && record->free_trace)
@@ -113,5 +147,9 @@ void tattle__record_release(struct tattle__result_record *record)
     tattle__buffer_release(&record->stderr_text);
     tattle__record_drop_trace(record);
     free((char *)record->result.rerun);
+    for (size_t i = 0; i < record->earlier_count; i++)
+        tattle__record_release(&record->earlier[i]);
+    free(record->earlier);
+    free(record->earlier_results);
     *record = (struct tattle__result_record){0};
 }

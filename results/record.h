@@ -30,6 +30,11 @@ struct tattle__result_record {
     struct tattle__buffer stdout_text, stderr_text;
     struct tattle_trace *trace;
     void (*free_trace)(struct tattle_trace *trace);
+    /* the earlier failed attempts of a retried test, and their results as
+     * one array for result.earlier_attempts */
+    struct tattle__result_record *earlier;
+    struct tattle_result *earlier_results;
+    size_t earlier_count;
 };
 
 /** Takes `text` (malloc'd, may be NULL) into the record; returns it. */
@@ -63,6 +68,12 @@ void tattle__record_set_trace(struct tattle__result_record *record,
 void tattle__record_init_not_run(struct tattle__result_record *record,
                                  const struct tattle_test_info *test,
                                  enum tattle_state state, const char *reason);
+
+/** Moves `attempt`, a failed attempt made before the one `record` holds,
+ * into record's earlier attempts, after the attempts it had itself
+ * gathered; its trace is dropped. `attempt` is left empty. */
+void tattle__record_add_earlier(struct tattle__result_record *record,
+                                struct tattle__result_record *attempt);
 
 /** Drops the record's trace (a passed test without --trace-passed). */
 void tattle__record_drop_trace(struct tattle__result_record *record);

@@ -6,7 +6,8 @@
  * runs before the next test of the plan, so its attempts stay together.
  * A failed attempt waiting for its retry is held: if a retry passes, the
  * held attempt is what the reports show (as flaky), since its failures
- * are the evidence a person needs.
+ * are the evidence a person needs. The failed attempts before it, and
+ * before a final failure, go with the result as its earlier attempts.
  */
 #include "runner/run_queue.h"
 
@@ -236,12 +237,15 @@ static void attempt_failed(struct tattle__run_queue *queue,
         if (!test->held)
             test->held = tattle__malloc(sizeof *test->held);
         else
-            tattle__record_release(test->held);
+            tattle__record_add_earlier(record, test->held);
         *test->held = *record;
         run_again(queue, test);
         return;
     }
-    drop_held(test);
+    if (test->held) {
+        tattle__record_add_earlier(record, test->held);
+        drop_held(test);
+    }
     record->result.attempts = test->runs;
     emit_result(queue, record);
 }

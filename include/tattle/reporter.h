@@ -198,6 +198,11 @@ struct tattle_result {
     struct tattle_output stderr_output;
     const struct tattle_trace *trace; /* NULL when not traced or not kept */
     const char *rerun; /* shell command that reruns exactly this test */
+    /* A retried test's failed attempts before the one shown above, oldest
+     * first: their state, duration, failures and output (no trace, no
+     * earlier attempts of their own). None for a test that ran once. */
+    const struct tattle_result *earlier_attempts;
+    size_t earlier_attempt_count;
 };
 
 struct tattle_summary {

@@ -355,6 +355,13 @@ TEST(ctl, flaky)
     ASSERT_GE(run, 2, "the first run fails");
 }
 
+TEST(ctl, fails_twice)
+{
+    int run = bump_counter("count.twice");
+    printf("attempt %d\n", run);
+    ASSERT_GE(run, 3, "the first two runs fail");
+}
+
 TEST(ctl, fails_on_third_run)
 {
     int run = bump_counter("count.third");

@@ -20,10 +20,12 @@ import pty
 import re
 import resource
 import select
+import shutil
 import signal
 import subprocess
 import sys
 import time
+import xml.etree.ElementTree as ElementTree
 
 SOURCE_DIR = os.environ.get(
     "TATTLE_SOURCE_DIR",
@@ -988,6 +990,60 @@ def retry_exhausted(c):
                 "state, flaky, attempts")
     c.expect_eq(read(r.file("count.fails")).strip(), "3", "ran 1 + 2 times")
     c.expect_eq(r.report["summary"]["total"], 1, "total")
+
+
+@CASES("runner_retry_keeps_every_failed_attempt")
+def retry_keeps_attempts(c):
+    # Two failed attempts, then a pass; three failed attempts. Each report
+    # keeps every failed attempt: the JSON under earlier_attempts (and
+    # again after `tattle merge` reads it back), JUnit as Surefire's
+    # flakyFailure and rerunFailure elements.
+    r = c.run(c.options.fixture, ["--retry", "2", "--junit", "report.xml",
+                                  "ctl/fails_twice", "ctl/always_fails"])
+    c.expect_eq(r.status, 1, "exit status")
+    flaky = c.test(r, "ctl/fails_twice")
+    c.expect_eq((flaky["state"], flaky["flaky"], flaky["attempts"]),
+                ("passed", True, 3), "ctl/fails_twice state, flaky, attempts")
+    c.expect_eq(flaky["output"]["stdout"], "attempt 2\n",
+                "the flaky result shows the last failed attempt")
+    earlier = flaky.get("earlier_attempts", [])
+    c.expect_eq([(a["state"], a["output"]["stdout"],
+                  [f["message"] for f in a["failures"]]) for a in earlier],
+                [("failed", "attempt 1\n", ["the first two runs fail"])],
+                "ctl/fails_twice's earlier attempts")
+    failed = c.test(r, "ctl/always_fails")
+    c.expect_eq((failed["state"], failed["attempts"],
+                 len(failed.get("earlier_attempts", []))), ("failed", 3, 2),
+                "ctl/always_fails state, attempts, earlier attempts")
+
+    cases = {case.get("name"): case for case in
+             ElementTree.parse(r.file("report.xml")).getroot().iter("testcase")}
+    c.expect_eq([child.tag for child in cases["fails_twice"]
+                 if child.tag.startswith("flaky")],
+                ["flakyFailure", "flakyFailure"],
+                "JUnit: one flakyFailure per failed attempt")
+    c.expect_eq([child.tag for child in cases["always_fails"]
+                 if child.tag in ("failure", "rerunFailure")],
+                ["failure", "rerunFailure", "rerunFailure"],
+                "JUnit: the failure, then a rerunFailure per earlier attempt")
+    if shutil.which("xmllint"):
+        schema = os.path.join(SOURCE_DIR, "schemas", "junit.xsd")
+        done = subprocess.run(["xmllint", "--noout", "--schema", schema,
+                               r.file("report.xml")], capture_output=True,
+                              text=True)
+        c.expect(done.returncode == 0, "xmllint: %s" % done.stderr[-2000:])
+
+    tattle = os.path.join(c.options.build_dir, "cli", "tattle")
+    merged = r.file("merged.json")
+    done = subprocess.run([tattle, "merge", "-o", merged, r.file("report.json")],
+                          capture_output=True, text=True)
+    c.require(done.returncode == 0, "tattle merge: %s" % done.stderr)
+    with open(merged, encoding="utf-8") as f:
+        tests = {t["id"]: t for t in json.load(f)["tests"]}
+    for test_id in ("ctl/fails_twice", "ctl/always_fails"):
+        c.expect_eq(tests[test_id].get("earlier_attempts"),
+                    r.tests[test_id].get("earlier_attempts"),
+                    "%s's earlier attempts after tattle merge" % test_id)
 
 
 @CASES("runner_failed_reruns_previous_failures")

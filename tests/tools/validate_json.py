@@ -106,6 +106,10 @@ def check_test(test, where):
         problems.append("%s: %s without failures" % (where, test["state"]))
     if test["flaky"] and test["state"] != "passed":
         problems.append("%s: flaky but %s" % (where, test["state"]))
+    earlier = test.get("earlier_attempts", [])
+    if len(earlier) >= max(test["attempts"], 1):
+        problems.append("%s: %d earlier attempts of %d attempts"
+                        % (where, len(earlier), test["attempts"]))
     for i, failure in enumerate(test["failures"]):
         field = KIND_FIELDS.get(failure["kind"])
         if field and field not in failure:
