@@ -96,17 +96,37 @@ static void append_earlier(struct tattle__result_record *record,
                            struct tattle__result_record *attempt)
 {
     size_t count = record->earlier_count + 1;
-    record->earlier =
-        tattle__realloc(record->earlier, count * sizeof *record->earlier);
-    record->earlier_results = tattle__realloc(
-        record->earlier_results, count * sizeof *record->earlier_results);
+    if (count > record->earlier_capacity) { /* a report may hold many */
+        size_t capacity = record->earlier_capacity ? 2 * count : 2;
+        record->earlier = tattle__realloc(record->earlier,
+                                          capacity * sizeof *record->earlier);
+        record->earlier_results =
+            tattle__realloc(record->earlier_results,
+                            capacity * sizeof *record->earlier_results);
+        record->earlier_capacity = capacity;
+    }
     record->earlier[count - 1] = *attempt;
     *attempt = (struct tattle__result_record){0};
-    for (size_t i = 0; i < count; i++)
-        record->earlier_results[i] = record->earlier[i].result;
+    /* The results copied before stay valid: a record's result points
+     * only at memory the record allocated, which moving it keeps. */
+    record->earlier_results[count - 1] = record->earlier[count - 1].result;
     record->earlier_count = count;
     record->result.earlier_attempts = record->earlier_results;
     record->result.earlier_attempt_count = count;
+}
+
+/* Forgets record's earlier attempts, whose records the caller took or
+ * released. */
+static void forget_earlier(struct tattle__result_record *record)
+{
+    free(record->earlier);
+    free(record->earlier_results);
+    record->earlier = NULL;
+    record->earlier_results = NULL;
+    record->earlier_count = 0;
+    record->earlier_capacity = 0;
+    record->result.earlier_attempts = NULL;
+    record->result.earlier_attempt_count = 0;
 }
 
 void tattle__record_add_earlier(struct tattle__result_record *record,
@@ -114,15 +134,16 @@ void tattle__record_add_earlier(struct tattle__result_record *record,
 {
     for (size_t i = 0; i < attempt->earlier_count; i++)
         append_earlier(record, &attempt->earlier[i]);
-    free(attempt->earlier);
-    free(attempt->earlier_results);
-    attempt->earlier = NULL;
-    attempt->earlier_results = NULL;
-    attempt->earlier_count = 0;
-    attempt->result.earlier_attempts = NULL;
-    attempt->result.earlier_attempt_count = 0;
+    forget_earlier(attempt);
     tattle__record_drop_trace(attempt);
     append_earlier(record, attempt);
+}
+
+void tattle__record_drop_earlier(struct tattle__result_record *record)
+{
+    for (size_t i = 0; i < record->earlier_count; i++)
+        tattle__record_release(&record->earlier[i]);
+    forget_earlier(record);
 }
 
 void tattle__record_drop_trace(struct tattle__result_record *record)
@@ -147,9 +168,6 @@ void tattle__record_release(struct tattle__result_record *record)
     tattle__buffer_release(&record->stderr_text);
     tattle__record_drop_trace(record);
     free((char *)record->result.rerun);
-    for (size_t i = 0; i < record->earlier_count; i++)
-        tattle__record_release(&record->earlier[i]);
-    free(record->earlier);
-    free(record->earlier_results);
+    tattle__record_drop_earlier(record);
     *record = (struct tattle__result_record){0};
 }

@@ -34,7 +34,7 @@ struct tattle__result_record {
      * one array for result.earlier_attempts */
     struct tattle__result_record *earlier;
     struct tattle_result *earlier_results;
-    size_t earlier_count;
+    size_t earlier_count, earlier_capacity;
 };
 
 /** Takes `text` (malloc'd, may be NULL) into the record; returns it. */
@@ -74,6 +74,9 @@ void tattle__record_init_not_run(struct tattle__result_record *record,
  * gathered; its trace is dropped. `attempt` is left empty. */
 void tattle__record_add_earlier(struct tattle__result_record *record,
                                 struct tattle__result_record *attempt);
+
+/** Drops the record's earlier attempts. */
+void tattle__record_drop_earlier(struct tattle__result_record *record);
 
 /** Drops the record's trace (a passed test without --trace-passed). */
 void tattle__record_drop_trace(struct tattle__result_record *record);

@@ -465,7 +465,7 @@ static bool runs_disabled_tests(void)
         if (strcmp(arg, "--gtest_also_run_disabled_tests") == 0)
             runs = true;
         else if (strncmp(arg, "--gtest_also_run_disabled_tests=", 32) == 0)
-            runs = strcmp(arg + 32, "0") != 0;
+            runs = !strchr("0fF", arg[32]); /* GoogleTest's rule for flags */
     }
     return runs;
 }
@@ -733,6 +733,9 @@ size_t tattle__command_expand(struct tattle__result_record *record,
         /* The running test carries how the program ended: its failure,
          * its stacks, its output. */
         struct tattle__result_record *inner = &(*records)[running];
+        /* The earlier attempts were runs of the whole program, not of
+         * this test. */
+        tattle__record_drop_earlier(record);
         *inner = *record;
         free((char *)inner->result.rerun);
         inner->result.test =

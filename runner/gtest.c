@@ -234,7 +234,10 @@ bool tattle__gtest_printed_progress(const char *stdout_text)
 
 static bool is_disabled(const char *name, size_t length)
 {
-    return length >= 9 && memcmp(name, "DISABLED_", 9) == 0;
+    /* GoogleTest's filter for a suite or test name: DISABLED_*:*\/DISABLED_*
+     * (an instantiated suite Inst/DISABLED_S is disabled too). */
+    return (length >= 9 && memcmp(name, "DISABLED_", 9) == 0) ||
+           memmem(name, length, "/DISABLED_", 10) != NULL;
 }
 
 void tattle__gtest_add_listing(struct tattle__gtest_tests *tests,
@@ -311,7 +314,8 @@ static uint64_t line_duration_us(const char *start, size_t length)
         open--;
     if (open == 0 || start[open - 1] != '(' || open == length - unit_length)
         return 0;
-    return (uint64_t)strtoull(start + open, NULL, 10) * 1000;
+    unsigned long long ms = strtoull(start + open, NULL, 10);
+    return ms < UINT64_MAX / 1000 ? (uint64_t)ms * 1000 : 0; /* no wrap */
 }
 
 /* Where the capture cut `output` (the head, a marker line, the tail:
