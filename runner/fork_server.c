@@ -45,6 +45,7 @@
 
 #include "runner/test_process/child.h"
 #include "runner/test_process/crash.h"
+#include "runner/test_process/slot_write.h"
 #include "runner/process_tree.h"
 #include "tracer/session.h"
 #include "base/buffer.h"
@@ -792,49 +793,104 @@ static void forward_fixture_output(struct server_state *state, unsigned job)
 }
 
 /* Every job's slot out of reach of the suite server's own code (what
- * before_all left running: threads), and out of what it forks; `open_job`
- * (or none, when it is the job count) is the fixture's own, which it and
- * the processes it forks record into. Test processes get theirs back
- * (tattle__child_main). */
+ * before_all left running: threads), and none in what it forks; `open_job`
+ * (or none, when it is the job count) stays writable in the server alone,
+ * for the fixture's result to be copied into. Test processes get theirs
+ * back (tattle__child_main). */
 static void protect_slots(const struct server_state *state, unsigned open_job)
 {
     const struct tattle__fork_server_config *config = state->config;
     for (unsigned j = 0; j < config->jobs; j++) {
-        bool open = j == open_job;
-        madvise(config->slots[j], config->slot_bytes,
-                open ? MADV_DOFORK : MADV_DONTFORK);
+        madvise(config->slots[j], config->slot_bytes, MADV_DONTFORK);
         mprotect(config->slots[j], config->slot_bytes,
-                 open ? PROT_READ | PROT_WRITE : PROT_NONE);
+                 j == open_job ? PROT_READ | PROT_WRITE : PROT_NONE);
     }
 }
 
+/* Copies what a fixture recorded in its private slot into the job's slot,
+ * read as any slot a hostile writer had is read (runner/slot.h): only
+ * records an honest writer leaves are written again, and an impossible
+ * one becomes an error. Returns whether it recorded nothing. */
+static bool copy_fixture_result(const struct tattle__slot *own,
+                                struct tattle__slot *job, size_t bytes)
+{
+    struct tattle__slot_reading reading;
+    tattle__slot_read(own, bytes, &reading);
+    for (size_t i = 0; i < reading.failure_count; i++)
+        tattle__slot_add_failure(job, &reading.failures[i]);
+    if (reading.skipped)
+        tattle__slot_add_skip(job, reading.skip_reason, reading.skip_file,
+                              reading.skip_line);
+    if (reading.crashed) {
+        void *frames[TATTLE__MAX_FRAMES];
+        for (int i = 0; i < reading.crash_frame_count; i++)
+            frames[i] = (void *)reading.crash_frames[i];
+        tattle__slot_add_crash(job, reading.crash_signal, frames,
+                               reading.crash_frame_count);
+    }
+    if (reading.corruption) {
+        char message[160];
+        snprintf(message, sizeof message,
+                 "the fixture's result slot was overwritten: %s",
+                 reading.corruption);
+        struct tattle__slot_failure failure = {.kind = TATTLE_FAILURE_ERROR,
+                                               .message = message};
+        tattle__slot_add_failure(job, &failure);
+    }
+    atomic_fetch_add(&job->failures_dropped, reading.failures_dropped);
+    atomic_store(&job->setup_failed, reading.setup_failed ? 1u : 0u);
+    atomic_store(&job->fixture, (uint32_t)reading.fixture);
+    atomic_store(&job->phase, (uint32_t)reading.phase);
+    bool clean = !reading.corruption && reading.failure_count == 0 &&
+                 !reading.skipped && !reading.crashed &&
+                 reading.failures_dropped == 0;
+    tattle__slot_reading_release(&reading);
+    return clean;
+}
+
 /* Runs a suite's before_all or after_all in this suite server with job
- * `job`'s slot and output pipes, as a test would run, with the signal
- * state a test gets and only its own slot in reach. Returns whether it
- * finished without a failure. Outside fixtures the server's stdout and
- * stderr are its fixture output file, not the runner's. */
+ * `job`'s output pipes, as a test would run, with the signal state a test
+ * gets and no job's slot in reach of what it forks. It records into a
+ * slot of its own, which the processes it forks share; when it returns
+ * the server copies its result into the job's slot, so what they record
+ * later reaches no test. Returns whether it finished without a failure.
+ * Outside fixtures the server's stdout and stderr are its fixture output
+ * file, not the runner's. */
 static bool run_suite_fixture(struct server_state *state, unsigned job,
                               void (*fn)(void), enum tattle__phase phase)
 {
     protect_slots(state, job);
     if (!fn)
         return true;
-    struct tattle__slot *slot = state->config->slots[job];
+    const struct tattle__fork_server_config *config = state->config;
+    struct tattle__slot *slot = config->slots[job];
+    struct tattle__slot *own = tattle__slot_create(config->slot_bytes);
+    if (!own) {
+        struct tattle__slot_failure failure = {
+            .kind = TATTLE_FAILURE_ERROR,
+            .message = "the fixture's result slot could not be mapped"};
+        tattle__slot_add_failure(slot, &failure);
+        return false;
+    }
     fflush(NULL);
     empty_fixture_output(state);
     dup2(state->stdout_fds[job], STDOUT_FILENO);
     dup2(state->stderr_fds[job], STDERR_FILENO);
-    tattle__crash_set_slot(slot);
+    tattle__crash_set_slot(own);
+    tattle__crash_set_mirror(own, slot, config->slot_bytes, state->pid);
     struct server_signals server_signals;
     give_test_signals(state, &server_signals);
     list_server_descriptors(state);
     fixture_fork.active = true;
-    bool passed = tattle__child_run_suite_fixture(fn, phase, slot);
+    bool passed = tattle__child_run_suite_fixture(fn, phase, own);
     if (getpid() != state->pid)
         _exit(0); /* a child the fixture forked returned from it */
     fixture_fork.active = false;
     take_server_signals(&server_signals);
+    tattle__crash_set_mirror(NULL, NULL, 0, 0);
     tattle__crash_set_slot(NULL);
+    passed = copy_fixture_result(own, slot, config->slot_bytes) && passed;
+    tattle__slot_destroy(own, config->slot_bytes);
     fflush(NULL);
     forward_fixture_output(state, job);
     if (state->fixture_output >= 0) {

@@ -5,7 +5,8 @@
  * through SIGCHLD, fork a child that returns from the fixture, start a
  * helper process that serves the suite's tests over pipes, start a helper
  * that writes garbage into every descriptor it inherited, scribble over
- * every shared mapping they can find, and hang in an end-of-run after_all.
+ * every shared mapping they can find, hang in an end-of-run after_all,
+ * and start a helper that fails and crashes after before_all returned.
  *
  * Evidence goes to files in the working directory the driver gives each
  * run; waits are bounded by SUITE_WAIT_MS (the driver scales it) and meet
@@ -430,4 +431,69 @@ SUITE(hang, .after_all = hang_after_all);
 TEST(hang, passes)
 {
     note("hang_tests.txt", "test");
+}
+
+/* ---- late: a helper of before_all fails after before_all returned ---- */
+
+static int late_trigger = -1, late_done = -1;
+
+/* The helper: on the first byte it fails an EXPECT and says so, on the
+ * second it crashes (its done pipe reaches end of file). It inherited
+ * before_all's result slot, as any process before_all forks does. */
+static _Noreturn void late_helper_main(int trigger, int done)
+{
+    char byte;
+    if (read(trigger, &byte, 1) != 1)
+        _exit(1);
+    EXPECT_EQ(1, 2, "a late failure of before_all's helper");
+    note("late_helper.txt", "expect-failed");
+    if (write(done, "e", 1) != 1)
+        _exit(1);
+    if (read(trigger, &byte, 1) != 1)
+        _exit(1);
+    note("late_helper.txt", "crashing");
+    raise(SIGSEGV);
+    _exit(1);
+}
+
+static void late_before_all(void)
+{
+    int trigger[2], done[2];
+    ASSERT_EQ(pipe2(trigger, O_CLOEXEC), 0);
+    ASSERT_EQ(pipe2(done, O_CLOEXEC), 0);
+    pid_t helper = fork();
+    ASSERT_GE(helper, 0);
+    if (helper == 0) {
+        close(trigger[1]);
+        close(done[0]);
+        late_helper_main(trigger[0], done[1]);
+    }
+    close(trigger[0]);
+    close(done[1]);
+    late_trigger = trigger[1];
+    late_done = done[0];
+}
+
+SUITE(late, .before_all = late_before_all);
+
+/* Has the helper fail an EXPECT while this test runs, and waits for it. */
+TEST(late, helper_expects)
+{
+    ASSERT_EQ(write(late_trigger, "!", 1), 1);
+    struct pollfd done = {late_done, POLLIN, 0};
+    ASSERT_EQ(poll(&done, 1, (int)wait_ms()), 1);
+    char byte;
+    ASSERT_EQ(read(late_done, &byte, 1), 1);
+    note("late_tests.txt", "helper_expects");
+}
+
+/* Has the helper crash while this test runs, and waits for its end. */
+TEST(late, helper_crashes)
+{
+    ASSERT_EQ(write(late_trigger, "!", 1), 1);
+    struct pollfd done = {late_done, POLLIN, 0};
+    ASSERT_EQ(poll(&done, 1, (int)wait_ms()), 1);
+    char byte;
+    ASSERT_EQ(read(late_done, &byte, 1), 0);
+    note("late_tests.txt", "helper_crashes");
 }

@@ -248,6 +248,25 @@ def end_of_run_after_all(c):
     c.expect(status != 0, "exit status is 0 after a hung after_all")
 
 
+@CASES("hardening_suite_helper_late_failure_reaches_no_test")
+def helper_late_failure(c):
+    """A helper before_all started that fails an EXPECT, then crashes,
+    after before_all returned (each while a test of the suite runs on the
+    job before_all ran in) puts nothing on any test: both tests pass with
+    no failure, and the helper did fail and crash."""
+    status, tests = c.run("-j", "1", "late/helper_expects",
+                          "late/helper_crashes")
+    c.expect_eq(status, 0, "exit status (stderr %r)" % c.stderr[-800:])
+    for test_id in ("late/helper_expects", "late/helper_crashes"):
+        if c.passed(tests, test_id):
+            c.expect_eq(tests[test_id].get("failures", []), [],
+                        "%s failures" % test_id)
+    c.expect_eq([line.split()[0] for line in c.lines("late_helper.txt")],
+                ["expect-failed", "crashing"], "the helper's evidence")
+    c.expect_eq(sorted(line.split()[0] for line in c.lines("late_tests.txt")),
+                ["helper_crashes", "helper_expects"], "test bodies that ended")
+
+
 def main():
     CASES.list_if_asked()
     parser = argparse.ArgumentParser()
