@@ -30,6 +30,7 @@
 #include <linux/sched.h>
 #include <poll.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -717,28 +718,48 @@ static void take_server_signals(const struct server_signals *saved)
 
 /* What a process a fixture forks (fork(), not exec) must not keep of the
  * suite server: its descriptors (the runner's channel, every job's output
- * pipes, the cgroups), closed by the pthread_atfork child handler while a
- * fixture runs; its stdout and stderr become the fixture's output file,
- * whose content goes to the fixture's job when the fixture returns. */
+ * pipes, the cgroups), closed by the pthread_atfork child handler; its
+ * stdout and stderr become the fixture's output file, whose content goes
+ * to the fixture's job when the fixture returns. The handler acts on every
+ * fork in a suite server but the server's own spawn of a test: a fork
+ * while a fixture runs, and any fork from a thread that is not the
+ * server's (one before_all left running), whenever it comes. Such a child
+ * also loses every job's slot, which a fork from a thread gets while the
+ * server spawns a test (the slot is MADV_DOFORK for that fork). */
 static struct {
-    bool active;
+    atomic_bool active; /* a fixture runs in the server's thread */
+    bool suite_server;  /* this process is a suite server */
+    pthread_t server_thread;
     int output;
     int *fds;
     size_t count;
+    struct tattle__slot *const *slots;
+    unsigned jobs;
+    size_t slot_bytes;
 } fixture_fork = {.output = -1};
 
 static void fixture_child_after_fork(void)
 {
-    if (!fixture_fork.active)
+    bool from_fixture = atomic_load(&fixture_fork.active);
+    bool from_other_thread =
+        fixture_fork.suite_server &&
+        !pthread_equal(pthread_self(), fixture_fork.server_thread);
+    if (!from_fixture && !from_other_thread)
         return;
-    fixture_fork.active = false;
+    /* This child is not the server: its own forks are its own. */
+    atomic_store(&fixture_fork.active, false);
+    fixture_fork.suite_server = false;
     dup2(fixture_fork.output, STDOUT_FILENO);
     dup2(fixture_fork.output, STDERR_FILENO);
     for (size_t i = 0; i < fixture_fork.count; i++)
         close(fixture_fork.fds[i]);
+    for (unsigned j = 0; j < fixture_fork.jobs; j++)
+        munmap(fixture_fork.slots[j], fixture_fork.slot_bytes);
 }
 
-/* Lists the server's own descriptors for the fork handler. */
+/* Lists the suite server's own descriptors and the job slots for the
+ * fork handler, once, before before_all runs (a thread may fork at any
+ * time after it). */
 static void list_server_descriptors(const struct server_state *state)
 {
     size_t room =
@@ -763,6 +784,11 @@ static void list_server_descriptors(const struct server_state *state)
     }
     fixture_fork.count = count;
     fixture_fork.output = state->fixture_output;
+    fixture_fork.slots = state->config->slots;
+    fixture_fork.jobs = state->config->jobs;
+    fixture_fork.slot_bytes = state->config->slot_bytes;
+    fixture_fork.server_thread = pthread_self();
+    fixture_fork.suite_server = true;
 }
 
 /* Moves what the fixture's processes wrote to its output file into the
@@ -880,12 +906,11 @@ static bool run_suite_fixture(struct server_state *state, unsigned job,
     tattle__crash_set_mirror(own, slot, config->slot_bytes, state->pid);
     struct server_signals server_signals;
     give_test_signals(state, &server_signals);
-    list_server_descriptors(state);
-    fixture_fork.active = true;
+    atomic_store(&fixture_fork.active, true);
     bool passed = tattle__child_run_suite_fixture(fn, phase, own);
     if (getpid() != state->pid)
         _exit(0); /* a child the fixture forked returned from it */
-    fixture_fork.active = false;
+    atomic_store(&fixture_fork.active, false);
     take_server_signals(&server_signals);
     tattle__crash_set_mirror(NULL, NULL, 0, 0);
     tattle__crash_set_slot(NULL);
@@ -940,6 +965,9 @@ static TATTLE__NORETURN void suite_server_main(struct server_state *state,
     if (output >= 0)
         fcntl(output, F_SETFL, O_APPEND);
     state->fixture_output = move_descriptor(output, state->first_own_fd);
+    /* From here on, what is forked in this process but the server's own
+     * spawn of a test keeps nothing of the server's. */
+    list_server_descriptors(state);
     bool ready =
         run_suite_fixture(state, request->job, state->suite->options.before_all,
                           TATTLE__PHASE_SETUP);

@@ -17,6 +17,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -496,4 +497,74 @@ TEST(late, helper_crashes)
     char byte;
     ASSERT_EQ(read(late_done, &byte, 1), 0);
     note("late_tests.txt", "helper_crashes");
+}
+
+/* ---- threaded: a thread before_all left running forks later ---- */
+
+static int threaded_trigger = -1, threaded_done = -1;
+
+struct threaded_pipes {
+    int trigger, done;
+};
+
+/* The thread: on a byte from a test it forks a child that writes garbage
+ * into every descriptor it inherited and tells the test how many took
+ * some. */
+static void *threaded_main(void *argument)
+{
+    struct threaded_pipes pipes = *(struct threaded_pipes *)argument;
+    free(argument);
+    char byte;
+    if (read(pipes.trigger, &byte, 1) != 1)
+        return NULL;
+    pid_t child = fork();
+    if (child == 0) {
+        char count[32];
+        int length = snprintf(count, sizeof count, "%d\n",
+                              write_everywhere(pipes.trigger, pipes.done));
+        if (write(pipes.done, count, (size_t)length) != length)
+            _exit(1);
+        _exit(0);
+    }
+    if (child < 0 || wait_child(child, wait_ms()) != 0)
+        if (write(pipes.done, "-1\n", 3) != 3)
+            return NULL;
+    return NULL;
+}
+
+static void threaded_before_all(void)
+{
+    int trigger[2], done[2];
+    ASSERT_EQ(pipe2(trigger, O_CLOEXEC), 0);
+    ASSERT_EQ(pipe2(done, O_CLOEXEC), 0);
+    struct threaded_pipes *pipes = malloc(sizeof *pipes);
+    ASSERT_NOT_NULL(pipes);
+    *pipes = (struct threaded_pipes){trigger[0], done[1]};
+    pthread_t thread;
+    ASSERT_EQ(pthread_create(&thread, NULL, threaded_main, pipes), 0);
+    pthread_detach(thread);
+    threaded_trigger = trigger[1];
+    threaded_done = done[0];
+}
+
+SUITE(threaded, .before_all = threaded_before_all);
+
+/* Has the thread fork its child while this test runs, and waits for the
+ * child's count. */
+TEST(threaded, trigger)
+{
+    printf("threaded trigger output\n");
+    ASSERT_EQ(write(threaded_trigger, "!", 1), 1);
+    struct pollfd done = {threaded_done, POLLIN, 0};
+    ASSERT_EQ(poll(&done, 1, (int)wait_ms()), 1);
+    char count[32] = {0};
+    ASSERT_GT(read(threaded_done, count, sizeof count - 1), 0);
+    count[strcspn(count, "\n")] = '\0';
+    note("threaded_trigger.txt", count);
+    printf("threaded trigger done\n");
+}
+
+TEST(threaded, later)
+{
+    printf("threaded later output\n");
 }

@@ -267,6 +267,32 @@ def helper_late_failure(c):
                 ["helper_crashes", "helper_expects"], "test bodies that ended")
 
 
+@CASES("hardening_suite_thread_fork_cannot_reach_descriptors")
+def thread_fork_descriptors(c):
+    """A thread before_all left running that forks once before_all has
+    returned (while a test of the suite runs) gives its child nothing of
+    the runner's: the child writes garbage into every descriptor it holds
+    and no report, console or test output shows it; every test passes
+    with its own output."""
+    status, tests = c.run("-j", "1", "threaded/trigger", "threaded/later")
+    c.expect_eq(status, 0, "exit status (stderr %r)" % c.stderr[-800:])
+    expected = {
+        "threaded/trigger": "threaded trigger output\nthreaded trigger done\n",
+        "threaded/later": "threaded later output\n",
+    }
+    for test_id, text in expected.items():
+        if c.passed(tests, test_id):
+            c.expect_eq(c.output(tests, test_id, "stdout"), text,
+                        "%s stdout" % test_id)
+            c.expect_eq(c.output(tests, test_id, "stderr"), "",
+                        "%s stderr" % test_id)
+    c.expect(GARBAGE not in c.stdout and GARBAGE not in c.stderr,
+             "garbage on the console: %r" % (c.stdout[-400:] + c.stderr[-400:]))
+    triggered = c.lines("threaded_trigger.txt")
+    c.expect(len(triggered) == 1 and not triggered[0].startswith("-1"),
+             "the thread's child did not run: %r" % triggered)
+
+
 def main():
     CASES.list_if_asked()
     parser = argparse.ArgumentParser()
