@@ -27,6 +27,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <linux/sched.h>
 #include <poll.h>
 #include <pthread.h>
@@ -40,6 +41,7 @@
 #include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -571,6 +573,20 @@ static pid_t fork_into_job(struct server_state *state, unsigned job,
     return pid < 0 ? -errno : pid;
 }
 
+/* Writes all of `data` to `fd`; returns false when it could not. */
+static bool write_all(int fd, const char *data, size_t length)
+{
+    for (size_t written = 0; written < length;) {
+        ssize_t n = write(fd, data + written, length - written);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            return false;
+        written += (size_t)n;
+    }
+    return true;
+}
+
 /* Empties a suite server's fixture output file (what is in it was
  * forwarded, or has no home). */
 static void empty_fixture_output(const struct server_state *state)
@@ -793,27 +809,40 @@ static void list_server_descriptors(const struct server_state *state)
 
 /* Moves what the fixture's processes wrote to its output file into the
  * job's stdout pipe (the runner drains it while it waits), then empties
- * the file. */
-static void forward_fixture_output(struct server_state *state, unsigned job)
+ * the file. Only what the file held when the fixture returned, and no
+ * more than the configured limit of it, with a note of what was cut: its
+ * processes may go on printing faster than the pipe drains. */
+static void forward_fixture_output(struct server_state *state, unsigned job,
+                                   const char *fixture)
 {
     if (state->fixture_output < 0)
         return;
+    struct stat info;
+    uint64_t held = fstat(state->fixture_output, &info) == 0 && info.st_size > 0
+                        ? (uint64_t)info.st_size
+                        : 0;
+    uint64_t limit = state->config->fixture_output_limit;
+    uint64_t forward = limit > 0 && held > limit ? limit : held;
     char buffer[16384];
-    off_t at = 0;
-    for (;;) {
-        ssize_t got = pread(state->fixture_output, buffer, sizeof buffer, at);
+    int out = state->stdout_fds[job];
+    for (uint64_t at = 0; at < forward;) {
+        size_t want = forward - at < sizeof buffer ? (size_t)(forward - at)
+                                                   : sizeof buffer;
+        ssize_t got = pread(state->fixture_output, buffer, want, (off_t)at);
         if (got <= 0)
             break;
-        at += got;
-        for (ssize_t written = 0; written < got;) {
-            ssize_t n = write(state->stdout_fds[job], buffer + written,
-                              (size_t)(got - written));
-            if (n < 0 && errno == EINTR)
-                continue;
-            if (n <= 0)
-                break;
-            written += n;
-        }
+        at += (uint64_t)got;
+        if (!write_all(out, buffer, (size_t)got))
+            break;
+    }
+    if (held > forward) {
+        int length = snprintf(buffer, sizeof buffer,
+                              "\n[... tattle: %" PRIu64
+                              " bytes printed by %s's processes were cut "
+                              "...]\n",
+                              held - forward, fixture);
+        if (length > 0)
+            write_all(out, buffer, (size_t)length);
     }
     empty_fixture_output(state);
 }
@@ -917,7 +946,8 @@ static bool run_suite_fixture(struct server_state *state, unsigned job,
     passed = copy_fixture_result(own, slot, config->slot_bytes) && passed;
     tattle__slot_destroy(own, config->slot_bytes);
     fflush(NULL);
-    forward_fixture_output(state, job);
+    forward_fixture_output(
+        state, job, phase == TATTLE__PHASE_SETUP ? "before_all" : "after_all");
     if (state->fixture_output >= 0) {
         dup2(state->fixture_output, STDOUT_FILENO);
         dup2(state->fixture_output, STDERR_FILENO);

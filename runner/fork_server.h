@@ -64,6 +64,9 @@ struct tattle__fork_server_config {
     size_t program_fd_count;
     const struct tattle__job_cgroups *cgroups;
     struct sigaction original_sigpipe; /* restored in test processes */
+    uint64_t fixture_output_limit;     /* bytes of what a suite fixture's
+                                          processes printed that reach its
+                                          job, at most (0: no limit) */
 };
 
 /** A request to start one test in job slot `job`. */

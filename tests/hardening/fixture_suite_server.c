@@ -6,7 +6,8 @@
  * helper process that serves the suite's tests over pipes, start a helper
  * that writes garbage into every descriptor it inherited, scribble over
  * every shared mapping they can find, hang in an end-of-run after_all,
- * and start a helper that fails and crashes after before_all returned.
+ * start a helper that fails and crashes after before_all returned, fork
+ * from a thread before_all left running, and flood the output.
  *
  * Evidence goes to files in the working directory the driver gives each
  * run; waits are bounded by SUITE_WAIT_MS (the driver scales it) and meet
@@ -567,4 +568,40 @@ TEST(threaded, trigger)
 TEST(threaded, later)
 {
     printf("threaded later output\n");
+}
+
+/* ---- flood: before_all's helper prints far more than is kept ---- */
+
+enum { FLOOD_BYTES = 4 * 1024 * 1024 };
+
+/* before_all forks a helper that prints FLOOD_BYTES of lines to its
+ * stdout (the suite server's file for what fixtures' processes print),
+ * waits for it to finish, and fails, so what was printed is shown on the
+ * suite's test. */
+static void flood_before_all(void)
+{
+    pid_t helper = fork();
+    ASSERT_GE(helper, 0);
+    if (helper == 0) {
+        static char chunk[64 * 1024];
+        for (size_t at = 0; at < sizeof chunk; at += 16)
+            memcpy(chunk + at, "flood line 0123\n", 16);
+        for (size_t written = 0; written < FLOOD_BYTES;) {
+            ssize_t n = write(STDOUT_FILENO, chunk, sizeof chunk);
+            if (n <= 0)
+                _exit(1);
+            written += (size_t)n;
+        }
+        _exit(0);
+    }
+    ASSERT_EQ(wait_child(helper, wait_ms()), 0);
+    note("flood_before_all.txt", "flooded");
+    EXPECT_EQ(1, 2, "flood before_all fails");
+}
+
+SUITE(flood, .before_all = flood_before_all);
+
+TEST(flood, first)
+{
+    note("flood_ran.txt", "test");
 }

@@ -293,6 +293,33 @@ def thread_fork_descriptors(c):
              "the thread's child did not run: %r" % triggered)
 
 
+@CASES("hardening_suite_fixture_helper_output_is_capped")
+def fixture_helper_output_capped(c):
+    """What processes before_all forked printed (4 MiB) reaches the
+    runner cut to the capture's size (64 KiB) with a note of how much was
+    cut, not whole: the failed before_all's output on its test ends with
+    the note, and the capture itself dropped no more than the note's
+    length."""
+    status, tests = c.run("-j", "1", "flood/first")
+    c.expect_eq(status, 1, "exit status (stderr %r)" % c.stderr[-800:])
+    c.require("flood/first" in tests, "flood/first is not in the report")
+    c.expect_eq(tests["flood/first"]["state"], "failed", "flood/first state")
+    c.expect_eq([line.split()[0] for line in c.lines("flood_before_all.txt")],
+                ["flooded"], "before_all's evidence")
+    c.expect_eq(c.lines("flood_ran.txt"), [], "the test body ran")
+    stdout = c.output(tests, "flood/first", "stdout")
+    c.expect("flood line 0123\n" in stdout, "no flood in %r" % stdout[:200])
+    cut = "[... tattle: %d bytes printed by before_all's processes were cut ...]\n" \
+        % (4 * 1024 * 1024 - 64 * 1024)
+    c.expect(stdout.endswith(cut), "the output does not end with %r: %r"
+             % (cut, stdout[-300:]))
+    omitted = [int(line.split()[2]) for line in stdout.split("\n")
+               if line.startswith("[... tattle: ") and "omitted" in line]
+    c.expect(all(n < 200 for n in omitted),
+             "the capture omitted %r bytes: more than the cap reached it"
+             % omitted)
+
+
 def main():
     CASES.list_if_asked()
     parser = argparse.ArgumentParser()
