@@ -428,6 +428,28 @@ struct server_state {
     size_t robust_list_length;
 };
 
+/* What a process a fixture forks (fork(), not exec) must not keep of the
+ * suite server: its descriptors (the runner's channel, every job's output
+ * pipes, the cgroups), closed by the pthread_atfork child handler; its
+ * stdout and stderr become the fixture's output file, whose content goes
+ * to the fixture's job when the fixture returns. The handler acts on every
+ * fork in a suite server but the server's own spawn of a test: a fork
+ * while a fixture runs, and any fork from a thread that is not the
+ * server's (one before_all left running), whenever it comes. Such a child
+ * also loses every job's slot, which a fork from a thread gets while the
+ * server spawns a test (the slot is MADV_DOFORK for that fork). */
+static struct {
+    atomic_bool active; /* a fixture runs in the server's thread */
+    bool suite_server;  /* this process is a suite server */
+    pthread_t server_thread;
+    int output;
+    int *fds;
+    size_t count;
+    struct tattle__slot *const *slots;
+    unsigned jobs;
+    size_t slot_bytes;
+} fixture_fork = {.output = -1};
+
 /* Moves a descriptor to the first free number at or above `at`. */
 static int move_descriptor(int fd, int at)
 {
@@ -614,6 +636,9 @@ static void spawn(struct server_state *state, const struct message *request,
         bool joined;
         pid_t pid = fork_into_job(state, job, &joined);
         if (pid == 0) {
+            /* A test process is no suite server: what its threads fork
+             * keeps its descriptors and its slot. */
+            fixture_fork.suite_server = false;
             struct tattle__child_start start = {
                 .test = request->test,
                 .suite = request->suite,
@@ -731,28 +756,6 @@ static void take_server_signals(const struct server_signals *saved)
         sigaction(ignored_signals[i], &ignore, NULL);
     sigaction(SIGCHLD, &saved->child_action, NULL);
 }
-
-/* What a process a fixture forks (fork(), not exec) must not keep of the
- * suite server: its descriptors (the runner's channel, every job's output
- * pipes, the cgroups), closed by the pthread_atfork child handler; its
- * stdout and stderr become the fixture's output file, whose content goes
- * to the fixture's job when the fixture returns. The handler acts on every
- * fork in a suite server but the server's own spawn of a test: a fork
- * while a fixture runs, and any fork from a thread that is not the
- * server's (one before_all left running), whenever it comes. Such a child
- * also loses every job's slot, which a fork from a thread gets while the
- * server spawns a test (the slot is MADV_DOFORK for that fork). */
-static struct {
-    atomic_bool active; /* a fixture runs in the server's thread */
-    bool suite_server;  /* this process is a suite server */
-    pthread_t server_thread;
-    int output;
-    int *fds;
-    size_t count;
-    struct tattle__slot *const *slots;
-    unsigned jobs;
-    size_t slot_bytes;
-} fixture_fork = {.output = -1};
 
 static void fixture_child_after_fork(void)
 {

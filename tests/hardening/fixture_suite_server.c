@@ -605,3 +605,27 @@ TEST(flood, first)
 {
     note("flood_ran.txt", "test");
 }
+
+/* A test of the suite whose thread forks a child that fails an EXPECT:
+ * the failure is the test's, as in any test. */
+static void *thread_forks_failing_child(void *argument)
+{
+    (void)argument;
+    pid_t child = fork();
+    if (child == 0) {
+        EXPECT_EQ(1, 2, "a failure in a child of the test's thread");
+        _exit(0);
+    }
+    intptr_t status = child > 0 ? wait_child(child, wait_ms()) : -1;
+    return (void *)status;
+}
+
+TEST(threaded, thread_child_fails)
+{
+    pthread_t thread;
+    ASSERT_EQ(pthread_create(&thread, NULL, thread_forks_failing_child, NULL),
+              0);
+    void *status;
+    ASSERT_EQ(pthread_join(thread, &status), 0);
+    note("threaded_child.txt", (intptr_t)status == 0 ? "exit-0" : "other");
+}

@@ -320,6 +320,23 @@ def fixture_helper_output_capped(c):
              % omitted)
 
 
+@CASES("hardening_suite_test_thread_fork_keeps_its_slot")
+def test_thread_fork_slot(c):
+    """In a test of a suite with before_all, a child forked from one of
+    the test's threads records into the test's slot like any process of
+    the test: its failed EXPECT is the test's one failure."""
+    status, tests = c.run("-j", "1", "threaded/thread_child_fails")
+    c.expect_eq(status, 1, "exit status (stderr %r)" % c.stderr[-800:])
+    c.require("threaded/thread_child_fails" in tests, "the test is not reported")
+    result = tests["threaded/thread_child_fails"]
+    c.expect_eq(result["state"], "failed", "the test's state")
+    c.expect_eq([f.get("message") for f in result.get("failures", [])],
+                ["a failure in a child of the test's thread"],
+                "the test's failures")
+    c.expect_eq([line.split()[0] for line in c.lines("threaded_child.txt")],
+                ["exit-0"], "how the child ended")
+
+
 def main():
     CASES.list_if_asked()
     parser = argparse.ArgumentParser()
