@@ -422,7 +422,8 @@ struct server_state {
     size_t suite_server_room;
     sigset_t test_mask; /* the mask a test runs with */
     struct sigaction test_actions[IGNORED_COUNT]; /* and its dispositions */
-    bool raw_clone; /* clone3 with the fixes above */
+    bool raw_clone;       /* clone3 with the fixes above */
+    bool reap_by_polling; /* threads before_all left may take SIGCHLD */
     int *thread_id_address;
     void *robust_list_head;
     size_t robust_list_length;
@@ -1015,8 +1016,13 @@ static TATTLE__NORETURN void suite_server_main(struct server_state *state,
     /* before_all may have started threads: then a raw clone would copy
      * locks held by them, and glibc's fork() is the sound way. */
     prepare_raw_clone(state);
-    if (!single_threaded())
+    if (!single_threaded()) {
         state->raw_clone = false;
+        /* A thread before_all left running with SIGCHLD unblocked takes
+         * the signal a test's end raises, and the signalfd never sees
+         * it: the server looks for ended tests every 50 ms as well. */
+        state->reap_by_polling = true;
+    }
     serve(state);
 }
 
@@ -1089,10 +1095,15 @@ static TATTLE__NORETURN void serve(struct server_state *state)
     for (;;) {
         struct pollfd fds[2] = {{state->channel, POLLIN, 0},
                                 {state->signal_fd, POLLIN, 0}};
-        if (poll(fds, 2, -1) < 0) {
+        int polled = poll(fds, 2, state->reap_by_polling ? 50 : -1);
+        if (polled < 0) {
             if (errno == EINTR)
                 continue;
             shut_down(state);
+        }
+        if (polled == 0) {
+            reap(state);
+            continue;
         }
         if (fds[1].revents) {
             struct signalfd_siginfo info;
