@@ -27,9 +27,11 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <linux/sched.h>
 #include <poll.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,12 +41,14 @@
 #include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "runner/test_process/child.h"
 #include "runner/test_process/crash.h"
+#include "runner/test_process/slot_write.h"
 #include "runner/process_tree.h"
 #include "tracer/session.h"
 #include "base/buffer.h"
@@ -418,11 +422,34 @@ struct server_state {
     size_t suite_server_room;
     sigset_t test_mask; /* the mask a test runs with */
     struct sigaction test_actions[IGNORED_COUNT]; /* and its dispositions */
-    bool raw_clone; /* clone3 with the fixes above */
+    bool raw_clone;       /* clone3 with the fixes above */
+    bool reap_by_polling; /* threads before_all left may take SIGCHLD */
     int *thread_id_address;
     void *robust_list_head;
     size_t robust_list_length;
 };
+
+/* What a process a fixture forks (fork(), not exec) must not keep of the
+ * suite server: its descriptors (the runner's channel, every job's output
+ * pipes, the cgroups), closed by the pthread_atfork child handler; its
+ * stdout and stderr become the fixture's output file, whose content goes
+ * to the fixture's job when the fixture returns. The handler acts on every
+ * fork in a suite server but the server's own spawn of a test: a fork
+ * while a fixture runs, and any fork from a thread that is not the
+ * server's (one before_all left running), whenever it comes. Such a child
+ * also loses every job's slot, which a fork from a thread gets while the
+ * server spawns a test (the slot is MADV_DOFORK for that fork). */
+static struct {
+    atomic_bool active; /* a fixture runs in the server's thread */
+    bool suite_server;  /* this process is a suite server */
+    pthread_t server_thread;
+    int output;
+    int *fds;
+    size_t count;
+    struct tattle__slot *const *slots;
+    unsigned jobs;
+    size_t slot_bytes;
+} fixture_fork = {.output = -1};
 
 /* Moves a descriptor to the first free number at or above `at`. */
 static int move_descriptor(int fd, int at)
@@ -569,6 +596,20 @@ static pid_t fork_into_job(struct server_state *state, unsigned job,
     return pid < 0 ? -errno : pid;
 }
 
+/* Writes all of `data` to `fd`; returns false when it could not. */
+static bool write_all(int fd, const char *data, size_t length)
+{
+    for (size_t written = 0; written < length;) {
+        ssize_t n = write(fd, data + written, length - written);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            return false;
+        written += (size_t)n;
+    }
+    return true;
+}
+
 /* Empties a suite server's fixture output file (what is in it was
  * forwarded, or has no home). */
 static void empty_fixture_output(const struct server_state *state)
@@ -596,6 +637,9 @@ static void spawn(struct server_state *state, const struct message *request,
         bool joined;
         pid_t pid = fork_into_job(state, job, &joined);
         if (pid == 0) {
+            /* A test process is no suite server: what its threads fork
+             * keeps its descriptors and its slot. */
+            fixture_fork.suite_server = false;
             struct tattle__child_start start = {
                 .test = request->test,
                 .suite = request->suite,
@@ -714,30 +758,28 @@ static void take_server_signals(const struct server_signals *saved)
     sigaction(SIGCHLD, &saved->child_action, NULL);
 }
 
-/* What a process a fixture forks (fork(), not exec) must not keep of the
- * suite server: its descriptors (the runner's channel, every job's output
- * pipes, the cgroups), closed by the pthread_atfork child handler while a
- * fixture runs; its stdout and stderr become the fixture's output file,
- * whose content goes to the fixture's job when the fixture returns. */
-static struct {
-    bool active;
-    int output;
-    int *fds;
-    size_t count;
-} fixture_fork = {.output = -1};
-
 static void fixture_child_after_fork(void)
 {
-    if (!fixture_fork.active)
+    bool from_fixture = atomic_load(&fixture_fork.active);
+    bool from_other_thread =
+        fixture_fork.suite_server &&
+        !pthread_equal(pthread_self(), fixture_fork.server_thread);
+    if (!from_fixture && !from_other_thread)
         return;
-    fixture_fork.active = false;
+    /* This child is not the server: its own forks are its own. */
+    atomic_store(&fixture_fork.active, false);
+    fixture_fork.suite_server = false;
     dup2(fixture_fork.output, STDOUT_FILENO);
     dup2(fixture_fork.output, STDERR_FILENO);
     for (size_t i = 0; i < fixture_fork.count; i++)
         close(fixture_fork.fds[i]);
+    for (unsigned j = 0; j < fixture_fork.jobs; j++)
+        munmap(fixture_fork.slots[j], fixture_fork.slot_bytes);
 }
 
-/* Lists the server's own descriptors for the fork handler. */
+/* Lists the suite server's own descriptors and the job slots for the
+ * fork handler, once, before before_all runs (a thread may fork at any
+ * time after it). */
 static void list_server_descriptors(const struct server_state *state)
 {
     size_t room =
@@ -762,81 +804,154 @@ static void list_server_descriptors(const struct server_state *state)
     }
     fixture_fork.count = count;
     fixture_fork.output = state->fixture_output;
+    fixture_fork.slots = state->config->slots;
+    fixture_fork.jobs = state->config->jobs;
+    fixture_fork.slot_bytes = state->config->slot_bytes;
+    fixture_fork.server_thread = pthread_self();
+    fixture_fork.suite_server = true;
 }
 
 /* Moves what the fixture's processes wrote to its output file into the
  * job's stdout pipe (the runner drains it while it waits), then empties
- * the file. */
-static void forward_fixture_output(struct server_state *state, unsigned job)
+ * the file. Only what the file held when the fixture returned, and no
+ * more than the configured limit of it, with a note of what was cut: its
+ * processes may go on printing faster than the pipe drains. */
+static void forward_fixture_output(struct server_state *state, unsigned job,
+                                   const char *fixture)
 {
     if (state->fixture_output < 0)
         return;
+    struct stat info;
+    uint64_t held = fstat(state->fixture_output, &info) == 0 && info.st_size > 0
+                        ? (uint64_t)info.st_size
+                        : 0;
+    uint64_t limit = state->config->fixture_output_limit;
+    uint64_t forward = limit > 0 && held > limit ? limit : held;
     char buffer[16384];
-    off_t at = 0;
-    for (;;) {
-        ssize_t got = pread(state->fixture_output, buffer, sizeof buffer, at);
+    int out = state->stdout_fds[job];
+    for (uint64_t at = 0; at < forward;) {
+        size_t want = forward - at < sizeof buffer ? (size_t)(forward - at)
+                                                   : sizeof buffer;
+        ssize_t got = pread(state->fixture_output, buffer, want, (off_t)at);
         if (got <= 0)
             break;
-        at += got;
-        for (ssize_t written = 0; written < got;) {
-            ssize_t n = write(state->stdout_fds[job], buffer + written,
-                              (size_t)(got - written));
-            if (n < 0 && errno == EINTR)
-                continue;
-            if (n <= 0)
-                break;
-            written += n;
-        }
+        at += (uint64_t)got;
+        if (!write_all(out, buffer, (size_t)got))
+            break;
+    }
+    if (held > forward) {
+        int length = snprintf(buffer, sizeof buffer,
+                              "\n[... tattle: %" PRIu64
+                              " bytes printed by %s's processes were cut "
+                              "...]\n",
+                              held - forward, fixture);
+        if (length > 0)
+            write_all(out, buffer, (size_t)length);
     }
     empty_fixture_output(state);
 }
 
 /* Every job's slot out of reach of the suite server's own code (what
- * before_all left running: threads), and out of what it forks; `open_job`
- * (or none, when it is the job count) is the fixture's own, which it and
- * the processes it forks record into. Test processes get theirs back
- * (tattle__child_main). */
+ * before_all left running: threads), and none in what it forks; `open_job`
+ * (or none, when it is the job count) stays writable in the server alone,
+ * for the fixture's result to be copied into. Test processes get theirs
+ * back (tattle__child_main). */
 static void protect_slots(const struct server_state *state, unsigned open_job)
 {
     const struct tattle__fork_server_config *config = state->config;
     for (unsigned j = 0; j < config->jobs; j++) {
-        bool open = j == open_job;
-        madvise(config->slots[j], config->slot_bytes,
-                open ? MADV_DOFORK : MADV_DONTFORK);
+        madvise(config->slots[j], config->slot_bytes, MADV_DONTFORK);
         mprotect(config->slots[j], config->slot_bytes,
-                 open ? PROT_READ | PROT_WRITE : PROT_NONE);
+                 j == open_job ? PROT_READ | PROT_WRITE : PROT_NONE);
     }
 }
 
+/* Copies what a fixture recorded in its private slot into the job's slot,
+ * read as any slot a hostile writer had is read (runner/slot.h): only
+ * records an honest writer leaves are written again, and an impossible
+ * one becomes an error. Returns whether it recorded nothing. */
+static bool copy_fixture_result(const struct tattle__slot *own,
+                                struct tattle__slot *job, size_t bytes)
+{
+    struct tattle__slot_reading reading;
+    tattle__slot_read(own, bytes, &reading);
+    for (size_t i = 0; i < reading.failure_count; i++)
+        tattle__slot_add_failure(job, &reading.failures[i]);
+    if (reading.skipped)
+        tattle__slot_add_skip(job, reading.skip_reason, reading.skip_file,
+                              reading.skip_line);
+    if (reading.crashed) {
+        void *frames[TATTLE__MAX_FRAMES];
+        for (int i = 0; i < reading.crash_frame_count; i++)
+            frames[i] = (void *)reading.crash_frames[i];
+        tattle__slot_add_crash(job, reading.crash_signal, frames,
+                               reading.crash_frame_count);
+    }
+    if (reading.corruption) {
+        char message[160];
+        snprintf(message, sizeof message,
+                 "the fixture's result slot was overwritten: %s",
+                 reading.corruption);
+        struct tattle__slot_failure failure = {.kind = TATTLE_FAILURE_ERROR,
+                                               .message = message};
+        tattle__slot_add_failure(job, &failure);
+    }
+    atomic_fetch_add(&job->failures_dropped, reading.failures_dropped);
+    atomic_store(&job->setup_failed, reading.setup_failed ? 1u : 0u);
+    atomic_store(&job->fixture, (uint32_t)reading.fixture);
+    atomic_store(&job->phase, (uint32_t)reading.phase);
+    bool clean = !reading.corruption && reading.failure_count == 0 &&
+                 !reading.skipped && !reading.crashed &&
+                 reading.failures_dropped == 0;
+    tattle__slot_reading_release(&reading);
+    return clean;
+}
+
 /* Runs a suite's before_all or after_all in this suite server with job
- * `job`'s slot and output pipes, as a test would run, with the signal
- * state a test gets and only its own slot in reach. Returns whether it
- * finished without a failure. Outside fixtures the server's stdout and
- * stderr are its fixture output file, not the runner's. */
+ * `job`'s output pipes, as a test would run, with the signal state a test
+ * gets and no job's slot in reach of what it forks. It records into a
+ * slot of its own, which the processes it forks share; when it returns
+ * the server copies its result into the job's slot, so what they record
+ * later reaches no test. Returns whether it finished without a failure.
+ * Outside fixtures the server's stdout and stderr are its fixture output
+ * file, not the runner's. */
 static bool run_suite_fixture(struct server_state *state, unsigned job,
                               void (*fn)(void), enum tattle__phase phase)
 {
     protect_slots(state, job);
     if (!fn)
         return true;
-    struct tattle__slot *slot = state->config->slots[job];
+    const struct tattle__fork_server_config *config = state->config;
+    struct tattle__slot *slot = config->slots[job];
+    struct tattle__slot *own = tattle__slot_create(config->slot_bytes);
+    if (!own) {
+        struct tattle__slot_failure failure = {
+            .kind = TATTLE_FAILURE_ERROR,
+            .message = "the fixture's result slot could not be mapped"};
+        tattle__slot_add_failure(slot, &failure);
+        return false;
+    }
     fflush(NULL);
     empty_fixture_output(state);
     dup2(state->stdout_fds[job], STDOUT_FILENO);
     dup2(state->stderr_fds[job], STDERR_FILENO);
-    tattle__crash_set_slot(slot);
+    tattle__crash_set_slot(own);
+    tattle__crash_set_mirror(own, slot, config->slot_bytes, state->pid);
     struct server_signals server_signals;
     give_test_signals(state, &server_signals);
-    list_server_descriptors(state);
-    fixture_fork.active = true;
-    bool passed = tattle__child_run_suite_fixture(fn, phase, slot);
+    atomic_store(&fixture_fork.active, true);
+    bool passed = tattle__child_run_suite_fixture(fn, phase, own);
     if (getpid() != state->pid)
         _exit(0); /* a child the fixture forked returned from it */
-    fixture_fork.active = false;
+    atomic_store(&fixture_fork.active, false);
     take_server_signals(&server_signals);
+    tattle__crash_set_mirror(NULL, NULL, 0, 0);
     tattle__crash_set_slot(NULL);
+    passed = copy_fixture_result(own, slot, config->slot_bytes) && passed;
+    tattle__slot_destroy(own, config->slot_bytes);
     fflush(NULL);
-    forward_fixture_output(state, job);
+    forward_fixture_output(
+        state, job, phase == TATTLE__PHASE_SETUP ? "before_all" : "after_all");
     if (state->fixture_output >= 0) {
         dup2(state->fixture_output, STDOUT_FILENO);
         dup2(state->fixture_output, STDERR_FILENO);
@@ -884,6 +999,9 @@ static TATTLE__NORETURN void suite_server_main(struct server_state *state,
     if (output >= 0)
         fcntl(output, F_SETFL, O_APPEND);
     state->fixture_output = move_descriptor(output, state->first_own_fd);
+    /* From here on, what is forked in this process but the server's own
+     * spawn of a test keeps nothing of the server's. */
+    list_server_descriptors(state);
     bool ready =
         run_suite_fixture(state, request->job, state->suite->options.before_all,
                           TATTLE__PHASE_SETUP);
@@ -898,8 +1016,13 @@ static TATTLE__NORETURN void suite_server_main(struct server_state *state,
     /* before_all may have started threads: then a raw clone would copy
      * locks held by them, and glibc's fork() is the sound way. */
     prepare_raw_clone(state);
-    if (!single_threaded())
+    if (!single_threaded()) {
         state->raw_clone = false;
+        /* A thread before_all left running with SIGCHLD unblocked takes
+         * the signal a test's end raises, and the signalfd never sees
+         * it: the server looks for ended tests every 50 ms as well. */
+        state->reap_by_polling = true;
+    }
     serve(state);
 }
 
@@ -972,10 +1095,15 @@ static TATTLE__NORETURN void serve(struct server_state *state)
     for (;;) {
         struct pollfd fds[2] = {{state->channel, POLLIN, 0},
                                 {state->signal_fd, POLLIN, 0}};
-        if (poll(fds, 2, -1) < 0) {
+        int polled = poll(fds, 2, state->reap_by_polling ? 50 : -1);
+        if (polled < 0) {
             if (errno == EINTR)
                 continue;
             shut_down(state);
+        }
+        if (polled == 0) {
+            reap(state);
+            continue;
         }
         if (fds[1].revents) {
             struct signalfd_siginfo info;

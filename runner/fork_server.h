@@ -22,17 +22,19 @@
  * timeout that kills the runner with SIGKILL leaves nothing running.
  *
  * A suite with before_all or after_all has a suite server: a child of the
- * fork server that runs before_all (with a job slot's result memory and
- * output pipes, as a test would), then serves its tests' spawn requests
- * through the same loop on a socket of its own, so every test of the
+ * fork server that runs before_all (with a job slot's output pipes, as a
+ * test would, and a result slot of its own whose result it copies into
+ * the job's slot when before_all returns), then serves its tests' spawn
+ * requests through the same loop on a socket of its own, so every test of the
  * suite is its child and starts from a copy-on-write image of the state
  * before_all left. When told the suite is done it runs after_all and ends,
  * killing whatever its tests left. It is a subreaper and dies with the
  * fork server; the fork server tells the runner how it ended. A fixture
- * runs there as a test body would: with the program's signal state, only
- * its own job's slot in reach (the suite server keeps the others
- * PROT_NONE), and what it forks keeps none of the server's descriptors;
- * processes it starts live until the server ends.
+ * runs there as a test body would: with the program's signal state, no
+ * other job's slot in reach (the suite server keeps them PROT_NONE), and
+ * what it forks keeps none of the server's descriptors nor any job's
+ * slot, so a process it starts (they live until the server ends) cannot
+ * put a failure on a test that runs later.
  */
 #ifndef TATTLE_RUNNER_FORK_SERVER_H
 #define TATTLE_RUNNER_FORK_SERVER_H
@@ -62,6 +64,9 @@ struct tattle__fork_server_config {
     size_t program_fd_count;
     const struct tattle__job_cgroups *cgroups;
     struct sigaction original_sigpipe; /* restored in test processes */
+    uint64_t fixture_output_limit;     /* bytes of what a suite fixture's
+                                          processes printed that reach its
+                                          job, at most (0: no limit) */
 };
 
 /** A request to start one test in job slot `job`. */

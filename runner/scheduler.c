@@ -1272,6 +1272,7 @@ int tattle__scheduler_create(struct tattle__scheduler **out,
             .program_fd_count = config->program_fd_count,
             .cgroups = &scheduler->cgroups,
             .original_sigpipe = config->original_sigpipe,
+            .fixture_output_limit = CAPTURE_HEAD + CAPTURE_TAIL,
         };
         result = tattle__fork_server_start(&scheduler->server, &server_config);
         free(stdout_fds);

@@ -3,7 +3,9 @@
  *
  * The runner installs them once; every forked test process inherits the
  * handlers and the alternate stack, and the runner points crash_slot at
- * the next test's result slot before each fork.
+ * the next test's result slot before each fork. A suite server running a
+ * fixture also names a mirror: the fixture's private slot, copied into
+ * the job's slot when the server itself crashes.
  */
 #include "runner/test_process/crash.h"
 #include "runner/test_process/slot_write.h"
@@ -13,6 +15,7 @@
 #include <signal.h>
 #include <stdbool.h>
 #include <string.h>
+#include <unistd.h>
 
 static const int crash_signals[] = {SIGSEGV, SIGBUS,  SIGILL, SIGFPE,
                                     SIGABRT, SIGTRAP, SIGSYS};
@@ -20,6 +23,10 @@ static const int crash_signals[] = {SIGSEGV, SIGBUS,  SIGILL, SIGFPE,
 enum { CRASH_SIGNAL_COUNT = sizeof crash_signals / sizeof *crash_signals };
 
 static struct tattle__slot *crash_slot;
+static const struct tattle__slot *mirror_from;
+static struct tattle__slot *mirror_to;
+static size_t mirror_bytes;
+static pid_t mirror_owner;
 static void (*crash_callback)(void);
 static _Alignas(16) unsigned char alternate_stack[128 * 1024];
 static struct sigaction previous_actions[CRASH_SIGNAL_COUNT];
@@ -31,12 +38,25 @@ void tattle__crash_set_slot(struct tattle__slot *slot)
     crash_slot = slot;
 }
 
+void tattle__crash_set_mirror(const struct tattle__slot *from,
+                              struct tattle__slot *to, size_t bytes,
+                              pid_t owner)
+{
+    mirror_to = NULL;
+    mirror_from = from;
+    mirror_bytes = bytes;
+    mirror_owner = owner;
+    mirror_to = to;
+}
+
 static void crash_handler(int signal_number)
 {
     void *frames[TATTLE__MAX_FRAMES];
     int count = backtrace(frames, TATTLE__MAX_FRAMES);
     if (crash_slot)
         tattle__slot_add_crash(crash_slot, signal_number, frames, count);
+    if (mirror_to && mirror_from && getpid() == mirror_owner)
+        memcpy(mirror_to, mirror_from, mirror_bytes);
     if (crash_callback)
         crash_callback();
     /* Die of the same signal, so the runner sees the real cause. */

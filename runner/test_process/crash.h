@@ -11,6 +11,8 @@
 #ifndef TATTLE_RUNNER_CRASH_H
 #define TATTLE_RUNNER_CRASH_H
 
+#include <sys/types.h>
+
 #include "runner/slot.h"
 
 /** Runner, once before the first fork: loads what backtrace() needs, then
@@ -22,6 +24,16 @@ int tattle__crash_install(void (*on_crash)(void));
 
 /** Runner, before each fork: the slot the next test process writes to. */
 void tattle__crash_set_slot(struct tattle__slot *slot);
+
+/** Suite server, while a fixture runs: the fixture records into a private
+ * slot (`from`) that the processes it forks share; should the server
+ * itself crash, the handler copies that slot's `bytes` into the job's
+ * slot (`to`) once the crash is recorded, so the runner reads what the
+ * fixture recorded. Only process `owner` copies: a process the fixture
+ * forked has no job slot. NULL `to` stops it. */
+void tattle__crash_set_mirror(const struct tattle__slot *from,
+                              struct tattle__slot *to, size_t bytes,
+                              pid_t owner);
 
 /** Runner, after the last test: restores the previous signal actions and
  * alternate stack. */

@@ -5,7 +5,9 @@
  * through SIGCHLD, fork a child that returns from the fixture, start a
  * helper process that serves the suite's tests over pipes, start a helper
  * that writes garbage into every descriptor it inherited, scribble over
- * every shared mapping they can find, and hang in an end-of-run after_all.
+ * every shared mapping they can find, hang in an end-of-run after_all,
+ * start a helper that fails and crashes after before_all returned, fork
+ * from a thread before_all left running, and flood the output.
  *
  * Evidence goes to files in the working directory the driver gives each
  * run; waits are bounded by SUITE_WAIT_MS (the driver scales it) and meet
@@ -16,6 +18,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -430,4 +433,199 @@ SUITE(hang, .after_all = hang_after_all);
 TEST(hang, passes)
 {
     note("hang_tests.txt", "test");
+}
+
+/* ---- late: a helper of before_all fails after before_all returned ---- */
+
+static int late_trigger = -1, late_done = -1;
+
+/* The helper: on the first byte it fails an EXPECT and says so, on the
+ * second it crashes (its done pipe reaches end of file). It inherited
+ * before_all's result slot, as any process before_all forks does. */
+static _Noreturn void late_helper_main(int trigger, int done)
+{
+    char byte;
+    if (read(trigger, &byte, 1) != 1)
+        _exit(1);
+    EXPECT_EQ(1, 2, "a late failure of before_all's helper");
+    note("late_helper.txt", "expect-failed");
+    if (write(done, "e", 1) != 1)
+        _exit(1);
+    if (read(trigger, &byte, 1) != 1)
+        _exit(1);
+    note("late_helper.txt", "crashing");
+    raise(SIGSEGV);
+    _exit(1);
+}
+
+static void late_before_all(void)
+{
+    int trigger[2], done[2];
+    ASSERT_EQ(pipe2(trigger, O_CLOEXEC), 0);
+    ASSERT_EQ(pipe2(done, O_CLOEXEC), 0);
+    pid_t helper = fork();
+    ASSERT_GE(helper, 0);
+    if (helper == 0) {
+        close(trigger[1]);
+        close(done[0]);
+        late_helper_main(trigger[0], done[1]);
+    }
+    close(trigger[0]);
+    close(done[1]);
+    late_trigger = trigger[1];
+    late_done = done[0];
+}
+
+SUITE(late, .before_all = late_before_all);
+
+/* Has the helper fail an EXPECT while this test runs, and waits for it. */
+TEST(late, helper_expects)
+{
+    ASSERT_EQ(write(late_trigger, "!", 1), 1);
+    struct pollfd done = {late_done, POLLIN, 0};
+    ASSERT_EQ(poll(&done, 1, (int)wait_ms()), 1);
+    char byte;
+    ASSERT_EQ(read(late_done, &byte, 1), 1);
+    note("late_tests.txt", "helper_expects");
+}
+
+/* Has the helper crash while this test runs, and waits for its end. */
+TEST(late, helper_crashes)
+{
+    ASSERT_EQ(write(late_trigger, "!", 1), 1);
+    struct pollfd done = {late_done, POLLIN, 0};
+    ASSERT_EQ(poll(&done, 1, (int)wait_ms()), 1);
+    char byte;
+    ASSERT_EQ(read(late_done, &byte, 1), 0);
+    note("late_tests.txt", "helper_crashes");
+}
+
+/* ---- threaded: a thread before_all left running forks later ---- */
+
+static int threaded_trigger = -1, threaded_done = -1;
+
+struct threaded_pipes {
+    int trigger, done;
+};
+
+/* The thread: on a byte from a test it forks a child that writes garbage
+ * into every descriptor it inherited and tells the test how many took
+ * some. */
+static void *threaded_main(void *argument)
+{
+    struct threaded_pipes pipes = *(struct threaded_pipes *)argument;
+    free(argument);
+    char byte;
+    if (read(pipes.trigger, &byte, 1) != 1)
+        return NULL;
+    pid_t child = fork();
+    if (child == 0) {
+        char count[32];
+        int length = snprintf(count, sizeof count, "%d\n",
+                              write_everywhere(pipes.trigger, pipes.done));
+        if (write(pipes.done, count, (size_t)length) != length)
+            _exit(1);
+        _exit(0);
+    }
+    if (child < 0 || wait_child(child, wait_ms()) != 0)
+        if (write(pipes.done, "-1\n", 3) != 3)
+            return NULL;
+    return NULL;
+}
+
+static void threaded_before_all(void)
+{
+    int trigger[2], done[2];
+    ASSERT_EQ(pipe2(trigger, O_CLOEXEC), 0);
+    ASSERT_EQ(pipe2(done, O_CLOEXEC), 0);
+    struct threaded_pipes *pipes = malloc(sizeof *pipes);
+    ASSERT_NOT_NULL(pipes);
+    *pipes = (struct threaded_pipes){trigger[0], done[1]};
+    pthread_t thread;
+    ASSERT_EQ(pthread_create(&thread, NULL, threaded_main, pipes), 0);
+    pthread_detach(thread);
+    threaded_trigger = trigger[1];
+    threaded_done = done[0];
+}
+
+SUITE(threaded, .before_all = threaded_before_all);
+
+/* Has the thread fork its child while this test runs, and waits for the
+ * child's count. */
+TEST(threaded, trigger)
+{
+    printf("threaded trigger output\n");
+    ASSERT_EQ(write(threaded_trigger, "!", 1), 1);
+    struct pollfd done = {threaded_done, POLLIN, 0};
+    ASSERT_EQ(poll(&done, 1, (int)wait_ms()), 1);
+    char count[32] = {0};
+    ASSERT_GT(read(threaded_done, count, sizeof count - 1), 0);
+    count[strcspn(count, "\n")] = '\0';
+    note("threaded_trigger.txt", count);
+    printf("threaded trigger done\n");
+}
+
+TEST(threaded, later)
+{
+    printf("threaded later output\n");
+}
+
+/* ---- flood: before_all's helper prints far more than is kept ---- */
+
+enum { FLOOD_BYTES = 4 * 1024 * 1024 };
+
+/* before_all forks a helper that prints FLOOD_BYTES of lines to its
+ * stdout (the suite server's file for what fixtures' processes print),
+ * waits for it to finish, and fails, so what was printed is shown on the
+ * suite's test. */
+static void flood_before_all(void)
+{
+    pid_t helper = fork();
+    ASSERT_GE(helper, 0);
+    if (helper == 0) {
+        static char chunk[64 * 1024];
+        for (size_t at = 0; at < sizeof chunk; at += 16)
+            memcpy(chunk + at, "flood line 0123\n", 16);
+        for (size_t written = 0; written < FLOOD_BYTES;) {
+            ssize_t n = write(STDOUT_FILENO, chunk, sizeof chunk);
+            if (n <= 0)
+                _exit(1);
+            written += (size_t)n;
+        }
+        _exit(0);
+    }
+    ASSERT_EQ(wait_child(helper, wait_ms()), 0);
+    note("flood_before_all.txt", "flooded");
+    EXPECT_EQ(1, 2, "flood before_all fails");
+}
+
+SUITE(flood, .before_all = flood_before_all);
+
+TEST(flood, first)
+{
+    note("flood_ran.txt", "test");
+}
+
+/* A test of the suite whose thread forks a child that fails an EXPECT:
+ * the failure is the test's, as in any test. */
+static void *thread_forks_failing_child(void *argument)
+{
+    (void)argument;
+    pid_t child = fork();
+    if (child == 0) {
+        EXPECT_EQ(1, 2, "a failure in a child of the test's thread");
+        _exit(0);
+    }
+    intptr_t status = child > 0 ? wait_child(child, wait_ms()) : -1;
+    return (void *)status;
+}
+
+TEST(threaded, thread_child_fails)
+{
+    pthread_t thread;
+    ASSERT_EQ(pthread_create(&thread, NULL, thread_forks_failing_child, NULL),
+              0);
+    void *status;
+    ASSERT_EQ(pthread_join(thread, &status), 0);
+    note("threaded_child.txt", (intptr_t)status == 0 ? "exit-0" : "other");
 }

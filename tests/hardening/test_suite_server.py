@@ -243,5 +243,99 @@ def end_of_run_after_all(c):
     c.expect(status != 0, "exit status is 0 after a hung after_all")
 
 
+@CASES("hardening_suite_helper_late_failure_reaches_no_test")
+def helper_late_failure(c):
+    """A helper before_all started that fails an EXPECT, then crashes,
+    after before_all returned (each while a test of the suite runs on the
+    job before_all ran in) puts nothing on any test: both tests pass with
+    no failure, and the helper did fail and crash."""
+    status, tests = c.run("-j", "1", "late/helper_expects",
+                          "late/helper_crashes")
+    c.expect_eq(status, 0, "exit status (stderr %r)" % c.stderr[-800:])
+    for test_id in ("late/helper_expects", "late/helper_crashes"):
+        if c.passed(tests, test_id):
+            c.expect_eq(tests[test_id].get("failures", []), [],
+                        "%s failures" % test_id)
+    c.expect_eq([line.split()[0] for line in c.lines("late_helper.txt")],
+                ["expect-failed", "crashing"], "the helper's evidence")
+    c.expect_eq(sorted(line.split()[0] for line in c.lines("late_tests.txt")),
+                ["helper_crashes", "helper_expects"], "test bodies that ended")
+
+
+@CASES("hardening_suite_thread_fork_cannot_reach_descriptors")
+def thread_fork_descriptors(c):
+    """A thread before_all left running that forks once before_all has
+    returned (while a test of the suite runs) gives its child nothing of
+    the runner's: the child writes garbage into every descriptor it holds
+    and no report, console or test output shows it; every test passes
+    with its own output."""
+    status, tests = c.run("-j", "1", "threaded/trigger", "threaded/later")
+    c.expect_eq(status, 0, "exit status (stderr %r)" % c.stderr[-800:])
+    expected = {
+        "threaded/trigger": "threaded trigger output\nthreaded trigger done\n",
+        "threaded/later": "threaded later output\n",
+    }
+    for test_id, text in expected.items():
+        if c.passed(tests, test_id):
+            c.expect_eq(c.output(tests, test_id, "stdout"), text,
+                        "%s stdout" % test_id)
+            c.expect_eq(c.output(tests, test_id, "stderr"), "",
+                        "%s stderr" % test_id)
+    c.expect(GARBAGE not in c.stdout and GARBAGE not in c.stderr,
+             "garbage on the console: %r" % (c.stdout[-400:] + c.stderr[-400:]))
+    triggered = c.lines("threaded_trigger.txt")
+    c.expect(len(triggered) == 1 and not triggered[0].startswith("-1"),
+             "the thread's child did not run: %r" % triggered)
+
+
+@CASES("hardening_suite_fixture_helper_output_is_capped")
+def fixture_helper_output_capped(c):
+    """What processes before_all forked printed (4 MiB) reaches the
+    runner cut to the capture's size (64 KiB) with a note of how much was
+    cut, not whole: the failed before_all's output on its test ends with
+    the note, and the capture itself dropped no more than the note's
+    length."""
+    status, tests = c.run("-j", "1", "flood/first")
+    c.expect_eq(status, 1, "exit status (stderr %r)" % c.stderr[-800:])
+    c.require("flood/first" in tests, "flood/first is not in the report")
+    c.expect_eq(tests["flood/first"]["state"], "failed", "flood/first state")
+    c.expect_eq([line.split()[0] for line in c.lines("flood_before_all.txt")],
+                ["flooded"], "before_all's evidence")
+    c.expect_eq(c.lines("flood_ran.txt"), [], "the test body ran")
+    stdout = c.output(tests, "flood/first", "stdout")
+    c.expect("flood line 0123\n" in stdout, "no flood in %r" % stdout[:200])
+    cut = "[... tattle: %d bytes printed by before_all's processes were cut ...]\n" \
+        % (4 * 1024 * 1024 - 64 * 1024)
+    c.expect(stdout.endswith(cut), "the output does not end with %r: %r"
+             % (cut, stdout[-300:]))
+    omitted = [int(line.split()[2]) for line in stdout.split("\n")
+               if line.startswith("[... tattle: ") and "omitted" in line]
+    c.expect(all(n < 200 for n in omitted),
+             "the capture omitted %r bytes: more than the cap reached it"
+             % omitted)
+
+
+@CASES("hardening_suite_test_thread_fork_keeps_its_slot")
+def test_thread_fork_slot(c):
+    """In a test of a suite with before_all, a child forked from one of
+    the test's threads records into the test's slot like any process of
+    the test: its failed EXPECT is the test's one failure."""
+    if os.environ.get("TATTLE_SANITIZED") == "thread":
+        print("skipped: ThreadSanitizer ends a child forked from a thread "
+              "of a process with threads (status 66); checked in the "
+              "other builds")
+        sys.exit(77)
+    status, tests = c.run("-j", "1", "threaded/thread_child_fails")
+    c.expect_eq(status, 1, "exit status (stderr %r)" % c.stderr[-800:])
+    c.require("threaded/thread_child_fails" in tests, "the test is not reported")
+    result = tests["threaded/thread_child_fails"]
+    c.expect_eq(result["state"], "failed", "the test's state")
+    c.expect_eq([f.get("message") for f in result.get("failures", [])],
+                ["a failure in a child of the test's thread"],
+                "the test's failures")
+    c.expect_eq([line.split()[0] for line in c.lines("threaded_child.txt")],
+                ["exit-0"], "how the child ended")
+
+
 if __name__ == "__main__":
     sys.exit(driver.fixture_main(CASES, Case))
