@@ -44,6 +44,7 @@
 #include "runner/options.h"
 #include "runner/tap_in.h"
 #include "runner/run.h"
+#include "runner/tags.h"
 #include "runner/test_process/child.h"
 #include "runner/test_process/slot_write.h"
 
@@ -90,8 +91,10 @@ static void print_usage(FILE *stream)
             "unless\n"
             "--name SUITE/NAME says otherwise. The options are a test "
             "binary's:\n\n"
+            "  %-32s %s\n"
             "  %-32s %s\n",
-            "    --name SUITE/NAME", "the test's id (default run/BASENAME)");
+            "    --name SUITE/NAME", "the test's id (default run/BASENAME)",
+            "    --tags 'TAG[:VAL] ...'", "the test's tags, in every report");
     tattle__options_print_flags(stream);
     fprintf(stream, "\nExit status: 0 passed, 1 the command failed, 2 usage "
                     "error (a command not found),\n3 internal error or "
@@ -267,6 +270,7 @@ struct split_line {
     char **runner_argv;
     int runner_argc;
     const char *given_name;
+    const char *given_tags;
     int command_start; /* argc when there is none */
 };
 
@@ -301,9 +305,30 @@ static int split_command_line(int argc, char **argv, struct split_line *line)
             if (i + 1 >= separator)
                 return usage_error("%s needs a value: SUITE/NAME", arg);
             line->given_name = argv[++i];
+        } else if (strncmp(arg, "--tags=", 7) == 0) {
+            line->given_tags = arg + 7;
+        } else if (strcmp(arg, "--tags") == 0) {
+            if (i + 1 >= separator)
+                return usage_error("%s needs a value: 'TAG[:VAL] ...'", arg);
+            line->given_tags = argv[++i];
         } else {
             line->runner_argv[line->runner_argc++] = argv[i];
         }
+    }
+    if (line->given_tags) {
+        char *words = tattle__strdup(line->given_tags);
+        const char *bad = NULL;
+        for (char *word = strtok(words, " "); word && !bad;
+             word = strtok(NULL, " "))
+            if (!tattle__tag_is_valid(word))
+                bad = word;
+        int status = bad ? usage_error("--tags: '%s' is not a tag (TAG or "
+                                       "TAG:VALUE)",
+                                       bad)
+                         : -1;
+        free(words);
+        if (status >= 0)
+            return status;
     }
     if (separator == argc)
         return usage_error("no command: write tattle run [options] -- "
@@ -633,6 +658,7 @@ int tattle__run_command_main(int argc, char **argv)
             .file = NULL,
             .line = 0,
             .body = exec_command,
+            .options = {.tags = line.given_tags},
         };
         tattle_test_register(&wrapped.test);
         status =
