@@ -10,7 +10,10 @@
  * as tags and the id ctest/NAME, writing a JSON Lines stream into a
  * private temporary directory; at most -j of them run at once. A crash of
  * one cannot harm the others nor this process. When all have ended, the
- * streams are joined into each requested report by `tattle merge`.
+ * streams are joined into each requested report by `tattle merge`. A
+ * test `tattle run` does not report (DISABLED, no command, a working
+ * directory that is not there) gets a stream written here, through the
+ * jsonl reporter: skipped, or failed with an error saying why.
  *
  * Inner results (GoogleTest's SUITE/NAME) of two CTest tests with equal
  * ids would overwrite each other in one report: that is an error naming
@@ -29,6 +32,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "base/timestamp.h"
 #include "cli/cli.h"
 #include "results/read.h"
 
@@ -42,6 +46,7 @@ static const char help[] =
     "test of a GoogleTest or TAP program. Each test is ctest/NAME, run in\n"
     "its WORKING_DIRECTORY with its ENVIRONMENT; its LABELS are its tags.\n"
     "One line is printed per finished test, then the reports are written.\n"
+    "A DISABLED test is reported skipped; one that cannot run, failed.\n"
     "\n"
     "report options (FILE):\n"
     "  --json --jsonl --junit --tap --ctrf --html\n"
@@ -351,15 +356,75 @@ static int read_listing(struct ctest_run *run, const char *text)
     return 0;
 }
 
+/* Writes the stream of a test that `tattle run` did not report: one
+ * result, skipped (a DISABLED test) or failed with an error saying why it
+ * could not run. */
+static void write_unrun_stream(struct ctest_test *test, bool skipped,
+                               const char *reason)
+{
+    struct tattle__buffer id = {0};
+    tattle__buffer_printf(&id, "ctest/%s", test->name);
+    struct tattle_tag tags[64];
+    size_t tag_count = 0;
+    char *words = test->tags ? tattle__strdup(test->tags) : NULL;
+    char *save = NULL;
+    for (char *word = words ? strtok_r(words, " ", &save) : NULL;
+         word && tag_count < sizeof tags / sizeof *tags;
+         word = strtok_r(NULL, " ", &save))
+        tags[tag_count++] = (struct tattle_tag){.name = word};
+    struct tattle_test_info info = {
+        .id = id.data,
+        .suite = "ctest",
+        .name = test->name,
+        .tags = tags,
+        .tag_count = tag_count,
+        .timeout_ms = test->timeout_ms,
+    };
+    struct tattle_failure failure = {.kind = TATTLE_FAILURE_ERROR,
+                                     .message = reason};
+    struct tattle_result result = {
+        .test = &info,
+        .state = skipped ? TATTLE_STATE_SKIPPED : TATTLE_STATE_FAILED,
+        .failures = skipped ? NULL : &failure,
+        .failure_count = skipped ? 0 : 1,
+        .skip_reason = skipped ? reason : NULL,
+        .stdout_output = {.text = ""},
+        .stderr_output = {.text = ""},
+    };
+    char started_at[32];
+    tattle__timestamp_utc(started_at);
+    char *argv[] = {"tattle", "ctest", NULL};
+    struct tattle_run_info run_info = {
+        .started_at = started_at,
+        .jobs = 1,
+        .argc = 2,
+        .argv = argv,
+        .executable = "tattle",
+        .planned = 1,
+    };
+    struct tattle_summary summary = {.total = 1,
+                                     .passed = 0,
+                                     .failed = skipped ? 0 : 1,
+                                     .skipped = skipped ? 1 : 0};
+    struct tattle_report_options options = {0};
+    struct tattle__cli_writer writer = {0};
+    if (tattle__cli_writer_open(&writer, "ctest", "jsonl", test->stream,
+                                &options) == 0) {
+        tattle__cli_writer_begin(&writer, &run_info);
+        tattle__cli_writer_test(&writer, &result);
+        tattle__cli_writer_end(&writer, "ctest", &summary);
+    }
+    free(words);
+    tattle__buffer_release(&id);
+}
+
 /* Starts `tattle run` for one test; its output goes to /dev/null (the
  * stream holds all of it). */
 static void start_test(const struct ctest_run *run, size_t index,
                        const char *self)
 {
     struct ctest_test *test = &run->tests[index];
-    struct tattle__buffer stream = {0}, name = {0}, timeout = {0};
-    tattle__buffer_printf(&stream, "%s/%06zu.jsonl", run->temp_dir, index);
-    test->stream = tattle__buffer_take(&stream);
+    struct tattle__buffer name = {0}, timeout = {0};
     tattle__buffer_printf(&name, "--name=ctest/%s", test->name);
     tattle__buffer_printf(&timeout, "--timeout=%ld", test->timeout_ms);
     size_t command_count = 0;
@@ -430,10 +495,21 @@ static bool run_tests(struct ctest_run *run, const char *self)
     while (next < run->count || running > 0) {
         while (running < (size_t)run->jobs && next < run->count) {
             struct ctest_test *test = &run->tests[next];
+            struct tattle__buffer stream = {0};
+            tattle__buffer_printf(&stream, "%s/%06zu.jsonl", run->temp_dir,
+                                  next);
+            test->stream = tattle__buffer_take(&stream);
             if (test->disabled || !test->argv || !test->argv[0]) {
-                printf("SKIP  ctest/%s (%s)\n", test->name,
-                       test->disabled ? "disabled" : "no command");
-                test->exit_status = 0;
+                write_unrun_stream(test, test->disabled,
+                                   test->disabled
+                                       ? "DISABLED in CTest"
+                                       : "CTest has no command for this test "
+                                         "(its executable was not found)");
+                printf("%s ctest/%s\n", test->disabled ? "SKIP " : "ERROR",
+                       test->name);
+                test->exit_status = test->disabled ? 0 : 2;
+                if (!test->disabled)
+                    all_passed = false;
                 next++;
                 continue;
             }
@@ -460,6 +536,21 @@ static bool run_tests(struct ctest_run *run, const char *self)
                 WIFEXITED(status) ? WEXITSTATUS(status) : -1;
             if (run->tests[i].exit_status != 0)
                 all_passed = false;
+            struct stat info;
+            if (stat(run->tests[i].stream, &info) != 0) {
+                /* tattle run refused it (a command not found) or the
+                 * working directory is missing: say so in the report. */
+                struct tattle__buffer why = {0};
+                if (WIFEXITED(status) && WEXITSTATUS(status) == 126)
+                    tattle__buffer_printf(
+                        &why, "cannot enter its WORKING_DIRECTORY %s",
+                        run->tests[i].working_directory);
+                else
+                    tattle__buffer_printf(&why, "cannot run %s",
+                                          run->tests[i].argv[0]);
+                write_unrun_stream(&run->tests[i], false, why.data);
+                tattle__buffer_release(&why);
+            }
             print_finished(&run->tests[i], status);
         }
     }

@@ -285,6 +285,39 @@ def selection(c):
                 ["ctest/passes"], "--test-dir")
 
 
+@CASES("ctest_tests_that_cannot_run_are_in_the_report")
+def cannot_run(c):
+    build = c.project(
+        'add_test(NAME off COMMAND pass)\n'
+        'set_tests_properties(off PROPERTIES DISABLED TRUE LABELS unit)\n'
+        'add_test(NAME gone COMMAND /nonexistent/program)\n'
+        'add_test(NAME nowhere COMMAND pass WORKING_DIRECTORY /nonexistent)\n')
+    done = c.tattle_ctest(["-R", "^(passes|off|gone|nowhere)$",
+                           "--json", "r.json", "--junit", "r.xml"], build)
+    c.expect_eq(done.returncode, 1, "exit status (%s)" % done.stderr)
+    report = c.report(os.path.join(build, "r.json"))
+    tests = {t["id"]: t for t in report["tests"]}
+    c.expect_eq(ids(report), ["ctest/passes", "ctest/off", "ctest/gone",
+                              "ctest/nowhere"], "every listed test")
+    c.expect_eq(tests.get("ctest/off", {}).get("state"), "skipped",
+                "the DISABLED test")
+    c.expect_eq(tests.get("ctest/off", {}).get("skip_reason"),
+                "DISABLED in CTest", "its reason")
+    c.expect_eq(tests.get("ctest/off", {}).get("tags"), {"unit": True},
+                "its labels")
+    for test_id, words in (("ctest/gone", "no command"),
+                           ("ctest/nowhere",
+                            "cannot enter its WORKING_DIRECTORY /nonexistent")):
+        failures = tests.get(test_id, {}).get("failures", [])
+        c.expect(tests.get(test_id, {}).get("state") == "failed" and
+                 len(failures) == 1 and failures[0]["kind"] == "error" and
+                 words in failures[0]["message"],
+                 "%s: one error naming %r: %r" % (test_id, words,
+                                                 tests.get(test_id)))
+    junit = driver.read(os.path.join(build, "r.xml"))
+    c.expect_eq(junit.count("<testcase "), 4, "JUnit testcases")
+
+
 @CASES("ctest_usage_and_listing_errors_exit_2")
 def errors(c):
     cwd = c.new_dir()
