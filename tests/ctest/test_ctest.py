@@ -71,6 +71,26 @@ int main(void)
     return 0;
 }
 """,
+    "meet.c": r"""
+#include <stdio.h>
+#include <time.h>
+#include <unistd.h>
+/* Writes argv[1], then waits until argv[2] is there (the other test of
+ * the pair runs at the same time) or its timeout kills it. */
+int main(int argc, char **argv)
+{
+    if (argc < 3)
+        return 2;
+    FILE *mine = fopen(argv[1], "w");
+    if (!mine)
+        return 2;
+    fclose(mine);
+    struct timespec poll = {0, 10 * 1000 * 1000};
+    while (access(argv[2], F_OK) != 0)
+        nanosleep(&poll, NULL);
+    return 0;
+}
+""",
     "hang.c": r"""
 #include <pthread.h>
 #include <stdio.h>
@@ -107,7 +127,7 @@ cmake_minimum_required(VERSION 3.16...3.28)
 project(consumer C)
 find_package(Threads REQUIRED)
 enable_testing()
-foreach(program pass fail crash hang)
+foreach(program pass fail crash hang meet)
   add_executable(${program} ${program}.c)
 endforeach()
 target_link_libraries(hang Threads::Threads)
@@ -316,6 +336,36 @@ def cannot_run(c):
                                                  tests.get(test_id)))
     junit = driver.read(os.path.join(build, "r.xml"))
     c.expect_eq(junit.count("<testcase "), 4, "JUnit testcases")
+
+
+@CASES("ctest_j_runs_that_many_tests_at_once")
+def parallel(c):
+    build = c.project(
+        'add_test(NAME meet_a COMMAND meet ${CMAKE_BINARY_DIR}/a '
+        '${CMAKE_BINARY_DIR}/b)\n'
+        'add_test(NAME meet_b COMMAND meet ${CMAKE_BINARY_DIR}/b '
+        '${CMAKE_BINARY_DIR}/a)\n'
+        'set_tests_properties(meet_a meet_b PROPERTIES TIMEOUT %g)\n'
+        % c.timeout_s)
+    # Each of the pair passes only while the other runs: with -j2 both
+    # pass.
+    done = c.tattle_ctest(["-j2", "-R", "^meet", "--json", "two.json"], build)
+    c.expect_eq(done.returncode, 0, "-j2 exit status (%s%s)"
+                % (done.stdout, done.stderr))
+    report = c.report(os.path.join(build, "two.json"))
+    c.expect_eq([t["state"] for t in report["tests"]], ["passed", "passed"],
+                "-j2 states")
+    # One at a time, the first waits alone until its timeout; the second
+    # then finds the first's file.
+    for name in ("a", "b"):
+        os.unlink(os.path.join(build, name))
+    done = c.tattle_ctest(["-j", "1", "-R", "^meet", "--json", "one.json"],
+                          build)
+    c.expect_eq(done.returncode, 1, "-j1 exit status (%s)" % done.stderr)
+    report = c.report(os.path.join(build, "one.json"))
+    c.expect_eq([(t["state"], [f["kind"] for f in t.get("failures", [])])
+                 for t in report["tests"]],
+                [("failed", ["timeout"]), ("passed", [])], "-j1 states")
 
 
 @CASES("ctest_usage_and_listing_errors_exit_2")
