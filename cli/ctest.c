@@ -44,7 +44,8 @@ static const char help[] =
     "(the test's TIMEOUT, else 1500 s) that kills its process tree and shows\n"
     "the stacks of its threads, captured output, and one result per inner\n"
     "test of a GoogleTest or TAP program. Each test is ctest/NAME, run in\n"
-    "its WORKING_DIRECTORY with its ENVIRONMENT; its LABELS are its tags.\n"
+    "its WORKING_DIRECTORY with its ENVIRONMENT; its LABELS are its tags;\n"
+    "exiting with its SKIP_RETURN_CODE skips it.\n"
     "One line is printed per finished test, then the reports are written.\n"
     "A DISABLED test is reported skipped; one that cannot run, failed.\n"
     "\n"
@@ -74,6 +75,7 @@ struct ctest_test {
     char **environment; /* NAME=VALUE, NULL-terminated */
     char *tags;         /* space-separated, valid tag words */
     long timeout_ms;
+    int skip_exit_code; /* SKIP_RETURN_CODE; 0: none */
     bool disabled;
     char *stream; /* its JSON Lines stream */
     pid_t pid;
@@ -348,6 +350,10 @@ static int read_listing(struct ctest_run *run, const char *text)
                 test->tags = labels_as_tags(value);
             else if (strcmp(k, "ENVIRONMENT") == 0)
                 test->environment = string_array(value);
+            else if (strcmp(k, "SKIP_RETURN_CODE") == 0 &&
+                     cJSON_IsNumber(value) && value->valuedouble >= 1 &&
+                     value->valuedouble <= 255)
+                test->skip_exit_code = (int)value->valuedouble;
             else if (strcmp(k, "DISABLED") == 0)
                 test->disabled = cJSON_IsTrue(value);
         }
@@ -424,13 +430,13 @@ static void start_test(const struct ctest_run *run, size_t index,
                        const char *self)
 {
     struct ctest_test *test = &run->tests[index];
-    struct tattle__buffer name = {0}, timeout = {0};
+    struct tattle__buffer name = {0}, timeout = {0}, skip = {0};
     tattle__buffer_printf(&name, "--name=ctest/%s", test->name);
     tattle__buffer_printf(&timeout, "--timeout=%ld", test->timeout_ms);
     size_t command_count = 0;
     while (test->argv[command_count])
         command_count++;
-    char **argv = tattle__calloc(command_count + 10, sizeof *argv);
+    char **argv = tattle__calloc(command_count + 12, sizeof *argv);
     size_t n = 0;
     argv[n++] = "tattle";
     argv[n++] = "run";
@@ -438,6 +444,11 @@ static void start_test(const struct ctest_run *run, size_t index,
     argv[n++] = timeout.data;
     argv[n++] = "--jsonl";
     argv[n++] = test->stream;
+    if (test->skip_exit_code) {
+        tattle__buffer_printf(&skip, "--skip-exit-code=%d",
+                              test->skip_exit_code);
+        argv[n++] = skip.data;
+    }
     if (test->tags) {
         argv[n++] = "--tags";
         argv[n++] = test->tags;
@@ -464,6 +475,7 @@ static void start_test(const struct ctest_run *run, size_t index,
     free(argv);
     tattle__buffer_release(&name);
     tattle__buffer_release(&timeout);
+    tattle__buffer_release(&skip);
 }
 
 static void print_finished(const struct ctest_test *test, int status)

@@ -64,6 +64,7 @@ static struct {
     char *program; /* the tattle command, for the inner tests' reruns */
     char *report_dir, *report_path; /* GoogleTest's JSON report */
     char *gtest_output;             /* json:PATH */
+    int skip_exit_code;             /* 0: none */
     struct tattle_test test;
     /* The inner tests' ids, kept for the whole run (the run's last-run
      * record holds them). */
@@ -92,9 +93,12 @@ static void print_usage(FILE *stream)
             "--name SUITE/NAME says otherwise. The options are a test "
             "binary's:\n\n"
             "  %-32s %s\n"
+            "  %-32s %s\n"
             "  %-32s %s\n",
             "    --name SUITE/NAME", "the test's id (default run/BASENAME)",
-            "    --tags 'TAG[:VAL] ...'", "the test's tags, in every report");
+            "    --tags 'TAG[:VAL] ...'", "the test's tags, in every report",
+            "    --skip-exit-code N",
+            "the command exiting with N is skipped (CTest's SKIP_RETURN_CODE)");
     tattle__options_print_flags(stream);
     fprintf(stream, "\nExit status: 0 passed, 1 the command failed, 2 usage "
                     "error (a command not found),\n3 internal error or "
@@ -271,6 +275,7 @@ struct split_line {
     int runner_argc;
     const char *given_name;
     const char *given_tags;
+    const char *given_skip_code;
     int command_start; /* argc when there is none */
 };
 
@@ -305,6 +310,12 @@ static int split_command_line(int argc, char **argv, struct split_line *line)
             if (i + 1 >= separator)
                 return usage_error("%s needs a value: SUITE/NAME", arg);
             line->given_name = argv[++i];
+        } else if (strncmp(arg, "--skip-exit-code=", 17) == 0) {
+            line->given_skip_code = arg + 17;
+        } else if (strcmp(arg, "--skip-exit-code") == 0) {
+            if (i + 1 >= separator)
+                return usage_error("%s needs a value: 1 to 255", arg);
+            line->given_skip_code = argv[++i];
         } else if (strncmp(arg, "--tags=", 7) == 0) {
             line->given_tags = arg + 7;
         } else if (strcmp(arg, "--tags") == 0) {
@@ -314,6 +325,15 @@ static int split_command_line(int argc, char **argv, struct split_line *line)
         } else {
             line->runner_argv[line->runner_argc++] = argv[i];
         }
+    }
+    if (line->given_skip_code) {
+        char *end = NULL;
+        long code = strtol(line->given_skip_code, &end, 10);
+        if (!*line->given_skip_code || *end || code < 1 || code > 255)
+            return usage_error("--skip-exit-code: '%s' is not a status from "
+                               "1 to 255",
+                               line->given_skip_code);
+        wrapped.skip_exit_code = (int)code;
     }
     if (line->given_tags) {
         char *words = tattle__strdup(line->given_tags);
@@ -537,6 +557,23 @@ size_t tattle__command_expand(struct tattle__result_record *record,
                               struct tattle__result_record **records)
 {
     *records = NULL;
+    if (wrapped.skip_exit_code && record->result.attempts > 0 &&
+        tattle__command_result_is(&record->result) &&
+        record->result.failure_count == 1 &&
+        record->failures[0].kind == TATTLE_FAILURE_EXIT &&
+        record->failures[0].exit_code == wrapped.skip_exit_code) {
+        /* The program's word that it skipped itself. */
+        struct tattle__buffer reason = {0};
+        tattle__buffer_printf(&reason,
+                              "the command exited with %d, its skip "
+                              "status",
+                              wrapped.skip_exit_code);
+        record->result.state = TATTLE_STATE_SKIPPED;
+        record->result.failure_count = 0;
+        record->result.skip_reason = tattle__record_copy(record, reason.data);
+        tattle__buffer_release(&reason);
+        return 0;
+    }
     if (!wrapped.report_path || record->result.attempts == 0 ||
         !tattle__command_result_is(&record->result))
         return 0;

@@ -63,6 +63,12 @@ int main(void)
     return 3;
 }
 """,
+    "skip.c": r"""
+int main(void)
+{
+    return 77;
+}
+""",
     "crash.c": r"""
 #include <signal.h>
 int main(void)
@@ -127,7 +133,7 @@ cmake_minimum_required(VERSION 3.16...3.28)
 project(consumer C)
 find_package(Threads REQUIRED)
 enable_testing()
-foreach(program pass fail crash hang meet)
+foreach(program pass fail skip crash hang meet)
   add_executable(${program} ${program}.c)
 endforeach()
 target_link_libraries(hang Threads::Threads)
@@ -305,20 +311,27 @@ def selection(c):
                 ["ctest/passes"], "--test-dir")
 
 
-@CASES("ctest_tests_that_cannot_run_are_in_the_report")
-def cannot_run(c):
+@CASES("ctest_every_listed_test_is_in_the_report")
+def every_test_reported(c):
     build = c.project(
+        'add_test(NAME skips COMMAND skip)\n'
+        'set_tests_properties(skips PROPERTIES SKIP_RETURN_CODE 77)\n'
         'add_test(NAME off COMMAND pass)\n'
         'set_tests_properties(off PROPERTIES DISABLED TRUE LABELS unit)\n'
         'add_test(NAME gone COMMAND /nonexistent/program)\n'
         'add_test(NAME nowhere COMMAND pass WORKING_DIRECTORY /nonexistent)\n')
-    done = c.tattle_ctest(["-R", "^(passes|off|gone|nowhere)$",
+    done = c.tattle_ctest(["-R", "^(passes|skips|off|gone|nowhere)$",
                            "--json", "r.json", "--junit", "r.xml"], build)
     c.expect_eq(done.returncode, 1, "exit status (%s)" % done.stderr)
     report = c.report(os.path.join(build, "r.json"))
     tests = {t["id"]: t for t in report["tests"]}
-    c.expect_eq(ids(report), ["ctest/passes", "ctest/off", "ctest/gone",
-                              "ctest/nowhere"], "every listed test")
+    c.expect_eq(ids(report), ["ctest/passes", "ctest/skips", "ctest/off",
+                              "ctest/gone", "ctest/nowhere"],
+                "every listed test")
+    c.expect_eq((tests.get("ctest/skips", {}).get("state"),
+                 tests.get("ctest/skips", {}).get("skip_reason")),
+                ("skipped", "the command exited with 77, its skip status"),
+                "the test that exited with its SKIP_RETURN_CODE")
     c.expect_eq(tests.get("ctest/off", {}).get("state"), "skipped",
                 "the DISABLED test")
     c.expect_eq(tests.get("ctest/off", {}).get("skip_reason"),
@@ -335,7 +348,7 @@ def cannot_run(c):
                  "%s: one error naming %r: %r" % (test_id, words,
                                                  tests.get(test_id)))
     junit = driver.read(os.path.join(build, "r.xml"))
-    c.expect_eq(junit.count("<testcase "), 4, "JUnit testcases")
+    c.expect_eq(junit.count("<testcase "), 5, "JUnit testcases")
 
 
 @CASES("ctest_j_runs_that_many_tests_at_once")

@@ -303,6 +303,19 @@ def wraps_unrunnable(c):
              "message: %r" % failure["message"])
 
 
+@CASES("wrap_skip_exit_code_skips_the_command")
+def wraps_skipping_program(c):
+    run = c.tattle_run(["sh", "-c", "exit 77"], ["--skip-exit-code", "77"])
+    c.expect_eq(run.process.returncode, 0, "exit status")
+    c.expect_eq((run.test["state"], run.test.get("skip_reason"),
+                 run.test.get("failures")),
+                ("skipped", "the command exited with 77, its skip status", []),
+                "the skipped command")
+    run = c.tattle_run(["sh", "-c", "exit 3"], ["--skip-exit-code", "77"])
+    c.expect_eq(run.process.returncode, 1, "exit status of another status")
+    c.expect_eq(c.failure(run, "exit").get("exit_code"), 3, "exit_code")
+
+
 @CASES("wrap_usage_errors_exit_2")
 def usage_errors(c):
     cwd = c.new_dir()
@@ -322,6 +335,8 @@ def usage_errors(c):
             (["--tags", "fast odd/tag", "--", "true"],
              "--tags: 'odd/tag' is not a tag"),
             (["--json", "report.json", "--tags"], "--tags needs a value"),
+            (["--skip-exit-code", "256", "--", "true"],
+             "--skip-exit-code: '256' is not a status"),
             (["--timeout", "soon", "--", "true"], "timeout")):
         done = subprocess.run([c.options.tattle, "run"] + argv, cwd=cwd,
                               env=c.env, capture_output=True, text=True,
