@@ -30,6 +30,7 @@ int tattle__cli_convert(int argc, char **argv);
 int tattle__cli_summary(int argc, char **argv);
 int tattle__cli_show(int argc, char **argv);
 int tattle__cli_validate(int argc, char **argv);
+int tattle__cli_ctest(int argc, char **argv);
 
 /** Prints "tattle COMMAND: MESSAGE" on stderr (one line) and returns 2. */
 int tattle__cli_fail(const char *command, const char *format, ...)

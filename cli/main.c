@@ -49,6 +49,10 @@ static const char usage[] =
     "                              stacks, captured output and every report "
     "flag of\n"
     "                              a tattle test binary (tattle run --help)\n"
+    "  ctest [REPORT OPTIONS] [-j N] [-R/-E/-L/-LE ...]\n"
+    "                              run a CMake project's CTest tests, each "
+    "by run,\n"
+    "                              into one report (tattle ctest --help)\n"
     "\n"
     "REPORT may be a JSON report or a JSON Lines stream ('-' reads stdin).\n"
     "exit status: 0 success, 1 failures (summary) or invalid files "
@@ -154,7 +158,7 @@ int main(int argc, char **argv)
     } commands[] = {
         {"merge", tattle__cli_merge},     {"summary", tattle__cli_summary},
         {"show", tattle__cli_show},       {"validate", tattle__cli_validate},
-        {"convert", tattle__cli_convert},
+        {"convert", tattle__cli_convert}, {"ctest", tattle__cli_ctest},
     };
     if (argc < 2) {
         fputs(usage, stderr);
@@ -190,7 +194,7 @@ int main(int argc, char **argv)
             return commands[i].run(argc - 1, argv + 1);
     tattle__cli_fail(NULL,
                      "no command named '%s' (commands: merge, summary, show, "
-                     "validate, convert, run; tattle --help)",
+                     "validate, convert, run, ctest; tattle --help)",
                      name);
     return TATTLE__EXIT_BAD_INPUT;
 }

@@ -51,6 +51,7 @@
 #include "runner/options.h"
 #include "runner/tap_in.h"
 #include "runner/run.h"
+#include "runner/tags.h"
 #include "runner/test_process/child.h"
 #include "runner/test_process/slot_write.h"
 
@@ -70,6 +71,7 @@ static struct {
     char *program; /* the tattle command, for the inner tests' reruns */
     char *report_dir, *report_path; /* GoogleTest's JSON report */
     char *gtest_output;             /* json:PATH */
+    int skip_exit_code;             /* 0: none */
     struct tattle_test test;
     /* The inner tests' ids, kept for the whole run (the run's last-run
      * record holds them). */
@@ -97,8 +99,13 @@ static void print_usage(FILE *stream)
             "unless\n"
             "--name SUITE/NAME says otherwise. The options are a test "
             "binary's:\n\n"
+            "  %-32s %s\n"
+            "  %-32s %s\n"
             "  %-32s %s\n",
-            "    --name SUITE/NAME", "the test's id (default run/BASENAME)");
+            "    --name SUITE/NAME", "the test's id (default run/BASENAME)",
+            "    --tags 'TAG[:VAL] ...'", "the test's tags, in every report",
+            "    --skip-exit-code N",
+            "the command exiting with N is skipped (CTest's SKIP_RETURN_CODE)");
     tattle__options_print_flags(stream);
     fprintf(stream, "\nExit status: 0 passed, 1 the command failed, 2 usage "
                     "error (a command not found),\n3 internal error or "
@@ -274,6 +281,8 @@ struct split_line {
     char **runner_argv;
     int runner_argc;
     const char *given_name;
+    const char *given_tags;
+    const char *given_skip_code;
     int command_start; /* argc when there is none */
 };
 
@@ -308,9 +317,45 @@ static int split_command_line(int argc, char **argv, struct split_line *line)
             if (i + 1 >= separator)
                 return usage_error("%s needs a value: SUITE/NAME", arg);
             line->given_name = argv[++i];
+        } else if (strncmp(arg, "--skip-exit-code=", 17) == 0) {
+            line->given_skip_code = arg + 17;
+        } else if (strcmp(arg, "--skip-exit-code") == 0) {
+            if (i + 1 >= separator)
+                return usage_error("%s needs a value: 1 to 255", arg);
+            line->given_skip_code = argv[++i];
+        } else if (strncmp(arg, "--tags=", 7) == 0) {
+            line->given_tags = arg + 7;
+        } else if (strcmp(arg, "--tags") == 0) {
+            if (i + 1 >= separator)
+                return usage_error("%s needs a value: 'TAG[:VAL] ...'", arg);
+            line->given_tags = argv[++i];
         } else {
             line->runner_argv[line->runner_argc++] = argv[i];
         }
+    }
+    if (line->given_skip_code) {
+        char *end = NULL;
+        long code = strtol(line->given_skip_code, &end, 10);
+        if (!*line->given_skip_code || *end || code < 1 || code > 255)
+            return usage_error("--skip-exit-code: '%s' is not a status from "
+                               "1 to 255",
+                               line->given_skip_code);
+        wrapped.skip_exit_code = (int)code;
+    }
+    if (line->given_tags) {
+        char *words = tattle__strdup(line->given_tags);
+        const char *bad = NULL;
+        for (char *word = strtok(words, " "); word && !bad;
+             word = strtok(NULL, " "))
+            if (!tattle__tag_is_valid(word))
+                bad = word;
+        int status = bad ? usage_error("--tags: '%s' is not a tag (TAG or "
+                                       "TAG:VALUE)",
+                                       bad)
+                         : -1;
+        free(words);
+        if (status >= 0)
+            return status;
     }
     if (separator == argc)
         return usage_error("no command: write tattle run [options] -- "
@@ -641,6 +686,23 @@ size_t tattle__command_expand(struct tattle__result_record *record,
                               struct tattle__result_record **records)
 {
     *records = NULL;
+    if (wrapped.skip_exit_code && record->result.attempts > 0 &&
+        tattle__command_result_is(&record->result) &&
+        record->result.failure_count == 1 &&
+        record->failures[0].kind == TATTLE_FAILURE_EXIT &&
+        record->failures[0].exit_code == wrapped.skip_exit_code) {
+        /* The program's word that it skipped itself. */
+        struct tattle__buffer reason = {0};
+        tattle__buffer_printf(&reason,
+                              "the command exited with %d, its skip "
+                              "status",
+                              wrapped.skip_exit_code);
+        record->result.state = TATTLE_STATE_SKIPPED;
+        record->result.failure_count = 0;
+        record->result.skip_reason = tattle__record_copy(record, reason.data);
+        tattle__buffer_release(&reason);
+        return 0;
+    }
     if (!wrapped.report_path || record->result.attempts == 0 ||
         !tattle__command_result_is(&record->result))
         return 0;
@@ -787,6 +849,7 @@ int tattle__run_command_main(int argc, char **argv)
             .file = NULL,
             .line = 0,
             .body = exec_command,
+            .options = {.tags = line.given_tags},
         };
         tattle_test_register(&wrapped.test);
         status =

@@ -304,6 +304,19 @@ def wraps_unrunnable(c):
              "message: %r" % failure["message"])
 
 
+@CASES("wrap_skip_exit_code_skips_the_command")
+def wraps_skipping_program(c):
+    run = c.tattle_run(["sh", "-c", "exit 77"], ["--skip-exit-code", "77"])
+    c.expect_eq(run.process.returncode, 0, "exit status")
+    c.expect_eq((run.test["state"], run.test.get("skip_reason"),
+                 run.test.get("failures")),
+                ("skipped", "the command exited with 77, its skip status", []),
+                "the skipped command")
+    run = c.tattle_run(["sh", "-c", "exit 3"], ["--skip-exit-code", "77"])
+    c.expect_eq(run.process.returncode, 1, "exit status of another status")
+    c.expect_eq(c.failure(run, "exit").get("exit_code"), 3, "exit_code")
+
+
 @CASES("wrap_usage_errors_exit_2")
 def usage_errors(c):
     cwd = c.new_dir()
@@ -320,6 +333,11 @@ def usage_errors(c):
             (["--timeout", "500", "true", "--", "true"],
              "'true' is not an option"),
             (["--no-fork", "--", "true"], "--no-fork"),
+            (["--tags", "fast odd/tag", "--", "true"],
+             "--tags: 'odd/tag' is not a tag"),
+            (["--json", "report.json", "--tags"], "--tags needs a value"),
+            (["--skip-exit-code", "256", "--", "true"],
+             "--skip-exit-code: '256' is not a status"),
             (["--timeout", "soon", "--", "true"], "timeout")):
         done = subprocess.run([c.options.tattle, "run"] + argv, cwd=cwd,
                               env=c.env, capture_output=True, text=True,
@@ -336,7 +354,8 @@ def usage_errors(c):
     done = subprocess.run([c.options.tattle, "run", "--help"],
                           capture_output=True, text=True, timeout=60)
     c.expect(done.returncode == 0 and "-- COMMAND" in done.stdout
-             and "--timeout" in done.stdout, "tattle run --help: %r"
+             and "--timeout" in done.stdout and "--tags" in done.stdout,
+             "tattle run --help: %r"
              % done.stdout[:500])
     done = subprocess.run([c.options.tattle, "run", "--version"],
                           capture_output=True, text=True, timeout=60)
@@ -373,8 +392,12 @@ def states(run):
 @CASES("wrap_gtest_one_result_per_inner_test")
 def wraps_gtest(c):
     program = gtest_program(c)
-    run = c.tattle_run([program, "--gtest_filter=Basics.*"], tests=3)
+    run = c.tattle_run([program, "--gtest_filter=Basics.*"],
+                       ["--tags", "unit area:math"], tests=3)
     c.expect_eq(run.process.returncode, 1, "exit status")
+    for test_id, test in run.tests.items():
+        c.expect_eq(test.get("tags"), {"unit": True, "area": "math"},
+                    "the tags of %s" % test_id)
     c.expect_eq(states(run), {"Basics/Passes": "passed",
                               "Basics/Fails": "failed",
                               "Basics/Skips": "skipped"}, "states")
