@@ -2,17 +2,20 @@
  * measure.h — what the benchmark programs share to take their figures: a
  * monotonic clock in seconds and in nanoseconds, the cost of a child
  * process (its wall time, peak RSS and exit status, from wait4's rusage),
- * and the small recorded trace the report benchmarks attach to each
- * failing result. Header-only: each benchmark is one program and links
+ * stdout and stderr silenced while tattle_main() runs in the benchmark's
+ * own process, and the small recorded trace the report benchmarks attach to
+ * each failing result. Header-only: each benchmark is one program and links
  * nothing of its own beside libtattle.
  */
 #ifndef TATTLE_BENCH_MEASURE_H
 #define TATTLE_BENCH_MEASURE_H
 
+#include <fcntl.h>
 #include <stdio.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <tattle/reporter.h>
 
@@ -51,6 +54,34 @@ static inline struct bench_child_cost bench_wait_child(pid_t pid,
         .seconds = bench_seconds() - started,
         .peak_kb = usage.ru_maxrss,
         .status = WIFEXITED(status) ? WEXITSTATUS(status) : 128};
+}
+
+/* Where stdout and stderr pointed before bench_silence(). */
+struct bench_silenced {
+    int out, err;
+};
+
+/* Sends stdout and stderr to /dev/null until bench_restore(). */
+static inline struct bench_silenced bench_silence(void)
+{
+    fflush(stdout);
+    fflush(stderr);
+    struct bench_silenced saved = {dup(1), dup(2)};
+    int null_fd = open("/dev/null", O_WRONLY);
+    dup2(null_fd, 1);
+    dup2(null_fd, 2);
+    close(null_fd);
+    return saved;
+}
+
+static inline void bench_restore(struct bench_silenced saved)
+{
+    fflush(stdout);
+    fflush(stderr);
+    dup2(saved.out, 1);
+    dup2(saved.err, 2);
+    close(saved.out);
+    close(saved.err);
 }
 
 enum { BENCH_TRACE_EVENTS = 10 };

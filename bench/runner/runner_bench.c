@@ -132,22 +132,11 @@ static struct cost run_tattle(int count, const char *shard, const char *jobs,
         argv[argc++] = "--junit=report.xml";
     }
     argv[argc] = NULL;
-    fflush(stdout);
-    fflush(stderr);
-    int saved_out = dup(1), saved_err = dup(2);
-    int null_fd = open("/dev/null", O_WRONLY);
-    dup2(null_fd, 1);
-    dup2(null_fd, 2);
+    struct bench_silenced saved = bench_silence();
     struct meter meter = meter_start();
     int status = tattle_main(argc, argv);
     struct cost cost = meter_stop(meter, count);
-    fflush(stdout);
-    fflush(stderr);
-    dup2(saved_out, 1);
-    dup2(saved_err, 2);
-    close(saved_out);
-    close(saved_err);
-    close(null_fd);
+    bench_restore(saved);
     if (status != 0) {
         fprintf(stderr, "runner_bench: tattle_main exited %d\n", status);
         exit(1);

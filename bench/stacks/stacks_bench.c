@@ -245,21 +245,11 @@ static double run_tattle(const char *const *patterns)
     for (; *patterns && argc < 15; patterns++)
         argv[argc++] = (char *)*patterns;
     argv[argc] = NULL;
-    fflush(stdout);
-    int saved_out = dup(1), saved_err = dup(2);
-    int null_fd = open("/dev/null", O_WRONLY);
-    dup2(null_fd, 1);
-    dup2(null_fd, 2);
+    struct bench_silenced saved = bench_silence();
     double start = bench_seconds();
     tattle_main(argc, argv);
     double elapsed = bench_seconds() - start;
-    fflush(stdout);
-    fflush(stderr);
-    dup2(saved_out, 1);
-    dup2(saved_err, 2);
-    close(saved_out);
-    close(saved_err);
-    close(null_fd);
+    bench_restore(saved);
     return elapsed;
 }
 
