@@ -505,7 +505,7 @@ TEST(late, helper_crashes)
 static int threaded_trigger = -1, threaded_done = -1;
 
 struct threaded_pipes {
-    int trigger, done;
+    int trigger, done, started;
 };
 
 /* The thread: on a byte from a test it forks a child that writes garbage
@@ -515,6 +515,12 @@ static void *threaded_main(void *argument)
 {
     struct threaded_pipes pipes = *(struct threaded_pipes *)argument;
     free(argument);
+    /* Started, and done with the allocator: a test forked while this
+     * thread held a lock of ASan's allocator (which, unlike glibc's
+     * malloc, fork does not take) would deadlock on its first malloc. */
+    if (write(pipes.started, "s", 1) != 1)
+        return NULL;
+    close(pipes.started);
     char byte;
     if (read(pipes.trigger, &byte, 1) != 1)
         return NULL;
@@ -535,15 +541,19 @@ static void *threaded_main(void *argument)
 
 static void threaded_before_all(void)
 {
-    int trigger[2], done[2];
+    int trigger[2], done[2], started[2];
     ASSERT_EQ(pipe2(trigger, O_CLOEXEC), 0);
     ASSERT_EQ(pipe2(done, O_CLOEXEC), 0);
+    ASSERT_EQ(pipe2(started, O_CLOEXEC), 0);
     struct threaded_pipes *pipes = malloc(sizeof *pipes);
     ASSERT_NOT_NULL(pipes);
-    *pipes = (struct threaded_pipes){trigger[0], done[1]};
+    *pipes = (struct threaded_pipes){trigger[0], done[1], started[1]};
     pthread_t thread;
     ASSERT_EQ(pthread_create(&thread, NULL, threaded_main, pipes), 0);
     pthread_detach(thread);
+    char byte;
+    ASSERT_EQ(read(started[0], &byte, 1), 1);
+    close(started[0]);
     threaded_trigger = trigger[1];
     threaded_done = done[0];
 }
