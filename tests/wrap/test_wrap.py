@@ -632,6 +632,55 @@ def wraps_gtest_parameterized(c):
                 "the durations after the where clauses")
 
 
+def fake_gtest_any_args(c, listing, body):
+    """fake_gtest's script, listing its tests whatever other arguments
+    come before --gtest_list_tests."""
+    cwd = c.new_dir()
+    path = os.path.join(cwd, "fake_gtest.sh")
+    driver.write(path, 'case " $* " in *" --gtest_list_tests "*)\n'
+                 "  printf '%s'\n  exit 0;;\nesac\n%s\n"
+                 % ("".join(line + "\\n" for line in listing), body))
+    return ["sh", path], cwd
+
+
+@CASES("wrap_gtest_edge_cases_of_names_durations_and_retries")
+def wraps_gtest_edge_cases(c):
+    crash_in_one = "\n".join((progress("[ RUN      ] A.one"), "kill -SEGV $$"))
+    # GoogleTest deals shards over the tests that are not disabled, and an
+    # instantiated suite Inst/DISABLED_S is disabled: shard 0 of 2 holds
+    # A.one, and A.two is the other shard's.
+    command, cwd = fake_gtest_any_args(
+        c, ["Inst/DISABLED_S.", "  t/0", "A.", "  one", "  two"], crash_in_one)
+    saved = c.env
+    c.env = dict(saved, GTEST_TOTAL_SHARDS="2", GTEST_SHARD_INDEX="0")
+    run = c.tattle_run(command, cwd=cwd, tests=2)
+    c.expect_eq(sorted(run.tests), ["A/one", "Inst/DISABLED_S/t/0"],
+                "the tests of shard 0 with an instantiated disabled suite")
+    # --gtest_also_run_disabled_tests=false is false, as GoogleTest reads
+    # a flag: the disabled test is not dealt either.
+    command, cwd = fake_gtest_any_args(
+        c, ["DISABLED_A.", "  x", "A.", "  one", "  two"], crash_in_one)
+    run = c.tattle_run(command + ["--gtest_also_run_disabled_tests=false"],
+                       cwd=cwd, tests=2)
+    c.expect_eq(sorted(run.tests), ["A/one", "DISABLED_A/x"],
+                "the tests of shard 0 with =false")
+    c.env = saved
+    # A duration past what microseconds can hold is no duration, not a
+    # wrapped one.
+    command, cwd = fake_gtest(c, ["A.", "  one"], "\n".join((progress(
+        "[ RUN      ] A.one",
+        "[  FAILED  ] A.one (99999999999999999999 ms)"), "exit 1")))
+    run = c.tattle_run(command, cwd=cwd)
+    c.expect_eq(run.tests["A/one"]["duration_us"], 0, "a huge duration")
+    # With --retry, the earlier runs of the whole program stay off the
+    # inner test that was running when the last run crashed.
+    command, cwd = fake_gtest(c, ["A.", "  one"], crash_in_one)
+    run = c.tattle_run(command, ["--retry", "1"], cwd=cwd)
+    c.expect_eq((run.tests["A/one"]["state"],
+                 run.tests["A/one"].get("earlier_attempts")), ("failed", None),
+                "the crashed inner test after a retry")
+
+
 TAP_PROGRAM = r"""
 printf 'TAP version 13\n1..4\n'
 printf 'ok 1 - adds\n'
