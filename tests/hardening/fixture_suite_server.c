@@ -336,18 +336,25 @@ static void leaky_before_all(void)
 
 SUITE(leaky, .before_all = leaky_before_all);
 
+/* Sends a byte down `trigger`, waits for the line that comes back on
+ * `done` (how many descriptors took garbage) and notes it in `evidence`. */
+static void trigger_and_note(int trigger, int done, const char *evidence)
+{
+    ASSERT_EQ(write(trigger, "!", 1), 1);
+    struct pollfd answer = {done, POLLIN, 0};
+    ASSERT_EQ(poll(&answer, 1, (int)wait_ms()), 1);
+    char count[32] = {0};
+    ASSERT_GT(read(done, count, sizeof count - 1), 0);
+    count[strcspn(count, "\n")] = '\0';
+    note(evidence, count);
+}
+
 /* Has the helper write garbage while the other tests run. */
 TEST(leaky, trigger)
 {
     printf("leaky trigger output\n");
     ASSERT(wait_for_file("leaky_printer_started", wait_ms()));
-    ASSERT_EQ(write(leaky_trigger, "!", 1), 1);
-    struct pollfd done = {leaky_done, POLLIN, 0};
-    ASSERT_EQ(poll(&done, 1, (int)wait_ms()), 1);
-    char count[32] = {0};
-    ASSERT_GT(read(leaky_done, count, sizeof count - 1), 0);
-    count[strcspn(count, "\n")] = '\0';
-    note("leaky_trigger.txt", count);
+    trigger_and_note(leaky_trigger, leaky_done, "leaky_trigger.txt");
     printf("leaky trigger done\n");
 }
 
@@ -565,13 +572,7 @@ SUITE(threaded, .before_all = threaded_before_all);
 TEST(threaded, trigger)
 {
     printf("threaded trigger output\n");
-    ASSERT_EQ(write(threaded_trigger, "!", 1), 1);
-    struct pollfd done = {threaded_done, POLLIN, 0};
-    ASSERT_EQ(poll(&done, 1, (int)wait_ms()), 1);
-    char count[32] = {0};
-    ASSERT_GT(read(threaded_done, count, sizeof count - 1), 0);
-    count[strcspn(count, "\n")] = '\0';
-    note("threaded_trigger.txt", count);
+    trigger_and_note(threaded_trigger, threaded_done, "threaded_trigger.txt");
     printf("threaded trigger done\n");
 }
 
