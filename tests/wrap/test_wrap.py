@@ -542,12 +542,13 @@ def wraps_hostile_program(c):
 
 def fake_gtest(c, listing, body):
     """A sh script that acts as a GoogleTest program: `listing` (the
-    --gtest_list_tests lines) when asked for its tests, else `body`; the
-    command that runs it, in a new directory."""
+    --gtest_list_tests lines) when asked for its tests, whatever other
+    arguments come before, else `body`; the command that runs it, in a
+    new directory."""
     cwd = c.new_dir()
     path = os.path.join(cwd, "fake_gtest.sh")
-    driver.write(path, 'if [ "$1" = --gtest_list_tests ]; then\n'
-                 "  printf '%s'\n  exit 0\nfi\n%s\n"
+    driver.write(path, 'case " $* " in *" --gtest_list_tests "*)\n'
+                 "  printf '%s'\n  exit 0;;\nesac\n%s\n"
                  % ("".join(line + "\\n" for line in listing), body))
     return ["sh", path], cwd
 
@@ -632,24 +633,13 @@ def wraps_gtest_parameterized(c):
                 "the durations after the where clauses")
 
 
-def fake_gtest_any_args(c, listing, body):
-    """fake_gtest's script, listing its tests whatever other arguments
-    come before --gtest_list_tests."""
-    cwd = c.new_dir()
-    path = os.path.join(cwd, "fake_gtest.sh")
-    driver.write(path, 'case " $* " in *" --gtest_list_tests "*)\n'
-                 "  printf '%s'\n  exit 0;;\nesac\n%s\n"
-                 % ("".join(line + "\\n" for line in listing), body))
-    return ["sh", path], cwd
-
-
 @CASES("wrap_gtest_edge_cases_of_names_durations_and_retries")
 def wraps_gtest_edge_cases(c):
     crash_in_one = "\n".join((progress("[ RUN      ] A.one"), "kill -SEGV $$"))
     # GoogleTest deals shards over the tests that are not disabled, and an
     # instantiated suite Inst/DISABLED_S is disabled: shard 0 of 2 holds
     # A.one, and A.two is the other shard's.
-    command, cwd = fake_gtest_any_args(
+    command, cwd = fake_gtest(
         c, ["Inst/DISABLED_S.", "  t/0", "A.", "  one", "  two"], crash_in_one)
     saved = c.env
     c.env = dict(saved, GTEST_TOTAL_SHARDS="2", GTEST_SHARD_INDEX="0")
@@ -658,7 +648,7 @@ def wraps_gtest_edge_cases(c):
                 "the tests of shard 0 with an instantiated disabled suite")
     # --gtest_also_run_disabled_tests=false is false, as GoogleTest reads
     # a flag: the disabled test is not dealt either.
-    command, cwd = fake_gtest_any_args(
+    command, cwd = fake_gtest(
         c, ["DISABLED_A.", "  x", "A.", "  one", "  two"], crash_in_one)
     run = c.tattle_run(command + ["--gtest_also_run_disabled_tests=false"],
                        cwd=cwd, tests=2)
