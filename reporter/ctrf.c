@@ -204,31 +204,61 @@ static cJSON *create_extra(const struct tattle_result *result)
     return extra;
 }
 
-/* The failed attempt a flaky pass kept, as a CTRF retry attempt. */
-static bool add_failed_attempt(struct ctrf_reporter *self, cJSON *test,
-                               const struct tattle_result *result)
+/* One failed attempt of the test, run `number`, as a CTRF retry attempt:
+ * its status, duration, first message, failures, line and output. */
+static bool add_failed_attempt(struct ctrf_reporter *self, cJSON *attempts,
+                               const struct tattle_result *attempt,
+                               unsigned number)
 {
-    cJSON *attempts = cJSON_AddArrayToObject(test, "retryAttempts");
-    cJSON *attempt = cJSON_CreateObject();
-    if (!attempts || !attempt || !cJSON_AddItemToArray(attempts, attempt)) {
-        cJSON_Delete(attempt);
+    cJSON *object = cJSON_CreateObject();
+    if (!object || !cJSON_AddItemToArray(attempts, object)) {
+        cJSON_Delete(object);
         return false;
     }
-    bool ok = tattle__json_add_uint(
-        attempt, "attempt", result->attempts > 1 ? result->attempts - 1 : 1);
-    ok = cJSON_AddStringToObject(attempt, "status", "failed") && ok;
-    const struct tattle_failure *first = &result->failures[0];
-    ok = tattle__json_add_text(attempt, "message",
-                               first->message ? first->message : "") &&
+    bool ok = tattle__json_add_uint(object, "attempt", number > 0 ? number : 1);
+    ok = cJSON_AddStringToObject(object, "status", "failed") && ok;
+    ok = tattle__json_add_uint(object, "duration",
+                               milliseconds(attempt->duration_us)) &&
          ok;
-    const char *trace = failures_text(self, result);
-    ok = tattle__json_add_bytes(attempt, "trace", trace, self->text.length) &&
-         ok;
-    if (first->line > 0)
+    const struct tattle_failure *first =
+        attempt->failure_count ? &attempt->failures[0] : NULL;
+    if (first) {
+        ok = tattle__json_add_text(object, "message",
+                                   first->message ? first->message : "") &&
+             ok;
+        const char *trace = failures_text(self, attempt);
         ok =
-            tattle__json_add_uint(attempt, "line", (uint64_t)first->line) && ok;
-    ok = add_lines(attempt, "stdout", &result->stdout_output) && ok;
-    ok = add_lines(attempt, "stderr", &result->stderr_output) && ok;
+            tattle__json_add_bytes(object, "trace", trace, self->text.length) &&
+            ok;
+        if (first->line > 0)
+            ok = tattle__json_add_uint(object, "line", (uint64_t)first->line) &&
+                 ok;
+    }
+    ok = add_lines(object, "stdout", &attempt->stdout_output) && ok;
+    ok = add_lines(object, "stderr", &attempt->stderr_output) && ok;
+    return ok;
+}
+
+/* The failed attempts before the one the test object stands for, oldest
+ * first, as CTRF's retryAttempts: a flaky pass's every failed attempt (its
+ * last passed), a failed test's earlier attempts. Returns how many. */
+static bool add_retry_attempts(struct ctrf_reporter *self, cJSON *test,
+                               const struct tattle_result *result,
+                               unsigned *written)
+{
+    bool flaky = result->flaky && result->failure_count > 0;
+    *written = (unsigned)result->earlier_attempt_count + (flaky ? 1u : 0u);
+    if (*written == 0)
+        return true;
+    cJSON *attempts = cJSON_AddArrayToObject(test, "retryAttempts");
+    bool ok = attempts != NULL;
+    for (size_t i = 0; ok && i < result->earlier_attempt_count; i++)
+        ok = add_failed_attempt(self, attempts, &result->earlier_attempts[i],
+                                tattle__earlier_attempt_number(result, i));
+    /* A flaky pass's own failures and output are its last failed run's. */
+    if (ok && flaky)
+        ok = add_failed_attempt(self, attempts, result,
+                                tattle__shown_attempt(result));
     return ok;
 }
 
@@ -277,15 +307,12 @@ static cJSON *create_test(struct ctrf_reporter *self,
     } else if (!failed && result->skip_reason) {
         ok = tattle__json_add_text(test, "message", result->skip_reason) && ok;
     }
-    ok =
-        tattle__json_add_uint(
-            test, "retries", result->attempts > 1 ? result->attempts - 1 : 0) &&
-        ok;
+    unsigned retried = 0;
+    ok = add_retry_attempts(self, test, result, &retried) && ok;
+    ok = tattle__json_add_uint(test, "retries", retried) && ok;
     ok = cJSON_AddBoolToObject(test, "flaky", result->flaky) && ok;
-    if (result->flaky && first) {
-        /* The output kept is the failed attempt's. */
-        ok = add_failed_attempt(self, test, result) && ok;
-    } else {
+    if (!(result->flaky && first)) {
+        /* A flaky pass's output went with its failed attempt. */
         ok = add_lines(test, "stdout", &result->stdout_output) && ok;
         ok = add_lines(test, "stderr", &result->stderr_output) && ok;
     }

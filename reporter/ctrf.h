@@ -23,8 +23,11 @@
  * excluded ones); rawStatus keeps tattle's state. duration is in
  * milliseconds, start and stop in milliseconds since the epoch. message is
  * the first failure's message (a skip's reason), trace every failure as
- * text (values, place, stack: plain_text.h). A flaky pass keeps its failed
- * attempt (the one tattle kept, with its output) in retryAttempts.
+ * text (values, place, stack: plain_text.h). retryAttempts holds the
+ * failed runs before the one the test object stands for, each with its run
+ * number, failures and output: every failed run of a flaky pass, the
+ * earlier ones of a failed test. retries counts them (--repeat runs that
+ * passed are not retries).
  * tattle's own FAILURE and TRACE objects (SPEC section 6, the same bytes
  * as the JSON report) sit under the test's `extra`.
  *

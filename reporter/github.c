@@ -24,6 +24,7 @@
 #include "base/utf8.h"
 #include "reporter/plain_text.h"
 #include "reporter/report_output.h"
+#include "results/model.h"
 
 enum { SUMMARY_ROWS = 100 };
 
@@ -468,8 +469,7 @@ static void github_test_finished(void *opaque,
         char preface[96];
         snprintf(preface, sizeof preface,
                  "flaky: attempt %u failed, attempt %u passed\n",
-                 result->attempts > 1 ? result->attempts - 1 : 1,
-                 result->attempts);
+                 tattle__shown_attempt(result), result->attempts);
         for (size_t i = 0; i < result->failure_count; i++)
             annotate(self, result, &result->failures[i], "warning", " (flaky)",
                      preface);

@@ -189,17 +189,26 @@ static void failures_text(struct junit_reporter *self,
             tattle__buffer_append(out, "\n", 1);
         tattle__text_failure(out, &result->failures[i]);
     }
+    unsigned failed = tattle__failed_attempts(result);
     if (result->attempts > 1 && result->flaky)
         tattle__buffer_printf(out,
                               "\nattempt %u of %u failed (above); attempt %u "
                               "passed\n",
-                              result->attempts - 1, result->attempts,
+                              tattle__shown_attempt(result), result->attempts,
                               result->attempts);
-    else if (result->attempts > 1)
+    else if (result->attempts > 1 && failed == result->attempts)
         tattle__buffer_printf(out,
                               "\nall %u attempts failed (above: the "
                               "last one)\n",
                               result->attempts);
+    else if (result->attempts > 1 && failed > 1)
+        tattle__buffer_printf(out,
+                              "\nthe last %u of %u attempts failed (above: "
+                              "the last one)\n",
+                              failed, result->attempts);
+    else if (result->attempts > 1)
+        tattle__buffer_printf(out, "\nattempt %u of %u failed (above)\n",
+                              result->attempts, result->attempts);
     if (result->rerun) {
         append_text(out, result->attempts > 1 ? "rerun: " : "\nrerun: ");
         append_text(out, result->rerun);
@@ -333,9 +342,9 @@ static enum verdict write_testcase(struct junit_reporter *self,
         tattle__xml_end(&xml);
         /* The attempts before the last, as Surefire's reruns. */
         for (unsigned i = 0; i < earlier; i++)
-            attempt_element(self, &xml, rerun_names,
-                            &result->earlier_attempts[i], i + 1,
-                            result->attempts);
+            attempt_element(
+                self, &xml, rerun_names, &result->earlier_attempts[i],
+                tattle__earlier_attempt_number(result, i), result->attempts);
         break;
     case TATTLE_STATE_SKIPPED:
     case TATTLE_STATE_EXCLUDED:
@@ -353,7 +362,8 @@ static enum verdict write_testcase(struct junit_reporter *self,
              * the result kept are the last failed attempt's. */
             for (unsigned i = 0; i < earlier; i++)
                 attempt_element(self, &xml, flaky_names,
-                                &result->earlier_attempts[i], i + 1,
+                                &result->earlier_attempts[i],
+                                tattle__earlier_attempt_number(result, i),
                                 result->attempts);
             tattle__xml_start(&xml, is_error ? "flakyError" : "flakyFailure");
             first_line_attribute(&xml, "message", first->message);

@@ -468,8 +468,8 @@ static bool add_failures(cJSON *object, const struct tattle_result *result,
 }
 
 /* A retried test's failed attempts before the one shown, oldest first:
- * each its state, duration, failures and output. Written only when there
- * were some. */
+ * each its run number, state, duration, failures and output. Written only when
+ * there were some. */
 static bool add_earlier_attempts(cJSON *test,
                                  const struct tattle_result *result,
                                  const struct tattle_report_options *options)
@@ -482,6 +482,9 @@ static bool add_earlier_attempts(cJSON *test,
         const struct tattle_result *attempt = &result->earlier_attempts[i];
         cJSON *object = cJSON_CreateObject();
         ok = append(attempts, object);
+        ok = ok &&
+             tattle__json_add_uint(object, "attempt",
+                                   tattle__earlier_attempt_number(result, i));
         ok = ok &&
              add_literal(object, "state", tattle_state_name(attempt->state));
         ok = ok &&

@@ -67,6 +67,29 @@ bool tattle__report_selection_keeps(struct tattle__report_selection *selection,
     return !options->failures_only || failed;
 }
 
+unsigned tattle__shown_attempt(const struct tattle_result *result)
+{
+    return result->flaky && result->attempts > 1 ? result->attempts - 1
+                                                 : result->attempts;
+}
+
+unsigned tattle__failed_attempts(const struct tattle_result *result)
+{
+    bool shown_failed = tattle__result_failed(result) || result->flaky;
+    return (unsigned)result->earlier_attempt_count + (shown_failed ? 1u : 0u);
+}
+
+unsigned tattle__earlier_attempt_number(const struct tattle_result *result,
+                                        size_t index)
+{
+    unsigned own = result->earlier_attempts[index].attempts;
+    if (own > 0)
+        return own;
+    size_t before_shown = result->earlier_attempt_count - index;
+    unsigned shown = tattle__shown_attempt(result);
+    return shown > before_shown ? shown - (unsigned)before_shown : 1;
+}
+
 void tattle__summary_count(struct tattle_summary *summary,
                            const struct tattle_result *result)
 {

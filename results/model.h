@@ -32,6 +32,22 @@ static inline bool tattle__result_failed(const struct tattle_result *result)
     return tattle__state_fails(result->state);
 }
 
+/** Which run of its test the attempt a result shows was: for a flaky
+ * pass the failed run before the last (the last passed), else the last. */
+unsigned tattle__shown_attempt(const struct tattle_result *result);
+
+/** How many runs of the result's test failed: its earlier attempts and
+ * the one it shows, or none for a pass that was never flaky. */
+unsigned tattle__failed_attempts(const struct tattle_result *result);
+
+/** Which run of its test the result's earlier attempt `index` was. An
+ * attempt that carries its own number (the runner's, or a report's
+ * "attempt") keeps it; else it is worked out from where the failed runs
+ * end, since they are consecutive: a retry follows its failure at once,
+ * and a failure ends --repeat. */
+unsigned tattle__earlier_attempt_number(const struct tattle_result *result,
+                                        size_t index);
+
 /** True when a failure is filtered: the runner marked it, or its message
  * contains one of options->filter_out (options may be NULL). */
 bool tattle__failure_filtered(const struct tattle_failure *failure,

@@ -1065,13 +1065,15 @@ static bool read_earlier_attempts(struct build *build, const cJSON *test,
                            tattle__json_describe(item));
         struct tattle__read_result attempt = {.record.result.test = &out->test};
         int state = TATTLE_STATE_FAILED;
-        bool ok = get_enum(build, item, "state", &at, state_names, 5, &state) &&
+        uint64_t number = 0;
+        bool ok = get_uint(build, item, "attempt", &at, UINT_MAX, &number) &&
+                  get_enum(build, item, "state", &at, state_names, 5, &state) &&
                   get_uint(build, item, "duration_us", &at, UINT64_MAX,
                            &attempt.record.result.duration_us) &&
                   read_failures(build, item, &at, &attempt) &&
                   read_output(build, item, &at, &attempt.record.result);
         attempt.record.result.state = (enum tattle_state)state;
-        attempt.record.result.attempts = 1;
+        attempt.record.result.attempts = (unsigned)number;
         if (ok)
             tattle__record_add_earlier(&out->record, &attempt.record);
         tattle__record_release(&attempt.record);

@@ -189,8 +189,10 @@ struct tattle_result {
     const struct tattle_test_info *test;
     enum tattle_state state;
     uint64_t duration_us;
-    unsigned attempts; /* runs made (1 + retries used) */
-    bool flaky;        /* failed, then passed on a retry */
+    /* Runs made: retries and --repeat runs included. For an earlier
+     * attempt, which run of its test it was (0 when not known). */
+    unsigned attempts;
+    bool flaky; /* failed, then passed on a retry */
     const struct tattle_failure *failures;
     size_t failure_count;
     const char *skip_reason; /* skipped / excluded: why */

@@ -368,6 +368,20 @@ TEST(ctl, fails_on_third_run)
     ASSERT_NE(run, 3);
 }
 
+TEST(ctl, fails_runs_two_and_three)
+{
+    int run = bump_counter("count.two_three");
+    printf("run %d\n", run);
+    ASSERT_EQ(run == 2 || run == 3, 0, "runs 2 and 3 fail");
+}
+
+TEST(ctl, fails_after_first_run)
+{
+    int run = bump_counter("count.after_first");
+    printf("run %d\n", run);
+    ASSERT_EQ(run, 1, "every run after the first fails");
+}
+
 TEST(ctl, always_passes)
 {
     bump_counter("count.always");

@@ -1046,6 +1046,82 @@ def retry_keeps_attempts(c):
                     "%s's earlier attempts after tattle merge" % test_id)
 
 
+@CASES("runner_repeat_and_retry_number_each_attempt")
+def repeat_retry_numbers(c):
+    # With --repeat and --retry together, the failed runs do not start at
+    # the first: each report must name the run each failed attempt was.
+    # ctl/fails_runs_two_and_three: run 1 passes, 2 and 3 fail, 4 passes
+    # (flaky). ctl/fails_after_first_run: run 1 passes, 2 and 3 fail and
+    # the retries are spent.
+    r = c.run(c.options.fixture, ["--repeat", "3", "--retry", "2",
+                                  "--junit", "report.xml", "--ctrf",
+                                  "report.ctrf.json",
+                                  "ctl/fails_runs_two_and_three"])
+    flaky = c.test(r, "ctl/fails_runs_two_and_three")
+    c.expect_eq((flaky["state"], flaky["flaky"], flaky["attempts"]),
+                ("passed", True, 4), "flaky test: state, flaky, attempts")
+    c.expect_eq(flaky["output"]["stdout"], "run 3\n",
+                "the flaky result shows its last failed run")
+    c.expect_eq([(a["attempt"], a["output"]["stdout"])
+                 for a in flaky.get("earlier_attempts", [])],
+                [(2, "run 2\n")], "the earlier attempt is run 2")
+
+    r2 = c.run(c.options.fixture, ["--repeat", "3", "--retry", "1",
+                                   "--junit", "report.xml", "--ctrf",
+                                   "report.ctrf.json",
+                                   "ctl/fails_after_first_run"])
+    failed = c.test(r2, "ctl/fails_after_first_run")
+    c.expect_eq((failed["state"], failed["attempts"],
+                 failed["output"]["stdout"]), ("failed", 3, "run 3\n"),
+                "failed test: state, attempts, the last run shown")
+    c.expect_eq([(a["attempt"], a["output"]["stdout"])
+                 for a in failed.get("earlier_attempts", [])],
+                [(2, "run 2\n")], "the earlier attempt is run 2")
+
+    def junit_texts(run, name):
+        case = next(case for case in ElementTree.parse(
+            run.file("report.xml")).getroot().iter("testcase")
+            if case.get("name") == name)
+        texts = []
+        for child in case:
+            if child.tag in ("failure", "rerunFailure", "flakyFailure"):
+                body = child.text or ""
+                for inner in child.iter("stackTrace"):
+                    body += inner.text or ""
+                texts.append((child.tag, body))
+        return texts
+
+    texts = junit_texts(r, "fails_runs_two_and_three")
+    c.expect_eq([tag for tag, _ in texts], ["flakyFailure", "flakyFailure"],
+                "JUnit: a flakyFailure per failed run")
+    c.expect("attempt 2 of 4 failed" in texts[0][1],
+             "JUnit names run 2 first: %r" % texts[0][1])
+    c.expect("attempt 3 of 4 failed (above); attempt 4 passed" in texts[1][1],
+             "JUnit names run 3 last: %r" % texts[1][1])
+    texts = junit_texts(r2, "fails_after_first_run")
+    c.expect_eq([tag for tag, _ in texts], ["failure", "rerunFailure"],
+                "JUnit: the failure, then the earlier failed run")
+    c.expect("the last 2 of 3 attempts failed" in texts[0][1],
+             "JUnit does not say every attempt failed: %r" % texts[0][1])
+    c.expect("attempt 2 of 3 failed" in texts[1][1],
+             "the rerunFailure is run 2: %r" % texts[1][1])
+
+    for run, test_id, expected in (
+            (r, "ctl/fails_runs_two_and_three", [2, 3]),
+            (r2, "ctl/fails_after_first_run", [2])):
+        with open(run.file("report.ctrf.json"), encoding="utf-8") as f:
+            test = json.load(f)["results"]["tests"][0]
+        c.expect_eq(([a["attempt"] for a in test.get("retryAttempts", [])],
+                     test["retries"]), (expected, len(expected)),
+                    "%s: CTRF retryAttempts and retries" % test_id)
+        if shutil.which("xmllint"):
+            schema = os.path.join(SOURCE_DIR, "schemas", "junit.xsd")
+            done = subprocess.run(["xmllint", "--noout", "--schema", schema,
+                                   run.file("report.xml")],
+                                  capture_output=True, text=True)
+            c.expect(done.returncode == 0, "xmllint: %s" % done.stderr[-2000:])
+
+
 @CASES("runner_failed_reruns_previous_failures")
 def failed_rerun(c):
     directory = c.new_dir()
