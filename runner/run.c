@@ -188,7 +188,9 @@ static int run_tests(struct run_state *state, int argc, char **argv)
         .shard_index = options->shard_index,
         .shard_total = options->shard_total,
         .planned = state->plan.count,
-        .planned_open = tattle__command_wrapping(),
+        .planned_open =
+            tattle__command_wrapping() ||
+            tattle__run_queue_late_results_possible(&state->plan, options),
     };
     tattle__fanout_begin(&state->fanout, &run_info);
 

@@ -13,9 +13,12 @@
 
 #include <stdlib.h>
 
+#include "base/buffer.h"
+#include "base/text.h"
 #include "results/model.h"
 #include "results/record.h"
 #include "runner/command.h"
+#include "runner/fork_server.h"
 #include "runner/outcome.h"
 #include "runner/private_memory.h"
 
@@ -136,6 +139,57 @@ static void drop_held(struct tattle__queued_test *test)
     tattle__record_release(test->held);
     free(test->held);
     test->held = NULL;
+}
+
+/* A suite's after_all that failed after its tests had been reported
+ * (under --retry or --repeat it runs at the end of the run; it also runs
+ * early to make room for another suite server) is a result of its own,
+ * `SUITE/(after_all)`, failed with an error saying how, so that every
+ * report carries it. Its test lives as long as the queue. It is not a
+ * test --failed can select, so it is not kept for the next run. */
+struct tattle__late_fixture {
+    struct tattle_test_info info;
+    char *id;
+};
+
+static void late_after_all_failed(void *context,
+                                  const struct tattle_suite *suite,
+                                  const char *failure, uint64_t duration_us)
+{
+    struct tattle__run_queue *queue = context;
+    struct tattle__late_fixture *late = tattle__malloc(sizeof *late);
+    struct tattle__buffer text = {0};
+    tattle__buffer_printf(&text, "%s/(after_all)", suite->name);
+    late->id = tattle__buffer_take(&text);
+    late->info = (struct tattle_test_info){.id = late->id,
+                                           .suite = suite->name,
+                                           .name = "(after_all)",
+                                           .file = suite->file,
+                                           .line = suite->line};
+    queue->late_fixtures =
+        tattle__realloc(queue->late_fixtures, (queue->late_fixture_count + 1) *
+                                                  sizeof *queue->late_fixtures);
+    queue->late_fixtures[queue->late_fixture_count++] = late;
+
+    struct tattle__result_record record;
+    tattle__record_init_not_run(&record, &late->info, TATTLE_STATE_FAILED,
+                                NULL);
+    tattle__record_add_error(&record, "%s", failure);
+    record.result.duration_us = duration_us;
+    record.result.attempts = 1;
+    /* Its suite's tests, run again, run after_all again. */
+    tattle__buffer_printf(&text, "%s/*", suite->name);
+    char *suite_glob = tattle__buffer_take(&text);
+    tattle__buffer_append_shell_quoted(&text, queue->program);
+    tattle__buffer_append_string(&text, " ");
+    tattle__buffer_append_shell_quoted(&text, suite_glob);
+    free(suite_glob);
+    record.result.rerun = tattle__buffer_take(&text);
+    tattle__summary_count(&queue->summary, &record.result);
+    queue->failures_seen++;
+    tattle__fanout_test_started(queue->fanout, &late->info);
+    tattle__fanout_test_finished(queue->fanout, &record.result);
+    tattle__record_release(&record);
 }
 
 /* ---- the queue ---- */
@@ -312,6 +366,33 @@ static bool suite_pending(void *context, const struct tattle_suite *suite,
     return false;
 }
 
+bool tattle__run_queue_late_results_possible(
+    const struct tattle__plan *plan, const struct tattle__options *options)
+{
+    if (options->no_fork)
+        return false;
+    /* The distinct suites that need a server, counted up to one past what
+     * can live at once. */
+    const struct tattle_suite *seen[TATTLE__SUITE_SERVERS_MAX + 1];
+    size_t seen_count = 0;
+    bool after_all = false;
+    for (size_t i = 0; i < plan->count; i++) {
+        const struct tattle__planned_test *planned = &plan->tests[i];
+        const struct tattle_suite *suite = planned->entry->suite;
+        if (!suite || planned->not_run_state != TATTLE_STATE_PASSED ||
+            !(suite->options.before_all || suite->options.after_all))
+            continue;
+        after_all = after_all || suite->options.after_all;
+        size_t known = 0;
+        while (known < seen_count && seen[known] != suite)
+            known++;
+        if (known == seen_count && seen_count < sizeof seen / sizeof *seen)
+            seen[seen_count++] = suite;
+    }
+    bool again = options->retry > 0 || options->repeat > 1;
+    return after_all && (again || seen_count > TATTLE__SUITE_SERVERS_MAX);
+}
+
 struct tattle__schedule_callbacks
 tattle__run_queue_callbacks(struct tattle__run_queue *queue)
 {
@@ -319,6 +400,8 @@ tattle__run_queue_callbacks(struct tattle__run_queue *queue)
                                                .started = job_started,
                                                .finished = job_finished,
                                                .suite_pending = suite_pending,
+                                               .late_after_all_failed =
+                                                   late_after_all_failed,
                                                .ctx = queue};
 }
 
@@ -329,6 +412,11 @@ void tattle__run_queue_release(struct tattle__run_queue *queue)
             drop_held(&queue->tests[i]);
     tattle__private_free(queue->tests);
     free(queue->again);
+    for (size_t i = 0; i < queue->late_fixture_count; i++) {
+        free(queue->late_fixtures[i]->id);
+        free(queue->late_fixtures[i]);
+    }
+    free(queue->late_fixtures);
     free(queue->outcomes);
     *queue = (struct tattle__run_queue){0};
 }

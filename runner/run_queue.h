@@ -39,6 +39,8 @@ struct tattle__run_queue {
     struct tattle_summary summary;
     struct tattle__last_run_outcome *outcomes; /* tests that ran */
     size_t outcome_count, outcome_capacity;
+    struct tattle__late_fixture **late_fixtures; /* their results' tests */
+    size_t late_fixture_count;
 };
 
 /** Prepares `queue` to run `plan`. Every pointer must outlive the queue;
@@ -47,6 +49,13 @@ void tattle__run_queue_init(struct tattle__run_queue *queue,
                             const struct tattle__plan *plan,
                             const struct tattle__options *options,
                             const char *program, struct tattle__fanout *fanout);
+
+/** Whether running `plan` may report results it does not list: a suite's
+ * after_all that fails once its tests were reported (under --retry or
+ * --repeat, or when more suites need a server at once than can live).
+ * Reporters are told the count of results is open. */
+bool tattle__run_queue_late_results_possible(
+    const struct tattle__plan *plan, const struct tattle__options *options);
 
 /** The callbacks that make the scheduler run the queue. */
 struct tattle__schedule_callbacks

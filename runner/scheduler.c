@@ -454,9 +454,9 @@ static size_t live_suite_servers(const struct tattle__scheduler *scheduler)
     return live;
 }
 
-static void end_suite_server(struct tattle__scheduler *scheduler,
-                             struct suite_server *suite, struct running *run,
-                             long timeout_ms, char **failure);
+static void end_reported_suite_server(struct tattle__scheduler *scheduler,
+                                      struct suite_server *suite,
+                                      struct running *run);
 
 /* Starts the suite server of `suite` in `run`'s job slot and waits for its
  * before_all; a failure is kept as the suite's. */
@@ -473,13 +473,7 @@ static void start_suite_server(struct tattle__scheduler *scheduler,
         struct suite_server *idle = &scheduler->suites[i];
         if (!idle->server || idle->running > 0)
             continue;
-        char *failure = NULL;
-        end_suite_server(scheduler, idle, run, idle->timeout_ms, &failure);
-        if (failure) {
-            fprintf(stderr, "tattle: %s\n", failure);
-            scheduler->late_fixture_failures++;
-        }
-        free(failure);
+        end_reported_suite_server(scheduler, idle, run);
     }
     unsigned job = (unsigned)(run - scheduler->running);
     tattle__slot_reset(run->slot, SLOT_BYTES);
@@ -550,6 +544,30 @@ static void end_suite_server(struct tattle__scheduler *scheduler,
         tattle__slot_reading_release(&reading);
     }
     tattle__slot_reset(run->slot, SLOT_BYTES);
+}
+
+/* Ends a suite server whose tests have all been reported, in `run`'s job
+ * slot: a failure of its after_all goes to the callbacks as a result of
+ * its own, and fails the run. */
+static void end_reported_suite_server(struct tattle__scheduler *scheduler,
+                                      struct suite_server *suite,
+                                      struct running *run)
+{
+    uint64_t started_us = tattle__now_us();
+    char *failure = NULL;
+    end_suite_server(scheduler, suite, run, suite->timeout_ms, &failure);
+    if (failure) {
+        scheduler->late_fixture_failures++;
+        const struct tattle__schedule_callbacks *callbacks =
+            scheduler->callbacks;
+        if (callbacks->late_after_all_failed)
+            callbacks->late_after_all_failed(callbacks->ctx, suite->suite,
+                                             failure,
+                                             tattle__now_us() - started_us);
+        else
+            fprintf(stderr, "tattle: %s\n", failure);
+    }
+    free(failure);
 }
 
 /* A suite server died while its tests ran (a test killed it, or it
@@ -899,7 +917,7 @@ static void check_suite_servers(struct tattle__scheduler *scheduler)
 /* Ends the suite servers still running when the run is over: after_all
  * runs (in job slot 0, bounded by the timeout of the test that started
  * the suite) unless the run was stopped; the test its failure belongs
- * with was already reported, so it goes to stderr and fails the run. */
+ * with was already reported, so it is reported on its own. */
 static void end_suite_servers(struct tattle__scheduler *scheduler)
 {
     for (size_t i = 0; i < scheduler->suite_count; i++) {
@@ -911,14 +929,7 @@ static void end_suite_servers(struct tattle__scheduler *scheduler)
             forget_suite_server(scheduler, suite);
             continue;
         }
-        char *failure = NULL;
-        end_suite_server(scheduler, suite, &scheduler->running[0],
-                         suite->timeout_ms, &failure);
-        if (failure) {
-            fprintf(stderr, "tattle: %s\n", failure);
-            scheduler->late_fixture_failures++;
-        }
-        free(failure);
+        end_reported_suite_server(scheduler, suite, &scheduler->running[0]);
     }
 }
 

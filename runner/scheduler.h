@@ -85,6 +85,12 @@ struct tattle__schedule_callbacks {
      * after `finishing` (NULL: none will). */
     bool (*suite_pending)(void *ctx, const struct tattle_suite *suite,
                           const struct tattle__job *finishing);
+    /* The after_all of `suite` failed when it ran after the last of the
+     * suite's tests had been reported (at the end of the run, or to make
+     * room for another suite server): `failure` says how, `duration_us`
+     * what it took. */
+    void (*late_after_all_failed)(void *ctx, const struct tattle_suite *suite,
+                                  const char *failure, uint64_t duration_us);
     void *ctx;
 };
 
@@ -116,8 +122,8 @@ int tattle__scheduler_run(struct tattle__scheduler *scheduler,
 
 /** How many suites' after_all failed (or hung) when it ran after the
  * last of its suite's tests had been reported (at the end of the run, or
- * to make room for another suite server): each was described on stderr,
- * and the run fails with it. */
+ * to make room for another suite server): each went to
+ * `late_after_all_failed`, and the run fails with it. */
 unsigned tattle__scheduler_late_fixture_failures(
     const struct tattle__scheduler *scheduler);
 

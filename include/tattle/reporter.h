@@ -233,7 +233,9 @@ struct tattle_run_info {
     uint64_t planned; /* tests selected for this run */
     /* The count of results is known only at the end: a wrapped program
      * (`tattle run`) may turn out to hold several tests, each reported
-     * as a result of its own. `planned` counts it once. */
+     * as a result of its own (`planned` counts it once), and a suite's
+     * after_all that fails after its tests were reported is a result
+     * `planned` does not count. */
     bool planned_open;
 };
 

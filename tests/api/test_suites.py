@@ -12,6 +12,7 @@ Each CASE is one behaviour (one CTest test). Exits 0 when every check of
 the case held, 1 otherwise, printing each broken check.
 """
 import json
+from xml.etree import ElementTree
 import os
 import subprocess
 import sys
@@ -168,6 +169,41 @@ def after_all_failure(c):
     c.expect_eq(status, 1, "exit status")
     c.state(tests, "leaky/first", "passed")
     c.error(tests, "leaky/last", "after_all of suite 'leaky' failed", "leaked")
+
+
+@CASES("api_suites_late_after_all_failure_is_a_result")
+def late_after_all_failure(c):
+    """With --retry, after_all runs at the end of the run, after its
+    suite's tests were reported: its failure is a result of its own,
+    `leaky/(after_all)`, in the JSON, the summary and the JUnit, with a
+    rerun command that runs the suite again."""
+    status, tests = c.run("--retry", "1", "--junit", "report.xml",
+                          "--tap", "report.tap", "leaky/*")
+    c.expect_eq(status, 1, "exit status")
+    c.state(tests, "leaky/first", "passed")
+    c.state(tests, "leaky/last", "passed")
+    error = c.error(tests, "leaky/(after_all)",
+                    "after_all of suite 'leaky' failed", "leaked")
+    c.expect_eq(error.get("fixture"), None, "no test fixture is named")
+    late = tests.get("leaky/(after_all)", {})
+    c.expect_eq((late.get("suite"), late.get("name"), late.get("attempts")),
+                ("leaky", "(after_all)", 1), "suite, name, attempts")
+    c.expect("'leaky/*'" in (late.get("rerun") or ""),
+             "the rerun command runs the suite: %r" % late.get("rerun"))
+    with open(os.path.join(c.cwd, "report.json"), encoding="utf-8") as f:
+        summary = json.load(f)["summary"]
+    c.expect_eq((summary["total"], summary["passed"], summary["failed"],
+                 summary["result"]), (3, 2, 1, "failed"), "summary")
+    cases = ElementTree.parse(os.path.join(c.cwd, "report.xml")).getroot()
+    errors = [(case.get("classname"), case.get("name"))
+              for case in cases.iter("testcase") if case.find("error") is not None]
+    c.expect_eq(errors, [("leaky", "(after_all)")], "JUnit error testcases")
+    with open(os.path.join(c.cwd, "report.tap"), encoding="utf-8") as f:
+        lines = f.read().splitlines()
+    plans = [line for line in lines if line.startswith("1..")]
+    points = [line for line in lines if line.startswith(("ok ", "not ok "))]
+    c.expect_eq((plans, len(points)), (["1..3"], 3),
+                "TAP: the plan counts the after_all's result")
 
 
 @CASES("api_suites_hostile_kills_server")
