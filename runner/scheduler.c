@@ -352,6 +352,25 @@ static void drain_fixture_output(struct running *run, int stream, bool keep)
         ;
 }
 
+/* Stops a suite server whose fixture ran out of time. It is first asked
+ * to abort: its crash handler copies what the fixture had recorded into
+ * the job's slot, so the failure keeps the fixture's own failures. A
+ * server that does not die of it within a short grace (it may block the
+ * signal) is killed with its helpers either way. */
+static void stop_timed_out_fixture(struct tattle__scheduler *scheduler,
+                                   struct suite_server *suite)
+{
+    enum { ABORT_GRACE_MS = 250 };
+    if (kill(suite->pid, SIGABRT) == 0) {
+        struct pollfd gone = {tattle__fork_server_pidfd(suite->server), POLLIN,
+                              0};
+        int grace_ms = (int)(ABORT_GRACE_MS * scheduler->timeout_multiplier);
+        while (poll(&gone, 1, grace_ms) < 0 && errno == EINTR)
+            ;
+    }
+    tattle__process_tree_kill(suite->pid, true, NULL);
+}
+
 /* Waits for the suite server's fixture (before_all or after_all) in job
  * slot `run`: for its report, its death, its deadline or a stop signal.
  * Returns 0 passed, 1 failed, or a negative errno when the server is gone
@@ -392,7 +411,7 @@ static int wait_fixture(struct tattle__scheduler *scheduler,
             uint64_t now = tattle__now_us();
             if (now >= deadline) {
                 *timed_out = true;
-                tattle__process_tree_kill(suite->pid, true, NULL);
+                stop_timed_out_fixture(scheduler, suite);
                 return -ETIMEDOUT;
             }
             wait_ms = (int)((deadline - now + 999) / 1000);

@@ -158,6 +158,8 @@ TEST(exiting, first)
 static void hanging_before_all(void)
 {
     note("hanging_before_all.log", "before_all");
+    int open_connections = 1;
+    EXPECT_EQ(open_connections, 0, "a connection was left open");
     for (;;)
         pause();
 }
