@@ -68,6 +68,7 @@ struct input {
     unsigned shard_index, shard_total;
     bool interrupted;
     uint64_t planned;
+    bool planned_open;
     bool has_error_groups;
     /* A report written without its tests: its counts and error groups
      * (a copy) are all there is of them. */
@@ -197,6 +198,7 @@ static void note_run(struct input *input, struct tattle__reader *reader)
     input->interrupted =
         tattle__reader_cut_short(reader) || (summary && summary->interrupted);
     input->planned = run->planned;
+    input->planned_open = run->planned_open;
     input->has_error_groups = tattle__reader_error_groups(reader) != NULL;
     input->summary_only = !tattle__reader_has_tests(reader);
     if (input->summary_only && summary)
@@ -461,6 +463,7 @@ static struct tattle_run_info merged_run(const struct inputs *inputs,
         if (input->jobs > run.jobs)
             run.jobs = input->jobs;
         run.planned += input->planned;
+        run.planned_open = run.planned_open || input->planned_open;
         duration_sum += input->duration_us;
     }
     *duration_us =

@@ -1065,8 +1065,13 @@ static bool read_earlier_attempts(struct build *build, const cJSON *test,
                            tattle__json_describe(item));
         struct tattle__read_result attempt = {.record.result.test = &out->test};
         int state = TATTLE_STATE_FAILED;
+        /* "attempt" came later than the rest: without it the number is
+         * worked out from where the failed runs end. */
         uint64_t number = 0;
-        bool ok = get_uint(build, item, "attempt", &at, UINT_MAX, &number) &&
+        bool negative;
+        bool ok = (!find_member(build, item, "attempt") ||
+                   get_integer(build, item, "attempt", &at, 1, UINT_MAX,
+                               &negative, &number)) &&
                   get_enum(build, item, "state", &at, state_names, 5, &state) &&
                   get_uint(build, item, "duration_us", &at, UINT64_MAX,
                            &attempt.record.result.duration_us) &&
@@ -1446,6 +1451,10 @@ static int open_stream(struct tattle__reader *reader)
         !get_uint(&build, line.tree, "planned", NULL, UINT64_MAX, &planned))
         return -1;
     reader->run.planned = planned;
+    /* A stream may hold results its plan did not count (a wrapped
+     * program's inner tests, a suite's late after_all): written again,
+     * its count is known only at its end. */
+    reader->run.planned_open = true;
     return 0;
 }
 

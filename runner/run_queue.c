@@ -12,6 +12,7 @@
 #include "runner/run_queue.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 #include "base/buffer.h"
 #include "base/text.h"
@@ -158,12 +159,26 @@ static void late_after_all_failed(void *context,
 {
     struct tattle__run_queue *queue = context;
     struct tattle__late_fixture *late = tattle__malloc(sizeof *late);
+    /* Unique in the run (a suite server ended to make room may start and
+     * end again) and across the shards of one, which `tattle merge`
+     * joins: each shard runs the suite's after_all for itself. */
+    unsigned earlier = 0;
+    for (size_t i = 0; i < queue->late_fixture_count; i++)
+        earlier +=
+            strcmp(queue->late_fixtures[i]->info.suite, suite->name) == 0;
     struct tattle__buffer text = {0};
-    tattle__buffer_printf(&text, "%s/(after_all)", suite->name);
+    tattle__buffer_printf(&text, "%s/(after_all", suite->name);
+    if (queue->options->sharded)
+        tattle__buffer_printf(&text, ", shard %u of %u",
+                              queue->options->shard_index,
+                              queue->options->shard_total);
+    tattle__buffer_printf(&text, ")");
+    if (earlier > 0)
+        tattle__buffer_printf(&text, "[%u]", earlier + 1);
     late->id = tattle__buffer_take(&text);
     late->info = (struct tattle_test_info){.id = late->id,
                                            .suite = suite->name,
-                                           .name = "(after_all)",
+                                           .name = strchr(late->id, '/') + 1,
                                            .file = suite->file,
                                            .line = suite->line};
     queue->late_fixtures =
@@ -389,7 +404,11 @@ bool tattle__run_queue_late_results_possible(
         if (known == seen_count && seen_count < sizeof seen / sizeof *seen)
             seen[seen_count++] = suite;
     }
-    bool again = options->retry > 0 || options->repeat > 1;
+    /* A suite server is kept while a run of its tests may still come; with
+     * --max-failures the ones left in the plan never come, and after_all
+     * runs at the end. */
+    bool again =
+        options->retry > 0 || options->repeat > 1 || options->max_failures > 0;
     return after_all && (again || seen_count > TATTLE__SUITE_SERVERS_MAX);
 }
 

@@ -352,18 +352,21 @@ static void drain_fixture_output(struct running *run, int stream, bool keep)
         ;
 }
 
-/* Stops a suite server whose fixture ran out of time. It is first asked
- * to abort: its crash handler copies what the fixture had recorded into
- * the job's slot, so the failure keeps the fixture's own failures. A
- * server that does not die of it within a short grace (it may block the
- * signal) is killed with its helpers either way. */
+/* Stops a suite server whose fixture ran out of time. Its helpers are
+ * killed first, while they are still its descendants (once it is dead
+ * they belong to the fork server and no walk from it finds them). Then it
+ * is asked to abort: its crash handler copies what the fixture had
+ * recorded into the job's slot, so the failure keeps the fixture's own
+ * failures. A server that does not die of it within a short grace (it may
+ * block the signal) is killed, with anything it forked meanwhile. */
 static void stop_timed_out_fixture(struct tattle__scheduler *scheduler,
                                    struct suite_server *suite)
 {
     enum { ABORT_GRACE_MS = 250 };
-    if (kill(suite->pid, SIGABRT) == 0) {
-        struct pollfd gone = {tattle__fork_server_pidfd(suite->server), POLLIN,
-                              0};
+    tattle__process_tree_kill(suite->pid, false, NULL);
+    int pidfd = tattle__fork_server_pidfd(suite->server);
+    if (pidfd >= 0 && pidfd_send_signal(pidfd, SIGABRT, NULL, 0) == 0) {
+        struct pollfd gone = {pidfd, POLLIN, 0};
         int grace_ms = (int)(ABORT_GRACE_MS * scheduler->timeout_multiplier);
         while (poll(&gone, 1, grace_ms) < 0 && errno == EINTR)
             ;

@@ -158,6 +158,15 @@ TEST(exiting, first)
 static void hanging_before_all(void)
 {
     note("hanging_before_all.log", "before_all");
+    /* A helper that would outlive the suite unless it is killed with it. */
+    pid_t helper = fork();
+    if (helper == 0) {
+        for (;;)
+            pause();
+    }
+    char pid[32];
+    snprintf(pid, sizeof pid, "%d", (int)helper);
+    note("hanging_helper.pid", pid);
     int open_connections = 1;
     EXPECT_EQ(open_connections, 0, "a connection was left open");
     for (;;)
@@ -176,6 +185,27 @@ TEST(hanging, second)
     ASSERT(1);
 }
 
+/* Runs after the hanging suite: its before_all's helper must be gone by
+ * then (dead, or a zombie not yet reaped), not left running. */
+TEST(after_hanging, helper_is_gone)
+{
+    FILE *file = fopen("hanging_helper.pid", "r");
+    ASSERT_NOT_NULL(file);
+    int pid = 0;
+    ASSERT_EQ(fscanf(file, "%d", &pid), 1);
+    fclose(file);
+    char path[64];
+    snprintf(path, sizeof path, "/proc/%d/stat", pid);
+    FILE *stat = fopen(path, "r");
+    char state = 'X';
+    if (stat) {
+        ASSERT_EQ(fscanf(stat, "%*d (%*[^)]) %c", &state), 1);
+        fclose(stat);
+    }
+    /* 'X': gone; 'Z': killed, not yet reaped. */
+    ASSERT_EQ(state == 'X' || state == 'Z', 1, "the helper is still running");
+}
+
 /* ---- after_all failing ---- */
 
 static void failing_after_all(void)
@@ -185,6 +215,25 @@ static void failing_after_all(void)
 }
 
 SUITE(leaky, .after_all = failing_after_all);
+
+/* A suite whose last test never starts (--max-failures stops the run
+ * after `fails`): its after_all runs at the end of the run. */
+SUITE(leaky_stopped, .after_all = failing_after_all);
+
+TEST(leaky_stopped, passes)
+{
+    ASSERT(1);
+}
+
+TEST(leaky_stopped, fails)
+{
+    FAIL("stops the run under --max-failures 1");
+}
+
+TEST(leaky_stopped, never_starts)
+{
+    ASSERT(1);
+}
 
 TEST(leaky, first)
 {

@@ -31,6 +31,10 @@ class Case(driver.Checks):
     def __init__(self, fixture):
         super().__init__("tattle-suites-")
         self.fixture = fixture
+        # The tattle command of the same build (cli/tattle), for merge and
+        # convert.
+        self.tattle = os.path.join(os.path.dirname(fixture), os.pardir,
+                                   os.pardir, "cli", "tattle")
         self.cwd = None
 
     def run(self, *args):
@@ -153,9 +157,11 @@ def before_all_crash_exit(c):
 def before_all_timeout(c):
     """A before_all that does not finish is stopped at the timeout of the
     test that started it, and its suite's tests fail with the error, which
-    keeps what before_all had recorded before it hung."""
-    status, tests = c.run("hanging/*")
+    keeps what before_all had recorded before it hung; the helper it
+    forked is killed with it (a later test finds it gone)."""
+    status, tests = c.run("-j", "1", "hanging/*", "after_hanging/*")
     c.expect_eq(status, 1, "exit status")
+    c.state(tests, "after_hanging/helper_is_gone", "passed")
     for name in ("first", "second"):
         c.error(tests, "hanging/" + name, "before_all of suite 'hanging' failed",
                 "a connection was left open", "did not finish within 300 ms")
@@ -179,7 +185,8 @@ def late_after_all_failure(c):
     `leaky/(after_all)`, in the JSON, the summary and the JUnit, with a
     rerun command that runs the suite again."""
     status, tests = c.run("--retry", "1", "--junit", "report.xml",
-                          "--tap", "report.tap", "leaky/*")
+                          "--tap", "report.tap", "--jsonl", "report.jsonl",
+                          "leaky/*")
     c.expect_eq(status, 1, "exit status")
     c.state(tests, "leaky/first", "passed")
     c.state(tests, "leaky/last", "passed")
@@ -201,10 +208,62 @@ def late_after_all_failure(c):
     c.expect_eq(errors, [("leaky", "(after_all)")], "JUnit error testcases")
     with open(os.path.join(c.cwd, "report.tap"), encoding="utf-8") as f:
         lines = f.read().splitlines()
+    c.expect_eq(tap_plan_and_points(lines), (["1..3"], 3),
+                "TAP: the plan counts the after_all's result")
+    # The stream, written again as TAP, also counts it.
+    done = subprocess.run([c.tattle, "convert", os.path.join(c.cwd, "report.jsonl"),
+                           "--to", "tap"], capture_output=True, text=True)
+    c.expect_eq((done.returncode,
+                 tap_plan_and_points(done.stdout.splitlines())),
+                (0, (["1..3"], 3)), "the stream converted to TAP")
+
+
+def tap_plan_and_points(lines):
+    """The plan lines of a TAP document, and how many test points it has."""
     plans = [line for line in lines if line.startswith("1..")]
     points = [line for line in lines if line.startswith(("ok ", "not ok "))]
-    c.expect_eq((plans, len(points)), (["1..3"], 3),
-                "TAP: the plan counts the after_all's result")
+    return plans, len(points)
+
+
+@CASES("api_suites_late_after_all_after_max_failures")
+def late_after_all_after_max_failures(c):
+    """--max-failures stops the run while a test of the suite is still to
+    come: after_all runs at the end, and its result is counted by the TAP
+    plan written at the end."""
+    status, tests = c.run("-j", "1", "--max-failures", "1", "--tap",
+                          "report.tap", "leaky_stopped/*")
+    c.expect_eq(status, 1, "exit status")
+    c.state(tests, "leaky_stopped/fails", "failed")
+    c.state(tests, "leaky_stopped/never_starts", "skipped")
+    c.error(tests, "leaky_stopped/(after_all)",
+            "after_all of suite 'leaky_stopped' failed", "leaked")
+    with open(os.path.join(c.cwd, "report.tap"), encoding="utf-8") as f:
+        c.expect_eq(tap_plan_and_points(f.read().splitlines()), (["1..4"], 4),
+                    "TAP plan and points")
+
+
+@CASES("api_suites_late_after_all_shards_merge")
+def late_after_all_shards_merge(c):
+    """Each shard runs the suite's after_all for itself; their results have
+    ids of their own, so `tattle merge` joins the shards into one report."""
+    reports = []
+    for index in (0, 1):
+        status, tests = c.run("--retry", "1", "--shard", "%d/2" % index,
+                              "leaky/*")
+        c.expect_eq(status, 1, "shard %d exit status" % index)
+        late = [test_id for test_id in tests if "(after_all" in test_id]
+        c.expect_eq(late, ["leaky/(after_all, shard %d of 2)" % index],
+                    "shard %d's after_all result" % index)
+        reports.append(os.path.join(c.cwd, "report.json"))
+    merged = os.path.join(c.new_dir(), "merged.json")
+    done = subprocess.run([c.tattle, "merge", "-o", merged] + reports,
+                          capture_output=True, text=True)
+    c.expect_eq(done.returncode, 0, "tattle merge: %s" % done.stderr)
+    if done.returncode == 0:
+        with open(merged, encoding="utf-8") as f:
+            summary = json.load(f)["summary"]
+        c.expect_eq((summary["total"], summary["failed"]), (4, 2),
+                    "merged total and failed")
 
 
 @CASES("api_suites_hostile_kills_server")
