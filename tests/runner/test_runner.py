@@ -1106,6 +1106,26 @@ def repeat_retry_numbers(c):
     c.expect("attempt 2 of 3 failed" in texts[1][1],
              "the rerunFailure is run 2: %r" % texts[1][1])
 
+    # A report written before earlier attempts carried their number is
+    # still read, the number worked out from where the failed runs end.
+    with open(r.file("report.json"), encoding="utf-8") as f:
+        old = json.load(f)
+    for test in old["tests"]:
+        for attempt in test.get("earlier_attempts", []):
+            del attempt["attempt"]
+    with open(r.file("old.json"), "w", encoding="utf-8") as f:
+        json.dump(old, f)
+    tattle = os.path.join(c.options.build_dir, "cli", "tattle")
+    done = subprocess.run([tattle, "convert", r.file("old.json"), "--to",
+                           "junit", "-o", r.file("old.xml")],
+                          capture_output=True, text=True)
+    c.expect_eq(done.returncode, 0, "tattle convert of the old report: %s"
+                % done.stderr)
+    if done.returncode == 0:
+        with open(r.file("old.xml"), encoding="utf-8") as f:
+            c.expect("attempt 2 of 4 failed" in f.read(),
+                     "the old report's earlier attempt is run 2")
+
     for run, test_id, expected in (
             (r, "ctl/fails_runs_two_and_three", [2, 3]),
             (r2, "ctl/fails_after_first_run", [2])):
