@@ -1109,8 +1109,10 @@ static int run_tests(struct ctest_run *run, const char *self)
                 kill_at = tattle__now_us(); /* a second signal: at once */
             }
         }
-        if (kill_at && tattle__now_us() >= kill_at)
+        if (kill_at && tattle__now_us() >= kill_at) {
             signal_running(run, SIGKILL);
+            kill_at = 0; /* they end now: wait for that */
+        }
         if (signals < 0) {
             /* No signalfd: wait for a test to end. */
             siginfo_t ended;
@@ -1120,6 +1122,8 @@ static int run_tests(struct ctest_run *run, const char *self)
         }
         reap(run, &schedule);
     }
+    /* The signals stay blocked: one that comes while the reports are
+     * written waits until they are (and the process ends). */
     if (signals >= 0)
         close(signals);
     return stopped_by;
