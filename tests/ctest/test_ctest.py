@@ -714,6 +714,31 @@ def depends_and_fixtures(c):
                 "the user selected alone, with its setup and cleanup")
 
 
+@CASES("ctest_a_cycle_of_depends_is_an_error_of_its_tests")
+def depends_cycle(c):
+    build = c.project(
+        'add_test(NAME egg COMMAND tool exit 0)\n'
+        'add_test(NAME hen COMMAND tool exit 0)\n'
+        'add_test(NAME free COMMAND tool exit 0)\n'
+        'set_tests_properties(egg PROPERTIES DEPENDS hen)\n'
+        'set_tests_properties(hen PROPERTIES DEPENDS egg)\n')
+    done = c.tattle_ctest(["-R", "^(egg|hen|free)$", "--json", "r.json"],
+                          build)
+    c.expect_eq(done.returncode, 1, "exit status (%s)" % done.stderr)
+    report = c.report(os.path.join(build, "r.json"))
+    c.expect_eq([(t["id"], t["state"],
+                  [(f["kind"], f["message"]) for f in t.get("failures", [])])
+                 for t in report["tests"]],
+                [("ctest/egg", "failed",
+                  [("error", "not run: its DEPENDS (or fixtures) wait for "
+                             "each other in a cycle")]),
+                 ("ctest/hen", "failed",
+                  [("error", "not run: its DEPENDS (or fixtures) wait for "
+                             "each other in a cycle")]),
+                 ("ctest/free", "passed", [])],
+                "the tests of the cycle, and the one outside it")
+
+
 @CASES("ctest_interrupted_run_still_reports")
 def interrupted(c):
     build = c.project(
