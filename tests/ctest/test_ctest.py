@@ -8,7 +8,13 @@ TATTLE_TIMEOUT_MULTIPLIER), with LABELS. `tattle ctest` must write one
 report of them, schema-valid (tests/tools/validate_json.py; the JUnit XML
 with xmllint when it is here), with each test's state, the hang's thread
 stacks and the labels as tags; -R/-E/-L/-LE select as ctest does; bad
-usage and a directory ctest cannot list exit 2 and write nothing.
+usage and a directory ctest cannot list exit 2 and write nothing. Further
+cases check the inner tests qualified by the CTest name (and their
+reruns), WILL_FAIL, ENVIRONMENT_MODIFICATION (against ctest's own),
+RUN_SERIAL and RESOURCE_LOCK (probes that fail when they meet), DEPENDS
+and the fixtures (marker files each test requires), a cycle of DEPENDS,
+an interrupted run (SIGINT to its process group once the hanging test
+wrote its pid) and a tattle that can no longer be executed.
 
     test_ctest.py CASE --tattle PATH --cmake PATH --ctest PATH --cc PATH
                   [--gtest-program PATH]
