@@ -4,21 +4,38 @@
  *
  * The tests are listed by `ctest --show-only=json-v1` in the current
  * directory (a build tree), with the selection arguments passed through
- * (-R/-E/-L/-LE, --test-dir, -C). Each listed test is run by `tattle run`
- * in a child process of its own (this program re-executed), in its working
- * directory, with its environment, its TIMEOUT as the timeout, its LABELS
- * as tags and the id ctest/NAME, writing a JSON Lines stream into a
- * private temporary directory; at most -j of them run at once. A crash of
- * one cannot harm the others nor this process. When all have ended, the
- * streams are joined into each requested report by `tattle merge`. A
- * test `tattle run` does not report (DISABLED, no command, a working
- * directory that is not there) gets a stream written here, through the
- * jsonl reporter: skipped, or failed with an error saying why.
+ * (-R/-E/-L/-LE, --test-dir, -C); ctest adds the setup and cleanup tests
+ * of the fixtures the selected ones require. Each listed test is run by
+ * `tattle run` in a child process of its own (this program re-executed)
+ * and a process group of its own, in its working directory, with its
+ * ENVIRONMENT and ENVIRONMENT_MODIFICATION, its TIMEOUT as the timeout,
+ * its LABELS as tags, its WILL_FAIL and SKIP_RETURN_CODE, and the id
+ * ctest/NAME, writing a JSON Lines stream into a private temporary
+ * directory. At most -j of them run at once, in CTest's order as far as
+ * DEPENDS, the fixtures (setup tests first, cleanup tests after the tests
+ * requiring them), RUN_SERIAL and RESOURCE_LOCK allow; one loop waits on
+ * a signalfd for the children's ends and the signals that stop the run.
+ * A crash of one cannot harm the others nor this process. When all have
+ * ended, the streams are joined into each requested report as `tattle
+ * merge` joins them, in this process. A test `tattle run` does not report
+ * (DISABLED, no command, a working directory that is not there, a
+ * required fixture whose setup failed, a process that could not be
+ * started) gets a stream written here, through the jsonl reporter:
+ * skipped, or failed with an error saying why.
  *
- * Inner results (GoogleTest's SUITE/NAME) of two CTest tests with equal
- * ids would overwrite each other in one report: that is an error naming
- * both CTest tests, and no report is written (TAP points are already
- * qualified by the CTest name, which is their suite).
+ * Inner tests are qualified by the CTest test's name, always (not only
+ * when two would meet, so that an id does not change with the
+ * selection): a GoogleTest program's are NAME.SUITE/TEST (tattle run
+ * --qualify-inner), a TAP program's NAME/DESCRIPTION. An id two CTest tests
+ * still share (names made to meet) is named on stderr and the report keeps the
+ * later.
+ *
+ * SIGINT, SIGTERM or SIGHUP stop the run: the running tests' process
+ * groups get SIGTERM (each `tattle run` reports its test interrupted),
+ * SIGKILL after STOP_GRACE_MS or a second signal; the tests not started
+ * are reported not run, the reports are written (the run marked
+ * interrupted), the temporary directory removed, and the exit status is
+ * 3, as the runner's.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -26,6 +43,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/signalfd.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -36,6 +56,11 @@
 #include "cli/cli.h"
 #include "results/read.h"
 
+/* The exit status of an interrupted run, the runner's. */
+enum { TATTLE__EXIT_INTERRUPTED = 3 };
+
+extern char **environ;
+
 static const char help[] =
     "usage: tattle ctest [report options] [-j N] [ctest selection]\n"
     "\n"
@@ -44,8 +69,13 @@ static const char help[] =
     "(the test's TIMEOUT, else 1500 s) that kills its process tree and shows\n"
     "the stacks of its threads, captured output, and one result per inner\n"
     "test of a GoogleTest or TAP program. Each test is ctest/NAME, run in\n"
-    "its WORKING_DIRECTORY with its ENVIRONMENT; its LABELS are its tags;\n"
-    "exiting with its SKIP_RETURN_CODE skips it.\n"
+    "its WORKING_DIRECTORY with its ENVIRONMENT and ENVIRONMENT_MODIFICATION;\n"
+    "its LABELS are its tags; exiting with its SKIP_RETURN_CODE skips it;\n"
+    "WILL_FAIL inverts its exit status (a crash or timeout still fails).\n"
+    "DEPENDS, FIXTURES_SETUP/CLEANUP/REQUIRED, RUN_SERIAL and RESOURCE_LOCK\n"
+    "order the tests as CTest does; a test whose fixture's setup failed is\n"
+    "skipped. Inner tests are NAME.SUITE/TEST (GoogleTest) or NAME/POINT "
+    "(TAP).\n"
     "One line is printed per finished test, then the reports are written.\n"
     "A DISABLED test is reported skipped; one that cannot run, failed.\n"
     "\n"
@@ -56,30 +86,43 @@ static const char help[] =
     "passed to ctest --show-only=json-v1 to select the tests:\n"
     "  -R REGEX  -E REGEX  -L REGEX  -LE REGEX  -C CONFIG  --test-dir DIR\n"
     "\n"
-    "Two CTest tests reporting an inner test of the same id (two GoogleTest\n"
-    "programs with a test of the same name) are an error: no report is\n"
-    "written.\n"
+    "Ctrl-C (SIGINT, SIGTERM, SIGHUP) stops the running tests and still\n"
+    "writes the reports, marked interrupted.\n"
     "\n"
     "exit status: 0 all passed, 1 a test failed, 2 usage error or ctest\n"
-    "could not list the tests.\n";
+    "could not list the tests, 3 interrupted.\n";
 
 static const char *const report_formats[] = {"json", "jsonl", "junit",
                                              "tap",  "ctrf",  "html"};
 enum { FORMAT_COUNT = sizeof report_formats / sizeof *report_formats };
 
-/* One CTest test, as listed. */
+/* Where a test is in the run. */
+enum test_phase { TEST_WAITING, TEST_RUNNING, TEST_DONE };
+
+/* One CTest test, as listed. The string lists are NULL-terminated (NULL
+ * when the property is not set). */
 struct ctest_test {
     char *name;
-    char **argv; /* NULL-terminated */
+    char **argv;
     char *working_directory;
-    char **environment; /* NAME=VALUE, NULL-terminated */
-    char *tags;         /* space-separated, valid tag words */
+    char **environment;              /* ENVIRONMENT: NAME=VALUE */
+    char **environment_modification; /* NAME=OP:VALUE */
+    char *tags;                      /* space-separated, valid tag words */
     long timeout_ms;
     int skip_exit_code; /* SKIP_RETURN_CODE; 0: none */
-    bool disabled;
+    bool disabled, will_fail, run_serial;
+    char **resource_locks;
+    char **depends; /* names; those not selected are no constraint */
+    char **fixtures_setup, **fixtures_cleanup, **fixtures_required;
+    /* The selected tests that must end before this one starts: its
+     * DEPENDS, the setup tests of the fixtures it requires, and for a
+     * cleanup test the tests requiring its fixtures. */
+    size_t *after;
+    size_t after_count;
+    enum test_phase phase;
     char *stream; /* its JSON Lines stream */
     pid_t pid;
-    int exit_status; /* -1: did not end normally */
+    bool failed; /* it ended and did not pass (nor was skipped) */
 };
 
 struct ctest_run {
@@ -115,7 +158,14 @@ static void release_run(struct ctest_run *run)
         free_strings(test->argv);
         free(test->working_directory);
         free_strings(test->environment);
+        free_strings(test->environment_modification);
         free(test->tags);
+        free_strings(test->resource_locks);
+        free_strings(test->depends);
+        free_strings(test->fixtures_setup);
+        free_strings(test->fixtures_cleanup);
+        free_strings(test->fixtures_required);
+        free(test->after);
         if (test->stream)
             unlink(test->stream);
         free(test->stream);
@@ -306,6 +356,58 @@ static char *labels_as_tags(const cJSON *labels)
     return tags.length ? tattle__buffer_take(&tags) : NULL;
 }
 
+static bool has_string(char *const *strings, const char *wanted)
+{
+    for (size_t i = 0; strings && strings[i]; i++)
+        if (strcmp(strings[i], wanted) == 0)
+            return true;
+    return false;
+}
+
+static void add_after(struct ctest_test *test, size_t before)
+{
+    for (size_t i = 0; i < test->after_count; i++)
+        if (test->after[i] == before)
+            return;
+    test->after = tattle__realloc(test->after, (test->after_count + 1) *
+                                                   sizeof *test->after);
+    test->after[test->after_count++] = before;
+}
+
+/* Fills each test's `after`: what it waits for. ctest's listing folds the
+ * fixtures into DEPENDS already (and adds the setup and cleanup tests a
+ * selection left out); they are added here too, for a ctest that does
+ * not. A setup or cleanup test of a fixture does not wait for the
+ * fixture's other roles it plays itself. */
+static void order_tests(struct ctest_run *run)
+{
+    for (size_t t = 0; t < run->count; t++) {
+        struct ctest_test *test = &run->tests[t];
+        for (size_t o = 0; o < run->count; o++) {
+            if (o == t)
+                continue;
+            const struct ctest_test *other = &run->tests[o];
+            if (has_string(test->depends, other->name))
+                add_after(test, o);
+            for (size_t f = 0;
+                 test->fixtures_required && test->fixtures_required[f]; f++) {
+                const char *fixture = test->fixtures_required[f];
+                if (has_string(other->fixtures_setup, fixture) &&
+                    !has_string(test->fixtures_setup, fixture))
+                    add_after(test, o);
+            }
+            for (size_t f = 0;
+                 test->fixtures_cleanup && test->fixtures_cleanup[f]; f++) {
+                const char *fixture = test->fixtures_cleanup[f];
+                if ((has_string(other->fixtures_required, fixture) ||
+                     has_string(other->fixtures_setup, fixture)) &&
+                    !has_string(other->fixtures_cleanup, fixture))
+                    add_after(test, o);
+            }
+        }
+    }
+}
+
 /* Reads the json-v1 listing into run->tests. Returns 0, or 2 after
  * printing why. */
 static int read_listing(struct ctest_run *run, const char *text)
@@ -356,9 +458,26 @@ static int read_listing(struct ctest_run *run, const char *text)
                 test->skip_exit_code = (int)value->valuedouble;
             else if (strcmp(k, "DISABLED") == 0)
                 test->disabled = cJSON_IsTrue(value);
+            else if (strcmp(k, "WILL_FAIL") == 0)
+                test->will_fail = cJSON_IsTrue(value);
+            else if (strcmp(k, "RUN_SERIAL") == 0)
+                test->run_serial = cJSON_IsTrue(value);
+            else if (strcmp(k, "ENVIRONMENT_MODIFICATION") == 0)
+                test->environment_modification = string_array(value);
+            else if (strcmp(k, "RESOURCE_LOCK") == 0)
+                test->resource_locks = string_array(value);
+            else if (strcmp(k, "DEPENDS") == 0)
+                test->depends = string_array(value);
+            else if (strcmp(k, "FIXTURES_SETUP") == 0)
+                test->fixtures_setup = string_array(value);
+            else if (strcmp(k, "FIXTURES_CLEANUP") == 0)
+                test->fixtures_cleanup = string_array(value);
+            else if (strcmp(k, "FIXTURES_REQUIRED") == 0)
+                test->fixtures_required = string_array(value);
         }
     }
     cJSON_Delete(root);
+    order_tests(run);
     return 0;
 }
 
@@ -424,24 +543,218 @@ static void write_unrun_stream(struct ctest_test *test, bool skipped,
     tattle__buffer_release(&id);
 }
 
-/* Starts `tattle run` for one test; its output goes to /dev/null (the
- * stream holds all of it). */
-static void start_test(const struct ctest_run *run, size_t index,
-                       const char *self)
+/* ---- The environment of a test ---- */
+
+/* An environment being built: NAME=VALUE strings, each malloc'd. */
+struct environment {
+    char **variables; /* NULL-terminated */
+    size_t count;
+};
+
+static size_t name_length(const char *variable)
+{
+    const char *equals = strchr(variable, '=');
+    return equals ? (size_t)(equals - variable) : strlen(variable);
+}
+
+/* The index of NAME's variable, or env->count. */
+static size_t find_variable(const struct environment *env, const char *name,
+                            size_t length)
+{
+    for (size_t i = 0; i < env->count; i++)
+        if (name_length(env->variables[i]) == length &&
+            strncmp(env->variables[i], name, length) == 0)
+            return i;
+    return env->count;
+}
+
+/* Sets NAME (of `length` bytes) to `value`, or unsets it (NULL). */
+static void set_variable(struct environment *env, const char *name,
+                         size_t length, const char *value)
+{
+    size_t at = find_variable(env, name, length);
+    if (!value) {
+        if (at == env->count)
+            return;
+        free(env->variables[at]);
+        env->variables[at] = env->variables[--env->count];
+        env->variables[env->count] = NULL;
+        return;
+    }
+    struct tattle__buffer text = {0};
+    tattle__buffer_append(&text, name, length);
+    tattle__buffer_printf(&text, "=%s", value);
+    if (at == env->count) {
+        env->variables = tattle__realloc(
+            env->variables, (env->count + 2) * sizeof *env->variables);
+        env->count++;
+        env->variables[env->count] = NULL;
+    } else {
+        free(env->variables[at]);
+    }
+    env->variables[at] = tattle__buffer_take(&text);
+}
+
+static const char *variable_value(const struct environment *env,
+                                  const char *name, size_t length)
+{
+    size_t at = find_variable(env, name, length);
+    return at == env->count ? NULL : env->variables[at] + length + 1;
+}
+
+static void release_environment(struct environment *env)
+{
+    for (size_t i = 0; i < env->count; i++)
+        free(env->variables[i]);
+    free(env->variables);
+    *env = (struct environment){0};
+}
+
+/* Applies one ENVIRONMENT_MODIFICATION entry, NAME=OP:VALUE, as CTest
+ * does: `unmodified` is the environment after ENVIRONMENT, what reset
+ * goes back to. Returns false, with `why` written, for an entry CTest
+ * refuses (the test then fails before it runs). */
+static bool modify_environment(struct environment *env,
+                               const struct environment *unmodified,
+                               const char *entry, struct tattle__buffer *why)
+{
+    const char *equals = strchr(entry, '=');
+    const char *colon = equals ? strchr(equals + 1, ':') : NULL;
+    if (!equals || equals == entry || !colon) {
+        tattle__buffer_printf(why,
+                              "ENVIRONMENT_MODIFICATION '%s' is not "
+                              "NAME=OP:VALUE",
+                              entry);
+        return false;
+    }
+    size_t length = (size_t)(equals - entry);
+    size_t op_length = (size_t)(colon - equals - 1);
+    const char *op = equals + 1, *value = colon + 1;
+#define OP_IS(word)                                                            \
+    (op_length == strlen(word) && strncmp(op, word, op_length) == 0)
+    const char *separator = NULL;
+    bool prepend = false;
+    if (OP_IS("reset")) {
+        set_variable(env, entry, length,
+                     variable_value(unmodified, entry, length));
+        return true;
+    }
+    if (OP_IS("set")) {
+        set_variable(env, entry, length, value);
+        return true;
+    }
+    if (OP_IS("unset")) {
+        set_variable(env, entry, length, NULL);
+        return true;
+    }
+    if (OP_IS("string_append") || OP_IS("string_prepend"))
+        separator = "";
+    else if (OP_IS("path_list_append") || OP_IS("path_list_prepend"))
+        separator = ":";
+    else if (OP_IS("cmake_list_append") || OP_IS("cmake_list_prepend"))
+        separator = ";";
+    prepend = OP_IS("string_prepend") || OP_IS("path_list_prepend") ||
+              OP_IS("cmake_list_prepend");
+#undef OP_IS
+    if (!separator) {
+        tattle__buffer_printf(why,
+                              "ENVIRONMENT_MODIFICATION '%s': unknown "
+                              "operation '%.*s'",
+                              entry, (int)op_length, op);
+        return false;
+    }
+    /* A list operation on an unset or empty variable adds no separator. */
+    const char *current = variable_value(env, entry, length);
+    struct tattle__buffer joined = {0};
+    if (!current || !*current)
+        tattle__buffer_append_string(&joined, value);
+    else if (prepend)
+        tattle__buffer_printf(&joined, "%s%s%s", value, separator, current);
+    else
+        tattle__buffer_printf(&joined, "%s%s%s", current, separator, value);
+    set_variable(env, entry, length, joined.data);
+    tattle__buffer_release(&joined);
+    return true;
+}
+
+/* The environment `test` runs in: this one, then its ENVIRONMENT, then its
+ * ENVIRONMENT_MODIFICATION. NULL, with `why` written, when a modification
+ * is refused. */
+static char **test_environment(const struct ctest_test *test,
+                               struct tattle__buffer *why)
+{
+    struct environment env = {0}, unmodified = {0};
+    for (size_t i = 0; environ[i]; i++) {
+        const char *variable = environ[i];
+        size_t length = name_length(variable);
+        if (variable[length] == '=')
+            set_variable(&env, variable, length, variable + length + 1);
+    }
+    for (size_t i = 0; test->environment && test->environment[i]; i++) {
+        const char *variable = test->environment[i];
+        size_t length = name_length(variable);
+        if (length > 0)
+            set_variable(&env, variable, length,
+                         variable[length] == '=' ? variable + length + 1 : "");
+    }
+    bool good = true;
+    for (size_t i = 0; test->environment_modification &&
+                       test->environment_modification[i] && good;
+         i++) {
+        if (i == 0)
+            for (size_t v = 0; v < env.count; v++) {
+                const char *variable = env.variables[v];
+                size_t length = name_length(variable);
+                set_variable(&unmodified, variable, length,
+                             variable + length + 1);
+            }
+        good = modify_environment(&env, &unmodified,
+                                  test->environment_modification[i], why);
+    }
+    release_environment(&unmodified);
+    if (!good) {
+        release_environment(&env);
+        return NULL;
+    }
+    if (!env.variables)
+        env.variables = tattle__calloc(1, sizeof *env.variables);
+    return env.variables;
+}
+
+/* ---- Running the tests ---- */
+
+/* What the process started for a test says when it could not become
+ * `tattle run`: which step failed, and errno. */
+struct start_error {
+    int step; /* 1: chdir, 2: exec */
+    int error;
+};
+
+/* Starts `tattle run` for one test, in a process group of its own (so
+ * that it and what it started can be signalled together); its output
+ * goes to /dev/null (the stream holds all of it). Returns its pid, or -1
+ * with `why` written when it could not start. */
+static pid_t start_test(const struct ctest_run *run, size_t index,
+                        const char *self, const sigset_t *old_mask,
+                        struct tattle__buffer *why)
 {
     struct ctest_test *test = &run->tests[index];
+    char **environment = test_environment(test, why);
+    if (!environment)
+        return -1;
     struct tattle__buffer name = {0}, timeout = {0}, skip = {0};
     tattle__buffer_printf(&name, "--name=ctest/%s", test->name);
     tattle__buffer_printf(&timeout, "--timeout=%ld", test->timeout_ms);
     size_t command_count = 0;
     while (test->argv[command_count])
         command_count++;
-    char **argv = tattle__calloc(command_count + 12, sizeof *argv);
+    char **argv = tattle__calloc(command_count + 14, sizeof *argv);
     size_t n = 0;
-    argv[n++] = "tattle";
+    argv[n++] = (char *)self; /* the reruns name it */
     argv[n++] = "run";
     argv[n++] = name.data;
     argv[n++] = timeout.data;
+    argv[n++] = "--qualify-inner";
     argv[n++] = "--jsonl";
     argv[n++] = test->stream;
     if (test->skip_exit_code) {
@@ -449,6 +762,8 @@ static void start_test(const struct ctest_run *run, size_t index,
                               test->skip_exit_code);
         argv[n++] = skip.data;
     }
+    if (test->will_fail)
+        argv[n++] = "--will-fail";
     if (test->tags) {
         argv[n++] = "--tags";
         argv[n++] = test->tags;
@@ -456,26 +771,72 @@ static void start_test(const struct ctest_run *run, size_t index,
     argv[n++] = "--";
     for (size_t i = 0; i < command_count; i++)
         argv[n++] = test->argv[i];
-    fflush(NULL);
-    test->pid = fork();
-    if (test->pid == 0) {
+    int report[2] = {-1, -1};
+    pid_t pid = -1;
+    if (pipe2(report, O_CLOEXEC) != 0) {
+        tattle__buffer_printf(why, "cannot start tattle run: pipe: %s",
+                              strerror(errno));
+    } else {
+        fflush(NULL);
+        pid = fork();
+        if (pid < 0)
+            tattle__buffer_printf(why, "cannot start tattle run: fork: %s",
+                                  strerror(errno));
+    }
+    if (pid == 0) {
+        setpgid(0, 0);
+        sigprocmask(SIG_SETMASK, old_mask, NULL);
+        close(report[0]);
         int null = open("/dev/null", O_RDWR);
         if (null >= 0) {
             dup2(null, STDIN_FILENO);
             dup2(null, STDOUT_FILENO);
             dup2(null, STDERR_FILENO);
         }
-        if (test->working_directory && chdir(test->working_directory) != 0)
-            _exit(126);
-        for (size_t i = 0; test->environment && test->environment[i]; i++)
-            putenv(test->environment[i]);
-        execv(self, argv);
+        struct start_error failed = {.step = 1};
+        if (!test->working_directory || chdir(test->working_directory) == 0) {
+            execve(self, argv, environment);
+            failed.step = 2;
+        }
+        failed.error = errno;
+        ssize_t written = write(report[1], &failed, sizeof failed);
+        (void)written;
         _exit(127);
     }
+    if (report[1] >= 0)
+        close(report[1]);
+    if (pid > 0) {
+        setpgid(pid, pid); /* the child does too: either wins the race */
+        /* The pipe ends at the exec (close-on-exec), or brings why not. */
+        struct start_error failed = {0};
+        ssize_t got;
+        while ((got = read(report[0], &failed, sizeof failed)) < 0 &&
+               errno == EINTR)
+            continue;
+        if (got == (ssize_t)sizeof failed) {
+            int status;
+            while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+                continue;
+            pid = -1;
+            if (failed.step == 1)
+                tattle__buffer_printf(why,
+                                      "cannot enter its WORKING_DIRECTORY "
+                                      "%s: %s",
+                                      test->working_directory,
+                                      strerror(failed.error));
+            else
+                tattle__buffer_printf(why, "cannot start tattle run (%s): %s",
+                                      self, strerror(failed.error));
+        }
+    }
+    if (report[0] >= 0)
+        close(report[0]);
+    free_strings(environment);
     free(argv);
     tattle__buffer_release(&name);
     tattle__buffer_release(&timeout);
     tattle__buffer_release(&skip);
+    return pid;
 }
 
 static void print_finished(const struct ctest_test *test, int status)
@@ -498,75 +859,274 @@ static void print_finished(const struct ctest_test *test, int status)
     tattle__buffer_release(&line);
 }
 
-/* Runs every test, at most run->jobs at once. Returns whether all
- * passed. */
-static bool run_tests(struct ctest_run *run, const char *self)
+/* Ends a test that did not run: its stream written here, one line
+ * printed. */
+static void finish_unrun(struct ctest_test *test, bool skipped,
+                         const char *reason)
 {
-    size_t next = 0, running = 0;
-    bool all_passed = true;
-    while (next < run->count || running > 0) {
-        while (running < (size_t)run->jobs && next < run->count) {
-            struct ctest_test *test = &run->tests[next];
-            struct tattle__buffer stream = {0};
-            tattle__buffer_printf(&stream, "%s/%06zu.jsonl", run->temp_dir,
-                                  next);
-            test->stream = tattle__buffer_take(&stream);
-            if (test->disabled || !test->argv || !test->argv[0]) {
-                write_unrun_stream(test, test->disabled,
-                                   test->disabled
-                                       ? "DISABLED in CTest"
-                                       : "CTest has no command for this test "
-                                         "(its executable was not found)");
-                printf("%s ctest/%s\n", test->disabled ? "SKIP " : "ERROR",
-                       test->name);
-                test->exit_status = test->disabled ? 0 : 2;
-                if (!test->disabled)
-                    all_passed = false;
-                next++;
-                continue;
+    write_unrun_stream(test, skipped, reason);
+    struct tattle__buffer line = {0};
+    tattle__cli_append_printable(&line, test->name, strlen(test->name), false,
+                                 0);
+    printf("%-5s ctest/%s\n", skipped ? "SKIP" : "ERROR", line.data);
+    fflush(stdout);
+    tattle__buffer_release(&line);
+    test->phase = TEST_DONE;
+    test->failed = !skipped;
+}
+
+/* The setup test that failed of a fixture `test` requires, or NULL. */
+static const struct ctest_test *failed_setup(const struct ctest_run *run,
+                                             const struct ctest_test *test,
+                                             const char **fixture)
+{
+    for (size_t f = 0; test->fixtures_required && test->fixtures_required[f];
+         f++) {
+        if (has_string(test->fixtures_setup, test->fixtures_required[f]))
+            continue;
+        for (size_t o = 0; o < run->count; o++) {
+            const struct ctest_test *other = &run->tests[o];
+            if (other != test && other->phase == TEST_DONE && other->failed &&
+                has_string(other->fixtures_setup, test->fixtures_required[f])) {
+                *fixture = test->fixtures_required[f];
+                return other;
             }
-            start_test(run, next++, self);
-            if (run->tests[next - 1].pid > 0)
-                running++;
-            else
-                all_passed = false;
-        }
-        if (running == 0)
-            break;
-        int status;
-        pid_t pid = waitpid(-1, &status, 0);
-        if (pid < 0) {
-            if (errno == EINTR)
-                continue;
-            break;
-        }
-        for (size_t i = 0; i < run->count; i++) {
-            if (run->tests[i].pid != pid)
-                continue;
-            running--;
-            run->tests[i].exit_status =
-                WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-            if (run->tests[i].exit_status != 0)
-                all_passed = false;
-            struct stat info;
-            if (stat(run->tests[i].stream, &info) != 0) {
-                /* tattle run refused it (a command not found) or the
-                 * working directory is missing: say so in the report. */
-                struct tattle__buffer why = {0};
-                if (WIFEXITED(status) && WEXITSTATUS(status) == 126)
-                    tattle__buffer_printf(
-                        &why, "cannot enter its WORKING_DIRECTORY %s",
-                        run->tests[i].working_directory);
-                else
-                    tattle__buffer_printf(&why, "cannot run %s",
-                                          run->tests[i].argv[0]);
-                write_unrun_stream(&run->tests[i], false, why.data);
-                tattle__buffer_release(&why);
-            }
-            print_finished(&run->tests[i], status);
         }
     }
-    return all_passed;
+    return NULL;
+}
+
+/* What is running, for the rules of RUN_SERIAL and RESOURCE_LOCK. */
+struct schedule {
+    size_t running;
+    bool serial_running;
+};
+
+static bool lock_held(const struct ctest_run *run, const char *lock)
+{
+    for (size_t i = 0; i < run->count; i++)
+        if (run->tests[i].phase == TEST_RUNNING &&
+            has_string(run->tests[i].resource_locks, lock))
+            return true;
+    return false;
+}
+
+/* Whether `test`, whose tests to wait for have ended, may start now. */
+static bool may_start(const struct ctest_run *run,
+                      const struct ctest_test *test,
+                      const struct schedule *schedule)
+{
+    if (schedule->serial_running || schedule->running >= (size_t)run->jobs)
+        return false;
+    if (test->run_serial && schedule->running > 0)
+        return false;
+    for (size_t i = 0; test->resource_locks && test->resource_locks[i]; i++)
+        if (lock_held(run, test->resource_locks[i]))
+            return false;
+    return true;
+}
+
+static bool waits_for_none(const struct ctest_run *run,
+                           const struct ctest_test *test)
+{
+    for (size_t i = 0; i < test->after_count; i++)
+        if (run->tests[test->after[i]].phase != TEST_DONE)
+            return false;
+    return true;
+}
+
+/* Starts what may start, in CTest's order; tests that cannot run end
+ * here. Returns whether anything changed. */
+static bool start_ready(struct ctest_run *run, const char *self,
+                        const sigset_t *old_mask, struct schedule *schedule)
+{
+    bool changed = false;
+    for (size_t t = 0; t < run->count; t++) {
+        struct ctest_test *test = &run->tests[t];
+        if (test->phase != TEST_WAITING || !waits_for_none(run, test))
+            continue;
+        if (!test->stream) {
+            struct tattle__buffer stream = {0};
+            tattle__buffer_printf(&stream, "%s/%06zu.jsonl", run->temp_dir, t);
+            test->stream = tattle__buffer_take(&stream);
+        }
+        const char *fixture = NULL;
+        const struct ctest_test *setup = failed_setup(run, test, &fixture);
+        if (test->disabled || setup || !test->argv || !test->argv[0]) {
+            struct tattle__buffer why = {0};
+            if (test->disabled)
+                tattle__buffer_append_string(&why, "DISABLED in CTest");
+            else if (setup)
+                tattle__buffer_printf(&why,
+                                      "not run: the setup test '%s' of its "
+                                      "fixture '%s' failed",
+                                      setup->name, fixture);
+            else
+                tattle__buffer_append_string(
+                    &why, "CTest has no command for this test (its "
+                          "executable was not found)");
+            finish_unrun(test, test->disabled || setup, why.data);
+            tattle__buffer_release(&why);
+            changed = true;
+            continue;
+        }
+        if (!may_start(run, test, schedule)) {
+            /* A RUN_SERIAL test waits for the running ones to end; none
+             * starts before it meanwhile. */
+            if (test->run_serial)
+                break;
+            continue;
+        }
+        struct tattle__buffer why = {0};
+        test->pid = start_test(run, t, self, old_mask, &why);
+        if (test->pid < 0) {
+            finish_unrun(test, false, why.data);
+        } else {
+            test->phase = TEST_RUNNING;
+            schedule->running++;
+            schedule->serial_running = test->run_serial;
+        }
+        tattle__buffer_release(&why);
+        changed = true;
+    }
+    return changed;
+}
+
+/* Reaps the tests that ended. */
+static void reap(struct ctest_run *run, struct schedule *schedule)
+{
+    int status;
+    pid_t pid;
+    while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
+        for (size_t i = 0; i < run->count; i++) {
+            struct ctest_test *test = &run->tests[i];
+            if (test->phase != TEST_RUNNING || test->pid != pid)
+                continue;
+            test->phase = TEST_DONE;
+            schedule->running--;
+            if (test->run_serial)
+                schedule->serial_running = false;
+            test->failed = !WIFEXITED(status) || WEXITSTATUS(status) != 0;
+            struct stat info;
+            if (stat(test->stream, &info) != 0) {
+                /* tattle run refused it (a command not found): say so in
+                 * the report. */
+                struct tattle__buffer why = {0};
+                if (WIFSIGNALED(status))
+                    tattle__buffer_printf(&why,
+                                          "tattle run was killed by signal "
+                                          "%d before it reported",
+                                          WTERMSIG(status));
+                else
+                    tattle__buffer_printf(&why, "cannot run %s", test->argv[0]);
+                write_unrun_stream(test, false, why.data);
+                tattle__buffer_release(&why);
+            }
+            print_finished(test, status);
+        }
+    }
+}
+
+/* How long the tests are given to report once the run is interrupted
+ * before their process groups are killed. */
+enum { STOP_GRACE_MS = 10000 };
+
+/* Signals every running test's process group. */
+static void signal_running(const struct ctest_run *run, int signal_number)
+{
+    for (size_t i = 0; i < run->count; i++)
+        if (run->tests[i].phase == TEST_RUNNING)
+            kill(-run->tests[i].pid, signal_number);
+}
+
+/* Runs every test, at most run->jobs at once, in CTest's order as far as
+ * DEPENDS, the fixtures, RUN_SERIAL and RESOURCE_LOCK allow. SIGINT,
+ * SIGTERM and SIGHUP stop the run: the running tests are told (SIGTERM
+ * to their process groups; they report themselves interrupted), killed
+ * when they take longer than STOP_GRACE_MS or at a second signal, and the
+ * tests not started are reported not run. Returns the signal that stopped
+ * the run, or 0. */
+static int run_tests(struct ctest_run *run, const char *self)
+{
+    sigset_t mask, old_mask;
+    sigemptyset(&mask);
+    sigaddset(&mask, SIGCHLD);
+    sigaddset(&mask, SIGINT);
+    sigaddset(&mask, SIGTERM);
+    sigaddset(&mask, SIGHUP);
+    sigprocmask(SIG_BLOCK, &mask, &old_mask);
+    int signals = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
+    struct schedule schedule = {0};
+    int stopped_by = 0;
+    unsigned long long kill_at = 0;
+    for (;;) {
+        if (!stopped_by)
+            while (start_ready(run, self, &old_mask, &schedule))
+                continue;
+        if (schedule.running == 0) {
+            bool waiting = false;
+            for (size_t i = 0; i < run->count; i++)
+                waiting = waiting || run->tests[i].phase == TEST_WAITING;
+            if (!waiting)
+                break;
+            /* What still waits, waits for itself: a cycle of DEPENDS. */
+            for (size_t i = 0; i < run->count; i++)
+                if (run->tests[i].phase == TEST_WAITING) {
+                    if (!run->tests[i].stream) {
+                        struct tattle__buffer stream = {0};
+                        tattle__buffer_printf(&stream, "%s/%06zu.jsonl",
+                                              run->temp_dir, i);
+                        run->tests[i].stream = tattle__buffer_take(&stream);
+                    }
+                    finish_unrun(&run->tests[i], stopped_by != 0,
+                                 stopped_by ? "not run: the run was "
+                                              "interrupted"
+                                            : "not run: its DEPENDS (or "
+                                              "fixtures) wait for each "
+                                              "other in a cycle");
+                }
+            continue;
+        }
+        int timeout_ms = -1;
+        if (kill_at) {
+            unsigned long long now = tattle__now_us();
+            timeout_ms = now >= kill_at ? 0 : (int)((kill_at - now) / 1000 + 1);
+        }
+        struct pollfd ready = {.fd = signals, .events = POLLIN};
+        int polled = signals >= 0 ? poll(&ready, 1, timeout_ms) : 0;
+        if (polled < 0 && errno != EINTR)
+            break;
+        struct signalfd_siginfo info;
+        while (signals >= 0 &&
+               read(signals, &info, sizeof info) == (ssize_t)sizeof info) {
+            if (info.ssi_signo == SIGCHLD)
+                continue;
+            if (!stopped_by) {
+                stopped_by = (int)info.ssi_signo;
+                signal_running(run, SIGTERM);
+                kill_at = tattle__now_us() + STOP_GRACE_MS * 1000ULL;
+            } else {
+                kill_at = tattle__now_us(); /* a second signal: at once */
+            }
+        }
+        if (kill_at && tattle__now_us() >= kill_at) {
+            signal_running(run, SIGKILL);
+            kill_at = 0; /* they end now: wait for that */
+        }
+        if (signals < 0) {
+            /* No signalfd: wait for a test to end. */
+            siginfo_t ended;
+            while (waitid(P_ALL, 0, &ended, WEXITED | WNOWAIT) < 0 &&
+                   errno == EINTR)
+                continue;
+        }
+        reap(run, &schedule);
+    }
+    /* The signals stay blocked: one that comes while the reports are
+     * written waits until they are (and the process ends). */
+    if (signals >= 0)
+        close(signals);
+    return stopped_by;
 }
 
 /* An id and the test whose stream holds it. */
@@ -582,9 +1142,11 @@ static int compare_owned(const void *a, const void *b)
     return order ? order : (x->test > y->test) - (x->test < y->test);
 }
 
-/* Streams that exist, and none of whose ids another test's stream has.
- * Returns 0, or 2 after naming the two tests of a shared id. */
-static int check_ids(const struct ctest_run *run, size_t *streams)
+/* Counts the streams that exist. Returns whether an id is in two tests'
+ * streams, after naming the first such on stderr. (The inner tests of
+ * each CTest test are qualified by its name, so that takes names made to
+ * meet, as a CTest test "ctest" with TAP point 1 and one named "1".) */
+static bool check_ids(const struct ctest_run *run, size_t *streams)
 {
     struct owned_id *ids = NULL;
     size_t count = 0;
@@ -606,26 +1168,29 @@ static int check_ids(const struct ctest_run *run, size_t *streams)
         }
         tattle__reader_close(reader);
     }
-    int status = 0;
+    bool shared = false;
     if (count > 1)
         qsort(ids, count, sizeof *ids, compare_owned);
-    for (size_t i = 1; i < count && status == 0; i++)
+    for (size_t i = 1; i < count && !shared; i++)
         if (strcmp(ids[i - 1].id, ids[i].id) == 0 &&
-            ids[i - 1].test != ids[i].test)
-            status = tattle__cli_fail(
-                "ctest",
-                "test '%s' is reported by both CTest tests '%s' and '%s'; "
-                "no report written",
-                ids[i].id, run->tests[ids[i - 1].test].name,
-                run->tests[ids[i].test].name);
+            ids[i - 1].test != ids[i].test) {
+            shared = true;
+            fprintf(stderr,
+                    "tattle ctest: test '%s' is reported by both CTest "
+                    "tests '%s' and '%s'; the reports keep the later\n",
+                    ids[i].id, run->tests[ids[i - 1].test].name,
+                    run->tests[ids[i].test].name);
+        }
     for (size_t i = 0; i < count; i++)
         free(ids[i].id);
     free(ids);
-    return status;
+    return shared;
 }
 
-/* Writes each requested report by `tattle merge`. Returns 0 or 2. */
-static int write_reports(const struct ctest_run *run, const char *self)
+/* Writes each requested report as `tattle merge` does, in this process
+ * (one that can no longer start processes still writes them). Returns 0
+ * or 2. */
+static int write_reports(const struct ctest_run *run, bool keep_last)
 {
     int result = 0;
     for (size_t f = 0; f < FORMAT_COUNT; f++) {
@@ -633,18 +1198,13 @@ static int write_reports(const struct ctest_run *run, const char *self)
             continue;
         char to[32];
         snprintf(to, sizeof to, "--to=%s", report_formats[f]);
-        char *argv[] = {"tattle", "merge",       "-o", (char *)run->reports[f],
-                        to,       run->temp_dir, NULL};
-        fflush(NULL);
-        pid_t pid = fork();
-        if (pid == 0) {
-            execv(self, argv);
-            _exit(127);
-        }
-        int status = 0;
-        while (pid > 0 && waitpid(pid, &status, 0) < 0 && errno == EINTR)
-            continue;
-        if (pid < 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0)
+        /* As main() hands it: the run's command line is argv[-1]... */
+        char *argv[] = {
+            "tattle", "merge",       "-o",          (char *)run->reports[f],
+            to,       run->temp_dir, "--keep-last", NULL};
+        if (!keep_last)
+            argv[6] = NULL;
+        if (tattle__cli_merge(keep_last ? 6 : 5, argv + 1) != 0)
             result = tattle__cli_fail("ctest", "the %s report was not written",
                                       report_formats[f]);
     }
@@ -680,15 +1240,20 @@ int tattle__cli_ctest(int argc, char **argv)
     }
     if (status < 0) {
         char *self = realpath("/proc/self/exe", NULL);
-        bool passed = run_tests(&run, self ? self : "/proc/self/exe");
+        int stopped_by = run_tests(&run, self ? self : "/proc/self/exe");
+        bool passed = true;
+        for (size_t i = 0; i < run.count; i++)
+            passed = passed && !run.tests[i].failed;
         size_t streams = 0;
-        status = check_ids(&run, &streams);
-        if (status == 0 && streams == 0)
+        bool shared = check_ids(&run, &streams);
+        if (streams == 0)
             status = tattle__cli_fail("ctest", "no test wrote a result");
-        if (status == 0)
-            status = write_reports(&run, self ? self : "/proc/self/exe");
-        if (status == 0)
-            status = passed ? TATTLE__EXIT_OK : TATTLE__EXIT_FAILED;
+        else
+            status = write_reports(&run, shared);
+        if (status == 0 && stopped_by)
+            status = TATTLE__EXIT_INTERRUPTED;
+        else if (status == 0)
+            status = passed && !shared ? TATTLE__EXIT_OK : TATTLE__EXIT_FAILED;
         free(self);
     }
     release_run(&run);

@@ -25,6 +25,11 @@
  * the tests it never reached are skipped as not run. A command that
  * failed with no inner test to carry its failure keeps its own result
  * besides.
+ *
+ * Two options serve `tattle ctest`: --will-fail (CTest's WILL_FAIL: a
+ * failing exit passes, a passing one fails, a crash or timeout still
+ * fails; the program is then one result) and --qualify-inner (see
+ * name_tests_uniquely).
  */
 #include "runner/command.h"
 
@@ -72,6 +77,8 @@ static struct {
     char *report_dir, *report_path; /* GoogleTest's JSON report */
     char *gtest_output;             /* json:PATH */
     int skip_exit_code;             /* 0: none */
+    bool will_fail;     /* CTest's WILL_FAIL: a failing exit passes */
+    bool qualify_inner; /* GoogleTest suites become NAME.SUITE */
     struct tattle_test test;
     /* The inner tests' ids, kept for the whole run (the run's last-run
      * record holds them). */
@@ -101,11 +108,17 @@ static void print_usage(FILE *stream)
             "binary's:\n\n"
             "  %-32s %s\n"
             "  %-32s %s\n"
+            "  %-32s %s\n"
+            "  %-32s %s\n"
             "  %-32s %s\n",
             "    --name SUITE/NAME", "the test's id (default run/BASENAME)",
             "    --tags 'TAG[:VAL] ...'", "the test's tags, in every report",
             "    --skip-exit-code N",
-            "the command exiting with N is skipped (CTest's SKIP_RETURN_CODE)");
+            "the command exiting with N is skipped (CTest's SKIP_RETURN_CODE)",
+            "    --will-fail",
+            "a non-zero exit passes, 0 fails (CTest's WILL_FAIL)",
+            "    --qualify-inner",
+            "a GoogleTest program's tests are NAME.SUITE/TEST");
     tattle__options_print_flags(stream);
     fprintf(stream, "\nExit status: 0 passed, 1 the command failed, 2 usage "
                     "error (a command not found),\n3 internal error or "
@@ -323,6 +336,10 @@ static int split_command_line(int argc, char **argv, struct split_line *line)
             if (i + 1 >= separator)
                 return usage_error("%s needs a value: 1 to 255", arg);
             line->given_skip_code = argv[++i];
+        } else if (strcmp(arg, "--will-fail") == 0) {
+            wrapped.will_fail = true;
+        } else if (strcmp(arg, "--qualify-inner") == 0) {
+            wrapped.qualify_inner = true;
         } else if (strncmp(arg, "--tags=", 7) == 0) {
             line->given_tags = arg + 7;
         } else if (strcmp(arg, "--tags") == 0) {
@@ -540,15 +557,26 @@ inner_info(const struct tattle_test_info *command,
     return &inner->info;
 }
 
-/* PROGRAM run -- COMMAND [ARGS...] --gtest_filter=Suite.Name; a TAP
- * program's tests cannot be picked: their rerun runs the command again. */
+/* PROGRAM run -- COMMAND [ARGS...] --gtest_filter=Suite.Name (with
+ * --qualify-inner, after the --name that qualifies it, so that the rerun
+ * reports the same id); a TAP program's tests cannot be picked: their
+ * rerun runs the command again. */
 static char *inner_rerun(const struct tattle__gtest_test *test, bool gtest)
 {
     if (!gtest)
         return tattle__strdup(wrapped.rerun);
     struct tattle__buffer text = {0};
     tattle__buffer_append_shell_quoted(&text, wrapped.program);
-    tattle__buffer_append_string(&text, " run --");
+    tattle__buffer_append_string(&text, " run ");
+    if (wrapped.qualify_inner) {
+        struct tattle__buffer name = {0};
+        tattle__buffer_printf(&name, "--name=%s/%s", wrapped.suite,
+                              wrapped.name);
+        tattle__buffer_append_shell_quoted(&text, name.data);
+        tattle__buffer_append_string(&text, " --qualify-inner ");
+        tattle__buffer_release(&name);
+    }
+    tattle__buffer_append_string(&text, "--");
     for (size_t i = 0; wrapped.argv[i]; i++) {
         tattle__buffer_append_string(&text, " ");
         tattle__buffer_append_shell_quoted(&text, wrapped.argv[i]);
@@ -638,8 +666,11 @@ static void build_inner(struct tattle__result_record *inner,
 /* Gives every inner test a valid id no other has, as the registry
  * would: an empty suite or name is "(empty)"; a repeated id gets the
  * test's number (its TAP point's, or its place in the list) appended as
- * "[N]" until it is new. The first test of an id keeps it. */
-static void name_tests_uniquely(struct tattle__gtest_tests *tests)
+ * "[N]" until it is new. The first test of an id keeps it. With
+ * --qualify-inner a GoogleTest suite is NAME.SUITE, NAME the wrapped
+ * test's (`tattle ctest` gives each CTest test's inner tests ids no other
+ * CTest test's can have); the rerun's filter keeps the program's own. */
+static void name_tests_uniquely(struct tattle__gtest_tests *tests, bool gtest)
 {
     struct tattle__name_index ids = {0};
     struct tattle__buffer id = {0};
@@ -652,6 +683,14 @@ static void name_tests_uniquely(struct tattle__gtest_tests *tests)
         if (!*test->suite) {
             free(test->suite);
             test->suite = tattle__strdup("(empty)");
+            renamed = true;
+        }
+        if (gtest && wrapped.qualify_inner) {
+            struct tattle__buffer qualified = {0};
+            tattle__buffer_printf(&qualified, "%s.%s", wrapped.name,
+                                  test->suite);
+            free(test->suite);
+            test->suite = tattle__buffer_take(&qualified);
             renamed = true;
         }
         if (!*test->name) {
@@ -701,6 +740,26 @@ size_t tattle__command_expand(struct tattle__result_record *record,
         record->result.failure_count = 0;
         record->result.skip_reason = tattle__record_copy(record, reason.data);
         tattle__buffer_release(&reason);
+        return 0;
+    }
+    if (wrapped.will_fail && record->result.attempts > 0 &&
+        tattle__command_result_is(&record->result)) {
+        /* The program is expected to fail, as a whole: its inner tests
+         * are not reported one by one. A crash or a timeout still fails,
+         * as in CTest. */
+        if (record->result.state == TATTLE_STATE_PASSED) {
+            struct tattle_failure *failure =
+                tattle__record_add_failure(record, TATTLE_FAILURE_EXIT);
+            failure->exit_code = 0;
+            failure->message = tattle__record_copy(
+                record, "the command exited with 0, but WILL_FAIL expects "
+                        "it to fail");
+            record->result.state = TATTLE_STATE_FAILED;
+        } else if (record->result.failure_count == 1 &&
+                   record->failures[0].kind == TATTLE_FAILURE_EXIT) {
+            record->result.state = TATTLE_STATE_PASSED;
+            record->result.failure_count = 0;
+        }
         return 0;
     }
     if (!wrapped.report_path || record->result.attempts == 0 ||
@@ -759,11 +818,15 @@ size_t tattle__command_expand(struct tattle__result_record *record,
         tattle__gtest_tests_release(&tests);
         return 0;
     }
-    name_tests_uniquely(&tests);
+    name_tests_uniquely(&tests, gtest);
     bool command_failed = tattle__result_failed(&record->result);
     bool inner_failed = running >= 0;
     struct tattle__buffer not_run = {0};
-    if (running >= 0)
+    if (running >= 0 && gtest && tests.tests[running].program_name)
+        tattle__buffer_printf(&not_run, "not run: the program %s in %s",
+                              ending_words(record),
+                              tests.tests[running].program_name);
+    else if (running >= 0)
         tattle__buffer_printf(&not_run, "not run: the program %s in %s%s%s",
                               ending_words(record), tests.tests[running].suite,
                               gtest ? "." : "/", tests.tests[running].name);

@@ -8,7 +8,13 @@ TATTLE_TIMEOUT_MULTIPLIER), with LABELS. `tattle ctest` must write one
 report of them, schema-valid (tests/tools/validate_json.py; the JUnit XML
 with xmllint when it is here), with each test's state, the hang's thread
 stacks and the labels as tags; -R/-E/-L/-LE select as ctest does; bad
-usage and a directory ctest cannot list exit 2 and write nothing.
+usage and a directory ctest cannot list exit 2 and write nothing. Further
+cases check the inner tests qualified by the CTest name (and their
+reruns), WILL_FAIL, ENVIRONMENT_MODIFICATION (against ctest's own),
+RUN_SERIAL and RESOURCE_LOCK (probes that fail when they meet), DEPENDS
+and the fixtures (marker files each test requires), a cycle of DEPENDS,
+an interrupted run (SIGINT to its process group once the hanging test
+wrote its pid) and a tattle that can no longer be executed.
 
     test_ctest.py CASE --tattle PATH --cmake PATH --ctest PATH --cc PATH
                   [--gtest-program PATH]
@@ -20,9 +26,12 @@ the case cannot run here (ptrace refused for the stacks, no GoogleTest).
 import argparse
 import json
 import os
+import shlex
 import shutil
+import signal
 import subprocess
 import sys
+import time
 
 SOURCE_DIR = os.environ.get(
     "TATTLE_SOURCE_DIR",
@@ -97,18 +106,107 @@ int main(int argc, char **argv)
     return 0;
 }
 """,
+    "tool.c": r"""
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+/* tool exit N: exits with N.
+ * tool step DIR NAME [REQ...]: each REQ X must be a file in DIR, !X must
+ *   not; then DIR/NAME is made. Exits 1 naming a REQ that does not hold.
+ * tool probe DIR NAME WAIT_MS [OTHER...]: makes DIR/NAME.running, then
+ *   for up to WAIT_MS fails (exit 1) as soon as DIR/OTHER.running is
+ *   there for an OTHER; removes its file and passes at the end.
+ * tool env OUT NAME...: writes NAME=VALUE or NAME unset, a line each. */
+static int exists(const char *dir, const char *name, const char *suffix)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s%s", dir, name, suffix);
+    return access(path, F_OK) == 0;
+}
+static void make(const char *dir, const char *name, const char *suffix)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s%s", dir, name, suffix);
+    FILE *file = fopen(path, "w");
+    if (file)
+        fclose(file);
+}
+int main(int argc, char **argv)
+{
+    if (argc >= 3 && strcmp(argv[1], "exit") == 0)
+        return atoi(argv[2]);
+    if (argc >= 4 && strcmp(argv[1], "step") == 0) {
+        for (int i = 4; i < argc; i++) {
+            int absent = argv[i][0] == '!';
+            if (exists(argv[2], argv[i] + absent, "") == absent) {
+                fprintf(stderr, "requirement %s does not hold\n", argv[i]);
+                return 1;
+            }
+        }
+        make(argv[2], argv[3], "");
+        return 0;
+    }
+    if (argc >= 5 && strcmp(argv[1], "probe") == 0) {
+        make(argv[2], argv[3], ".running");
+        struct timespec start, now, poll = {0, 5 * 1000 * 1000};
+        clock_gettime(CLOCK_MONOTONIC, &start);
+        long wait_ms = atol(argv[4]);
+        for (;;) {
+            for (int i = 5; i < argc; i++)
+                if (exists(argv[2], argv[i], ".running")) {
+                    fprintf(stderr, "%s ran alongside %s\n", argv[3],
+                            argv[i]);
+                    return 1;
+                }
+            clock_gettime(CLOCK_MONOTONIC, &now);
+            if ((now.tv_sec - start.tv_sec) * 1000 +
+                    (now.tv_nsec - start.tv_nsec) / 1000000 >= wait_ms)
+                break;
+            nanosleep(&poll, NULL);
+        }
+        char path[4096];
+        snprintf(path, sizeof path, "%s/%s.running", argv[2], argv[3]);
+        unlink(path);
+        return 0;
+    }
+    if (argc >= 3 && strcmp(argv[1], "env") == 0) {
+        FILE *out = fopen(argv[2], "w");
+        if (!out)
+            return 2;
+        for (int i = 3; i < argc; i++) {
+            const char *value = getenv(argv[i]);
+            if (value)
+                fprintf(out, "%s=%s\n", argv[i], value);
+            else
+                fprintf(out, "%s unset\n", argv[i]);
+        }
+        fclose(out);
+        return 0;
+    }
+    return 2;
+}
+""",
     "hang.c": r"""
 #include <pthread.h>
 #include <stdio.h>
 #include <unistd.h>
-/* Waits forever in a second thread and in main, once it wrote argv[1]. */
+/* Waits forever in a second thread and in main, once it wrote its pid
+ * into argv[1]. */
 static const char *ready_path;
 __attribute__((noinline)) void *ctest_hang_in_thread(void *unused)
 {
     (void)unused;
-    FILE *ready = fopen(ready_path, "w");
-    if (ready)
+    char temporary[4096];
+    snprintf(temporary, sizeof temporary, "%s.new", ready_path);
+    FILE *ready = fopen(temporary, "w");
+    if (ready) {
+        fprintf(ready, "%d\n", (int)getpid());
         fclose(ready);
+        rename(temporary, ready_path);
+    }
     for (;;)
         pause();
     return NULL;
@@ -133,7 +231,7 @@ cmake_minimum_required(VERSION 3.16...3.28)
 project(consumer C)
 find_package(Threads REQUIRED)
 enable_testing()
-foreach(program pass fail skip crash hang meet)
+foreach(program pass fail skip crash hang meet tool)
   add_executable(${program} ${program}.c)
 endforeach()
 target_link_libraries(hang Threads::Threads)
@@ -204,6 +302,16 @@ class Case(driver.Checks):
 
 
 CASES = driver.Cases()
+
+
+def wait_until(condition, seconds):
+    """Whether `condition` held within `seconds` (polled)."""
+    deadline = time.monotonic() + seconds
+    while not condition():
+        if time.monotonic() >= deadline:
+            return False
+        time.sleep(0.02)
+    return True
 
 
 def ids(report):
@@ -407,7 +515,7 @@ def errors(c):
              "tattle ctest --help: %r" % done.stdout)
 
 
-@CASES("ctest_equal_inner_ids_of_two_tests_are_an_error")
+@CASES("ctest_inner_ids_are_qualified_by_the_ctest_name")
 def equal_inner_ids(c):
     program = c.options.gtest_program
     if not program:
@@ -415,20 +523,310 @@ def equal_inner_ids(c):
         sys.exit(77)
     build = c.project(
         'add_test(NAME first COMMAND "%s" --gtest_filter=Basics.Passes)\n'
-        'add_test(NAME second COMMAND "%s" --gtest_filter=Basics.Passes)\n'
+        'add_test(NAME second COMMAND "%s" --gtest_filter=Basics.P*)\n'
         % (program, program))
-    # Each alone gives its inner test.
+    # Each CTest test's inner tests are NAME.SUITE/TEST, alone or together:
+    # two programs with a test of the same name give one report.
     done = c.tattle_ctest(["-R", "^first$", "--json", "one.json"], build)
     c.expect_eq(done.returncode, 0, "exit status alone (%s)" % done.stderr)
     c.expect_eq(ids(c.report(os.path.join(build, "one.json"))),
-                ["Basics/Passes"], "the inner test")
+                ["first.Basics/Passes"], "the inner test alone")
     done = c.tattle_ctest(["-R", "^(first|second)$", "--json", "two.json"],
                           build)
-    c.expect_eq(done.returncode, 2, "exit status (%s)" % done.stderr)
-    c.expect("test 'Basics/Passes' is reported by both CTest tests 'first' "
-             "and 'second'" in done.stderr, "the error: %r" % done.stderr)
-    c.expect(not os.path.exists(os.path.join(build, "two.json")),
-             "a report was written")
+    c.expect_eq(done.returncode, 0, "exit status (%s)" % done.stderr)
+    report = c.report(os.path.join(build, "two.json"))
+    c.expect_eq([(t["id"], t["suite"], t["name"], t["state"])
+                 for t in report["tests"]],
+                [("first.Basics/Passes", "first.Basics", "Passes", "passed"),
+                 ("second.Basics/Passes", "second.Basics", "Passes",
+                  "passed")], "both inner tests, qualified")
+    # The rerun runs that inner test alone, under the same id.
+    rerun = report["tests"][1]["rerun"] if report["tests"] else ""
+    c.require("--gtest_filter=Basics.Passes" in rerun,
+              "the rerun picks the inner test: %r" % rerun)
+    again = subprocess.run(shlex.split(rerun), cwd=build, env=c.env,
+                           capture_output=True, text=True,
+                           timeout=120 * driver.wait_scale())
+    c.expect_eq(again.returncode, 0, "the rerun's exit status (%s)"
+                % again.stderr)
+    argv = shlex.split(rerun)
+    again = subprocess.run(argv[:2] + ["--json", "again.json"] + argv[2:],
+                           cwd=build, env=c.env, capture_output=True,
+                           text=True, timeout=120 * driver.wait_scale())
+    c.expect_eq([(t["id"], t["state"]) for t in
+                 c.report(os.path.join(build, "again.json"))["tests"]],
+                [("second.Basics/Passes", "passed")], "the rerun's report")
+
+
+@CASES("ctest_will_fail_inverts_an_exit_status")
+def will_fail(c):
+    build = c.project(
+        'add_test(NAME expected_failure COMMAND tool exit 3)\n'
+        'add_test(NAME unexpected_pass COMMAND tool exit 0)\n'
+        'add_test(NAME expected_crash COMMAND crash)\n'
+        'set_tests_properties(expected_failure unexpected_pass expected_crash\n'
+        '  PROPERTIES WILL_FAIL TRUE)\n')
+    done = c.tattle_ctest(["-R", "^expected|^unexpected", "--json", "r.json"],
+                          build)
+    c.expect_eq(done.returncode, 1, "exit status (%s)" % done.stderr)
+    report = c.report(os.path.join(build, "r.json"))
+    got = [(t["id"], t["state"],
+            [(f["kind"], f.get("exit_code"), f.get("signal"))
+             for f in t.get("failures", [])]) for t in report["tests"]]
+    c.expect_eq(got, [
+        ("ctest/expected_failure", "passed", []),
+        ("ctest/unexpected_pass", "failed", [("exit", 0, None)]),
+        ("ctest/expected_crash", "failed", [("crash", None, "SIGSEGV")])],
+        "WILL_FAIL: a failing exit passes, 0 fails, a crash still fails")
+    failures = report["tests"][1].get("failures") if got[1:] else None
+    c.expect(failures and "WILL_FAIL" in failures[0]["message"],
+             "the message names WILL_FAIL: %r" % failures)
+
+
+ENVIRONMENT_NAMES = ["E_SET", "E_UNSET", "E_SA", "E_SP", "E_PA", "E_PP",
+                     "E_CA", "E_CP", "E_RESET", "E_NEW", "E_EMPTY"]
+
+
+@CASES("ctest_environment_modification_as_ctest_does")
+def environment_modification(c):
+    build = c.project(
+        'add_test(NAME env COMMAND tool env ${CMAKE_BINARY_DIR}/env.txt '
+        + " ".join(ENVIRONMENT_NAMES) + ')\n'
+        'set_tests_properties(env PROPERTIES\n'
+        '  ENVIRONMENT "E_RESET=from_environment;E_SET=overridden"\n'
+        '  ENVIRONMENT_MODIFICATION "E_SET=set:one;E_UNSET=unset:;'
+        'E_SA=string_append:_tail;E_SP=string_prepend:front_;'
+        'E_PA=path_list_append:/b;E_PP=path_list_prepend:/z;'
+        'E_CA=cmake_list_append:b;E_CP=cmake_list_prepend:z;'
+        'E_RESET=set:changed;E_RESET=string_append:x;E_RESET=reset:;'
+        'E_NEW=path_list_append:/only;E_EMPTY=cmake_list_prepend:z")\n'
+        'add_test(NAME bad_op COMMAND tool exit 0)\n'
+        'set_tests_properties(bad_op PROPERTIES\n'
+        '  ENVIRONMENT_MODIFICATION "E_SET=frobnicate:1")\n')
+    given = {"E_UNSET": "present", "E_SA": "head", "E_SP": "head",
+             "E_PA": "/a", "E_PP": "/a", "E_CA": "a", "E_CP": "a",
+             "E_EMPTY": ""}
+    c.env.update(given)
+    expected = ["E_SET=one", "E_UNSET unset", "E_SA=head_tail",
+                "E_SP=front_head", "E_PA=/a:/b", "E_PP=/z:/a", "E_CA=a;b",
+                "E_CP=z;a", "E_RESET=from_environment", "E_NEW=/only",
+                "E_EMPTY=z"]
+    env_file = os.path.join(build, "env.txt")
+    # CTest itself, when it knows the property (3.22), agrees.
+    done = subprocess.run([c.options.ctest, "-R", "^env$"], cwd=build,
+                          env=c.env, capture_output=True, text=True,
+                          timeout=120 * driver.wait_scale())
+    if done.returncode == 0 and os.path.exists(env_file):
+        c.expect_eq(driver.read(env_file).splitlines(), expected,
+                    "what ctest gives the test")
+        os.unlink(env_file)
+    done = c.tattle_ctest(["-R", "^(env|bad_op)$", "--json", "r.json"],
+                          build)
+    c.expect_eq(done.returncode, 1, "exit status (%s)" % done.stderr)
+    c.require(os.path.exists(env_file), "the test did not run: %s"
+              % done.stdout)
+    c.expect_eq(driver.read(env_file).splitlines(), expected,
+                "what tattle ctest gives the test")
+    tests = {t["id"]: t for t in
+             c.report(os.path.join(build, "r.json"))["tests"]}
+    c.expect_eq(tests.get("ctest/env", {}).get("state"), "passed", "env")
+    bad = tests.get("ctest/bad_op", {})
+    c.expect(bad.get("state") == "failed" and
+             [f["kind"] for f in bad.get("failures", [])] == ["error"] and
+             "unknown operation 'frobnicate'" in bad["failures"][0]["message"],
+             "an unknown operation fails the test before it runs: %r" % bad)
+
+
+@CASES("ctest_run_serial_and_resource_lock_keep_tests_apart")
+def serial_and_locks(c):
+    # Each probe fails when a test it must not meet runs while it does
+    # (it looks for WAIT_MS); unconstrained, -j4 starts them together.
+    wait_ms = int(1000 * driver.wait_scale())
+    probes = c.new_dir()
+
+    def probe(name, *others):
+        return ('add_test(NAME %s COMMAND tool probe %s %s %d %s)\n'
+                % (name, probes, name, wait_ms, " ".join(others)))
+
+    build = c.project(
+        probe("first", "serial") + probe("serial", "first", "last") +
+        probe("last", "serial") + probe("lock_a", "lock_b") +
+        probe("lock_b", "lock_a") +
+        'set_tests_properties(serial PROPERTIES RUN_SERIAL TRUE)\n'
+        'set_tests_properties(lock_a lock_b PROPERTIES '
+        'RESOURCE_LOCK "db;other")\n')
+    for selection in ("^(first|serial|last)$", "^lock_"):
+        done = c.tattle_ctest(["-j4", "-R", selection, "--json", "r.json"],
+                              build)
+        c.expect_eq(done.returncode, 0, "exit status of %s (%s%s)"
+                    % (selection, done.stdout, done.stderr))
+        report = c.report(os.path.join(build, "r.json"))
+        c.expect_eq(sorted(t["state"] for t in report["tests"]),
+                    ["passed"] * (3 if "first" in selection else 2),
+                    "%s: %r" % (selection, [(t["id"], t["output"])
+                                            for t in report["tests"]
+                                            if t["state"] != "passed"]))
+
+
+@CASES("ctest_depends_and_fixtures_order_the_tests")
+def depends_and_fixtures(c):
+    marks = c.new_dir()
+
+    def step(name, *requirements):
+        return ('add_test(NAME %s COMMAND tool step %s %s %s)\n'
+                % (name, marks, name, " ".join(requirements)))
+
+    # Listed in the wrong order on purpose: DEPENDS and the fixtures fix it.
+    build = c.project(
+        step("needs_made", "makes") + step("makes") +
+        'set_tests_properties(needs_made PROPERTIES DEPENDS makes)\n' +
+        step("db_cleanup", "db_up", "db_user") +
+        step("db_user", "db_up", "!db_cleanup") + step("db_up") +
+        'add_test(NAME broken_setup COMMAND tool exit 1)\n' +
+        step("broken_user") + step("broken_cleanup") +
+        'set_tests_properties(db_up PROPERTIES FIXTURES_SETUP db)\n'
+        'set_tests_properties(db_user PROPERTIES FIXTURES_REQUIRED db)\n'
+        'set_tests_properties(db_cleanup PROPERTIES FIXTURES_CLEANUP db)\n'
+        'set_tests_properties(broken_setup PROPERTIES FIXTURES_SETUP broken)\n'
+        'set_tests_properties(broken_user PROPERTIES FIXTURES_REQUIRED broken)\n'
+        'set_tests_properties(broken_cleanup PROPERTIES '
+        'FIXTURES_CLEANUP broken)\n')
+    done = c.tattle_ctest(["-j2", "-R", "^(needs_made|makes)$|^db_|^broken_", "--json",
+                           "r.json"], build)
+    c.expect_eq(done.returncode, 1, "exit status (%s)" % done.stderr)
+    report = c.report(os.path.join(build, "r.json"))
+    c.expect_eq([(t["id"], t["state"], t.get("skip_reason"))
+                 for t in report["tests"]],
+                [("ctest/needs_made", "passed", None),
+                 ("ctest/makes", "passed", None),
+                 ("ctest/db_cleanup", "passed", None),
+                 ("ctest/db_user", "passed", None),
+                 ("ctest/db_up", "passed", None),
+                 ("ctest/broken_setup", "failed", None),
+                 ("ctest/broken_user", "skipped",
+                  "not run: the setup test 'broken_setup' of its fixture "
+                  "'broken' failed"),
+                 ("ctest/broken_cleanup", "passed", None)],
+                "in CTest's order, each run after what it waits for")
+    # Selecting the fixture's user alone brings its setup and cleanup.
+    for name in os.listdir(marks):
+        os.unlink(os.path.join(marks, name))
+    done = c.tattle_ctest(["-R", "^db_user$", "--json", "s.json"], build)
+    c.expect_eq(done.returncode, 0, "exit status (%s)" % done.stderr)
+    c.expect_eq(sorted((t["id"], t["state"]) for t in
+                       c.report(os.path.join(build, "s.json"))["tests"]),
+                [("ctest/db_cleanup", "passed"), ("ctest/db_up", "passed"),
+                 ("ctest/db_user", "passed")],
+                "the user selected alone, with its setup and cleanup")
+
+
+@CASES("ctest_a_cycle_of_depends_is_an_error_of_its_tests")
+def depends_cycle(c):
+    build = c.project(
+        'add_test(NAME egg COMMAND tool exit 0)\n'
+        'add_test(NAME hen COMMAND tool exit 0)\n'
+        'add_test(NAME free COMMAND tool exit 0)\n'
+        'set_tests_properties(egg PROPERTIES DEPENDS hen)\n'
+        'set_tests_properties(hen PROPERTIES DEPENDS egg)\n')
+    done = c.tattle_ctest(["-R", "^(egg|hen|free)$", "--json", "r.json"],
+                          build)
+    c.expect_eq(done.returncode, 1, "exit status (%s)" % done.stderr)
+    report = c.report(os.path.join(build, "r.json"))
+    c.expect_eq([(t["id"], t["state"],
+                  [(f["kind"], f["message"]) for f in t.get("failures", [])])
+                 for t in report["tests"]],
+                [("ctest/egg", "failed",
+                  [("error", "not run: its DEPENDS (or fixtures) wait for "
+                             "each other in a cycle")]),
+                 ("ctest/hen", "failed",
+                  [("error", "not run: its DEPENDS (or fixtures) wait for "
+                             "each other in a cycle")]),
+                 ("ctest/free", "passed", [])],
+                "the tests of the cycle, and the one outside it")
+
+
+@CASES("ctest_interrupted_run_still_reports")
+def interrupted(c):
+    build = c.project(
+        'add_test(NAME later COMMAND tool exit 0)\n')
+    ready = os.path.join(build, "hang-ready")
+    # In a session of its own, as a shell's job: Ctrl-C signals its group.
+    process = subprocess.Popen(
+        [c.options.tattle, "ctest", "-R", "^(hangs|later)$", "--json",
+         "r.json"], cwd=build, env=c.env, stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE, text=True, start_new_session=True)
+    try:
+        c.require(wait_until(lambda: os.path.exists(ready),
+                                  60 * driver.wait_scale()),
+                  "the hanging test never started")
+        hang_pid = int(driver.read(ready))
+        os.killpg(process.pid, signal.SIGINT)
+        stdout, stderr = process.communicate(
+            timeout=60 * driver.wait_scale())
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.communicate()
+    c.expect_eq(process.returncode, 3, "exit status (%s)" % stderr)
+    report = c.report(os.path.join(build, "r.json"))
+    c.expect_eq(report["run"].get("interrupted"), True,
+                "the run says interrupted")
+    tests = {t["id"]: t for t in report["tests"]}
+    hang = tests.get("ctest/hangs", {})
+    c.expect(hang.get("state") == "failed" and
+             "interrupted" in " ".join(f["message"]
+                                       for f in hang.get("failures", [])),
+             "the running test was interrupted: %r" % hang)
+    c.expect_eq((tests.get("ctest/later", {}).get("state"),
+                 tests.get("ctest/later", {}).get("skip_reason")),
+                ("skipped", "not run: the run was interrupted"),
+                "the test not started")
+
+    def hang_gone():
+        try:
+            os.kill(hang_pid, 0)
+        except ProcessLookupError:
+            return True
+        return False
+
+    c.expect(wait_until(hang_gone, 30 * driver.wait_scale()),
+             "the hanging program %d outlived the run" % hang_pid)
+    c.expect_eq(os.listdir(c.env["TMPDIR"]), [],
+                "what tattle ctest left in its temporary directory")
+
+
+@CASES("ctest_a_test_tattle_run_cannot_start_is_an_error")
+def cannot_start(c):
+    build = c.project()
+    # A copy of tattle that can no longer be executed once ctest listed
+    # the tests: a ctest first on PATH takes its execute permission away.
+    tools = c.new_dir()
+    tattle = os.path.join(tools, "tattle")
+    shutil.copy(c.options.tattle, tattle)
+    driver.write(os.path.join(tools, "ctest"),
+                 "#!%s\nimport os, sys\nos.chmod(%r, 0o644)\n"
+                 "os.execv(%r, [%r] + sys.argv[1:])\n"
+                 % (sys.executable, tattle, c.options.ctest, c.options.ctest))
+    os.chmod(os.path.join(tools, "ctest"), 0o755)
+    c.env["PATH"] = tools + os.pathsep + c.env["PATH"]
+    done = subprocess.run([tattle, "ctest", "-R", "^(passes|crashes)$",
+                           "--json", "r.json"], cwd=build, env=c.env,
+                          capture_output=True, text=True,
+                          timeout=120 * driver.wait_scale())
+    c.expect_eq(done.returncode, 1, "exit status (%s)" % done.stderr)
+    report = c.report(os.path.join(build, "r.json"))
+    got = [(t["id"], t["state"], [f["kind"] for f in t.get("failures", [])])
+           for t in report["tests"]]
+    c.expect_eq(got, [("ctest/passes", "failed", ["error"]),
+                      ("ctest/crashes", "failed", ["error"])],
+                "each test an error")
+    for t in report["tests"]:
+        message = t["failures"][0]["message"] if t.get("failures") else ""
+        c.expect("cannot start tattle run" in message and
+                 "Permission denied" in message,
+                 "%s: the error says why: %r" % (t["id"], message))
+    c.expect_eq(os.listdir(c.env["TMPDIR"]), [],
+                "what tattle ctest left in its temporary directory")
 
 
 def main():
