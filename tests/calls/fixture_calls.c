@@ -10,6 +10,7 @@
  * (which records nothing). The threads and the child meet through joins
  * and waitpid, never by sleeping.
  */
+#include <errno.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -127,4 +128,23 @@ TEST(calls, more_than_kept, .tags = "trace_calls:10")
 TEST(calls, bad_cap, .tags = "trace_calls:0")
 {
     inner(0);
+}
+
+TEST(overhead, measured)
+{
+    struct tattle_trace_overhead cost = tattle_trace_overhead(3200);
+    ASSERT(cost.enter_ns > 0 && cost.exit_ns > 0 && cost.untraced_ns > 0,
+           "enter %f exit %f untraced %f", cost.enter_ns, cost.exit_ns,
+           cost.untraced_ns);
+    /* The recorder is as it was: this untraced test still has no trace. */
+    ASSERT(tattle_trace_current == NULL);
+}
+
+TEST(overhead, refused_in_a_traced_test, .tags = "trace_calls")
+{
+    errno = 0;
+    struct tattle_trace_overhead cost = tattle_trace_overhead(3200);
+    ASSERT_EQ(errno, EBUSY);
+    ASSERT(cost.enter_ns == 0 && cost.exit_ns == 0 && cost.untraced_ns == 0);
+    inner(1);
 }

@@ -253,6 +253,19 @@ def bad_cap(c):
              "the reason does not name the tag: %r" % test)
 
 
+@CASES("calls_overhead_is_measured")
+def overhead(c):
+    process, report, _ = c.run(["overhead/*"])
+    c.expect_eq(process.returncode, 0, "exit status: %s" % process.stdout[-3000:])
+    c.expect_eq(c.test(report, "overhead/measured")["state"], "passed",
+                "measured outside a traced test")
+    # Refused inside a traced test, which still records its own calls.
+    trace = c.trace(report, "overhead/refused_in_a_traced_test")
+    c.expect_eq([(x["kind"], x["function"]) for x in trace["calls"]][1:3],
+                [("enter", "inner"), ("exit", "inner")],
+                "the traced test's calls after the refusal")
+
+
 def main():
     CASES.list_if_asked()
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
