@@ -163,7 +163,7 @@ def untagged(c):
 
 @CASES("calls_crash_keeps_the_shadow_stack")
 def crash(c):
-    process, report, _ = c.run(["calls/crash_inside"])
+    process, report, cwd = c.run(["calls/crash_inside"])
     c.expect_eq(process.returncode, 1, "exit status")
     test = c.test(report, "calls/crash_inside")
     c.expect_eq(test["failures"][0]["kind"], "crash", "failure kind")
@@ -183,6 +183,14 @@ def crash(c):
     console = process.stdout.decode("utf-8", "replace")
     c.expect("crash_here" in console and "on_the_way" in console,
              "console does not show the shadow stack:\n%s" % console)
+    shown = subprocess.run([c.options.tattle, "show",
+                            os.path.join(cwd, "report.json")],
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    text = shown.stdout.decode("utf-8", "replace")
+    c.expect("calls: 9 recorded" in text and
+             "main was inside 3 calls at the end" in text and
+             "#0  crash_here at " in text,
+             "tattle show does not show the calls:\n%s" % text)
 
 
 @CASES("calls_threads_and_children_record")
