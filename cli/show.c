@@ -153,6 +153,61 @@ static void append_output(struct tattle__buffer *out, const char *name,
     tattle__buffer_release(&shown);
 }
 
+/* A `trace_calls` test's calls, briefly: how many, the last few indented
+ * by depth, and where each thread still inside calls was at the end. */
+enum { CALLS_SHOWN = 12 };
+
+/* A name the test controls (actor, symbol, file), unable to drive a
+ * terminal. */
+static void append_name(struct tattle__buffer *out, const char *name,
+                        const char *missing)
+{
+    const char *text = name ? name : missing;
+    tattle__cli_append_printable(out, text, strlen(text), false, 200);
+}
+
+static void append_calls(struct tattle__buffer *out,
+                         const struct tattle_trace *trace)
+{
+    if (!trace || !trace->calls_traced)
+        return;
+    size_t first =
+        trace->call_count > CALLS_SHOWN ? trace->call_count - CALLS_SHOWN : 0;
+    tattle__buffer_printf(
+        out, "calls: %" PRIu64 " recorded (cap %" PRIu64 "), the last %zu:\n",
+        trace->calls_recorded, trace->call_cap, trace->call_count - first);
+    for (size_t i = first; i < trace->call_count; i++) {
+        const struct tattle_trace_call *call = &trace->calls[i];
+        unsigned indent = call->depth < 16 ? call->depth : 16;
+        tattle__buffer_printf(out, "  %9" PRIu64 "us  ", call->t_us);
+        append_name(out, call->actor, "?");
+        tattle__buffer_printf(out, " %*s%s ", (int)(2 * indent), "",
+                              call->kind == TATTLE_TRACE_CALL_ENTER ? "->"
+                                                                    : "<-");
+        append_name(out, call->function, "?");
+        tattle__buffer_append_string(out, "\n");
+    }
+    for (size_t s = 0; s < trace->stack_count; s++) {
+        const struct tattle_trace_stack *stack = &trace->stacks[s];
+        if (stack->depth == 0)
+            continue;
+        append_name(out, stack->actor, "?");
+        tattle__buffer_printf(out, " was inside %u call%s at the end:\n",
+                              stack->depth, stack->depth == 1 ? "" : "s");
+        for (size_t f = 0; f < stack->frame_count; f++) {
+            const struct tattle_frame *frame = &stack->frames[f];
+            tattle__buffer_printf(out, "  #%-2zu ", f);
+            append_name(out, frame->function, "??");
+            if (frame->file) {
+                tattle__buffer_append_string(out, " at ");
+                append_name(out, frame->file, "");
+                tattle__buffer_printf(out, ":%d", frame->line);
+            }
+            tattle__buffer_append_string(out, "\n");
+        }
+    }
+}
+
 static void append_test(struct tattle__buffer *out,
                         const struct tattle_result *result, size_t lines)
 {
@@ -195,6 +250,7 @@ static void append_test(struct tattle__buffer *out,
     append_output(out, "stdout", &result->stdout_output, lines);
     append_output(out, "stderr", &result->stderr_output, lines);
     tattle__sequence_text(out, result, "", stdout);
+    append_calls(out, result->trace);
     if (result->rerun) {
         tattle__buffer_append_string(out, "rerun: ");
         tattle__cli_append_printable(out, result->rerun, strlen(result->rerun),

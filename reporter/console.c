@@ -319,6 +319,42 @@ static void print_failure(const struct console *console,
     }
 }
 
+/* A `trace_calls` test's last calls, indented by depth, and the shadow
+ * stack of each thread that was still inside calls at the end. */
+static void print_calls(const struct console *console,
+                        const struct tattle_trace *trace)
+{
+    FILE *out = console->stream;
+    size_t first = trace->call_count > TRACE_EVENTS_SHOWN
+                       ? trace->call_count - TRACE_EVENTS_SHOWN
+                       : 0;
+    fprintf(out, "  %scalls: %" PRIu64 " recorded", paint(console, DIM),
+            trace->calls_recorded);
+    if ((uint64_t)(trace->call_count - first) < trace->calls_recorded)
+        fprintf(out, "; showing the last %zu", trace->call_count - first);
+    fprintf(out, ":%s\n", paint(console, RESET));
+    for (size_t i = first; i < trace->call_count; i++) {
+        const struct tattle_trace_call *call = &trace->calls[i];
+        fprintf(out, "    %9" PRIu64 "us  ", call->t_us);
+        print_padded(out, call->actor, "-", 10);
+        unsigned indent = call->depth < 16 ? call->depth : 16;
+        fprintf(out, " %*s%s ", (int)(2 * indent), "",
+                call->kind == TATTLE_TRACE_CALL_ENTER ? "->" : "<-");
+        print_string(out, call->function, "?");
+        fputc('\n', out);
+    }
+    for (size_t s = 0; s < trace->stack_count; s++) {
+        const struct tattle_trace_stack *stack = &trace->stacks[s];
+        if (stack->depth == 0)
+            continue;
+        fprintf(out, "  %sinside %u call%s at the end: ", paint(console, DIM),
+                stack->depth, stack->depth == 1 ? "" : "s");
+        print_string(out, stack->actor, "?");
+        fprintf(out, "%s\n", paint(console, RESET));
+        print_frames(out, stack->frames, stack->frame_count, "    ");
+    }
+}
+
 static void print_trace(const struct console *console,
                         const struct tattle_trace *trace)
 {
@@ -362,6 +398,8 @@ static void print_trace(const struct console *console,
             fputc('\n', out);
         }
     }
+    if (trace->calls_traced)
+        print_calls(console, trace);
 }
 
 /* Keeps the line the end of the run lists for a failed test: its id, the

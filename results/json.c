@@ -431,6 +431,66 @@ static cJSON *create_actor(const struct tattle_trace_actor *actor)
     return object;
 }
 
+/* A traced call: {"seq", "t_us", "actor", "kind", "function", "file",
+ * "line", "depth"}. */
+static cJSON *create_call(const struct tattle_trace_call *call)
+{
+    cJSON *object = cJSON_CreateObject();
+    if (!object)
+        return NULL;
+    bool ok = tattle__json_add_uint(object, "seq", call->seq);
+    ok = tattle__json_add_uint(object, "t_us", call->t_us) && ok;
+    ok = tattle__json_add_text(object, "actor", call->actor) && ok;
+    ok = tattle__json_add_text(
+             object, "kind",
+             call->kind == TATTLE_TRACE_CALL_ENTER ? "enter" : "exit") &&
+         ok;
+    ok = tattle__json_add_text(object, "function", call->function) && ok;
+    ok = tattle__json_add_text(object, "file", call->file) && ok;
+    ok = add_line(object, "line", call->line) && ok;
+    ok = tattle__json_add_uint(object, "depth", call->depth) && ok;
+    if (!ok) {
+        cJSON_Delete(object);
+        return NULL;
+    }
+    return object;
+}
+
+/* A thread's shadow stack: {"actor", "depth", "frames"}. */
+static cJSON *create_call_stack(const struct tattle_trace_stack *stack)
+{
+    cJSON *object = cJSON_CreateObject();
+    if (!object)
+        return NULL;
+    bool ok = tattle__json_add_text(object, "actor", stack->actor);
+    ok = tattle__json_add_uint(object, "depth", stack->depth) && ok;
+    ok = add_frames(object, "frames", stack->frames, stack->frame_count) && ok;
+    if (!ok) {
+        cJSON_Delete(object);
+        return NULL;
+    }
+    return object;
+}
+
+/* "call_cap", "calls_recorded", "calls" and "stacks" of a `trace_calls`
+ * test's trace. */
+static bool add_calls(cJSON *object, const struct tattle_trace *trace)
+{
+    bool ok = tattle__json_add_uint(object, "call_cap", trace->call_cap);
+    ok = tattle__json_add_uint(object, "calls_recorded",
+                               trace->calls_recorded) &&
+         ok;
+    cJSON *calls = add_array(object, "calls");
+    ok = calls && ok;
+    for (size_t i = 0; ok && i < trace->call_count; i++)
+        ok = append(calls, create_call(&trace->calls[i]));
+    cJSON *stacks = add_array(object, "stacks");
+    ok = stacks && ok;
+    for (size_t i = 0; ok && i < trace->stack_count; i++)
+        ok = append(stacks, create_call_stack(&trace->stacks[i]));
+    return ok;
+}
+
 static bool add_trace(cJSON *test, const struct tattle_trace *trace)
 {
     if (!trace)
@@ -453,6 +513,8 @@ static bool add_trace(cJSON *test, const struct tattle_trace *trace)
     ok = actors && ok;
     for (size_t i = 0; ok && i < trace->actor_count; i++)
         ok = append(actors, create_actor(&trace->actors[i]));
+    if (ok && trace->calls_traced)
+        ok = add_calls(object, trace);
     return ok;
 }
 

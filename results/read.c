@@ -645,6 +645,9 @@ struct read_trace {
     struct tattle_trace_mailbox *mailboxes;
     struct tattle_trace_actor *actors;
     const char **messages;
+    struct tattle_trace_call *calls;
+    struct tattle_trace_stack *stacks;
+    struct tattle_frame *frames; /* every stack's */
 };
 
 static void free_read_trace(struct tattle_trace *trace)
@@ -654,6 +657,9 @@ static void free_read_trace(struct tattle_trace *trace)
     free(owned->mailboxes);
     free(owned->actors);
     free(owned->messages);
+    free(owned->calls);
+    free(owned->stacks);
+    free(owned->frames);
     free(owned);
 }
 
@@ -892,6 +898,83 @@ static bool check_array(struct build *build, const cJSON *object,
     return true;
 }
 
+static const char *const call_kind_names[] = {"enter", "exit"};
+
+/* A `trace_calls` test's "call_cap", "calls_recorded", "calls" and
+ * "stacks". */
+static bool read_calls(struct build *build, const cJSON *object,
+                       const struct where *in, struct read_trace *owned)
+{
+    struct tattle_trace *trace = &owned->trace;
+    const cJSON *calls, *stacks;
+    if (!get_uint(build, object, "call_cap", in, UINT64_MAX,
+                  &trace->call_cap) ||
+        !get_uint(build, object, "calls_recorded", in, UINT64_MAX,
+                  &trace->calls_recorded) ||
+        !check_array(build, object, "calls", in, &calls, &trace->call_count) ||
+        !check_array(build, object, "stacks", in, &stacks, &trace->stack_count))
+        return false;
+    trace->calls_traced = true;
+    owned->calls = tattle__calloc(trace->call_count + 1, sizeof *owned->calls);
+    trace->calls = owned->calls;
+    struct where list = {in, "calls", 0};
+    size_t i = 0;
+    for (const cJSON *item = calls->child; item; item = item->next, i++) {
+        struct where at = {&list, NULL, i};
+        struct tattle_trace_call *call = &owned->calls[i];
+        int kind;
+        uint64_t depth;
+        if (!cJSON_IsObject(item))
+            return fail_in(build, &at, "expected an object, found %s",
+                           tattle__json_describe(item));
+        if (!get_uint(build, item, "seq", &at, UINT64_MAX, &call->seq) ||
+            !get_uint(build, item, "t_us", &at, UINT64_MAX, &call->t_us) ||
+            !get_text(build, item, "actor", &at, true, &call->actor) ||
+            !get_enum(build, item, "kind", &at, call_kind_names, 2, &kind) ||
+            !get_text(build, item, "function", &at, true, &call->function) ||
+            !get_text(build, item, "file", &at, true, &call->file) ||
+            !get_line(build, item, "line", &at, &call->line) ||
+            !get_uint(build, item, "depth", &at, UINT32_MAX, &depth))
+            return false;
+        call->kind = (enum tattle_trace_call_kind)kind;
+        call->depth = (unsigned)depth;
+    }
+    size_t frame_total = 0;
+    for (const cJSON *item = stacks->child; item; item = item->next) {
+        const cJSON *frames = cJSON_GetObjectItemCaseSensitive(item, "frames");
+        if (cJSON_IsArray(frames))
+            frame_total += (size_t)cJSON_GetArraySize(frames);
+    }
+    owned->stacks =
+        tattle__calloc(trace->stack_count + 1, sizeof *owned->stacks);
+    owned->frames = tattle__calloc(frame_total + 1, sizeof *owned->frames);
+    trace->stacks = owned->stacks;
+    size_t frames_used = 0;
+    list = (struct where){in, "stacks", 0};
+    i = 0;
+    for (const cJSON *item = stacks->child; item; item = item->next, i++) {
+        struct where at = {&list, NULL, i};
+        struct tattle_trace_stack *stack = &owned->stacks[i];
+        const cJSON *frames;
+        uint64_t depth;
+        if (!cJSON_IsObject(item))
+            return fail_in(build, &at, "expected an object, found %s",
+                           tattle__json_describe(item));
+        if (!get_text(build, item, "actor", &at, true, &stack->actor) ||
+            !get_uint(build, item, "depth", &at, UINT32_MAX, &depth) ||
+            !get_array(build, item, "frames", &at, &frames))
+            return false;
+        stack->depth = (unsigned)depth;
+        stack->frames = owned->frames + frames_used;
+        stack->frame_count = (size_t)cJSON_GetArraySize(frames);
+        struct where field = {&at, "frames", 0};
+        if (!read_frames(build, frames, &field, owned->frames + frames_used))
+            return false;
+        frames_used += stack->frame_count;
+    }
+    return true;
+}
+
 static bool read_trace(struct build *build, const cJSON *test,
                        const struct where *where,
                        struct tattle__read_result *out)
@@ -1014,6 +1097,8 @@ static bool read_trace(struct build *build, const cJSON *test,
         actor->pid = (int)pid;
         actor->tid = (int)tid;
     }
+    if (cJSON_GetObjectItemCaseSensitive(object, "calls"))
+        return read_calls(build, object, &in, owned);
     return true;
 }
 

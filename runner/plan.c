@@ -23,6 +23,7 @@
 #include "runner/last_run.h"
 #include "runner/private_memory.h"
 #include "runner/tags.h"
+#include "tracer/calls.h"
 
 static uint64_t splitmix64(uint64_t *state)
 {
@@ -168,6 +169,26 @@ static void resolve_trace_sizes(struct tattle__planned_test *planned,
         }
         trace->cap = (uint32_t)cap;
     }
+    const struct tattle_tag *calls =
+        tattle__tag_find(entry->tags.items, entry->tags.count, "trace_calls");
+    if (calls) {
+        trace->call_cap = TATTLE__CALL_CAP_DEFAULT;
+        if (calls->value) {
+            char *end;
+            errno = 0;
+            long cap = strtol(calls->value, &end, 10);
+            if (*end != '\0' || errno != 0 || cap < 1 ||
+                cap > TATTLE__CALL_CAP_MAX) {
+                tattle__buffer_printf(&reason,
+                                      "tag 'trace_calls:%s': the cap must be a "
+                                      "whole number from 1 to %d",
+                                      calls->value, TATTLE__CALL_CAP_MAX);
+                plan_invalid(planned, &reason);
+                return;
+            }
+            trace->call_cap = (uint32_t)cap;
+        }
+    }
     if (test->options.trace_cap < 0 ||
         test->options.trace_cap > TATTLE__TRACE_CAP_MAX) {
         tattle__buffer_printf(&reason, ".trace_cap = %d: must be from 1 to %d",
@@ -215,7 +236,9 @@ static void resolve_execution(struct tattle__planned_test *planned,
         resolve_timeout(entry->test, options, timeout_multiplier);
     planned->traced = options->trace_all ||
                       tattle__tag_find(entry->tags.items, entry->tags.count,
-                                       "trace_messages") != NULL;
+                                       "trace_messages") != NULL ||
+                      tattle__tag_find(entry->tags.items, entry->tags.count,
+                                       "trace_calls") != NULL;
     struct tattle__trace_config trace = TATTLE__TRACE_CONFIG_DEFAULT;
     resolve_trace_sizes(planned, &trace);
     if (options->trace_cap > 0)

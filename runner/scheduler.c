@@ -39,6 +39,8 @@
 #include "runner/job_cgroup.h"
 #include "runner/process_tree.h"
 #include "runner/stacks.h"
+#include "runner/symbolize.h"
+#include "tracer/freeze.h"
 #include "base/buffer.h"
 #include "base/text.h"
 #include "base/timestamp.h"
@@ -1250,6 +1252,7 @@ int tattle__scheduler_create(struct tattle__scheduler **out,
 {
     struct tattle__scheduler *scheduler = tattle__calloc(1, sizeof *scheduler);
     scheduler->config = *config;
+    tattle__freeze_set_call_symbolizer(tattle__symbolize_calls);
     scheduler->signal_fd = -1;
     scheduler->job_count = config->no_fork ? 1 : config->jobs;
     scheduler->timeout_multiplier =

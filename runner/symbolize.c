@@ -77,6 +77,15 @@ char *tattle__symbolize_function(const void *address)
     return (char *)frame.function;
 }
 
+void tattle__symbolize_calls(const uint64_t *addresses, size_t count,
+                             struct tattle_frame *frames)
+{
+    Dwfl *dwfl = dwfl_for_self();
+    for (size_t i = 0; i < count; i++)
+        lookup(dwfl, (uintptr_t)addresses[i], false, &frames[i]);
+    dwfl_done(dwfl);
+}
+
 static bool is_named(const struct tattle_frame *frame, const char *name)
 {
     return frame->function && strcmp(frame->function, name) == 0;

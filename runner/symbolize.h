@@ -26,4 +26,10 @@ void tattle__frames_free(struct tattle_frame *frames, size_t count);
  * NULL when no symbol table names it. */
 char *tattle__symbolize_function(const void *address);
 
+/** Names the functions whose entries are at `count` addresses, with one
+ * libdw session for all (each frame's strings malloc'd; NULL and line 0
+ * when unknown). The freeze's symbolizer for traced calls. */
+void tattle__symbolize_calls(const uint64_t *addresses, size_t count,
+                             struct tattle_frame *frames);
+
 #endif /* TATTLE_RUNNER_SYMBOLIZE_H */

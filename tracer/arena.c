@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "tracer/arena.h"
+#include "tracer/calls.h"
 #include "tracer/ring.h"
 
 static uint64_t round_up(uint64_t value, uint64_t to)
@@ -49,6 +50,26 @@ int tattle__arena_plan(struct tattle__arena_layout *layout, uint32_t cap,
     layout->heap_size =
         layout->ring_bytes * TATTLE__MAX_ACTORS + layout->mailbox_size;
     layout->size = round_up(layout->heap_offset + layout->heap_size, 4096);
+    layout->calls_offset = layout->size;
+    return 0;
+}
+
+int tattle__arena_plan_calls(struct tattle__arena_layout *layout,
+                             uint32_t call_cap)
+{
+    if (call_cap == 0)
+        return 0;
+    uint64_t area =
+        round_up(sizeof(struct tattle__call_area) +
+                     (uint64_t)call_cap * sizeof(struct tattle__call_record),
+                 64);
+    if (area > UINT32_MAX)
+        return -EINVAL;
+    layout->call_cap = call_cap;
+    layout->call_area_bytes = area;
+    layout->calls_offset = layout->size;
+    layout->size =
+        round_up(layout->calls_offset + area * TATTLE__MAX_ACTORS, 4096);
     return 0;
 }
 
@@ -74,6 +95,10 @@ static void write_header(struct tattle_trace_arena *arena,
         last_generation = 1;
     arena->generation = last_generation;
     arena->ipc = layout->ipc;
+    arena->call_cap = layout->call_cap;
+    arena->call_area_bytes = (uint32_t)layout->call_area_bytes;
+    arena->calls_offset = layout->calls_offset;
+    arena->hook_address = 0;
     atomic_store(&arena->active, 0);
 }
 
@@ -124,12 +149,15 @@ tattle__arena_check_header(const struct tattle_trace_arena *arena,
         arena->mailbox_offset != layout->mailbox_offset ||
         arena->mailbox_size != layout->mailbox_size ||
         arena->ring_bytes != layout->ring_bytes ||
+        arena->call_area_bytes != layout->call_area_bytes ||
+        arena->calls_offset != layout->calls_offset ||
         arena->record_size != layout->record_size)
         return "its layout was overwritten";
     if (arena->cap != layout->cap || arena->budget != layout->budget ||
         arena->level != layout->level ||
         arena->payload_bytes != layout->payload_bytes ||
-        arena->ipc != (uint32_t)layout->ipc)
+        arena->ipc != (uint32_t)layout->ipc ||
+        arena->call_cap != layout->call_cap)
         return "its configuration was overwritten";
     return NULL;
 }

@@ -15,6 +15,23 @@
  * nothing to clean up. Whatever does not fit (the 129th actor, the 65th
  * mailbox, a mailbox larger than what is left) is refused, never silently
  * lost: refused events are counted and make the trace's `overflow` true.
+ *
+ * A test tagged `trace_calls` has one more region after the mailbox heap:
+ * one call area per actor entry (actor i's is the i-th, like its ring),
+ * written only by that actor's thread from the hooks that
+ * -finstrument-functions calls (tracer/test_process/recorder.c). A call
+ * area holds the thread's shadow stack (the function and call site of the
+ * outermost TATTLE__CALL_DEPTH_MAX calls it is inside, and its true depth,
+ * which deeper calls still count) and a ring of its last `call_cap` enter
+ * and exit records, committed with the same seqlock as the message rings
+ * (tracer/calls.h). Neither takes a lock, an atomic read-modify-write or
+ * a malloc. Records carry ticks from the same clock as the messages, and
+ * the freeze numbers calls and messages in one `seq` by time, so one
+ * timeline interleaves them. Addresses are kept as the test process saw
+ * them: it was forked from the runner without exec, so its code lies at
+ * the runner's addresses; the header keeps where the test process saw the
+ * call hook, and the runner names functions only when that is where it
+ * sees the hook too.
  */
 #ifndef TATTLE_TRACER_ARENA_H
 #define TATTLE_TRACER_ARENA_H
@@ -127,8 +144,12 @@ struct tattle_trace_arena {
     uint64_t heap_size;      /* rings and mailbox heap */
     uint64_t mailbox_offset; /* where the mailbox heap starts */
     uint64_t mailbox_size;
-    uint32_t generation; /* the session's id: never 0 */
-    uint32_t ipc;        /* messages through the kernel are captured */
+    uint32_t generation;      /* the session's id: never 0 */
+    uint32_t ipc;             /* messages through the kernel are captured */
+    uint32_t call_cap;        /* call records per actor; 0: calls not traced */
+    uint32_t call_area_bytes; /* bytes per actor's call area */
+    uint64_t calls_offset;    /* where the call areas start */
+    uint64_t hook_address;    /* the call hook, as the test process saw it */
     /* switches and counters shared by all writers */
     _Atomic uint32_t active;   /* the generation while recording, else 0 */
     _Atomic uint32_t overflow; /* budget exhausted: an event was refused */
@@ -167,8 +188,11 @@ struct tattle__arena_layout {
     uint64_t heap_size;
     uint64_t mailbox_offset;
     uint64_t mailbox_size;
-    uint64_t size; /* bytes mapped */
-    bool ipc;      /* capture messages through the kernel (set after plan) */
+    uint64_t calls_offset;    /* the call areas, after the mailbox heap */
+    uint64_t call_area_bytes; /* 0 when calls are not traced */
+    uint32_t call_cap;        /* call records per actor, 0: none */
+    uint64_t size;            /* bytes mapped */
+    bool ipc; /* capture messages through the kernel (set after plan) */
 };
 
 /** Computes the layout of a configuration (payload_bytes is clamped to
@@ -176,6 +200,12 @@ struct tattle__arena_layout {
  * a ring would not fit the arena's offsets. */
 int tattle__arena_plan(struct tattle__arena_layout *layout, uint32_t cap,
                        uint32_t budget, int level, uint32_t payload_bytes);
+
+/** Adds one call area per actor (shadow stack and a ring of `call_cap`
+ * call records) to a planned layout; a zero call_cap adds nothing.
+ * Returns 0, or -EINVAL when an area would not fit the arena's offsets. */
+int tattle__arena_plan_calls(struct tattle__arena_layout *layout,
+                             uint32_t call_cap);
 
 /** Creates an arena (a memfd, mapped shared) with `layout` and writes its
  * header. On success *out is the mapping and *fd the memfd (close-on-exec;

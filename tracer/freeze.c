@@ -9,6 +9,12 @@
  * found through the runner's layout (never the header's offsets, never an
  * actor's ring_offset), counts are bounded, and a value no honest writer
  * leaves behind marks the freeze corrupted, which discards its events.
+ *
+ * The calls of a `trace_calls` test (tracer/calls.h) are read the same
+ * way: each thread's call ring with the seqlock check, merged by time with
+ * the last `call_cap` kept, numbered in one `seq` with the events, and
+ * their functions named by the runner's symbolizer once per distinct
+ * address; each thread's shadow stack becomes its entry in `stacks`.
  */
 #include "tracer/freeze.h"
 
@@ -18,8 +24,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "tracer/calls.h"
 #include "tracer/clock.h"
 #include "tracer/ring.h"
+#include "tracer/test_process/recorder.h"
 #include "tracer/session.h"
 #include "tracer/static_strings.h"
 
@@ -543,15 +551,337 @@ static int resolve_captures(struct trace_storage *storage,
     return 0;
 }
 
+/* ---- Calls ---------------------------------------------------------------
+ */
+
+static tattle__call_symbolizer call_symbolizer;
+
+void tattle__freeze_set_call_symbolizer(tattle__call_symbolizer symbolizer)
+{
+    call_symbolizer = symbolizer;
+}
+
+/* More calls than a thread makes in two days (so that 128 threads' sum
+ * stays exact in JSON), deeper than any thread's
+ * stack could be: a count or depth past these was forged. */
+#define TATTLE__CALLS_RECORDED_LIMIT (UINT64_C(1) << 44)
+#define TATTLE__CALL_DEPTH_LIMIT (UINT32_C(1) << 24)
+
+struct call_copy {
+    uint64_t number; /* in its thread's ring, from 0 */
+    uint32_t actor;
+    struct tattle__call_record record;
+};
+
+static int compare_call_copies(const void *left, const void *right)
+{
+    const struct call_copy *a = left, *b = right;
+    if (a->record.ticks != b->record.ticks)
+        return a->record.ticks < b->record.ticks ? -1 : 1;
+    if (a->actor != b->actor)
+        return a->actor < b->actor ? -1 : 1;
+    return a->number < b->number ? -1 : a->number > b->number;
+}
+
+/* The timeline of the kept calls, for numbering the events among them. */
+struct call_timeline {
+    struct tattle_trace_call *calls; /* sorted by time */
+    const uint64_t *ticks;           /* each call's */
+    size_t count;
+    uint64_t recorded;
+};
+
+/* Copies the whole records of one thread's call ring into copies[*count...]
+ * (room for cap more). Returns the records the ring committed in all, or
+ * sets freezing->corruption. */
+static uint64_t read_call_ring(struct freezing *freezing,
+                               struct tattle__call_area *area, uint32_t actor,
+                               struct call_copy *copies, size_t *count)
+{
+    uint32_t cap = freezing->layout->call_cap;
+    uint64_t highest =
+        atomic_load_explicit(&area->written, memory_order_acquire);
+    if (highest > TATTLE__CALLS_RECORDED_LIMIT) {
+        freezing->corruption = "a call ring counts more calls than a test "
+                               "can make";
+        return 0;
+    }
+    size_t first = *count;
+    for (uint32_t slot = 0; slot < cap; slot++) {
+        struct tattle__call_record *record = tattle__call_record_at(area, slot);
+        struct call_copy *copy = &copies[*count];
+        uint64_t before =
+            atomic_load_explicit(&record->commit, memory_order_acquire);
+        if (before == 0 || (before - 1) % cap != slot)
+            continue;
+        copy->record.ticks = record->ticks;
+        copy->record.function = record->function;
+        copy->record.site = record->site;
+        copy->record.depth = record->depth;
+        copy->record.kind = record->kind;
+        if (tattle__ring_recheck(&record->commit) != before)
+            continue;
+        if (copy->record.kind != TATTLE__CALL_ENTER &&
+            copy->record.kind != TATTLE__CALL_EXIT) {
+            freezing->corruption = "a call record of no known kind";
+            return 0;
+        }
+        if (copy->record.depth >= TATTLE__CALL_DEPTH_LIMIT) {
+            freezing->corruption = "a call deeper than any stack";
+            return 0;
+        }
+        if (before > TATTLE__CALLS_RECORDED_LIMIT) {
+            freezing->corruption = "a call numbered past any test's calls";
+            return 0;
+        }
+        if (before > highest)
+            highest = before;
+        copy->number = before - 1;
+        copy->actor = actor;
+        (*count)++;
+    }
+    /* The ring holds the last `cap` calls: older copies are stale
+     * leftovers of a slot whose newer write was torn. */
+    size_t kept = first;
+    for (size_t i = first; i < *count; i++)
+        if (copies[i].number + cap >= highest)
+            copies[kept++] = copies[i];
+    *count = kept;
+    return clamp_exact(highest);
+}
+
+/* Distinct addresses, sorted, for naming each once. */
+static int compare_addresses(const void *left, const void *right)
+{
+    uint64_t a = *(const uint64_t *)left, b = *(const uint64_t *)right;
+    return a < b ? -1 : a > b;
+}
+
+struct call_names {
+    uint64_t *addresses; /* sorted, distinct */
+    struct tattle_frame *frames;
+    size_t count;
+};
+
+static const struct tattle_frame *call_name(const struct call_names *names,
+                                            uint64_t address)
+{
+    const uint64_t *found =
+        names->count == 0
+            ? NULL
+            : bsearch(&address, names->addresses, names->count,
+                      sizeof *names->addresses, compare_addresses);
+    return found ? &names->frames[found - names->addresses] : NULL;
+}
+
+/* Names every address of `wanted` (count of them, any order, duplicates
+ * allowed) once, into pool strings. */
+static int name_calls(struct trace_storage *storage, struct freezing *freezing,
+                      uint64_t *wanted, size_t count, struct call_names *out)
+{
+    qsort(wanted, count, sizeof *wanted, compare_addresses);
+    size_t distinct = 0;
+    for (size_t i = 0; i < count; i++)
+        if (distinct == 0 || wanted[distinct - 1] != wanted[i])
+            wanted[distinct++] = wanted[i];
+    struct tattle_frame *frames =
+        pool_alloc(storage, (distinct + 1) * sizeof *frames);
+    if (frames == NULL)
+        return -ENOMEM;
+    for (size_t i = 0; i < distinct; i++)
+        frames[i].address = (uintptr_t)wanted[i];
+    /* The test process was forked from this one without exec, so its
+     * code lies where this process sees it: unless the hook it recorded
+     * lies elsewhere, which leaves the functions unnamed. */
+    bool same_image = freezing->arena->hook_address ==
+                      (uint64_t)(uintptr_t)&__cyg_profile_func_enter;
+    if (call_symbolizer && same_image && distinct != 0) {
+        struct tattle_frame *named = calloc(distinct, sizeof *named);
+        if (named == NULL)
+            return -ENOMEM;
+        call_symbolizer(wanted, distinct, named);
+        for (size_t i = 0; i < distinct; i++) {
+            frames[i].function = pool_string(storage, named[i].function, 1024);
+            frames[i].file = pool_string(storage, named[i].file, 4096);
+            frames[i].line = named[i].line;
+            free((char *)named[i].function);
+            free((char *)named[i].file);
+        }
+        free(named);
+    }
+    *out = (struct call_names){
+        .addresses = wanted, .frames = frames, .count = distinct};
+    return 0;
+}
+
+/* Copies each thread's shadow stack (its outermost frames) and depth. */
+static int read_stacks(struct freezing *freezing, uint32_t actor_count,
+                       struct tattle__call_frame *saved, uint32_t *depths)
+{
+    const struct tattle__arena_layout *layout = freezing->layout;
+    for (uint32_t i = 0; i < actor_count; i++) {
+        struct tattle__call_area *area = tattle__call_area_at(
+            freezing->arena, layout->calls_offset, layout->call_area_bytes, i);
+        uint32_t depth =
+            atomic_load_explicit(&area->depth, memory_order_acquire);
+        if (depth >= TATTLE__CALL_DEPTH_LIMIT) {
+            freezing->corruption = "a shadow stack deeper than any stack";
+            return -EBADMSG;
+        }
+        depths[i] = depth;
+        uint32_t stored =
+            depth < TATTLE__CALL_DEPTH_MAX ? depth : TATTLE__CALL_DEPTH_MAX;
+        memcpy(&saved[(size_t)i * TATTLE__CALL_DEPTH_MAX], area->stack,
+               stored * sizeof *saved);
+    }
+    return 0;
+}
+
+/* Reads the calls and shadow stacks into the trace and `timeline`.
+ * Returns 0, -ENOMEM, or -EBADMSG with freezing->corruption set. */
+static int freeze_calls(struct trace_storage *storage,
+                        struct freezing *freezing, const char **names,
+                        uint32_t actor_count, struct call_timeline *timeline)
+{
+    const struct tattle__arena_layout *layout = freezing->layout;
+    struct tattle_trace *trace = &storage->trace;
+    size_t room = (size_t)actor_count * layout->call_cap;
+    struct call_copy *copies = malloc((room + 1) * sizeof *copies);
+    struct tattle__call_frame *saved = malloc(
+        ((size_t)actor_count * TATTLE__CALL_DEPTH_MAX + 1) * sizeof *saved);
+    uint32_t *depths = calloc(actor_count + 1, sizeof *depths);
+    uint64_t *wanted = NULL;
+    int error = copies && saved && depths ? 0 : -ENOMEM;
+    size_t count = 0;
+    uint64_t recorded = 0;
+    for (uint32_t i = 0; error == 0 && i < actor_count; i++) {
+        uint64_t committed = read_call_ring(
+            freezing,
+            tattle__call_area_at(freezing->arena, layout->calls_offset,
+                                 layout->call_area_bytes, i),
+            i, copies, &count);
+        if (freezing->corruption)
+            error = -EBADMSG;
+        recorded = clamp_exact(recorded + committed);
+    }
+    if (error == 0)
+        error = read_stacks(freezing, actor_count, saved, depths);
+    size_t first = count > layout->call_cap ? count - layout->call_cap : 0;
+    size_t kept = count - first;
+    size_t stacked = 0;
+    for (uint32_t i = 0; error == 0 && i < actor_count; i++)
+        stacked += depths[i] < TATTLE__CALL_DEPTH_MAX ? depths[i]
+                                                      : TATTLE__CALL_DEPTH_MAX;
+    if (error == 0) {
+        qsort(copies, count, sizeof *copies, compare_call_copies);
+        wanted = malloc((kept + stacked + 1) * sizeof *wanted);
+        if (wanted == NULL)
+            error = -ENOMEM;
+    }
+    struct call_names named = {0};
+    if (error == 0) {
+        size_t n = 0;
+        for (size_t i = first; i < count; i++)
+            wanted[n++] = copies[i].record.function;
+        for (uint32_t a = 0; a < actor_count; a++) {
+            uint32_t depth = depths[a] < TATTLE__CALL_DEPTH_MAX
+                                 ? depths[a]
+                                 : TATTLE__CALL_DEPTH_MAX;
+            for (uint32_t d = 0; d < depth; d++)
+                wanted[n++] =
+                    saved[(size_t)a * TATTLE__CALL_DEPTH_MAX + d].function;
+        }
+        error = name_calls(storage, freezing, wanted, n, &named);
+    }
+    struct tattle_trace_call *calls =
+        error == 0 ? pool_alloc(storage, (kept + 1) * sizeof *calls) : NULL;
+    uint64_t *ticks =
+        error == 0 ? pool_alloc(storage, (kept + 1) * sizeof *ticks) : NULL;
+    if (error == 0 && (calls == NULL || ticks == NULL))
+        error = -ENOMEM;
+    uint64_t start = freezing->arena->start_ticks;
+    for (size_t i = 0; error == 0 && i < kept; i++) {
+        const struct call_copy *copy = &copies[first + i];
+        struct tattle_trace_call *call = &calls[i];
+        const struct tattle_frame *name =
+            call_name(&named, copy->record.function);
+        ticks[i] = copy->record.ticks;
+        call->t_us = copy->record.ticks > start
+                         ? clamp_exact(tattle__clock_ticks_to_ns(
+                                           copy->record.ticks - start) /
+                                       1000)
+                         : 0;
+        call->actor = names[copy->actor];
+        call->kind = copy->record.kind == TATTLE__CALL_ENTER
+                         ? TATTLE_TRACE_CALL_ENTER
+                         : TATTLE_TRACE_CALL_EXIT;
+        call->function = name ? name->function : NULL;
+        call->file = name ? name->file : NULL;
+        call->line = name ? name->line : 0;
+        call->depth = copy->record.depth;
+    }
+    struct tattle_trace_stack *stacks =
+        error == 0 ? pool_alloc(storage, (actor_count + 1) * sizeof *stacks)
+                   : NULL;
+    if (error == 0 && stacks == NULL)
+        error = -ENOMEM;
+    for (uint32_t a = 0; error == 0 && a < actor_count; a++) {
+        uint32_t depth = depths[a] < TATTLE__CALL_DEPTH_MAX
+                             ? depths[a]
+                             : TATTLE__CALL_DEPTH_MAX;
+        struct tattle_frame *frames =
+            pool_alloc(storage, (depth + 1) * sizeof *frames);
+        if (frames == NULL) {
+            error = -ENOMEM;
+            break;
+        }
+        for (uint32_t d = 0; d < depth; d++) {
+            /* Innermost first, like every other stack in the report. */
+            const struct tattle__call_frame *frame =
+                &saved[(size_t)a * TATTLE__CALL_DEPTH_MAX + (depth - 1 - d)];
+            const struct tattle_frame *name =
+                call_name(&named, frame->function);
+            frames[d] = name ? *name
+                             : (struct tattle_frame){
+                                   .address = (uintptr_t)frame->function};
+        }
+        stacks[a] = (struct tattle_trace_stack){.actor = names[a],
+                                                .depth = depths[a],
+                                                .frames = frames,
+                                                .frame_count = depth};
+    }
+    if (error == 0) {
+        trace->calls = calls;
+        trace->call_count = kept;
+        trace->calls_recorded = recorded;
+        trace->stacks = stacks;
+        trace->stack_count = actor_count;
+        *timeline = (struct call_timeline){.calls = calls,
+                                           .ticks = ticks,
+                                           .count = kept,
+                                           .recorded = recorded};
+    }
+    free(copies);
+    free(saved);
+    free(depths);
+    free(wanted);
+    return error;
+}
+
 static int freeze_events(struct trace_storage *storage,
                          struct freezing *freezing, const char **names,
-                         uint32_t actor_count)
+                         uint32_t actor_count,
+                         const struct call_timeline *timeline)
 {
     struct tattle_trace_arena *arena = freezing->arena;
     const struct tattle__arena_layout *layout = freezing->layout;
     struct tattle_trace *trace = &storage->trace;
-    if (actor_count == 0)
+    if (actor_count == 0) {
+        for (size_t c = 0; c < timeline->count; c++)
+            timeline->calls[c].seq =
+                timeline->recorded - timeline->count + c + 1;
         return 0;
+    }
     struct tattle__ring_copy *copies;
     void *buffer;
     size_t count;
@@ -579,6 +909,10 @@ static int freeze_events(struct trace_storage *storage,
         return -ENOMEM;
     }
     uint64_t start = arena->start_ticks;
+    /* Calls and events share one numbering, in time order: what was
+     * dropped of either comes first. */
+    uint64_t base = recorded - kept + timeline->recorded - timeline->count;
+    size_t call = 0;
     char text[TATTLE__PAYLOAD_MAX * 2 + 8];
     size_t text_size = (size_t)layout->payload_bytes * 2 + 5;
     for (size_t i = 0; i < kept && error == 0; i++) {
@@ -586,7 +920,12 @@ static int freeze_events(struct trace_storage *storage,
         const struct tattle__record *record = copy->record;
         struct tattle_trace_event *event = &events[i];
         const char *self = names[copy->ring];
-        event->seq = recorded - kept + i + 1;
+        while (call < timeline->count &&
+               timeline->ticks[call] < record->ticks) {
+            timeline->calls[call].seq = base + i + call + 1;
+            call++;
+        }
+        event->seq = base + i + call + 1;
         event->t_us =
             record->ticks > start
                 ? clamp_exact(tattle__clock_ticks_to_ns(record->ticks - start) /
@@ -622,6 +961,8 @@ static int freeze_events(struct trace_storage *storage,
                 error = -ENOMEM;
         }
     }
+    for (; call < timeline->count; call++)
+        timeline->calls[call].seq = base + kept + call + 1;
     trace->events = events;
     trace->event_count = kept;
     if (error == 0)
@@ -743,16 +1084,25 @@ int tattle__freeze(struct tattle_trace_arena *arena,
     uint32_t actor_count = atomic_load(&arena->actor_count);
     const char **names = name_actors(storage, arena, actor_count);
     int error = names == NULL ? -ENOMEM : 0;
+    trace->calls_traced = layout->call_cap != 0;
+    trace->call_cap = layout->call_cap;
+    struct call_timeline timeline = {0};
+    if (error == 0 && layout->call_cap != 0)
+        error = freeze_calls(storage, &freezing, names, actor_count, &timeline);
     if (error == 0)
-        error = freeze_events(storage, &freezing, names, actor_count);
+        error =
+            freeze_events(storage, &freezing, names, actor_count, &timeline);
     if (error == -EBADMSG) {
         tattle__trace_free(trace);
         storage = calloc(1, sizeof *storage);
         if (storage == NULL)
             return -ENOMEM;
-        storage->trace = (struct tattle_trace){.cap = layout->cap,
-                                               .budget = layout->budget,
-                                               .level = layout->level};
+        storage->trace =
+            (struct tattle_trace){.cap = layout->cap,
+                                  .budget = layout->budget,
+                                  .level = layout->level,
+                                  .calls_traced = layout->call_cap != 0,
+                                  .call_cap = layout->call_cap};
         *corruption = freezing.corruption;
         *out = &storage->trace;
         return 0;

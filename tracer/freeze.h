@@ -19,4 +19,14 @@ int tattle__freeze(struct tattle_trace_arena *arena,
                    const struct tattle__snapshot *taken_live,
                    struct tattle_trace **out, const char **corruption);
 
+/** Names the functions at `count` addresses (each a function's entry as
+ * this process sees it): sets frames[i].function and .file (malloc'd; the
+ * freeze frees them) and .line, or leaves them NULL and 0. */
+typedef void (*tattle__call_symbolizer)(const uint64_t *addresses, size_t count,
+                                        struct tattle_frame *frames);
+
+/** The runner: how the freeze names called functions (once per distinct
+ * address per test). Without one, calls carry no function names. */
+void tattle__freeze_set_call_symbolizer(tattle__call_symbolizer symbolizer);
+
 #endif /* TATTLE_TRACER_FREEZE_H */

@@ -17,6 +17,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "tracer/calls.h"
 #include "tracer/clock.h"
 #include "tracer/freeze.h"
 #include "tracer/mailbox.h"
@@ -102,8 +103,10 @@ int tattle__trace_session_create(struct tattle__trace_session **out,
         if (config->payload_bytes != 0)
             effective.payload_bytes = config->payload_bytes;
         effective.no_ipc = config->no_ipc;
+        effective.call_cap = config->call_cap;
     }
-    if (effective.cap > TATTLE__TRACE_CAP_MAX)
+    if (effective.cap > TATTLE__TRACE_CAP_MAX ||
+        effective.call_cap > TATTLE__CALL_CAP_MAX)
         return -EINVAL;
     struct tattle__trace_session *session = calloc(1, sizeof *session);
     if (session == NULL)
@@ -111,6 +114,8 @@ int tattle__trace_session_create(struct tattle__trace_session **out,
     int error =
         tattle__arena_plan(&session->layout, effective.cap, effective.budget,
                            effective.level, effective.payload_bytes);
+    if (error == 0)
+        error = tattle__arena_plan_calls(&session->layout, effective.call_cap);
     if (error != 0) {
         free(session);
         return error;

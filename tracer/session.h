@@ -47,6 +47,7 @@ struct tattle__trace_config {
     int level;              /* detail threshold */
     uint32_t payload_bytes; /* bytes of each message rendered */
     bool no_ipc;            /* messages through the kernel are not captured */
+    uint32_t call_cap;      /* calls kept per thread; 0: calls not traced */
 };
 
 /* The configuration of a test that asks for no size of its own. */

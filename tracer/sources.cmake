@@ -5,6 +5,7 @@ list(APPEND TATTLE_SOURCES
   tracer/arena.c
   tracer/clock.c
   tracer/freeze.c
+  tracer/overhead.c
   tracer/test_process/ipc.c
   tracer/test_process/mailbox.c
   tracer/test_process/recorder.c

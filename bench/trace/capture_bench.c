@@ -75,7 +75,7 @@ static void keep_lowest(double *best, double value)
 static struct figures measure(int fds[2])
 {
     struct figures best = {1e30, 1e30, 1e30};
-    struct tattle__trace_config config = {50, UINT32_MAX, 100, 64, false};
+    struct tattle__trace_config config = {50, UINT32_MAX, 100, 64, false, 0};
     struct tattle__trace_session *session = NULL;
     if (tattle__trace_session_create(&session, &config) != 0) {
         perror("trace session");

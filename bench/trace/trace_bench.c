@@ -94,7 +94,7 @@ static double run_threads(void *(*loop)(void *), int threads)
 
 static struct tattle__trace_session *traced_session(void)
 {
-    struct tattle__trace_config config = {50, UINT32_MAX, 100, 64, false};
+    struct tattle__trace_config config = {50, UINT32_MAX, 100, 64, false, 0};
     struct tattle__trace_session *session = NULL;
     if (tattle__trace_session_create(&session, &config) != 0) {
         perror("trace session");

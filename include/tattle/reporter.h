@@ -152,6 +152,30 @@ struct tattle_trace_actor {
     bool alive_at_exit;
 };
 
+/* One entry or exit of an instrumented function (tag `trace_calls`). */
+enum tattle_trace_call_kind { TATTLE_TRACE_CALL_ENTER, TATTLE_TRACE_CALL_EXIT };
+
+struct tattle_trace_call {
+    uint64_t seq;  /* shared with the events: one timeline */
+    uint64_t t_us; /* relative to the test's start */
+    const char *actor;
+    enum tattle_trace_call_kind kind;
+    const char *function; /* NULL when no symbol names it */
+    const char *file;     /* where the function is defined; NULL: unknown */
+    int line;
+    unsigned depth; /* calls its thread was inside when it was entered */
+};
+
+/* A thread's shadow stack at the end of the test: the calls it was still
+ * inside, innermost first. `depth` counts them all; only the outermost
+ * 64 are stored, so frame_count may be smaller. */
+struct tattle_trace_stack {
+    const char *actor;
+    unsigned depth;
+    const struct tattle_frame *frames;
+    size_t frame_count;
+};
+
 struct tattle_trace {
     uint64_t cap;
     uint64_t budget;
@@ -165,6 +189,15 @@ struct tattle_trace {
     size_t mailbox_count;
     const struct tattle_trace_actor *actors;
     size_t actor_count;
+    /* Call tracing (tag `trace_calls`); calls_traced is false otherwise
+     * and the rest empty. */
+    bool calls_traced;
+    uint64_t call_cap;       /* calls kept */
+    uint64_t calls_recorded; /* calls recorded in all */
+    const struct tattle_trace_call *calls;
+    size_t call_count;
+    const struct tattle_trace_stack *stacks;
+    size_t stack_count;
 };
 
 /** A test as reporters see it, before and after running. */

@@ -63,6 +63,22 @@ TATTLE_API void tattle_trace_event(int level, const char *from, const char *to,
 #define TATTLE_TRACE_MAX_WATCHES 16
 #define TATTLE_TRACE_MAILBOX_HEAP_BYTES (16 << 20)
 
+/** What an instrumented call costs on this machine, in nanoseconds: the
+ * hook at a function's entry and at its exit in a `trace_calls` test, and
+ * either hook in any other test (see tattle_instrument in the CMake
+ * package). */
+struct tattle_trace_overhead {
+    double enter_ns;
+    double exit_ns;
+    double untraced_ns;
+};
+
+/** Measures the hooks with `n` calls of each (0: a default of a million)
+ * in a call-traced arena of its own, made and freed here. Call it outside
+ * a traced test: inside one it measures nothing, returns zeros and sets
+ * errno to EBUSY (as it does, with the error, when no arena can be made). */
+TATTLE_API struct tattle_trace_overhead tattle_trace_overhead(unsigned n);
+
 /** A bounded, thread-safe, fork-shared message queue. */
 typedef struct tattle_mailbox tattle_mailbox;
 

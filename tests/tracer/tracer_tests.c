@@ -43,7 +43,8 @@ static int patient_ms(void)
 static struct tattle__trace_session *new_session(uint32_t cap, uint32_t budget,
                                                  int level, uint32_t payload)
 {
-    struct tattle__trace_config config = {cap, budget, level, payload, false};
+    struct tattle__trace_config config = {cap,     budget, level,
+                                          payload, false,  0};
     struct tattle__trace_session *session = NULL;
     int error = tattle__trace_session_create(&session, &config);
     CHECK(error == 0, "create: %s", strerror(-error));

@@ -22,6 +22,14 @@
  * child that calls exit() (an atexit hook). A thread that finds no room
  * (the actors table is full) records nothing, but every event it tries is
  * counted as refused, which makes the trace's `overflow` true.
+ *
+ * In a `trace_calls` test the hooks of -finstrument-functions record too
+ * (tracer/calls.h): each entry and exit pushes or pops the thread's shadow
+ * stack and writes one call record into the thread's call ring, which
+ * keeps its last `call_cap` records whatever the budget. In every other
+ * process the hooks stop at one predictable branch on tattle__calls_on. A
+ * forked child starts with a copy of its parent thread's shadow stack,
+ * since it returns through the same calls.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -32,6 +40,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "tracer/calls.h"
 #include "tracer/clock.h"
 #include "tracer/static_strings.h"
 #include "tracer/test_process/recorder.h"
@@ -52,7 +61,12 @@ static struct {
     int32_t level;
     uint32_t budget;
     uint32_t generation; /* the session this process records for */
+    uint32_t call_cap;   /* call records per thread, 0: calls not traced */
 } config;
+
+/* Non-zero while this process records calls: the only thing an
+ * instrumented function reads when it is not. */
+TATTLE_API _Atomic uint32_t tattle__calls_on;
 
 struct thread_state {
     struct tattle_trace_arena *arena; /* the arena this state belongs to */
@@ -65,6 +79,14 @@ struct thread_state {
     int32_t actor;
     struct tattle_trace_arena *refused; /* the arena that had no room for it */
     uint32_t refused_generation;
+    /* Call tracing: the thread's call area, its next record, and its
+     * depth (the area's copy is what the runner reads). */
+    struct tattle__call_area *calls;
+    struct tattle__call_record *call_next;
+    struct tattle__call_record *call_first;
+    struct tattle__call_record *call_end;
+    uint64_t calls_written;
+    uint32_t call_depth;
 };
 
 static __thread struct thread_state thread_state
@@ -117,6 +139,18 @@ static bool attach(struct thread_state *state, struct tattle_trace_arena *arena,
     state->written = 0;
     state->quota = 0;
     state->actor = (int32_t)index;
+    state->calls = NULL;
+    state->call_depth = 0;
+    if (config.call_cap != 0) {
+        struct tattle__call_area *calls = tattle__call_area_at(
+            arena, arena->calls_offset, arena->call_area_bytes, index);
+        calls->actor = index;
+        state->calls = calls;
+        state->call_first = tattle__call_record_at(calls, 0);
+        state->call_end = tattle__call_record_at(calls, config.call_cap);
+        state->call_next = state->call_first;
+        state->calls_written = 0;
+    }
     state->arena = arena;
     if (hooks_installed && !forked)
         pthread_setspecific(exit_key, arena);
@@ -207,6 +241,9 @@ static void on_fork_child(void)
         return; /* the runner forking a test: nothing to do */
     struct thread_state *state = &thread_state;
     int32_t parent = state->arena == arena ? state->actor : -1;
+    struct tattle__call_area *parent_calls =
+        state->arena == arena ? state->calls : NULL;
+    uint32_t parent_depth = state->call_depth;
     state->arena = NULL;
     state->refused = NULL;
     state->quota = 0; /* the parent's quota stays the parent's */
@@ -216,6 +253,17 @@ static void on_fork_child(void)
     if (!attach(state, arena, parent, true)) {
         atomic_fetch_add_explicit(&arena->refused, 1, memory_order_relaxed);
         return;
+    }
+    if (parent_calls != NULL && state->calls != NULL) {
+        /* The child returns through its parent's calls. */
+        uint32_t stored = parent_depth < TATTLE__CALL_DEPTH_MAX
+                              ? parent_depth
+                              : TATTLE__CALL_DEPTH_MAX;
+        memcpy(state->calls->stack, parent_calls->stack,
+               stored * sizeof *parent_calls->stack);
+        state->call_depth = parent_depth;
+        atomic_store_explicit(&state->calls->depth, parent_depth,
+                              memory_order_release);
     }
     write_record(state, &(struct tattle__event){.kind = TATTLE_TRACE_SPAWN});
     if (!atexit_installed) {
@@ -245,18 +293,24 @@ void tattle__recorder_activate(struct tattle_trace_arena *arena)
     arena->test_pid = getpid();
     arena->start_ticks = tattle__clock_ticks();
     config.generation = arena->generation;
+    config.call_cap = arena->call_cap;
+    arena->hook_address = (uint64_t)(uintptr_t)&__cyg_profile_func_enter;
     atomic_store(&arena->active, config.generation);
     thread_state.arena = NULL;
     thread_state.refused = NULL;
     tattle_trace_current = arena;
     if (attach(&thread_state, arena, -1, false))
         memcpy(arena->actors[thread_state.actor].name, "main", sizeof "main");
+    atomic_store_explicit(&tattle__calls_on, config.call_cap != 0,
+                          memory_order_relaxed);
 }
 
 void tattle__recorder_forget(struct tattle_trace_arena *arena)
 {
-    if (tattle_trace_current == arena)
+    if (tattle_trace_current == arena) {
+        atomic_store_explicit(&tattle__calls_on, 0, memory_order_relaxed);
         tattle_trace_current = NULL;
+    }
     if (thread_state.arena == arena)
         thread_state.arena = NULL;
 }
@@ -452,4 +506,97 @@ void tattle__recorder_record(const struct tattle__event *event)
     struct thread_state *state = current_state();
     if (state != NULL)
         write_record(state, event);
+}
+
+/* ---- Calls ---------------------------------------------------------------
+ * The hooks -finstrument-functions inserts at every entry and exit of an
+ * instrumented function. They are never instrumented themselves, nor is
+ * anything they call (libtattle is built without the option). */
+
+#define TATTLE__NO_INSTRUMENT __attribute__((no_instrument_function))
+
+TATTLE__NO_INSTRUMENT static inline void
+write_call(struct thread_state *state, uint64_t ticks, uint64_t function,
+           uint64_t site, uint32_t depth, uint32_t kind)
+{
+    uint64_t number = state->calls_written;
+    struct tattle__call_record *record = state->call_next;
+    tattle__ring_open_record(&record->commit);
+    record->ticks = ticks;
+    record->function = function;
+    record->site = site;
+    record->depth = depth;
+    record->kind = kind;
+    atomic_store_explicit(&record->commit, number + 1, memory_order_release);
+    state->calls_written = number + 1;
+    atomic_store_explicit(&state->calls->written, number + 1,
+                          memory_order_relaxed);
+    struct tattle__call_record *next = record + 1;
+    state->call_next = next == state->call_end ? state->call_first : next;
+}
+
+/* The calling thread's state when it records calls, or NULL. */
+TATTLE__NO_INSTRUMENT static inline struct thread_state *call_state(void)
+{
+    struct thread_state *state = current_state();
+    if (TATTLE__UNLIKELY(state == NULL || state->calls == NULL))
+        return NULL;
+    if (TATTLE__UNLIKELY(
+            atomic_load_explicit(&state->arena->active, memory_order_relaxed) !=
+            config.generation))
+        return NULL;
+    return state;
+}
+
+TATTLE__NO_INSTRUMENT static void record_enter(void *function, void *site)
+{
+    struct thread_state *state = call_state();
+    if (state == NULL)
+        return;
+    uint64_t ticks = tattle__clock_ticks();
+    uint32_t depth = state->call_depth;
+    struct tattle__call_area *calls = state->calls;
+    if (TATTLE__LIKELY(depth < TATTLE__CALL_DEPTH_MAX))
+        calls->stack[depth] = (struct tattle__call_frame){
+            .function = (uint64_t)(uintptr_t)function,
+            .site = (uint64_t)(uintptr_t)site};
+    atomic_store_explicit(&calls->depth, depth + 1, memory_order_release);
+    state->call_depth = depth + 1;
+    write_call(state, ticks, (uint64_t)(uintptr_t)function,
+               (uint64_t)(uintptr_t)site, depth, TATTLE__CALL_ENTER);
+}
+
+TATTLE__NO_INSTRUMENT static void record_exit(void *function, void *site)
+{
+    struct thread_state *state = call_state();
+    if (state == NULL)
+        return;
+    uint32_t depth = state->call_depth;
+    /* A function entered before recording began: nothing to pop. */
+    if (TATTLE__UNLIKELY(depth == 0))
+        return;
+    uint64_t ticks = tattle__clock_ticks();
+    atomic_store_explicit(&state->calls->depth, depth - 1,
+                          memory_order_release);
+    state->call_depth = depth - 1;
+    write_call(state, ticks, (uint64_t)(uintptr_t)function,
+               (uint64_t)(uintptr_t)site, depth - 1, TATTLE__CALL_EXIT);
+}
+
+TATTLE_API TATTLE__NO_INSTRUMENT void __cyg_profile_func_enter(void *function,
+                                                               void *site)
+{
+    if (TATTLE__LIKELY(
+            atomic_load_explicit(&tattle__calls_on, memory_order_relaxed) == 0))
+        return;
+    record_enter(function, site);
+}
+
+TATTLE_API TATTLE__NO_INSTRUMENT void __cyg_profile_func_exit(void *function,
+                                                              void *site)
+{
+    if (TATTLE__LIKELY(
+            atomic_load_explicit(&tattle__calls_on, memory_order_relaxed) == 0))
+        return;
+    record_exit(function, site);
 }

@@ -89,4 +89,12 @@ void tattle__ipc_stop(void);
 void tattle__ipc_swap_io(ssize_t (**write_fn)(int, const void *, size_t),
                          ssize_t (**read_fn)(int, void *, size_t));
 
+/** Non-zero while the process records calls (a `trace_calls` test). */
+extern TATTLE_API _Atomic uint32_t tattle__calls_on;
+
+/** The hooks -finstrument-functions calls at every entry and exit of an
+ * instrumented function: one predictable branch unless calls are traced. */
+TATTLE_API void __cyg_profile_func_enter(void *function, void *site);
+TATTLE_API void __cyg_profile_func_exit(void *function, void *site);
+
 #endif /* TATTLE_TRACER_RECORDER_H */

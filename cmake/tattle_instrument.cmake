@@ -1,0 +1,22 @@
+# tattle_instrument(TARGET)
+#
+# Compiles TARGET's own sources with -finstrument-functions, so that a test
+# tagged `trace_calls` records every entry and exit of its functions (the
+# hooks are in libtattle and cost one predictable branch in every other
+# test). tattle's headers and the system's (/usr/include) are kept out, so
+# only the user's code is hooked: with GCC by
+# -finstrument-functions-exclude-file-list, with Clang by instrumenting
+# after inlining (header functions inlined into the caller add no calls).
+function(tattle_instrument target)
+  if(NOT TARGET ${target})
+    message(FATAL_ERROR "tattle_instrument: ${target} is not a target")
+  endif()
+  set(exclude "-finstrument-functions-exclude-file-list=/usr/include/,include/tattle/")
+  target_compile_options(${target} PRIVATE
+    $<$<COMPILE_LANG_AND_ID:C,GNU>:-finstrument-functions>
+    $<$<COMPILE_LANG_AND_ID:C,GNU>:${exclude}>
+    $<$<COMPILE_LANG_AND_ID:CXX,GNU>:-finstrument-functions>
+    $<$<COMPILE_LANG_AND_ID:CXX,GNU>:${exclude}>
+    $<$<COMPILE_LANG_AND_ID:C,Clang>:-finstrument-functions-after-inlining>
+    $<$<COMPILE_LANG_AND_ID:CXX,Clang>:-finstrument-functions-after-inlining>)
+endfunction()

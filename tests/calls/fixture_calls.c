@@ -1,0 +1,150 @@
+/*
+ * fixture_calls.c — tests whose functions are compiled by
+ * tattle_instrument(), for the calls and shadow stacks a `trace_calls`
+ * test records (tests/calls/test_calls.py).
+ *
+ * Each test makes a known sequence of calls: nested calls with a message
+ * between them, calls from a second thread and a forked child, a crash
+ * three calls deep, a recursion deeper than the shadow stack stores, more
+ * calls than are kept, and the same calls in a test without the tag
+ * (which records nothing). The threads and the child meet through joins
+ * and waitpid, never by sleeping.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <tattle/tattle.h>
+#include <tattle/trace.h>
+
+/* Keeps the compiler from folding the calls away. */
+static volatile int sink;
+
+__attribute__((noinline)) static void inner(int value)
+{
+    sink = value; /* @inner */
+}
+
+__attribute__((noinline)) static void middle(int value)
+{
+    inner(value);
+    inner(value + 1);
+}
+
+__attribute__((noinline)) static void outer(void)
+{
+    middle(1);
+    tattle_trace_event(1, NULL, NULL, "between", "after the first middle");
+    middle(2);
+}
+
+TEST(calls, nested, .tags = "trace_calls")
+{
+    outer();
+}
+
+TEST(calls, untagged)
+{
+    outer();
+}
+
+TEST(calls, untagged_traced, .tags = "trace_messages")
+{
+    outer();
+}
+
+__attribute__((noinline)) static void crash_here(void)
+{
+    raise(SIGSEGV); /* @crash */
+}
+
+__attribute__((noinline)) static void on_the_way(void)
+{
+    crash_here();
+}
+
+TEST(calls, crash_inside, .tags = "trace_calls")
+{
+    middle(0);
+    on_the_way();
+}
+
+__attribute__((noinline)) static void *worker(void *unused)
+{
+    (void)unused;
+    inner(7);
+    return NULL;
+}
+
+TEST(calls, thread, .tags = "trace_calls")
+{
+    pthread_t thread;
+    ASSERT_EQ(pthread_create(&thread, NULL, worker, NULL), 0);
+    ASSERT_EQ(pthread_join(thread, NULL), 0);
+}
+
+__attribute__((noinline)) static void in_child(void)
+{
+    inner(9);
+}
+
+TEST(calls, forked_child, .tags = "trace_calls")
+{
+    pid_t child = fork();
+    ASSERT(child >= 0);
+    if (child == 0) {
+        in_child();
+        _exit(0);
+    }
+    int status;
+    ASSERT_EQ(waitpid(child, &status, 0), child);
+    ASSERT(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+}
+
+__attribute__((noinline)) static void recurse(int levels)
+{
+    if (levels == 0) {
+        raise(SIGABRT); /* @bottom */
+        return;
+    }
+    recurse(levels - 1);
+    sink = levels;
+}
+
+TEST(calls, deeper_than_stored, .tags = "trace_calls")
+{
+    recurse(100);
+}
+
+TEST(calls, more_than_kept, .tags = "trace_calls:10")
+{
+    for (int i = 0; i < 50; i++)
+        inner(i);
+}
+
+TEST(calls, bad_cap, .tags = "trace_calls:0")
+{
+    inner(0);
+}
+
+TEST(overhead, measured)
+{
+    struct tattle_trace_overhead cost = tattle_trace_overhead(3200);
+    ASSERT(cost.enter_ns > 0 && cost.exit_ns > 0 && cost.untraced_ns > 0,
+           "enter %f exit %f untraced %f", cost.enter_ns, cost.exit_ns,
+           cost.untraced_ns);
+    /* The recorder is as it was: this untraced test still has no trace. */
+    ASSERT(tattle_trace_current == NULL);
+}
+
+TEST(overhead, refused_in_a_traced_test, .tags = "trace_calls")
+{
+    errno = 0;
+    struct tattle_trace_overhead cost = tattle_trace_overhead(3200);
+    ASSERT_EQ(errno, EBUSY);
+    ASSERT(cost.enter_ns == 0 && cost.exit_ns == 0 && cost.untraced_ns == 0);
+    inner(1);
+}
