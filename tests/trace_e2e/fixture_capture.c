@@ -13,6 +13,7 @@
 #define _GNU_SOURCE /* pipe2, F_SETPIPE_SZ */
 #include <errno.h>
 #include <fcntl.h>
+#include <mqueue.h>
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
@@ -25,6 +26,7 @@
 #include <sys/un.h>
 #include <sys/uio.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <tattle/tattle.h>
@@ -459,6 +461,69 @@ TEST(ipc, eventfd_semaphore, .tags = "trace_messages")
         EXPECT_EQ(tokens.got[i], 1);
     }
     close(event);
+}
+
+struct queue_consumer {
+    mqd_t queue;
+    char got[3][32];
+    ssize_t lengths[3];
+    unsigned priorities[3];
+};
+
+static void *consume_three(void *argument)
+{
+    struct queue_consumer *consumer = argument;
+    tattle_actor_name("consumer");
+    struct timespec deadline;
+    clock_gettime(CLOCK_REALTIME, &deadline);
+    deadline.tv_sec += 3600;
+    for (int i = 0; i < 3; i++)
+        consumer->lengths[i] =
+            i == 1
+                ? mq_timedreceive(consumer->queue, consumer->got[i],
+                                  sizeof consumer->got[i],
+                                  &consumer->priorities[i], &deadline)
+                : mq_receive(consumer->queue, consumer->got[i],
+                             sizeof consumer->got[i], &consumer->priorities[i]);
+    return NULL;
+}
+
+/* A producer queues two messages of priority 1 and one of priority 9 on a
+ * POSIX message queue (mq_send, mq_timedsend), then a thread takes them
+ * (mq_receive, mq_timedreceive): the urgent one comes out first. */
+TEST(ipc, mq_priorities, .tags = "trace_messages")
+{
+    char name[64];
+    snprintf(name, sizeof name, "/tattle-capture-%d", (int)getpid());
+    struct mq_attr attributes = {.mq_maxmsg = 4, .mq_msgsize = 32};
+    mq_unlink(name);
+    mqd_t queue = mq_open(name, O_CREAT | O_EXCL | O_RDWR, 0600, &attributes);
+    if (queue == (mqd_t)-1 && (errno == ENOSYS || errno == EACCES))
+        SKIP("no POSIX message queues here: %s", strerror(errno));
+    ASSERT_NE(queue, (mqd_t)-1);
+    tattle_actor_name("producer");
+    struct timespec deadline;
+    clock_gettime(CLOCK_REALTIME, &deadline);
+    deadline.tv_sec += 3600;
+    ASSERT_EQ(mq_send(queue, "low one", 7, 1), 0);
+    ASSERT_EQ(mq_timedsend(queue, "low two", 7, 1, &deadline), 0);
+    ASSERT_EQ(mq_send(queue, "urgent", 6, 9), 0);
+    struct queue_consumer consumer = {.queue = queue};
+    pthread_t thread;
+    ASSERT_EQ(pthread_create(&thread, NULL, consume_three, &consumer), 0);
+    pthread_join(thread, NULL);
+    const char *expected[3] = {"urgent", "low one", "low two"};
+    for (int i = 0; i < 3; i++) {
+        EXPECT_EQ(consumer.lengths[i], (ssize_t)strlen(expected[i]));
+        EXPECT_EQ(consumer.priorities[i], i == 0 ? 9u : 1u);
+        EXPECT_EQ(memcmp(consumer.got[i], expected[i], strlen(expected[i])), 0);
+    }
+    errno = 0;
+    EXPECT_EQ(mq_receive(queue, consumer.got[0], 4, NULL), -1);
+    EXPECT_EQ(errno, EMSGSIZE);
+    EXPECT_EQ(mq_close(queue), 0);
+    mq_unlink(name);
+    printf("queue: %s\n", name);
 }
 
 /* A regular file and the test's own stdout and stderr are not message

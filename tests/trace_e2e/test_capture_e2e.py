@@ -348,6 +348,49 @@ def case_eventfd_semaphore(args):
               for e in got), "from the poster to the taker: %s" % got)
 
 
+@CASES("capture_e2e_mq_messages_matched_across_priorities")
+def case_mq_priorities(args):
+    """Three messages on a POSIX queue, the last of a higher priority, so
+    the queue delivers it first: each receive is matched to the send of
+    its own message (by content, then order), from the producer to the
+    consumer; the queue is named mq:/NAME and its mq_close is an event; a
+    receive that fails (EMSGSIZE) records nothing."""
+    run, traces = traced_run(args, "ipc/mq_priorities")
+    trace = traces.get("ipc/mq_priorities")
+    if not trace:
+        return
+    test = run.test("ipc/mq_priorities")
+    stdout = test.get("output", {}).get("stdout", "")
+    found = re.search(r"queue: (/tattle-capture-\d+)", stdout)
+    if not check(found is not None, "the test names its queue: %r" % stdout):
+        return
+    queue = "mq:" + found.group(1)
+    got = messages(trace)
+    sends = [(e.get("from"), e.get("to"), e.get("label"), e.get("msg"))
+             for e in got if e["kind"] == "send"]
+    check(sends == [("producer", "consumer", "mq_send", "low one"),
+                    ("producer", "consumer", "mq_timedsend", "low two"),
+                    ("producer", "consumer", "mq_send", "urgent")],
+          "the three sends, to the consumer: %s" % sends)
+    recvs = [(e.get("from"), e.get("to"), e.get("label"), e.get("msg"))
+             for e in got if e["kind"] == "recv"]
+    check(recvs == [("producer", "consumer", "mq_receive", "urgent"),
+                    ("producer", "consumer", "mq_timedreceive", "low one"),
+                    ("producer", "consumer", "mq_receive", "low two")],
+          "the three receives, the urgent first: %s" % recvs)
+    by_seq = {e["seq"]: e for e in got}
+    for e in got:
+        if e["kind"] == "recv":
+            sent = by_seq.get(e.get("match"))
+            check(sent is not None and sent.get("msg") == e.get("msg"),
+                  "the receive of %r matches its own send: %s"
+                  % (e.get("msg"), sent))
+    closes = [(e.get("from"), e.get("label"), e.get("msg"))
+              for e in trace["events"] if e["kind"] == "event"]
+    check(("producer", "mq_close", queue) in closes,
+          "the mq_close of %s is an event: %s" % (queue, closes))
+
+
 @CASES("capture_e2e_files_and_runner_stdout_are_not_recorded")
 def case_not_endpoints(args):
     run, traces = traced_run(args, "ipc/not_endpoints")

@@ -4,11 +4,13 @@
  * code under test.
  *
  * libtattle defines write, read, writev, readv, send, recv, sendto,
- * recvfrom, sendmsg, recvmsg, eventfd_write, eventfd_read (and the
- * fortified __read_chk, __recv_chk, __recvfrom_chk), so a test binary that
- * links tattle calls these instead of libc's; connect, accept, accept4,
- * shutdown and close of an endpoint are recorded as `event`s, and dup2,
- * dup3 and socketpair are defined to keep the descriptor cache right. Each
+ * recvfrom, sendmsg, recvmsg, eventfd_write, eventfd_read, mq_send,
+ * mq_timedsend, mq_receive, mq_timedreceive (and the fortified
+ * __read_chk, __recv_chk, __recvfrom_chk), so a test binary that links
+ * tattle calls these instead of libc's; connect, accept, accept4,
+ * shutdown, close and mq_close of an endpoint are recorded as `event`s,
+ * and dup2, dup3 and socketpair are defined to keep the descriptor cache
+ * right. Each
  * calls the real function, found once with dlsym(RTLD_NEXT) when the
  * library is loaded (a raw system call until then). When the process is
  * not capturing — the runner, the fork server, untraced tests, tests with
@@ -19,7 +21,9 @@
  * When capturing, a call that moved bytes looks its descriptor up in a
  * per-process cache (the first call on a descriptor classifies it with
  * fstat: pipes and FIFOs, sockets, eventfds are message endpoints; regular
- * files, terminals and the runner's own stdout/stderr pipes are not) and
+ * files, terminals and the runner's own stdout/stderr pipes are not; a
+ * descriptor an mq_ call succeeded on is a POSIX queue, named by its link
+ * in /proc/self/fd) and
  * records a `send` or `recv` event carrying the endpoint's entry in the
  * arena and the offset of its bytes in the endpoint's stream, from which
  * the freeze matches each receive to its send and names both ends (a
@@ -34,6 +38,7 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <mqueue.h>
 #include <netinet/in.h>
 #include <arpa/inet.h>
 #include <stdatomic.h>
@@ -152,6 +157,33 @@ static int raw_shutdown(int fd, int how)
 {
     return (int)syscall(SYS_shutdown, fd, how);
 }
+static int raw_mq_timedsend(mqd_t queue, const char *message, size_t length,
+                            unsigned priority, const struct timespec *timeout)
+{
+    return (int)syscall(SYS_mq_timedsend, queue, message, length, priority,
+                        timeout);
+}
+static ssize_t raw_mq_timedreceive(mqd_t queue, char *message, size_t length,
+                                   unsigned *priority,
+                                   const struct timespec *timeout)
+{
+    return (ssize_t)syscall(SYS_mq_timedreceive, queue, message, length,
+                            priority, timeout);
+}
+static int raw_mq_send(mqd_t queue, const char *message, size_t length,
+                       unsigned priority)
+{
+    return raw_mq_timedsend(queue, message, length, priority, NULL);
+}
+static ssize_t raw_mq_receive(mqd_t queue, char *message, size_t length,
+                              unsigned *priority)
+{
+    return raw_mq_timedreceive(queue, message, length, priority, NULL);
+}
+static int raw_mq_close(mqd_t queue)
+{
+    return raw_close(queue);
+}
 static int raw_eventfd_write(int fd, eventfd_t value)
 {
     return raw_write(fd, &value, sizeof value) == sizeof value ? 0 : -1;
@@ -184,12 +216,21 @@ static struct {
     int (*accept)(int, struct sockaddr *, socklen_t *);
     int (*accept4)(int, struct sockaddr *, socklen_t *, int);
     int (*shutdown)(int, int);
+    int (*mq_send)(mqd_t, const char *, size_t, unsigned);
+    int (*mq_timedsend)(mqd_t, const char *, size_t, unsigned,
+                        const struct timespec *);
+    ssize_t (*mq_receive)(mqd_t, char *, size_t, unsigned *);
+    ssize_t (*mq_timedreceive)(mqd_t, char *, size_t, unsigned *,
+                               const struct timespec *);
+    int (*mq_close)(mqd_t);
 } real = {
-    raw_write,   raw_read,       raw_writev,        raw_readv,
-    raw_send,    raw_recv,       raw_sendto,        raw_recvfrom,
-    raw_sendmsg, raw_recvmsg,    raw_close,         raw_dup2,
-    raw_dup3,    raw_socketpair, raw_eventfd_write, raw_eventfd_read,
-    raw_connect, raw_accept,     raw_accept4,       raw_shutdown,
+    raw_write,    raw_read,         raw_writev,        raw_readv,
+    raw_send,     raw_recv,         raw_sendto,        raw_recvfrom,
+    raw_sendmsg,  raw_recvmsg,      raw_close,         raw_dup2,
+    raw_dup3,     raw_socketpair,   raw_eventfd_write, raw_eventfd_read,
+    raw_connect,  raw_accept,       raw_accept4,       raw_shutdown,
+    raw_mq_send,  raw_mq_timedsend, raw_mq_receive,    raw_mq_timedreceive,
+    raw_mq_close,
 };
 
 /* Replaces *slot with the next definition of `name` when there is one. */
@@ -222,6 +263,11 @@ __attribute__((constructor)) static void resolve_real_functions(void)
     RESOLVE(accept);
     RESOLVE(accept4);
     RESOLVE(shutdown);
+    RESOLVE(mq_send);
+    RESOLVE(mq_timedsend);
+    RESOLVE(mq_receive);
+    RESOLVE(mq_timedreceive);
+    RESOLVE(mq_close);
 }
 
 /* ---- Endpoints ---------------------------------------------------------- */
@@ -446,6 +492,52 @@ static uint64_t lookup(int fd)
     return word;
 }
 
+/* What a POSIX message queue's descriptor is, as a cache word (without
+ * the CACHED bit): an endpoint named `mq:/NAME` after the link of
+ * /proc/self/fd/N (the queue's path in the mqueue file system). */
+static uint64_t classify_queue(mqd_t queue)
+{
+    struct stat status;
+    if (fstat(queue, &status) != 0)
+        return 0;
+    char path[48];
+    size_t used = append_text(path, sizeof path, 0, "/proc/self/fd/");
+    append_number(path, sizeof path, used, (uint64_t)queue);
+    char link[TATTLE__ENDPOINT_NAME_BYTES];
+    ssize_t length = readlink(path, link, sizeof link - 1);
+    if (length < 0)
+        length = 0;
+    link[length] = '\0';
+    char name[TATTLE__ENDPOINT_NAME_BYTES];
+    append_text(name, sizeof name, append_text(name, sizeof name, 0, "mq:"),
+                link);
+    uint32_t index = claim_endpoint(
+        capture_arena, object_key(status.st_dev, status.st_ino),
+        TATTLE__ENDPOINT_QUEUE, (uint64_t)status.st_ino, name, "");
+    if (index == 0)
+        return 0;
+    return (uint64_t)TATTLE__ENDPOINT_QUEUE << 1 | (uint64_t)index << 32;
+}
+
+/* The cache word of a descriptor an mq_ call succeeded on: a queue,
+ * whatever the cache said of the number before (a queue's descriptor is
+ * a regular file to fstat, and mq_open is not interposed). */
+static uint64_t lookup_queue(mqd_t queue)
+{
+    if (queue < 0)
+        return 0;
+    uint64_t word =
+        queue < FD_CACHE_SIZE
+            ? atomic_load_explicit(&fd_cache[queue], memory_order_relaxed)
+            : 0;
+    if (TATTLE__LIKELY(((word >> 1) & 0x7fu) == TATTLE__ENDPOINT_QUEUE))
+        return word;
+    word = classify_queue(queue) | CACHED;
+    if (queue < FD_CACHE_SIZE)
+        atomic_store_explicit(&fd_cache[queue], word, memory_order_relaxed);
+    return word;
+}
+
 static void forget(int fd)
 {
     if (fd >= 0 && fd < FD_CACHE_SIZE)
@@ -525,33 +617,26 @@ static void note_first(_Atomic uint32_t *side, int32_t actor)
  * receive with MSG_TRUNC on a stream socket drops its bytes unread). A
  * send is stamped with `ticks`, the clock read before the call, so it
  * never follows the receive it woke; a receive (ticks 0) is stamped now. */
-static void record_transfer(int fd, bool sending, uint64_t ticks,
-                            const char *label, const void *data,
-                            size_t in_buffer, size_t length,
-                            const struct iovec *iov, size_t iov_count,
-                            bool discarding)
+static void record_message(uint64_t word, bool sending, uint64_t ticks,
+                           const char *label, const void *data,
+                           size_t in_buffer, size_t length,
+                           const struct iovec *iov, size_t iov_count,
+                           bool discarding)
 {
-    if (tattle_trace_current != capture_arena)
-        return; /* the session ended in this process (in-process runs) */
-    int saved_errno = errno;
-    uint64_t word = lookup(fd);
     unsigned kind = (unsigned)(word >> 1) & 0x7fu;
     uint32_t index = (uint32_t)(word >> 32);
-    if (kind == 0 || index == 0 || index > TATTLE__MAX_ENDPOINTS) {
-        errno = saved_errno;
+    if (kind == 0 || index == 0 || index > TATTLE__MAX_ENDPOINTS)
         return;
-    }
     int32_t actor = tattle__recorder_actor();
-    if (actor < 0) {
-        errno = saved_errno;
+    if (actor < 0)
         return;
-    }
     struct tattle__endpoint *entry = &capture_arena->endpoints[index - 1];
     bool semaphore = (word & SEMAPHORE) != 0;
-    uint64_t units =
-        kind == TATTLE__ENDPOINT_DGRAM || kind == TATTLE__ENDPOINT_EVENTFD
-            ? 1
-            : length;
+    uint64_t units = kind == TATTLE__ENDPOINT_DGRAM ||
+                             kind == TATTLE__ENDPOINT_EVENTFD ||
+                             kind == TATTLE__ENDPOINT_QUEUE
+                         ? 1
+                         : length;
     if (kind == TATTLE__ENDPOINT_EVENTFD && semaphore && sending) {
         /* A write adds its value to the counter, one unit a read takes. */
         uint64_t value = 1;
@@ -608,6 +693,38 @@ static void record_transfer(int fd, bool sending, uint64_t ticks,
         .endpoint = index,
         .offset = offset,
         .ticks = ticks});
+}
+
+/* Records one transfer through a descriptor (record_message says what the
+ * arguments are) when it is a message endpoint; a POSIX queue's descriptor
+ * counts only through the mq_ calls (a read of it is the queue's status
+ * text, not a message). */
+static void record_transfer(int fd, bool sending, uint64_t ticks,
+                            const char *label, const void *data,
+                            size_t in_buffer, size_t length,
+                            const struct iovec *iov, size_t iov_count,
+                            bool discarding)
+{
+    if (tattle_trace_current != capture_arena)
+        return; /* the session ended in this process (in-process runs) */
+    int saved_errno = errno;
+    uint64_t word = lookup(fd);
+    if (((word >> 1) & 0x7fu) != TATTLE__ENDPOINT_QUEUE)
+        record_message(word, sending, ticks, label, data, in_buffer, length,
+                       iov, iov_count, discarding);
+    errno = saved_errno;
+}
+
+/* Records one message sent to or received from a POSIX queue. */
+static void record_queue_transfer(mqd_t queue, bool sending, uint64_t ticks,
+                                  const char *label, const char *message,
+                                  size_t length)
+{
+    if (tattle_trace_current != capture_arena)
+        return;
+    int saved_errno = errno;
+    record_message(lookup_queue(queue), sending, ticks, label, message, length,
+                   length, NULL, 0, false);
     errno = saved_errno;
 }
 
@@ -874,6 +991,70 @@ INTERPOSED int eventfd_read(int fd, eventfd_t *value)
     if (result == 0)
         record_transfer(fd, false, 0, "eventfd_read", value, sizeof *value,
                         sizeof *value, NULL, 0, false);
+    return result;
+}
+
+INTERPOSED int mq_send(mqd_t queue, const char *message, size_t length,
+                       unsigned priority)
+{
+    if (TATTLE__LIKELY(!capturing))
+        return real.mq_send(queue, message, length, priority);
+    uint64_t ticks = tattle__clock_ticks();
+    int result = real.mq_send(queue, message, length, priority);
+    if (result == 0)
+        record_queue_transfer(queue, true, ticks, "mq_send", message, length);
+    return result;
+}
+
+INTERPOSED int mq_timedsend(mqd_t queue, const char *message, size_t length,
+                            unsigned priority, const struct timespec *timeout)
+{
+    if (TATTLE__LIKELY(!capturing))
+        return real.mq_timedsend(queue, message, length, priority, timeout);
+    uint64_t ticks = tattle__clock_ticks();
+    int result = real.mq_timedsend(queue, message, length, priority, timeout);
+    if (result == 0)
+        record_queue_transfer(queue, true, ticks, "mq_timedsend", message,
+                              length);
+    return result;
+}
+
+INTERPOSED ssize_t mq_receive(mqd_t queue, char *message, size_t length,
+                              unsigned *priority)
+{
+    if (TATTLE__LIKELY(!capturing))
+        return real.mq_receive(queue, message, length, priority);
+    ssize_t done = real.mq_receive(queue, message, length, priority);
+    if (done >= 0)
+        record_queue_transfer(queue, false, 0, "mq_receive", message,
+                              (size_t)done);
+    return done;
+}
+
+INTERPOSED ssize_t mq_timedreceive(mqd_t queue, char *message, size_t length,
+                                   unsigned *priority,
+                                   const struct timespec *timeout)
+{
+    if (TATTLE__LIKELY(!capturing))
+        return real.mq_timedreceive(queue, message, length, priority, timeout);
+    ssize_t done =
+        real.mq_timedreceive(queue, message, length, priority, timeout);
+    if (done >= 0)
+        record_queue_transfer(queue, false, 0, "mq_timedreceive", message,
+                              (size_t)done);
+    return done;
+}
+
+INTERPOSED int mq_close(mqd_t queue)
+{
+    if (TATTLE__LIKELY(!capturing))
+        return real.mq_close(queue);
+    uint64_t word =
+        queue >= 0 && queue < FD_CACHE_SIZE ? atomic_load(&fd_cache[queue]) : 0;
+    int result = real.mq_close(queue);
+    forget(queue);
+    if (result == 0 && ((word >> 1) & 0x7fu) == TATTLE__ENDPOINT_QUEUE)
+        record_endpoint_event(queue, word, "mq_close", NULL);
     return result;
 }
 
