@@ -526,6 +526,75 @@ TEST(ipc, mq_priorities, .tags = "trace_messages")
     printf("queue: %s\n", name);
 }
 
+struct vector_receiver {
+    int datagrams, stream;
+    char got[4][16];
+    int first, second;
+    unsigned lengths[4];
+};
+
+static void *receive_vectors(void *argument)
+{
+    struct vector_receiver *receiver = argument;
+    tattle_actor_name("receiver");
+    struct iovec parts[4];
+    struct mmsghdr messages[4];
+    memset(messages, 0, sizeof messages);
+    for (int i = 0; i < 4; i++) {
+        parts[i] = (struct iovec){receiver->got[i], sizeof receiver->got[i]};
+        messages[i].msg_hdr.msg_iov = &parts[i];
+        messages[i].msg_hdr.msg_iovlen = 1;
+    }
+    receiver->first = recvmmsg(receiver->datagrams, messages, 2, 0, NULL);
+    receiver->second = recvmmsg(receiver->datagrams, messages + 2, 1, 0, NULL);
+    parts[3].iov_len = 4;
+    if (recvmmsg(receiver->stream, messages + 3, 1, MSG_WAITALL, NULL) != 1)
+        receiver->second = -1;
+    for (int i = 0; i < 4; i++)
+        receiver->lengths[i] = messages[i].msg_len;
+    return NULL;
+}
+
+/* Three datagrams sent in one sendmmsg, taken by a thread in two recvmmsg
+ * calls (two, then one); two stream messages in one sendmmsg, read back
+ * in one recvmmsg of four bytes. */
+TEST(ipc, mmsg_vectors, .tags = "trace_messages")
+{
+    int datagrams[2], stream[2];
+    ASSERT_EQ(socketpair(AF_UNIX, SOCK_DGRAM, 0, datagrams), 0);
+    ASSERT_EQ(socketpair(AF_UNIX, SOCK_STREAM, 0, stream), 0);
+    tattle_actor_name("sender");
+    const char *texts[3] = {"first", "second", "third"};
+    struct iovec parts[3];
+    struct mmsghdr messages[3];
+    memset(messages, 0, sizeof messages);
+    for (int i = 0; i < 3; i++) {
+        parts[i] = (struct iovec){(void *)texts[i], strlen(texts[i])};
+        messages[i].msg_hdr.msg_iov = &parts[i];
+        messages[i].msg_hdr.msg_iovlen = 1;
+    }
+    ASSERT_EQ(sendmmsg(datagrams[0], messages, 3, 0), 3);
+    parts[0] = (struct iovec){"ab", 2};
+    parts[1] = (struct iovec){"cd", 2};
+    ASSERT_EQ(sendmmsg(stream[0], messages, 2, 0), 2);
+    struct vector_receiver receiver = {.datagrams = datagrams[1],
+                                       .stream = stream[1]};
+    pthread_t thread;
+    ASSERT_EQ(pthread_create(&thread, NULL, receive_vectors, &receiver), 0);
+    pthread_join(thread, NULL);
+    EXPECT_EQ(receiver.first, 2);
+    EXPECT_EQ(receiver.second, 1);
+    const char *expected[4] = {"first", "second", "third", "abcd"};
+    for (int i = 0; i < 4; i++) {
+        EXPECT_EQ(receiver.lengths[i], (unsigned)strlen(expected[i]));
+        EXPECT_EQ(memcmp(receiver.got[i], expected[i], strlen(expected[i])), 0);
+    }
+    close(datagrams[0]);
+    close(datagrams[1]);
+    close(stream[0]);
+    close(stream[1]);
+}
+
 /* A regular file and the test's own stdout and stderr are not message
  * endpoints; one pipe message shows the capture was on. */
 TEST(ipc, not_endpoints, .tags = "trace_messages")

@@ -391,6 +391,34 @@ def case_mq_priorities(args):
           "the mq_close of %s is an event: %s" % (queue, closes))
 
 
+@CASES("capture_e2e_mmsg_vectors_record_each_message")
+def case_mmsg_vectors(args):
+    """sendmmsg of three datagrams, received by recvmmsg two then one, and
+    sendmmsg of two stream messages read back by one recvmmsg: each
+    message of a vector is one event, each receive matched to the send of
+    its bytes (the stream read to the first of the two it got)."""
+    _, traces = traced_run(args, "ipc/mmsg_vectors")
+    trace = traces.get("ipc/mmsg_vectors")
+    if not trace:
+        return
+    got = messages(trace)
+    sends = [(e.get("from"), e.get("to"), e.get("label"), e.get("msg"))
+             for e in got if e["kind"] == "send"]
+    check(sends == [("sender", "receiver", "sendmmsg", text)
+                    for text in ("first", "second", "third", "ab", "cd")],
+          "one send per message of each vector: %s" % sends)
+    recvs = [e for e in got if e["kind"] == "recv"]
+    check([(e.get("from"), e.get("to"), e.get("label"), e.get("msg"))
+           for e in recvs] ==
+          [("sender", "receiver", "recvmmsg", text)
+           for text in ("first", "second", "third", "abcd")],
+          "one receive per message: %s" % recvs)
+    by_seq = {e["seq"]: e for e in got}
+    check([by_seq.get(e.get("match"), {}).get("msg") for e in recvs] ==
+          ["first", "second", "third", "ab"],
+          "each receive matches the send of its (first) bytes: %s" % recvs)
+
+
 @CASES("capture_e2e_files_and_runner_stdout_are_not_recorded")
 def case_not_endpoints(args):
     run, traces = traced_run(args, "ipc/not_endpoints")

@@ -4,7 +4,8 @@
  * code under test.
  *
  * libtattle defines write, read, writev, readv, send, recv, sendto,
- * recvfrom, sendmsg, recvmsg, eventfd_write, eventfd_read, mq_send,
+ * recvfrom, sendmsg, recvmsg, sendmmsg, recvmmsg (each message of the
+ * vector one event), eventfd_write, eventfd_read, mq_send,
  * mq_timedsend, mq_receive, mq_timedreceive (and the fortified
  * __read_chk, __recv_chk, __recvfrom_chk), so a test binary that links
  * tattle calls these instead of libc's; connect, accept, accept4,
@@ -122,6 +123,16 @@ static ssize_t raw_recvmsg(int fd, struct msghdr *message, int flags)
 {
     return (ssize_t)syscall(SYS_recvmsg, fd, message, flags);
 }
+static int raw_sendmmsg(int fd, struct mmsghdr *messages, unsigned count,
+                        int flags)
+{
+    return (int)syscall(SYS_sendmmsg, fd, messages, count, flags);
+}
+static int raw_recvmmsg(int fd, struct mmsghdr *messages, unsigned count,
+                        int flags, struct timespec *timeout)
+{
+    return (int)syscall(SYS_recvmmsg, fd, messages, count, flags, timeout);
+}
 static int raw_close(int fd)
 {
     return (int)syscall(SYS_close, fd);
@@ -223,6 +234,8 @@ static struct {
     ssize_t (*mq_timedreceive)(mqd_t, char *, size_t, unsigned *,
                                const struct timespec *);
     int (*mq_close)(mqd_t);
+    int (*sendmmsg)(int, struct mmsghdr *, unsigned, int);
+    int (*recvmmsg)(int, struct mmsghdr *, unsigned, int, struct timespec *);
 } real = {
     raw_write,    raw_read,         raw_writev,        raw_readv,
     raw_send,     raw_recv,         raw_sendto,        raw_recvfrom,
@@ -230,7 +243,7 @@ static struct {
     raw_dup3,     raw_socketpair,   raw_eventfd_write, raw_eventfd_read,
     raw_connect,  raw_accept,       raw_accept4,       raw_shutdown,
     raw_mq_send,  raw_mq_timedsend, raw_mq_receive,    raw_mq_timedreceive,
-    raw_mq_close,
+    raw_mq_close, raw_sendmmsg,     raw_recvmmsg,
 };
 
 /* Replaces *slot with the next definition of `name` when there is one. */
@@ -268,6 +281,8 @@ __attribute__((constructor)) static void resolve_real_functions(void)
     RESOLVE(mq_receive);
     RESOLVE(mq_timedreceive);
     RESOLVE(mq_close);
+    RESOLVE(sendmmsg);
+    RESOLVE(recvmmsg);
 }
 
 /* ---- Endpoints ---------------------------------------------------------- */
@@ -968,6 +983,38 @@ INTERPOSED ssize_t recvmsg(int fd, struct msghdr *message, int flags)
         record_transfer(fd, false, 0, "recvmsg", NULL, 0, (size_t)done,
                         message->msg_iov, message->msg_iovlen,
                         (flags & MSG_TRUNC) != 0);
+    return done;
+}
+
+/* Each message of the vector that went is one event, as if sent alone. */
+INTERPOSED int sendmmsg(int fd, struct mmsghdr *messages, unsigned count,
+                        int flags)
+{
+    if (TATTLE__LIKELY(!capturing))
+        return real.sendmmsg(fd, messages, count, flags);
+    uint64_t ticks = tattle__clock_ticks();
+    int done = real.sendmmsg(fd, messages, count, flags);
+    for (int i = 0; i < done; i++)
+        if (messages[i].msg_len > 0)
+            record_transfer(fd, true, ticks, "sendmmsg", NULL, 0,
+                            messages[i].msg_len, messages[i].msg_hdr.msg_iov,
+                            messages[i].msg_hdr.msg_iovlen, false);
+    return done;
+}
+
+INTERPOSED int recvmmsg(int fd, struct mmsghdr *messages, unsigned count,
+                        int flags, struct timespec *timeout)
+{
+    if (TATTLE__LIKELY(!capturing))
+        return real.recvmmsg(fd, messages, count, flags, timeout);
+    int done = real.recvmmsg(fd, messages, count, flags, timeout);
+    if (!(flags & MSG_PEEK))
+        for (int i = 0; i < done; i++)
+            if (messages[i].msg_len > 0)
+                record_transfer(
+                    fd, false, 0, "recvmmsg", NULL, 0, messages[i].msg_len,
+                    messages[i].msg_hdr.msg_iov, messages[i].msg_hdr.msg_iovlen,
+                    (flags & MSG_TRUNC) != 0);
     return done;
 }
 
