@@ -23,6 +23,7 @@
 #include <sys/eventfd.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <sys/un.h>
 #include <sys/uio.h>
 #include <sys/wait.h>
@@ -593,6 +594,131 @@ TEST(ipc, mmsg_vectors, .tags = "trace_messages")
     close(datagrams[1]);
     close(stream[0]);
     close(stream[1]);
+}
+
+/* A regular file, written once so the capture has classified its number
+ * as no endpoint; -1 when it could not be made. */
+static int written_file(void)
+{
+    char path[] = "/tmp/tattle-capture-XXXXXX";
+    int file = mkstemp(path);
+    if (file < 0)
+        return -1;
+    unlink(path);
+    if (write(file, "file", 4) != 4) {
+        close(file);
+        return -1;
+    }
+    return file;
+}
+
+/* One message through a pipe whose ends are the given numbers. */
+static int pipe_message(const int fds[2], const char *text)
+{
+    size_t length = strlen(text);
+    char back[64];
+    if (write(fds[1], text, length) != (ssize_t)length ||
+        read(fds[0], back, sizeof back) != (ssize_t)length)
+        return -1;
+    return 0;
+}
+
+/* Descriptor numbers closed where the interposed close does not see them
+ * (close_range, closefrom in a forked child, fclose), then reused: a
+ * file's numbers by a pipe, a pipe's number by a file. */
+TEST(ipc, closed_unseen, .tags = "trace_messages")
+{
+    int first = written_file(), second = written_file();
+    ASSERT_GE(first, 0);
+    ASSERT_EQ(second, first + 1);
+    ASSERT_EQ(close_range((unsigned)first, (unsigned)second, 0), 0);
+    int fds[2];
+    ASSERT_EQ(pipe2(fds, O_CLOEXEC), 0);
+    ASSERT_EQ(fds[0], first);
+    ASSERT_EQ(fds[1], second);
+    ASSERT_EQ(pipe_message(fds, "after close_range"), 0);
+    close(fds[0]);
+    close(fds[1]);
+
+    first = written_file();
+    second = written_file();
+    ASSERT_EQ(second, first + 1);
+    pid_t child = fork();
+    ASSERT_NE(child, -1);
+    if (child == 0) {
+        closefrom(first);
+        if (pipe(fds) != 0 || fds[0] != first || fds[1] != second)
+            _exit(2);
+        _exit(pipe_message(fds, "after closefrom") == 0 ? 0 : 3);
+    }
+    int status = 0;
+    ASSERT_EQ(waitpid(child, &status, 0), child);
+    ASSERT(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    close(first);
+    close(second);
+
+    char path[] = "/tmp/tattle-capture-XXXXXX";
+    int made = mkstemp(path);
+    ASSERT_GE(made, 0);
+    close(made);
+    ASSERT_EQ(pipe(fds), 0);
+    FILE *stream = fdopen(fds[1], "w");
+    ASSERT_NOT_NULL(stream);
+    ASSERT_EQ(pipe_message(fds, "before fclose"), 0);
+    ASSERT_EQ(fclose(stream), 0);
+    FILE *file = fopen(path, "w");
+    unlink(path);
+    ASSERT_NOT_NULL(file);
+    ASSERT_EQ(fileno(file), fds[1]);
+    ASSERT_EQ(write(fileno(file), "into the file", 13), 13);
+    fclose(file);
+    close(fds[0]);
+}
+
+/* A number closed by a raw close system call, then handed out again by
+ * dup, fcntl(F_DUPFD_CLOEXEC), pipe and eventfd. */
+TEST(ipc, created_after_unseen_close, .tags = "trace_messages")
+{
+    int fds[2];
+    ASSERT_EQ(pipe(fds), 0);
+    int file = written_file();
+    ASSERT_GE(file, 0);
+    ASSERT_EQ(syscall(SYS_close, file), 0);
+    int duplicate = dup(fds[1]);
+    ASSERT_EQ(duplicate, file);
+    ASSERT_EQ(pipe_message((int[2]){fds[0], duplicate}, "through dup"), 0);
+    close(duplicate);
+
+    file = written_file();
+    ASSERT_GE(file, 0);
+    ASSERT_EQ(syscall(SYS_close, file), 0);
+    duplicate = fcntl(fds[1], F_DUPFD_CLOEXEC, file);
+    ASSERT_EQ(duplicate, file);
+    ASSERT_EQ(pipe_message((int[2]){fds[0], duplicate}, "through fcntl"), 0);
+    close(duplicate);
+    close(fds[0]);
+    close(fds[1]);
+
+    int first = written_file(), second = written_file();
+    ASSERT_EQ(second, first + 1);
+    ASSERT_EQ(syscall(SYS_close, first), 0);
+    ASSERT_EQ(syscall(SYS_close, second), 0);
+    ASSERT_EQ(pipe(fds), 0);
+    ASSERT_EQ(fds[0], first);
+    ASSERT_EQ(pipe_message(fds, "through pipe"), 0);
+    close(fds[0]);
+    close(fds[1]);
+
+    file = written_file();
+    ASSERT_GE(file, 0);
+    ASSERT_EQ(syscall(SYS_close, file), 0);
+    int event = eventfd(0, EFD_CLOEXEC);
+    ASSERT_EQ(event, file);
+    ASSERT_EQ(eventfd_write(event, 7), 0);
+    eventfd_t value = 0;
+    ASSERT_EQ(eventfd_read(event, &value), 0);
+    EXPECT_EQ(value, 7);
+    close(event);
 }
 
 /* A regular file and the test's own stdout and stderr are not message

@@ -419,6 +419,52 @@ def case_mmsg_vectors(args):
           "each receive matches the send of its (first) bytes: %s" % recvs)
 
 
+@CASES("capture_e2e_numbers_closed_unseen_are_reclassified")
+def case_closed_unseen(args):
+    """A file's numbers closed by close_range (and by closefrom in a forked
+    child) and reused by a pipe: the pipe's messages are recorded; a pipe's
+    number closed by fclose and reused by fopen: the file's write is not
+    a message; the closes of endpoints are events."""
+    _, traces = traced_run(args, "ipc/closed_unseen")
+    trace = traces.get("ipc/closed_unseen")
+    if not trace:
+        return
+    got = [(e["kind"], e.get("msg")) for e in messages(trace)]
+    check(got == [(kind, text) for text in ("after close_range",
+                                            "after closefrom",
+                                            "before fclose")
+                  for kind in ("send", "recv")],
+          "the pipes' messages and nothing of the file: %s" % got)
+    check(all("match" in e for e in messages(trace) if e["kind"] == "recv"),
+          "each receive is matched: %s" % messages(trace))
+    labels = [e.get("label") for e in trace["events"] if e["kind"] == "event"]
+    check("fclose" in labels, "the fclose of the pipe is an event: %s" % labels)
+
+
+@CASES("capture_e2e_numbers_created_after_unseen_close_are_reclassified")
+def case_created_after_unseen_close(args):
+    """A file's number closed by a raw close system call, then handed out
+    by dup, fcntl(F_DUPFD_CLOEXEC), pipe and eventfd: each message through
+    the new descriptor is recorded and matched."""
+    _, traces = traced_run(args, "ipc/created_after_unseen_close")
+    trace = traces.get("ipc/created_after_unseen_close")
+    if not trace:
+        return
+    got = [(e["kind"], e.get("label"), e.get("msg")) for e in messages(trace)
+           if e.get("label") not in ("eventfd_write", "eventfd_read")]
+    check(got == [(kind, label, text) for text in ("through dup",
+                                                   "through fcntl",
+                                                   "through pipe")
+                  for kind, label in (("send", "write"), ("recv", "read"))],
+          "the messages through the new descriptors: %s" % got)
+    events = [(e["kind"], e.get("label"), e["size"]) for e in messages(trace)
+              if e.get("label") in ("eventfd_write", "eventfd_read")]
+    check(events == [("send", "eventfd_write", 8), ("recv", "eventfd_read", 8)],
+          "the eventfd's write and read: %s" % events)
+    check(all("match" in e for e in messages(trace) if e["kind"] == "recv"),
+          "each receive is matched: %s" % messages(trace))
+
+
 @CASES("capture_e2e_files_and_runner_stdout_are_not_recorded")
 def case_not_endpoints(args):
     run, traces = traced_run(args, "ipc/not_endpoints")

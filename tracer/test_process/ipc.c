@@ -29,10 +29,14 @@
  * arena and the offset of its bytes in the endpoint's stream, from which
  * the freeze matches each receive to its send and names both ends (a
  * socket whose non-blocking connect is still in progress is left to its
- * first transfer, when it has a peer to be named by). The
- * cache is dropped for a descriptor closed or replaced through close,
- * dup2 or dup3; a descriptor that libc itself closes and reuses (fclose
- * then fopen) is not seen, so the cache may then call a file a pipe.
+ * first transfer, when it has a peer to be named by). The cache is
+ * dropped for a descriptor closed or replaced through close, close_range,
+ * closefrom, fclose, dup2 or dup3, and for the number each of dup, fcntl's
+ * F_DUPFD, pipe, pipe2, socket, socketpair, eventfd, accept and accept4
+ * hands out (its number may have been closed where the cache did not see
+ * it: a raw close system call, closedir). A number closed unseen and
+ * reused by a call not listed (open, fopen, opendir) may still be taken
+ * for what it was; the hot path never checks the cache against fstat.
  *
  * Everything here is async-signal-safe: no malloc, no lock, errno kept.
  */
@@ -42,9 +46,11 @@
 #include <mqueue.h>
 #include <netinet/in.h>
 #include <arpa/inet.h>
+#include <stdarg.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/eventfd.h>
 #include <sys/socket.h>
@@ -147,6 +153,52 @@ static int raw_dup2(int old_fd, int new_fd)
         return fcntl(old_fd, F_GETFD) < 0 ? -1 : new_fd;
     return raw_dup3(old_fd, new_fd, 0);
 }
+static int raw_dup(int fd)
+{
+    return (int)syscall(SYS_dup, fd);
+}
+static int raw_fcntl(int fd, int command, ...)
+{
+    va_list arguments;
+    va_start(arguments, command);
+    void *argument = va_arg(arguments, void *);
+    va_end(arguments);
+    return (int)syscall(SYS_fcntl, fd, command, argument);
+}
+static int raw_pipe2(int fds[2], int flags)
+{
+    return (int)syscall(SYS_pipe2, fds, flags);
+}
+static int raw_pipe(int fds[2])
+{
+    return raw_pipe2(fds, 0);
+}
+static int raw_socket(int domain, int type, int protocol)
+{
+    return (int)syscall(SYS_socket, domain, type, protocol);
+}
+static int raw_eventfd(unsigned value, int flags)
+{
+    return (int)syscall(SYS_eventfd2, value, flags);
+}
+static int raw_close_range(unsigned first, unsigned last, int flags)
+{
+    return (int)syscall(SYS_close_range, first, last, flags);
+}
+static void raw_closefrom(int lowest)
+{
+    if (lowest >= 0)
+        raw_close_range((unsigned)lowest, ~0u, 0);
+}
+/* fclose has no system call: libc's, found when first needed (before the
+ * constructor below ran). */
+static int raw_fclose(FILE *stream)
+{
+    void *next = dlsym(RTLD_NEXT, "fclose");
+    int (*next_fclose)(FILE *);
+    memcpy(&next_fclose, &next, sizeof next);
+    return next_fclose(stream);
+}
 static int raw_socketpair(int domain, int type, int protocol, int fds[2])
 {
     return (int)syscall(SYS_socketpair, domain, type, protocol, fds);
@@ -236,6 +288,16 @@ static struct {
     int (*mq_close)(mqd_t);
     int (*sendmmsg)(int, struct mmsghdr *, unsigned, int);
     int (*recvmmsg)(int, struct mmsghdr *, unsigned, int, struct timespec *);
+    int (*dup)(int);
+    int (*fcntl)(int, int, ...);
+    int (*fcntl64)(int, int, ...);
+    int (*pipe)(int[2]);
+    int (*pipe2)(int[2], int);
+    int (*socket)(int, int, int);
+    int (*eventfd)(unsigned, int);
+    int (*close_range)(unsigned, unsigned, int);
+    void (*closefrom)(int);
+    int (*fclose)(FILE *);
 } real = {
     raw_write,    raw_read,         raw_writev,        raw_readv,
     raw_send,     raw_recv,         raw_sendto,        raw_recvfrom,
@@ -243,7 +305,10 @@ static struct {
     raw_dup3,     raw_socketpair,   raw_eventfd_write, raw_eventfd_read,
     raw_connect,  raw_accept,       raw_accept4,       raw_shutdown,
     raw_mq_send,  raw_mq_timedsend, raw_mq_receive,    raw_mq_timedreceive,
-    raw_mq_close, raw_sendmmsg,     raw_recvmmsg,
+    raw_mq_close, raw_sendmmsg,     raw_recvmmsg,      raw_dup,
+    raw_fcntl,    raw_fcntl,        raw_pipe,          raw_pipe2,
+    raw_socket,   raw_eventfd,      raw_close_range,   raw_closefrom,
+    raw_fclose,
 };
 
 /* Replaces *slot with the next definition of `name` when there is one. */
@@ -283,6 +348,16 @@ __attribute__((constructor)) static void resolve_real_functions(void)
     RESOLVE(mq_close);
     RESOLVE(sendmmsg);
     RESOLVE(recvmmsg);
+    RESOLVE(dup);
+    RESOLVE(fcntl);
+    RESOLVE(fcntl64);
+    RESOLVE(pipe);
+    RESOLVE(pipe2);
+    RESOLVE(socket);
+    RESOLVE(eventfd);
+    RESOLVE(close_range);
+    RESOLVE(closefrom);
+    RESOLVE(fclose);
 }
 
 /* ---- Endpoints ---------------------------------------------------------- */
@@ -1181,6 +1256,120 @@ INTERPOSED int shutdown(int fd, int how)
             record_endpoint_event(fd, word, "shutdown", NULL);
     }
     return result;
+}
+
+/* Drops the cache of every descriptor from `first` to `last` after they
+ * were closed together, recording the close of each endpoint. */
+static void forget_closed_range(unsigned first, unsigned last,
+                                const char *label)
+{
+    int saved_errno = errno;
+    for (unsigned fd = first; fd <= last && fd < FD_CACHE_SIZE; fd++) {
+        uint64_t word = atomic_exchange(&fd_cache[fd], 0);
+        if (((word >> 1) & 0x7fu) != 0)
+            record_endpoint_event((int)fd, word, label, NULL);
+    }
+    errno = saved_errno;
+}
+
+INTERPOSED int close_range(unsigned first, unsigned last, int flags)
+{
+    int result = real.close_range(first, last, flags);
+    if (TATTLE__UNLIKELY(capturing) && result == 0 &&
+        !((unsigned)flags & CLOSE_RANGE_CLOEXEC))
+        forget_closed_range(first, last, "close_range");
+    return result;
+}
+
+INTERPOSED void closefrom(int lowest)
+{
+    real.closefrom(lowest);
+    if (TATTLE__UNLIKELY(capturing) && lowest >= 0)
+        forget_closed_range((unsigned)lowest, ~0u, "closefrom");
+}
+
+/* libc's fclose closes the stream's descriptor without the interposed
+ * close, so its number would keep what the cache said of it. */
+INTERPOSED int fclose(FILE *stream)
+{
+    if (TATTLE__LIKELY(!capturing))
+        return real.fclose(stream);
+    int fd = fileno(stream);
+    int result = real.fclose(stream);
+    if (fd >= 0)
+        forget_closed_range((unsigned)fd, (unsigned)fd, "fclose");
+    return result;
+}
+
+/* The calls that hand out a new descriptor drop what the cache said of
+ * its number: the number may have been closed where the cache did not see
+ * it (a raw close system call, closedir, a library's own close). */
+static int forget_created(int fd)
+{
+    if (TATTLE__UNLIKELY(capturing) && fd >= 0)
+        forget(fd);
+    return fd;
+}
+
+INTERPOSED int dup(int fd)
+{
+    return forget_created(real.dup(fd));
+}
+
+/* fcntl takes its third argument, when there is one, as a pointer or an
+ * integer in the same register: passed on as libc itself reads it. */
+INTERPOSED int fcntl(int fd, int command, ...)
+{
+    va_list arguments;
+    va_start(arguments, command);
+    void *argument = va_arg(arguments, void *);
+    va_end(arguments);
+    int result = real.fcntl(fd, command, argument);
+    if (command == F_DUPFD || command == F_DUPFD_CLOEXEC)
+        forget_created(result);
+    return result;
+}
+
+INTERPOSED int fcntl64(int fd, int command, ...)
+{
+    va_list arguments;
+    va_start(arguments, command);
+    void *argument = va_arg(arguments, void *);
+    va_end(arguments);
+    int result = real.fcntl64(fd, command, argument);
+    if (command == F_DUPFD || command == F_DUPFD_CLOEXEC)
+        forget_created(result);
+    return result;
+}
+
+INTERPOSED int pipe(int fds[2])
+{
+    int result = real.pipe(fds);
+    if (TATTLE__UNLIKELY(capturing) && result == 0) {
+        forget(fds[0]);
+        forget(fds[1]);
+    }
+    return result;
+}
+
+INTERPOSED int pipe2(int fds[2], int flags)
+{
+    int result = real.pipe2(fds, flags);
+    if (TATTLE__UNLIKELY(capturing) && result == 0) {
+        forget(fds[0]);
+        forget(fds[1]);
+    }
+    return result;
+}
+
+INTERPOSED int socket(int domain, int type, int protocol)
+{
+    return forget_created(real.socket(domain, type, protocol));
+}
+
+INTERPOSED int eventfd(unsigned value, int flags)
+{
+    return forget_created(real.eventfd(value, flags));
 }
 
 INTERPOSED int dup2(int old_fd, int new_fd)
