@@ -10,13 +10,14 @@
  * Each test passes when the calls behave as libc's; the driver runs them
  * with --trace-passed and checks their traces.
  */
-#define _GNU_SOURCE /* pipe2, F_SETPIPE_SZ */
+#define _GNU_SOURCE /* pipe2, F_SETPIPE_SZ, gettid */
 #include <errno.h>
 #include <fcntl.h>
 #include <mqueue.h>
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -719,6 +720,104 @@ TEST(ipc, created_after_unseen_close, .tags = "trace_messages")
     ASSERT_EQ(eventfd_read(event, &value), 0);
     EXPECT_EQ(value, 7);
     close(event);
+}
+
+struct interrupted_reader {
+    int read_end;
+    _Atomic pid_t thread_id;
+    _Atomic int first_returned;
+    ssize_t first, second;
+    int first_errno;
+    char got[32];
+};
+
+static void *read_through_a_signal(void *argument)
+{
+    struct interrupted_reader *reader = argument;
+    tattle_actor_name("reader");
+    atomic_store(&reader->thread_id, gettid());
+    reader->first = read(reader->read_end, reader->got, sizeof reader->got);
+    reader->first_errno = errno;
+    atomic_store(&reader->first_returned, 1);
+    reader->second = read(reader->read_end, reader->got, sizeof reader->got);
+    return NULL;
+}
+
+static void on_interrupt(int number)
+{
+    (void)number;
+}
+
+/* Whether the thread `thread_id` is inside read(fd, ...) now, from
+ * /proc/self/task/TID/syscall ("NUMBER FIRST-ARGUMENT ..."). */
+static bool blocked_in_read(pid_t thread_id, int fd)
+{
+    char path[64], text[256];
+    snprintf(path, sizeof path, "/proc/self/task/%d/syscall", (int)thread_id);
+    FILE *file = fopen(path, "r");
+    if (file == NULL)
+        return false;
+    size_t length = fread(text, 1, sizeof text - 1, file);
+    fclose(file);
+    text[length] = '\0';
+    long number = -1;
+    unsigned long first = 0;
+    return sscanf(text, "%ld %lx", &number, &first) == 2 &&
+           number == SYS_read && first == (unsigned long)fd;
+}
+
+/* Waits until `condition` holds for `argument` (checked every
+ * millisecond), at most 10 s times TATTLE_TIMEOUT_MULTIPLIER. */
+static bool wait_until(bool (*condition)(void *), void *argument)
+{
+    const char *multiplier = getenv("TATTLE_TIMEOUT_MULTIPLIER");
+    double scale = multiplier ? atof(multiplier) : 1.0;
+    long rounds = (long)(10000 * (scale >= 1.0 ? scale : 1.0));
+    for (long i = 0; i < rounds; i++) {
+        if (condition(argument))
+            return true;
+        nanosleep(&(struct timespec){0, 1000000}, NULL);
+    }
+    return condition(argument);
+}
+
+static bool reader_blocked(void *argument)
+{
+    struct interrupted_reader *reader = argument;
+    pid_t thread_id = atomic_load(&reader->thread_id);
+    return thread_id != 0 && blocked_in_read(thread_id, reader->read_end);
+}
+
+static bool first_read_returned(void *argument)
+{
+    struct interrupted_reader *reader = argument;
+    return atomic_load(&reader->first_returned) != 0;
+}
+
+/* A thread blocked in read on an empty pipe is interrupted by a signal
+ * whose handler is installed without SA_RESTART: its read fails with
+ * EINTR; it reads again and gets the message written after. */
+TEST(ipc, read_interrupted, .tags = "trace_messages")
+{
+    struct sigaction action = {.sa_handler = on_interrupt};
+    ASSERT_EQ(sigaction(SIGUSR2, &action, NULL), 0);
+    int fds[2];
+    ASSERT_EQ(pipe(fds), 0);
+    tattle_actor_name("writer");
+    struct interrupted_reader reader = {.read_end = fds[0]};
+    pthread_t thread;
+    ASSERT_EQ(pthread_create(&thread, NULL, read_through_a_signal, &reader), 0);
+    ASSERT(wait_until(reader_blocked, &reader));
+    ASSERT_EQ(pthread_kill(thread, SIGUSR2), 0);
+    ASSERT(wait_until(first_read_returned, &reader));
+    ASSERT_EQ(write(fds[1], "after the signal", 16), 16);
+    pthread_join(thread, NULL);
+    EXPECT_EQ(reader.first, -1);
+    EXPECT_EQ(reader.first_errno, EINTR);
+    EXPECT_EQ(reader.second, 16);
+    EXPECT_EQ(memcmp(reader.got, "after the signal", 16), 0);
+    close(fds[0]);
+    close(fds[1]);
 }
 
 /* A regular file and the test's own stdout and stderr are not message

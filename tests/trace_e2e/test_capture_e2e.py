@@ -465,6 +465,28 @@ def case_created_after_unseen_close(args):
           "each receive is matched: %s" % messages(trace))
 
 
+@CASES("capture_e2e_read_interrupted_by_signal_then_retried")
+def case_read_interrupted(args):
+    """A read blocked on an empty pipe, interrupted by a signal without
+    SA_RESTART (EINTR), then retried and given the message written after:
+    the failed read records nothing, the retried one is matched to the
+    write."""
+    _, traces = traced_run(args, "ipc/read_interrupted")
+    trace = traces.get("ipc/read_interrupted")
+    if not trace:
+        return
+    got = messages(trace)
+    check([(e["kind"], e.get("from"), e.get("to"), e.get("msg"), e["size"])
+           for e in got] ==
+          [("send", "writer", "reader", "after the signal", 16),
+           ("recv", "writer", "reader", "after the signal", 16)],
+          "one write and the retried read, nothing of the failed one: %s"
+          % got)
+    if len(got) == 2:
+        check(got[1].get("match") == got[0]["seq"],
+              "the retried read matches the write: %s" % got)
+
+
 @CASES("capture_e2e_files_and_runner_stdout_are_not_recorded")
 def case_not_endpoints(args):
     run, traces = traced_run(args, "ipc/not_endpoints")
