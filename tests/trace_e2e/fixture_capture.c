@@ -820,6 +820,51 @@ TEST(ipc, read_interrupted, .tags = "trace_messages")
     close(fds[1]);
 }
 
+enum { CROWD = TATTLE_TRACE_MAX_ACTORS + 2, CROWD_MESSAGE_BYTES = 8 };
+
+struct crowd_member {
+    int write_end;
+    int number;
+};
+
+static void *write_one(void *argument)
+{
+    struct crowd_member *member = argument;
+    char message[CROWD_MESSAGE_BYTES + 1];
+    snprintf(message, sizeof message, "t%03d----", member->number);
+    if (write(member->write_end, message, CROWD_MESSAGE_BYTES) !=
+        CROWD_MESSAGE_BYTES)
+        abort();
+    return NULL;
+}
+
+/* More threads than the trace has actor slots each write one message
+ * into a pipe, one after another, so the last ones are refused; then the
+ * main thread writes one and reads everything back. The cap keeps every
+ * event (each thread's send and exit). */
+TEST(ipc, more_writers_than_actors, .tags = "trace_messages:400")
+{
+    int fds[2];
+    ASSERT_EQ(pipe(fds), 0);
+    for (int i = 0; i < CROWD; i++) {
+        struct crowd_member member = {fds[1], i};
+        pthread_t thread;
+        ASSERT_EQ(pthread_create(&thread, NULL, write_one, &member), 0);
+        pthread_join(thread, NULL);
+    }
+    ASSERT_EQ(write(fds[1], "last one", CROWD_MESSAGE_BYTES),
+              CROWD_MESSAGE_BYTES);
+    static char everything[CROWD * CROWD_MESSAGE_BYTES];
+    ASSERT_EQ(read(fds[0], everything, sizeof everything),
+              (ssize_t)sizeof everything);
+    EXPECT_EQ(memcmp(everything, "t000----", CROWD_MESSAGE_BYTES), 0);
+    char last[CROWD_MESSAGE_BYTES];
+    ASSERT_EQ(read(fds[0], last, sizeof last), CROWD_MESSAGE_BYTES);
+    EXPECT_EQ(memcmp(last, "last one", CROWD_MESSAGE_BYTES), 0);
+    close(fds[0]);
+    close(fds[1]);
+}
+
 /* A regular file and the test's own stdout and stderr are not message
  * endpoints; one pipe message shows the capture was on. */
 TEST(ipc, not_endpoints, .tags = "trace_messages")

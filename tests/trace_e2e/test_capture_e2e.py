@@ -487,6 +487,35 @@ def case_read_interrupted(args):
               "the retried read matches the write: %s" % got)
 
 
+@CASES("capture_e2e_refused_writers_still_move_offsets")
+def case_refused_writers(args):
+    """More threads than actor slots each write 8 bytes into one pipe (the
+    last ones refused for want of a slot, the trace's overflow set), then
+    the main thread writes "last one" and reads everything back: the
+    refused writes still count in the pipe's offsets, so the read of
+    "last one" is matched to its own write and the big read to the
+    first thread's."""
+    _, traces = traced_run(args, "ipc/more_writers_than_actors")
+    trace = traces.get("ipc/more_writers_than_actors")
+    if not trace:
+        return
+    check(trace.get("overflow") is True,
+          "the refused actors set the overflow: %s" % trace.get("overflow"))
+    got = messages(trace)
+    by_seq = {e["seq"]: e for e in got}
+    recvs = [e for e in got if e["kind"] == "recv"]
+    if not check(len(recvs) == 2, "the main thread's two reads: %s" % recvs):
+        return
+    first = by_seq.get(recvs[0].get("match"), {})
+    check(first.get("msg") == "t000----",
+          "the big read matches the first thread's write: %s" % first)
+    last = by_seq.get(recvs[1].get("match"), {})
+    check(recvs[1].get("msg") == "last one" and last.get("msg") == "last one"
+          and last.get("from") == "main",
+          "the read of \"last one\" matches its own write: %s -> %s"
+          % (recvs[1], last))
+
+
 @CASES("capture_e2e_files_and_runner_stdout_are_not_recorded")
 def case_not_endpoints(args):
     run, traces = traced_run(args, "ipc/not_endpoints")

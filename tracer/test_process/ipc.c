@@ -717,9 +717,10 @@ static void record_message(uint64_t word, bool sending, uint64_t ticks,
     uint32_t index = (uint32_t)(word >> 32);
     if (kind == 0 || index == 0 || index > TATTLE__MAX_ENDPOINTS)
         return;
+    /* -1 when the actors table is full: the event is refused, but its
+     * units still move the endpoint's offsets, or every later receive on
+     * it would be matched to the wrong send. */
     int32_t actor = tattle__recorder_actor();
-    if (actor < 0)
-        return;
     struct tattle__endpoint *entry = &capture_arena->endpoints[index - 1];
     bool semaphore = (word & SEMAPHORE) != 0;
     uint64_t units = kind == TATTLE__ENDPOINT_DGRAM ||
@@ -751,6 +752,8 @@ static void record_message(uint64_t word, bool sending, uint64_t ticks,
             offset = atomic_fetch_add(&entry->received, units);
         }
     }
+    if (actor < 0)
+        return;
     unsigned char gathered[TATTLE__PAYLOAD_MAX];
     size_t payload_length = length < sizeof gathered ? length : sizeof gathered;
     if (discarding && kind == TATTLE__ENDPOINT_STREAM) {
