@@ -9,11 +9,12 @@
  * mq_timedsend, mq_receive, mq_timedreceive (and the fortified
  * __read_chk, __recv_chk, __recvfrom_chk), so a test binary that links
  * tattle calls these instead of libc's; connect, accept, accept4,
- * shutdown, close and mq_close of an endpoint are recorded as `event`s,
- * and dup2, dup3 and socketpair are defined to keep the descriptor cache
- * right. Each
- * calls the real function, found once with dlsym(RTLD_NEXT) when the
- * library is loaded (a raw system call until then). When the process is
+ * shutdown, close, mq_close, close_range, closefrom and fclose of an
+ * endpoint are recorded as `event`s, and dup, dup2, dup3, fcntl, pipe,
+ * pipe2, socket, socketpair and eventfd are defined to keep the
+ * descriptor cache right. Each calls the real function, found once with
+ * dlsym(RTLD_NEXT) when the library is loaded (a raw system call until
+ * then). When the process is
  * not capturing — the runner, the fork server, untraced tests, tests with
  * `trace_messages:noipc` — that is all: one predictable branch on a
  * process-wide flag. A forked traced test turns the flag on before its
