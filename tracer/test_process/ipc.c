@@ -708,11 +708,10 @@ static void note_first(_Atomic uint32_t *side, int32_t actor)
  * receive with MSG_TRUNC on a stream socket drops its bytes unread). A
  * send is stamped with `ticks`, the clock read before the call, so it
  * never follows the receive it woke; a receive (ticks 0) is stamped now. */
-static void record_message(uint64_t word, bool sending, uint64_t ticks,
-                           const char *label, const void *data,
-                           size_t in_buffer, size_t length,
-                           const struct iovec *iov, size_t iov_count,
-                           bool discarding)
+static inline __attribute__((always_inline)) void
+record_message(uint64_t word, bool sending, uint64_t ticks, const char *label,
+               const void *data, size_t in_buffer, size_t length,
+               const struct iovec *iov, size_t iov_count, bool discarding)
 {
     unsigned kind = (unsigned)(word >> 1) & 0x7fu;
     uint32_t index = (uint32_t)(word >> 32);
