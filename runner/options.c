@@ -219,8 +219,8 @@ static const struct flag_spec flags[] = {
     {"trace-passed", 0, NULL, "keep traces of passed tests too",
      SWITCH(trace_passed)},
     {"trace-ipc", 0, "on|off",
-     "capture messages through pipes, sockets and eventfds in traced tests "
-     "(default on)",
+     "capture messages through pipes, sockets, eventfds and POSIX queues in "
+     "traced tests (default on)",
      OFF_SWITCH(trace_ipc_off)},
     {"json", 0, "FILE|-", "write the JSON report", REPORT("json")},
     {"jsonl", 0, "FILE|-", "write the JSON Lines event stream",

@@ -63,7 +63,8 @@ enum tattle__endpoint_kind {
     TATTLE__ENDPOINT_STREAM = 2,  /* one socket of a byte stream */
     TATTLE__ENDPOINT_DGRAM = 3,   /* one socket of datagrams or packets */
     TATTLE__ENDPOINT_EVENTFD = 4, /* an eventfd: each write a message */
-    TATTLE__ENDPOINT_KIND_LAST = TATTLE__ENDPOINT_EVENTFD
+    TATTLE__ENDPOINT_QUEUE = 5,   /* a POSIX message queue (mq_open) */
+    TATTLE__ENDPOINT_KIND_LAST = TATTLE__ENDPOINT_QUEUE
 };
 
 /* One kernel object the test's processes exchanged bytes through (message
@@ -72,9 +73,9 @@ enum tattle__endpoint_kind {
  * the eventfd's id), so every process that finds the same object finds
  * the same entry. A pipe carries one direction; each socket of a pair or
  * connection has its own entry, and `peer` names the other one when it is
- * known. `sent` and `received` count the bytes (messages, for datagrams
- * and eventfds) written into and read out of the object: the writer's and
- * the reader's offsets that match a receive to its send. */
+ * known. `sent` and `received` count the bytes (messages, for datagrams,
+ * eventfds and queues) written into and read out of the object: the writer's
+ * and the reader's offsets that match a receive to its send. */
 struct tattle__endpoint {
     _Atomic uint64_t key;
     _Atomic uint32_t kind;   /* enum tattle__endpoint_kind once filled */
@@ -84,7 +85,7 @@ struct tattle__endpoint {
     _Atomic uint64_t sent;
     _Atomic uint64_t received;
     uint64_t id;                            /* the inode, or the eventfd's id */
-    char name[TATTLE__ENDPOINT_NAME_BYTES]; /* a socket's peer address */
+    char name[TATTLE__ENDPOINT_NAME_BYTES]; /* a socket's peer, `mq:/NAME` */
     char local[TATTLE__ENDPOINT_NAME_BYTES]; /* ... and its own */
 };
 

@@ -346,20 +346,21 @@ static struct endpoint_view *read_endpoints(struct trace_storage *storage,
 }
 
 /* Where the bytes a receive on `endpoint` got were sent: the endpoint
- * itself for pipes and eventfds, the peer socket for sockets. */
+ * itself for pipes, eventfds and queues, the peer socket for sockets. */
 static uint32_t capture_source(const struct endpoint_view *views,
                                uint32_t endpoint)
 {
     const struct endpoint_view *view = &views[endpoint - 1];
     if (view->kind == TATTLE__ENDPOINT_PIPE ||
-        view->kind == TATTLE__ENDPOINT_EVENTFD)
+        view->kind == TATTLE__ENDPOINT_EVENTFD ||
+        view->kind == TATTLE__ENDPOINT_QUEUE)
         return endpoint;
     return view->peer;
 }
 
 /* The units sends[found] takes in its endpoint's stream: its bytes, one
- * datagram, or for an eventfd up to the next write (one, or for a
- * semaphore eventfd the value it added to the counter, of which each read
+ * datagram or queued message, or for an eventfd up to the next write (one, or
+ * for a semaphore eventfd the value it added to the counter, of which each read
  * takes one). */
 static uint64_t capture_units(const struct endpoint_view *views,
                               const struct capture_ref *refs,
@@ -368,7 +369,8 @@ static uint64_t capture_units(const struct endpoint_view *views,
 {
     const struct capture_ref *send = &refs[sends[found]];
     const struct endpoint_view *view = &views[send->endpoint - 1];
-    if (view->kind == TATTLE__ENDPOINT_DGRAM)
+    if (view->kind == TATTLE__ENDPOINT_DGRAM ||
+        view->kind == TATTLE__ENDPOINT_QUEUE)
         return 1;
     if (view->kind != TATTLE__ENDPOINT_EVENTFD)
         return size;
@@ -507,7 +509,8 @@ static int resolve_captures(struct trace_storage *storage,
         if (!same_message(&events[i], &events[send]) &&
             refs[i].offset == refs[send].offset) {
             /* Two readers (or writers) of one object advanced its counter
-             * in another order than the kernel moved the bytes: the
+             * in another order than the kernel moved the bytes, or a
+             * queue delivered a message of a higher priority first: the
              * nearest unclaimed send of the very same message is the
              * one. */
             ptrdiff_t better =
@@ -534,11 +537,9 @@ static int resolve_captures(struct trace_storage *storage,
         const struct endpoint_view *view = &views[endpoint - 1];
         const char *fallback = view->display ? view->display : "endpoint";
         if (events[i].kind == TATTLE_TRACE_SEND && events[i].to == NULL) {
-            uint32_t destination =
-                view->kind == TATTLE__ENDPOINT_PIPE ||
-                        view->kind == TATTLE__ENDPOINT_EVENTFD
-                    ? endpoint
-                    : view->peer;
+            uint32_t destination = capture_source(views, endpoint) == endpoint
+                                       ? endpoint
+                                       : view->peer;
             const char *actor = side_name(views, destination, true, names);
             events[i].to = actor ? actor : fallback;
         } else if (events[i].kind == TATTLE_TRACE_RECV &&

@@ -10,21 +10,25 @@
  * Each test passes when the calls behave as libc's; the driver runs them
  * with --trace-passed and checks their traces.
  */
-#define _GNU_SOURCE /* pipe2, F_SETPIPE_SZ */
+#define _GNU_SOURCE /* pipe2, F_SETPIPE_SZ, gettid */
 #include <errno.h>
 #include <fcntl.h>
+#include <mqueue.h>
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <sys/un.h>
 #include <sys/uio.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <tattle/tattle.h>
@@ -459,6 +463,406 @@ TEST(ipc, eventfd_semaphore, .tags = "trace_messages")
         EXPECT_EQ(tokens.got[i], 1);
     }
     close(event);
+}
+
+struct queue_consumer {
+    mqd_t queue;
+    char got[3][32];
+    ssize_t lengths[3];
+    unsigned priorities[3];
+};
+
+static void *consume_three(void *argument)
+{
+    struct queue_consumer *consumer = argument;
+    tattle_actor_name("consumer");
+    struct timespec deadline;
+    clock_gettime(CLOCK_REALTIME, &deadline);
+    deadline.tv_sec += 3600;
+    for (int i = 0; i < 3; i++)
+        consumer->lengths[i] =
+            i == 1
+                ? mq_timedreceive(consumer->queue, consumer->got[i],
+                                  sizeof consumer->got[i],
+                                  &consumer->priorities[i], &deadline)
+                : mq_receive(consumer->queue, consumer->got[i],
+                             sizeof consumer->got[i], &consumer->priorities[i]);
+    return NULL;
+}
+
+/* A producer queues two messages of priority 1 and one of priority 9 on a
+ * POSIX message queue (mq_send, mq_timedsend), then a thread takes them
+ * (mq_receive, mq_timedreceive): the urgent one comes out first. */
+TEST(ipc, mq_priorities, .tags = "trace_messages")
+{
+    char name[64];
+    snprintf(name, sizeof name, "/tattle-capture-%d", (int)getpid());
+    struct mq_attr attributes = {.mq_maxmsg = 4, .mq_msgsize = 32};
+    mq_unlink(name);
+    mqd_t queue = mq_open(name, O_CREAT | O_EXCL | O_RDWR, 0600, &attributes);
+    if (queue == (mqd_t)-1 && (errno == ENOSYS || errno == EACCES))
+        SKIP("no POSIX message queues here: %s", strerror(errno));
+    ASSERT_NE(queue, (mqd_t)-1);
+    tattle_actor_name("producer");
+    struct timespec deadline;
+    clock_gettime(CLOCK_REALTIME, &deadline);
+    deadline.tv_sec += 3600;
+    ASSERT_EQ(mq_send(queue, "low one", 7, 1), 0);
+    ASSERT_EQ(mq_timedsend(queue, "low two", 7, 1, &deadline), 0);
+    ASSERT_EQ(mq_send(queue, "urgent", 6, 9), 0);
+    struct queue_consumer consumer = {.queue = queue};
+    pthread_t thread;
+    ASSERT_EQ(pthread_create(&thread, NULL, consume_three, &consumer), 0);
+    pthread_join(thread, NULL);
+    const char *expected[3] = {"urgent", "low one", "low two"};
+    for (int i = 0; i < 3; i++) {
+        EXPECT_EQ(consumer.lengths[i], (ssize_t)strlen(expected[i]));
+        EXPECT_EQ(consumer.priorities[i], i == 0 ? 9u : 1u);
+        EXPECT_EQ(memcmp(consumer.got[i], expected[i], strlen(expected[i])), 0);
+    }
+    errno = 0;
+    EXPECT_EQ(mq_receive(queue, consumer.got[0], 4, NULL), -1);
+    EXPECT_EQ(errno, EMSGSIZE);
+    EXPECT_EQ(mq_close(queue), 0);
+    mq_unlink(name);
+    printf("queue: %s\n", name);
+}
+
+struct vector_receiver {
+    int datagrams, stream;
+    char got[4][16];
+    int first, second;
+    unsigned lengths[4];
+};
+
+static void *receive_vectors(void *argument)
+{
+    struct vector_receiver *receiver = argument;
+    tattle_actor_name("receiver");
+    struct iovec parts[4];
+    struct mmsghdr messages[4];
+    memset(messages, 0, sizeof messages);
+    for (int i = 0; i < 4; i++) {
+        parts[i] = (struct iovec){receiver->got[i], sizeof receiver->got[i]};
+        messages[i].msg_hdr.msg_iov = &parts[i];
+        messages[i].msg_hdr.msg_iovlen = 1;
+    }
+    receiver->first = recvmmsg(receiver->datagrams, messages, 2, 0, NULL);
+    receiver->second = recvmmsg(receiver->datagrams, messages + 2, 1, 0, NULL);
+    parts[3].iov_len = 4;
+    if (recvmmsg(receiver->stream, messages + 3, 1, MSG_WAITALL, NULL) != 1)
+        receiver->second = -1;
+    for (int i = 0; i < 4; i++)
+        receiver->lengths[i] = messages[i].msg_len;
+    return NULL;
+}
+
+/* Three datagrams sent in one sendmmsg, taken by a thread in two recvmmsg
+ * calls (two, then one); two stream messages in one sendmmsg, read back
+ * in one recvmmsg of four bytes. */
+TEST(ipc, mmsg_vectors, .tags = "trace_messages")
+{
+    int datagrams[2], stream[2];
+    ASSERT_EQ(socketpair(AF_UNIX, SOCK_DGRAM, 0, datagrams), 0);
+    ASSERT_EQ(socketpair(AF_UNIX, SOCK_STREAM, 0, stream), 0);
+    tattle_actor_name("sender");
+    const char *texts[3] = {"first", "second", "third"};
+    struct iovec parts[3];
+    struct mmsghdr messages[3];
+    memset(messages, 0, sizeof messages);
+    for (int i = 0; i < 3; i++) {
+        parts[i] = (struct iovec){(void *)texts[i], strlen(texts[i])};
+        messages[i].msg_hdr.msg_iov = &parts[i];
+        messages[i].msg_hdr.msg_iovlen = 1;
+    }
+    ASSERT_EQ(sendmmsg(datagrams[0], messages, 3, 0), 3);
+    parts[0] = (struct iovec){"ab", 2};
+    parts[1] = (struct iovec){"cd", 2};
+    ASSERT_EQ(sendmmsg(stream[0], messages, 2, 0), 2);
+    struct vector_receiver receiver = {.datagrams = datagrams[1],
+                                       .stream = stream[1]};
+    pthread_t thread;
+    ASSERT_EQ(pthread_create(&thread, NULL, receive_vectors, &receiver), 0);
+    pthread_join(thread, NULL);
+    EXPECT_EQ(receiver.first, 2);
+    EXPECT_EQ(receiver.second, 1);
+    const char *expected[4] = {"first", "second", "third", "abcd"};
+    for (int i = 0; i < 4; i++) {
+        EXPECT_EQ(receiver.lengths[i], (unsigned)strlen(expected[i]));
+        EXPECT_EQ(memcmp(receiver.got[i], expected[i], strlen(expected[i])), 0);
+    }
+    close(datagrams[0]);
+    close(datagrams[1]);
+    close(stream[0]);
+    close(stream[1]);
+}
+
+/* A regular file, written once so the capture has classified its number
+ * as no endpoint; -1 when it could not be made. */
+static int written_file(void)
+{
+    char path[] = "/tmp/tattle-capture-XXXXXX";
+    int file = mkstemp(path);
+    if (file < 0)
+        return -1;
+    unlink(path);
+    if (write(file, "file", 4) != 4) {
+        close(file);
+        return -1;
+    }
+    return file;
+}
+
+/* One message through a pipe whose ends are the given numbers. */
+static int pipe_message(const int fds[2], const char *text)
+{
+    size_t length = strlen(text);
+    char back[64];
+    if (write(fds[1], text, length) != (ssize_t)length ||
+        read(fds[0], back, sizeof back) != (ssize_t)length)
+        return -1;
+    return 0;
+}
+
+/* Descriptor numbers closed where the interposed close does not see them
+ * (close_range, closefrom in a forked child, fclose), then reused: a
+ * file's numbers by a pipe, a pipe's number by a file. */
+TEST(ipc, closed_unseen, .tags = "trace_messages")
+{
+    int first = written_file(), second = written_file();
+    ASSERT_GE(first, 0);
+    ASSERT_EQ(second, first + 1);
+    ASSERT_EQ(close_range((unsigned)first, (unsigned)second, 0), 0);
+    int fds[2];
+    ASSERT_EQ(pipe2(fds, O_CLOEXEC), 0);
+    ASSERT_EQ(fds[0], first);
+    ASSERT_EQ(fds[1], second);
+    ASSERT_EQ(pipe_message(fds, "after close_range"), 0);
+    close(fds[0]);
+    close(fds[1]);
+
+    first = written_file();
+    second = written_file();
+    ASSERT_EQ(second, first + 1);
+    pid_t child = fork();
+    ASSERT_NE(child, -1);
+    if (child == 0) {
+        closefrom(first);
+        if (pipe(fds) != 0 || fds[0] != first || fds[1] != second)
+            _exit(2);
+        _exit(pipe_message(fds, "after closefrom") == 0 ? 0 : 3);
+    }
+    int status = 0;
+    ASSERT_EQ(waitpid(child, &status, 0), child);
+    ASSERT(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    close(first);
+    close(second);
+
+    char path[] = "/tmp/tattle-capture-XXXXXX";
+    int made = mkstemp(path);
+    ASSERT_GE(made, 0);
+    close(made);
+    ASSERT_EQ(pipe(fds), 0);
+    FILE *stream = fdopen(fds[1], "w");
+    ASSERT_NOT_NULL(stream);
+    ASSERT_EQ(pipe_message(fds, "before fclose"), 0);
+    ASSERT_EQ(fclose(stream), 0);
+    FILE *file = fopen(path, "w");
+    unlink(path);
+    ASSERT_NOT_NULL(file);
+    ASSERT_EQ(fileno(file), fds[1]);
+    ASSERT_EQ(write(fileno(file), "into the file", 13), 13);
+    fclose(file);
+    close(fds[0]);
+}
+
+/* A number closed by a raw close system call, then handed out again by
+ * dup, fcntl(F_DUPFD_CLOEXEC), pipe and eventfd. */
+TEST(ipc, created_after_unseen_close, .tags = "trace_messages")
+{
+    int fds[2];
+    ASSERT_EQ(pipe(fds), 0);
+    int file = written_file();
+    ASSERT_GE(file, 0);
+    ASSERT_EQ(syscall(SYS_close, file), 0);
+    int duplicate = dup(fds[1]);
+    ASSERT_EQ(duplicate, file);
+    ASSERT_EQ(pipe_message((int[2]){fds[0], duplicate}, "through dup"), 0);
+    close(duplicate);
+
+    file = written_file();
+    ASSERT_GE(file, 0);
+    ASSERT_EQ(syscall(SYS_close, file), 0);
+    duplicate = fcntl(fds[1], F_DUPFD_CLOEXEC, file);
+    ASSERT_EQ(duplicate, file);
+    ASSERT_EQ(pipe_message((int[2]){fds[0], duplicate}, "through fcntl"), 0);
+    close(duplicate);
+    close(fds[0]);
+    close(fds[1]);
+
+    int first = written_file(), second = written_file();
+    ASSERT_EQ(second, first + 1);
+    ASSERT_EQ(syscall(SYS_close, first), 0);
+    ASSERT_EQ(syscall(SYS_close, second), 0);
+    ASSERT_EQ(pipe(fds), 0);
+    ASSERT_EQ(fds[0], first);
+    ASSERT_EQ(pipe_message(fds, "through pipe"), 0);
+    close(fds[0]);
+    close(fds[1]);
+
+    file = written_file();
+    ASSERT_GE(file, 0);
+    ASSERT_EQ(syscall(SYS_close, file), 0);
+    int event = eventfd(0, EFD_CLOEXEC);
+    ASSERT_EQ(event, file);
+    ASSERT_EQ(eventfd_write(event, 7), 0);
+    eventfd_t value = 0;
+    ASSERT_EQ(eventfd_read(event, &value), 0);
+    EXPECT_EQ(value, 7);
+    close(event);
+}
+
+struct interrupted_reader {
+    int read_end;
+    _Atomic pid_t thread_id;
+    _Atomic int first_returned;
+    ssize_t first, second;
+    int first_errno;
+    char got[32];
+};
+
+static void *read_through_a_signal(void *argument)
+{
+    struct interrupted_reader *reader = argument;
+    tattle_actor_name("reader");
+    atomic_store(&reader->thread_id, gettid());
+    reader->first = read(reader->read_end, reader->got, sizeof reader->got);
+    reader->first_errno = errno;
+    atomic_store(&reader->first_returned, 1);
+    reader->second = read(reader->read_end, reader->got, sizeof reader->got);
+    return NULL;
+}
+
+static void on_interrupt(int number)
+{
+    (void)number;
+}
+
+/* Whether the thread `thread_id` is inside read(fd, ...) now, from
+ * /proc/self/task/TID/syscall ("NUMBER FIRST-ARGUMENT ..."). */
+static bool blocked_in_read(pid_t thread_id, int fd)
+{
+    char path[64], text[256];
+    snprintf(path, sizeof path, "/proc/self/task/%d/syscall", (int)thread_id);
+    FILE *file = fopen(path, "r");
+    if (file == NULL)
+        return false;
+    size_t length = fread(text, 1, sizeof text - 1, file);
+    fclose(file);
+    text[length] = '\0';
+    long number = -1;
+    unsigned long first = 0;
+    return sscanf(text, "%ld %lx", &number, &first) == 2 &&
+           number == SYS_read && first == (unsigned long)fd;
+}
+
+/* Waits until `condition` holds for `argument` (checked every
+ * millisecond), at most 10 s times TATTLE_TIMEOUT_MULTIPLIER. */
+static bool wait_until(bool (*condition)(void *), void *argument)
+{
+    const char *multiplier = getenv("TATTLE_TIMEOUT_MULTIPLIER");
+    double scale = multiplier ? atof(multiplier) : 1.0;
+    long rounds = (long)(10000 * (scale >= 1.0 ? scale : 1.0));
+    for (long i = 0; i < rounds; i++) {
+        if (condition(argument))
+            return true;
+        nanosleep(&(struct timespec){0, 1000000}, NULL);
+    }
+    return condition(argument);
+}
+
+static bool reader_blocked(void *argument)
+{
+    struct interrupted_reader *reader = argument;
+    pid_t thread_id = atomic_load(&reader->thread_id);
+    return thread_id != 0 && blocked_in_read(thread_id, reader->read_end);
+}
+
+static bool first_read_returned(void *argument)
+{
+    struct interrupted_reader *reader = argument;
+    return atomic_load(&reader->first_returned) != 0;
+}
+
+/* A thread blocked in read on an empty pipe is interrupted by a signal
+ * whose handler is installed without SA_RESTART: its read fails with
+ * EINTR; it reads again and gets the message written after. */
+TEST(ipc, read_interrupted, .tags = "trace_messages")
+{
+    struct sigaction action = {.sa_handler = on_interrupt};
+    ASSERT_EQ(sigaction(SIGUSR2, &action, NULL), 0);
+    int fds[2];
+    ASSERT_EQ(pipe(fds), 0);
+    tattle_actor_name("writer");
+    struct interrupted_reader reader = {.read_end = fds[0]};
+    pthread_t thread;
+    ASSERT_EQ(pthread_create(&thread, NULL, read_through_a_signal, &reader), 0);
+    ASSERT(wait_until(reader_blocked, &reader));
+    ASSERT_EQ(pthread_kill(thread, SIGUSR2), 0);
+    ASSERT(wait_until(first_read_returned, &reader));
+    ASSERT_EQ(write(fds[1], "after the signal", 16), 16);
+    pthread_join(thread, NULL);
+    EXPECT_EQ(reader.first, -1);
+    EXPECT_EQ(reader.first_errno, EINTR);
+    EXPECT_EQ(reader.second, 16);
+    EXPECT_EQ(memcmp(reader.got, "after the signal", 16), 0);
+    close(fds[0]);
+    close(fds[1]);
+}
+
+enum { CROWD = TATTLE_TRACE_MAX_ACTORS + 2, CROWD_MESSAGE_BYTES = 8 };
+
+struct crowd_member {
+    int write_end;
+    int number;
+};
+
+static void *write_one(void *argument)
+{
+    struct crowd_member *member = argument;
+    char message[CROWD_MESSAGE_BYTES + 1];
+    snprintf(message, sizeof message, "t%03d----", member->number);
+    if (write(member->write_end, message, CROWD_MESSAGE_BYTES) !=
+        CROWD_MESSAGE_BYTES)
+        abort();
+    return NULL;
+}
+
+/* More threads than the trace has actor slots each write one message
+ * into a pipe, one after another, so the last ones are refused; then the
+ * main thread writes one and reads everything back. The cap keeps every
+ * event (each thread's send and exit). */
+TEST(ipc, more_writers_than_actors, .tags = "trace_messages:400")
+{
+    int fds[2];
+    ASSERT_EQ(pipe(fds), 0);
+    for (int i = 0; i < CROWD; i++) {
+        struct crowd_member member = {fds[1], i};
+        pthread_t thread;
+        ASSERT_EQ(pthread_create(&thread, NULL, write_one, &member), 0);
+        pthread_join(thread, NULL);
+    }
+    ASSERT_EQ(write(fds[1], "last one", CROWD_MESSAGE_BYTES),
+              CROWD_MESSAGE_BYTES);
+    static char everything[CROWD * CROWD_MESSAGE_BYTES];
+    ASSERT_EQ(read(fds[0], everything, sizeof everything),
+              (ssize_t)sizeof everything);
+    EXPECT_EQ(memcmp(everything, "t000----", CROWD_MESSAGE_BYTES), 0);
+    char last[CROWD_MESSAGE_BYTES];
+    ASSERT_EQ(read(fds[0], last, sizeof last), CROWD_MESSAGE_BYTES);
+    EXPECT_EQ(memcmp(last, "last one", CROWD_MESSAGE_BYTES), 0);
+    close(fds[0]);
+    close(fds[1]);
 }
 
 /* A regular file and the test's own stdout and stderr are not message

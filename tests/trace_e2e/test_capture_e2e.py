@@ -348,6 +348,174 @@ def case_eventfd_semaphore(args):
               for e in got), "from the poster to the taker: %s" % got)
 
 
+@CASES("capture_e2e_mq_messages_matched_across_priorities")
+def case_mq_priorities(args):
+    """Three messages on a POSIX queue, the last of a higher priority, so
+    the queue delivers it first: each receive is matched to the send of
+    its own message (by content, then order), from the producer to the
+    consumer; the queue is named mq:/NAME and its mq_close is an event; a
+    receive that fails (EMSGSIZE) records nothing."""
+    run, traces = traced_run(args, "ipc/mq_priorities")
+    trace = traces.get("ipc/mq_priorities")
+    if not trace:
+        return
+    test = run.test("ipc/mq_priorities")
+    stdout = test.get("output", {}).get("stdout", "")
+    found = re.search(r"queue: (/tattle-capture-\d+)", stdout)
+    if not check(found is not None, "the test names its queue: %r" % stdout):
+        return
+    queue = "mq:" + found.group(1)
+    got = messages(trace)
+    sends = [(e.get("from"), e.get("to"), e.get("label"), e.get("msg"))
+             for e in got if e["kind"] == "send"]
+    check(sends == [("producer", "consumer", "mq_send", "low one"),
+                    ("producer", "consumer", "mq_timedsend", "low two"),
+                    ("producer", "consumer", "mq_send", "urgent")],
+          "the three sends, to the consumer: %s" % sends)
+    recvs = [(e.get("from"), e.get("to"), e.get("label"), e.get("msg"))
+             for e in got if e["kind"] == "recv"]
+    check(recvs == [("producer", "consumer", "mq_receive", "urgent"),
+                    ("producer", "consumer", "mq_timedreceive", "low one"),
+                    ("producer", "consumer", "mq_receive", "low two")],
+          "the three receives, the urgent first: %s" % recvs)
+    by_seq = {e["seq"]: e for e in got}
+    for e in got:
+        if e["kind"] == "recv":
+            sent = by_seq.get(e.get("match"))
+            check(sent is not None and sent.get("msg") == e.get("msg"),
+                  "the receive of %r matches its own send: %s"
+                  % (e.get("msg"), sent))
+    closes = [(e.get("from"), e.get("label"), e.get("msg"))
+              for e in trace["events"] if e["kind"] == "event"]
+    check(("producer", "mq_close", queue) in closes,
+          "the mq_close of %s is an event: %s" % (queue, closes))
+
+
+@CASES("capture_e2e_mmsg_vectors_record_each_message")
+def case_mmsg_vectors(args):
+    """sendmmsg of three datagrams, received by recvmmsg two then one, and
+    sendmmsg of two stream messages read back by one recvmmsg: each
+    message of a vector is one event, each receive matched to the send of
+    its bytes (the stream read to the first of the two it got)."""
+    _, traces = traced_run(args, "ipc/mmsg_vectors")
+    trace = traces.get("ipc/mmsg_vectors")
+    if not trace:
+        return
+    got = messages(trace)
+    sends = [(e.get("from"), e.get("to"), e.get("label"), e.get("msg"))
+             for e in got if e["kind"] == "send"]
+    check(sends == [("sender", "receiver", "sendmmsg", text)
+                    for text in ("first", "second", "third", "ab", "cd")],
+          "one send per message of each vector: %s" % sends)
+    recvs = [e for e in got if e["kind"] == "recv"]
+    check([(e.get("from"), e.get("to"), e.get("label"), e.get("msg"))
+           for e in recvs] ==
+          [("sender", "receiver", "recvmmsg", text)
+           for text in ("first", "second", "third", "abcd")],
+          "one receive per message: %s" % recvs)
+    by_seq = {e["seq"]: e for e in got}
+    check([by_seq.get(e.get("match"), {}).get("msg") for e in recvs] ==
+          ["first", "second", "third", "ab"],
+          "each receive matches the send of its (first) bytes: %s" % recvs)
+
+
+@CASES("capture_e2e_numbers_closed_unseen_are_reclassified")
+def case_closed_unseen(args):
+    """A file's numbers closed by close_range (and by closefrom in a forked
+    child) and reused by a pipe: the pipe's messages are recorded; a pipe's
+    number closed by fclose and reused by fopen: the file's write is not
+    a message; the closes of endpoints are events."""
+    _, traces = traced_run(args, "ipc/closed_unseen")
+    trace = traces.get("ipc/closed_unseen")
+    if not trace:
+        return
+    got = [(e["kind"], e.get("msg")) for e in messages(trace)]
+    check(got == [(kind, text) for text in ("after close_range",
+                                            "after closefrom",
+                                            "before fclose")
+                  for kind in ("send", "recv")],
+          "the pipes' messages and nothing of the file: %s" % got)
+    check(all("match" in e for e in messages(trace) if e["kind"] == "recv"),
+          "each receive is matched: %s" % messages(trace))
+    labels = [e.get("label") for e in trace["events"] if e["kind"] == "event"]
+    check("fclose" in labels, "the fclose of the pipe is an event: %s" % labels)
+
+
+@CASES("capture_e2e_numbers_created_after_unseen_close_are_reclassified")
+def case_created_after_unseen_close(args):
+    """A file's number closed by a raw close system call, then handed out
+    by dup, fcntl(F_DUPFD_CLOEXEC), pipe and eventfd: each message through
+    the new descriptor is recorded and matched."""
+    _, traces = traced_run(args, "ipc/created_after_unseen_close")
+    trace = traces.get("ipc/created_after_unseen_close")
+    if not trace:
+        return
+    got = [(e["kind"], e.get("label"), e.get("msg")) for e in messages(trace)
+           if e.get("label") not in ("eventfd_write", "eventfd_read")]
+    check(got == [(kind, label, text) for text in ("through dup",
+                                                   "through fcntl",
+                                                   "through pipe")
+                  for kind, label in (("send", "write"), ("recv", "read"))],
+          "the messages through the new descriptors: %s" % got)
+    events = [(e["kind"], e.get("label"), e["size"]) for e in messages(trace)
+              if e.get("label") in ("eventfd_write", "eventfd_read")]
+    check(events == [("send", "eventfd_write", 8), ("recv", "eventfd_read", 8)],
+          "the eventfd's write and read: %s" % events)
+    check(all("match" in e for e in messages(trace) if e["kind"] == "recv"),
+          "each receive is matched: %s" % messages(trace))
+
+
+@CASES("capture_e2e_read_interrupted_by_signal_then_retried")
+def case_read_interrupted(args):
+    """A read blocked on an empty pipe, interrupted by a signal without
+    SA_RESTART (EINTR), then retried and given the message written after:
+    the failed read records nothing, the retried one is matched to the
+    write."""
+    _, traces = traced_run(args, "ipc/read_interrupted")
+    trace = traces.get("ipc/read_interrupted")
+    if not trace:
+        return
+    got = messages(trace)
+    check([(e["kind"], e.get("from"), e.get("to"), e.get("msg"), e["size"])
+           for e in got] ==
+          [("send", "writer", "reader", "after the signal", 16),
+           ("recv", "writer", "reader", "after the signal", 16)],
+          "one write and the retried read, nothing of the failed one: %s"
+          % got)
+    if len(got) == 2:
+        check(got[1].get("match") == got[0]["seq"],
+              "the retried read matches the write: %s" % got)
+
+
+@CASES("capture_e2e_refused_writers_still_move_offsets")
+def case_refused_writers(args):
+    """More threads than actor slots each write 8 bytes into one pipe (the
+    last ones refused for want of a slot, the trace's overflow set), then
+    the main thread writes "last one" and reads everything back: the
+    refused writes still count in the pipe's offsets, so the read of
+    "last one" is matched to its own write and the big read to the
+    first thread's."""
+    _, traces = traced_run(args, "ipc/more_writers_than_actors")
+    trace = traces.get("ipc/more_writers_than_actors")
+    if not trace:
+        return
+    check(trace.get("overflow") is True,
+          "the refused actors set the overflow: %s" % trace.get("overflow"))
+    got = messages(trace)
+    by_seq = {e["seq"]: e for e in got}
+    recvs = [e for e in got if e["kind"] == "recv"]
+    if not check(len(recvs) == 2, "the main thread's two reads: %s" % recvs):
+        return
+    first = by_seq.get(recvs[0].get("match"), {})
+    check(first.get("msg") == "t000----",
+          "the big read matches the first thread's write: %s" % first)
+    last = by_seq.get(recvs[1].get("match"), {})
+    check(recvs[1].get("msg") == "last one" and last.get("msg") == "last one"
+          and last.get("from") == "main",
+          "the read of \"last one\" matches its own write: %s -> %s"
+          % (recvs[1], last))
+
+
 @CASES("capture_e2e_files_and_runner_stdout_are_not_recorded")
 def case_not_endpoints(args):
     run, traces = traced_run(args, "ipc/not_endpoints")

@@ -4,13 +4,17 @@
  * code under test.
  *
  * libtattle defines write, read, writev, readv, send, recv, sendto,
- * recvfrom, sendmsg, recvmsg, eventfd_write, eventfd_read (and the
- * fortified __read_chk, __recv_chk, __recvfrom_chk), so a test binary that
- * links tattle calls these instead of libc's; connect, accept, accept4,
- * shutdown and close of an endpoint are recorded as `event`s, and dup2,
- * dup3 and socketpair are defined to keep the descriptor cache right. Each
- * calls the real function, found once with dlsym(RTLD_NEXT) when the
- * library is loaded (a raw system call until then). When the process is
+ * recvfrom, sendmsg, recvmsg, sendmmsg, recvmmsg (each message of the
+ * vector one event), eventfd_write, eventfd_read, mq_send,
+ * mq_timedsend, mq_receive, mq_timedreceive (and the fortified
+ * __read_chk, __recv_chk, __recvfrom_chk), so a test binary that links
+ * tattle calls these instead of libc's; connect, accept, accept4,
+ * shutdown, close, mq_close, close_range, closefrom and fclose of an
+ * endpoint are recorded as `event`s, and dup, dup2, dup3, fcntl, pipe,
+ * pipe2, socket, socketpair and eventfd are defined to keep the
+ * descriptor cache right. Each calls the real function, found once with
+ * dlsym(RTLD_NEXT) when the library is loaded (a raw system call until
+ * then). When the process is
  * not capturing — the runner, the fork server, untraced tests, tests with
  * `trace_messages:noipc` — that is all: one predictable branch on a
  * process-wide flag. A forked traced test turns the flag on before its
@@ -19,26 +23,35 @@
  * When capturing, a call that moved bytes looks its descriptor up in a
  * per-process cache (the first call on a descriptor classifies it with
  * fstat: pipes and FIFOs, sockets, eventfds are message endpoints; regular
- * files, terminals and the runner's own stdout/stderr pipes are not) and
+ * files, terminals and the runner's own stdout/stderr pipes are not; a
+ * descriptor an mq_ call succeeded on is a POSIX queue, named by its link
+ * in /proc/self/fd) and
  * records a `send` or `recv` event carrying the endpoint's entry in the
  * arena and the offset of its bytes in the endpoint's stream, from which
  * the freeze matches each receive to its send and names both ends (a
  * socket whose non-blocking connect is still in progress is left to its
- * first transfer, when it has a peer to be named by). The
- * cache is dropped for a descriptor closed or replaced through close,
- * dup2 or dup3; a descriptor that libc itself closes and reuses (fclose
- * then fopen) is not seen, so the cache may then call a file a pipe.
+ * first transfer, when it has a peer to be named by). The cache is
+ * dropped for a descriptor closed or replaced through close, close_range,
+ * closefrom, fclose, dup2 or dup3, and for the number each of dup, fcntl's
+ * F_DUPFD, pipe, pipe2, socket, socketpair, eventfd, accept and accept4
+ * hands out (its number may have been closed where the cache did not see
+ * it: a raw close system call, closedir). A number closed unseen and
+ * reused by a call not listed (open, fopen, opendir) may still be taken
+ * for what it was; the hot path never checks the cache against fstat.
  *
  * Everything here is async-signal-safe: no malloc, no lock, errno kept.
  */
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <mqueue.h>
 #include <netinet/in.h>
 #include <arpa/inet.h>
+#include <stdarg.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/eventfd.h>
 #include <sys/socket.h>
@@ -117,6 +130,16 @@ static ssize_t raw_recvmsg(int fd, struct msghdr *message, int flags)
 {
     return (ssize_t)syscall(SYS_recvmsg, fd, message, flags);
 }
+static int raw_sendmmsg(int fd, struct mmsghdr *messages, unsigned count,
+                        int flags)
+{
+    return (int)syscall(SYS_sendmmsg, fd, messages, count, flags);
+}
+static int raw_recvmmsg(int fd, struct mmsghdr *messages, unsigned count,
+                        int flags, struct timespec *timeout)
+{
+    return (int)syscall(SYS_recvmmsg, fd, messages, count, flags, timeout);
+}
 static int raw_close(int fd)
 {
     return (int)syscall(SYS_close, fd);
@@ -130,6 +153,52 @@ static int raw_dup2(int old_fd, int new_fd)
     if (old_fd == new_fd)
         return fcntl(old_fd, F_GETFD) < 0 ? -1 : new_fd;
     return raw_dup3(old_fd, new_fd, 0);
+}
+static int raw_dup(int fd)
+{
+    return (int)syscall(SYS_dup, fd);
+}
+static int raw_fcntl(int fd, int command, ...)
+{
+    va_list arguments;
+    va_start(arguments, command);
+    void *argument = va_arg(arguments, void *);
+    va_end(arguments);
+    return (int)syscall(SYS_fcntl, fd, command, argument);
+}
+static int raw_pipe2(int fds[2], int flags)
+{
+    return (int)syscall(SYS_pipe2, fds, flags);
+}
+static int raw_pipe(int fds[2])
+{
+    return raw_pipe2(fds, 0);
+}
+static int raw_socket(int domain, int type, int protocol)
+{
+    return (int)syscall(SYS_socket, domain, type, protocol);
+}
+static int raw_eventfd(unsigned value, int flags)
+{
+    return (int)syscall(SYS_eventfd2, value, flags);
+}
+static int raw_close_range(unsigned first, unsigned last, int flags)
+{
+    return (int)syscall(SYS_close_range, first, last, flags);
+}
+static void raw_closefrom(int lowest)
+{
+    if (lowest >= 0)
+        raw_close_range((unsigned)lowest, ~0u, 0);
+}
+/* fclose has no system call: libc's, found when first needed (before the
+ * constructor below ran). */
+static int raw_fclose(FILE *stream)
+{
+    void *next = dlsym(RTLD_NEXT, "fclose");
+    int (*next_fclose)(FILE *);
+    memcpy(&next_fclose, &next, sizeof next);
+    return next_fclose(stream);
 }
 static int raw_socketpair(int domain, int type, int protocol, int fds[2])
 {
@@ -151,6 +220,33 @@ static int raw_accept(int fd, struct sockaddr *address, socklen_t *length)
 static int raw_shutdown(int fd, int how)
 {
     return (int)syscall(SYS_shutdown, fd, how);
+}
+static int raw_mq_timedsend(mqd_t queue, const char *message, size_t length,
+                            unsigned priority, const struct timespec *timeout)
+{
+    return (int)syscall(SYS_mq_timedsend, queue, message, length, priority,
+                        timeout);
+}
+static ssize_t raw_mq_timedreceive(mqd_t queue, char *message, size_t length,
+                                   unsigned *priority,
+                                   const struct timespec *timeout)
+{
+    return (ssize_t)syscall(SYS_mq_timedreceive, queue, message, length,
+                            priority, timeout);
+}
+static int raw_mq_send(mqd_t queue, const char *message, size_t length,
+                       unsigned priority)
+{
+    return raw_mq_timedsend(queue, message, length, priority, NULL);
+}
+static ssize_t raw_mq_receive(mqd_t queue, char *message, size_t length,
+                              unsigned *priority)
+{
+    return raw_mq_timedreceive(queue, message, length, priority, NULL);
+}
+static int raw_mq_close(mqd_t queue)
+{
+    return raw_close(queue);
 }
 static int raw_eventfd_write(int fd, eventfd_t value)
 {
@@ -184,12 +280,36 @@ static struct {
     int (*accept)(int, struct sockaddr *, socklen_t *);
     int (*accept4)(int, struct sockaddr *, socklen_t *, int);
     int (*shutdown)(int, int);
+    int (*mq_send)(mqd_t, const char *, size_t, unsigned);
+    int (*mq_timedsend)(mqd_t, const char *, size_t, unsigned,
+                        const struct timespec *);
+    ssize_t (*mq_receive)(mqd_t, char *, size_t, unsigned *);
+    ssize_t (*mq_timedreceive)(mqd_t, char *, size_t, unsigned *,
+                               const struct timespec *);
+    int (*mq_close)(mqd_t);
+    int (*sendmmsg)(int, struct mmsghdr *, unsigned, int);
+    int (*recvmmsg)(int, struct mmsghdr *, unsigned, int, struct timespec *);
+    int (*dup)(int);
+    int (*fcntl)(int, int, ...);
+    int (*fcntl64)(int, int, ...);
+    int (*pipe)(int[2]);
+    int (*pipe2)(int[2], int);
+    int (*socket)(int, int, int);
+    int (*eventfd)(unsigned, int);
+    int (*close_range)(unsigned, unsigned, int);
+    void (*closefrom)(int);
+    int (*fclose)(FILE *);
 } real = {
-    raw_write,   raw_read,       raw_writev,        raw_readv,
-    raw_send,    raw_recv,       raw_sendto,        raw_recvfrom,
-    raw_sendmsg, raw_recvmsg,    raw_close,         raw_dup2,
-    raw_dup3,    raw_socketpair, raw_eventfd_write, raw_eventfd_read,
-    raw_connect, raw_accept,     raw_accept4,       raw_shutdown,
+    raw_write,    raw_read,         raw_writev,        raw_readv,
+    raw_send,     raw_recv,         raw_sendto,        raw_recvfrom,
+    raw_sendmsg,  raw_recvmsg,      raw_close,         raw_dup2,
+    raw_dup3,     raw_socketpair,   raw_eventfd_write, raw_eventfd_read,
+    raw_connect,  raw_accept,       raw_accept4,       raw_shutdown,
+    raw_mq_send,  raw_mq_timedsend, raw_mq_receive,    raw_mq_timedreceive,
+    raw_mq_close, raw_sendmmsg,     raw_recvmmsg,      raw_dup,
+    raw_fcntl,    raw_fcntl,        raw_pipe,          raw_pipe2,
+    raw_socket,   raw_eventfd,      raw_close_range,   raw_closefrom,
+    raw_fclose,
 };
 
 /* Replaces *slot with the next definition of `name` when there is one. */
@@ -222,6 +342,23 @@ __attribute__((constructor)) static void resolve_real_functions(void)
     RESOLVE(accept);
     RESOLVE(accept4);
     RESOLVE(shutdown);
+    RESOLVE(mq_send);
+    RESOLVE(mq_timedsend);
+    RESOLVE(mq_receive);
+    RESOLVE(mq_timedreceive);
+    RESOLVE(mq_close);
+    RESOLVE(sendmmsg);
+    RESOLVE(recvmmsg);
+    RESOLVE(dup);
+    RESOLVE(fcntl);
+    RESOLVE(fcntl64);
+    RESOLVE(pipe);
+    RESOLVE(pipe2);
+    RESOLVE(socket);
+    RESOLVE(eventfd);
+    RESOLVE(close_range);
+    RESOLVE(closefrom);
+    RESOLVE(fclose);
 }
 
 /* ---- Endpoints ---------------------------------------------------------- */
@@ -446,6 +583,52 @@ static uint64_t lookup(int fd)
     return word;
 }
 
+/* What a POSIX message queue's descriptor is, as a cache word (without
+ * the CACHED bit): an endpoint named `mq:/NAME` after the link of
+ * /proc/self/fd/N (the queue's path in the mqueue file system). */
+static uint64_t classify_queue(mqd_t queue)
+{
+    struct stat status;
+    if (fstat(queue, &status) != 0)
+        return 0;
+    char path[48];
+    size_t used = append_text(path, sizeof path, 0, "/proc/self/fd/");
+    append_number(path, sizeof path, used, (uint64_t)queue);
+    char link[TATTLE__ENDPOINT_NAME_BYTES];
+    ssize_t length = readlink(path, link, sizeof link - 1);
+    if (length < 0)
+        length = 0;
+    link[length] = '\0';
+    char name[TATTLE__ENDPOINT_NAME_BYTES];
+    append_text(name, sizeof name, append_text(name, sizeof name, 0, "mq:"),
+                link);
+    uint32_t index = claim_endpoint(
+        capture_arena, object_key(status.st_dev, status.st_ino),
+        TATTLE__ENDPOINT_QUEUE, (uint64_t)status.st_ino, name, "");
+    if (index == 0)
+        return 0;
+    return (uint64_t)TATTLE__ENDPOINT_QUEUE << 1 | (uint64_t)index << 32;
+}
+
+/* The cache word of a descriptor an mq_ call succeeded on: a queue,
+ * whatever the cache said of the number before (a queue's descriptor is
+ * a regular file to fstat, and mq_open is not interposed). */
+static uint64_t lookup_queue(mqd_t queue)
+{
+    if (queue < 0)
+        return 0;
+    uint64_t word =
+        queue < FD_CACHE_SIZE
+            ? atomic_load_explicit(&fd_cache[queue], memory_order_relaxed)
+            : 0;
+    if (TATTLE__LIKELY(((word >> 1) & 0x7fu) == TATTLE__ENDPOINT_QUEUE))
+        return word;
+    word = classify_queue(queue) | CACHED;
+    if (queue < FD_CACHE_SIZE)
+        atomic_store_explicit(&fd_cache[queue], word, memory_order_relaxed);
+    return word;
+}
+
 static void forget(int fd)
 {
     if (fd >= 0 && fd < FD_CACHE_SIZE)
@@ -525,33 +708,26 @@ static void note_first(_Atomic uint32_t *side, int32_t actor)
  * receive with MSG_TRUNC on a stream socket drops its bytes unread). A
  * send is stamped with `ticks`, the clock read before the call, so it
  * never follows the receive it woke; a receive (ticks 0) is stamped now. */
-static void record_transfer(int fd, bool sending, uint64_t ticks,
-                            const char *label, const void *data,
-                            size_t in_buffer, size_t length,
-                            const struct iovec *iov, size_t iov_count,
-                            bool discarding)
+static inline __attribute__((always_inline)) void
+record_message(uint64_t word, bool sending, uint64_t ticks, const char *label,
+               const void *data, size_t in_buffer, size_t length,
+               const struct iovec *iov, size_t iov_count, bool discarding)
 {
-    if (tattle_trace_current != capture_arena)
-        return; /* the session ended in this process (in-process runs) */
-    int saved_errno = errno;
-    uint64_t word = lookup(fd);
     unsigned kind = (unsigned)(word >> 1) & 0x7fu;
     uint32_t index = (uint32_t)(word >> 32);
-    if (kind == 0 || index == 0 || index > TATTLE__MAX_ENDPOINTS) {
-        errno = saved_errno;
+    if (kind == 0 || index == 0 || index > TATTLE__MAX_ENDPOINTS)
         return;
-    }
+    /* -1 when the actors table is full: the event is refused, but its
+     * units still move the endpoint's offsets, or every later receive on
+     * it would be matched to the wrong send. */
     int32_t actor = tattle__recorder_actor();
-    if (actor < 0) {
-        errno = saved_errno;
-        return;
-    }
     struct tattle__endpoint *entry = &capture_arena->endpoints[index - 1];
     bool semaphore = (word & SEMAPHORE) != 0;
-    uint64_t units =
-        kind == TATTLE__ENDPOINT_DGRAM || kind == TATTLE__ENDPOINT_EVENTFD
-            ? 1
-            : length;
+    uint64_t units = kind == TATTLE__ENDPOINT_DGRAM ||
+                             kind == TATTLE__ENDPOINT_EVENTFD ||
+                             kind == TATTLE__ENDPOINT_QUEUE
+                         ? 1
+                         : length;
     if (kind == TATTLE__ENDPOINT_EVENTFD && semaphore && sending) {
         /* A write adds its value to the counter, one unit a read takes. */
         uint64_t value = 1;
@@ -576,6 +752,8 @@ static void record_transfer(int fd, bool sending, uint64_t ticks,
             offset = atomic_fetch_add(&entry->received, units);
         }
     }
+    if (actor < 0)
+        return;
     unsigned char gathered[TATTLE__PAYLOAD_MAX];
     size_t payload_length = length < sizeof gathered ? length : sizeof gathered;
     if (discarding && kind == TATTLE__ENDPOINT_STREAM) {
@@ -608,6 +786,38 @@ static void record_transfer(int fd, bool sending, uint64_t ticks,
         .endpoint = index,
         .offset = offset,
         .ticks = ticks});
+}
+
+/* Records one transfer through a descriptor (record_message says what the
+ * arguments are) when it is a message endpoint; a POSIX queue's descriptor
+ * counts only through the mq_ calls (a read of it is the queue's status
+ * text, not a message). */
+static void record_transfer(int fd, bool sending, uint64_t ticks,
+                            const char *label, const void *data,
+                            size_t in_buffer, size_t length,
+                            const struct iovec *iov, size_t iov_count,
+                            bool discarding)
+{
+    if (tattle_trace_current != capture_arena)
+        return; /* the session ended in this process (in-process runs) */
+    int saved_errno = errno;
+    uint64_t word = lookup(fd);
+    if (((word >> 1) & 0x7fu) != TATTLE__ENDPOINT_QUEUE)
+        record_message(word, sending, ticks, label, data, in_buffer, length,
+                       iov, iov_count, discarding);
+    errno = saved_errno;
+}
+
+/* Records one message sent to or received from a POSIX queue. */
+static void record_queue_transfer(mqd_t queue, bool sending, uint64_t ticks,
+                                  const char *label, const char *message,
+                                  size_t length)
+{
+    if (tattle_trace_current != capture_arena)
+        return;
+    int saved_errno = errno;
+    record_message(lookup_queue(queue), sending, ticks, label, message, length,
+                   length, NULL, 0, false);
     errno = saved_errno;
 }
 
@@ -854,6 +1064,38 @@ INTERPOSED ssize_t recvmsg(int fd, struct msghdr *message, int flags)
     return done;
 }
 
+/* Each message of the vector that went is one event, as if sent alone. */
+INTERPOSED int sendmmsg(int fd, struct mmsghdr *messages, unsigned count,
+                        int flags)
+{
+    if (TATTLE__LIKELY(!capturing))
+        return real.sendmmsg(fd, messages, count, flags);
+    uint64_t ticks = tattle__clock_ticks();
+    int done = real.sendmmsg(fd, messages, count, flags);
+    for (int i = 0; i < done; i++)
+        if (messages[i].msg_len > 0)
+            record_transfer(fd, true, ticks, "sendmmsg", NULL, 0,
+                            messages[i].msg_len, messages[i].msg_hdr.msg_iov,
+                            messages[i].msg_hdr.msg_iovlen, false);
+    return done;
+}
+
+INTERPOSED int recvmmsg(int fd, struct mmsghdr *messages, unsigned count,
+                        int flags, struct timespec *timeout)
+{
+    if (TATTLE__LIKELY(!capturing))
+        return real.recvmmsg(fd, messages, count, flags, timeout);
+    int done = real.recvmmsg(fd, messages, count, flags, timeout);
+    if (!(flags & MSG_PEEK))
+        for (int i = 0; i < done; i++)
+            if (messages[i].msg_len > 0)
+                record_transfer(
+                    fd, false, 0, "recvmmsg", NULL, 0, messages[i].msg_len,
+                    messages[i].msg_hdr.msg_iov, messages[i].msg_hdr.msg_iovlen,
+                    (flags & MSG_TRUNC) != 0);
+    return done;
+}
+
 INTERPOSED int eventfd_write(int fd, eventfd_t value)
 {
     if (TATTLE__LIKELY(!capturing))
@@ -874,6 +1116,70 @@ INTERPOSED int eventfd_read(int fd, eventfd_t *value)
     if (result == 0)
         record_transfer(fd, false, 0, "eventfd_read", value, sizeof *value,
                         sizeof *value, NULL, 0, false);
+    return result;
+}
+
+INTERPOSED int mq_send(mqd_t queue, const char *message, size_t length,
+                       unsigned priority)
+{
+    if (TATTLE__LIKELY(!capturing))
+        return real.mq_send(queue, message, length, priority);
+    uint64_t ticks = tattle__clock_ticks();
+    int result = real.mq_send(queue, message, length, priority);
+    if (result == 0)
+        record_queue_transfer(queue, true, ticks, "mq_send", message, length);
+    return result;
+}
+
+INTERPOSED int mq_timedsend(mqd_t queue, const char *message, size_t length,
+                            unsigned priority, const struct timespec *timeout)
+{
+    if (TATTLE__LIKELY(!capturing))
+        return real.mq_timedsend(queue, message, length, priority, timeout);
+    uint64_t ticks = tattle__clock_ticks();
+    int result = real.mq_timedsend(queue, message, length, priority, timeout);
+    if (result == 0)
+        record_queue_transfer(queue, true, ticks, "mq_timedsend", message,
+                              length);
+    return result;
+}
+
+INTERPOSED ssize_t mq_receive(mqd_t queue, char *message, size_t length,
+                              unsigned *priority)
+{
+    if (TATTLE__LIKELY(!capturing))
+        return real.mq_receive(queue, message, length, priority);
+    ssize_t done = real.mq_receive(queue, message, length, priority);
+    if (done >= 0)
+        record_queue_transfer(queue, false, 0, "mq_receive", message,
+                              (size_t)done);
+    return done;
+}
+
+INTERPOSED ssize_t mq_timedreceive(mqd_t queue, char *message, size_t length,
+                                   unsigned *priority,
+                                   const struct timespec *timeout)
+{
+    if (TATTLE__LIKELY(!capturing))
+        return real.mq_timedreceive(queue, message, length, priority, timeout);
+    ssize_t done =
+        real.mq_timedreceive(queue, message, length, priority, timeout);
+    if (done >= 0)
+        record_queue_transfer(queue, false, 0, "mq_timedreceive", message,
+                              (size_t)done);
+    return done;
+}
+
+INTERPOSED int mq_close(mqd_t queue)
+{
+    if (TATTLE__LIKELY(!capturing))
+        return real.mq_close(queue);
+    uint64_t word =
+        queue >= 0 && queue < FD_CACHE_SIZE ? atomic_load(&fd_cache[queue]) : 0;
+    int result = real.mq_close(queue);
+    forget(queue);
+    if (result == 0 && ((word >> 1) & 0x7fu) == TATTLE__ENDPOINT_QUEUE)
+        record_endpoint_event(queue, word, "mq_close", NULL);
     return result;
 }
 
@@ -953,6 +1259,120 @@ INTERPOSED int shutdown(int fd, int how)
             record_endpoint_event(fd, word, "shutdown", NULL);
     }
     return result;
+}
+
+/* Drops the cache of every descriptor from `first` to `last` after they
+ * were closed together, recording the close of each endpoint. */
+static void forget_closed_range(unsigned first, unsigned last,
+                                const char *label)
+{
+    int saved_errno = errno;
+    for (unsigned fd = first; fd <= last && fd < FD_CACHE_SIZE; fd++) {
+        uint64_t word = atomic_exchange(&fd_cache[fd], 0);
+        if (((word >> 1) & 0x7fu) != 0)
+            record_endpoint_event((int)fd, word, label, NULL);
+    }
+    errno = saved_errno;
+}
+
+INTERPOSED int close_range(unsigned first, unsigned last, int flags)
+{
+    int result = real.close_range(first, last, flags);
+    if (TATTLE__UNLIKELY(capturing) && result == 0 &&
+        !((unsigned)flags & CLOSE_RANGE_CLOEXEC))
+        forget_closed_range(first, last, "close_range");
+    return result;
+}
+
+INTERPOSED void closefrom(int lowest)
+{
+    real.closefrom(lowest);
+    if (TATTLE__UNLIKELY(capturing) && lowest >= 0)
+        forget_closed_range((unsigned)lowest, ~0u, "closefrom");
+}
+
+/* libc's fclose closes the stream's descriptor without the interposed
+ * close, so its number would keep what the cache said of it. */
+INTERPOSED int fclose(FILE *stream)
+{
+    if (TATTLE__LIKELY(!capturing))
+        return real.fclose(stream);
+    int fd = fileno(stream);
+    int result = real.fclose(stream);
+    if (fd >= 0)
+        forget_closed_range((unsigned)fd, (unsigned)fd, "fclose");
+    return result;
+}
+
+/* The calls that hand out a new descriptor drop what the cache said of
+ * its number: the number may have been closed where the cache did not see
+ * it (a raw close system call, closedir, a library's own close). */
+static int forget_created(int fd)
+{
+    if (TATTLE__UNLIKELY(capturing) && fd >= 0)
+        forget(fd);
+    return fd;
+}
+
+INTERPOSED int dup(int fd)
+{
+    return forget_created(real.dup(fd));
+}
+
+/* fcntl takes its third argument, when there is one, as a pointer or an
+ * integer in the same register: passed on as libc itself reads it. */
+INTERPOSED int fcntl(int fd, int command, ...)
+{
+    va_list arguments;
+    va_start(arguments, command);
+    void *argument = va_arg(arguments, void *);
+    va_end(arguments);
+    int result = real.fcntl(fd, command, argument);
+    if (command == F_DUPFD || command == F_DUPFD_CLOEXEC)
+        forget_created(result);
+    return result;
+}
+
+INTERPOSED int fcntl64(int fd, int command, ...)
+{
+    va_list arguments;
+    va_start(arguments, command);
+    void *argument = va_arg(arguments, void *);
+    va_end(arguments);
+    int result = real.fcntl64(fd, command, argument);
+    if (command == F_DUPFD || command == F_DUPFD_CLOEXEC)
+        forget_created(result);
+    return result;
+}
+
+INTERPOSED int pipe(int fds[2])
+{
+    int result = real.pipe(fds);
+    if (TATTLE__UNLIKELY(capturing) && result == 0) {
+        forget(fds[0]);
+        forget(fds[1]);
+    }
+    return result;
+}
+
+INTERPOSED int pipe2(int fds[2], int flags)
+{
+    int result = real.pipe2(fds, flags);
+    if (TATTLE__UNLIKELY(capturing) && result == 0) {
+        forget(fds[0]);
+        forget(fds[1]);
+    }
+    return result;
+}
+
+INTERPOSED int socket(int domain, int type, int protocol)
+{
+    return forget_created(real.socket(domain, type, protocol));
+}
+
+INTERPOSED int eventfd(unsigned value, int flags)
+{
+    return forget_created(real.eventfd(value, flags));
 }
 
 INTERPOSED int dup2(int old_fd, int new_fd)
