@@ -2,7 +2,7 @@
 # install-deps.sh — installs the Debian packages tattle needs, if missing.
 #
 # Build: cmake, a C compiler, pkg-config, libcjson-dev, libyaml-dev,
-# libdw-dev. Tests: python3 with python3-jsonschema (the schema
+# libdw-dev, libxml2-dev. Tests: python3 with python3-jsonschema (the schema
 # validator), jq (AGENTS.md recipes), clang-format (the format pass),
 # clang and g++ (the header warning checks, C and C++), libxml2-utils and
 # perl's prove (consumers of other formats), chromium (the HTML report is
@@ -11,7 +11,7 @@
 # packages of the report consumer tests (install-npm-deps.sh).
 set -euo pipefail
 
-packages=(cmake gcc g++ clang clang-format make pkg-config libcjson-dev libyaml-dev libdw-dev
+packages=(cmake gcc g++ clang clang-format make pkg-config libcjson-dev libyaml-dev libdw-dev libxml2-dev
           python3 python3-jsonschema jq libxml2-utils perl chromium)
 missing=()
 for package in "${packages[@]}"; do
