@@ -474,6 +474,34 @@ void tattle__gtest_find_sections(struct tattle__gtest_tests *tests,
     tattle__gtest_tests_release(&printed);
 }
 
+void tattle__gtest_find_location(const char *text, char **file, int *line)
+{
+    for (const char *start = text; start && *start;) {
+        size_t name = 0;
+        while (start[name] && start[name] != ':' &&
+               !strchr(" \t\r\n", start[name]))
+            name++;
+        size_t digits = 0;
+        if (name > 0 && start[name] == ':')
+            while (digits < 9 && start[name + 1 + digits] >= '0' &&
+                   start[name + 1 + digits] <= '9')
+                digits++;
+        if (digits > 0 && start[name + 1 + digits] == ':') {
+            int number = atoi(start + name + 1);
+            if (number > 0) {
+                *file = tattle__malloc(name + 1);
+                memcpy(*file, start, name);
+                (*file)[name] = '\0';
+                *line = number;
+                return;
+            }
+        }
+        start = strchr(start, '\n');
+        if (start)
+            start++;
+    }
+}
+
 void tattle__gtest_tests_release(struct tattle__gtest_tests *tests)
 {
     for (size_t i = 0; i < tests->count; i++) {

@@ -34,6 +34,12 @@ char *tattle__gtest_read_file(const char *path, const char **why_not);
  * ("1e300s", "inf", "nan", a negative) is 0. */
 uint64_t tattle__gtest_seconds_us(const char *text);
 
+/** Finds the first line of `text` that starts "FILE:LINE:" (FILE without
+ * white space or a colon, LINE a positive number, as compilers and most
+ * frameworks write a place): sets `*file` (the caller frees it) and
+ * `*line`; leaves them alone when there is none. */
+void tattle__gtest_find_location(const char *text, char **file, int *line);
+
 /** One failure GoogleTest recorded: "file:line\nmessage" split. */
 struct tattle__gtest_failure {
     char *file; /* NULL when GoogleTest gave none ("unknown file") */

@@ -98,35 +98,6 @@ static int line_number(const char *text)
     return *end == '\0' && value > 0 && value <= 100000000 ? (int)value : 0;
 }
 
-/* The first line of `text` that starts "FILE:LINE:" (FILE without white
- * space or colon, LINE a positive number): sets *file and *line. */
-static void find_location(const char *text, char **file, int *line)
-{
-    for (const char *start = text; start && *start;) {
-        size_t name = 0;
-        while (start[name] && start[name] != ':' && !is_space(start[name]))
-            name++;
-        size_t digits = 0;
-        if (name > 0 && start[name] == ':')
-            while (digits < 9 && start[name + 1 + digits] >= '0' &&
-                   start[name + 1 + digits] <= '9')
-                digits++;
-        if (digits > 0 && start[name + 1 + digits] == ':') {
-            int number = atoi(start + name + 1);
-            if (number > 0) {
-                *file = tattle__malloc(name + 1);
-                memcpy(*file, start, name);
-                (*file)[name] = '\0';
-                *line = number;
-                return;
-            }
-        }
-        start = strchr(start, '\n');
-        if (start)
-            start++;
-    }
-}
-
 static void add_failure(struct tattle__gtest_test *test, xmlNodePtr node,
                         bool is_error)
 {
@@ -161,7 +132,7 @@ static void add_failure(struct tattle__gtest_test *test, xmlNodePtr node,
         failure->line = line_number(line);
         file = NULL;
     } else {
-        find_location(text, &failure->file, &failure->line);
+        tattle__gtest_find_location(text, &failure->file, &failure->line);
     }
     if (!failure->file && test->file) {
         failure->file = tattle__strdup(test->file);

@@ -8,6 +8,16 @@
  * that reason, as it fails nothing), and after a point its YAML block
  * ("  ---" to "  ..."), whose "message" (one line, or a "|" block) and
  * "file" and "line" keys become the failure's.
+ *
+ * Two frameworks' ways are read too. cmocka writes a failure's
+ * diagnostics as "# " comment lines after its point, the place among them
+ * ("file.c:27: error: Failure!"): without a YAML block, those lines are
+ * the message, up to the first that is not a comment or reads as a point
+ * itself ("# not ok - arith", the group's result). Check describes each
+ * point "FILE:TCASE:TEST: MESSAGE" and prints among its usual output
+ * "FILE:LINE:F:TCASE:TEST:0: MESSAGE" for each failure (E for an error):
+ * such a point is test TEST of suite TCASE, its failure MESSAGE at FILE,
+ * at LINE when that line is there.
  */
 #include "runner/tap_in.h"
 
@@ -118,6 +128,98 @@ static void read_yaml(const char **cursor,
     }
 }
 
+/* cmocka's diagnostics: the "# " comment lines after a point, into its
+ * failure's message (and place, when one of them starts "FILE:LINE:"). */
+static void read_comments(const char **cursor,
+                          struct tattle__gtest_failure *failure)
+{
+    struct tattle__buffer text = {0};
+    const char *line;
+    size_t length;
+    for (;;) {
+        const char *before = *cursor;
+        if (!next_line(cursor, &line, &length))
+            break;
+        bool comment = starts_with(line, length, "#");
+        size_t at = comment && starts_with(line, length, "# ") ? 2 : 1;
+        if (!comment || starts_with(line + at, length - at, "ok") ||
+            starts_with(line + at, length - at, "not ok")) {
+            *cursor = before;
+            break;
+        }
+        if (text.length > 0)
+            tattle__buffer_append(&text, "\n", 1);
+        tattle__buffer_append(&text, line + at, length - at);
+    }
+    if (text.length == 0) {
+        tattle__buffer_release(&text);
+        return;
+    }
+    tattle__buffer_append(&text, "", 0);
+    failure->message = tattle__buffer_take(&text);
+    tattle__gtest_find_location(failure->message, &failure->file,
+                                &failure->line);
+}
+
+/* The length of the run of `text` (at most `length`) up to a character of
+ * `stops`. */
+static size_t span_until(const char *text, size_t length, const char *stops)
+{
+    size_t n = 0;
+    while (n < length && !strchr(stops, text[n]))
+        n++;
+    return n;
+}
+
+/* Check's "FILE:TCASE:TEST: MESSAGE": the lengths of FILE, TCASE and TEST
+ * (FILE without white space, with a dot; TEST a C name), or false. */
+static bool is_check_description(const char *text, size_t length,
+                                 size_t parts[3])
+{
+    size_t at = 0;
+    for (int i = 0; i < 3; i++) {
+        parts[i] = span_until(text + at, length - at, i == 0 ? ": \t" : ":");
+        if (parts[i] == 0 || at + parts[i] >= length ||
+            text[at + parts[i]] != ':')
+            return false;
+        at += parts[i] + 1;
+    }
+    if (!memchr(text, '.', parts[0]))
+        return false;
+    const char *test = text + parts[0] + parts[1] + 2;
+    for (size_t i = 0; i < parts[2]; i++)
+        if (!isalnum((unsigned char)test[i]) && test[i] != '_')
+            return false;
+    return at < length && text[at] == ' ';
+}
+
+/* Check's line of a failure, "FILE:LINE:F:TCASE:TEST:" (or E), in the
+ * program's output `text`; 0 when it is not there. */
+static int check_failure_line(const char *text, const char *file,
+                              const char *suite, const char *name)
+{
+    size_t file_length = strlen(file);
+    struct tattle__buffer after = {0};
+    tattle__buffer_printf(&after, ":%s:%s:", suite, name);
+    int found = 0;
+    for (const char *line = text; line && *line && !found;) {
+        if (strncmp(line, file, file_length) == 0 && line[file_length] == ':') {
+            const char *digits = line + file_length + 1;
+            char *end;
+            long number = strtol(digits, &end, 10);
+            if (end > digits && number > 0 && number <= INT_MAX &&
+                end[0] == ':' && (end[1] == 'F' || end[1] == 'E') &&
+                strncmp(end + 2, after.data, after.length) == 0)
+                found = (int)number;
+        }
+        line = strchr(line, '\n');
+        if (line)
+            line++;
+    }
+    tattle__buffer_release(&after);
+    return found;
+}
+
 static void add_point(struct tattle__gtest_tests *tests, const char *suite,
                       bool ok, long number, const char *text, size_t length,
                       const char **cursor)
@@ -156,6 +258,23 @@ static void add_point(struct tattle__gtest_tests *tests, const char *suite,
     bool todo = directive_length >= 4 && strncasecmp(directive, "todo", 4) == 0;
     struct tattle__gtest_failure failure = {0};
     read_yaml(cursor, &failure);
+    size_t check_parts[3];
+    if (!skip && !todo && is_check_description(text, described, check_parts)) {
+        /* Check's point: the description holds where and what. */
+        free(test->suite);
+        free(test->name);
+        test->suite = copy_span(text + check_parts[0] + 1, check_parts[1]);
+        test->name = copy_span(text + check_parts[0] + check_parts[1] + 2,
+                               check_parts[2]);
+        size_t said = check_parts[0] + check_parts[1] + check_parts[2] + 4;
+        if (!ok && !failure.message) {
+            failure.message = copy_span(text + said, described - said);
+            free(failure.file);
+            failure.file = copy_span(text, check_parts[0]);
+        }
+    } else if (!ok && !skip && !todo && !failure.message) {
+        read_comments(cursor, &failure);
+    }
     if (skip || (todo && !ok)) {
         test->state = TATTLE_STATE_SKIPPED;
         size_t at = 4;
@@ -217,6 +336,13 @@ bool tattle__tap_read(const char *stdout_text, const char *suite,
                 at++;
         }
         add_point(tests, suite, ok, number, line + at, length - at, &cursor);
+    }
+    for (size_t i = 0; i < tests->count; i++) {
+        struct tattle__gtest_test *test = &tests->tests[i];
+        if (test->failure_count == 1 && test->failures[0].file &&
+            test->failures[0].line == 0)
+            test->failures[0].line = check_failure_line(
+                stdout_text, test->failures[0].file, test->suite, test->name);
     }
     if (*planned < 0 || tests->count == 0) {
         tattle__gtest_tests_release(tests);

@@ -845,6 +845,129 @@ def wraps_gtest_unowned_crash(c):
                     [("crash", "SIGSEGV")], "the command's crash")
 
 
+def framework_program(c, framework):
+    """The real suite of `framework` (cmocka, check, criterion), or exit
+    77 when its Debian package was not there to build it."""
+    program = getattr(c.options, framework + "_program")
+    if not program:
+        print("skipped: no %s in this build" % framework)
+        sys.exit(77)
+    return program
+
+
+def marked_line(source):
+    """The line of tests/wrap/SOURCE marked "the failing assertion"."""
+    text = driver.read(os.path.join(SOURCE_DIR, "tests", "wrap", source))
+    for number, line in enumerate(text.splitlines(), 1):
+        if "/* the failing assertion */" in line:
+            return number
+    raise CheckFailed("%s has no failing assertion" % source)
+
+
+def failures(run, test_id):
+    """(kind, message, file's base name, line) of each failure of a test;
+    its file where the message names it is written FILE."""
+    return [(f["kind"],
+             f["message"].replace(f["file"], "FILE") if f.get("file")
+             else f["message"],
+             os.path.basename(f.get("file") or ""), f.get("line"))
+            for f in run.tests[test_id]["failures"]]
+
+
+@CASES("wrap_cmocka_tap_and_junit_in")
+def wraps_cmocka(c):
+    program = framework_program(c, "cmocka")
+    line = marked_line("cmocka_program.c")
+    where = "FILE:%d: error: Failure!" % line
+    segfault = "Test failed with exception: Segmentation fault(11)"
+    # TAP: cmocka puts a failure's diagnostics on "# " lines after it.
+    saved = c.env
+    c.env = dict(saved, CMOCKA_MESSAGE_OUTPUT="TAP")
+    run = c.tattle_run([program], tests=4)
+    c.expect_eq(run.process.returncode, 1, "exit status with TAP")
+    c.expect_eq(states(run), {"cmocka_program/passes": "passed",
+                              "cmocka_program/fails": "failed",
+                              "cmocka_program/3": "skipped",
+                              "cmocka_program/segfaults": "failed"},
+                "states from TAP")
+    c.expect_eq(failures(run, "cmocka_program/fails"),
+                [("assertion", "0x3 != 0x2\n" + where, "cmocka_program.c",
+                  line)],
+                "the failure from TAP")
+    c.expect_eq(failures(run, "cmocka_program/segfaults"),
+                [("assertion", segfault, "", None)],
+                "the segfault cmocka caught, from TAP")
+    c.expect_eq(run.tests["cmocka_program/3"].get("skip_reason"), "skips",
+                "the skip reason from TAP")
+    # JUnit XML, through --junit-in.
+    c.env = dict(saved, CMOCKA_MESSAGE_OUTPUT="XML",
+                 CMOCKA_XML_FILE="cmocka.xml")
+    run = c.tattle_run([program], ["--junit-in", "cmocka.xml"], tests=4)
+    c.expect_eq(run.process.returncode, 1, "exit status with --junit-in")
+    c.expect_eq(states(run), {"arith/passes": "passed",
+                              "arith/fails": "failed",
+                              "arith/skips": "skipped",
+                              "arith/segfaults": "failed"},
+                "states from the JUnit report")
+    c.expect_eq(failures(run, "arith/fails"),
+                [("assertion", "0x3 != 0x2\n" + where, "cmocka_program.c",
+                  line)], "the failure from the JUnit report")
+    c.expect_eq(failures(run, "arith/segfaults"),
+                [("assertion", segfault, "", None)],
+                "the segfault from the JUnit report")
+    junit = driver.read(run.path("report.xml"))
+    c.expect("0x3 != 0x2" in junit, "tattle's JUnit lacks the failure")
+    # Let die of its assertion (CMOCKA_TEST_ABORT=1), the program writes
+    # no report: the command keeps its crash.
+    c.env = dict(c.env, CMOCKA_TEST_ABORT="1")
+    run = c.tattle_run([program], ["--junit-in", "cmocka.xml"])
+    c.expect_eq(run.test["id"], "run/cmocka_program", "the command's result")
+    c.expect_eq([(f["kind"], f.get("signal")) for f in run.test["failures"]],
+                [("crash", "SIGABRT")], "the crash with no report")
+    c.env = saved
+
+
+@CASES("wrap_check_tap_on_stdout")
+def wraps_check(c):
+    program = framework_program(c, "check")
+    line = marked_line("check_program.c")
+    # Check prints its TAP among its usual lines, each point described
+    # "FILE:TCASE:TEST: MESSAGE"; its usual lines say where
+    # ("FILE:LINE:F:TCASE:TEST:0: MESSAGE").
+    c.env = dict(c.env, CK_TAP_LOG_FILE_NAME="-", CK_FORK="yes")
+    run = c.tattle_run([program], tests=4)
+    c.expect_eq(run.process.returncode, 1, "exit status")
+    c.expect_eq(states(run), {"core/passes": "passed", "core/fails": "failed",
+                              "core/segfaults": "failed",
+                              "core/exits_early": "failed"}, "states")
+    c.expect_eq(failures(run, "core/fails"),
+                [("assertion", "Assertion '3 == sum' failed: 3 == 3, sum == 2",
+                  "check_program.c", line)], "the failed assertion")
+    c.expect_eq(failures(run, "core/segfaults")[0][1],
+                "Received signal 11 (Segmentation fault)", "the segfault")
+    c.expect_eq(failures(run, "core/exits_early")[0][1],
+                "Early exit with return value 3", "the early exit")
+
+
+@CASES("wrap_criterion_junit_in")
+def wraps_criterion(c):
+    program = framework_program(c, "criterion")
+    line = marked_line("criterion_program.c")
+    run = c.tattle_run([program, "--xml=criterion.xml"],
+                       ["--junit-in", "criterion.xml"], tests=4)
+    c.expect_eq(run.process.returncode, 1, "exit status")
+    c.expect_eq(states(run), {"arith/passes": "passed",
+                              "arith/fails": "failed",
+                              "arith/skips": "skipped",
+                              "arith/segfaults": "failed"}, "states")
+    c.expect_eq(failures(run, "arith/fails"),
+                [("assertion", "1 assertion(s) failed.\nFILE:%d: three is "
+                  "not 2" % line, "criterion_program.c", line)],
+                "the failed assertion")
+    c.expect_eq(failures(run, "arith/segfaults"),
+                [("error", "The test crashed.", "", None)], "the crash")
+
+
 def main():
     CASES.list_if_asked()
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
@@ -852,6 +975,8 @@ def main():
     parser.add_argument("--tattle", required=True)
     parser.add_argument("--program", required=True)
     parser.add_argument("--gtest-program")
+    for framework in ("cmocka", "check", "criterion"):
+        parser.add_argument("--%s-program" % framework)
     options = parser.parse_args()
     return driver.run_case(CASES[options.case], Case(options), options.case)
 
