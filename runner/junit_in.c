@@ -278,6 +278,31 @@ static void open_suite(struct reading *reading, xmlTextReaderPtr reader,
     xmlFree(name);
 }
 
+/* Whether the prolog of `text` (before its first element: a byte order
+ * mark, the XML declaration, processing instructions, comments, white
+ * space) holds a document type declaration. Looked for before parsing,
+ * as the parser reads ahead: an entity it declares could otherwise be
+ * met (and refused in other words) before the declaration is seen. */
+static bool has_doctype(const char *text)
+{
+    if (strncmp(text, "\xef\xbb\xbf", 3) == 0)
+        text += 3;
+    for (;;) {
+        while (is_space(*text))
+            text++;
+        const char *end = NULL;
+        if (strncmp(text, "<?", 2) == 0)
+            end = strstr(text + 2, "?>");
+        else if (strncmp(text, "<!--", 4) == 0)
+            end = strstr(text + 4, "-->");
+        else
+            return strncmp(text, "<!DOCTYPE", 9) == 0;
+        if (!end)
+            return false; /* the parser says what is wrong */
+        text = end + 2;
+    }
+}
+
 /* Reads the elements of the document; stops at the first problem. */
 static void read_elements(struct reading *reading, xmlTextReaderPtr reader)
 {
@@ -354,6 +379,12 @@ tattle__junit_read(const char *path, const char *default_suite,
         tattle__buffer_printf(&reading.problem,
                               "%s: the JUnit report is not read: %s", path,
                               why_not);
+    } else if (has_doctype(text)) {
+        tattle__buffer_printf(&reading.problem,
+                              "%s: a JUnit report has no document type "
+                              "declaration (<!DOCTYPE>): refused",
+                              path);
+        free(text);
     } else {
         /* No XML_PARSE_NOENT (entities stay unsubstituted), no
          * XML_PARSE_DTDLOAD, no XML_PARSE_HUGE (libxml2's limits on

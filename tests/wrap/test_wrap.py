@@ -968,6 +968,154 @@ def wraps_criterion(c):
                 [("error", "The test crashed.", "", None)], "the crash")
 
 
+def writes_report(text, path="inner.xml"):
+    """sh -c that writes `text` to `path` (relative to its directory),
+    then exits 1."""
+    return ["sh", "-c", "printf '%%s' \"$1\" > %s; exit 1" % path, "sh", text]
+
+
+NESTED_REPORT = (
+    '<?xml version="1.0" encoding="UTF-8"?>\n<testsuites>'
+    '<testsuite name="outer"><testsuite name="inner">'
+    '<testcase name="a" time="0.5"><system-out>hello</system-out>'
+    '<system-err>oops</system-err></testcase></testsuite>'
+    '<testcase classname="pkg.Klass" name="b" file="b.py" line="7">'
+    '<failure message="boom" type="AssertionError">trace</failure>'
+    '</testcase>'
+    '<testcase name="c"><error message="bad setup"/></testcase>'
+    '<testcase name="d"><skipped message="later"/></testcase>'
+    '<testcase name="a"/></testsuite></testsuites>')
+
+
+@CASES("wrap_junit_in_reads_this_runs_report")
+def wraps_junit_in(c):
+    # Nested suites: a test case's suite is its classname, else the
+    # nearest suite around it.
+    run = c.tattle_run(writes_report(NESTED_REPORT),
+                       ["--junit-in", "inner.xml"], tests=5)
+    c.expect_eq(run.process.returncode, 1, "exit status")
+    c.expect_eq(states(run), {"inner/a": "passed", "pkg.Klass/b": "failed",
+                              "outer/c": "failed", "outer/d": "skipped",
+                              "outer/a": "passed"}, "states")
+    c.expect_eq(failures(run, "pkg.Klass/b"),
+                [("assertion", "boom\ntrace", "b.py", 7)], "b's failure")
+    c.expect_eq((run.tests["pkg.Klass/b"].get("file"),
+                 run.tests["pkg.Klass/b"].get("line")), ("b.py", 7),
+                "b's place")
+    c.expect_eq(failures(run, "outer/c"), [("error", "bad setup", "", None)],
+                "c's error")
+    c.expect_eq(run.tests["outer/d"].get("skip_reason"), "later",
+                "d's skip reason")
+    inner = run.tests["inner/a"]
+    c.expect_eq((inner["duration_us"], inner["output"]["stdout"],
+                 inner["output"]["stderr"]), (500000, "hello", "oops"),
+                "a's duration and output")
+    # A bare <testsuite>, a repeated name made unique.
+    run = c.tattle_run(writes_report(
+        '<testsuite name="s"><testcase name="x"/><testcase name="x">'
+        '<failure>s.c:3: no</failure></testcase></testsuite>'),
+        ["--junit-in", "inner.xml"], tests=2)
+    c.expect_eq(states(run), {"s/x": "passed", "s/x[2]": "failed"}, "states")
+    c.expect_eq(failures(run, "s/x[2]"),
+                [("assertion", "FILE:3: no", "s.c", 3)], "the place in the text")
+    # A report left from an earlier run is removed before the command
+    # runs: a command that writes none has no report, and says so.
+    cwd = c.new_dir()
+    driver.write(os.path.join(cwd, "inner.xml"), NESTED_REPORT)
+    run = c.tattle_run(["true"], ["--junit-in", "inner.xml"], cwd=cwd)
+    c.expect_eq(run.process.returncode, 1, "exit status with no report")
+    c.expect_eq([(f["kind"], f["message"]) for f in run.test["failures"]],
+                [("error", "the command wrote no JUnit report at %s"
+                  % os.path.join(os.path.realpath(cwd), "inner.xml"))],
+                "the missing report")
+    c.expect(not os.path.exists(os.path.join(cwd, "inner.xml")),
+             "the earlier report is still there")
+    # A command that crashed and wrote none keeps its crash alone.
+    run = c.tattle_run(["sh", "-c", "kill -SEGV $$"],
+                       ["--junit-in", "inner.xml"])
+    c.expect_eq([(f["kind"], f.get("signal")) for f in run.test["failures"]],
+                [("crash", "SIGSEGV")], "the crash with no report")
+    # An empty --junit-in is a usage error.
+    run = c.tattle_run(["true"], ["--junit-in="], reports=False)
+    c.expect_eq(run.process.returncode, 2, "exit status of --junit-in=")
+
+
+BILLION_LAUGHS = (
+    '<?xml version="1.0"?>\n<!DOCTYPE testsuites [\n<!ENTITY a "aaaaaaaaaa">\n'
+    + "".join('<!ENTITY %s "%s">\n' % (chr(ord("b") + i), ("&%s;" % chr(
+        ord("a") + i)) * 10) for i in range(9))
+    + ']>\n<testsuites><testsuite name="s"><testcase name="&j;"/>'
+    '</testsuite></testsuites>')
+
+EXTERNAL_ENTITY = (
+    '<?xml version="1.0"?>\n<!DOCTYPE testsuites [\n'
+    '<!ENTITY secret SYSTEM "file:///etc/passwd">\n]>\n'
+    '<testsuites><testsuite name="s"><testcase name="&secret;"/>'
+    '</testsuite></testsuites>')
+
+
+@CASES("wrap_junit_in_hostile_reports_are_errors")
+def wraps_junit_in_hostile(c):
+    # Each report the command writes is refused with an error naming the
+    # file (and the line:column where the XML broke), in bounded time,
+    # with every report of the run valid.
+    refused = "a JUnit report has no document type declaration (<!DOCTYPE>)"
+    for label, make, said in (
+            ("malformed", "printf '<testsuites>\\n<testsuite name=\"s\">"
+             "<testcase name=\"a\">\\n</testsuites>' > inner.xml",
+             ":3:14: the JUnit report is not well-formed XML: Opening and "
+             "ending tag mismatch"),
+            ("an entity bomb", "printf '%%s' '%s' > inner.xml"
+             % BILLION_LAUGHS, refused),
+            ("an external entity", "printf '%%s' '%s' > inner.xml"
+             % EXTERNAL_ENTITY, refused),
+            ("invalid UTF-8", "printf '<testsuites><testsuite name=\"s\">\\n"
+             "<testcase name=\"\\377\\376\"/></testsuite></testsuites>' "
+             "> inner.xml", ":2:"),
+            ("a report past 64 MiB",
+             "printf '<testsuites>' > inner.xml; truncate -s 65M inner.xml",
+             "the JUnit report is not read: it is larger than 64 MiB"),
+            ("a FIFO", "mkfifo inner.xml",
+             "the JUnit report is not read: it is not a regular file"),
+            ("a link to /dev/zero", "ln -s /dev/zero inner.xml",
+             "the JUnit report is not read: it is a symbolic link"),
+            ("not JUnit", "echo '<html/>' > inner.xml",
+             "not a JUnit report: its root element is <html>"),
+            ("empty", ": > inner.xml",
+             ":1:1: the JUnit report is not well-formed XML")):
+        run = c.tattle_run(["sh", "-c", make], ["--junit-in", "inner.xml"])
+        c.expect_eq(run.process.returncode, 1, "exit status with %s" % label)
+        kinds = [f["kind"] for f in run.test["failures"]]
+        c.require(kinds == ["error"], "%s: failures %r" % (label, kinds))
+        message = run.test["failures"][0]["message"]
+        path = os.path.join(os.path.realpath(run.cwd), "inner.xml")
+        c.expect(message.startswith(path + (":" if said.startswith(":")
+                                            else ": ")) and said in message,
+                 "%s: the error %r does not name %s and say %r"
+                 % (label, message, path, said))
+        c.expect("root:" not in json.dumps(run.report),
+                 "%s: a local file's text is in the report" % label)
+    # 100,000 test cases are read in bounded time and memory.
+    cwd = c.new_dir()
+    driver.write(os.path.join(cwd, "source.xml"),
+                 '<testsuites><testsuite name="big">'
+                 + "".join('<testcase name="t%d" time="0.001"/>' % i
+                           for i in range(100000))
+                 + '<testcase name="last"><failure message="m"/></testcase>'
+                 '</testsuite></testsuites>')
+    run = c.tattle_run(["sh", "-c", "cp source.xml inner.xml; exit 1"],
+                       ["--junit-in", "inner.xml", "--json", "report.json"],
+                       reports=False, cwd=cwd)
+    c.expect_eq(run.process.returncode, 1, "exit status of 100,001 tests")
+    with open(run.path("report.json"), encoding="utf-8") as f:
+        report = json.load(f)
+    tests = report["tests"]
+    c.expect_eq((len(tests), tests[0]["id"], tests[-1]["id"],
+                 tests[-1]["state"], report["summary"]["passed"]),
+                (100001, "big/t0", "big/last", "failed", 100000),
+                "the 100,001 tests")
+
+
 def main():
     CASES.list_if_asked()
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
