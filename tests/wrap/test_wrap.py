@@ -949,7 +949,7 @@ def wraps_check(c):
                 "Early exit with return value 3", "the early exit")
 
 
-@CASES("wrap_criterion_junit_in")
+@CASES("wrap_criterion_junit_in_and_tap")
 def wraps_criterion(c):
     program = framework_program(c, "criterion")
     line = marked_line("criterion_program.c")
@@ -966,6 +966,21 @@ def wraps_criterion(c):
                 "the failed assertion")
     c.expect_eq(failures(run, "arith/segfaults"),
                 [("error", "The test crashed.", "", None)], "the crash")
+    # Criterion's TAP, on stdout: "SUITE::TEST  (time)" points, a failure
+    # in a YAML list, a crash in the point's description.
+    run = c.tattle_run([program, "--tap=/dev/stdout"], tests=4)
+    c.expect_eq(states(run), {"arith/passes": "passed",
+                              "arith/fails": "failed",
+                              "arith/skips": "skipped",
+                              "arith/segfaults": "failed"}, "states from TAP")
+    c.expect_eq(failures(run, "arith/fails"),
+                [("assertion", "Assertion failed: three is not 2",
+                  "criterion_program.c", line)], "the failure from TAP")
+    c.expect_eq(run.tests["arith/skips"].get("skip_reason"), "not today",
+                "the skip reason from TAP")
+    message = failures(run, "arith/segfaults")[0][1]
+    c.expect(message.startswith("unexpected signal after "),
+             "the crash from TAP: %r" % message)
 
 
 def writes_report(text, path="inner.xml"):
