@@ -81,7 +81,7 @@ static struct {
         struct tattle_test_info info;
         char *id, *suite, *name, *file;
     } * *inner;
-    size_t inner_count;
+    size_t inner_count, inner_capacity;
 } wrapped;
 
 static void print_usage(FILE *stream)
@@ -563,8 +563,14 @@ inner_info(const struct tattle_test_info *command,
     inner->info.file = inner->file;
     inner->info.line = test->line;
     inner->info.param = NULL;
-    wrapped.inner = tattle__realloc(wrapped.inner, (wrapped.inner_count + 1) *
-                                                       sizeof *wrapped.inner);
+    if (wrapped.inner_count == wrapped.inner_capacity) {
+        /* Grown by doubling: a report of 100,000 tests would otherwise
+         * copy the list once per test. */
+        wrapped.inner_capacity =
+            wrapped.inner_capacity ? 2 * wrapped.inner_capacity : 64;
+        wrapped.inner = tattle__realloc(
+            wrapped.inner, wrapped.inner_capacity * sizeof *wrapped.inner);
+    }
     wrapped.inner[wrapped.inner_count++] = inner;
     return &inner->info;
 }
