@@ -53,6 +53,7 @@
 #include "base/timestamp.h"
 #include "results/model.h"
 #include "runner/gtest.h"
+#include "runner/junit_in.h"
 #include "runner/options.h"
 #include "runner/tap_in.h"
 #include "runner/run.h"
@@ -76,7 +77,8 @@ static struct {
     char *program; /* the tattle command, for the inner tests' reruns */
     char *report_dir, *report_path; /* GoogleTest's JSON report */
     char *gtest_output;             /* json:PATH */
-    int skip_exit_code;             /* 0: none */
+    char *junit_path;   /* --junit-in: the JUnit report it writes, absolute */
+    int skip_exit_code; /* 0: none */
     bool will_fail;     /* CTest's WILL_FAIL: a failing exit passes */
     bool qualify_inner; /* GoogleTest suites become NAME.SUITE */
     struct tattle_test test;
@@ -86,7 +88,7 @@ static struct {
         struct tattle_test_info info;
         char *id, *suite, *name, *file;
     } * *inner;
-    size_t inner_count;
+    size_t inner_count, inner_capacity;
 } wrapped;
 
 static void print_usage(FILE *stream)
@@ -112,6 +114,9 @@ static void print_usage(FILE *stream)
             "  %-32s %s\n"
             "  %-32s %s\n",
             "    --name SUITE/NAME", "the test's id (default run/BASENAME)",
+            "    --junit-in FILE",
+            "one result per <testcase> of the JUnit XML report", "",
+            "the command writes at FILE (removed before it runs)",
             "    --tags 'TAG[:VAL] ...'", "the test's tags, in every report",
             "    --skip-exit-code N",
             "the command exiting with N is skipped (CTest's SKIP_RETURN_CODE)",
@@ -140,6 +145,20 @@ TATTLE__PRINTF(1, 2) static int usage_error(const char *format, ...)
 /* Body of the wrapped command's test, in the forked test process. */
 static void exec_command(void)
 {
+    if (wrapped.junit_path && unlink(wrapped.junit_path) != 0 &&
+        errno != ENOENT) {
+        /* A report left from an earlier run would be read as this one's. */
+        struct tattle__buffer message = {0};
+        tattle__buffer_printf(&message,
+                              "cannot remove the earlier JUnit report at "
+                              "%s: %s",
+                              wrapped.junit_path, strerror(errno));
+        struct tattle__slot_failure failure = {.kind = TATTLE_FAILURE_ERROR,
+                                               .message = message.data};
+        tattle__slot_add_failure(tattle__child_slot(), &failure);
+        tattle__buffer_release(&message);
+        return;
+    }
     if (wrapped.report_path) {
         unlink(wrapped.report_path);
         setenv("GTEST_OUTPUT", wrapped.gtest_output, 1);
@@ -285,6 +304,7 @@ static void release_wrapped(void)
     free(wrapped.report_dir);
     free(wrapped.report_path);
     free(wrapped.gtest_output);
+    free(wrapped.junit_path);
     wrapped = (__typeof__(wrapped)){0};
 }
 
@@ -296,6 +316,7 @@ struct split_line {
     const char *given_name;
     const char *given_tags;
     const char *given_skip_code;
+    const char *given_junit_in;
     int command_start; /* argc when there is none */
 };
 
@@ -340,6 +361,12 @@ static int split_command_line(int argc, char **argv, struct split_line *line)
             wrapped.will_fail = true;
         } else if (strcmp(arg, "--qualify-inner") == 0) {
             wrapped.qualify_inner = true;
+        } else if (strncmp(arg, "--junit-in=", 11) == 0) {
+            line->given_junit_in = arg + 11;
+        } else if (strcmp(arg, "--junit-in") == 0) {
+            if (i + 1 >= separator)
+                return usage_error("%s needs a value: FILE", arg);
+            line->given_junit_in = argv[++i];
         } else if (strncmp(arg, "--tags=", 7) == 0) {
             line->given_tags = arg + 7;
         } else if (strcmp(arg, "--tags") == 0) {
@@ -551,8 +578,14 @@ inner_info(const struct tattle_test_info *command,
     inner->info.file = inner->file;
     inner->info.line = test->line;
     inner->info.param = NULL;
-    wrapped.inner = tattle__realloc(wrapped.inner, (wrapped.inner_count + 1) *
-                                                       sizeof *wrapped.inner);
+    if (wrapped.inner_count == wrapped.inner_capacity) {
+        /* Grown by doubling: a report of 100,000 tests would otherwise
+         * copy the list once per test. */
+        wrapped.inner_capacity =
+            wrapped.inner_capacity ? 2 * wrapped.inner_capacity : 64;
+        wrapped.inner = tattle__realloc(
+            wrapped.inner, wrapped.inner_capacity * sizeof *wrapped.inner);
+    }
     wrapped.inner[wrapped.inner_count++] = inner;
     return &inner->info;
 }
@@ -630,14 +663,29 @@ static void build_inner(struct tattle__result_record *inner,
     result->state = test->state;
     result->skip_reason = tattle__record_copy(inner, test->skip_reason);
     for (size_t i = 0; i < test->failure_count; i++) {
-        struct tattle_failure *failure =
-            tattle__record_add_failure(inner, TATTLE_FAILURE_ASSERTION);
+        struct tattle_failure *failure = tattle__record_add_failure(
+            inner, test->failures[i].is_error ? TATTLE_FAILURE_ERROR
+                                              : TATTLE_FAILURE_ASSERTION);
         failure->message =
             tattle__record_copy(inner, test->failures[i].message);
         failure->file = tattle__record_copy(inner, test->failures[i].file);
         failure->line = test->failures[i].line;
     }
-    if (result->state == TATTLE_STATE_FAILED) {
+    if (test->stdout_text || test->stderr_text) {
+        /* A JUnit report's own output of the test. */
+        const char *out = test->stdout_text ? test->stdout_text : "";
+        const char *err = test->stderr_text ? test->stderr_text : "";
+        result->stdout_output = (struct tattle_output){
+            .text = tattle__record_copy(inner, out),
+            .length = strlen(out),
+            .bytes = strlen(out),
+        };
+        result->stderr_output = (struct tattle_output){
+            .text = tattle__record_copy(inner, err),
+            .length = strlen(err),
+            .bytes = strlen(err),
+        };
+    } else if (result->state == TATTLE_STATE_FAILED) {
         /* The command's output is the failed test's evidence: the test's
          * own section of stdout when the progress lines mark it, else the
          * whole; stderr, which they do not divide, whole. */
@@ -721,6 +769,35 @@ static void name_tests_uniquely(struct tattle__gtest_tests *tests, bool gtest)
     tattle__name_index_release(&ids);
 }
 
+/* The tests of the JUnit report the command wrote (--junit-in). False,
+ * with `tests` empty, when there are none to expand into: the file is
+ * missing (a command that failed keeps its own failure, as a program that
+ * crashed writes no report; one that passed gets an error saying so: its
+ * report was expected), it cannot be read (an error naming the file, and
+ * where the XML went wrong, joins the command's result), or it holds no
+ * test case. */
+static bool read_junit_report(struct tattle__result_record *record,
+                              struct tattle__gtest_tests *tests)
+{
+    char *problem = NULL;
+    enum tattle__junit_read_status status =
+        tattle__junit_read(wrapped.junit_path, wrapped.name, tests, &problem);
+    if (status == TATTLE__JUNIT_READ && tests->count > 0)
+        return true;
+    if (status == TATTLE__JUNIT_MISSING &&
+        !tattle__result_failed(&record->result))
+        tattle__record_add_error(record,
+                                 "the command wrote no JUnit report at %s",
+                                 wrapped.junit_path);
+    else if (status == TATTLE__JUNIT_BAD)
+        tattle__record_add_error(record, "%s", problem);
+    if (record->result.failure_count > 0)
+        record->result.state = TATTLE_STATE_FAILED;
+    free(problem);
+    tattle__gtest_tests_release(tests);
+    return false;
+}
+
 size_t tattle__command_expand(struct tattle__result_record *record,
                               struct tattle__result_record **records)
 {
@@ -762,15 +839,24 @@ size_t tattle__command_expand(struct tattle__result_record *record,
         }
         return 0;
     }
-    if (!wrapped.report_path || record->result.attempts == 0 ||
+    if ((!wrapped.report_path && !wrapped.junit_path) ||
+        record->result.attempts == 0 ||
         !tattle__command_result_is(&record->result))
         return 0;
     struct tattle__gtest_tests tests;
     long running = -1;
-    bool from_report = tattle__gtest_read_report(wrapped.report_path, &tests);
-    if (from_report)
-        tattle__gtest_find_sections(&tests, &record->result.stdout_output);
     bool gtest = true;
+    bool from_report;
+    if (wrapped.junit_path) {
+        if (!read_junit_report(record, &tests))
+            return 0;
+        from_report = true;
+        gtest = false;
+    } else {
+        from_report = tattle__gtest_read_report(wrapped.report_path, &tests);
+        if (from_report)
+            tattle__gtest_find_sections(&tests, &record->result.stdout_output);
+    }
     const char *printed = record->result.stdout_output.text;
     long planned = -1;
     if (!from_report && !tattle__gtest_printed_progress(printed)) {
@@ -901,6 +987,21 @@ int tattle__run_command_main(int argc, char **argv)
     }
     if (status < 0 && name_test(line.given_name, command[0]) != 0)
         status = 2;
+    if (status < 0 && line.given_junit_in) {
+        if (!*line.given_junit_in) {
+            status = usage_error("--junit-in needs a FILE");
+        } else if (line.given_junit_in[0] == '/') {
+            wrapped.junit_path = tattle__strdup(line.given_junit_in);
+        } else {
+            /* Absolute, whatever directory the command works in. */
+            char *here = getcwd(NULL, 0);
+            struct tattle__buffer path = {0};
+            tattle__buffer_printf(&path, "%s/%s", here ? here : ".",
+                                  line.given_junit_in);
+            free(here);
+            wrapped.junit_path = tattle__buffer_take(&path);
+        }
+    }
     if (status < 0) {
         wrapped.argv = command;
         wrapped.rerun = rerun_command(argv[0], command);

@@ -17,6 +17,7 @@
 #include "runner/gtest.h"
 
 #include <cjson/cJSON.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -118,28 +119,32 @@ static void add_failure(struct tattle__gtest_test *test, const char *text,
         failure->message[--end] = '\0';
 }
 
-/* "0.012s" as microseconds; what no duration can be ("1e300s", "inf",
- * "nan") is 0. */
-static uint64_t seconds_text_us(const char *text)
+uint64_t tattle__gtest_seconds_us(const char *text)
 {
     double seconds = text ? strtod(text, NULL) : 0;
     return seconds > 0 && seconds < 1e9 ? (uint64_t)(seconds * 1e6 + 0.5) : 0;
 }
 
-/* The report the wrapped program wrote, read whole when it is a regular
- * file of at most TATTLE__GTEST_REPORT_MAX bytes; NULL otherwise. The
- * program knows the path and may have put a FIFO there (opened without
- * O_NONBLOCK, it would block the runner), a link to /dev/zero (an endless
- * read) or a file of any size. */
-static char *read_file(const char *path)
+char *tattle__gtest_read_file(const char *path, const char **why_not)
 {
+    *why_not = NULL;
     int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
-    if (fd < 0)
+    if (fd < 0) {
+        if (errno == ELOOP)
+            *why_not = "it is a symbolic link";
+        else if (errno != ENOENT)
+            *why_not = strerror(errno);
         return NULL;
+    }
     struct stat status;
-    if (fstat(fd, &status) != 0 || !S_ISREG(status.st_mode) ||
-        status.st_size > TATTLE__GTEST_REPORT_MAX) {
+    if (fstat(fd, &status) != 0 || !S_ISREG(status.st_mode)) {
         close(fd);
+        *why_not = "it is not a regular file";
+        return NULL;
+    }
+    if (status.st_size > TATTLE__GTEST_REPORT_MAX) {
+        close(fd);
+        *why_not = "it is larger than 64 MiB";
         return NULL;
     }
     struct tattle__buffer text = {0};
@@ -151,6 +156,7 @@ static char *read_file(const char *path)
     close(fd);
     if (text.length > TATTLE__GTEST_REPORT_MAX) { /* it grew meanwhile */
         tattle__buffer_release(&text);
+        *why_not = "it is larger than 64 MiB";
         return NULL;
     }
     tattle__buffer_append(&text, "", 0);
@@ -171,7 +177,7 @@ static void read_report_test(struct tattle__gtest_tests *tests,
     const cJSON *line = cJSON_GetObjectItem(item, "line");
     if (cJSON_IsNumber(line))
         test->line = line->valueint;
-    test->duration_us = seconds_text_us(
+    test->duration_us = tattle__gtest_seconds_us(
         cJSON_GetStringValue(cJSON_GetObjectItem(item, "time")));
     const char *status =
         cJSON_GetStringValue(cJSON_GetObjectItem(item, "status"));
@@ -200,7 +206,8 @@ bool tattle__gtest_read_report(const char *path,
                                struct tattle__gtest_tests *tests)
 {
     *tests = (struct tattle__gtest_tests){0};
-    char *text = read_file(path);
+    const char *why_not;
+    char *text = tattle__gtest_read_file(path, &why_not);
     if (!text)
         return false;
     cJSON *report = cJSON_Parse(text);
@@ -467,6 +474,34 @@ void tattle__gtest_find_sections(struct tattle__gtest_tests *tests,
     tattle__gtest_tests_release(&printed);
 }
 
+void tattle__gtest_find_location(const char *text, char **file, int *line)
+{
+    for (const char *start = text; start && *start;) {
+        size_t name = 0;
+        while (start[name] && start[name] != ':' &&
+               !strchr(" \t\r\n", start[name]))
+            name++;
+        size_t digits = 0;
+        if (name > 0 && start[name] == ':')
+            while (digits < 9 && start[name + 1 + digits] >= '0' &&
+                   start[name + 1 + digits] <= '9')
+                digits++;
+        if (digits > 0 && start[name + 1 + digits] == ':') {
+            int number = atoi(start + name + 1);
+            if (number > 0) {
+                *file = tattle__malloc(name + 1);
+                memcpy(*file, start, name);
+                (*file)[name] = '\0';
+                *line = number;
+                return;
+            }
+        }
+        start = strchr(start, '\n');
+        if (start)
+            start++;
+    }
+}
+
 void tattle__gtest_tests_release(struct tattle__gtest_tests *tests)
 {
     for (size_t i = 0; i < tests->count; i++) {
@@ -476,6 +511,8 @@ void tattle__gtest_tests_release(struct tattle__gtest_tests *tests)
         free(test->file);
         free(test->skip_reason);
         free(test->program_name);
+        free(test->stdout_text);
+        free(test->stderr_text);
         for (size_t f = 0; f < test->failure_count; f++) {
             free(test->failures[f].file);
             free(test->failures[f].message);

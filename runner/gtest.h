@@ -21,11 +21,31 @@
  * regular file at the path) is not read, and the command stays one test. */
 #define TATTLE__GTEST_REPORT_MAX (64L * 1024 * 1024)
 
+/** The report at `path` a wrapped program wrote, read whole (the caller
+ * frees it, NUL-terminated) when it is a regular file of at most
+ * TATTLE__GTEST_REPORT_MAX bytes. The program knows the path and may have
+ * put a FIFO there (opened without O_NONBLOCK, it would block the runner),
+ * a link to /dev/zero (an endless read) or a file of any size. NULL
+ * otherwise, with `*why_not` saying why in a few words, or NULL when
+ * there is no file. */
+char *tattle__gtest_read_file(const char *path, const char **why_not);
+
+/** "0.012s" (or "0.012") as microseconds; what no duration can be
+ * ("1e300s", "inf", "nan", a negative) is 0. */
+uint64_t tattle__gtest_seconds_us(const char *text);
+
+/** Finds the first line of `text` that starts "FILE:LINE:" (FILE without
+ * white space or a colon, LINE a positive number, as compilers and most
+ * frameworks write a place): sets `*file` (the caller frees it) and
+ * `*line`; leaves them alone when there is none. */
+void tattle__gtest_find_location(const char *text, char **file, int *line);
+
 /** One failure GoogleTest recorded: "file:line\nmessage" split. */
 struct tattle__gtest_failure {
     char *file; /* NULL when GoogleTest gave none ("unknown file") */
     int line;
     char *message;
+    bool is_error; /* a JUnit <error>: not an assertion that failed */
 };
 
 /** One test of the program, Suite.Name. */
@@ -46,6 +66,9 @@ struct tattle__gtest_test {
     struct tattle__gtest_failure *failures;
     size_t failure_count;
     char *skip_reason;
+    /* What a JUnit report's <system-out> and <system-err> hold for the
+     * test; NULL when it has none. */
+    char *stdout_text, *stderr_text;
 };
 
 struct tattle__gtest_tests {

@@ -32,5 +32,6 @@ list(APPEND TATTLE_SOURCES
   runner/run.c
   runner/gtest.c
   runner/tap_in.c
+  runner/junit_in.c
   runner/command.c
 )

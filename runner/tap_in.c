@@ -8,10 +8,24 @@
  * that reason, as it fails nothing), and after a point its YAML block
  * ("  ---" to "  ..."), whose "message" (one line, or a "|" block) and
  * "file" and "line" keys become the failure's.
+ *
+ * Two frameworks' ways are read too. cmocka writes a failure's
+ * diagnostics as "# " comment lines after its point, the place among them
+ * ("file.c:27: error: Failure!"): without a YAML block, those lines are
+ * the message, up to the first that is not a comment or reads as a point
+ * itself ("# not ok - arith", the group's result). Check describes each
+ * point "FILE:TCASE:TEST: MESSAGE" and prints among its usual output
+ * "FILE:LINE:F:TCASE:TEST:0: MESSAGE" for each failure (E for an error):
+ * such a point is test TEST of suite TCASE, its failure MESSAGE at FILE,
+ * at LINE when that line is there. Criterion's stream (after its
+ * "# Criterion v..." line) names each point "SUITE::TEST  (0.01s)", or
+ * "SUITE::TEST what ended it" for a crash, and lists a failure in YAML as
+ * "failures:", "- FILE:LINE: |+" and the message indented below.
  */
 #include "runner/tap_in.h"
 
 #include <ctype.h>
+#include <stdint.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
@@ -55,6 +69,32 @@ static char *value_after(const char *line, size_t length, size_t at)
     return copy_span(line + at, length - at);
 }
 
+/* A YAML block scalar's lines (indented 4 spaces or more), without the
+ * 4 spaces, or without all of their leading spaces when `trim`. */
+static char *read_block(const char **cursor, bool trim)
+{
+    struct tattle__buffer text = {0};
+    const char *line;
+    size_t length;
+    for (;;) {
+        const char *before = *cursor;
+        if (!next_line(cursor, &line, &length))
+            break;
+        if (!starts_with(line, length, "    ") && length > 0) {
+            *cursor = before;
+            break;
+        }
+        size_t at = length > 4 ? 4 : length;
+        while (trim && at < length && line[at] == ' ')
+            at++;
+        if (text.length > 0)
+            tattle__buffer_append(&text, "\n", 1);
+        tattle__buffer_append(&text, line + at, length - at);
+    }
+    tattle__buffer_append(&text, "", 0);
+    return tattle__buffer_take(&text);
+}
+
 /* The YAML block after a point: its message, file and line, into the
  * point's one failure. Stops at "  ..." or at a line that is not
  * indented. */
@@ -85,22 +125,7 @@ static void read_yaml(const char **cursor,
             char *value = value_after(key, rest, 8);
             if (value[0] == '|' || value[0] == '>') {
                 free(value);
-                struct tattle__buffer text = {0};
-                for (;;) {
-                    before = *cursor;
-                    if (!next_line(cursor, &line, &length))
-                        break;
-                    if (!starts_with(line, length, "    ") && length > 0) {
-                        *cursor = before;
-                        break;
-                    }
-                    if (text.length > 0)
-                        tattle__buffer_append(&text, "\n", 1);
-                    if (length > 4)
-                        tattle__buffer_append(&text, line + 4, length - 4);
-                }
-                tattle__buffer_append(&text, "", 0);
-                value = tattle__buffer_take(&text);
+                value = read_block(cursor, false);
             } else if (value[0] == '\'' || value[0] == '"') {
                 size_t n = strlen(value);
                 if (n >= 2 && value[n - 1] == value[0]) {
@@ -110,6 +135,15 @@ static void read_yaml(const char **cursor,
             }
             free(failure->message);
             failure->message = value;
+        } else if (starts_with(key, rest, "- ") && !failure->message) {
+            /* Criterion's list of failures: "- FILE:LINE: |+", then the
+             * message indented. */
+            char *item = copy_span(key + 2, rest - 2);
+            tattle__gtest_find_location(item, &failure->file, &failure->line);
+            bool block = strchr(item, '|') != NULL;
+            free(item);
+            if (block)
+                failure->message = read_block(cursor, true);
         } else if (starts_with(key, rest, "file:") && !failure->file) {
             failure->file = value_after(key, rest, 5);
         } else if (starts_with(key, rest, "line:") && failure->line == 0) {
@@ -118,9 +152,140 @@ static void read_yaml(const char **cursor,
     }
 }
 
+/* cmocka's diagnostics: the "# " comment lines after a point, into its
+ * failure's message (and place, when one of them starts "FILE:LINE:"). */
+static void read_comments(const char **cursor,
+                          struct tattle__gtest_failure *failure)
+{
+    struct tattle__buffer text = {0};
+    const char *line;
+    size_t length;
+    for (;;) {
+        const char *before = *cursor;
+        if (!next_line(cursor, &line, &length))
+            break;
+        bool comment = starts_with(line, length, "#");
+        size_t at = comment && starts_with(line, length, "# ") ? 2 : 1;
+        if (!comment || starts_with(line + at, length - at, "ok") ||
+            starts_with(line + at, length - at, "not ok")) {
+            *cursor = before;
+            break;
+        }
+        if (text.length > 0)
+            tattle__buffer_append(&text, "\n", 1);
+        tattle__buffer_append(&text, line + at, length - at);
+    }
+    if (text.length == 0) {
+        tattle__buffer_release(&text);
+        return;
+    }
+    tattle__buffer_append(&text, "", 0);
+    failure->message = tattle__buffer_take(&text);
+    tattle__gtest_find_location(failure->message, &failure->file,
+                                &failure->line);
+}
+
+/* The length of the run of `text` (at most `length`) up to a character of
+ * `stops`. */
+static size_t span_until(const char *text, size_t length, const char *stops)
+{
+    size_t n = 0;
+    while (n < length && !strchr(stops, text[n]))
+        n++;
+    return n;
+}
+
+/* Check's "FILE:TCASE:TEST: MESSAGE": the lengths of FILE, TCASE and TEST
+ * (FILE without white space, with a dot; TEST a C name), or false. */
+static bool is_check_description(const char *text, size_t length,
+                                 size_t parts[3])
+{
+    size_t at = 0;
+    for (int i = 0; i < 3; i++) {
+        parts[i] = span_until(text + at, length - at, i == 0 ? ": \t" : ":");
+        if (parts[i] == 0 || at + parts[i] >= length ||
+            text[at + parts[i]] != ':')
+            return false;
+        at += parts[i] + 1;
+    }
+    if (!memchr(text, '.', parts[0]))
+        return false;
+    const char *test = text + parts[0] + parts[1] + 2;
+    for (size_t i = 0; i < parts[2]; i++)
+        if (!isalnum((unsigned char)test[i]) && test[i] != '_')
+            return false;
+    return at < length && text[at] == ' ';
+}
+
+/* Criterion's "SUITE::TEST  (0.01s)" or "SUITE::TEST what ended it". */
+struct criterion_description {
+    size_t suite, test; /* their lengths */
+    uint64_t duration_us;
+    size_t said; /* where what ended it starts; the length when none */
+};
+
+static bool is_criterion_description(const char *text, size_t length,
+                                     struct criterion_description *found)
+{
+    const char *colons = memmem(text, length, "::", 2);
+    if (!colons || colons == text)
+        return false;
+    *found = (struct criterion_description){.suite = (size_t)(colons - text)};
+    if (memchr(text, ' ', found->suite))
+        return false;
+    size_t at = found->suite + 2;
+    while (at + found->test < length &&
+           (isalnum((unsigned char)text[at + found->test]) ||
+            text[at + found->test] == '_'))
+        found->test++;
+    size_t end = at + found->test;
+    if (found->test == 0 || (end < length && text[end] != ' '))
+        return false;
+    found->said = end;
+    while (found->said < length && text[found->said] == ' ')
+        found->said++;
+    if (found->said < length && text[found->said] == '(' &&
+        text[length - 1] == ')') {
+        char *seconds =
+            copy_span(text + found->said + 1, length - found->said - 2);
+        found->duration_us = tattle__gtest_seconds_us(seconds);
+        free(seconds);
+        found->said = length;
+    }
+    return true;
+}
+
+/* Check's line of a failure, "FILE:LINE:F:TCASE:TEST:" (or E), in the
+ * program's output `text`; 0 when it is not there. */
+static int check_failure_line(const char *text, const char *file,
+                              const char *suite, const char *name)
+{
+    size_t file_length = strlen(file);
+    struct tattle__buffer after = {0};
+    tattle__buffer_printf(&after, ":%s:%s:", suite, name);
+    int found = 0;
+    for (const char *line = text; line && *line && !found;) {
+        if (strncmp(line, file, file_length) == 0 && line[file_length] == ':') {
+            const char *digits = line + file_length + 1;
+            char *end;
+            long number = strtol(digits, &end, 10);
+            if (end > digits && number > 0 && number <= INT_MAX &&
+                end[0] == ':' && (end[1] == 'F' || end[1] == 'E') &&
+                strncmp(end + 2, after.data, after.length) == 0)
+                found = (int)number;
+        }
+        line = strchr(line, '\n');
+        if (line)
+            line++;
+    }
+    tattle__buffer_release(&after);
+    return found;
+}
+
+/* `criterion`: the stream said it is Criterion's ("# Criterion v..."). */
 static void add_point(struct tattle__gtest_tests *tests, const char *suite,
                       bool ok, long number, const char *text, size_t length,
-                      const char **cursor)
+                      const char **cursor, bool criterion_stream)
 {
     /* "- description # DIRECTIVE reason" */
     while (length > 0 && (*text == ' ' || *text == '-')) {
@@ -156,6 +321,35 @@ static void add_point(struct tattle__gtest_tests *tests, const char *suite,
     bool todo = directive_length >= 4 && strncasecmp(directive, "todo", 4) == 0;
     struct tattle__gtest_failure failure = {0};
     read_yaml(cursor, &failure);
+    size_t check_parts[3];
+    struct criterion_description criterion;
+    if (!skip && !todo && is_check_description(text, described, check_parts)) {
+        /* Check's point: the description holds where and what. */
+        free(test->suite);
+        free(test->name);
+        test->suite = copy_span(text + check_parts[0] + 1, check_parts[1]);
+        test->name = copy_span(text + check_parts[0] + check_parts[1] + 2,
+                               check_parts[2]);
+        size_t said = check_parts[0] + check_parts[1] + check_parts[2] + 4;
+        if (!ok && !failure.message) {
+            failure.message = copy_span(text + said, described - said);
+            free(failure.file);
+            failure.file = copy_span(text, check_parts[0]);
+        }
+    } else if (criterion_stream &&
+               is_criterion_description(text, described, &criterion)) {
+        /* Criterion's point: SUITE::TEST, then its time or what ended it. */
+        free(test->suite);
+        free(test->name);
+        test->suite = copy_span(text, criterion.suite);
+        test->name = copy_span(text + criterion.suite + 2, criterion.test);
+        test->duration_us = criterion.duration_us;
+        if (!ok && !failure.message && criterion.said < described)
+            failure.message =
+                copy_span(text + criterion.said, described - criterion.said);
+    } else if (!ok && !skip && !todo && !failure.message) {
+        read_comments(cursor, &failure);
+    }
     if (skip || (todo && !ok)) {
         test->state = TATTLE_STATE_SKIPPED;
         size_t at = 4;
@@ -192,7 +386,12 @@ bool tattle__tap_read(const char *stdout_text, const char *suite,
     const char *cursor = stdout_text;
     const char *line;
     size_t length;
+    bool criterion_stream = false;
     while (next_line(&cursor, &line, &length)) {
+        if (starts_with(line, length, "# Criterion v")) {
+            criterion_stream = true;
+            continue;
+        }
         if (starts_with(line, length, "1..") && length > 3 &&
             isdigit((unsigned char)line[3])) {
             /* A plan past what any run holds is clamped: it only names
@@ -216,7 +415,15 @@ bool tattle__tap_read(const char *stdout_text, const char *suite,
             while (at < length && isdigit((unsigned char)line[at]))
                 at++;
         }
-        add_point(tests, suite, ok, number, line + at, length - at, &cursor);
+        add_point(tests, suite, ok, number, line + at, length - at, &cursor,
+                  criterion_stream);
+    }
+    for (size_t i = 0; i < tests->count; i++) {
+        struct tattle__gtest_test *test = &tests->tests[i];
+        if (test->failure_count == 1 && test->failures[0].file &&
+            test->failures[0].line == 0)
+            test->failures[0].line = check_failure_line(
+                stdout_text, test->failures[0].file, test->suite, test->name);
     }
     if (*planned < 0 || tests->count == 0) {
         tattle__gtest_tests_release(tests);

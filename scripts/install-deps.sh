@@ -2,17 +2,19 @@
 # install-deps.sh — installs the Debian packages tattle needs, if missing.
 #
 # Build: cmake, a C compiler, pkg-config, libcjson-dev, libyaml-dev,
-# libdw-dev. Tests: python3 with python3-jsonschema (the schema
+# libdw-dev, libxml2-dev. Tests: python3 with python3-jsonschema (the schema
 # validator), jq (AGENTS.md recipes), clang-format (the format pass),
-# clang and g++ (the header warning checks, C and C++), libxml2-utils and
+# clang and g++ (the header warning checks, C and C++), libcmocka-dev,
+# check and libcriterion-dev (real suites `tattle run` wraps), libxml2-utils and
 # perl's prove (consumers of other formats), chromium (the HTML report is
 # opened in it). Uses sudo
 # when not root; does nothing when everything is there. Then the npm
 # packages of the report consumer tests (install-npm-deps.sh).
 set -euo pipefail
 
-packages=(cmake gcc g++ clang clang-format make pkg-config libcjson-dev libyaml-dev libdw-dev
-          python3 python3-jsonschema jq libxml2-utils perl chromium)
+packages=(cmake gcc g++ clang clang-format make pkg-config libcjson-dev libyaml-dev libdw-dev libxml2-dev
+          python3 python3-jsonschema jq libxml2-utils perl chromium
+          libcmocka-dev check libcriterion-dev)
 missing=()
 for package in "${packages[@]}"; do
   if ! dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed"; then

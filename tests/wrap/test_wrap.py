@@ -845,6 +845,292 @@ def wraps_gtest_unowned_crash(c):
                     [("crash", "SIGSEGV")], "the command's crash")
 
 
+def framework_program(c, framework):
+    """The real suite of `framework` (cmocka, check, criterion), or exit
+    77 when its Debian package was not there to build it."""
+    program = getattr(c.options, framework + "_program")
+    if not program:
+        print("skipped: no %s in this build" % framework)
+        sys.exit(77)
+    return program
+
+
+def marked_line(source):
+    """The line of tests/wrap/SOURCE marked "the failing assertion"."""
+    text = driver.read(os.path.join(SOURCE_DIR, "tests", "wrap", source))
+    for number, line in enumerate(text.splitlines(), 1):
+        if "/* the failing assertion */" in line:
+            return number
+    raise CheckFailed("%s has no failing assertion" % source)
+
+
+def failures(run, test_id):
+    """(kind, message, file's base name, line) of each failure of a test;
+    its file where the message names it is written FILE."""
+    return [(f["kind"],
+             f["message"].replace(f["file"], "FILE") if f.get("file")
+             else f["message"],
+             os.path.basename(f.get("file") or ""), f.get("line"))
+            for f in run.tests[test_id]["failures"]]
+
+
+@CASES("wrap_cmocka_tap_and_junit_in")
+def wraps_cmocka(c):
+    program = framework_program(c, "cmocka")
+    line = marked_line("cmocka_program.c")
+    where = "FILE:%d: error: Failure!" % line
+    segfault = "Test failed with exception: Segmentation fault(11)"
+    # TAP: cmocka puts a failure's diagnostics on "# " lines after it.
+    saved = c.env
+    c.env = dict(saved, CMOCKA_MESSAGE_OUTPUT="TAP")
+    run = c.tattle_run([program], tests=4)
+    c.expect_eq(run.process.returncode, 1, "exit status with TAP")
+    c.expect_eq(states(run), {"cmocka_program/passes": "passed",
+                              "cmocka_program/fails": "failed",
+                              "cmocka_program/3": "skipped",
+                              "cmocka_program/segfaults": "failed"},
+                "states from TAP")
+    c.expect_eq(failures(run, "cmocka_program/fails"),
+                [("assertion", "0x3 != 0x2\n" + where, "cmocka_program.c",
+                  line)],
+                "the failure from TAP")
+    c.expect_eq(failures(run, "cmocka_program/segfaults"),
+                [("assertion", segfault, "", None)],
+                "the segfault cmocka caught, from TAP")
+    c.expect_eq(run.tests["cmocka_program/3"].get("skip_reason"), "skips",
+                "the skip reason from TAP")
+    # JUnit XML, through --junit-in.
+    c.env = dict(saved, CMOCKA_MESSAGE_OUTPUT="XML",
+                 CMOCKA_XML_FILE="cmocka.xml")
+    run = c.tattle_run([program], ["--junit-in", "cmocka.xml"], tests=4)
+    c.expect_eq(run.process.returncode, 1, "exit status with --junit-in")
+    c.expect_eq(states(run), {"arith/passes": "passed",
+                              "arith/fails": "failed",
+                              "arith/skips": "skipped",
+                              "arith/segfaults": "failed"},
+                "states from the JUnit report")
+    c.expect_eq(failures(run, "arith/fails"),
+                [("assertion", "0x3 != 0x2\n" + where, "cmocka_program.c",
+                  line)], "the failure from the JUnit report")
+    c.expect_eq(failures(run, "arith/segfaults"),
+                [("assertion", segfault, "", None)],
+                "the segfault from the JUnit report")
+    junit = driver.read(run.path("report.xml"))
+    c.expect("0x3 != 0x2" in junit, "tattle's JUnit lacks the failure")
+    # Let die of its assertion (CMOCKA_TEST_ABORT=1), the program writes
+    # no report: the command keeps its crash.
+    c.env = dict(c.env, CMOCKA_TEST_ABORT="1")
+    run = c.tattle_run([program], ["--junit-in", "cmocka.xml"])
+    c.expect_eq(run.test["id"], "run/cmocka_program", "the command's result")
+    c.expect_eq([(f["kind"], f.get("signal")) for f in run.test["failures"]],
+                [("crash", "SIGABRT")], "the crash with no report")
+    c.env = saved
+
+
+@CASES("wrap_check_tap_on_stdout")
+def wraps_check(c):
+    program = framework_program(c, "check")
+    line = marked_line("check_program.c")
+    # Check prints its TAP among its usual lines, each point described
+    # "FILE:TCASE:TEST: MESSAGE"; its usual lines say where
+    # ("FILE:LINE:F:TCASE:TEST:0: MESSAGE").
+    c.env = dict(c.env, CK_TAP_LOG_FILE_NAME="-", CK_FORK="yes")
+    run = c.tattle_run([program], tests=4)
+    c.expect_eq(run.process.returncode, 1, "exit status")
+    c.expect_eq(states(run), {"core/passes": "passed", "core/fails": "failed",
+                              "core/segfaults": "failed",
+                              "core/exits_early": "failed"}, "states")
+    c.expect_eq(failures(run, "core/fails"),
+                [("assertion", "Assertion '3 == sum' failed: 3 == 3, sum == 2",
+                  "check_program.c", line)], "the failed assertion")
+    c.expect_eq(failures(run, "core/segfaults")[0][1],
+                "Received signal 11 (Segmentation fault)", "the segfault")
+    c.expect_eq(failures(run, "core/exits_early")[0][1],
+                "Early exit with return value 3", "the early exit")
+
+
+@CASES("wrap_criterion_junit_in_and_tap")
+def wraps_criterion(c):
+    program = framework_program(c, "criterion")
+    line = marked_line("criterion_program.c")
+    run = c.tattle_run([program, "--xml=criterion.xml"],
+                       ["--junit-in", "criterion.xml"], tests=4)
+    c.expect_eq(run.process.returncode, 1, "exit status")
+    c.expect_eq(states(run), {"arith/passes": "passed",
+                              "arith/fails": "failed",
+                              "arith/skips": "skipped",
+                              "arith/segfaults": "failed"}, "states")
+    c.expect_eq(failures(run, "arith/fails"),
+                [("assertion", "1 assertion(s) failed.\nFILE:%d: three is "
+                  "not 2" % line, "criterion_program.c", line)],
+                "the failed assertion")
+    c.expect_eq(failures(run, "arith/segfaults"),
+                [("error", "The test crashed.", "", None)], "the crash")
+    # Criterion's TAP, on stdout: "SUITE::TEST  (time)" points, a failure
+    # in a YAML list, a crash in the point's description.
+    run = c.tattle_run([program, "--tap=/dev/stdout"], tests=4)
+    c.expect_eq(states(run), {"arith/passes": "passed",
+                              "arith/fails": "failed",
+                              "arith/skips": "skipped",
+                              "arith/segfaults": "failed"}, "states from TAP")
+    c.expect_eq(failures(run, "arith/fails"),
+                [("assertion", "Assertion failed: three is not 2",
+                  "criterion_program.c", line)], "the failure from TAP")
+    c.expect_eq(run.tests["arith/skips"].get("skip_reason"), "not today",
+                "the skip reason from TAP")
+    message = failures(run, "arith/segfaults")[0][1]
+    c.expect(message.startswith("unexpected signal after "),
+             "the crash from TAP: %r" % message)
+
+
+def writes_report(text, path="inner.xml"):
+    """sh -c that writes `text` to `path` (relative to its directory),
+    then exits 1."""
+    return ["sh", "-c", "printf '%%s' \"$1\" > %s; exit 1" % path, "sh", text]
+
+
+NESTED_REPORT = (
+    '<?xml version="1.0" encoding="UTF-8"?>\n<testsuites>'
+    '<testsuite name="outer"><testsuite name="inner">'
+    '<testcase name="a" time="0.5"><system-out>hello</system-out>'
+    '<system-err>oops</system-err></testcase></testsuite>'
+    '<testcase classname="pkg.Klass" name="b" file="b.py" line="7">'
+    '<failure message="boom" type="AssertionError">trace</failure>'
+    '</testcase>'
+    '<testcase name="c"><error message="bad setup"/></testcase>'
+    '<testcase name="d"><skipped message="later"/></testcase>'
+    '<testcase name="a"/></testsuite></testsuites>')
+
+
+@CASES("wrap_junit_in_reads_this_runs_report")
+def wraps_junit_in(c):
+    # Nested suites: a test case's suite is its classname, else the
+    # nearest suite around it.
+    run = c.tattle_run(writes_report(NESTED_REPORT),
+                       ["--junit-in", "inner.xml"], tests=5)
+    c.expect_eq(run.process.returncode, 1, "exit status")
+    c.expect_eq(states(run), {"inner/a": "passed", "pkg.Klass/b": "failed",
+                              "outer/c": "failed", "outer/d": "skipped",
+                              "outer/a": "passed"}, "states")
+    c.expect_eq(failures(run, "pkg.Klass/b"),
+                [("assertion", "boom\ntrace", "b.py", 7)], "b's failure")
+    c.expect_eq((run.tests["pkg.Klass/b"].get("file"),
+                 run.tests["pkg.Klass/b"].get("line")), ("b.py", 7),
+                "b's place")
+    c.expect_eq(failures(run, "outer/c"), [("error", "bad setup", "", None)],
+                "c's error")
+    c.expect_eq(run.tests["outer/d"].get("skip_reason"), "later",
+                "d's skip reason")
+    inner = run.tests["inner/a"]
+    c.expect_eq((inner["duration_us"], inner["output"]["stdout"],
+                 inner["output"]["stderr"]), (500000, "hello", "oops"),
+                "a's duration and output")
+    # A bare <testsuite>, a repeated name made unique.
+    run = c.tattle_run(writes_report(
+        '<testsuite name="s"><testcase name="x"/><testcase name="x">'
+        '<failure>s.c:3: no</failure></testcase></testsuite>'),
+        ["--junit-in", "inner.xml"], tests=2)
+    c.expect_eq(states(run), {"s/x": "passed", "s/x[2]": "failed"}, "states")
+    c.expect_eq(failures(run, "s/x[2]"),
+                [("assertion", "FILE:3: no", "s.c", 3)], "the place in the text")
+    # A report left from an earlier run is removed before the command
+    # runs: a command that writes none has no report, and says so.
+    cwd = c.new_dir()
+    driver.write(os.path.join(cwd, "inner.xml"), NESTED_REPORT)
+    run = c.tattle_run(["true"], ["--junit-in", "inner.xml"], cwd=cwd)
+    c.expect_eq(run.process.returncode, 1, "exit status with no report")
+    c.expect_eq([(f["kind"], f["message"]) for f in run.test["failures"]],
+                [("error", "the command wrote no JUnit report at %s"
+                  % os.path.join(os.path.realpath(cwd), "inner.xml"))],
+                "the missing report")
+    c.expect(not os.path.exists(os.path.join(cwd, "inner.xml")),
+             "the earlier report is still there")
+    # A command that crashed and wrote none keeps its crash alone.
+    run = c.tattle_run(["sh", "-c", "kill -SEGV $$"],
+                       ["--junit-in", "inner.xml"])
+    c.expect_eq([(f["kind"], f.get("signal")) for f in run.test["failures"]],
+                [("crash", "SIGSEGV")], "the crash with no report")
+    # An empty --junit-in is a usage error.
+    run = c.tattle_run(["true"], ["--junit-in="], reports=False)
+    c.expect_eq(run.process.returncode, 2, "exit status of --junit-in=")
+
+
+BILLION_LAUGHS = (
+    '<?xml version="1.0"?>\n<!DOCTYPE testsuites [\n<!ENTITY a "aaaaaaaaaa">\n'
+    + "".join('<!ENTITY %s "%s">\n' % (chr(ord("b") + i), ("&%s;" % chr(
+        ord("a") + i)) * 10) for i in range(9))
+    + ']>\n<testsuites><testsuite name="s"><testcase name="&j;"/>'
+    '</testsuite></testsuites>')
+
+EXTERNAL_ENTITY = (
+    '<?xml version="1.0"?>\n<!DOCTYPE testsuites [\n'
+    '<!ENTITY secret SYSTEM "file:///etc/passwd">\n]>\n'
+    '<testsuites><testsuite name="s"><testcase name="&secret;"/>'
+    '</testsuite></testsuites>')
+
+
+@CASES("wrap_junit_in_hostile_reports_are_errors")
+def wraps_junit_in_hostile(c):
+    # Each report the command writes is refused with an error naming the
+    # file (and the line:column where the XML broke), in bounded time,
+    # with every report of the run valid.
+    refused = "a JUnit report has no document type declaration (<!DOCTYPE>)"
+    for label, make, said in (
+            ("malformed", "printf '<testsuites>\\n<testsuite name=\"s\">"
+             "<testcase name=\"a\">\\n</testsuites>' > inner.xml",
+             ":3:14: the JUnit report is not well-formed XML: Opening and "
+             "ending tag mismatch"),
+            ("an entity bomb", "printf '%%s' '%s' > inner.xml"
+             % BILLION_LAUGHS, refused),
+            ("an external entity", "printf '%%s' '%s' > inner.xml"
+             % EXTERNAL_ENTITY, refused),
+            ("invalid UTF-8", "printf '<testsuites><testsuite name=\"s\">\\n"
+             "<testcase name=\"\\377\\376\"/></testsuite></testsuites>' "
+             "> inner.xml", ":2:"),
+            ("a report past 64 MiB",
+             "printf '<testsuites>' > inner.xml; truncate -s 65M inner.xml",
+             "the JUnit report is not read: it is larger than 64 MiB"),
+            ("a FIFO", "mkfifo inner.xml",
+             "the JUnit report is not read: it is not a regular file"),
+            ("a link to /dev/zero", "ln -s /dev/zero inner.xml",
+             "the JUnit report is not read: it is a symbolic link"),
+            ("not JUnit", "echo '<html/>' > inner.xml",
+             "not a JUnit report: its root element is <html>"),
+            ("empty", ": > inner.xml",
+             ":1:1: the JUnit report is not well-formed XML")):
+        run = c.tattle_run(["sh", "-c", make], ["--junit-in", "inner.xml"])
+        c.expect_eq(run.process.returncode, 1, "exit status with %s" % label)
+        kinds = [f["kind"] for f in run.test["failures"]]
+        c.require(kinds == ["error"], "%s: failures %r" % (label, kinds))
+        message = run.test["failures"][0]["message"]
+        path = os.path.join(os.path.realpath(run.cwd), "inner.xml")
+        c.expect(message.startswith(path + (":" if said.startswith(":")
+                                            else ": ")) and said in message,
+                 "%s: the error %r does not name %s and say %r"
+                 % (label, message, path, said))
+        c.expect("root:" not in json.dumps(run.report),
+                 "%s: a local file's text is in the report" % label)
+    # 100,000 test cases are read in bounded time and memory.
+    cwd = c.new_dir()
+    driver.write(os.path.join(cwd, "source.xml"),
+                 '<testsuites><testsuite name="big">'
+                 + "".join('<testcase name="t%d" time="0.001"/>' % i
+                           for i in range(100000))
+                 + '<testcase name="last"><failure message="m"/></testcase>'
+                 '</testsuite></testsuites>')
+    run = c.tattle_run(["sh", "-c", "cp source.xml inner.xml; exit 1"],
+                       ["--junit-in", "inner.xml", "--json", "report.json"],
+                       reports=False, cwd=cwd)
+    c.expect_eq(run.process.returncode, 1, "exit status of 100,001 tests")
+    with open(run.path("report.json"), encoding="utf-8") as f:
+        report = json.load(f)
+    tests = report["tests"]
+    c.expect_eq((len(tests), tests[0]["id"], tests[-1]["id"],
+                 tests[-1]["state"], report["summary"]["passed"]),
+                (100001, "big/t0", "big/last", "failed", 100000),
+                "the 100,001 tests")
+
+
 def main():
     CASES.list_if_asked()
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
@@ -852,6 +1138,8 @@ def main():
     parser.add_argument("--tattle", required=True)
     parser.add_argument("--program", required=True)
     parser.add_argument("--gtest-program")
+    for framework in ("cmocka", "check", "criterion"):
+        parser.add_argument("--%s-program" % framework)
     options = parser.parse_args()
     return driver.run_case(CASES[options.case], Case(options), options.case)
 
