@@ -112,6 +112,8 @@ static void print_usage(FILE *stream)
             "  %-32s %s\n"
             "  %-32s %s\n"
             "  %-32s %s\n"
+            "  %-32s %s\n"
+            "  %-32s %s\n"
             "  %-32s %s\n",
             "    --name SUITE/NAME", "the test's id (default run/BASENAME)",
             "    --junit-in FILE",
