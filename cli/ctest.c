@@ -32,8 +32,10 @@
  *
  * SIGINT, SIGTERM or SIGHUP stop the run: the running tests' process
  * groups get SIGTERM (each `tattle run` reports its test interrupted),
- * SIGKILL after STOP_GRACE_MS or a second signal; the tests not started
- * are reported not run, the reports are written (the run marked
+ * SIGTERM again after STOP_GRACE_MS or at a second signal, SIGKILL
+ * KILL_GRACE_MS later; a tattle run that dies before it reported has its
+ * test reported an error saying so; the tests not started are reported
+ * not run, the reports are written (the run marked
  * interrupted), the temporary directory removed, and the exit status is
  * 3, as the runner's.
  */
@@ -121,6 +123,7 @@ struct ctest_test {
     size_t after_count;
     enum test_phase phase;
     char *stream; /* its JSON Lines stream */
+    char *cut_stream; /* what a tattle run that died early wrote, or NULL */
     pid_t pid;
     bool failed; /* it ended and did not pass (nor was skipped) */
 };
@@ -169,6 +172,9 @@ static void release_run(struct ctest_run *run)
         if (test->stream)
             unlink(test->stream);
         free(test->stream);
+        if (test->cut_stream)
+            unlink(test->cut_stream);
+        free(test->cut_stream);
     }
     free(run->tests);
     free_strings(run->list_argv);
@@ -992,6 +998,22 @@ static bool start_ready(struct ctest_run *run, const char *self,
     return changed;
 }
 
+/* Whether the stream at `path` holds a finished test. */
+static bool reported_a_test(const char *path)
+{
+    struct tattle__reader *reader = NULL;
+    bool reported = false;
+    if (tattle__reader_open(&reader, path) == 0) {
+        char *id;
+        if (tattle__reader_next_id(reader, &id) > 0) {
+            reported = true;
+            free(id);
+        }
+    }
+    tattle__reader_close(reader);
+    return reported;
+}
+
 /* Reaps the tests that ended. */
 static void reap(struct ctest_run *run, struct schedule *schedule)
 {
@@ -1008,17 +1030,34 @@ static void reap(struct ctest_run *run, struct schedule *schedule)
                 schedule->serial_running = false;
             test->failed = !WIFEXITED(status) || WEXITSTATUS(status) != 0;
             struct stat info;
-            if (stat(test->stream, &info) != 0) {
-                /* tattle run refused it (a command not found): say so in
-                 * the report. */
+            bool refused = stat(test->stream, &info) != 0;
+            bool broke = WIFSIGNALED(status) ||
+                         (WIFEXITED(status) && WEXITSTATUS(status) > 1);
+            if (refused || (broke && !reported_a_test(test->stream))) {
+                /* tattle run refused it (a command not found), or died
+                 * before it reported: say so in the report, in a stream
+                 * of its own beside what tattle run wrote. */
                 struct tattle__buffer why = {0};
                 if (WIFSIGNALED(status))
                     tattle__buffer_printf(&why,
                                           "tattle run was killed by signal "
                                           "%d before it reported",
                                           WTERMSIG(status));
+                else if (!refused)
+                    tattle__buffer_printf(&why,
+                                          "tattle run exited %d before it "
+                                          "reported",
+                                          WEXITSTATUS(status));
                 else
                     tattle__buffer_printf(&why, "cannot run %s", test->argv[0]);
+                if (!refused) {
+                    struct tattle__buffer extra = {0};
+                    tattle__buffer_printf(&extra, "%.*s-ended.jsonl",
+                                          (int)(strlen(test->stream) - 6),
+                                          test->stream);
+                    test->cut_stream = test->stream;
+                    test->stream = tattle__buffer_take(&extra);
+                }
                 write_unrun_stream(test, false, why.data);
                 tattle__buffer_release(&why);
             }
@@ -1027,9 +1066,12 @@ static void reap(struct ctest_run *run, struct schedule *schedule)
     }
 }
 
-/* How long the tests are given to report once the run is interrupted
- * before their process groups are killed. */
-enum { STOP_GRACE_MS = 10000 };
+/* How long the tests are given to report once the run is interrupted;
+ * then (or at a second signal) each tattle run is told again, and its
+ * process group is killed when it takes KILL_GRACE_MS more. (SIGKILL
+ * reaches tattle run only: the test runs in a process group of its own,
+ * which tattle run kills when it is told to stop.) */
+enum { STOP_GRACE_MS = 10000, KILL_GRACE_MS = 2000 };
 
 /* Signals every running test's process group. */
 static void signal_running(const struct ctest_run *run, int signal_number)
@@ -1059,6 +1101,7 @@ static int run_tests(struct ctest_run *run, const char *self)
     struct schedule schedule = {0};
     int stopped_by = 0;
     unsigned long long kill_at = 0;
+    bool told_twice = false;
     for (;;) {
         if (!stopped_by)
             while (start_ready(run, self, &old_mask, &schedule))
@@ -1105,13 +1148,19 @@ static int run_tests(struct ctest_run *run, const char *self)
                 stopped_by = (int)info.ssi_signo;
                 signal_running(run, SIGTERM);
                 kill_at = tattle__now_us() + STOP_GRACE_MS * 1000ULL;
-            } else {
+            } else if (!told_twice) {
                 kill_at = tattle__now_us(); /* a second signal: at once */
             }
         }
         if (kill_at && tattle__now_us() >= kill_at) {
-            signal_running(run, SIGKILL);
-            kill_at = 0; /* they end now: wait for that */
+            if (!told_twice) {
+                told_twice = true;
+                signal_running(run, SIGTERM);
+                kill_at = tattle__now_us() + KILL_GRACE_MS * 1000ULL;
+            } else {
+                signal_running(run, SIGKILL);
+                kill_at = 0; /* they end now: wait for that */
+            }
         }
         if (signals < 0) {
             /* No signalfd: wait for a test to end. */
