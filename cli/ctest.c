@@ -122,7 +122,7 @@ struct ctest_test {
     size_t *after;
     size_t after_count;
     enum test_phase phase;
-    char *stream; /* its JSON Lines stream */
+    char *stream;     /* its JSON Lines stream */
     char *cut_stream; /* what a tattle run that died early wrote, or NULL */
     pid_t pid;
     bool failed; /* it ended and did not pass (nor was skipped) */
