@@ -791,6 +791,7 @@ static pid_t start_test(const struct ctest_run *run, size_t index,
     }
     if (pid == 0) {
         setpgid(0, 0);
+        signal(SIGPIPE, SIG_DFL); /* ignored here only for the progress */
         sigprocmask(SIG_SETMASK, old_mask, NULL);
         close(report[0]);
         int null = open("/dev/null", O_RDWR);
@@ -845,8 +846,20 @@ static pid_t start_test(const struct ctest_run *run, size_t index,
     return pid;
 }
 
+/* Set once printing the progress failed (a pipe whose reader is gone, as
+ * `tattle ctest | head -1`): the run goes on without it. */
+static bool progress_closed;
+
+static void end_progress_line(void)
+{
+    if (fflush(stdout) != 0)
+        progress_closed = true;
+}
+
 static void print_finished(const struct ctest_test *test, int status)
 {
+    if (progress_closed)
+        return;
     const char *word = "ERROR";
     if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
         word = "PASS";
@@ -861,7 +874,7 @@ static void print_finished(const struct ctest_test *test, int status)
     else if (WIFSIGNALED(status))
         printf(" (tattle run killed by signal %d)", WTERMSIG(status));
     putchar('\n');
-    fflush(stdout);
+    end_progress_line();
     tattle__buffer_release(&line);
 }
 
@@ -871,12 +884,14 @@ static void finish_unrun(struct ctest_test *test, bool skipped,
                          const char *reason)
 {
     write_unrun_stream(test, skipped, reason);
-    struct tattle__buffer line = {0};
-    tattle__cli_append_printable(&line, test->name, strlen(test->name), false,
-                                 0);
-    printf("%-5s ctest/%s\n", skipped ? "SKIP" : "ERROR", line.data);
-    fflush(stdout);
-    tattle__buffer_release(&line);
+    if (!progress_closed) {
+        struct tattle__buffer line = {0};
+        tattle__cli_append_printable(&line, test->name, strlen(test->name),
+                                     false, 0);
+        printf("%-5s ctest/%s\n", skipped ? "SKIP" : "ERROR", line.data);
+        end_progress_line();
+        tattle__buffer_release(&line);
+    }
     test->phase = TEST_DONE;
     test->failed = !skipped;
 }
@@ -1097,6 +1112,9 @@ static int run_tests(struct ctest_run *run, const char *self)
     sigaddset(&mask, SIGTERM);
     sigaddset(&mask, SIGHUP);
     sigprocmask(SIG_BLOCK, &mask, &old_mask);
+    /* A closed stdout ends the progress lines, not the run (the reports,
+     * the temporary directory and the running tests are still seen to). */
+    signal(SIGPIPE, SIG_IGN);
     int signals = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
     struct schedule schedule = {0};
     int stopped_by = 0;

@@ -874,6 +874,33 @@ def killed_runner(c):
                 "what tattle ctest left in its temporary directory")
 
 
+@CASES("ctest_a_closed_stdout_still_reports")
+def closed_stdout(c):
+    # As `tattle ctest --json r.json | head -1`: every line printed meets
+    # a pipe no one reads. The tests must not inherit SIGPIPE ignored.
+    build = c.project(
+        'add_test(NAME sigpipe_default COMMAND sh -c "! grep -Eq '
+        "'^SigIgn:.*[13579bdf][0-9a-f]{3}$' /proc/self/status\")\n")
+    read_end, write_end = os.pipe()
+    os.close(read_end)
+    try:
+        done = subprocess.run(
+            [c.options.tattle, "ctest", "-R", "^(passes|sigpipe_default)$",
+             "--json", "r.json"], cwd=build, env=c.env, stdout=write_end,
+            stderr=subprocess.PIPE, text=True,
+            timeout=120 * driver.wait_scale())
+    finally:
+        os.close(write_end)
+    c.expect_eq(done.returncode, 0, "exit status (%s)" % done.stderr)
+    report = c.report(os.path.join(build, "r.json"))
+    c.expect_eq({t["id"]: t["state"] for t in report["tests"]},
+                {"ctest/passes": "passed",
+                 "ctest/sigpipe_default": "passed"},
+                "the tests, SIGPIPE not ignored in them")
+    c.expect_eq(os.listdir(c.env["TMPDIR"]), [],
+                "what tattle ctest left in its temporary directory")
+
+
 @CASES("ctest_a_test_tattle_run_cannot_start_is_an_error")
 def cannot_start(c):
     build = c.project()
