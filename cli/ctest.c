@@ -1105,6 +1105,11 @@ static void signal_running(const struct ctest_run *run, int signal_number)
  * the run, or 0. */
 static int run_tests(struct ctest_run *run, const char *self)
 {
+    /* Started with SIGCHLD ignored, the kernel would reap the tests
+     * unseen and queue no SIGCHLD: the run would wait forever. */
+    struct sigaction child_default = {.sa_handler = SIG_DFL};
+    sigemptyset(&child_default.sa_mask);
+    sigaction(SIGCHLD, &child_default, NULL);
     sigset_t mask, old_mask;
     sigemptyset(&mask);
     sigaddset(&mask, SIGCHLD);

@@ -901,6 +901,25 @@ def closed_stdout(c):
                 "what tattle ctest left in its temporary directory")
 
 
+@CASES("ctest_started_with_sigchld_ignored_still_ends")
+def sigchld_ignored(c):
+    # Ignored SIGCHLD is inherited: the kernel would reap the tests unseen.
+    build = c.project()
+    try:
+        done = subprocess.run(
+            [c.options.tattle, "ctest", "-R", "^passes$", "--json",
+             "r.json"], cwd=build, env=c.env, capture_output=True,
+            text=True, timeout=60 * driver.wait_scale(),
+            preexec_fn=lambda: signal.signal(signal.SIGCHLD,
+                                             signal.SIG_IGN))
+    except subprocess.TimeoutExpired:
+        c.require(False, "tattle ctest started with SIGCHLD ignored hung")
+    c.expect_eq(done.returncode, 0, "exit status (%s)" % done.stderr)
+    report = c.report(os.path.join(build, "r.json"))
+    c.expect_eq([(t["id"], t["state"]) for t in report["tests"]],
+                [("ctest/passes", "passed")], "the test")
+
+
 @CASES("ctest_a_test_tattle_run_cannot_start_is_an_error")
 def cannot_start(c):
     build = c.project()

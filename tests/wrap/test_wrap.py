@@ -21,6 +21,7 @@ import argparse
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
 
@@ -60,7 +61,7 @@ class Case(driver.Checks):
         self.env = driver.clean_env()
 
     def tattle_run(self, command, options=(), reports=True, cwd=None,
-                   pass_fds=(), tests=1):
+                   pass_fds=(), tests=1, preexec_fn=None):
         """tattle run [options, every report flag] -- command, in a new
         directory; the JSON report read, validated, and its tests (as
         many as `tests`) kept, the first as run.test."""
@@ -72,6 +73,7 @@ class Case(driver.Checks):
         process = subprocess.run(argv, cwd=cwd, env=self.env,
                                  stdout=subprocess.PIPE,
                                  stderr=subprocess.PIPE, pass_fds=pass_fds,
+                                 preexec_fn=preexec_fn,
                                  timeout=60 * driver.wait_scale())
         run = Run(process, cwd)
         if reports:
@@ -168,6 +170,18 @@ def wraps_true(c):
     c.expect_eq(again.returncode, 0, "exit status of the rerun")
     c.expect("run/true" in again.stdout + again.stderr,
              "the rerun does not name run/true: %r" % again.stdout)
+
+
+@CASES("wrap_started_with_sigchld_ignored_still_ends")
+def wraps_with_sigchld_ignored(c):
+    # Ignored SIGCHLD is inherited: the kernel would reap the test unseen.
+    try:
+        run = c.tattle_run(["true"], preexec_fn=lambda: signal.signal(
+            signal.SIGCHLD, signal.SIG_IGN))
+    except subprocess.TimeoutExpired:
+        c.require(False, "tattle run started with SIGCHLD ignored hung")
+    c.expect_eq(run.process.returncode, 0, "exit status")
+    c.expect_eq(run.test["state"], "passed", "state")
 
 
 @CASES("wrap_false_fails_with_its_exit_status")
