@@ -184,6 +184,23 @@ def wraps_with_sigchld_ignored(c):
     c.expect_eq(run.test["state"], "passed", "state")
 
 
+@CASES("wrap_will_fail_with_retry_or_repeat_is_a_usage_error")
+def will_fail_with_attempts(c):
+    for flags in (["--retry=2"], ["--repeat", "3"]):
+        cwd = c.new_dir()
+        done = subprocess.run(
+            [c.options.tattle, "run", "--will-fail", "--json", "r.json"] +
+            flags + ["--", "false"], cwd=cwd, env=c.env,
+            capture_output=True, text=True,
+            timeout=60 * driver.wait_scale())
+        c.expect_eq((done.returncode, done.stderr.count("\n"),
+                     "--will-fail" in done.stderr),
+                    (2, 1, True), "%s: exit status, one line naming "
+                    "--will-fail (%r)" % (flags, done.stderr))
+        c.expect(not os.path.exists(os.path.join(cwd, "r.json")),
+                 "%s: a report was written" % flags)
+
+
 @CASES("wrap_false_fails_with_its_exit_status")
 def wraps_false(c):
     run = c.tattle_run(["false"], ["--name", "legacy/always_false"])
