@@ -809,7 +809,10 @@ def check_interrupted(c, signals):
 
     c.expect(wait_until(hang_gone, 30 * driver.wait_scale()),
              "the hanging program %d outlived the run" % hang_pid)
-    c.expect_eq(os.listdir(c.env["TMPDIR"]), [],
+    # A tattle run killed after the second signal's grace leaves its own
+    # temporary directory (a slow build); tattle ctest's is gone.
+    c.expect_eq([name for name in os.listdir(c.env["TMPDIR"])
+                 if signals == 1 or name.startswith("tattle-ctest-")], [],
                 "what tattle ctest left in its temporary directory")
 
 
