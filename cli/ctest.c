@@ -32,8 +32,10 @@
  *
  * SIGINT, SIGTERM or SIGHUP stop the run: the running tests' process
  * groups get SIGTERM (each `tattle run` reports its test interrupted),
- * SIGKILL after STOP_GRACE_MS or a second signal; the tests not started
- * are reported not run, the reports are written (the run marked
+ * SIGTERM again after STOP_GRACE_MS or at a second signal, SIGKILL
+ * KILL_GRACE_MS later; a tattle run that dies before it reported has its
+ * test reported an error saying so; the tests not started are reported
+ * not run, the reports are written (the run marked
  * interrupted), the temporary directory removed, and the exit status is
  * 3, as the runner's.
  */
@@ -120,7 +122,8 @@ struct ctest_test {
     size_t *after;
     size_t after_count;
     enum test_phase phase;
-    char *stream; /* its JSON Lines stream */
+    char *stream;     /* its JSON Lines stream */
+    char *cut_stream; /* what a tattle run that died early wrote, or NULL */
     pid_t pid;
     bool failed; /* it ended and did not pass (nor was skipped) */
 };
@@ -169,6 +172,9 @@ static void release_run(struct ctest_run *run)
         if (test->stream)
             unlink(test->stream);
         free(test->stream);
+        if (test->cut_stream)
+            unlink(test->cut_stream);
+        free(test->cut_stream);
     }
     free(run->tests);
     free_strings(run->list_argv);
@@ -785,6 +791,7 @@ static pid_t start_test(const struct ctest_run *run, size_t index,
     }
     if (pid == 0) {
         setpgid(0, 0);
+        signal(SIGPIPE, SIG_DFL); /* ignored here only for the progress */
         sigprocmask(SIG_SETMASK, old_mask, NULL);
         close(report[0]);
         int null = open("/dev/null", O_RDWR);
@@ -839,8 +846,20 @@ static pid_t start_test(const struct ctest_run *run, size_t index,
     return pid;
 }
 
+/* Set once printing the progress failed (a pipe whose reader is gone, as
+ * `tattle ctest | head -1`): the run goes on without it. */
+static bool progress_closed;
+
+static void end_progress_line(void)
+{
+    if (fflush(stdout) != 0)
+        progress_closed = true;
+}
+
 static void print_finished(const struct ctest_test *test, int status)
 {
+    if (progress_closed)
+        return;
     const char *word = "ERROR";
     if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
         word = "PASS";
@@ -855,7 +874,7 @@ static void print_finished(const struct ctest_test *test, int status)
     else if (WIFSIGNALED(status))
         printf(" (tattle run killed by signal %d)", WTERMSIG(status));
     putchar('\n');
-    fflush(stdout);
+    end_progress_line();
     tattle__buffer_release(&line);
 }
 
@@ -865,12 +884,14 @@ static void finish_unrun(struct ctest_test *test, bool skipped,
                          const char *reason)
 {
     write_unrun_stream(test, skipped, reason);
-    struct tattle__buffer line = {0};
-    tattle__cli_append_printable(&line, test->name, strlen(test->name), false,
-                                 0);
-    printf("%-5s ctest/%s\n", skipped ? "SKIP" : "ERROR", line.data);
-    fflush(stdout);
-    tattle__buffer_release(&line);
+    if (!progress_closed) {
+        struct tattle__buffer line = {0};
+        tattle__cli_append_printable(&line, test->name, strlen(test->name),
+                                     false, 0);
+        printf("%-5s ctest/%s\n", skipped ? "SKIP" : "ERROR", line.data);
+        end_progress_line();
+        tattle__buffer_release(&line);
+    }
     test->phase = TEST_DONE;
     test->failed = !skipped;
 }
@@ -992,6 +1013,22 @@ static bool start_ready(struct ctest_run *run, const char *self,
     return changed;
 }
 
+/* Whether the stream at `path` holds a finished test. */
+static bool reported_a_test(const char *path)
+{
+    struct tattle__reader *reader = NULL;
+    bool reported = false;
+    if (tattle__reader_open(&reader, path) == 0) {
+        char *id;
+        if (tattle__reader_next_id(reader, &id) > 0) {
+            reported = true;
+            free(id);
+        }
+    }
+    tattle__reader_close(reader);
+    return reported;
+}
+
 /* Reaps the tests that ended. */
 static void reap(struct ctest_run *run, struct schedule *schedule)
 {
@@ -1008,17 +1045,34 @@ static void reap(struct ctest_run *run, struct schedule *schedule)
                 schedule->serial_running = false;
             test->failed = !WIFEXITED(status) || WEXITSTATUS(status) != 0;
             struct stat info;
-            if (stat(test->stream, &info) != 0) {
-                /* tattle run refused it (a command not found): say so in
-                 * the report. */
+            bool refused = stat(test->stream, &info) != 0;
+            bool broke = WIFSIGNALED(status) ||
+                         (WIFEXITED(status) && WEXITSTATUS(status) > 1);
+            if (refused || (broke && !reported_a_test(test->stream))) {
+                /* tattle run refused it (a command not found), or died
+                 * before it reported: say so in the report, in a stream
+                 * of its own beside what tattle run wrote. */
                 struct tattle__buffer why = {0};
                 if (WIFSIGNALED(status))
                     tattle__buffer_printf(&why,
                                           "tattle run was killed by signal "
                                           "%d before it reported",
                                           WTERMSIG(status));
+                else if (!refused)
+                    tattle__buffer_printf(&why,
+                                          "tattle run exited %d before it "
+                                          "reported",
+                                          WEXITSTATUS(status));
                 else
                     tattle__buffer_printf(&why, "cannot run %s", test->argv[0]);
+                if (!refused) {
+                    struct tattle__buffer extra = {0};
+                    tattle__buffer_printf(&extra, "%.*s-ended.jsonl",
+                                          (int)(strlen(test->stream) - 6),
+                                          test->stream);
+                    test->cut_stream = test->stream;
+                    test->stream = tattle__buffer_take(&extra);
+                }
                 write_unrun_stream(test, false, why.data);
                 tattle__buffer_release(&why);
             }
@@ -1027,9 +1081,12 @@ static void reap(struct ctest_run *run, struct schedule *schedule)
     }
 }
 
-/* How long the tests are given to report once the run is interrupted
- * before their process groups are killed. */
-enum { STOP_GRACE_MS = 10000 };
+/* How long the tests are given to report once the run is interrupted;
+ * then (or at a second signal) each tattle run is told again, and its
+ * process group is killed when it takes KILL_GRACE_MS more. (SIGKILL
+ * reaches tattle run only: the test runs in a process group of its own,
+ * which tattle run kills when it is told to stop.) */
+enum { STOP_GRACE_MS = 10000, KILL_GRACE_MS = 2000 };
 
 /* Signals every running test's process group. */
 static void signal_running(const struct ctest_run *run, int signal_number)
@@ -1048,6 +1105,11 @@ static void signal_running(const struct ctest_run *run, int signal_number)
  * the run, or 0. */
 static int run_tests(struct ctest_run *run, const char *self)
 {
+    /* Started with SIGCHLD ignored, the kernel would reap the tests
+     * unseen and queue no SIGCHLD: the run would wait forever. */
+    struct sigaction child_default = {.sa_handler = SIG_DFL};
+    sigemptyset(&child_default.sa_mask);
+    sigaction(SIGCHLD, &child_default, NULL);
     sigset_t mask, old_mask;
     sigemptyset(&mask);
     sigaddset(&mask, SIGCHLD);
@@ -1055,10 +1117,14 @@ static int run_tests(struct ctest_run *run, const char *self)
     sigaddset(&mask, SIGTERM);
     sigaddset(&mask, SIGHUP);
     sigprocmask(SIG_BLOCK, &mask, &old_mask);
+    /* A closed stdout ends the progress lines, not the run (the reports,
+     * the temporary directory and the running tests are still seen to). */
+    signal(SIGPIPE, SIG_IGN);
     int signals = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
     struct schedule schedule = {0};
     int stopped_by = 0;
     unsigned long long kill_at = 0;
+    bool told_twice = false;
     for (;;) {
         if (!stopped_by)
             while (start_ready(run, self, &old_mask, &schedule))
@@ -1105,13 +1171,19 @@ static int run_tests(struct ctest_run *run, const char *self)
                 stopped_by = (int)info.ssi_signo;
                 signal_running(run, SIGTERM);
                 kill_at = tattle__now_us() + STOP_GRACE_MS * 1000ULL;
-            } else {
+            } else if (!told_twice) {
                 kill_at = tattle__now_us(); /* a second signal: at once */
             }
         }
         if (kill_at && tattle__now_us() >= kill_at) {
-            signal_running(run, SIGKILL);
-            kill_at = 0; /* they end now: wait for that */
+            if (!told_twice) {
+                told_twice = true;
+                signal_running(run, SIGTERM);
+                kill_at = tattle__now_us() + KILL_GRACE_MS * 1000ULL;
+            } else {
+                signal_running(run, SIGKILL);
+                kill_at = 0; /* they end now: wait for that */
+            }
         }
         if (signals < 0) {
             /* No signalfd: wait for a test to end. */

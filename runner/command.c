@@ -28,7 +28,8 @@
  *
  * Two options serve `tattle ctest`: --will-fail (CTest's WILL_FAIL: a
  * failing exit passes, a passing one fails, a crash or timeout still
- * fails; the program is then one result) and --qualify-inner (see
+ * fails; the program is then one result; not with --retry or --repeat,
+ * whose attempts are judged before it inverts) and --qualify-inner (see
  * name_tests_uniquely).
  */
 #include "runner/command.h"
@@ -123,7 +124,8 @@ static void print_usage(FILE *stream)
             "    --skip-exit-code N",
             "the command exiting with N is skipped (CTest's SKIP_RETURN_CODE)",
             "    --will-fail",
-            "a non-zero exit passes, 0 fails (CTest's WILL_FAIL)",
+            "a non-zero exit passes, 0 fails (CTest's WILL_FAIL; not with "
+            "--retry, --repeat)",
             "    --qualify-inner",
             "a GoogleTest program's tests are NAME.SUITE/TEST");
     tattle__options_print_flags(stream);
@@ -428,9 +430,17 @@ static bool no_stray_word(const struct split_line *line)
         usage_error("'%s' is not an option; the command and its arguments "
                     "go after --",
                     parsed.patterns.items[0]);
+    /* The verdict is inverted once, after the attempts were judged: with
+     * more than one, a failing run would be retried, or counted, as what
+     * it is not. */
+    bool clash =
+        !stray && wrapped.will_fail && (parsed.retry > 0 || parsed.repeat > 1);
+    if (clash)
+        usage_error("--will-fail cannot be combined with --retry or "
+                    "--repeat");
     tattle__options_release(&parsed);
     tattle__buffer_release(&ignored);
-    return !stray;
+    return !stray && !clash;
 }
 
 /* ---- one result per inner test of a GoogleTest program ---- */

@@ -1178,6 +1178,11 @@ server_main(const struct tattle__fork_server_config *config, int channel)
         sigaction(ignored_signals[i], &ignore, &state.test_actions[i]);
     state.test_actions[IGNORED_COUNT - 1] = config->original_sigpipe;
 
+    /* SIGCHLD ignored (inherited so) would have the kernel reap the
+     * tests unseen and queue no SIGCHLD: the server would wait forever. */
+    struct sigaction child_default = {.sa_handler = SIG_DFL};
+    sigemptyset(&child_default.sa_mask);
+    sigaction(SIGCHLD, &child_default, NULL);
     sigset_t child_signal;
     sigemptyset(&child_signal);
     sigaddset(&child_signal, SIGCHLD);

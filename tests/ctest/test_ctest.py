@@ -747,6 +747,17 @@ def depends_cycle(c):
 
 @CASES("ctest_interrupted_run_still_reports")
 def interrupted(c):
+    check_interrupted(c, 1)
+
+
+@CASES("ctest_a_second_ctrl_c_still_reports_and_stops_the_tests")
+def interrupted_twice(c):
+    # The second signal comes before the running tattle run reported: it
+    # must still report, and the test it runs must not outlive the run.
+    check_interrupted(c, 2)
+
+
+def check_interrupted(c, signals):
     build = c.project(
         'add_test(NAME later COMMAND tool exit 0)\n')
     ready = os.path.join(build, "hang-ready")
@@ -760,7 +771,14 @@ def interrupted(c):
                                   60 * driver.wait_scale()),
                   "the hanging test never started")
         hang_pid = int(driver.read(ready))
-        os.killpg(process.pid, signal.SIGINT)
+        for sent in range(signals):
+            if sent:
+                # The second once tattle ctest took the first: signals of
+                # one kind pending together are one.
+                c.require(wait_until(lambda: not sigint_pending(process.pid),
+                                     30 * driver.wait_scale()),
+                          "tattle ctest never took the first SIGINT")
+            os.killpg(process.pid, signal.SIGINT)
         stdout, stderr = process.communicate(
             timeout=60 * driver.wait_scale())
     finally:
@@ -791,8 +809,118 @@ def interrupted(c):
 
     c.expect(wait_until(hang_gone, 30 * driver.wait_scale()),
              "the hanging program %d outlived the run" % hang_pid)
+    # A tattle run killed after the second signal's grace leaves its own
+    # temporary directory (a slow build); tattle ctest's is gone.
+    c.expect_eq([name for name in os.listdir(c.env["TMPDIR"])
+                 if signals == 1 or name.startswith("tattle-ctest-")], [],
+                "what tattle ctest left in its temporary directory")
+
+
+def sigint_pending(pid):
+    """Whether SIGINT waits in process `pid`'s pending sets."""
+    with open("/proc/%d/status" % pid) as status:
+        for line in status:
+            if line.startswith(("SigPnd:", "ShdPnd:")):
+                if int(line.split()[1], 16) & (1 << (signal.SIGINT - 1)):
+                    return True
+    return False
+
+
+def children_of(pid):
+    found = []
+    for task in os.listdir("/proc/%d/task" % pid):
+        found += driver.read("/proc/%d/task/%s/children" %
+                             (pid, task)).split()
+    return [int(child) for child in found]
+
+
+@CASES("ctest_a_killed_tattle_run_is_an_error_of_its_test")
+def killed_runner(c):
+    build = c.project()
+    ready = os.path.join(build, "hang-ready")
+    process = subprocess.Popen(
+        [c.options.tattle, "ctest", "-R", "^hangs$", "--json", "r.json"],
+        cwd=build, env=c.env, stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE, text=True)
+    hang_pid = None
+    try:
+        c.require(wait_until(lambda: os.path.exists(ready),
+                             60 * driver.wait_scale()),
+                  "the hanging test never started")
+        hang_pid = int(driver.read(ready))
+        runners = children_of(process.pid)
+        c.require(len(runners) == 1, "tattle run's pid: %r" % runners)
+        os.kill(runners[0], signal.SIGKILL)
+        stdout, stderr = process.communicate(
+            timeout=60 * driver.wait_scale())
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.communicate()
+        if hang_pid:
+            try:
+                os.kill(hang_pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+    c.expect_eq(process.returncode, 1, "exit status (%s)" % stderr)
+    report = c.report(os.path.join(build, "r.json"))
+    hang = {t["id"]: t for t in report["tests"]}.get("ctest/hangs", {})
+    c.expect_eq((hang.get("state"),
+                 [(f["kind"], f["message"])
+                  for f in hang.get("failures", [])]),
+                ("failed", [("error", "tattle run was killed by signal 9 "
+                                      "before it reported")]),
+                "the test whose tattle run was killed")
+    # (The killed tattle run leaves its own; tattle ctest's is gone.)
+    c.expect_eq([name for name in os.listdir(c.env["TMPDIR"])
+                 if name.startswith("tattle-ctest-")], [],
+                "what tattle ctest left in its temporary directory")
+
+
+@CASES("ctest_a_closed_stdout_still_reports")
+def closed_stdout(c):
+    # As `tattle ctest --json r.json | head -1`: every line printed meets
+    # a pipe no one reads. The tests must not inherit SIGPIPE ignored.
+    build = c.project(
+        'add_test(NAME sigpipe_default COMMAND sh -c "! grep -Eq '
+        "'^SigIgn:.*[13579bdf][0-9a-f]{3}$' /proc/self/status\")\n")
+    read_end, write_end = os.pipe()
+    os.close(read_end)
+    try:
+        done = subprocess.run(
+            [c.options.tattle, "ctest", "-R", "^(passes|sigpipe_default)$",
+             "--json", "r.json"], cwd=build, env=c.env, stdout=write_end,
+            stderr=subprocess.PIPE, text=True,
+            timeout=120 * driver.wait_scale())
+    finally:
+        os.close(write_end)
+    c.expect_eq(done.returncode, 0, "exit status (%s)" % done.stderr)
+    report = c.report(os.path.join(build, "r.json"))
+    c.expect_eq({t["id"]: t["state"] for t in report["tests"]},
+                {"ctest/passes": "passed",
+                 "ctest/sigpipe_default": "passed"},
+                "the tests, SIGPIPE not ignored in them")
     c.expect_eq(os.listdir(c.env["TMPDIR"]), [],
                 "what tattle ctest left in its temporary directory")
+
+
+@CASES("ctest_started_with_sigchld_ignored_still_ends")
+def sigchld_ignored(c):
+    # Ignored SIGCHLD is inherited: the kernel would reap the tests unseen.
+    build = c.project()
+    try:
+        done = subprocess.run(
+            [c.options.tattle, "ctest", "-R", "^passes$", "--json",
+             "r.json"], cwd=build, env=c.env, capture_output=True,
+            text=True, timeout=60 * driver.wait_scale(),
+            preexec_fn=lambda: signal.signal(signal.SIGCHLD,
+                                             signal.SIG_IGN))
+    except subprocess.TimeoutExpired:
+        c.require(False, "tattle ctest started with SIGCHLD ignored hung")
+    c.expect_eq(done.returncode, 0, "exit status (%s)" % done.stderr)
+    report = c.report(os.path.join(build, "r.json"))
+    c.expect_eq([(t["id"], t["state"]) for t in report["tests"]],
+                [("ctest/passes", "passed")], "the test")
 
 
 @CASES("ctest_a_test_tattle_run_cannot_start_is_an_error")

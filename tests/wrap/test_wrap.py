@@ -21,6 +21,7 @@ import argparse
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
 
@@ -60,7 +61,7 @@ class Case(driver.Checks):
         self.env = driver.clean_env()
 
     def tattle_run(self, command, options=(), reports=True, cwd=None,
-                   pass_fds=(), tests=1):
+                   pass_fds=(), tests=1, preexec_fn=None):
         """tattle run [options, every report flag] -- command, in a new
         directory; the JSON report read, validated, and its tests (as
         many as `tests`) kept, the first as run.test."""
@@ -72,6 +73,7 @@ class Case(driver.Checks):
         process = subprocess.run(argv, cwd=cwd, env=self.env,
                                  stdout=subprocess.PIPE,
                                  stderr=subprocess.PIPE, pass_fds=pass_fds,
+                                 preexec_fn=preexec_fn,
                                  timeout=60 * driver.wait_scale())
         run = Run(process, cwd)
         if reports:
@@ -168,6 +170,35 @@ def wraps_true(c):
     c.expect_eq(again.returncode, 0, "exit status of the rerun")
     c.expect("run/true" in again.stdout + again.stderr,
              "the rerun does not name run/true: %r" % again.stdout)
+
+
+@CASES("wrap_started_with_sigchld_ignored_still_ends")
+def wraps_with_sigchld_ignored(c):
+    # Ignored SIGCHLD is inherited: the kernel would reap the test unseen.
+    try:
+        run = c.tattle_run(["true"], preexec_fn=lambda: signal.signal(
+            signal.SIGCHLD, signal.SIG_IGN))
+    except subprocess.TimeoutExpired:
+        c.require(False, "tattle run started with SIGCHLD ignored hung")
+    c.expect_eq(run.process.returncode, 0, "exit status")
+    c.expect_eq(run.test["state"], "passed", "state")
+
+
+@CASES("wrap_will_fail_with_retry_or_repeat_is_a_usage_error")
+def will_fail_with_attempts(c):
+    for flags in (["--retry=2"], ["--repeat", "3"]):
+        cwd = c.new_dir()
+        done = subprocess.run(
+            [c.options.tattle, "run", "--will-fail", "--json", "r.json"] +
+            flags + ["--", "false"], cwd=cwd, env=c.env,
+            capture_output=True, text=True,
+            timeout=60 * driver.wait_scale())
+        c.expect_eq((done.returncode, done.stderr.count("\n"),
+                     "--will-fail" in done.stderr),
+                    (2, 1, True), "%s: exit status, one line naming "
+                    "--will-fail (%r)" % (flags, done.stderr))
+        c.expect(not os.path.exists(os.path.join(cwd, "r.json")),
+                 "%s: a report was written" % flags)
 
 
 @CASES("wrap_false_fails_with_its_exit_status")
