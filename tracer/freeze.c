@@ -754,15 +754,16 @@ static int freeze_calls(struct trace_storage *storage,
     int error = copies && saved && depths ? 0 : -ENOMEM;
     size_t count = 0;
     uint64_t recorded = 0;
+    uint64_t lost = 0;
     for (uint32_t i = 0; error == 0 && i < actor_count; i++) {
-        uint64_t committed = read_call_ring(
-            freezing,
-            tattle__call_area_at(freezing->arena, layout->calls_offset,
-                                 layout->call_area_bytes, i),
-            i, copies, &count);
+        struct tattle__call_area *area = tattle__call_area_at(
+            freezing->arena, layout->calls_offset, layout->call_area_bytes, i);
+        uint64_t committed = read_call_ring(freezing, area, i, copies, &count);
         if (freezing->corruption)
             error = -EBADMSG;
         recorded = clamp_exact(recorded + committed);
+        lost = clamp_exact(lost + clamp_exact(atomic_load_explicit(
+                                      &area->lost, memory_order_relaxed)));
     }
     if (error == 0)
         error = read_stacks(freezing, actor_count, saved, depths);
@@ -854,6 +855,7 @@ static int freeze_calls(struct trace_storage *storage,
         trace->calls = calls;
         trace->call_count = kept;
         trace->calls_recorded = recorded;
+        trace->calls_lost = lost;
         trace->stacks = stacks;
         trace->stack_count = actor_count;
         *timeline = (struct call_timeline){.calls = calls,
