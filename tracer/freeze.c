@@ -1041,11 +1041,14 @@ static int freeze_mailboxes(struct trace_storage *storage,
     return 0;
 }
 
-/* The counters no honest writer takes past their limits. */
+/* The counters no honest writer takes past their limits. `actor_count` is
+ * the one load of the arena's count the whole freeze uses: a writer that
+ * survives the test could raise it after the check. */
 static const char *check_counters(const struct tattle_trace_arena *arena,
-                                  const struct tattle__arena_layout *layout)
+                                  const struct tattle__arena_layout *layout,
+                                  uint32_t actor_count)
 {
-    if (atomic_load(&arena->actor_count) > TATTLE__MAX_ACTORS)
+    if (actor_count > TATTLE__MAX_ACTORS)
         return "its actor count is past the table";
     if (atomic_load(&arena->directory_count) > TATTLE__MAX_MAILBOXES)
         return "its mailbox count is past the directory";
@@ -1070,9 +1073,10 @@ int tattle__freeze(struct tattle_trace_arena *arena,
     trace->cap = layout->cap;
     trace->budget = layout->budget;
     trace->level = layout->level;
+    uint32_t actor_count = atomic_load(&arena->actor_count);
     freezing.corruption = tattle__arena_check_header(arena, layout);
     if (!freezing.corruption)
-        freezing.corruption = check_counters(arena, layout);
+        freezing.corruption = check_counters(arena, layout, actor_count);
     if (freezing.corruption) {
         /* Nothing in it can be told apart from what the test forged. */
         *corruption = freezing.corruption;
@@ -1083,7 +1087,6 @@ int tattle__freeze(struct tattle_trace_arena *arena,
     trace->overflow =
         atomic_load(&arena->overflow) != 0 || atomic_load(&arena->refused) != 0;
 
-    uint32_t actor_count = atomic_load(&arena->actor_count);
     const char **names = name_actors(storage, arena, actor_count);
     int error = names == NULL ? -ENOMEM : 0;
     trace->calls_traced = layout->call_cap != 0;
