@@ -472,14 +472,15 @@ static cJSON *create_call_stack(const struct tattle_trace_stack *stack)
     return object;
 }
 
-/* "call_cap", "calls_recorded", "calls" and "stacks" of a `trace_calls`
- * test's trace. */
+/* "call_cap", "calls_recorded", "calls_lost", "calls" and "stacks" of a
+ * `trace_calls` test's trace. */
 static bool add_calls(cJSON *object, const struct tattle_trace *trace)
 {
     bool ok = tattle__json_add_uint(object, "call_cap", trace->call_cap);
     ok = tattle__json_add_uint(object, "calls_recorded",
                                trace->calls_recorded) &&
          ok;
+    ok = tattle__json_add_uint(object, "calls_lost", trace->calls_lost) && ok;
     cJSON *calls = add_array(object, "calls");
     ok = calls && ok;
     for (size_t i = 0; ok && i < trace->call_count; i++)

@@ -900,8 +900,8 @@ static bool check_array(struct build *build, const cJSON *object,
 
 static const char *const call_kind_names[] = {"enter", "exit"};
 
-/* A `trace_calls` test's "call_cap", "calls_recorded", "calls" and
- * "stacks". */
+/* A `trace_calls` test's "call_cap", "calls_recorded", "calls_lost" (absent
+ * in older reports: none), "calls" and "stacks". */
 static bool read_calls(struct build *build, const cJSON *object,
                        const struct where *in, struct read_trace *owned)
 {
@@ -911,6 +911,9 @@ static bool read_calls(struct build *build, const cJSON *object,
                   &trace->call_cap) ||
         !get_uint(build, object, "calls_recorded", in, UINT64_MAX,
                   &trace->calls_recorded) ||
+        (cJSON_GetObjectItemCaseSensitive(object, "calls_lost") != NULL &&
+         !get_uint(build, object, "calls_lost", in, UINT64_MAX,
+                   &trace->calls_lost)) ||
         !check_array(build, object, "calls", in, &calls, &trace->call_count) ||
         !check_array(build, object, "stacks", in, &stacks, &trace->stack_count))
         return false;

@@ -14,6 +14,12 @@
  * reader keeps a record only when that word is non-zero, names the slot
  * the record belongs in, and is unchanged across its copy, so a thread
  * killed mid-record tears at most that record and it is never reported.
+ *
+ * A hook is not reentrant: a signal handler that makes instrumented calls
+ * while its thread is inside one would rewind the ring's count or write
+ * over the frame about to be published. Such calls (a handler's enter and
+ * its exit alike, so the stack stays balanced) are counted in `lost`
+ * instead of recorded.
  */
 #ifndef TATTLE_TRACER_CALLS_H
 #define TATTLE_TRACER_CALLS_H
@@ -50,7 +56,8 @@ struct tattle__call_area {
     _Atomic uint64_t written; /* records committed (the owner writes) */
     _Atomic uint32_t depth;   /* the true depth of the shadow stack */
     uint32_t actor;           /* index in the actors table */
-    uint64_t pad_[6];         /* the stack starts on its own cache line */
+    _Atomic uint64_t lost;    /* calls dropped: made inside a hook */
+    uint64_t pad_[5];         /* the stack starts on its own cache line */
     struct tattle__call_frame stack[TATTLE__CALL_DEPTH_MAX];
     /* then call_cap records */
 };

@@ -755,15 +755,16 @@ static int freeze_calls(struct trace_storage *storage,
     int error = copies && saved && depths ? 0 : -ENOMEM;
     size_t count = 0;
     uint64_t recorded = 0;
+    uint64_t lost = 0;
     for (uint32_t i = 0; error == 0 && i < actor_count; i++) {
-        uint64_t committed = read_call_ring(
-            freezing,
-            tattle__call_area_at(freezing->arena, layout->calls_offset,
-                                 layout->call_area_bytes, i),
-            i, copies, &count);
+        struct tattle__call_area *area = tattle__call_area_at(
+            freezing->arena, layout->calls_offset, layout->call_area_bytes, i);
+        uint64_t committed = read_call_ring(freezing, area, i, copies, &count);
         if (freezing->corruption)
             error = -EBADMSG;
         recorded = clamp_exact(recorded + committed);
+        lost = clamp_exact(lost + clamp_exact(atomic_load_explicit(
+                                      &area->lost, memory_order_relaxed)));
     }
     if (error == 0)
         error = read_stacks(freezing, actor_count, saved, depths);
@@ -855,6 +856,7 @@ static int freeze_calls(struct trace_storage *storage,
         trace->calls = calls;
         trace->call_count = kept;
         trace->calls_recorded = recorded;
+        trace->calls_lost = lost;
         trace->stacks = stacks;
         trace->stack_count = actor_count;
         *timeline = (struct call_timeline){.calls = calls,
@@ -1040,11 +1042,14 @@ static int freeze_mailboxes(struct trace_storage *storage,
     return 0;
 }
 
-/* The counters no honest writer takes past their limits. */
+/* The counters no honest writer takes past their limits. `actor_count` is
+ * the one load of the arena's count the whole freeze uses: a writer that
+ * survives the test could raise it after the check. */
 static const char *check_counters(const struct tattle_trace_arena *arena,
-                                  const struct tattle__arena_layout *layout)
+                                  const struct tattle__arena_layout *layout,
+                                  uint32_t actor_count)
 {
-    if (atomic_load(&arena->actor_count) > TATTLE__MAX_ACTORS)
+    if (actor_count > TATTLE__MAX_ACTORS)
         return "its actor count is past the table";
     if (atomic_load(&arena->directory_count) > TATTLE__MAX_MAILBOXES)
         return "its mailbox count is past the directory";
@@ -1069,9 +1074,10 @@ int tattle__freeze(struct tattle_trace_arena *arena,
     trace->cap = layout->cap;
     trace->budget = layout->budget;
     trace->level = layout->level;
+    uint32_t actor_count = atomic_load(&arena->actor_count);
     freezing.corruption = tattle__arena_check_header(arena, layout);
     if (!freezing.corruption)
-        freezing.corruption = check_counters(arena, layout);
+        freezing.corruption = check_counters(arena, layout, actor_count);
     if (freezing.corruption) {
         /* Nothing in it can be told apart from what the test forged. */
         *corruption = freezing.corruption;
@@ -1082,7 +1088,6 @@ int tattle__freeze(struct tattle_trace_arena *arena,
     trace->overflow =
         atomic_load(&arena->overflow) != 0 || atomic_load(&arena->refused) != 0;
 
-    uint32_t actor_count = atomic_load(&arena->actor_count);
     const char **names = name_actors(storage, arena, actor_count);
     int error = names == NULL ? -ENOMEM : 0;
     trace->calls_traced = layout->call_cap != 0;

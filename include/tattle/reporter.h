@@ -194,6 +194,7 @@ struct tattle_trace {
     bool calls_traced;
     uint64_t call_cap;       /* calls kept */
     uint64_t calls_recorded; /* calls recorded in all */
+    uint64_t calls_lost;     /* calls a signal handler made inside a hook */
     const struct tattle_trace_call *calls;
     size_t call_count;
     const struct tattle_trace_stack *stacks;

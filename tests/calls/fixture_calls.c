@@ -7,14 +7,18 @@
  * between them, calls from a second thread and a forked child, a crash
  * three calls deep, a recursion deeper than the shadow stack stores, more
  * calls than are kept, and the same calls in a test without the tag
- * (which records nothing). The threads and the child meet through joins
- * and waitpid, never by sleeping.
+ * (which records nothing), and calls from a signal handler that a fast
+ * timer runs while the thread is making calls (often inside a call hook).
+ * The threads and the child meet through joins and waitpid, never by
+ * sleeping.
  */
 #include <errno.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdlib.h>
+#include <sys/time.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <tattle/tattle.h>
@@ -123,6 +127,59 @@ TEST(calls, more_than_kept, .tags = "trace_calls:10")
 {
     for (int i = 0; i < 50; i++)
         inner(i);
+}
+
+/* Signals handled in calls/signal_handler: each handler run makes two
+ * instrumented calls (on_tick and on_tick_work). */
+static volatile sig_atomic_t ticks_seen;
+
+__attribute__((noinline)) static void on_tick_work(void)
+{
+    sink = 3;
+}
+
+static void on_tick(int signal_number)
+{
+    (void)signal_number;
+    on_tick_work();
+    ticks_seen = ticks_seen + 1;
+}
+
+/* Not instrumented: only the loop's and the handler's calls are counted. */
+__attribute__((no_instrument_function)) static double seconds_now(void)
+{
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    return (double)now.tv_sec + (double)now.tv_nsec / 1e9;
+}
+
+/* Calls inner() in a loop while a 20 us timer interrupts it, until 3000
+ * signals were handled (or a bounded time passed: a sanitizer may hold
+ * signals back), then reports the calls it made as the event "made":
+ * "<inner calls> <handler runs>". */
+TEST(calls, signal_handler, .tags = "trace_calls")
+{
+    ticks_seen = 0;
+    struct sigaction action = {.sa_handler = on_tick};
+    sigemptyset(&action.sa_mask);
+    ASSERT_EQ(sigaction(SIGALRM, &action, NULL), 0);
+    const char *scale = getenv("TATTLE_TIMEOUT_MULTIPLIER");
+    double limit = 5.0 * (scale != NULL && atof(scale) > 1 ? atof(scale) : 1);
+    double deadline = seconds_now() + limit;
+    struct itimerval fast = {.it_interval = {0, 20}, .it_value = {0, 20}};
+    ASSERT_EQ(setitimer(ITIMER_REAL, &fast, NULL), 0);
+    unsigned long loops = 0;
+    while (ticks_seen < 3000 && (loops % 1024 != 0 || seconds_now() < deadline))
+        inner((int)loops++);
+    sigset_t alarm;
+    sigemptyset(&alarm);
+    sigaddset(&alarm, SIGALRM);
+    sigprocmask(SIG_BLOCK, &alarm, NULL);
+    struct itimerval off = {{0, 0}, {0, 0}};
+    setitimer(ITIMER_REAL, &off, NULL);
+    tattle_trace_event(1, NULL, NULL, "made", "%lu %d", loops, (int)ticks_seen);
+    signal(SIGALRM, SIG_IGN);
+    sigprocmask(SIG_UNBLOCK, &alarm, NULL);
 }
 
 TEST(calls, bad_cap, .tags = "trace_calls:0")

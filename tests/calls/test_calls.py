@@ -252,6 +252,59 @@ def bounded(c):
                 [("exit", body("calls/more_than_kept"), 0)], "the last call")
 
 
+def check_nesting(c, calls, what):
+    """Each thread's kept calls, in order, nest: an enter at depth d is
+    followed by an enter at d + 1 or its own exit at d; an exit at d by an
+    enter at d or the exit at d - 1 of the call around it."""
+    by_actor = {}
+    for call in calls:
+        by_actor.setdefault(call["actor"], []).append(call)
+    for actor, mine in by_actor.items():
+        for before, after in zip(mine, mine[1:]):
+            d = before["depth"]
+            if before["kind"] == "enter":
+                ok = ((after["kind"] == "enter" and after["depth"] == d + 1) or
+                      (after["kind"] == "exit" and after["depth"] == d and
+                       after["function"] == before["function"]))
+            else:
+                ok = ((after["kind"] == "enter" and after["depth"] == d) or
+                      (after["kind"] == "exit" and after["depth"] == d - 1))
+            if not ok:
+                c.expect(False, "%s: %s: %r then %r" % (what, actor, before,
+                                                         after))
+                return
+
+
+@CASES("calls_signal_handler_inside_a_hook_loses_no_record")
+def signal_handler(c):
+    test_id = "calls/signal_handler"
+    process, report, _ = c.run([test_id])
+    c.expect_eq(process.returncode, 0, "exit status")
+    trace = c.trace(report, test_id)
+    made = [e for e in trace["events"] if e.get("label") == "made"]
+    c.require(len(made) == 1, "one event 'made': %r" % trace["events"])
+    text = [v for k, v in made[0].items() if k not in ("label",)
+            and isinstance(v, str) and v[:1].isdigit()]
+    c.require(len(text) == 1, "the event's text: %r" % made[0])
+    loops, ticks = (int(n) for n in text[0].split())
+    # The body's enter and exit, inner's two per loop, and per signal the
+    # handler's and on_tick_work's enter and exit.
+    calls_made = 2 + 2 * loops + 4 * ticks
+    c.expect(ticks > 0, "no signal was handled")
+    c.expect_eq(trace["calls_recorded"] + trace["calls_lost"], calls_made,
+                "calls recorded %d + lost %d, for %d loops and %d signals" % (
+                    trace["calls_recorded"], trace["calls_lost"], loops,
+                    ticks))
+    c.expect_eq(trace["calls_lost"] % 2, 0, "calls lost come in pairs")
+    c.expect_eq(len(trace["calls"]), 1000, "calls kept")
+    check_nesting(c, trace["calls"], test_id)
+    c.expect_eq(named(trace["calls"][-1:]), [("exit", body(test_id), 0)],
+                "the last call")
+    c.expect_eq([(s["actor"], s["depth"], s["frames"])
+                 for s in trace["stacks"]], [("main", 0, [])],
+                "stacks at the end")
+
+
 @CASES("calls_bad_cap_is_invalid")
 def bad_cap(c):
     process, report, _ = c.run(["calls/bad_cap"])

@@ -87,6 +87,9 @@ struct thread_state {
     struct tattle__call_record *call_end;
     uint64_t calls_written;
     uint32_t call_depth;
+    /* Non-zero while a call hook of this thread runs: a signal handler's
+     * calls made then are lost rather than written over its records. */
+    volatile uint32_t in_call_hook;
 };
 
 static __thread struct thread_state thread_state
@@ -548,10 +551,33 @@ TATTLE__NO_INSTRUMENT static inline struct thread_state *call_state(void)
     return state;
 }
 
+/* Claims the thread's call hook for the call being recorded, or, when a
+ * signal handler runs while the thread is inside the hook, counts the call
+ * as lost and returns false. The compiler fences keep the hook's stores
+ * after the claim and before the release, as the handler sees them. */
+TATTLE__NO_INSTRUMENT static inline bool
+enter_call_hook(struct thread_state *state)
+{
+    if (TATTLE__UNLIKELY(state->in_call_hook != 0)) {
+        atomic_fetch_add_explicit(&state->calls->lost, 1, memory_order_relaxed);
+        return false;
+    }
+    state->in_call_hook = 1;
+    atomic_signal_fence(memory_order_seq_cst);
+    return true;
+}
+
+TATTLE__NO_INSTRUMENT static inline void
+leave_call_hook(struct thread_state *state)
+{
+    atomic_signal_fence(memory_order_seq_cst);
+    state->in_call_hook = 0;
+}
+
 TATTLE__NO_INSTRUMENT static void record_enter(void *function, void *site)
 {
     struct thread_state *state = call_state();
-    if (state == NULL)
+    if (state == NULL || !enter_call_hook(state))
         return;
     uint64_t ticks = tattle__clock_ticks();
     uint32_t depth = state->call_depth;
@@ -564,6 +590,7 @@ TATTLE__NO_INSTRUMENT static void record_enter(void *function, void *site)
     state->call_depth = depth + 1;
     write_call(state, ticks, (uint64_t)(uintptr_t)function,
                (uint64_t)(uintptr_t)site, depth, TATTLE__CALL_ENTER);
+    leave_call_hook(state);
 }
 
 TATTLE__NO_INSTRUMENT static void record_exit(void *function, void *site)
@@ -571,16 +598,21 @@ TATTLE__NO_INSTRUMENT static void record_exit(void *function, void *site)
     struct thread_state *state = call_state();
     if (state == NULL)
         return;
+    if (!enter_call_hook(state))
+        return;
     uint32_t depth = state->call_depth;
     /* A function entered before recording began: nothing to pop. */
-    if (TATTLE__UNLIKELY(depth == 0))
+    if (TATTLE__UNLIKELY(depth == 0)) {
+        leave_call_hook(state);
         return;
+    }
     uint64_t ticks = tattle__clock_ticks();
     atomic_store_explicit(&state->calls->depth, depth - 1,
                           memory_order_release);
     state->call_depth = depth - 1;
     write_call(state, ticks, (uint64_t)(uintptr_t)function,
                (uint64_t)(uintptr_t)site, depth - 1, TATTLE__CALL_EXIT);
+    leave_call_hook(state);
 }
 
 TATTLE_API TATTLE__NO_INSTRUMENT void __cyg_profile_func_enter(void *function,
