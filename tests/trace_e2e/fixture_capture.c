@@ -903,7 +903,8 @@ static void on_signal(int number)
 }
 
 /* Return values and errno as libc gives them: a partial write into a full
- * non-blocking pipe, EAGAIN, EBADF, writev/readv, a signal handler. */
+ * non-blocking pipe, EAGAIN, EBADF, writev/readv, a signal handler, the
+ * fclose of a memory stream. */
 TEST(ipc, semantics, .tags = "trace_messages")
 {
     int fds[2];
@@ -945,6 +946,14 @@ TEST(ipc, semantics, .tags = "trace_messages")
     EXPECT_EQ(read(fds[0], text, sizeof text), 12);
     close(fds[0]);
     close(fds[1]);
+
+    /* A memory stream has no descriptor: closing it leaves errno alone. */
+    char memory[8];
+    FILE *stream = fmemopen(memory, sizeof memory, "w");
+    ASSERT_NOT_NULL(stream);
+    errno = ERANGE;
+    EXPECT_EQ(fclose(stream), 0);
+    EXPECT_EQ(errno, ERANGE);
 }
 
 /* trace_messages:noipc: only the tracer call is recorded. */

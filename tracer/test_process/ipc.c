@@ -1297,7 +1297,12 @@ INTERPOSED int fclose(FILE *stream)
 {
     if (TATTLE__LIKELY(!capturing))
         return real.fclose(stream);
+    /* fileno sets EBADF for a stream with no descriptor (fmemopen,
+     * open_memstream), and fclose itself may succeed without touching
+     * errno. */
+    int saved_errno = errno;
     int fd = fileno(stream);
+    errno = saved_errno;
     int result = real.fclose(stream);
     if (fd >= 0)
         forget_closed_range((unsigned)fd, (unsigned)fd, "fclose");
