@@ -676,6 +676,61 @@ TEST(ipc, closed_unseen, .tags = "trace_messages")
     close(fds[0]);
 }
 
+/* Opens the file at `path` for writing until the number `wanted` comes
+ * back (open hands out the lowest free number), writes into it and
+ * returns 0; the numbers below it stay open. open is not interposed, so
+ * only the cache's forgetting at the close keeps the writes out. */
+static int write_file_at(const char *path, int wanted)
+{
+    for (;;) {
+        int file = open(path, O_WRONLY | O_CLOEXEC);
+        if (file < 0 || file > wanted)
+            return -1;
+        if (file == wanted)
+            return write(file, "into the file", 13) == 13 ? 0 : -1;
+    }
+}
+
+/* A pipe's numbers closed by close_range, and in a forked child by
+ * closefrom(-1) (everything, as glibc reads a negative lowest), then
+ * reused by files opened with open: the closes are events and the
+ * files' writes are no messages. */
+TEST(ipc, closed_in_range, .tags = "trace_messages")
+{
+    char path[] = "/tmp/tattle-capture-XXXXXX";
+    int made = mkstemp(path);
+    ASSERT_GE(made, 0);
+    close(made);
+    int fds[2];
+    ASSERT_EQ(pipe(fds), 0);
+    ASSERT_EQ(fds[1], fds[0] + 1);
+    ASSERT_EQ(pipe_message(fds, "before close_range"), 0);
+    ASSERT_EQ(close_range((unsigned)fds[0], (unsigned)fds[1], 0), 0);
+    EXPECT_EQ(write_file_at(path, fds[0]), 0);
+    EXPECT_EQ(write_file_at(path, fds[1]), 0);
+    close(fds[0]);
+    close(fds[1]);
+
+    ASSERT_EQ(pipe(fds), 0);
+    pid_t child = fork();
+    ASSERT_NE(child, -1);
+    if (child == 0) {
+        if (pipe_message(fds, "before closefrom") != 0)
+            _exit(2);
+        closefrom(-1);
+        _exit(write_file_at(path, fds[0]) == 0 &&
+                      write_file_at(path, fds[1]) == 0
+                  ? 0
+                  : 3);
+    }
+    int status = 0;
+    ASSERT_EQ(waitpid(child, &status, 0), child);
+    EXPECT(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    close(fds[0]);
+    close(fds[1]);
+    unlink(path);
+}
+
 /* A number closed by a raw close system call, then handed out again by
  * dup, fcntl(F_DUPFD_CLOEXEC), pipe and eventfd. */
 TEST(ipc, created_after_unseen_close, .tags = "trace_messages")

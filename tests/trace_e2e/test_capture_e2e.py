@@ -441,6 +441,28 @@ def case_closed_unseen(args):
     check("fclose" in labels, "the fclose of the pipe is an event: %s" % labels)
 
 
+@CASES("capture_e2e_pipes_closed_in_a_range_are_forgotten")
+def case_closed_in_range(args):
+    """A pipe's numbers closed by close_range, and by closefrom(-1) in a
+    forked child, then reused by files opened with open (not interposed):
+    each close of an end is an event and the files' writes are not
+    recorded."""
+    _, traces = traced_run(args, "ipc/closed_in_range")
+    trace = traces.get("ipc/closed_in_range")
+    if not trace:
+        return
+    got = [(e["kind"], e.get("msg")) for e in messages(trace)]
+    check(got == [(kind, text) for text in ("before close_range",
+                                            "before closefrom")
+                  for kind in ("send", "recv")],
+          "the pipes' messages and nothing of the files: %s" % got)
+    labels = [e.get("label") for e in trace["events"] if e["kind"] == "event"]
+    check(labels.count("close_range") == 2,
+          "both ends' close_range are events: %s" % labels)
+    check(labels.count("closefrom") >= 2,
+          "both ends' closefrom are events: %s" % labels)
+
+
 @CASES("capture_e2e_numbers_created_after_unseen_close_are_reclassified")
 def case_created_after_unseen_close(args):
     """A file's number closed by a raw close system call, then handed out

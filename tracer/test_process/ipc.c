@@ -186,10 +186,10 @@ static int raw_close_range(unsigned first, unsigned last, int flags)
 {
     return (int)syscall(SYS_close_range, first, last, flags);
 }
+/* glibc's closefrom reads a negative lowest as 0: it closes everything. */
 static void raw_closefrom(int lowest)
 {
-    if (lowest >= 0)
-        raw_close_range((unsigned)lowest, ~0u, 0);
+    raw_close_range(lowest < 0 ? 0u : (unsigned)lowest, ~0u, 0);
 }
 /* fclose has no system call: libc's, found when first needed (before the
  * constructor below ran). */
@@ -1287,8 +1287,9 @@ INTERPOSED int close_range(unsigned first, unsigned last, int flags)
 INTERPOSED void closefrom(int lowest)
 {
     real.closefrom(lowest);
-    if (TATTLE__UNLIKELY(capturing) && lowest >= 0)
-        forget_closed_range((unsigned)lowest, ~0u, "closefrom");
+    if (TATTLE__UNLIKELY(capturing))
+        forget_closed_range(lowest < 0 ? 0u : (unsigned)lowest, ~0u,
+                            "closefrom");
 }
 
 /* libc's fclose closes the stream's descriptor without the interposed
