@@ -1261,8 +1261,10 @@ INTERPOSED int shutdown(int fd, int how)
     return result;
 }
 
-/* Drops the cache of every descriptor from `first` to `last` after they
- * were closed together, recording the close of each endpoint. */
+/* Drops the cache of every descriptor from `first` to `last` before they
+ * are closed together, recording the close of each endpoint. Cleared
+ * before the close, no other thread can be handed one of the numbers
+ * while the cache still names the endpoint it had. */
 static void forget_closed_range(unsigned first, unsigned last,
                                 const char *label)
 {
@@ -1277,19 +1279,24 @@ static void forget_closed_range(unsigned first, unsigned last,
 
 INTERPOSED int close_range(unsigned first, unsigned last, int flags)
 {
-    int result = real.close_range(first, last, flags);
-    if (TATTLE__UNLIKELY(capturing) && result == 0 &&
+    /* Only a call the kernel takes closes anything: a reversed range or
+     * an unknown flag fails with EINVAL, and a CLOEXEC range closes at
+     * exec. */
+    unsigned known = CLOSE_RANGE_CLOEXEC | CLOSE_RANGE_UNSHARE;
+    if (TATTLE__UNLIKELY(capturing) && first <= last &&
+        ((unsigned)flags & ~known) == 0 &&
         !((unsigned)flags & CLOSE_RANGE_CLOEXEC))
         forget_closed_range(first, last, "close_range");
-    return result;
+    return real.close_range(first, last, flags);
 }
 
 INTERPOSED void closefrom(int lowest)
 {
-    real.closefrom(lowest);
+    /* glibc reads a negative lowest as 0; closefrom cannot fail. */
     if (TATTLE__UNLIKELY(capturing))
         forget_closed_range(lowest < 0 ? 0u : (unsigned)lowest, ~0u,
                             "closefrom");
+    real.closefrom(lowest);
 }
 
 /* libc's fclose closes the stream's descriptor without the interposed
@@ -1304,9 +1311,15 @@ INTERPOSED int fclose(FILE *stream)
     int saved_errno = errno;
     int fd = fileno(stream);
     errno = saved_errno;
+    uint64_t word =
+        fd >= 0 && fd < FD_CACHE_SIZE ? atomic_exchange(&fd_cache[fd], 0) : 0;
     int result = real.fclose(stream);
-    if (fd >= 0)
-        forget_closed_range((unsigned)fd, (unsigned)fd, "fclose");
+    /* fclose closes the descriptor even when flushing fails. */
+    if (((word >> 1) & 0x7fu) != 0) {
+        saved_errno = errno;
+        record_endpoint_event(fd, word, "fclose", NULL);
+        errno = saved_errno;
+    }
     return result;
 }
 
