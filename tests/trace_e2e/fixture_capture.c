@@ -490,6 +490,26 @@ static void *consume_three(void *argument)
     return NULL;
 }
 
+/* A queue unlinked right after it is opened, then used: it keeps the
+ * name it was opened by. */
+TEST(ipc, mq_unlinked, .tags = "trace_messages")
+{
+    char name[64];
+    snprintf(name, sizeof name, "/tattle-unlinked-%d", (int)getpid());
+    struct mq_attr attributes = {.mq_maxmsg = 2, .mq_msgsize = 16};
+    mq_unlink(name);
+    mqd_t queue = mq_open(name, O_CREAT | O_EXCL | O_RDWR, 0600, &attributes);
+    if (queue == (mqd_t)-1 && (errno == ENOSYS || errno == EACCES))
+        SKIP("no POSIX message queues here: %s", strerror(errno));
+    ASSERT_NE(queue, (mqd_t)-1);
+    printf("queue: %s\n", name);
+    ASSERT_EQ(mq_unlink(name), 0);
+    ASSERT_EQ(mq_send(queue, "unlinked", 8, 0), 0);
+    char got[16];
+    EXPECT_EQ(mq_receive(queue, got, sizeof got, NULL), 8);
+    EXPECT_EQ(mq_close(queue), 0);
+}
+
 /* A producer queues two messages of priority 1 and one of priority 9 on a
  * POSIX message queue (mq_send, mq_timedsend), then a thread takes them
  * (mq_receive, mq_timedreceive): the urgent one comes out first. */

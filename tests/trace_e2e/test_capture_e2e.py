@@ -391,6 +391,29 @@ def case_mq_priorities(args):
           "the mq_close of %s is an event: %s" % (queue, closes))
 
 
+@CASES("capture_e2e_unlinked_queue_keeps_its_name")
+def case_mq_unlinked(args):
+    """A queue unlinked before its send and receive: the endpoint is still
+    named mq:/NAME, without the link's " (deleted)"."""
+    run, traces = traced_run(args, "ipc/mq_unlinked")
+    trace = traces.get("ipc/mq_unlinked")
+    if not trace:
+        return
+    stdout = run.test("ipc/mq_unlinked").get("output", {}).get("stdout", "")
+    found = re.search(r"queue: (/tattle-unlinked-\d+)", stdout)
+    if not check(found is not None, "the test names its queue: %r" % stdout):
+        return
+    queue = "mq:" + found.group(1)
+    got = [(e["kind"], e.get("label"), e.get("msg")) for e in messages(trace)]
+    check(got == [("send", "mq_send", "unlinked"),
+                  ("recv", "mq_receive", "unlinked")],
+          "the send and its receive: %s" % got)
+    closes = [(e.get("label"), e.get("msg"))
+              for e in trace["events"] if e["kind"] == "event"]
+    check(("mq_close", queue) in closes,
+          "the queue is named %s: %s" % (queue, closes))
+
+
 @CASES("capture_e2e_mmsg_vectors_record_each_message")
 def case_mmsg_vectors(args):
     """sendmmsg of three datagrams, received by recvmmsg two then one, and

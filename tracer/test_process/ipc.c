@@ -585,7 +585,8 @@ static uint64_t lookup(int fd)
 
 /* What a POSIX message queue's descriptor is, as a cache word (without
  * the CACHED bit): an endpoint named `mq:/NAME` after the link of
- * /proc/self/fd/N (the queue's path in the mqueue file system). */
+ * /proc/self/fd/N (the queue's path in the mqueue file system, without
+ * the " (deleted)" of an unlinked queue). */
 static uint64_t classify_queue(mqd_t queue)
 {
     struct stat status;
@@ -598,6 +599,13 @@ static uint64_t classify_queue(mqd_t queue)
     ssize_t length = readlink(path, link, sizeof link - 1);
     if (length < 0)
         length = 0;
+    /* An unlinked queue's link ends in " (deleted)": the name it was
+     * opened by is what the test knows it by. */
+    static const char deleted[] = " (deleted)";
+    size_t suffix = sizeof deleted - 1;
+    if ((size_t)length > suffix &&
+        memcmp(link + (size_t)length - suffix, deleted, suffix) == 0)
+        length -= (ssize_t)suffix;
     link[length] = '\0';
     char name[TATTLE__ENDPOINT_NAME_BYTES];
     append_text(name, sizeof name, append_text(name, sizeof name, 0, "mq:"),
