@@ -490,6 +490,26 @@ static void *consume_three(void *argument)
     return NULL;
 }
 
+/* A queue unlinked right after it is opened, then used: it keeps the
+ * name it was opened by. */
+TEST(ipc, mq_unlinked, .tags = "trace_messages")
+{
+    char name[64];
+    snprintf(name, sizeof name, "/tattle-unlinked-%d", (int)getpid());
+    struct mq_attr attributes = {.mq_maxmsg = 2, .mq_msgsize = 16};
+    mq_unlink(name);
+    mqd_t queue = mq_open(name, O_CREAT | O_EXCL | O_RDWR, 0600, &attributes);
+    if (queue == (mqd_t)-1 && (errno == ENOSYS || errno == EACCES))
+        SKIP("no POSIX message queues here: %s", strerror(errno));
+    ASSERT_NE(queue, (mqd_t)-1);
+    printf("queue: %s\n", name);
+    ASSERT_EQ(mq_unlink(name), 0);
+    ASSERT_EQ(mq_send(queue, "unlinked", 8, 0), 0);
+    char got[16];
+    EXPECT_EQ(mq_receive(queue, got, sizeof got, NULL), 8);
+    EXPECT_EQ(mq_close(queue), 0);
+}
+
 /* A producer queues two messages of priority 1 and one of priority 9 on a
  * POSIX message queue (mq_send, mq_timedsend), then a thread takes them
  * (mq_receive, mq_timedreceive): the urgent one comes out first. */
@@ -674,6 +694,61 @@ TEST(ipc, closed_unseen, .tags = "trace_messages")
     ASSERT_EQ(write(fileno(file), "into the file", 13), 13);
     fclose(file);
     close(fds[0]);
+}
+
+/* Opens the file at `path` for writing until the number `wanted` comes
+ * back (open hands out the lowest free number), writes into it and
+ * returns 0; the numbers below it stay open. open is not interposed, so
+ * only the cache's forgetting at the close keeps the writes out. */
+static int write_file_at(const char *path, int wanted)
+{
+    for (;;) {
+        int file = open(path, O_WRONLY | O_CLOEXEC);
+        if (file < 0 || file > wanted)
+            return -1;
+        if (file == wanted)
+            return write(file, "into the file", 13) == 13 ? 0 : -1;
+    }
+}
+
+/* A pipe's numbers closed by close_range, and in a forked child by
+ * closefrom(-1) (everything, as glibc reads a negative lowest), then
+ * reused by files opened with open: the closes are events and the
+ * files' writes are no messages. */
+TEST(ipc, closed_in_range, .tags = "trace_messages")
+{
+    char path[] = "/tmp/tattle-capture-XXXXXX";
+    int made = mkstemp(path);
+    ASSERT_GE(made, 0);
+    close(made);
+    int fds[2];
+    ASSERT_EQ(pipe(fds), 0);
+    ASSERT_EQ(fds[1], fds[0] + 1);
+    ASSERT_EQ(pipe_message(fds, "before close_range"), 0);
+    ASSERT_EQ(close_range((unsigned)fds[0], (unsigned)fds[1], 0), 0);
+    EXPECT_EQ(write_file_at(path, fds[0]), 0);
+    EXPECT_EQ(write_file_at(path, fds[1]), 0);
+    close(fds[0]);
+    close(fds[1]);
+
+    ASSERT_EQ(pipe(fds), 0);
+    pid_t child = fork();
+    ASSERT_NE(child, -1);
+    if (child == 0) {
+        if (pipe_message(fds, "before closefrom") != 0)
+            _exit(2);
+        closefrom(-1);
+        _exit(write_file_at(path, fds[0]) == 0 &&
+                      write_file_at(path, fds[1]) == 0
+                  ? 0
+                  : 3);
+    }
+    int status = 0;
+    ASSERT_EQ(waitpid(child, &status, 0), child);
+    EXPECT(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    close(fds[0]);
+    close(fds[1]);
+    unlink(path);
 }
 
 /* A number closed by a raw close system call, then handed out again by
@@ -903,7 +978,8 @@ static void on_signal(int number)
 }
 
 /* Return values and errno as libc gives them: a partial write into a full
- * non-blocking pipe, EAGAIN, EBADF, writev/readv, a signal handler. */
+ * non-blocking pipe, EAGAIN, EBADF, writev/readv, a signal handler, the
+ * fclose of a memory stream. */
 TEST(ipc, semantics, .tags = "trace_messages")
 {
     int fds[2];
@@ -945,6 +1021,14 @@ TEST(ipc, semantics, .tags = "trace_messages")
     EXPECT_EQ(read(fds[0], text, sizeof text), 12);
     close(fds[0]);
     close(fds[1]);
+
+    /* A memory stream has no descriptor: closing it leaves errno alone. */
+    char memory[8];
+    FILE *stream = fmemopen(memory, sizeof memory, "w");
+    ASSERT_NOT_NULL(stream);
+    errno = ERANGE;
+    EXPECT_EQ(fclose(stream), 0);
+    EXPECT_EQ(errno, ERANGE);
 }
 
 /* trace_messages:noipc: only the tracer call is recorded. */

@@ -391,6 +391,29 @@ def case_mq_priorities(args):
           "the mq_close of %s is an event: %s" % (queue, closes))
 
 
+@CASES("capture_e2e_unlinked_queue_keeps_its_name")
+def case_mq_unlinked(args):
+    """A queue unlinked before its send and receive: the endpoint is still
+    named mq:/NAME, without the link's " (deleted)"."""
+    run, traces = traced_run(args, "ipc/mq_unlinked")
+    trace = traces.get("ipc/mq_unlinked")
+    if not trace:
+        return
+    stdout = run.test("ipc/mq_unlinked").get("output", {}).get("stdout", "")
+    found = re.search(r"queue: (/tattle-unlinked-\d+)", stdout)
+    if not check(found is not None, "the test names its queue: %r" % stdout):
+        return
+    queue = "mq:" + found.group(1)
+    got = [(e["kind"], e.get("label"), e.get("msg")) for e in messages(trace)]
+    check(got == [("send", "mq_send", "unlinked"),
+                  ("recv", "mq_receive", "unlinked")],
+          "the send and its receive: %s" % got)
+    closes = [(e.get("label"), e.get("msg"))
+              for e in trace["events"] if e["kind"] == "event"]
+    check(("mq_close", queue) in closes,
+          "the queue is named %s: %s" % (queue, closes))
+
+
 @CASES("capture_e2e_mmsg_vectors_record_each_message")
 def case_mmsg_vectors(args):
     """sendmmsg of three datagrams, received by recvmmsg two then one, and
@@ -439,6 +462,28 @@ def case_closed_unseen(args):
           "each receive is matched: %s" % messages(trace))
     labels = [e.get("label") for e in trace["events"] if e["kind"] == "event"]
     check("fclose" in labels, "the fclose of the pipe is an event: %s" % labels)
+
+
+@CASES("capture_e2e_pipes_closed_in_a_range_are_forgotten")
+def case_closed_in_range(args):
+    """A pipe's numbers closed by close_range, and by closefrom(-1) in a
+    forked child, then reused by files opened with open (not interposed):
+    each close of an end is an event and the files' writes are not
+    recorded."""
+    _, traces = traced_run(args, "ipc/closed_in_range")
+    trace = traces.get("ipc/closed_in_range")
+    if not trace:
+        return
+    got = [(e["kind"], e.get("msg")) for e in messages(trace)]
+    check(got == [(kind, text) for text in ("before close_range",
+                                            "before closefrom")
+                  for kind in ("send", "recv")],
+          "the pipes' messages and nothing of the files: %s" % got)
+    labels = [e.get("label") for e in trace["events"] if e["kind"] == "event"]
+    check(labels.count("close_range") == 2,
+          "both ends' close_range are events: %s" % labels)
+    check(labels.count("closefrom") >= 2,
+          "both ends' closefrom are events: %s" % labels)
 
 
 @CASES("capture_e2e_numbers_created_after_unseen_close_are_reclassified")

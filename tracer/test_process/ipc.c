@@ -186,10 +186,10 @@ static int raw_close_range(unsigned first, unsigned last, int flags)
 {
     return (int)syscall(SYS_close_range, first, last, flags);
 }
+/* glibc's closefrom reads a negative lowest as 0: it closes everything. */
 static void raw_closefrom(int lowest)
 {
-    if (lowest >= 0)
-        raw_close_range((unsigned)lowest, ~0u, 0);
+    raw_close_range(lowest < 0 ? 0u : (unsigned)lowest, ~0u, 0);
 }
 /* fclose has no system call: libc's, found when first needed (before the
  * constructor below ran). */
@@ -585,7 +585,8 @@ static uint64_t lookup(int fd)
 
 /* What a POSIX message queue's descriptor is, as a cache word (without
  * the CACHED bit): an endpoint named `mq:/NAME` after the link of
- * /proc/self/fd/N (the queue's path in the mqueue file system). */
+ * /proc/self/fd/N (the queue's path in the mqueue file system, without
+ * the " (deleted)" of an unlinked queue). */
 static uint64_t classify_queue(mqd_t queue)
 {
     struct stat status;
@@ -598,6 +599,13 @@ static uint64_t classify_queue(mqd_t queue)
     ssize_t length = readlink(path, link, sizeof link - 1);
     if (length < 0)
         length = 0;
+    /* An unlinked queue's link ends in " (deleted)": the name it was
+     * opened by is what the test knows it by. */
+    static const char deleted[] = " (deleted)";
+    size_t suffix = sizeof deleted - 1;
+    if ((size_t)length > suffix &&
+        memcmp(link + (size_t)length - suffix, deleted, suffix) == 0)
+        length -= (ssize_t)suffix;
     link[length] = '\0';
     char name[TATTLE__ENDPOINT_NAME_BYTES];
     append_text(name, sizeof name, append_text(name, sizeof name, 0, "mq:"),
@@ -1261,8 +1269,10 @@ INTERPOSED int shutdown(int fd, int how)
     return result;
 }
 
-/* Drops the cache of every descriptor from `first` to `last` after they
- * were closed together, recording the close of each endpoint. */
+/* Drops the cache of every descriptor from `first` to `last` before they
+ * are closed together, recording the close of each endpoint. Cleared
+ * before the close, no other thread can be handed one of the numbers
+ * while the cache still names the endpoint it had. */
 static void forget_closed_range(unsigned first, unsigned last,
                                 const char *label)
 {
@@ -1277,18 +1287,24 @@ static void forget_closed_range(unsigned first, unsigned last,
 
 INTERPOSED int close_range(unsigned first, unsigned last, int flags)
 {
-    int result = real.close_range(first, last, flags);
-    if (TATTLE__UNLIKELY(capturing) && result == 0 &&
+    /* Only a call the kernel takes closes anything: a reversed range or
+     * an unknown flag fails with EINVAL, and a CLOEXEC range closes at
+     * exec. */
+    unsigned known = CLOSE_RANGE_CLOEXEC | CLOSE_RANGE_UNSHARE;
+    if (TATTLE__UNLIKELY(capturing) && first <= last &&
+        ((unsigned)flags & ~known) == 0 &&
         !((unsigned)flags & CLOSE_RANGE_CLOEXEC))
         forget_closed_range(first, last, "close_range");
-    return result;
+    return real.close_range(first, last, flags);
 }
 
 INTERPOSED void closefrom(int lowest)
 {
+    /* glibc reads a negative lowest as 0; closefrom cannot fail. */
+    if (TATTLE__UNLIKELY(capturing))
+        forget_closed_range(lowest < 0 ? 0u : (unsigned)lowest, ~0u,
+                            "closefrom");
     real.closefrom(lowest);
-    if (TATTLE__UNLIKELY(capturing) && lowest >= 0)
-        forget_closed_range((unsigned)lowest, ~0u, "closefrom");
 }
 
 /* libc's fclose closes the stream's descriptor without the interposed
@@ -1297,10 +1313,21 @@ INTERPOSED int fclose(FILE *stream)
 {
     if (TATTLE__LIKELY(!capturing))
         return real.fclose(stream);
+    /* fileno sets EBADF for a stream with no descriptor (fmemopen,
+     * open_memstream), and fclose itself may succeed without touching
+     * errno. */
+    int saved_errno = errno;
     int fd = fileno(stream);
+    errno = saved_errno;
+    uint64_t word =
+        fd >= 0 && fd < FD_CACHE_SIZE ? atomic_exchange(&fd_cache[fd], 0) : 0;
     int result = real.fclose(stream);
-    if (fd >= 0)
-        forget_closed_range((unsigned)fd, (unsigned)fd, "fclose");
+    /* fclose closes the descriptor even when flushing fails. */
+    if (((word >> 1) & 0x7fu) != 0) {
+        saved_errno = errno;
+        record_endpoint_event(fd, word, "fclose", NULL);
+        errno = saved_errno;
+    }
     return result;
 }
 
