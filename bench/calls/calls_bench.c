@@ -19,15 +19,21 @@
 enum { BATCH = 32, ROUNDS = 5 };
 
 /* Hooks that do nothing, called as the compiler calls the real ones. */
-__attribute__((noinline, noipa)) static void empty_enter(void *function,
-                                                         void *site)
+/* GCC could still see through a noinline function's body; clang has no
+ * noipa and does not look through noinline ones. */
+#if defined(__clang__)
+#define BENCH_OPAQUE __attribute__((noinline))
+#else
+#define BENCH_OPAQUE __attribute__((noinline, noipa))
+#endif
+
+BENCH_OPAQUE static void empty_enter(void *function, void *site)
 {
     (void)function;
     (void)site;
 }
 
-__attribute__((noinline, noipa)) static void empty_exit(void *function,
-                                                        void *site)
+BENCH_OPAQUE static void empty_exit(void *function, void *site)
 {
     (void)function;
     (void)site;
