@@ -51,22 +51,9 @@ class Case(driver.Checks):
         """Runs the fixture. TATTLE_TIMEOUT_MULTIPLIER, as the sanitizer
         builds set it, scales the tests' timeouts and what taking their
         stacks may cost: both run many times slower there."""
-        cwd = self.new_dir()
-        argv = [self.options.fixture, "--color=never", "--json",
-                "report.json"] + list(extra) + list(args)
-        env = driver.clean_env(keep=("TATTLE_TIMEOUT_MULTIPLIER",))
-        process = subprocess.run(argv, cwd=cwd, env=env,
-                                 stdout=subprocess.PIPE,
-                                 stderr=subprocess.PIPE,
-                                 timeout=60 * driver.wait_scale())
-        path = os.path.join(cwd, "report.json")
-        self.require(os.path.exists(path), "no report.json (exit %d): %r"
-                     % (process.returncode, process.stderr[-2000:]))
-        with open(path, encoding="utf-8") as f:
-            report = json.load(f)
-        for p in validate_json.check_report(report, complete=True):
-            self.problems.append("report does not validate: %s" % p)
-        return process, report, cwd
+        return self.run_for_report(
+            [self.options.fixture, "--color=never"] + list(extra)
+            + list(args))
 
     def timeout_failure(self, report, test_id):
         tests = {t["id"]: t for t in report["tests"]}
