@@ -22,7 +22,6 @@ SOURCE_DIR = os.environ.get(
     os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
 sys.path.insert(0, os.path.join(SOURCE_DIR, "tests", "tools"))
 import driver  # noqa: E402
-import validate_json  # noqa: E402
 
 FIXTURE_SOURCE = os.path.join(SOURCE_DIR, "tests", "stacks",
                               "fixture_stacks.c")
