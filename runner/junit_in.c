@@ -98,6 +98,22 @@ static int line_number(const char *text)
     return *end == '\0' && value > 0 && value <= 100000000 ? (int)value : 0;
 }
 
+/* The file and line an element names in its own attributes (pytest,
+ * Criterion): true and *file malloc'd when it names a file. */
+static bool node_place(xmlNodePtr node, char **file, int *line)
+{
+    char *named = node_attribute(node, "file");
+    if (!named || !*named) {
+        free(named);
+        return false;
+    }
+    char *number = node_attribute(node, "line");
+    *file = named;
+    *line = line_number(number);
+    free(number);
+    return true;
+}
+
 static void add_failure(struct tattle__gtest_test *test, xmlNodePtr node,
                         bool is_error)
 {
@@ -125,38 +141,24 @@ static void add_failure(struct tattle__gtest_test *test, xmlNodePtr node,
         free(type);
     }
     failure->message = tattle__buffer_take(&message);
-    char *file = node_attribute(node, "file");
-    char *line = node_attribute(node, "line");
-    if (file && *file) {
-        failure->file = file;
-        failure->line = line_number(line);
-        file = NULL;
-    } else {
+    if (!node_place(node, &failure->file, &failure->line))
         tattle__gtest_find_location(text, &failure->file, &failure->line);
-    }
     if (!failure->file && test->file) {
         failure->file = tattle__strdup(test->file);
         failure->line = test->line;
     }
-    free(file);
-    free(line);
     free(summary);
     free(text);
 }
 
-/* Appends `node`'s text to `*output` (several <system-out> elements add
+/* Appends `node`'s text to `output` (several <system-out> elements add
  * up). */
-static void add_output(char **output, xmlNodePtr node)
+static void add_output(struct tattle__buffer *output, xmlNodePtr node)
 {
     xmlChar *content = xmlNodeGetContent(node);
-    const char *text = content ? (const char *)content : "";
-    struct tattle__buffer joined = {0};
-    if (*output)
-        tattle__buffer_append_string(&joined, *output);
-    tattle__buffer_append_string(&joined, text);
+    if (content)
+        tattle__buffer_append_string(output, (const char *)content);
     xmlFree(content);
-    free(*output);
-    *output = tattle__buffer_take(&joined);
 }
 
 /* The name of the nearest suite open around depth `depth`, or NULL. */
@@ -197,16 +199,10 @@ static void read_testcase(struct reading *reading, xmlTextReaderPtr reader)
     char *time = node_attribute(node, "time");
     test->duration_us = tattle__gtest_seconds_us(time);
     free(time);
-    char *file = node_attribute(node, "file");
-    char *line = node_attribute(node, "line");
-    if (file && *file) {
-        test->file = file;
-        test->line = line_number(line);
-        file = NULL;
-    }
-    free(file);
-    free(line);
+    node_place(node, &test->file, &test->line);
     bool skipped = false;
+    struct tattle__buffer printed[2] = {{0}, {0}}; /* stdout, stderr */
+    bool has_printed[2] = {false, false};
     for (xmlNodePtr child = node->children; child; child = child->next) {
         if (child->type != XML_ELEMENT_NODE)
             continue;
@@ -225,12 +221,17 @@ static void read_testcase(struct reading *reading, xmlTextReaderPtr reader)
                 reason = tattle__strdup("skipped in the JUnit report");
             }
             test->skip_reason = reason;
-        } else if (strcmp(name, "system-out") == 0) {
-            add_output(&test->stdout_text, child);
-        } else if (strcmp(name, "system-err") == 0) {
-            add_output(&test->stderr_text, child);
+        } else if (strcmp(name, "system-out") == 0 ||
+                   strcmp(name, "system-err") == 0) {
+            int stream = strcmp(name, "system-err") == 0;
+            has_printed[stream] = true;
+            add_output(&printed[stream], child);
         }
     }
+    if (has_printed[0])
+        test->stdout_text = tattle__buffer_take(&printed[0]);
+    if (has_printed[1])
+        test->stderr_text = tattle__buffer_take(&printed[1]);
     if (test->failure_count > 0) {
         test->state = TATTLE_STATE_FAILED;
         free(test->skip_reason);

@@ -69,28 +69,50 @@ static char *value_after(const char *line, size_t length, size_t at)
     return copy_span(line + at, length - at);
 }
 
-/* A YAML block scalar's lines (indented 4 spaces or more), without the
- * 4 spaces, or without all of their leading spaces when `trim`. */
-static char *read_block(const char **cursor, bool trim)
+/* Where the text of a line of a run starts, or -1 when the line ends the
+ * run: how read_block and read_comments tell their lines. */
+typedef long line_text_start(const char *line, size_t length, bool trim);
+
+/* The lines from *cursor while `start` takes them, each from where its
+ * text starts, joined by line breaks into `text`; *cursor is left at the
+ * first line not taken. */
+static void join_lines(const char **cursor, line_text_start *start, bool trim,
+                       struct tattle__buffer *text)
 {
-    struct tattle__buffer text = {0};
     const char *line;
     size_t length;
     for (;;) {
         const char *before = *cursor;
         if (!next_line(cursor, &line, &length))
             break;
-        if (!starts_with(line, length, "    ") && length > 0) {
+        long at = start(line, length, trim);
+        if (at < 0) {
             *cursor = before;
             break;
         }
-        size_t at = length > 4 ? 4 : length;
-        while (trim && at < length && line[at] == ' ')
-            at++;
-        if (text.length > 0)
-            tattle__buffer_append(&text, "\n", 1);
-        tattle__buffer_append(&text, line + at, length - at);
+        if (text->length > 0)
+            tattle__buffer_append(text, "\n", 1);
+        tattle__buffer_append(text, line + at, length - (size_t)at);
     }
+}
+
+/* A YAML block scalar's line: indented 4 spaces or more (or empty). */
+static long block_text_start(const char *line, size_t length, bool trim)
+{
+    if (!starts_with(line, length, "    ") && length > 0)
+        return -1;
+    size_t at = length > 4 ? 4 : length;
+    while (trim && at < length && line[at] == ' ')
+        at++;
+    return (long)at;
+}
+
+/* A YAML block scalar's lines (indented 4 spaces or more), without the
+ * 4 spaces, or without all of their leading spaces when `trim`. */
+static char *read_block(const char **cursor, bool trim)
+{
+    struct tattle__buffer text = {0};
+    join_lines(cursor, block_text_start, trim, &text);
     tattle__buffer_append(&text, "", 0);
     return tattle__buffer_take(&text);
 }
@@ -152,29 +174,26 @@ static void read_yaml(const char **cursor,
     }
 }
 
+/* A comment line of cmocka's diagnostics: "#" or "# ", not a commented
+ * test point. */
+static long comment_text_start(const char *line, size_t length, bool trim)
+{
+    (void)trim;
+    bool comment = starts_with(line, length, "#");
+    size_t at = comment && starts_with(line, length, "# ") ? 2 : 1;
+    if (!comment || starts_with(line + at, length - at, "ok") ||
+        starts_with(line + at, length - at, "not ok"))
+        return -1;
+    return (long)at;
+}
+
 /* cmocka's diagnostics: the "# " comment lines after a point, into its
  * failure's message (and place, when one of them starts "FILE:LINE:"). */
 static void read_comments(const char **cursor,
                           struct tattle__gtest_failure *failure)
 {
     struct tattle__buffer text = {0};
-    const char *line;
-    size_t length;
-    for (;;) {
-        const char *before = *cursor;
-        if (!next_line(cursor, &line, &length))
-            break;
-        bool comment = starts_with(line, length, "#");
-        size_t at = comment && starts_with(line, length, "# ") ? 2 : 1;
-        if (!comment || starts_with(line + at, length - at, "ok") ||
-            starts_with(line + at, length - at, "not ok")) {
-            *cursor = before;
-            break;
-        }
-        if (text.length > 0)
-            tattle__buffer_append(&text, "\n", 1);
-        tattle__buffer_append(&text, line + at, length - at);
-    }
+    join_lines(cursor, comment_text_start, false, &text);
     if (text.length == 0) {
         tattle__buffer_release(&text);
         return;

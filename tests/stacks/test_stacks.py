@@ -22,7 +22,6 @@ SOURCE_DIR = os.environ.get(
     os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
 sys.path.insert(0, os.path.join(SOURCE_DIR, "tests", "tools"))
 import driver  # noqa: E402
-import validate_json  # noqa: E402
 
 FIXTURE_SOURCE = os.path.join(SOURCE_DIR, "tests", "stacks",
                               "fixture_stacks.c")
@@ -51,22 +50,9 @@ class Case(driver.Checks):
         """Runs the fixture. TATTLE_TIMEOUT_MULTIPLIER, as the sanitizer
         builds set it, scales the tests' timeouts and what taking their
         stacks may cost: both run many times slower there."""
-        cwd = self.new_dir()
-        argv = [self.options.fixture, "--color=never", "--json",
-                "report.json"] + list(extra) + list(args)
-        env = driver.clean_env(keep=("TATTLE_TIMEOUT_MULTIPLIER",))
-        process = subprocess.run(argv, cwd=cwd, env=env,
-                                 stdout=subprocess.PIPE,
-                                 stderr=subprocess.PIPE,
-                                 timeout=60 * driver.wait_scale())
-        path = os.path.join(cwd, "report.json")
-        self.require(os.path.exists(path), "no report.json (exit %d): %r"
-                     % (process.returncode, process.stderr[-2000:]))
-        with open(path, encoding="utf-8") as f:
-            report = json.load(f)
-        for p in validate_json.check_report(report, complete=True):
-            self.problems.append("report does not validate: %s" % p)
-        return process, report, cwd
+        return self.run_for_report(
+            [self.options.fixture, "--color=never"] + list(extra)
+            + list(args))
 
     def timeout_failure(self, report, test_id):
         tests = {t["id"]: t for t in report["tests"]}

@@ -115,6 +115,30 @@ class Checks:
         os.mkdir(path)
         return path
 
+    def run_for_report(self, argv, timeout=60):
+        """Runs `argv` (a test binary and its arguments, to which
+        `--json report.json` is added) in a new directory with a clean
+        environment that keeps TATTLE_TIMEOUT_MULTIPLIER; requires the
+        report and records each way it fails the schema. Returns
+        (process, report, cwd)."""
+        import json
+        import subprocess
+        import validate_json
+        cwd = self.new_dir()
+        env = clean_env(keep=("TATTLE_TIMEOUT_MULTIPLIER",))
+        process = subprocess.run(list(argv) + ["--json", "report.json"],
+                                 cwd=cwd, env=env, stdout=subprocess.PIPE,
+                                 stderr=subprocess.PIPE,
+                                 timeout=timeout * wait_scale())
+        path = os.path.join(cwd, "report.json")
+        self.require(os.path.exists(path), "no report.json (exit %d): %r"
+                     % (process.returncode, process.stderr[-2000:]))
+        with open(path, encoding="utf-8") as f:
+            report = json.load(f)
+        for p in validate_json.check_report(report, complete=True):
+            self.problems.append("report does not validate: %s" % p)
+        return process, report, cwd
+
     def cleanup(self):
         """Removes the scratch directory, or keeps it to look at when a
         check failed."""

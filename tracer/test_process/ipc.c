@@ -1346,6 +1346,16 @@ INTERPOSED int dup(int fd)
     return forget_created(real.dup(fd));
 }
 
+/* The number F_DUPFD and F_DUPFD_CLOEXEC hand out is forgotten like
+ * dup's; other commands create none. */
+static int forget_fcntl_created(int command, int result)
+{
+    if (TATTLE__UNLIKELY(capturing) &&
+        (command == F_DUPFD || command == F_DUPFD_CLOEXEC))
+        return forget_created(result);
+    return result;
+}
+
 /* fcntl takes its third argument, when there is one, as a pointer or an
  * integer in the same register: passed on as libc itself reads it. */
 INTERPOSED int fcntl(int fd, int command, ...)
@@ -1354,10 +1364,7 @@ INTERPOSED int fcntl(int fd, int command, ...)
     va_start(arguments, command);
     void *argument = va_arg(arguments, void *);
     va_end(arguments);
-    int result = real.fcntl(fd, command, argument);
-    if (command == F_DUPFD || command == F_DUPFD_CLOEXEC)
-        forget_created(result);
-    return result;
+    return forget_fcntl_created(command, real.fcntl(fd, command, argument));
 }
 
 INTERPOSED int fcntl64(int fd, int command, ...)
@@ -1366,10 +1373,7 @@ INTERPOSED int fcntl64(int fd, int command, ...)
     va_start(arguments, command);
     void *argument = va_arg(arguments, void *);
     va_end(arguments);
-    int result = real.fcntl64(fd, command, argument);
-    if (command == F_DUPFD || command == F_DUPFD_CLOEXEC)
-        forget_created(result);
-    return result;
+    return forget_fcntl_created(command, real.fcntl64(fd, command, argument));
 }
 
 INTERPOSED int pipe(int fds[2])
