@@ -15,6 +15,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,6 +24,7 @@
 #include <unistd.h>
 
 #include "base/buffer.h"
+#include "base/timestamp.h"
 
 /* Reads a small text file whole (NUL-terminated) into `buffer`. */
 static bool read_small_file(const char *path, struct tattle__buffer *buffer)
@@ -278,6 +280,50 @@ void tattle__job_cgroup_kill(const struct tattle__job_cgroups *cgroups,
         }
     }
     free(signalled);
+}
+
+bool tattle__job_cgroup_freeze(const struct tattle__job_cgroups *cgroups,
+                               unsigned job, uint64_t deadline_us)
+{
+    int freeze = open_in(cgroups->directories[job], "cgroup.freeze", O_WRONLY);
+    if (freeze < 0)
+        return false;
+    bool written = write(freeze, "1", 1) == 1;
+    close(freeze);
+    if (!written)
+        return false;
+    /* The kernel stops each task on its way back to user space (a task
+     * forked meanwhile starts frozen) and says "frozen 1" in cgroup.events,
+     * which wakes a poll for POLLPRI, once every one has. */
+    for (;;) {
+        char text[256];
+        ssize_t n = pread(cgroups->events[job], text, sizeof text - 1, 0);
+        if (n > 0) {
+            text[n] = '\0';
+            const char *frozen = strstr(text, "frozen ");
+            if (frozen && frozen[7] == '1')
+                return true;
+        }
+        uint64_t now = tattle__now_us();
+        if (now >= deadline_us)
+            return false;
+        struct pollfd change = {cgroups->events[job], POLLPRI, 0};
+        uint64_t wait_ms = (deadline_us - now + 999) / 1000;
+        if (poll(&change, 1, wait_ms > 1000 ? 1000 : (int)wait_ms) < 0 &&
+            errno != EINTR)
+            return false;
+    }
+}
+
+void tattle__job_cgroup_thaw(const struct tattle__job_cgroups *cgroups,
+                             unsigned job)
+{
+    int freeze = open_in(cgroups->directories[job], "cgroup.freeze", O_WRONLY);
+    if (freeze < 0)
+        return;
+    ssize_t ignored = write(freeze, "0", 1);
+    (void)ignored;
+    close(freeze);
 }
 
 void tattle__job_cgroups_kill_all(const struct tattle__job_cgroups *cgroups)

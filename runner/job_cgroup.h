@@ -22,6 +22,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 /** The cgroups of one run: a directory below the runner's own cgroup with
@@ -61,6 +62,19 @@ size_t tattle__job_cgroup_list(const struct tattle__job_cgroups *cgroups,
 /** Sends SIGKILL to every process in job `job`'s cgroup (they die
  * asynchronously: wait for cgroup.events to say "populated 0"). */
 void tattle__job_cgroup_kill(const struct tattle__job_cgroups *cgroups,
+                             unsigned job);
+
+/** Freezes job `job`'s cgroup: every process in it, and every process
+ * forked into it meanwhile, stops where it is. Returns true once the
+ * kernel says all are frozen; false when it could not be asked or did not
+ * say so by `deadline_us` (tattle__now_us; a task in an uninterruptible
+ * sleep freezes only when it leaves it). Frozen processes still die of
+ * SIGKILL; thaw the cgroup before the job's next test is started in it. */
+bool tattle__job_cgroup_freeze(const struct tattle__job_cgroups *cgroups,
+                               unsigned job, uint64_t deadline_us);
+
+/** Thaws job `job`'s cgroup. */
+void tattle__job_cgroup_thaw(const struct tattle__job_cgroups *cgroups,
                              unsigned job);
 
 /** The same for every job's cgroup. */

@@ -15,6 +15,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 struct tattle__pid_list {
@@ -33,6 +34,20 @@ void tattle__process_children(pid_t pid, struct tattle__pid_list *out);
  * nothing new; nothing is stopped, so a process forked meanwhile may be
  * missed). */
 void tattle__process_tree_list(pid_t root, struct tattle__pid_list *out);
+
+/** Sends SIGSTOP to `root` (when `include_root`) and to every descendant
+ * as it is found, walking until a walk finds nothing new; appends them all
+ * (root first) to `tree`. The signal is asynchronous: see
+ * tattle__process_tree_wait_stopped. */
+void tattle__process_tree_stop(pid_t root, bool include_root,
+                               struct tattle__pid_list *tree);
+
+/** Waits until every thread of every process in `tree` is stopped (or
+ * traced, or dead), until `deadline_us` (tattle__now_us). Returns whether
+ * they all did (a thread in an uninterruptible sleep stops only when it
+ * leaves it). */
+bool tattle__process_tree_wait_stopped(const struct tattle__pid_list *tree,
+                                       uint64_t deadline_us);
 
 /** Stops and SIGKILLs the descendants of `root` and, when `include_root`,
  * root itself. The pids killed are appended to `killed` when it is not
