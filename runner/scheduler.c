@@ -32,6 +32,7 @@
 #include <sys/prctl.h>
 #include <sys/signalfd.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "runner/test_process/child.h"
@@ -70,6 +71,10 @@ static const unsigned long stacks_budget_us = 8000 * 1000;
 static const unsigned long stacks_budget_us = 1000 * 1000;
 #endif
 
+/* How long halting a test (stopping all its processes) may take at most,
+ * times TATTLE_TIMEOUT_MULTIPLIER. */
+static const unsigned long halt_budget_us = 500 * 1000;
+
 /* The signals that end a run early, like SIGTERM. */
 static const int stop_signals[] = {SIGINT,  SIGTERM, SIGHUP,
                                    SIGQUIT, SIGUSR1, SIGUSR2};
@@ -86,6 +91,7 @@ struct running {
     bool reaped;          /* the server reported the test process's end */
     int wait_status;
     bool killing; /* its cgroup was killed: wait until empty */
+    bool frozen;  /* its cgroup was frozen: thawed after the kill */
     bool timed_out;
     int interrupted_by;
     struct tattle__trace_session *trace;
@@ -231,6 +237,12 @@ static void kill_running_test(struct tattle__scheduler *scheduler,
         tattle__job_cgroup_kill(&scheduler->cgroups, job);
     tattle__process_tree_kill(run->pid, true, NULL);
     kill(-run->pid, SIGKILL);
+    if (run->frozen) {
+        /* Every process in it has SIGKILL pending: thawed, they die, and
+         * the job's next test starts in a cgroup that is not frozen. */
+        tattle__job_cgroup_thaw(&scheduler->cgroups, job);
+        run->frozen = false;
+    }
 }
 
 /* ---- reading output ---- */
@@ -719,42 +731,107 @@ static void finish_when_gone(struct tattle__scheduler *scheduler,
         finish(scheduler, run);
 }
 
-/* Takes the stacks of every thread of every live process of a test that
- * timed out, before it is killed. */
-static void take_stacks(struct tattle__scheduler *scheduler,
-                        struct running *run)
+/* Lists the live processes of a test, the test process first: its
+ * threads are the ones that matter. */
+static void list_test_processes(struct tattle__scheduler *scheduler,
+                                struct running *run,
+                                struct tattle__pid_list *processes)
 {
     unsigned job = (unsigned)(run - scheduler->running);
-    struct tattle__pid_list processes = {0};
     if (tattle__job_cgroups_available(&scheduler->cgroups)) {
         pid_t listed[STACKS_PROCESSES];
         size_t count = tattle__job_cgroup_list(&scheduler->cgroups, job, listed,
                                                STACKS_PROCESSES);
-        /* The test process first: its threads are the ones that matter. */
-        tattle__pid_list_add(&processes, run->pid);
+        tattle__pid_list_add(processes, run->pid);
         for (size_t i = 0; i < count; i++)
-            if (listed[i] > 0 && !tattle__pid_list_has(&processes, listed[i]))
-                tattle__pid_list_add(&processes, listed[i]);
+            if (listed[i] > 0 && !tattle__pid_list_has(processes, listed[i]))
+                tattle__pid_list_add(processes, listed[i]);
     } else {
-        tattle__process_tree_list(run->pid, &processes);
+        tattle__process_tree_list(run->pid, processes);
     }
+}
+
+/* Takes the stacks of every thread of every live process of a test that
+ * timed out, once it was halted and before it is killed; `before` are the
+ * threads' states just before the halt. */
+static void take_stacks(struct tattle__scheduler *scheduler,
+                        struct running *run,
+                        const struct tattle__thread_states *before)
+{
+    struct tattle__pid_list processes = {0};
+    list_test_processes(scheduler, run, &processes);
     tattle__stacks_take(processes.items,
                         processes.count < STACKS_PROCESSES ? processes.count
                                                            : STACKS_PROCESSES,
+                        before,
                         (unsigned long)((double)stacks_budget_us *
                                         scheduler->timeout_multiplier),
                         &run->stacks);
     tattle__pid_list_release(&processes);
 }
 
+/* Halts every process of a test where it is, before anything of it is
+ * read: its job's cgroup is frozen where there is one (a process forked
+ * meanwhile starts frozen), or else every process of its tree is sent
+ * SIGSTOP as it is found until a walk finds no new one, and the runner
+ * waits until their threads show stopped. Bounded: a thread in an
+ * uninterruptible sleep halts only when it leaves it. The test stays
+ * halted until it is killed. */
+static void halt_test(struct tattle__scheduler *scheduler, struct running *run)
+{
+    unsigned job = (unsigned)(run - scheduler->running);
+    uint64_t deadline_us =
+        tattle__now_us() +
+        (uint64_t)((double)halt_budget_us * scheduler->timeout_multiplier);
+    if (tattle__job_cgroups_available(&scheduler->cgroups)) {
+        run->frozen = true; /* thawed after the kill, whatever happened */
+        if (tattle__job_cgroup_freeze(&scheduler->cgroups, job, deadline_us))
+            return;
+    }
+    struct tattle__pid_list tree = {0};
+    tattle__process_tree_stop(run->pid, true, &tree);
+    tattle__process_tree_wait_stopped(&tree, deadline_us);
+    tattle__pid_list_release(&tree);
+}
+
+/* TATTLE_TEST_DELAY_BEFORE_KILL_MS, a hook for the project's own tests
+ * only: the runner waits that long between reading a stopped test (its
+ * live mailboxes and stacks) and killing it, which makes any work the test
+ * could still do in between certain to show. */
+static void test_hook_delay_before_kill(void)
+{
+    const char *text = getenv("TATTLE_TEST_DELAY_BEFORE_KILL_MS");
+    long delay_ms = text ? strtol(text, NULL, 10) : 0;
+    if (delay_ms <= 0 || delay_ms > 10000)
+        return;
+    struct timespec delay = {delay_ms / 1000, (delay_ms % 1000) * 1000000};
+    while (nanosleep(&delay, &delay) != 0 && errno == EINTR)
+        ;
+}
+
 static void stop_test(struct tattle__scheduler *scheduler, struct running *run)
 {
-    /* The on-exit barrier: the mailboxes are read while the processes that
-     * own them are still alive, then the whole tree is killed. */
+    /* The on-exit barrier: the test is halted first, so its live
+     * mailboxes, its stacks and (after the kill) its frozen trace all show
+     * the same moment; the mailboxes are read while the processes that own
+     * them are still alive, then the whole tree is killed. The threads'
+     * states are read before the halt, which would show them all
+     * stopped. */
+    bool want_stacks = run->timed_out && !run->interrupted_by;
+    struct tattle__thread_states states = {0};
+    if (want_stacks) {
+        struct tattle__pid_list processes = {0};
+        list_test_processes(scheduler, run, &processes);
+        tattle__thread_states_read(processes.items, processes.count, &states);
+        tattle__pid_list_release(&processes);
+    }
+    halt_test(scheduler, run);
     if (run->trace)
         tattle__trace_session_snapshot_live(run->trace, run->pid);
-    if (run->timed_out && !run->interrupted_by)
-        take_stacks(scheduler, run);
+    if (want_stacks)
+        take_stacks(scheduler, run, &states);
+    tattle__thread_states_release(&states);
+    test_hook_delay_before_kill();
     kill_running_test(scheduler, run);
     tattle__stacks_forget_tracees(&run->stacks);
     run->deadline_us = 0;

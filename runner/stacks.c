@@ -38,6 +38,7 @@ struct seized_thread {
 
 struct taking {
     struct tattle__stacks *stacks;
+    const struct tattle__thread_states *before; /* may be NULL */
     struct seized_thread *seized; /* parallel to stacks->threads */
     uint64_t deadline_us;
 };
@@ -92,6 +93,54 @@ static const char *refusal_note(int error)
                : "ptrace could not seize some threads, so they have no frames";
 }
 
+void tattle__thread_states_read(const pid_t *pids, size_t pid_count,
+                                struct tattle__thread_states *states)
+{
+    *states = (struct tattle__thread_states){
+        .tids = tattle__calloc(TATTLE__STACKS_MAX_THREADS, sizeof(pid_t)),
+        .states = tattle__calloc(TATTLE__STACKS_MAX_THREADS, 2),
+    };
+    for (size_t p = 0; p < pid_count; p++) {
+        char path[64];
+        snprintf(path, sizeof path, "/proc/%d/task", (int)pids[p]);
+        DIR *tasks = opendir(path);
+        if (!tasks)
+            continue;
+        struct dirent *task;
+        while (states->count < TATTLE__STACKS_MAX_THREADS &&
+               (task = readdir(tasks)) != NULL) {
+            if (task->d_name[0] == '.')
+                continue;
+            pid_t tid = (pid_t)strtol(task->d_name, NULL, 10);
+            char *state = thread_state(pids[p], tid);
+            if (!state)
+                continue;
+            states->tids[states->count] = tid;
+            states->states[2 * states->count] = state[0];
+            states->count++;
+            free(state);
+        }
+        closedir(tasks);
+    }
+}
+
+void tattle__thread_states_release(struct tattle__thread_states *states)
+{
+    free(states->tids);
+    free(states->states);
+    *states = (struct tattle__thread_states){0};
+}
+
+/* The state `tid` had in `before`, or NULL. */
+static const char *state_before(const struct tattle__thread_states *before,
+                                pid_t tid)
+{
+    for (size_t i = 0; before && i < before->count; i++)
+        if (before->tids[i] == tid)
+            return &before->states[2 * i];
+    return NULL;
+}
+
 /* Lists, seizes and interrupts the threads of one process. */
 static void seize_process(struct taking *taking, pid_t pid)
 {
@@ -124,6 +173,11 @@ static void seize_process(struct taking *taking, pid_t pid)
          * pthread_exit) has no stack and cannot be seized. */
         bool dead = thread->state &&
                     (thread->state[0] == 'Z' || thread->state[0] == 'X');
+        const char *before = state_before(taking->before, tid);
+        if (before && !dead) {
+            free((char *)thread->state);
+            thread->state = tattle__strdup(before);
+        }
         if (dead || ptrace(PTRACE_SEIZE, tid, NULL, NULL) != 0) {
             if (dead || errno == ESRCH) { /* it exited meanwhile: not live */
                 free((char *)thread->state);
@@ -430,11 +484,13 @@ static void unwind_process(struct taking *taking, pid_t pid, size_t first,
 }
 
 void tattle__stacks_take(const pid_t *pids, size_t pid_count,
+                         const struct tattle__thread_states *before,
                          unsigned long budget_us, struct tattle__stacks *stacks)
 {
     *stacks = (struct tattle__stacks){.taken = true};
     struct taking taking = {
         .stacks = stacks,
+        .before = before,
         .seized =
             tattle__calloc(TATTLE__STACKS_MAX_THREADS, sizeof *taking.seized),
         .deadline_us = tattle__now_us() + budget_us,

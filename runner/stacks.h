@@ -40,12 +40,35 @@ struct tattle__stacks {
     size_t still_traced_count;
 };
 
+/** The one-letter /proc states of threads, read before the test was
+ * stopped: once stopped (or frozen) every thread would show 'T' (or 'S'),
+ * which says nothing of where it was. */
+struct tattle__thread_states {
+    pid_t *tids;
+    char *states;
+    size_t count;
+};
+
+/** Reads the state of every thread of the `pid_count` processes `pids`
+ * (at most TATTLE__STACKS_MAX_THREADS) into *states (which must be zero). */
+void tattle__thread_states_read(const pid_t *pids, size_t pid_count,
+                                struct tattle__thread_states *states);
+
+/** Frees what *states holds and zeroes it. */
+void tattle__thread_states_release(struct tattle__thread_states *states);
+
 /** Takes the stack of every thread of the `pid_count` processes `pids`
- * into *stacks (which must be zero), within `budget_us` microseconds.
+ * into *stacks (which must be zero), within `budget_us` microseconds. A
+ * thread's state is the one in `before` (may be NULL) when it is listed
+ * there and still alive, else the one it has now.
+ * The processes may be stopped (SIGSTOP) or frozen (cgroup.freeze) first:
+ * a seized thread then shows its stop to the wait like any interrupt, and
+ * goes back to its stop when detached.
  * Leaves every thread running again, except those it could not see
  * stopped in time, which stay in stacks->still_traced until
  * tattle__stacks_forget_tracees (call it after killing them). */
 void tattle__stacks_take(const pid_t *pids, size_t pid_count,
+                         const struct tattle__thread_states *before,
                          unsigned long budget_us,
                          struct tattle__stacks *stacks);
 

@@ -117,7 +117,7 @@ static void bench_stacks(void)
     for (int round = 0; round < ROUNDS; round++) {
         struct tattle__stacks stacks = {0};
         double start = bench_seconds();
-        tattle__stacks_take(&pid, 1, 1000 * 1000, &stacks);
+        tattle__stacks_take(&pid, 1, NULL, 1000 * 1000, &stacks);
         times[round] = bench_seconds() - start;
         threads = stacks.thread_count;
         frames = 0;
