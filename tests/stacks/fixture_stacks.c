@@ -8,15 +8,24 @@
  * threads than are shown, a child process, a thread whose stack pointer is
  * garbage, threads that keep starting and ending while they are taken,
  * and (in the address sanitizer's build) a test whose thread is busy
- * inside the sanitizer's runtime.
+ * inside the sanitizer's runtime. One traced test keeps working until it
+ * is stopped, and writes how far it got where the driver can read it
+ * after the run: the stacks, the mailbox snapshot and the trace must all
+ * show the moment the runner stopped it.
  * Every wait is on something that never comes: the test ends only by its
  * timeout.
  */
+#include <fcntl.h>
 #include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <sys/mman.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <tattle/tattle.h>
+#include <tattle/trace.h>
 
 static pthread_mutex_t first_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_mutex_t second_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -183,4 +192,43 @@ TEST(bench, sixteen_threads, .timeout_ms = 300)
     for (int i = 0; i < BENCH_THREADS - 1; i++)
         ASSERT_EQ(pthread_create(&threads[i], NULL, waiting_thread, NULL), 0);
     wait_forever(never_written[0]);
+}
+
+/* Sends step after step into a mailbox (each send and receive recorded in
+ * the trace), storing each step's number in `progress` before it is sent,
+ * until the process is stopped. Paced by a short pause, so the test's event
+ * budget lasts past its timeout; the pause is no synchronisation: the test
+ * waits for nothing. */
+__attribute__((noinline)) static void record_until_stopped(atomic_int *progress)
+{
+    tattle_actor_name("stepper");
+    tattle_mailbox *box = tattle_mailbox_open("steps", 16);
+    if (!box)
+        FAIL("tattle_mailbox_open failed");
+    char text[32], label[TATTLE_MAILBOX_LABEL_MAX], received[32];
+    for (int step = 1;; step++) {
+        atomic_store(progress, step);
+        int length = snprintf(text, sizeof text, "step %d", step);
+        tattle_mailbox_send(box, "step", text, (size_t)length);
+        /* The newest four steps stay pending. */
+        if (step > 4)
+            tattle_mailbox_recv(box, label, sizeof label, received,
+                                sizeof received, 0);
+        struct timespec pause = {0, 1000 * 1000};
+        nanosleep(&pause, NULL);
+    }
+}
+
+TEST(race, records_until_stopped, .timeout_ms = 300, .tags = "trace_messages",
+     .trace_budget = 10000000)
+{
+    /* The driver reads the last step from this file after the run. */
+    int fd = open("race_progress.bin", O_RDWR | O_CREAT | O_TRUNC, 0644);
+    if (fd < 0 || ftruncate(fd, 4096) != 0)
+        FAIL("cannot create race_progress.bin");
+    atomic_int *progress =
+        mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    if (progress == MAP_FAILED)
+        FAIL("cannot map race_progress.bin");
+    record_until_stopped(progress);
 }

@@ -2,7 +2,9 @@
 """Tests of the stacks taken at a timeout: runs stacks_fixture, whose tests
 time out on purpose, and checks the `stacks` of the timeout failure in the
 JSON report (validated against schemas/ by tests/tools/validate_json.py),
-the console, JUnit and what `tattle merge` reads back.
+the console, JUnit and what `tattle merge` reads back, and that the
+stacks, the mailbox snapshot and the trace of a test stopped at its
+timeout show the same moment.
 
     test_stacks.py CASE --fixture PATH --tattle PATH
 
@@ -14,6 +16,8 @@ here (ptrace refused).
 import argparse
 import json
 import os
+import re
+import struct
 import subprocess
 import sys
 
@@ -46,13 +50,13 @@ class Case(driver.Checks):
         super().__init__("tattle-stacks-")
         self.options = options
 
-    def run(self, args, extra=()):
+    def run(self, args, extra=(), env=None):
         """Runs the fixture. TATTLE_TIMEOUT_MULTIPLIER, as the sanitizer
         builds set it, scales the tests' timeouts and what taking their
         stacks may cost: both run many times slower there."""
         return self.run_for_report(
             [self.options.fixture, "--color=never"] + list(extra)
-            + list(args))
+            + list(args), env=env)
 
     def timeout_failure(self, report, test_id):
         tests = {t["id"]: t for t in report["tests"]}
@@ -221,6 +225,69 @@ def inside_sanitizer_runtime(c):
     c.expect_eq(len(stacks), 1, "threads shown")
     c.expect(thread_with(stacks, "ask_the_runtime_forever") is not None,
              "the test's thread lost its stack: %r" % stacks)
+
+
+def step_numbers(texts):
+    numbers = []
+    for text in texts:
+        match = re.fullmatch(r"step (\d+)", text or "")
+        if match:
+            numbers.append(int(match.group(1)))
+    return numbers
+
+
+@CASES("stacks_timeout_agrees_with_trace_and_snapshot")
+def agrees_with_trace(c):
+    """The test is stopped when its timeout is seen, before anything of it
+    is read: its stacks, its mailbox snapshot and its trace show the same
+    moment, however long the runner takes before the kill. The runner's
+    test hook TATTLE_TEST_DELAY_BEFORE_KILL_MS holds it 300 ms between
+    reading the test and killing it: a test left running in that time
+    would make hundreds of steps no trace shows. Both ways of stopping are
+    run: the cgroup freeze where the machine has cgroups, SIGSTOP of the
+    process tree without."""
+    for way, env in (("cgroup", {}), ("SIGSTOP", {"TATTLE_NO_CGROUP": "1"})):
+        env["TATTLE_TEST_DELAY_BEFORE_KILL_MS"] = "300"
+        process, report, cwd = c.run(["race/records_until_stopped"], env=env)
+        c.expect_eq(process.returncode, 1, "%s: exit status" % way)
+        failure = c.timeout_failure(report, "race/records_until_stopped")
+        stepper = thread_with(failure["stacks"], "record_until_stopped")
+        if not c.expect(stepper is not None and stepper["tid"] ==
+                        stepper["pid"], "%s: the test's thread is not in "
+                        "record_until_stopped: %r" % (way, failure["stacks"])):
+            continue
+        # The state is where the thread was, not the stop the runner put
+        # it in to read it.
+        c.expect(stepper["state"] in ("R", "S", "D"),
+                 "%s: state %r" % (way, stepper["state"]))
+        with open(os.path.join(cwd, "race_progress.bin"), "rb") as f:
+            progress = struct.unpack("<i", f.read(4))[0]
+        test = report["tests"][0]
+        trace = test.get("trace")
+        if not c.expect(trace is not None, "%s: no trace" % way):
+            continue
+        sent = step_numbers(e.get("msg") for e in trace["events"]
+                            if e["kind"] == "send")
+        if not c.expect(sent, "%s: no step sent in the trace: %r"
+                        % (way, trace["events"][-8:])):
+            continue
+        print("%s: the test was stopped at step %d; its trace ends at step "
+              "%d" % (way, progress, max(sent)))
+        # Each step is written to the file before it is sent: stopped
+        # between the two, the file is one step ahead of the trace.
+        c.expect(progress - max(sent) in (0, 1),
+                 "%s: the test reached step %d but its trace ends at step "
+                 "%d: it ran on after it was read" % (way, progress,
+                                                      max(sent)))
+        boxes = [m for m in trace["mailboxes"] if m["name"] == "steps"]
+        if not c.expect(len(boxes) == 1, "%s: mailboxes %r"
+                        % (way, trace["mailboxes"])):
+            continue
+        pending = step_numbers(boxes[0]["messages"])
+        c.expect(pending and progress - 5 <= min(pending) and
+                 max(pending) <= progress,
+                 "%s: the test reached step %d but its mailbox snapshot "
+                 "holds steps %r" % (way, progress, pending))
 
 
 def main():

@@ -34,7 +34,8 @@ RUNNER_VARIABLES = (
     "TATTLE_TIMEOUT_MULTIPLIER", "TATTLE_CONFIG", "TATTLE_SKIP_RETURN_CODE",
     "TATTLE_REPORT_DIR", "NO_COLOR", "GTEST_TOTAL_SHARDS", "GTEST_SHARD_INDEX",
     "TEST_TOTAL_SHARDS", "TEST_SHARD_INDEX", "TEST_SHARD_STATUS_FILE",
-    "TESTBRIDGE_TEST_ONLY", "XML_OUTPUT_FILE", "TEST_PREMATURE_EXIT_FILE")
+    "TESTBRIDGE_TEST_ONLY", "XML_OUTPUT_FILE", "TEST_PREMATURE_EXIT_FILE",
+    "TATTLE_NO_CGROUP", "TATTLE_TEST_DELAY_BEFORE_KILL_MS")
 
 
 def clean_env(keep=(), also=()):
@@ -115,19 +116,20 @@ class Checks:
         os.mkdir(path)
         return path
 
-    def run_for_report(self, argv, timeout=60):
+    def run_for_report(self, argv, timeout=60, env=None):
         """Runs `argv` (a test binary and its arguments, to which
         `--json report.json` is added) in a new directory with a clean
-        environment that keeps TATTLE_TIMEOUT_MULTIPLIER; requires the
-        report and records each way it fails the schema. Returns
-        (process, report, cwd)."""
+        environment that keeps TATTLE_TIMEOUT_MULTIPLIER, plus the
+        variables in the dict `env`; requires the report and records each
+        way it fails the schema. Returns (process, report, cwd)."""
         import json
         import subprocess
         import validate_json
         cwd = self.new_dir()
-        env = clean_env(keep=("TATTLE_TIMEOUT_MULTIPLIER",))
+        variables = clean_env(keep=("TATTLE_TIMEOUT_MULTIPLIER",))
+        variables.update(env or {})
         process = subprocess.run(list(argv) + ["--json", "report.json"],
-                                 cwd=cwd, env=env, stdout=subprocess.PIPE,
+                                 cwd=cwd, env=variables, stdout=subprocess.PIPE,
                                  stderr=subprocess.PIPE,
                                  timeout=timeout * wait_scale())
         path = os.path.join(cwd, "report.json")
