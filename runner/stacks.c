@@ -9,6 +9,13 @@
  * debug info only looked up by build id: the default search is what makes
  * a default session slow) and detached. The session is ended before returning,
  * so nothing of it stays in the runner's memory for later forks.
+ *
+ * The runner halts a test before taking its stacks (SIGSTOP or a frozen
+ * cgroup). Seized, a group-stopped thread reports PTRACE_EVENT_STOP with
+ * SIGSTOP and a frozen one PTRACE_EVENT_STOP with SIGTRAP, their registers
+ * read as any interrupted thread's, and once detached each goes back to
+ * its stop. Their /proc states would then say only 'T' or 'S', so the
+ * states are read before the halt (tattle__thread_states_read).
  */
 #include "runner/stacks.h"
 
