@@ -268,24 +268,26 @@ def agrees_with_trace(c):
             continue
         sent = step_numbers(e.get("msg") for e in trace["events"]
                             if e["kind"] == "send")
-        if not c.expect(sent, "%s: no step sent in the trace: %r"
-                        % (way, trace["events"][-8:])):
-            continue
+        # A test slow to start (a sanitizer's runtime) may be stopped
+        # inside its first send: then no step is in the trace yet.
+        last_sent = max(sent, default=0)
         print("%s: the test was stopped at step %d; its trace ends at step "
-              "%d" % (way, progress, max(sent)))
+              "%d" % (way, progress, last_sent))
         # Each step is written to the file before it is sent: stopped
         # between the two, the file is one step ahead of the trace.
-        c.expect(progress - max(sent) in (0, 1),
+        c.expect(progress - last_sent in (0, 1),
                  "%s: the test reached step %d but its trace ends at step "
                  "%d: it ran on after it was read" % (way, progress,
-                                                      max(sent)))
+                                                      last_sent))
         boxes = [m for m in trace["mailboxes"] if m["name"] == "steps"]
         if not c.expect(len(boxes) == 1, "%s: mailboxes %r"
                         % (way, trace["mailboxes"])):
             continue
+        # The newest four steps stay pending, and the one being sent when
+        # the test was stopped may be in the mailbox already.
         pending = step_numbers(boxes[0]["messages"])
-        c.expect(pending and progress - 5 <= min(pending) and
-                 max(pending) <= progress,
+        c.expect(all(progress - 5 <= p <= progress for p in pending) and
+                 (pending or last_sent == 0),
                  "%s: the test reached step %d but its mailbox snapshot "
                  "holds steps %r" % (way, progress, pending))
 
