@@ -355,14 +355,42 @@ def speedscope_reads(c):
                      name, sorted(sandwich(profile)), sorted(expected[name])))
 
 
+@CASES("profile_example_loads_in_speedscope")
+def example_in_speedscope(c):
+    """What the README's first command writes for examples/calls: the
+    word counter's functions in speedscope, from both files."""
+    c.require(c.options.example, "no --example: the examples are not built")
+    cwd = c.new_dir()
+    process = subprocess.run(
+        [c.options.example, "--flamegraph", "calls.folded", "--chrome-trace",
+         "calls.trace.json"], cwd=cwd, capture_output=True,
+        env=driver.clean_env(keep=("TATTLE_TIMEOUT_MULTIPLIER",)),
+        timeout=120 * driver.wait_scale())
+    c.expect_eq(process.returncode, 0, "calls_examples: %r" % process.stdout)
+    functions = {"count_text", "count_word", "find_slot", "next_word",
+                 "sort_counts"}
+    weights = read_collapsed(c, os.path.join(cwd, "calls.folded"))
+    named = {frame for stack in weights for frame in stack.split(";")}
+    c.expect(functions <= named, "the flame graph names %r" % sorted(named))
+    shown = speedscope(c, os.path.join(cwd, "calls.folded"))
+    c.expect(functions <= set(sandwich(shown["profiles"][0])),
+             "speedscope shows %r" % sorted(sandwich(shown["profiles"][0])))
+    shown = speedscope(c, os.path.join(cwd, "calls.trace.json"))
+    c.expect_eq(len(shown["profiles"]), 1, "one thread with calls")
+    c.expect(functions <= set(sandwich(shown["profiles"][0])),
+             "speedscope shows %r" % sorted(sandwich(shown["profiles"][0])))
+
+
 def main():
     CASES.list_if_asked()
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("case", choices=sorted(CASES))
     parser.add_argument("--fixture", required=True)
     parser.add_argument("--tattle", required=True)
+    parser.add_argument("--example")
     options = parser.parse_args()
-    if options.case == "profile_speedscope_reads_both":
+    if options.case in ("profile_speedscope_reads_both",
+                        "profile_example_loads_in_speedscope"):
         try:
             require_speedscope()
         except Skip as reason:
