@@ -77,8 +77,8 @@ __attribute__((noinline)) static void *worker(void *unused)
     (void)unused;
     tattle_actor_name("worker");
     char label[32], text[32];
-    if (tattle_mailbox_recv(work, label, sizeof label, text, sizeof text,
-                            -1) >= 0)
+    if (tattle_mailbox_recv(work, label, sizeof label, text, sizeof text, -1) >=
+        0)
         handle();
     return NULL;
 }
