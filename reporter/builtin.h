@@ -10,8 +10,10 @@
 
 #include <tattle/reporter.h>
 
+#include "reporter/chrome_trace.h"
 #include "reporter/compact.h"
 #include "reporter/ctrf.h"
+#include "reporter/flamegraph.h"
 #include "reporter/github.h"
 #include "reporter/html.h"
 #include "reporter/json.h"

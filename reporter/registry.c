@@ -12,11 +12,12 @@
 #include "reporter/builtin.h"
 
 static const struct tattle_reporter_type *const builtin_reporters[] = {
-    &tattle__reporter_console, &tattle__reporter_json,
-    &tattle__reporter_compact, &tattle__reporter_jsonl,
-    &tattle__reporter_junit,   &tattle__reporter_github,
-    &tattle__reporter_tap,     &tattle__reporter_ctrf,
-    &tattle__reporter_html,
+    &tattle__reporter_console,      &tattle__reporter_json,
+    &tattle__reporter_compact,      &tattle__reporter_jsonl,
+    &tattle__reporter_junit,        &tattle__reporter_github,
+    &tattle__reporter_tap,          &tattle__reporter_ctrf,
+    &tattle__reporter_html,         &tattle__reporter_flamegraph,
+    &tattle__reporter_chrome_trace,
 };
 
 static const struct tattle_reporter_type

@@ -15,4 +15,7 @@ list(APPEND TATTLE_SOURCES
   reporter/sequence_diagram.c
   reporter/html_writer.c
   reporter/html.c
+  reporter/call_tree.c
+  reporter/flamegraph.c
+  reporter/chrome_trace.c
 )

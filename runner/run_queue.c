@@ -45,6 +45,11 @@ void tattle__run_queue_init(struct tattle__run_queue *queue,
     };
     for (size_t i = 0; i < plan->count; i++)
         queue->tests[i].planned = &plan->tests[i];
+    queue->keep_passed_traces = options->trace_passed;
+    for (size_t i = 0; i < options->reporter_count; i++)
+        if (strcmp(options->reporters[i].name, "flamegraph") == 0 ||
+            strcmp(options->reporters[i].name, "chrome-trace") == 0)
+            queue->keep_passed_traces = true;
 }
 
 /* ---- final results ---- */
@@ -84,7 +89,7 @@ static void emit_one(struct tattle__run_queue *queue,
         record->result.rerun =
             tattle__rerun_command(queue->program, record->result.test->id);
     bool keep_trace = tattle__result_failed(&record->result) ||
-                      record->result.flaky || queue->options->trace_passed;
+                      record->result.flaky || queue->keep_passed_traces;
     if (!keep_trace)
         tattle__record_drop_trace(record);
     count_result(queue, &record->result);

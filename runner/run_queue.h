@@ -36,6 +36,9 @@ struct tattle__run_queue {
     struct tattle__queued_test **again; /* a stack of tests to run again */
     size_t again_count;
     uint64_t failures_seen;
+    /* Traces of passed tests are kept (--trace-passed, or a flame graph
+     * or timeline asked for, which show every traced test). */
+    bool keep_passed_traces;
     struct tattle_summary summary;
     struct tattle__last_run_outcome *outcomes; /* tests that ran */
     size_t outcome_count, outcome_capacity;

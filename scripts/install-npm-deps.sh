@@ -2,8 +2,9 @@
 # install-npm-deps.sh — installs the npm packages the tests read tattle's
 # reports with: ctrf (the CTRF schema validator), tap-parser (TAP 14,
 # strict), junit2json (JUnit XML), playwright-core (drives Debian's
-# chromium to open the HTML report) and mermaid (parses `tattle show
-# --mermaid`), pinned in tests/consumers/package-lock.json.
+# chromium to open the HTML report), mermaid (parses `tattle show
+# --mermaid`) and speedscope (opens the flame graph and the Chrome trace),
+# pinned in tests/consumers/package-lock.json.
 #
 # Runs `npm ci` there when node_modules is missing or older than the lock.
 # Never fails the caller: without npm, or when the npm registry cannot be

@@ -1,0 +1,70 @@
+/*
+ * call_tree.h — a test's recorded calls replayed thread by thread: which
+ * stack each thread was in at every call, and how long it stayed there.
+ * The one reading of `trace.calls` behind the flame graph and the Chrome
+ * trace.
+ *
+ * The stacks of a test form a tree (node 0, the root, is "no call"); a
+ * node is found from its parent and function name through a hash table,
+ * so replaying N calls costs O(N) whatever their depth. Each thread (an
+ * actor of the trace) keeps the node it is in and when it got there;
+ * an entry moves it to a child node, an exit back to the parent (an exit
+ * seen at the root, whose entry fell out of the recorder's window, is
+ * passed over). The time between two calls of a thread is the innermost
+ * function's own time: it is added to the node the thread was in.
+ */
+#ifndef TATTLE_REPORTER_CALL_TREE_H
+#define TATTLE_REPORTER_CALL_TREE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <tattle/reporter.h>
+
+#include "base/buffer.h"
+#include "base/name_index.h"
+
+struct tattle__call_node {
+    size_t parent;
+    const char *function; /* the trace's string; "?" when unknown */
+    const char *file;     /* of its first entry: the trace's, or NULL */
+    int line;
+    uint64_t self_us; /* time threads spent in it and not deeper */
+};
+
+struct tattle__call_thread {
+    size_t node;      /* where the thread is: 0 outside every call */
+    uint64_t last_us; /* when it got there */
+};
+
+struct tattle__call_tree {
+    struct tattle__name_index keys; /* "parent\x1f" function: node - 1 */
+    struct tattle__call_node *nodes;
+    size_t node_count, node_capacity;
+    struct tattle__name_index actors;
+    struct tattle__call_thread *threads;
+    size_t thread_capacity;
+    struct tattle__buffer key;
+};
+
+/** Empties `tree` for another test, keeping its memory. */
+void tattle__call_tree_reset(struct tattle__call_tree *tree);
+
+/** The thread of `actor` (NULL reads "?"), added when new. */
+size_t tattle__call_tree_thread(struct tattle__call_tree *tree,
+                                const char *actor);
+
+/** Replays one call on its thread: the time since the thread's previous
+ * call goes to the node it was in, then it enters or leaves. Returns the
+ * node the thread was in before (an exit's) or is in after (an entry's),
+ * and 0 for an exit passed over. */
+size_t tattle__call_tree_step(struct tattle__call_tree *tree,
+                              const struct tattle_trace_call *call);
+
+/** Ends every thread still inside calls at `end_us` (the test's end):
+ * their time until then goes to the node they are in. */
+void tattle__call_tree_finish(struct tattle__call_tree *tree, uint64_t end_us);
+
+void tattle__call_tree_release(struct tattle__call_tree *tree);
+
+#endif /* TATTLE_REPORTER_CALL_TREE_H */

@@ -1,0 +1,83 @@
+// check_speedscope.mjs — opens one profile in speedscope (npm's
+// speedscope, its release build, in Debian's /usr/bin/chromium driven by
+// npm's playwright-core) the way its command line does, and prints one
+// line of JSON saying what speedscope showed:
+//
+//   node check_speedscope.mjs PROFILE
+//
+// {"title": the page's title once loaded ("NAME - speedscope"),
+//  "alerts": [dialogs: speedscope's import errors], "page_errors": [...],
+//  "console_errors": [...], "requests": [urls fetched but the page's own],
+//  "profiles": [{"name", "frames": [frame names of its sandwich table]}]}
+//
+// The profile goes in as speedscope's CLI hands it over: a script that
+// calls speedscope.loadFileFromBase64(name, base64), named by the page's
+// #localProfilePath. For each profile (a file may hold several: one per
+// thread of a Chrome trace) the sandwich view, whose table lists every
+// frame as text, is read; the flame chart itself is a canvas.
+import { chromium } from 'playwright-core';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+
+const [profile] = process.argv.slice(2);
+const here = path.dirname(fileURLToPath(import.meta.url));
+const page_path = path.join(here, 'node_modules', 'speedscope', 'dist',
+                            'release', 'index.html');
+const executablePath = process.env.CHROMIUM || '/usr/bin/chromium';
+const name = path.basename(profile);
+const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'tattle-speedscope-'));
+const loader = path.join(scratch, 'load.js');
+fs.writeFileSync(loader, `speedscope.loadFileFromBase64(${JSON.stringify(name)}, ` +
+                 `${JSON.stringify(fs.readFileSync(profile).toString('base64'))})`);
+const url = pathToFileURL(page_path).href + '#localProfilePath=' + loader;
+
+const browser = await chromium.launch({
+  executablePath,
+  args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'],
+});
+const result = { alerts: [], page_errors: [], console_errors: [],
+                 requests: [], profiles: [] };
+try {
+  const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+  page.on('dialog', (d) => { result.alerts.push(d.message()); d.dismiss(); });
+  page.on('pageerror', (e) => result.page_errors.push(String(e)));
+  page.on('console', (m) => { if (m.type() === 'error') result.console_errors.push(m.text()); });
+  page.on('request', (r) => {
+    const requested = r.url();
+    if (!requested.startsWith(pathToFileURL(path.dirname(page_path)).href) &&
+        requested !== pathToFileURL(loader).href &&
+        !requested.startsWith('data:'))
+      result.requests.push(requested);
+  });
+  await page.goto(url, { waitUntil: 'load' });
+  const want = `${name} - speedscope`;
+  await page.waitForFunction((t) => document.title.startsWith(t) ||
+                             document.title.includes(' - speedscope'),
+                             want, { timeout: 30000 }).catch(() => {});
+  result.title = await page.title();
+  if (result.title.endsWith(' - speedscope')) {
+    // The sandwich view lists the frames of the profile shown as text.
+    await page.getByText('Sandwich', { exact: false }).first().click();
+    for (let index = 0; index < 64; index++) {
+      await page.waitForTimeout(200);
+      const shown = await page.evaluate(() => document.body.innerText);
+      result.profiles.push(await page.evaluate(() => ({
+        text: document.body.innerText,
+        rows: [...document.querySelectorAll('tr')].map(
+          (r) => [...r.children].map((c) => c.textContent)),
+      })));
+      // The next profile: speedscope's "n" key (the toolbar's "1/3").
+      const before = shown;
+      await page.keyboard.press('n');
+      await page.waitForTimeout(200);
+      if (await page.evaluate(() => document.body.innerText) === before)
+        break;
+    }
+  }
+} finally {
+  await browser.close();
+  fs.rmSync(scratch, { recursive: true, force: true });
+}
+console.log(JSON.stringify(result));
