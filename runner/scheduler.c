@@ -770,6 +770,19 @@ static void take_stacks(struct tattle__scheduler *scheduler,
     tattle__pid_list_release(&processes);
 }
 
+/* Whether `pid` is among the processes of job `job`'s cgroup. */
+static bool in_job_cgroup(struct tattle__scheduler *scheduler, unsigned job,
+                          pid_t pid)
+{
+    pid_t listed[STACKS_PROCESSES];
+    size_t count = tattle__job_cgroup_list(&scheduler->cgroups, job, listed,
+                                           STACKS_PROCESSES);
+    for (size_t i = 0; i < count; i++)
+        if (listed[i] == pid)
+            return true;
+    return false;
+}
+
 /* Halts every process of a test where it is, before anything of it is
  * read: its job's cgroup is frozen where there is one (a process forked
  * meanwhile starts frozen), or else every process of its tree is sent
@@ -785,8 +798,11 @@ static void halt_test(struct tattle__scheduler *scheduler, struct running *run)
         (uint64_t)((double)halt_budget_us * scheduler->timeout_multiplier);
     if (tattle__job_cgroups_available(&scheduler->cgroups)) {
         run->frozen = true; /* thawed after the kill, whatever happened */
-        if (tattle__job_cgroup_freeze(&scheduler->cgroups, job, deadline_us))
+        if (tattle__job_cgroup_freeze(&scheduler->cgroups, job, deadline_us) &&
+            in_job_cgroup(scheduler, job, run->pid))
             return;
+        /* A test that has not joined its cgroup yet is not frozen with it:
+         * its tree is stopped as where there are no cgroups. */
     }
     struct tattle__pid_list tree = {0};
     tattle__process_tree_stop(run->pid, true, &tree);
