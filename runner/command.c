@@ -54,7 +54,6 @@
 #include "base/timestamp.h"
 #include "results/model.h"
 #include "runner/gtest.h"
-#include "runner/junit_in.h"
 #include "runner/options.h"
 #include "runner/tap_in.h"
 #include "runner/run.h"
@@ -83,6 +82,8 @@ static struct {
     bool will_fail;     /* CTest's WILL_FAIL: a failing exit passes */
     bool qualify_inner; /* GoogleTest suites become NAME.SUITE */
     struct tattle_test test;
+    /* The tattle command's reader of --junit-in's report, or NULL. */
+    tattle__junit_reader read_junit;
     /* The inner tests' ids, kept for the whole run (the run's last-run
      * record holds them). */
     struct inner_info {
@@ -175,6 +176,11 @@ static void exec_command(void)
                                            .message = message.data};
     tattle__slot_add_failure(tattle__child_slot(), &failure);
     tattle__buffer_release(&message);
+}
+
+void tattle__command_set_junit_reader(tattle__junit_reader reader)
+{
+    wrapped.read_junit = reader;
 }
 
 bool tattle__command_wrapping(void)
@@ -309,7 +315,9 @@ static void release_wrapped(void)
     free(wrapped.report_path);
     free(wrapped.gtest_output);
     free(wrapped.junit_path);
+    tattle__junit_reader read_junit = wrapped.read_junit;
     wrapped = (__typeof__(wrapped)){0};
+    wrapped.read_junit = read_junit;
 }
 
 /* The command line split at `--`: the runner's options (without --name,
@@ -793,7 +801,7 @@ static bool read_junit_report(struct tattle__result_record *record,
 {
     char *problem = NULL;
     enum tattle__junit_read_status status =
-        tattle__junit_read(wrapped.junit_path, wrapped.name, tests, &problem);
+        wrapped.read_junit(wrapped.junit_path, wrapped.name, tests, &problem);
     if (status == TATTLE__JUNIT_READ && tests->count > 0)
         return true;
     if (status == TATTLE__JUNIT_MISSING &&
@@ -1002,6 +1010,9 @@ int tattle__run_command_main(int argc, char **argv)
     if (status < 0 && line.given_junit_in) {
         if (!*line.given_junit_in) {
             status = usage_error("--junit-in needs a FILE");
+        } else if (!wrapped.read_junit) {
+            status = usage_error("--junit-in: this program reads no JUnit "
+                                 "report (the tattle command does)");
         } else if (line.given_junit_in[0] == '/') {
             wrapped.junit_path = tattle__strdup(line.given_junit_in);
         } else {

@@ -24,7 +24,7 @@
  * nested ones). A report that is not well-formed is a problem naming the
  * file and the line:column libxml2 stopped at.
  */
-#include "runner/junit_in.h"
+#include "cli/junit_in.h"
 
 #include <libxml/xmlreader.h>
 #include <stdlib.h>
