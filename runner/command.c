@@ -698,12 +698,14 @@ static void build_inner(struct tattle__result_record *inner,
         result->stdout_output = (struct tattle_output){
             .text = tattle__record_copy(inner, out),
             .length = strlen(out),
-            .bytes = strlen(out),
+            .bytes = test->stdout_text ? test->stdout_bytes : 0,
+            .truncated = test->stdout_cut,
         };
         result->stderr_output = (struct tattle_output){
             .text = tattle__record_copy(inner, err),
             .length = strlen(err),
-            .bytes = strlen(err),
+            .bytes = test->stderr_text ? test->stderr_bytes : 0,
+            .truncated = test->stderr_cut,
         };
     } else if (result->state == TATTLE_STATE_FAILED) {
         /* The command's output is the failed test's evidence: the test's
