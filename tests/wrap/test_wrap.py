@@ -1101,6 +1101,13 @@ EXTERNAL_ENTITY = (
     '</testsuite></testsuites>')
 
 
+# A DOCTYPE after a comment and a processing instruction is still the
+# prolog's: refused before the entity it declares is met.
+COMMENTED_ENTITY = (
+    '<?xml version="1.0"?>\n<!-- c --><?pi x?>\n<!-- d -->'
+    + EXTERNAL_ENTITY[len('<?xml version="1.0"?>\n'):])
+
+
 @CASES("wrap_junit_in_hostile_reports_are_errors")
 def wraps_junit_in_hostile(c):
     # Each report the command writes is refused with an error naming the
@@ -1116,6 +1123,8 @@ def wraps_junit_in_hostile(c):
              % BILLION_LAUGHS, refused),
             ("an external entity", "printf '%%s' '%s' > inner.xml"
              % EXTERNAL_ENTITY, refused),
+            ("a DOCTYPE after a comment", "printf '%%s' '%s' > inner.xml"
+             % COMMENTED_ENTITY, refused),
             ("invalid UTF-8", "printf '<testsuites><testsuite name=\"s\">\\n"
              "<testcase name=\"\\377\\376\"/></testsuite></testsuites>' "
              "> inner.xml", ":2:"),
