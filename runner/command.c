@@ -147,22 +147,51 @@ TATTLE__PRINTF(1, 2) static int usage_error(const char *format, ...)
     return 2;
 }
 
+/* How the error of a report left in place begins: the command did not
+ * run, and what is at the path is not read. */
+static const char report_not_removed[] =
+    "cannot remove the earlier JUnit report at ";
+
+/* Removes the regular file at `path`, if there is one: NULL when there is
+ * none now, else why not. Never a link (nor what it points to), a
+ * directory, a FIFO or a device: what is at the path is not the report
+ * an earlier run wrote. */
+static const char *earlier_report_removed(const char *path)
+{
+    struct stat status;
+    if (lstat(path, &status) != 0)
+        return errno == ENOENT ? NULL : strerror(errno);
+    if (S_ISLNK(status.st_mode))
+        return "it is a symbolic link, not a regular file";
+    if (S_ISDIR(status.st_mode))
+        return "it is a directory, not a regular file";
+    if (!S_ISREG(status.st_mode))
+        return "it is not a regular file";
+    if (unlink(path) != 0 && errno != ENOENT)
+        return strerror(errno);
+    return NULL;
+}
+
 /* Body of the wrapped command's test, in the forked test process. */
 static void exec_command(void)
 {
-    if (wrapped.junit_path && unlink(wrapped.junit_path) != 0 &&
-        errno != ENOENT) {
-        /* A report left from an earlier run would be read as this one's. */
-        struct tattle__buffer message = {0};
-        tattle__buffer_printf(&message,
-                              "cannot remove the earlier JUnit report at "
-                              "%s: %s",
-                              wrapped.junit_path, strerror(errno));
-        struct tattle__slot_failure failure = {.kind = TATTLE_FAILURE_ERROR,
-                                               .message = message.data};
-        tattle__slot_add_failure(tattle__child_slot(), &failure);
-        tattle__buffer_release(&message);
-        return;
+    if (wrapped.junit_path) {
+        /* A report left from an earlier run would be read as this one's:
+         * it is removed, when it is a regular file. Anything else at the
+         * path (a link, a directory, a FIFO) is left alone, and the
+         * command not run. */
+        const char *why_not = earlier_report_removed(wrapped.junit_path);
+        if (why_not) {
+            struct tattle__buffer message = {0};
+            tattle__buffer_printf(&message, "%s%s: %s; the command is not run",
+                                  report_not_removed, wrapped.junit_path,
+                                  why_not);
+            struct tattle__slot_failure failure = {.kind = TATTLE_FAILURE_ERROR,
+                                                   .message = message.data};
+            tattle__slot_add_failure(tattle__child_slot(), &failure);
+            tattle__buffer_release(&message);
+            return;
+        }
     }
     if (wrapped.report_path) {
         unlink(wrapped.report_path);
@@ -801,6 +830,14 @@ static void name_tests_uniquely(struct tattle__gtest_tests *tests, bool gtest)
 static bool read_junit_report(struct tattle__result_record *record,
                               struct tattle__gtest_tests *tests)
 {
+    for (size_t i = 0; i < record->result.failure_count; i++) {
+        const char *message = record->result.failures[i].message;
+        if (message && strncmp(message, report_not_removed,
+                               sizeof report_not_removed - 1) == 0) {
+            *tests = (struct tattle__gtest_tests){0};
+            return false; /* the command did not run */
+        }
+    }
     char *problem = NULL;
     enum tattle__junit_read_status status =
         wrapped.read_junit(wrapped.junit_path, wrapped.name, tests, &problem);

@@ -1172,6 +1172,35 @@ def wraps_junit_in_hostile(c):
                 "the 100,001 tests")
 
 
+@CASES("wrap_junit_in_removes_only_a_regular_earlier_report")
+def wraps_junit_in_removes_regular(c):
+    # What is at FILE before the command runs is removed only when it is a
+    # regular file: a symbolic link (and what it points to), a directory
+    # and a FIFO stay, and the command is not run, with an error naming
+    # the path.
+    for label, make, said in (
+            ("a symbolic link", lambda p: os.symlink("target.xml", p),
+             "it is a symbolic link, not a regular file"),
+            ("a directory", os.mkdir, "it is a directory, not a regular file"),
+            ("a FIFO", os.mkfifo, "it is not a regular file")):
+        cwd = c.new_dir()
+        driver.write(os.path.join(cwd, "target.xml"), NESTED_REPORT)
+        path = os.path.join(os.path.realpath(cwd), "inner.xml")
+        make(path)
+        run = c.tattle_run(["sh", "-c", "echo ran > ran.txt"],
+                           ["--junit-in", "inner.xml"], cwd=cwd)
+        c.expect_eq(run.process.returncode, 1, "exit status with %s" % label)
+        c.expect_eq([(f["kind"], f["message"]) for f in run.test["failures"]],
+                    [("error", "cannot remove the earlier JUnit report at "
+                      "%s: %s; the command is not run" % (path, said))],
+                    "the error with %s" % label)
+        c.expect(os.path.lexists(path), "%s was removed" % label)
+        c.expect(os.path.exists(os.path.join(cwd, "target.xml")),
+                 "the file %s points to was removed" % label)
+        c.expect(not os.path.exists(os.path.join(cwd, "ran.txt")),
+                 "the command ran with %s at the path" % label)
+
+
 # Past libxml2's bound on one text node (10 MB).
 BIG_TEXT = 20 * 1024 * 1024
 # What a captured stream keeps: its first and last 32 KiB.
