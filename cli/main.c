@@ -18,7 +18,9 @@
 
 #include "base/utf8.h"
 #include "cli/cli.h"
+#include "cli/junit_in.h"
 #include "results/read.h"
+#include "runner/command.h"
 
 static const char usage[] =
     "usage: tattle COMMAND [ARGS]   (tattle COMMAND --help for more)\n"
@@ -160,6 +162,7 @@ int main(int argc, char **argv)
         {"show", tattle__cli_show},       {"validate", tattle__cli_validate},
         {"convert", tattle__cli_convert}, {"ctest", tattle__cli_ctest},
     };
+    tattle__command_set_junit_reader(tattle__junit_read);
     if (argc < 2) {
         fputs(usage, stderr);
         return TATTLE__EXIT_BAD_INPUT;

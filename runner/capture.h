@@ -17,6 +17,14 @@
 
 #include "base/buffer.h"
 
+/** What the runner keeps of each output stream of a test: its first and
+ * last bytes. Output read from elsewhere (a JUnit report's <system-out>)
+ * is kept within the same bounds. */
+enum {
+    TATTLE__CAPTURE_HEAD = 32 * 1024,
+    TATTLE__CAPTURE_TAIL = 32 * 1024,
+};
+
 struct tattle__capture {
     unsigned char *head;
     size_t head_length, head_limit;

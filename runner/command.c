@@ -54,7 +54,6 @@
 #include "base/timestamp.h"
 #include "results/model.h"
 #include "runner/gtest.h"
-#include "runner/junit_in.h"
 #include "runner/options.h"
 #include "runner/tap_in.h"
 #include "runner/run.h"
@@ -83,6 +82,8 @@ static struct {
     bool will_fail;     /* CTest's WILL_FAIL: a failing exit passes */
     bool qualify_inner; /* GoogleTest suites become NAME.SUITE */
     struct tattle_test test;
+    /* The tattle command's reader of --junit-in's report, or NULL. */
+    tattle__junit_reader read_junit;
     /* The inner tests' ids, kept for the whole run (the run's last-run
      * record holds them). */
     struct inner_info {
@@ -146,22 +147,51 @@ TATTLE__PRINTF(1, 2) static int usage_error(const char *format, ...)
     return 2;
 }
 
+/* How the error of a report left in place begins: the command did not
+ * run, and what is at the path is not read. */
+static const char report_not_removed[] =
+    "cannot remove the earlier JUnit report at ";
+
+/* Removes the regular file at `path`, if there is one: NULL when there is
+ * none now, else why not. Never a link (nor what it points to), a
+ * directory, a FIFO or a device: what is at the path is not the report
+ * an earlier run wrote. */
+static const char *earlier_report_removed(const char *path)
+{
+    struct stat status;
+    if (lstat(path, &status) != 0)
+        return errno == ENOENT ? NULL : strerror(errno);
+    if (S_ISLNK(status.st_mode))
+        return "it is a symbolic link, not a regular file";
+    if (S_ISDIR(status.st_mode))
+        return "it is a directory, not a regular file";
+    if (!S_ISREG(status.st_mode))
+        return "it is not a regular file";
+    if (unlink(path) != 0 && errno != ENOENT)
+        return strerror(errno);
+    return NULL;
+}
+
 /* Body of the wrapped command's test, in the forked test process. */
 static void exec_command(void)
 {
-    if (wrapped.junit_path && unlink(wrapped.junit_path) != 0 &&
-        errno != ENOENT) {
-        /* A report left from an earlier run would be read as this one's. */
-        struct tattle__buffer message = {0};
-        tattle__buffer_printf(&message,
-                              "cannot remove the earlier JUnit report at "
-                              "%s: %s",
-                              wrapped.junit_path, strerror(errno));
-        struct tattle__slot_failure failure = {.kind = TATTLE_FAILURE_ERROR,
-                                               .message = message.data};
-        tattle__slot_add_failure(tattle__child_slot(), &failure);
-        tattle__buffer_release(&message);
-        return;
+    if (wrapped.junit_path) {
+        /* A report left from an earlier run would be read as this one's:
+         * it is removed, when it is a regular file. Anything else at the
+         * path (a link, a directory, a FIFO) is left alone, and the
+         * command not run. */
+        const char *why_not = earlier_report_removed(wrapped.junit_path);
+        if (why_not) {
+            struct tattle__buffer message = {0};
+            tattle__buffer_printf(&message, "%s%s: %s; the command is not run",
+                                  report_not_removed, wrapped.junit_path,
+                                  why_not);
+            struct tattle__slot_failure failure = {.kind = TATTLE_FAILURE_ERROR,
+                                                   .message = message.data};
+            tattle__slot_add_failure(tattle__child_slot(), &failure);
+            tattle__buffer_release(&message);
+            return;
+        }
     }
     if (wrapped.report_path) {
         unlink(wrapped.report_path);
@@ -175,6 +205,11 @@ static void exec_command(void)
                                            .message = message.data};
     tattle__slot_add_failure(tattle__child_slot(), &failure);
     tattle__buffer_release(&message);
+}
+
+void tattle__command_set_junit_reader(tattle__junit_reader reader)
+{
+    wrapped.read_junit = reader;
 }
 
 bool tattle__command_wrapping(void)
@@ -309,7 +344,9 @@ static void release_wrapped(void)
     free(wrapped.report_path);
     free(wrapped.gtest_output);
     free(wrapped.junit_path);
+    tattle__junit_reader read_junit = wrapped.read_junit;
     wrapped = (__typeof__(wrapped)){0};
+    wrapped.read_junit = read_junit;
 }
 
 /* The command line split at `--`: the runner's options (without --name,
@@ -690,12 +727,14 @@ static void build_inner(struct tattle__result_record *inner,
         result->stdout_output = (struct tattle_output){
             .text = tattle__record_copy(inner, out),
             .length = strlen(out),
-            .bytes = strlen(out),
+            .bytes = test->stdout_text ? test->stdout_bytes : 0,
+            .truncated = test->stdout_cut,
         };
         result->stderr_output = (struct tattle_output){
             .text = tattle__record_copy(inner, err),
             .length = strlen(err),
-            .bytes = strlen(err),
+            .bytes = test->stderr_text ? test->stderr_bytes : 0,
+            .truncated = test->stderr_cut,
         };
     } else if (result->state == TATTLE_STATE_FAILED) {
         /* The command's output is the failed test's evidence: the test's
@@ -791,9 +830,17 @@ static void name_tests_uniquely(struct tattle__gtest_tests *tests, bool gtest)
 static bool read_junit_report(struct tattle__result_record *record,
                               struct tattle__gtest_tests *tests)
 {
+    for (size_t i = 0; i < record->result.failure_count; i++) {
+        const char *message = record->result.failures[i].message;
+        if (message && strncmp(message, report_not_removed,
+                               sizeof report_not_removed - 1) == 0) {
+            *tests = (struct tattle__gtest_tests){0};
+            return false; /* the command did not run */
+        }
+    }
     char *problem = NULL;
     enum tattle__junit_read_status status =
-        tattle__junit_read(wrapped.junit_path, wrapped.name, tests, &problem);
+        wrapped.read_junit(wrapped.junit_path, wrapped.name, tests, &problem);
     if (status == TATTLE__JUNIT_READ && tests->count > 0)
         return true;
     if (status == TATTLE__JUNIT_MISSING &&
@@ -1002,6 +1049,9 @@ int tattle__run_command_main(int argc, char **argv)
     if (status < 0 && line.given_junit_in) {
         if (!*line.given_junit_in) {
             status = usage_error("--junit-in needs a FILE");
+        } else if (!wrapped.read_junit) {
+            status = usage_error("--junit-in: this program reads no JUnit "
+                                 "report (the tattle command does)");
         } else if (line.given_junit_in[0] == '/') {
             wrapped.junit_path = tattle__strdup(line.given_junit_in);
         } else {

@@ -19,6 +19,12 @@
 #include <tattle/tattle.h>
 
 #include "results/record.h"
+#include "runner/junit_in.h"
+
+/** Sets how `tattle run --junit-in` reads a JUnit report: the `tattle`
+ * command hands its reader (cli/junit_in.c) before it runs
+ * tattle__run_command_main(); without one, --junit-in is a usage error. */
+void tattle__command_set_junit_reader(tattle__junit_reader reader);
 
 /** Whether this run is `tattle run`'s, of a wrapped command. */
 bool tattle__command_wrapping(void);

@@ -67,8 +67,12 @@ struct tattle__gtest_test {
     size_t failure_count;
     char *skip_reason;
     /* What a JUnit report's <system-out> and <system-err> hold for the
-     * test; NULL when it has none. */
+     * test, NULL when it has none: as much as a captured stream keeps
+     * (runner/capture.h), the head and tail of a longer one with the
+     * omission marked; `*_bytes` counts what the report held. */
     char *stdout_text, *stderr_text;
+    uint64_t stdout_bytes, stderr_bytes;
+    bool stdout_cut, stderr_cut;
 };
 
 struct tattle__gtest_tests {

@@ -4,6 +4,11 @@
  * Criterion's --xml, pytest's --junitxml and others), read into the same
  * list as a GoogleTest program's tests (runner/gtest.h), which
  * runner/command.c turns into results.
+ *
+ * Reading XML takes libxml2, which the library does not link (every test
+ * program would load it, and ICU behind it, at start): the `tattle`
+ * command reads the report (cli/junit_in.c) and hands its reader to the
+ * runner with tattle__command_set_junit_reader() (runner/command.h).
  */
 #ifndef TATTLE_RUNNER_JUNIT_IN_H
 #define TATTLE_RUNNER_JUNIT_IN_H
@@ -30,8 +35,8 @@ enum tattle__junit_read_status {
  * the network, a document type declaration (the way to entities, local
  * files and exponential expansion) is refused, and libxml2's own bounds
  * on depth and text size hold. */
-enum tattle__junit_read_status
-tattle__junit_read(const char *path, const char *default_suite,
-                   struct tattle__gtest_tests *tests, char **problem);
+typedef enum tattle__junit_read_status (*tattle__junit_reader)(
+    const char *path, const char *default_suite,
+    struct tattle__gtest_tests *tests, char **problem);
 
 #endif /* TATTLE_RUNNER_JUNIT_IN_H */

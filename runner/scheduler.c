@@ -48,8 +48,6 @@
 
 enum {
     SLOT_BYTES = 256 * 1024,
-    CAPTURE_HEAD = 32 * 1024,
-    CAPTURE_TAIL = 32 * 1024,
     READ_CHUNK = 64 * 1024,
     STACKS_PROCESSES = 64 /* processes of one test whose stacks are taken */
 };
@@ -1370,8 +1368,10 @@ int tattle__scheduler_create(struct tattle__scheduler **out,
         }
         if (config->no_fork)
             continue;
-        tattle__capture_init(&run->captures[0], CAPTURE_HEAD, CAPTURE_TAIL);
-        tattle__capture_init(&run->captures[1], CAPTURE_HEAD, CAPTURE_TAIL);
+        tattle__capture_init(&run->captures[0], TATTLE__CAPTURE_HEAD,
+                             TATTLE__CAPTURE_TAIL);
+        tattle__capture_init(&run->captures[1], TATTLE__CAPTURE_HEAD,
+                             TATTLE__CAPTURE_TAIL);
         for (int stream = 0; stream < 2 && result == 0; stream++) {
             int ends[2];
             if (pipe2(ends, O_CLOEXEC) != 0) {
@@ -1401,7 +1401,7 @@ int tattle__scheduler_create(struct tattle__scheduler **out,
             .program_fd_count = config->program_fd_count,
             .cgroups = &scheduler->cgroups,
             .original_sigpipe = config->original_sigpipe,
-            .fixture_output_limit = CAPTURE_HEAD + CAPTURE_TAIL,
+            .fixture_output_limit = TATTLE__CAPTURE_HEAD + TATTLE__CAPTURE_TAIL,
         };
         result = tattle__fork_server_start(&scheduler->server, &server_config);
         free(stdout_fds);

@@ -32,6 +32,5 @@ list(APPEND TATTLE_SOURCES
   runner/run.c
   runner/gtest.c
   runner/tap_in.c
-  runner/junit_in.c
   runner/command.c
 )

@@ -8,7 +8,10 @@ use. Data flows runner -> tracer -> results -> reporters, base/ below all:
     tracer    -> tracer, base
     reporter  -> reporter, results, base
     runner    -> runner, tracer, results, reporter, base
-    cli       -> cli, results, reporter, base
+    cli       -> cli, runner, results, reporter, base
+
+The cli is the top: it may reach into the runner (it hands `tattle run`
+the JUnit reader only it links), and nothing includes the cli.
 
 Public headers (<tattle/...>) may be included anywhere. Exits 0 when every
 include keeps the rule, 1 listing each that does not (file:line: include).
@@ -23,7 +26,7 @@ ALLOWED = {
     "tracer": {"tracer", "base"},
     "reporter": {"reporter", "results", "base"},
     "runner": {"runner", "tracer", "results", "reporter", "base"},
-    "cli": {"cli", "results", "reporter", "base"},
+    "cli": {"cli", "runner", "results", "reporter", "base"},
 }
 
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"')

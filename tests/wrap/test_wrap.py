@@ -20,6 +20,7 @@ refused for the stacks).
 import argparse
 import json
 import os
+import resource
 import shutil
 import signal
 import subprocess
@@ -1100,6 +1101,13 @@ EXTERNAL_ENTITY = (
     '</testsuite></testsuites>')
 
 
+# A DOCTYPE after a comment and a processing instruction is still the
+# prolog's: refused before the entity it declares is met.
+COMMENTED_ENTITY = (
+    '<?xml version="1.0"?>\n<!-- c --><?pi x?>\n<!-- d -->'
+    + EXTERNAL_ENTITY[len('<?xml version="1.0"?>\n'):])
+
+
 @CASES("wrap_junit_in_hostile_reports_are_errors")
 def wraps_junit_in_hostile(c):
     # Each report the command writes is refused with an error naming the
@@ -1115,6 +1123,8 @@ def wraps_junit_in_hostile(c):
              % BILLION_LAUGHS, refused),
             ("an external entity", "printf '%%s' '%s' > inner.xml"
              % EXTERNAL_ENTITY, refused),
+            ("a DOCTYPE after a comment", "printf '%%s' '%s' > inner.xml"
+             % COMMENTED_ENTITY, refused),
             ("invalid UTF-8", "printf '<testsuites><testsuite name=\"s\">\\n"
              "<testcase name=\"\\377\\376\"/></testsuite></testsuites>' "
              "> inner.xml", ":2:"),
@@ -1160,6 +1170,112 @@ def wraps_junit_in_hostile(c):
                  tests[-1]["state"], report["summary"]["passed"]),
                 (100001, "big/t0", "big/last", "failed", 100000),
                 "the 100,001 tests")
+
+
+@CASES("wrap_junit_in_removes_only_a_regular_earlier_report")
+def wraps_junit_in_removes_regular(c):
+    # What is at FILE before the command runs is removed only when it is a
+    # regular file: a symbolic link (and what it points to), a directory
+    # and a FIFO stay, and the command is not run, with an error naming
+    # the path.
+    for label, make, said in (
+            ("a symbolic link", lambda p: os.symlink("target.xml", p),
+             "it is a symbolic link, not a regular file"),
+            ("a directory", os.mkdir, "it is a directory, not a regular file"),
+            ("a FIFO", os.mkfifo, "it is not a regular file")):
+        cwd = c.new_dir()
+        driver.write(os.path.join(cwd, "target.xml"), NESTED_REPORT)
+        path = os.path.join(os.path.realpath(cwd), "inner.xml")
+        make(path)
+        run = c.tattle_run(["sh", "-c", "echo ran > ran.txt"],
+                           ["--junit-in", "inner.xml"], cwd=cwd)
+        c.expect_eq(run.process.returncode, 1, "exit status with %s" % label)
+        c.expect_eq([(f["kind"], f["message"]) for f in run.test["failures"]],
+                    [("error", "cannot remove the earlier JUnit report at "
+                      "%s: %s; the command is not run" % (path, said))],
+                    "the error with %s" % label)
+        c.expect(os.path.lexists(path), "%s was removed" % label)
+        c.expect(os.path.exists(os.path.join(cwd, "target.xml")),
+                 "the file %s points to was removed" % label)
+        c.expect(not os.path.exists(os.path.join(cwd, "ran.txt")),
+                 "the command ran with %s at the path" % label)
+
+
+# Past libxml2's bound on one text node (10 MB).
+BIG_TEXT = 20 * 1024 * 1024
+# What a captured stream keeps: its first and last 32 KiB.
+KEPT = 64 * 1024
+
+
+@CASES("wrap_junit_in_bounds_what_a_test_case_keeps")
+def wraps_junit_in_bounded(c):
+    # A test case with 20 MB of output and 20 MB of failure text (in a
+    # CDATA section) is read, each kept as a captured stream is: its head
+    # and tail, the omission marked, the byte count exact.
+    cwd = c.new_dir()
+    printed = "H" * 100 + "o" * (BIG_TEXT - 200) + "T" * 100
+    driver.write(os.path.join(cwd, "source.xml"),
+                 '<testsuite name="s"><testcase name="loud">'
+                 '<failure message="m"><![CDATA[f.c:3: boom\n'
+                 + "x" * BIG_TEXT + "END]]></failure>"
+                 "<system-out>" + printed + "</system-out>"
+                 "<system-err>" + "e&amp;" * 10 + "</system-err>"
+                 '</testcase><testcase name="amp"><skipped message="a &amp; b"/>'
+                 "</testcase></testsuite>")
+    run = c.tattle_run(["sh", "-c", "cp source.xml inner.xml; exit 1"],
+                       ["--junit-in", "inner.xml"], cwd=cwd, tests=2)
+    c.expect_eq(run.process.returncode, 1, "exit status")
+    c.expect_eq(states(run), {"s/loud": "failed", "s/amp": "skipped"},
+                "states")
+    c.expect_eq(run.tests["s/amp"].get("skip_reason"), "a & b",
+                "an attribute's &amp;")
+    loud = run.tests["s/loud"]
+    output = loud["output"]
+    stdout = output["stdout"]
+    marker = "[... tattle: %d bytes omitted ...]" % (BIG_TEXT - KEPT)
+    c.expect_eq((output["stdout_bytes"], output["truncated"],
+                 output["stderr"], output["stderr_bytes"]),
+                (BIG_TEXT, True, "e&" * 10, 20), "the output's counts")
+    c.expect(stdout.startswith("H" * 100) and stdout.endswith("T" * 100)
+             and marker in stdout and len(stdout) < KEPT + 100,
+             "stdout is not its head and tail (%d characters): %r..."
+             % (len(stdout), stdout[:200]))
+    kinds = [(f["kind"], f.get("file"), f.get("line"))
+             for f in loud["failures"]]
+    c.expect_eq(kinds, [("assertion", "f.c", 3)], "the failure")
+    message = loud["failures"][0]["message"]
+    c.expect(message.startswith("m\nf.c:3: boom\nxxx")
+             and message.endswith("xxxEND") and "bytes omitted ...]" in message
+             and len(message) < KEPT + 100,
+             "the failure's text is not its head and tail (%d characters)"
+             % len(message))
+
+
+@CASES("wrap_junit_in_reads_a_flood_of_failures_in_bounded_memory")
+def wraps_junit_in_flood(c):
+    # 300,000 failures in one test case: read as they stream by, the
+    # first 100 kept and the rest counted, the memory of the tattle
+    # command bounded (the whole test case expanded took gigabytes).
+    cwd = c.new_dir()
+    flood = 300000
+    driver.write(os.path.join(cwd, "source.xml"),
+                 '<testsuite name="s"><testcase name="flood">'
+                 + '<failure message="m" file="f.c" line="1">t</failure>'
+                 * flood + '</testcase><testcase name="after"/></testsuite>')
+    run = c.tattle_run(["sh", "-c", "cp source.xml inner.xml; exit 1"],
+                       ["--junit-in", "inner.xml"], cwd=cwd, tests=2)
+    peak_mib = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+    c.expect_eq(states(run), {"s/flood": "failed", "s/after": "passed"},
+                "states")
+    messages = [f["message"] for f in run.tests["s/flood"]["failures"]]
+    c.expect_eq((len(messages), messages[0], messages[-1]),
+                (100, "m\nt", "m\nt\n[... tattle: %d more failures and "
+                 "errors of this test case omitted ...]" % (flood - 100)),
+                "the failures kept")
+    # The report is 16 MB: reading it whole, and the runner's own
+    # memory, are well under this bound.
+    c.expect(peak_mib < 200, "a process of the run peaked at %.0f MiB"
+             % peak_mib)
 
 
 def main():
