@@ -22,15 +22,18 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/futex.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdatomic.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/pidfd.h>
 #include <sys/prctl.h>
 #include <sys/signalfd.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -90,7 +93,10 @@ struct running {
     int interrupted_by;
     struct tattle__trace_session *trace;
     const char *trace_error;            /* the arena could not be created */
-    struct tattle__stacks stacks;       /* taken when it timed out */
+    struct tattle__stacks stacks;       /* taken when it timed out or, traced,
+                                           when it rang at a crash */
+    bool doorbell_answered;             /* its crash doorbell was answered: a
+                                           test rings (or forges) it once */
     struct tattle__fork_server *server; /* the server that spawned it */
     int suite;             /* its index in the suite servers, or -1 */
     bool server_lost;      /* its suite server died under it */
@@ -376,6 +382,8 @@ static void stop_timed_out_fixture(struct tattle__scheduler *scheduler,
     tattle__process_tree_kill(suite->pid, true, NULL);
 }
 
+static int read_stop_signal(struct tattle__scheduler *scheduler);
+
 /* Waits for the suite server's fixture (before_all or after_all) in job
  * slot `run`: for its report, its death, its deadline or a stop signal.
  * Returns 0 passed, 1 failed, or a negative errno when the server is gone
@@ -427,12 +435,12 @@ static int wait_fixture(struct tattle__scheduler *scheduler,
             if (fds[2 + stream].revents)
                 drain_fixture_output(run, stream, keep_output);
         if (fds[4].revents) {
-            struct signalfd_siginfo info = {0};
-            ssize_t ignored = read(scheduler->signal_fd, &info, sizeof info);
-            (void)ignored;
-            *interrupted = info.ssi_signo ? (int)info.ssi_signo : SIGINT;
-            tattle__process_tree_kill(suite->pid, true, NULL);
-            return -EINTR;
+            int signal_number = read_stop_signal(scheduler);
+            if (signal_number) {
+                *interrupted = signal_number;
+                tattle__process_tree_kill(suite->pid, true, NULL);
+                return -EINTR;
+            }
         }
         if (fds[1].revents) {
             result = tattle__fork_server_fixture_result(suite->server);
@@ -725,6 +733,10 @@ static void take_stacks(struct tattle__scheduler *scheduler,
                         struct running *run)
 {
     unsigned job = (unsigned)(run - scheduler->running);
+    /* Stacks taken at a crash doorbell the test went on from are not where
+     * it is now. */
+    tattle__stacks_forget_tracees(&run->stacks);
+    tattle__stacks_release(&run->stacks);
     struct tattle__pid_list processes = {0};
     if (tattle__job_cgroups_available(&scheduler->cgroups)) {
         pid_t listed[STACKS_PROCESSES];
@@ -745,6 +757,85 @@ static void take_stacks(struct tattle__scheduler *scheduler,
                                         scheduler->timeout_multiplier),
                         &run->stacks);
     tattle__pid_list_release(&processes);
+}
+
+/* The signal a crashing traced test rings the runner with. */
+static int doorbell_signal(void)
+{
+    return SIGRTMIN + 3;
+}
+
+/* Moves the thread that crashed first and drops the frames of the crash
+ * handler above the signal's return trampoline: its top frame is where it
+ * crashed. `tid` comes from the slot: it only picks a thread. */
+static void put_crashed_thread_first(struct tattle__stacks *stacks, pid_t tid)
+{
+    size_t index = 0;
+    while (index < stacks->thread_count && stacks->threads[index].tid != tid)
+        index++;
+    if (index == stacks->thread_count)
+        return;
+    struct tattle_thread_stack crashed = stacks->threads[index];
+    memmove(&stacks->threads[1], &stacks->threads[0],
+            index * sizeof *stacks->threads);
+    stacks->threads[0] = crashed;
+    struct tattle_frame *frames = (struct tattle_frame *)crashed.frames;
+    size_t trampoline = 0;
+    while (
+        trampoline < crashed.frame_count &&
+        !(frames[trampoline].function &&
+          (strcmp(frames[trampoline].function, "__restore_rt") == 0 ||
+           strcmp(frames[trampoline].function, "__kernel_rt_sigreturn") == 0)))
+        trampoline++;
+    if (trampoline == crashed.frame_count)
+        return;
+    size_t dropped = trampoline + 1;
+    for (size_t f = 0; f < dropped; f++) {
+        free((char *)frames[f].function);
+        free((char *)frames[f].file);
+    }
+    memmove(frames, frames + dropped,
+            (crashed.frame_count - dropped) * sizeof *frames);
+    stacks->threads[0].frame_count = crashed.frame_count - dropped;
+}
+
+/* A doorbell rang: every traced test whose crash handler waits has the
+ * stacks of all its threads taken, once, and is answered. Another ring
+ * of the same test (a forgery) costs nothing more. */
+static void answer_doorbells(struct tattle__scheduler *scheduler)
+{
+    for (unsigned i = 0; i < scheduler->job_count; i++) {
+        struct running *run = &scheduler->running[i];
+        if (!run->busy || run->reaped || !run->job.traced ||
+            run->doorbell_answered || run->pid <= 0 ||
+            atomic_load(&run->slot->crash_stop) != TATTLE__CRASH_STOP_RUNG)
+            continue;
+        run->doorbell_answered = true;
+        take_stacks(scheduler, run);
+        put_crashed_thread_first(&run->stacks,
+                                 atomic_load(&run->slot->crash_tid));
+        atomic_store(&run->slot->crash_stop, TATTLE__CRASH_STOP_TAKEN);
+        syscall(SYS_futex, (uint32_t *)&run->slot->crash_stop, FUTEX_WAKE,
+                INT32_MAX, NULL, NULL, 0);
+        /* Threads never seen stopped die with their process, now. */
+        tattle__stacks_forget_tracees(&run->stacks);
+    }
+}
+
+/* Reads one signal from the signalfd: the one that stops the run, or 0
+ * when it was a crash doorbell (answered here). */
+static int read_stop_signal(struct tattle__scheduler *scheduler)
+{
+    struct signalfd_siginfo info = {0};
+    ssize_t got = read(scheduler->signal_fd, &info, sizeof info);
+    if (got == (ssize_t)sizeof info &&
+        (int)info.ssi_signo == doorbell_signal()) {
+        answer_doorbells(scheduler);
+        return 0;
+    }
+    if (got < 0 && errno == EAGAIN)
+        return 0;
+    return info.ssi_signo ? (int)info.ssi_signo : SIGINT;
 }
 
 static void stop_test(struct tattle__scheduler *scheduler, struct running *run)
@@ -812,6 +903,15 @@ static int start_next(struct tattle__scheduler *scheduler, struct running *run)
         tattle__capture_reset(&run->captures[0]);
         tattle__capture_reset(&run->captures[1]);
         tattle__slot_reset(run->slot, SLOT_BYTES);
+    }
+    if (job.traced) {
+        /* At a crash the test rings and waits while every thread's stack
+         * is taken: as long as taking may cost, and a second more. */
+        double wait_ms = ((double)stacks_budget_us / 1000.0 + 1000.0) *
+                         scheduler->timeout_multiplier;
+        atomic_store(&run->slot->doorbell_pid, (int32_t)getpid());
+        atomic_store(&run->slot->doorbell_signal, doorbell_signal());
+        atomic_store(&run->slot->doorbell_wait_ms, (uint32_t)wait_ms);
     }
     struct tattle__spawn_request request = {
         .job = (unsigned)(run - scheduler->running),
@@ -1087,12 +1187,9 @@ static int loop_forked(struct tattle__scheduler *scheduler)
             if (!fds[i].revents)
                 continue;
             if (roles[i] == ROLE_SIGNAL) {
-                struct signalfd_siginfo info = {0};
-                ssize_t ignored =
-                    read(scheduler->signal_fd, &info, sizeof info);
-                (void)ignored;
-                stop_all(scheduler,
-                         info.ssi_signo ? (int)info.ssi_signo : SIGINT);
+                int signal_number = read_stop_signal(scheduler);
+                if (signal_number)
+                    stop_all(scheduler, signal_number);
             } else if (roles[i] == ROLE_SERVER_DEATH) {
                 take_notices(scheduler);
                 server_died(scheduler);
@@ -1350,6 +1447,7 @@ int tattle__scheduler_run(struct tattle__scheduler *scheduler,
     sigemptyset(&mask);
     for (size_t i = 0; i < sizeof stop_signals / sizeof *stop_signals; i++)
         sigaddset(&mask, stop_signals[i]);
+    sigaddset(&mask, doorbell_signal());
     sigprocmask(SIG_BLOCK, &mask, &scheduler->old_mask);
     scheduler->signal_fd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
     int result;
@@ -1364,6 +1462,14 @@ int tattle__scheduler_run(struct tattle__scheduler *scheduler,
     if (scheduler->signal_fd >= 0)
         close(scheduler->signal_fd);
     scheduler->signal_fd = -1;
+    /* Doorbells still queued (a test may ring a thousand times) would
+     * kill the runner once unblocked: every test is gone, drop them. */
+    sigset_t doorbell;
+    sigemptyset(&doorbell);
+    sigaddset(&doorbell, doorbell_signal());
+    struct timespec no_wait = {0, 0};
+    while (sigtimedwait(&doorbell, NULL, &no_wait) > 0)
+        ;
     sigprocmask(SIG_SETMASK, &scheduler->old_mask, NULL);
     return result;
 }

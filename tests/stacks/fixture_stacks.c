@@ -1,6 +1,8 @@
 /*
  * fixture_stacks.c — tests that time out on purpose, for the stacks the
- * runner takes before it kills them (tests/stacks/test_stacks.py).
+ * runner takes before it kills them (tests/stacks/test_stacks.py), and a
+ * traced test that crashes while a second thread waits, for the stacks
+ * the runner takes while the crash handler waits.
  *
  * The deadlock is the classic one: two threads each take their first lock,
  * meet at a barrier (so both hold it, without any sleep) and then wait
@@ -183,4 +185,58 @@ TEST(bench, sixteen_threads, .timeout_ms = 300)
     for (int i = 0; i < BENCH_THREADS - 1; i++)
         ASSERT_EQ(pthread_create(&threads[i], NULL, waiting_thread, NULL), 0);
     wait_forever(never_written[0]);
+}
+
+/* The second thread of the crash: says it is here, then waits on a pipe
+ * nobody writes to, inside this function, until the process dies. */
+__attribute__((noinline)) static void worker_waits_for_the_crash(int ready,
+                                                                 int never)
+{ /* @worker_begins */
+    char byte = 'r';
+    if (write(ready, &byte, 1) != 1)
+        abort();
+    while (read(never, &byte, 1) != 0) /* @worker_waits */
+        ;
+    abort(); /* @worker_ends: not reached, the write end stays open */
+}
+
+static int worker_ready[2];
+
+static void *crash_worker(void *unused)
+{
+    (void)unused;
+    worker_waits_for_the_crash(worker_ready[1], never_written[0]);
+    return NULL;
+}
+
+/* NULL, hidden from the optimiser (which would turn a visible NULL store
+ * into a trap of another signal). */
+static volatile int *volatile nowhere;
+
+__attribute__((noinline)) static void dereference_null(volatile int *pointer)
+{
+    *pointer = 42; /* @crashes */
+}
+
+TEST(crash, traced_with_a_waiting_thread, .tags = "trace_messages",
+     .timeout_ms = 20000)
+{
+    ASSERT_EQ(pipe(never_written), 0);
+    ASSERT_EQ(pipe(worker_ready), 0);
+    pthread_t worker;
+    ASSERT_EQ(pthread_create(&worker, NULL, crash_worker, NULL), 0);
+    char byte;
+    ASSERT_EQ(read(worker_ready[0], &byte, 1), 1);
+    dereference_null(nowhere);
+}
+
+TEST(crash, untraced_with_a_waiting_thread, .timeout_ms = 20000)
+{
+    ASSERT_EQ(pipe(never_written), 0);
+    ASSERT_EQ(pipe(worker_ready), 0);
+    pthread_t worker;
+    ASSERT_EQ(pthread_create(&worker, NULL, crash_worker, NULL), 0);
+    char byte;
+    ASSERT_EQ(read(worker_ready[0], &byte, 1), 1);
+    dereference_null(nowhere);
 }
