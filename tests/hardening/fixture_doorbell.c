@@ -22,6 +22,7 @@
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/mman.h>
 #include <string.h>
 #include <sys/syscall.h>
 #include <time.h>
@@ -164,7 +165,15 @@ static void *keep_rearming(void *unused)
     return NULL;
 }
 
-static volatile int *volatile nowhere;
+/* An address that faults when written: a page mapped without access. Not
+ * NULL, so that sanitizer builds see a real SIGSEGV rather than UBSan's
+ * null-pointer check (and the optimiser sees no NULL store to trap). */
+static volatile int *inaccessible_address(void)
+{
+    void *page =
+        mmap(NULL, 4096, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    return page == MAP_FAILED ? NULL : page;
+}
 
 TEST(doorbell, rearmed_while_crashing, .tags = "trace_messages",
      .timeout_ms = 60000)
@@ -173,7 +182,7 @@ TEST(doorbell, rearmed_while_crashing, .tags = "trace_messages",
     ASSERT_NOT_NULL(rearmed_slot);
     pthread_t thread;
     ASSERT_EQ(pthread_create(&thread, NULL, keep_rearming, NULL), 0);
-    *nowhere = 1;
+    *inaccessible_address() = 1;
 }
 
 /* Closes the doorbell (no runner to ring) before it crashes: reported as
@@ -183,7 +192,7 @@ TEST(doorbell, closed_then_crashes, .tags = "trace_messages")
     struct tattle__slot *slot = own_slot();
     ASSERT_NOT_NULL(slot);
     atomic_store(&slot->doorbell_pid, 0);
-    *nowhere = 2;
+    *inaccessible_address() = 2;
 }
 
 TEST(doorbell, after_passes)

@@ -1,8 +1,8 @@
 /*
  * fixture_stacks.c — tests that time out on purpose, for the stacks the
  * runner takes before it kills them (tests/stacks/test_stacks.py), and a
- * traced test that crashes while a second thread waits, for the stacks
- * the runner takes while the crash handler waits.
+ * traced test that crashes (writing to a page it may not touch) while a second
+ * thread waits, for the stacks the runner takes while the crash handler waits.
  *
  * The deadlock is the classic one: two threads each take their first lock,
  * meet at a barrier (so both hold it, without any sleep) and then wait
@@ -16,6 +16,7 @@
  */
 #include <pthread.h>
 #include <stdlib.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include <tattle/tattle.h>
@@ -209,11 +210,18 @@ static void *crash_worker(void *unused)
     return NULL;
 }
 
-/* NULL, hidden from the optimiser (which would turn a visible NULL store
- * into a trap of another signal). */
-static volatile int *volatile nowhere;
+/* An address that faults when written: a page mapped without access. Not
+ * NULL, so that sanitizer builds see a real SIGSEGV rather than UBSan's
+ * null-pointer check (and the optimiser sees no NULL store to trap). */
+static volatile int *inaccessible_address(void)
+{
+    void *page =
+        mmap(NULL, 4096, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    return page == MAP_FAILED ? NULL : page;
+}
 
-__attribute__((noinline)) static void dereference_null(volatile int *pointer)
+__attribute__((noinline)) static void
+write_to_inaccessible(volatile int *pointer)
 {
     *pointer = 42; /* @crashes */
 }
@@ -227,7 +235,7 @@ TEST(crash, traced_with_a_waiting_thread, .tags = "trace_messages",
     ASSERT_EQ(pthread_create(&worker, NULL, crash_worker, NULL), 0);
     char byte;
     ASSERT_EQ(read(worker_ready[0], &byte, 1), 1);
-    dereference_null(nowhere);
+    write_to_inaccessible(inaccessible_address());
 }
 
 TEST(crash, untraced_with_a_waiting_thread, .timeout_ms = 20000)
@@ -238,5 +246,5 @@ TEST(crash, untraced_with_a_waiting_thread, .timeout_ms = 20000)
     ASSERT_EQ(pthread_create(&worker, NULL, crash_worker, NULL), 0);
     char byte;
     ASSERT_EQ(read(worker_ready[0], &byte, 1), 1);
-    dereference_null(nowhere);
+    write_to_inaccessible(inaccessible_address());
 }

@@ -251,7 +251,7 @@ def crash_traced(c):
     c.expect(crashed["tid"] == crashed["pid"],
              "the crashing thread (the test's own) is not first: %r" % stacks)
     names = [f["function"] for f in crashed["frames"]]
-    c.expect(names[:1] == ["dereference_null"],
+    c.expect(names[:1] == ["write_to_inaccessible"],
              "the crashing thread does not start where it crashed: %r"
              % names)
     if crashed["frames"]:
@@ -295,7 +295,7 @@ def crash_untraced(c):
                             "crash/untraced_with_a_waiting_thread")
     c.expect("stacks" not in failure,
              "an untraced crash took every thread's stack: %r" % failure)
-    c.expect(any(f["function"] == "dereference_null"
+    c.expect(any(f["function"] == "write_to_inaccessible"
                  for f in failure.get("stacktrace", [])),
              "the crash lost its own stacktrace: %r" % failure)
 
