@@ -32,6 +32,7 @@
 #include <string.h>
 #include <sys/pidfd.h>
 #include <sys/prctl.h>
+#include <sys/ptrace.h>
 #include <sys/signalfd.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -53,7 +54,8 @@ enum {
     CAPTURE_HEAD = 32 * 1024,
     CAPTURE_TAIL = 32 * 1024,
     READ_CHUNK = 64 * 1024,
-    STACKS_PROCESSES = 64 /* processes of one test whose stacks are taken */
+    STACKS_PROCESSES = 64, /* processes of one test whose stacks are taken */
+    TRACEE_POLL_US = 10 * 1000 /* how often threads left traced are polled */
 };
 
 /* What taking the stacks of a timed-out test may cost at most, times
@@ -92,11 +94,14 @@ struct running {
     bool timed_out;
     int interrupted_by;
     struct tattle__trace_session *trace;
-    const char *trace_error;            /* the arena could not be created */
-    struct tattle__stacks stacks;       /* taken when it timed out or, traced,
-                                           when it rang at a crash */
-    bool doorbell_answered;             /* its crash doorbell was answered: a
-                                           test rings (or forges) it once */
+    const char *trace_error;      /* the arena could not be created */
+    struct tattle__stacks stacks; /* taken when it timed out or, traced,
+                                     when it rang at a crash */
+    bool doorbell_answered;       /* its crash doorbell was answered: a
+                                     test rings (or forges) it once */
+    pid_t *tracees;      /* owned: threads a taking of stacks left traced by
+                            the runner, released once they show a stop */
+    size_t tracee_count; /* (or their end): never dropped while they live */
     struct tattle__fork_server *server; /* the server that spawned it */
     int suite;             /* its index in the suite servers, or -1 */
     bool server_lost;      /* its suite server died under it */
@@ -383,6 +388,7 @@ static void stop_timed_out_fixture(struct tattle__scheduler *scheduler,
 }
 
 static int read_stop_signal(struct tattle__scheduler *scheduler);
+static void release_stopped_tracees(struct running *run);
 
 /* Waits for the suite server's fixture (before_all or after_all) in job
  * slot `run`: for its report, its death, its deadline or a stop signal.
@@ -708,6 +714,11 @@ static void finish(struct tattle__scheduler *scheduler, struct running *run)
                                    &outcome);
     tattle__slot_reading_release(&outcome.reading);
     tattle__stacks_release(&run->stacks);
+    /* Reaped with their process: nothing of them is left to wait for. */
+    release_stopped_tracees(run);
+    free(run->tracees);
+    run->tracees = NULL;
+    run->tracee_count = 0;
     free(run->fixture_error);
     free(run->after_all_error);
     run->fixture_error = run->after_all_error = NULL;
@@ -727,6 +738,60 @@ static void finish_when_gone(struct tattle__scheduler *scheduler,
         finish(scheduler, run);
 }
 
+/* Moves the threads a taking of stacks left traced into the run's own
+ * list: a thread still traced by the runner traps at its next stop and, once
+ * dead, is a zombie only the runner can reap, so it is never dropped. */
+static void keep_tracees(struct running *run, struct tattle__stacks *stacks)
+{
+    if (stacks->still_traced_count > 0) {
+        run->tracees = tattle__realloc(
+            run->tracees, (run->tracee_count + stacks->still_traced_count) *
+                              sizeof *run->tracees);
+        memcpy(run->tracees + run->tracee_count, stacks->still_traced,
+               stacks->still_traced_count * sizeof *run->tracees);
+        run->tracee_count += stacks->still_traced_count;
+    }
+    free(stacks->still_traced);
+    stacks->still_traced = NULL;
+    stacks->still_traced_count = 0;
+}
+
+/* Lets go of every tracee of the run that shows a stop (detached, with the
+ * signal it stopped for) or its end (reaped); never waits. */
+static void release_stopped_tracees(struct running *run)
+{
+    size_t kept = 0;
+    for (size_t i = 0; i < run->tracee_count; i++) {
+        int status;
+        pid_t tid = run->tracees[i];
+        pid_t got = waitpid(tid, &status, __WALL | WNOHANG);
+        bool released = got < 0 || (got > 0 && !WIFSTOPPED(status));
+        if (got > 0 && WIFSTOPPED(status)) {
+            bool event_stop = status >> 16 != 0 || WSTOPSIG(status) == SIGTRAP;
+            int resume = event_stop ? 0 : WSTOPSIG(status);
+            released =
+                ptrace(PTRACE_DETACH, tid, NULL, (void *)(intptr_t)resume) == 0;
+        }
+        if (!released)
+            run->tracees[kept++] = tid;
+    }
+    run->tracee_count = kept;
+}
+
+/* Once the test was killed: its tracees die and are reaped, within a
+ * bounded wait; any left are polled by the loop until they are. */
+static void reap_killed_tracees(struct running *run)
+{
+    if (run->tracee_count == 0)
+        return;
+    struct tattle__stacks leftover = {
+        .still_traced = run->tracees,
+        .still_traced_count = run->tracee_count,
+    };
+    tattle__stacks_forget_tracees(&leftover);
+    run->tracee_count = leftover.still_traced_count;
+}
+
 /* Takes the stacks of every thread of every live process of a test that
  * timed out, before it is killed. */
 static void take_stacks(struct tattle__scheduler *scheduler,
@@ -734,8 +799,8 @@ static void take_stacks(struct tattle__scheduler *scheduler,
 {
     unsigned job = (unsigned)(run - scheduler->running);
     /* Stacks taken at a crash doorbell the test went on from are not where
-     * it is now. */
-    tattle__stacks_forget_tracees(&run->stacks);
+     * it is now; their threads still traced stay in the run's list. */
+    keep_tracees(run, &run->stacks);
     tattle__stacks_release(&run->stacks);
     struct tattle__pid_list processes = {0};
     if (tattle__job_cgroups_available(&scheduler->cgroups)) {
@@ -817,8 +882,10 @@ static void answer_doorbells(struct tattle__scheduler *scheduler)
         atomic_store(&run->slot->crash_stop, TATTLE__CRASH_STOP_TAKEN);
         syscall(SYS_futex, (uint32_t *)&run->slot->crash_stop, FUTEX_WAKE,
                 INT32_MAX, NULL, NULL, 0);
-        /* Threads never seen stopped die with their process, now. */
-        tattle__stacks_forget_tracees(&run->stacks);
+        /* Threads never seen stopped are let go once they stop (or end):
+         * the test may live on, so they are kept, never dropped. */
+        keep_tracees(run, &run->stacks);
+        release_stopped_tracees(run);
     }
 }
 
@@ -847,7 +914,8 @@ static void stop_test(struct tattle__scheduler *scheduler, struct running *run)
     if (run->timed_out && !run->interrupted_by)
         take_stacks(scheduler, run);
     kill_running_test(scheduler, run);
-    tattle__stacks_forget_tracees(&run->stacks);
+    keep_tracees(run, &run->stacks);
+    reap_killed_tracees(run);
     run->deadline_us = 0;
 }
 
@@ -1161,6 +1229,12 @@ static int loop_forked(struct tattle__scheduler *scheduler)
             }
             if (run->deadline_us && (!nearest || run->deadline_us < nearest))
                 nearest = run->deadline_us;
+            if (run->tracee_count > 0) {
+                /* Its tracees show their stops only to waitpid: poll. */
+                uint64_t soon = tattle__now_us() + TRACEE_POLL_US;
+                if (!nearest || soon < nearest)
+                    nearest = soon;
+            }
         }
         /* Strays being killed: their pidfds, bounded to what poll takes. */
         for (size_t i = 0; i < scheduler->strays.count && count < room; i++)
@@ -1199,6 +1273,9 @@ static int loop_forked(struct tattle__scheduler *scheduler)
                     read_output(owners[i], roles[i]);
             }
         }
+        for (unsigned i = 0; i < jobs; i++)
+            if (scheduler->running[i].busy)
+                release_stopped_tracees(&scheduler->running[i]);
         take_notices(scheduler);
         check_suite_servers(scheduler);
         for (unsigned i = 0; i < jobs; i++)
