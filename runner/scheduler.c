@@ -871,8 +871,11 @@ static void answer_doorbells(struct tattle__scheduler *scheduler)
 {
     for (unsigned i = 0; i < scheduler->job_count; i++) {
         struct running *run = &scheduler->running[i];
+        /* A test stopped (timed out, interrupted, killed) keeps the stacks
+         * it was stopped with: a late ring replaces nothing. */
         if (!run->busy || run->reaped || !run->job.traced ||
-            run->doorbell_answered || run->pid <= 0 ||
+            run->doorbell_answered || run->timed_out || run->interrupted_by ||
+            run->killing || run->pid <= 0 ||
             atomic_load(&run->slot->crash_stop) != TATTLE__CRASH_STOP_RUNG)
             continue;
         run->doorbell_answered = true;
@@ -909,6 +912,8 @@ static void stop_test(struct tattle__scheduler *scheduler, struct running *run)
 {
     /* The on-exit barrier: the mailboxes are read while the processes that
      * own them are still alive, then the whole tree is killed. */
+    /* A doorbell read from now on is not answered: the test is stopped. */
+    run->doorbell_answered = true;
     if (run->trace)
         tattle__trace_session_snapshot_live(run->trace, run->pid);
     if (run->timed_out && !run->interrupted_by)
