@@ -864,6 +864,31 @@ static void put_crashed_thread_first(struct tattle__stacks *stacks, pid_t tid)
     stacks->threads[0].frame_count = crashed.frame_count - dropped;
 }
 
+/* The process thread `tid` belongs to (its Tgid), or 0 when it is gone. */
+static pid_t process_of_thread(pid_t tid)
+{
+    char path[64];
+    snprintf(path, sizeof path, "/proc/%d/status", (int)tid);
+    FILE *status = fopen(path, "re");
+    if (!status)
+        return 0;
+    char line[256];
+    int tgid = 0;
+    while (fgets(line, sizeof line, status))
+        if (sscanf(line, "Tgid: %d", &tgid) == 1)
+            break;
+    fclose(status);
+    return (pid_t)tgid;
+}
+
+/* Answers a ring at once: the handler stops waiting. */
+static void answer_ring(struct running *run, uint32_t answer)
+{
+    atomic_store(&run->slot->crash_stop, answer);
+    syscall(SYS_futex, (uint32_t *)&run->slot->crash_stop, FUTEX_WAKE,
+            INT32_MAX, NULL, NULL, 0);
+}
+
 /* A doorbell rang: every traced test whose crash handler waits has the
  * stacks of all its threads taken, once, and is answered. Another ring
  * of the same test (a forgery) costs nothing more. */
@@ -878,13 +903,17 @@ static void answer_doorbells(struct tattle__scheduler *scheduler)
             run->killing || run->pid <= 0 ||
             atomic_load(&run->slot->crash_stop) != TATTLE__CRASH_STOP_RUNG)
             continue;
+        pid_t crashed = atomic_load(&run->slot->crash_tid);
+        if (crashed <= 0 || process_of_thread(crashed) != run->pid) {
+            /* A process the test forked crashed (or the ring is forged):
+             * the test goes on untouched, and may ring again for itself. */
+            answer_ring(run, TATTLE__CRASH_STOP_NONE);
+            continue;
+        }
         run->doorbell_answered = true;
         take_stacks(scheduler, run);
-        put_crashed_thread_first(&run->stacks,
-                                 atomic_load(&run->slot->crash_tid));
-        atomic_store(&run->slot->crash_stop, TATTLE__CRASH_STOP_TAKEN);
-        syscall(SYS_futex, (uint32_t *)&run->slot->crash_stop, FUTEX_WAKE,
-                INT32_MAX, NULL, NULL, 0);
+        put_crashed_thread_first(&run->stacks, crashed);
+        answer_ring(run, TATTLE__CRASH_STOP_TAKEN);
         /* Threads never seen stopped are let go once they stop (or end):
          * the test may live on, so they are kept, never dropped. */
         keep_tracees(run, &run->stacks);

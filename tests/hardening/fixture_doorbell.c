@@ -25,6 +25,7 @@
 #include <sys/mman.h>
 #include <string.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -86,8 +87,10 @@ static struct tattle__slot *own_slot(void)
     return found;
 }
 
+/* Rings as a crash handler does: naming the calling thread. */
 static void ring(struct tattle__slot *slot)
 {
+    atomic_store(&slot->crash_tid, (int32_t)syscall(SYS_gettid));
     atomic_store(&slot->crash_stop, TATTLE__CRASH_STOP_RUNG);
     kill(atomic_load(&slot->doorbell_pid), atomic_load(&slot->doorbell_signal));
 }
@@ -129,6 +132,30 @@ TEST(doorbell, forged_then_passes, .tags = "trace_messages")
     for (int i = 0; i < RINGS; i++)
         ring(slot);
     printf("rang %d times more\n", RINGS);
+}
+
+/* A process the test forked rings (as its crash handler would): the
+ * runner answers it at once without touching the test, which then rings
+ * for itself and is answered with its stacks. */
+TEST(doorbell, child_rings_then_passes, .tags = "trace_messages")
+{
+    struct tattle__slot *slot = own_slot();
+    ASSERT_NOT_NULL(slot);
+    pid_t child = fork();
+    ASSERT(child >= 0);
+    if (child == 0) {
+        ring(slot);
+        _exit(wait_while(slot, TATTLE__CRASH_STOP_RUNG) ? 0 : 1);
+    }
+    int status = 0;
+    ASSERT_EQ(waitpid(child, &status, 0), child);
+    ASSERT(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    ASSERT_EQ(atomic_load(&slot->crash_stop), TATTLE__CRASH_STOP_NONE);
+    printf("the child's ring answered without stacks\n");
+    ring(slot);
+    ASSERT(wait_while(slot, TATTLE__CRASH_STOP_RUNG));
+    ASSERT_EQ(atomic_load(&slot->crash_stop), TATTLE__CRASH_STOP_TAKEN);
+    printf("its own ring answered with stacks\n");
 }
 
 /* Sends the doorbell's signal a thousand times, never with the word set:

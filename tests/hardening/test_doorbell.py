@@ -79,6 +79,18 @@ def forged(c):
                   "answered once\nrang 1000 times more\n")
 
 
+@CASES("hardening_doorbell_child_ring_leaves_test_alone")
+def child_rings(c):
+    """A process the test forked rings: answered at once without stacks
+    (the word goes back to none), and the test's own ring later is still
+    answered with them."""
+    process, tests, _ = c.run(["doorbell/child_rings_then_passes"])
+    c.expect_eq(process.returncode, 0, "exit status")
+    c.passed_with(tests, "doorbell/child_rings_then_passes",
+                  "the child's ring answered without stacks\n"
+                  "its own ring answered with stacks\n")
+
+
 @CASES("hardening_doorbell_signals_alone_are_ignored")
 def signals_only(c):
     """The doorbell's signal without the slot's word: nothing to answer,
