@@ -830,6 +830,21 @@ static int doorbell_signal(void)
     return SIGRTMIN + 3;
 }
 
+/* The runner's thread that reads the signalfd while a run goes on, or 0. */
+static _Atomic pid_t doorbell_reader;
+
+/* A ring delivered to another thread of the runner (a thread of the test
+ * binary's own that does not block it) goes on to the reader, where the
+ * signalfd sees it; the default action would end the runner. */
+static void forward_doorbell(int signal_number)
+{
+    int saved_errno = errno;
+    pid_t reader = atomic_load(&doorbell_reader);
+    if (reader > 0 && (pid_t)syscall(SYS_gettid) != reader)
+        syscall(SYS_tgkill, getpid(), reader, signal_number);
+    errno = saved_errno;
+}
+
 /* Moves the thread that crashed first and drops the frames of the crash
  * handler above the signal's return trampoline: its top frame is where it
  * crashed. `tid` comes from the slot: it only picks a thread. */
@@ -1559,6 +1574,12 @@ int tattle__scheduler_run(struct tattle__scheduler *scheduler,
     for (size_t i = 0; i < sizeof stop_signals / sizeof *stop_signals; i++)
         sigaddset(&mask, stop_signals[i]);
     sigaddset(&mask, doorbell_signal());
+    /* Installed for good: a ring after the run is dropped, not fatal. */
+    atomic_store(&doorbell_reader, (pid_t)syscall(SYS_gettid));
+    struct sigaction forward = {.sa_handler = forward_doorbell,
+                                .sa_flags = SA_RESTART};
+    sigfillset(&forward.sa_mask);
+    sigaction(doorbell_signal(), &forward, NULL);
     sigprocmask(SIG_BLOCK, &mask, &scheduler->old_mask);
     scheduler->signal_fd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
     int result;
@@ -1573,8 +1594,10 @@ int tattle__scheduler_run(struct tattle__scheduler *scheduler,
     if (scheduler->signal_fd >= 0)
         close(scheduler->signal_fd);
     scheduler->signal_fd = -1;
-    /* Doorbells still queued (a test may ring a thousand times) would
-     * kill the runner once unblocked: every test is gone, drop them. */
+    /* Doorbells still queued (a test may ring a thousand times): every
+     * test is gone, drop them; later ones reach the handler, which drops
+     * them too. */
+    atomic_store(&doorbell_reader, 0);
     sigset_t doorbell;
     sigemptyset(&doorbell);
     sigaddset(&doorbell, doorbell_signal());

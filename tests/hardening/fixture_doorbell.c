@@ -87,6 +87,27 @@ static struct tattle__slot *own_slot(void)
     return found;
 }
 
+/* A thread of the binary's own, started before main, that blocks no
+ * signal: a ring the kernel hands to it must still reach the runner's
+ * reader, not end the runner by the signal's default action. */
+static void *idle_library_thread(void *unused)
+{
+    (void)unused;
+    for (;;)
+        pause();
+    return NULL;
+}
+
+__attribute__((constructor)) static void start_library_thread(void)
+{
+    pthread_t thread;
+    sigset_t nothing;
+    sigemptyset(&nothing);
+    pthread_sigmask(SIG_SETMASK, &nothing, NULL);
+    if (pthread_create(&thread, NULL, idle_library_thread, NULL) == 0)
+        pthread_detach(thread);
+}
+
 /* Rings as a crash handler does: naming the calling thread. */
 static void ring(struct tattle__slot *slot)
 {
