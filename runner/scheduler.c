@@ -767,8 +767,9 @@ static void release_stopped_tracees(struct running *run)
         pid_t got = waitpid(tid, &status, __WALL | WNOHANG);
         bool released = got < 0 || (got > 0 && !WIFSTOPPED(status));
         if (got > 0 && WIFSTOPPED(status)) {
-            bool event_stop = status >> 16 != 0 || WSTOPSIG(status) == SIGTRAP;
-            int resume = event_stop ? 0 : WSTOPSIG(status);
+            /* An event stop (the interrupt) resumes with no signal; a
+             * signal's delivery stop hands the signal back. */
+            int resume = status >> 16 != 0 ? 0 : WSTOPSIG(status);
             released =
                 ptrace(PTRACE_DETACH, tid, NULL, (void *)(intptr_t)resume) == 0;
         }
