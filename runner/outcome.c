@@ -68,10 +68,10 @@ static void take_frames(struct tattle__result_record *record,
     }
 }
 
-/* A timed-out test's stacks go into the record: the threads array is
- * taken over, their strings among its owned strings. A thread the trace
- * named is called by its actor's name; the test's body by the test's id.
- * What kept stacks out is said in the failure's message. */
+/* A timed-out (or a traced, crashed) test's stacks go into the record: the
+ * threads array is taken over, their strings among its owned strings. A thread
+ * the trace named is called by its actor's name; the test's body by the test's
+ * id. What kept stacks out is said in the failure's message. */
 static void take_stacks(struct tattle__result_record *record,
                         const struct tattle__test_entry *entry,
                         const struct tattle__outcome *outcome,
@@ -139,6 +139,8 @@ static void add_crash(struct tattle__result_record *record,
             break;
         }
     }
+    /* A traced test's handler rang the runner: every thread's stack. */
+    take_stacks(record, entry, outcome, failure);
 }
 
 static void add_recorded_failures(struct tattle__result_record *record,

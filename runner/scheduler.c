@@ -22,15 +22,19 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/futex.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdatomic.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/pidfd.h>
 #include <sys/prctl.h>
+#include <sys/ptrace.h>
 #include <sys/signalfd.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -49,7 +53,8 @@
 enum {
     SLOT_BYTES = 256 * 1024,
     READ_CHUNK = 64 * 1024,
-    STACKS_PROCESSES = 64 /* processes of one test whose stacks are taken */
+    STACKS_PROCESSES = 64, /* processes of one test whose stacks are taken */
+    TRACEE_POLL_US = 10 * 1000 /* how often threads left traced are polled */
 };
 
 /* What taking the stacks of a timed-out test may cost at most, times
@@ -93,8 +98,14 @@ struct running {
     bool timed_out;
     int interrupted_by;
     struct tattle__trace_session *trace;
-    const char *trace_error;            /* the arena could not be created */
-    struct tattle__stacks stacks;       /* taken when it timed out */
+    const char *trace_error;      /* the arena could not be created */
+    struct tattle__stacks stacks; /* taken when it timed out or, traced,
+                                     when it rang at a crash */
+    bool doorbell_answered;       /* its crash doorbell was answered: a
+                                     test rings (or forges) it once */
+    pid_t *tracees;      /* owned: threads a taking of stacks left traced by
+                            the runner, released once they show a stop */
+    size_t tracee_count; /* (or their end): never dropped while they live */
     struct tattle__fork_server *server; /* the server that spawned it */
     int suite;             /* its index in the suite servers, or -1 */
     bool server_lost;      /* its suite server died under it */
@@ -386,6 +397,9 @@ static void stop_timed_out_fixture(struct tattle__scheduler *scheduler,
     tattle__process_tree_kill(suite->pid, true, NULL);
 }
 
+static int read_stop_signal(struct tattle__scheduler *scheduler);
+static void release_stopped_tracees(struct running *run);
+
 /* Waits for the suite server's fixture (before_all or after_all) in job
  * slot `run`: for its report, its death, its deadline or a stop signal.
  * Returns 0 passed, 1 failed, or a negative errno when the server is gone
@@ -437,12 +451,12 @@ static int wait_fixture(struct tattle__scheduler *scheduler,
             if (fds[2 + stream].revents)
                 drain_fixture_output(run, stream, keep_output);
         if (fds[4].revents) {
-            struct signalfd_siginfo info = {0};
-            ssize_t ignored = read(scheduler->signal_fd, &info, sizeof info);
-            (void)ignored;
-            *interrupted = info.ssi_signo ? (int)info.ssi_signo : SIGINT;
-            tattle__process_tree_kill(suite->pid, true, NULL);
-            return -EINTR;
+            int signal_number = read_stop_signal(scheduler);
+            if (signal_number) {
+                *interrupted = signal_number;
+                tattle__process_tree_kill(suite->pid, true, NULL);
+                return -EINTR;
+            }
         }
         if (fds[1].revents) {
             result = tattle__fork_server_fixture_result(suite->server);
@@ -710,6 +724,11 @@ static void finish(struct tattle__scheduler *scheduler, struct running *run)
                                    &outcome);
     tattle__slot_reading_release(&outcome.reading);
     tattle__stacks_release(&run->stacks);
+    /* Reaped with their process: nothing of them is left to wait for. */
+    release_stopped_tracees(run);
+    free(run->tracees);
+    run->tracees = NULL;
+    run->tracee_count = 0;
     free(run->fixture_error);
     free(run->after_all_error);
     run->fixture_error = run->after_all_error = NULL;
@@ -727,6 +746,61 @@ static void finish_when_gone(struct tattle__scheduler *scheduler,
     forget_dead_strays(scheduler);
     if (!run->killing && scheduler->strays.count == 0)
         finish(scheduler, run);
+}
+
+/* Moves the threads a taking of stacks left traced into the run's own
+ * list: a thread still traced by the runner traps at its next stop and, once
+ * dead, is a zombie only the runner can reap, so it is never dropped. */
+static void keep_tracees(struct running *run, struct tattle__stacks *stacks)
+{
+    if (stacks->still_traced_count > 0) {
+        run->tracees = tattle__realloc(
+            run->tracees, (run->tracee_count + stacks->still_traced_count) *
+                              sizeof *run->tracees);
+        memcpy(run->tracees + run->tracee_count, stacks->still_traced,
+               stacks->still_traced_count * sizeof *run->tracees);
+        run->tracee_count += stacks->still_traced_count;
+    }
+    free(stacks->still_traced);
+    stacks->still_traced = NULL;
+    stacks->still_traced_count = 0;
+}
+
+/* Lets go of every tracee of the run that shows a stop (detached, with the
+ * signal it stopped for) or its end (reaped); never waits. */
+static void release_stopped_tracees(struct running *run)
+{
+    size_t kept = 0;
+    for (size_t i = 0; i < run->tracee_count; i++) {
+        int status;
+        pid_t tid = run->tracees[i];
+        pid_t got = waitpid(tid, &status, __WALL | WNOHANG);
+        bool released = got < 0 || (got > 0 && !WIFSTOPPED(status));
+        if (got > 0 && WIFSTOPPED(status)) {
+            /* An event stop (the interrupt) resumes with no signal; a
+             * signal's delivery stop hands the signal back. */
+            int resume = status >> 16 != 0 ? 0 : WSTOPSIG(status);
+            released =
+                ptrace(PTRACE_DETACH, tid, NULL, (void *)(intptr_t)resume) == 0;
+        }
+        if (!released)
+            run->tracees[kept++] = tid;
+    }
+    run->tracee_count = kept;
+}
+
+/* Once the test was killed: its tracees die and are reaped, within a
+ * bounded wait; any left are polled by the loop until they are. */
+static void reap_killed_tracees(struct running *run)
+{
+    if (run->tracee_count == 0)
+        return;
+    struct tattle__stacks leftover = {
+        .still_traced = run->tracees,
+        .still_traced_count = run->tracee_count,
+    };
+    tattle__stacks_forget_tracees(&leftover);
+    run->tracee_count = leftover.still_traced_count;
 }
 
 /* Lists the live processes of a test, the test process first: its
@@ -756,6 +830,10 @@ static void take_stacks(struct tattle__scheduler *scheduler,
                         struct running *run,
                         const struct tattle__thread_states *before)
 {
+    /* Stacks taken at a crash doorbell the test went on from are not where
+     * it is now; their threads still traced stay in the run's list. */
+    keep_tracees(run, &run->stacks);
+    tattle__stacks_release(&run->stacks);
     struct tattle__pid_list processes = {0};
     list_test_processes(scheduler, run, &processes);
     tattle__stacks_take(processes.items,
@@ -823,6 +901,134 @@ static void test_hook_delay_before_kill(void)
         ;
 }
 
+/* The signal a crashing traced test rings the runner with. */
+static int doorbell_signal(void)
+{
+    return SIGRTMIN + 3;
+}
+
+/* The runner's thread that reads the signalfd while a run goes on, or 0. */
+static _Atomic pid_t doorbell_reader;
+
+/* A ring delivered to another thread of the runner (a thread of the test
+ * binary's own that does not block it) goes on to the reader, where the
+ * signalfd sees it; the default action would end the runner. */
+static void forward_doorbell(int signal_number)
+{
+    int saved_errno = errno;
+    pid_t reader = atomic_load(&doorbell_reader);
+    if (reader > 0 && (pid_t)syscall(SYS_gettid) != reader)
+        syscall(SYS_tgkill, getpid(), reader, signal_number);
+    errno = saved_errno;
+}
+
+/* Moves the thread that crashed first and drops the frames of the crash
+ * handler above the signal's return trampoline: its top frame is where it
+ * crashed. `tid` comes from the slot: it only picks a thread. */
+static void put_crashed_thread_first(struct tattle__stacks *stacks, pid_t tid)
+{
+    size_t index = 0;
+    while (index < stacks->thread_count && stacks->threads[index].tid != tid)
+        index++;
+    if (index == stacks->thread_count)
+        return;
+    struct tattle_thread_stack crashed = stacks->threads[index];
+    memmove(&stacks->threads[1], &stacks->threads[0],
+            index * sizeof *stacks->threads);
+    stacks->threads[0] = crashed;
+    struct tattle_frame *frames = (struct tattle_frame *)crashed.frames;
+    size_t trampoline = 0;
+    while (
+        trampoline < crashed.frame_count &&
+        !(frames[trampoline].function &&
+          (strcmp(frames[trampoline].function, "__restore_rt") == 0 ||
+           strcmp(frames[trampoline].function, "__kernel_rt_sigreturn") == 0)))
+        trampoline++;
+    if (trampoline == crashed.frame_count)
+        return;
+    size_t dropped = trampoline + 1;
+    for (size_t f = 0; f < dropped; f++) {
+        free((char *)frames[f].function);
+        free((char *)frames[f].file);
+    }
+    memmove(frames, frames + dropped,
+            (crashed.frame_count - dropped) * sizeof *frames);
+    stacks->threads[0].frame_count = crashed.frame_count - dropped;
+}
+
+/* The process thread `tid` belongs to (its Tgid), or 0 when it is gone. */
+static pid_t process_of_thread(pid_t tid)
+{
+    char path[64];
+    snprintf(path, sizeof path, "/proc/%d/status", (int)tid);
+    FILE *status = fopen(path, "re");
+    if (!status)
+        return 0;
+    char line[256];
+    int tgid = 0;
+    while (fgets(line, sizeof line, status))
+        if (sscanf(line, "Tgid: %d", &tgid) == 1)
+            break;
+    fclose(status);
+    return (pid_t)tgid;
+}
+
+/* Answers a ring at once: the handler stops waiting. */
+static void answer_ring(struct running *run, uint32_t answer)
+{
+    atomic_store(&run->slot->crash_stop, answer);
+    syscall(SYS_futex, (uint32_t *)&run->slot->crash_stop, FUTEX_WAKE,
+            INT32_MAX, NULL, NULL, 0);
+}
+
+/* A doorbell rang: every traced test whose crash handler waits has the
+ * stacks of all its threads taken, once, and is answered. Another ring
+ * of the same test (a forgery) costs nothing more. */
+static void answer_doorbells(struct tattle__scheduler *scheduler)
+{
+    for (unsigned i = 0; i < scheduler->job_count; i++) {
+        struct running *run = &scheduler->running[i];
+        /* A test stopped (timed out, interrupted, killed) keeps the stacks
+         * it was stopped with: a late ring replaces nothing. */
+        if (!run->busy || run->reaped || !run->job.traced ||
+            run->doorbell_answered || run->timed_out || run->interrupted_by ||
+            run->killing || run->pid <= 0 ||
+            atomic_load(&run->slot->crash_stop) != TATTLE__CRASH_STOP_RUNG)
+            continue;
+        pid_t crashed = atomic_load(&run->slot->crash_tid);
+        if (crashed <= 0 || process_of_thread(crashed) != run->pid) {
+            /* A process the test forked crashed (or the ring is forged):
+             * the test goes on untouched, and may ring again for itself. */
+            answer_ring(run, TATTLE__CRASH_STOP_NONE);
+            continue;
+        }
+        run->doorbell_answered = true;
+        take_stacks(scheduler, run, NULL);
+        put_crashed_thread_first(&run->stacks, crashed);
+        answer_ring(run, TATTLE__CRASH_STOP_TAKEN);
+        /* Threads never seen stopped are let go once they stop (or end):
+         * the test may live on, so they are kept, never dropped. */
+        keep_tracees(run, &run->stacks);
+        release_stopped_tracees(run);
+    }
+}
+
+/* Reads one signal from the signalfd: the one that stops the run, or 0
+ * when it was a crash doorbell (answered here). */
+static int read_stop_signal(struct tattle__scheduler *scheduler)
+{
+    struct signalfd_siginfo info = {0};
+    ssize_t got = read(scheduler->signal_fd, &info, sizeof info);
+    if (got == (ssize_t)sizeof info &&
+        (int)info.ssi_signo == doorbell_signal()) {
+        answer_doorbells(scheduler);
+        return 0;
+    }
+    if (got < 0 && errno == EAGAIN)
+        return 0;
+    return info.ssi_signo ? (int)info.ssi_signo : SIGINT;
+}
+
 static void stop_test(struct tattle__scheduler *scheduler, struct running *run)
 {
     /* The on-exit barrier: the test is halted first, so its live
@@ -839,6 +1045,8 @@ static void stop_test(struct tattle__scheduler *scheduler, struct running *run)
         tattle__thread_states_read(processes.items, processes.count, &states);
         tattle__pid_list_release(&processes);
     }
+    /* A doorbell read from now on is not answered: the test is stopped. */
+    run->doorbell_answered = true;
     halt_test(scheduler, run);
     if (run->trace)
         tattle__trace_session_snapshot_live(run->trace, run->pid);
@@ -847,7 +1055,8 @@ static void stop_test(struct tattle__scheduler *scheduler, struct running *run)
     tattle__thread_states_release(&states);
     test_hook_delay_before_kill();
     kill_running_test(scheduler, run);
-    tattle__stacks_forget_tracees(&run->stacks);
+    keep_tracees(run, &run->stacks);
+    reap_killed_tracees(run);
     run->deadline_us = 0;
 }
 
@@ -903,6 +1112,15 @@ static int start_next(struct tattle__scheduler *scheduler, struct running *run)
         tattle__capture_reset(&run->captures[0]);
         tattle__capture_reset(&run->captures[1]);
         tattle__slot_reset(run->slot, SLOT_BYTES);
+    }
+    if (job.traced) {
+        /* At a crash the test rings and waits while every thread's stack
+         * is taken: as long as taking may cost, and a second more. */
+        double wait_ms = ((double)stacks_budget_us / 1000.0 + 1000.0) *
+                         scheduler->timeout_multiplier;
+        atomic_store(&run->slot->doorbell_pid, (int32_t)getpid());
+        atomic_store(&run->slot->doorbell_signal, doorbell_signal());
+        atomic_store(&run->slot->doorbell_wait_ms, (uint32_t)wait_ms);
     }
     struct tattle__spawn_request request = {
         .job = (unsigned)(run - scheduler->running),
@@ -1152,6 +1370,12 @@ static int loop_forked(struct tattle__scheduler *scheduler)
             }
             if (run->deadline_us && (!nearest || run->deadline_us < nearest))
                 nearest = run->deadline_us;
+            if (run->tracee_count > 0) {
+                /* Its tracees show their stops only to waitpid: poll. */
+                uint64_t soon = tattle__now_us() + TRACEE_POLL_US;
+                if (!nearest || soon < nearest)
+                    nearest = soon;
+            }
         }
         /* Strays being killed: their pidfds, bounded to what poll takes. */
         for (size_t i = 0; i < scheduler->strays.count && count < room; i++)
@@ -1178,12 +1402,9 @@ static int loop_forked(struct tattle__scheduler *scheduler)
             if (!fds[i].revents)
                 continue;
             if (roles[i] == ROLE_SIGNAL) {
-                struct signalfd_siginfo info = {0};
-                ssize_t ignored =
-                    read(scheduler->signal_fd, &info, sizeof info);
-                (void)ignored;
-                stop_all(scheduler,
-                         info.ssi_signo ? (int)info.ssi_signo : SIGINT);
+                int signal_number = read_stop_signal(scheduler);
+                if (signal_number)
+                    stop_all(scheduler, signal_number);
             } else if (roles[i] == ROLE_SERVER_DEATH) {
                 take_notices(scheduler);
                 server_died(scheduler);
@@ -1193,6 +1414,9 @@ static int loop_forked(struct tattle__scheduler *scheduler)
                     read_output(owners[i], roles[i]);
             }
         }
+        for (unsigned i = 0; i < jobs; i++)
+            if (scheduler->running[i].busy)
+                release_stopped_tracees(&scheduler->running[i]);
         take_notices(scheduler);
         check_suite_servers(scheduler);
         for (unsigned i = 0; i < jobs; i++)
@@ -1443,6 +1667,13 @@ int tattle__scheduler_run(struct tattle__scheduler *scheduler,
     sigemptyset(&mask);
     for (size_t i = 0; i < sizeof stop_signals / sizeof *stop_signals; i++)
         sigaddset(&mask, stop_signals[i]);
+    sigaddset(&mask, doorbell_signal());
+    /* Installed for good: a ring after the run is dropped, not fatal. */
+    atomic_store(&doorbell_reader, (pid_t)syscall(SYS_gettid));
+    struct sigaction forward = {.sa_handler = forward_doorbell,
+                                .sa_flags = SA_RESTART};
+    sigfillset(&forward.sa_mask);
+    sigaction(doorbell_signal(), &forward, NULL);
     sigprocmask(SIG_BLOCK, &mask, &scheduler->old_mask);
     scheduler->signal_fd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
     int result;
@@ -1457,6 +1688,16 @@ int tattle__scheduler_run(struct tattle__scheduler *scheduler,
     if (scheduler->signal_fd >= 0)
         close(scheduler->signal_fd);
     scheduler->signal_fd = -1;
+    /* Doorbells still queued (a test may ring a thousand times): every
+     * test is gone, drop them; later ones reach the handler, which drops
+     * them too. */
+    atomic_store(&doorbell_reader, 0);
+    sigset_t doorbell;
+    sigemptyset(&doorbell);
+    sigaddset(&doorbell, doorbell_signal());
+    struct timespec no_wait = {0, 0};
+    while (sigtimedwait(&doorbell, NULL, &no_wait) > 0)
+        ;
     sigprocmask(SIG_SETMASK, &scheduler->old_mask, NULL);
     return result;
 }

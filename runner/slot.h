@@ -58,7 +58,23 @@ struct tattle__slot {
     _Atomic uint32_t failures_dropped; /* records that did not fit */
     _Atomic uint32_t setup_failed;     /* a fixture before the body failed */
     _Atomic uint32_t fixture;          /* enum tattle__fixture_role */
+    /* The crash doorbell of a traced test: set by the runner before the
+     * fork, rung by the crash handler (runner/test_process/crash.c). */
+    _Atomic int32_t doorbell_pid;      /* the runner to signal; 0: none */
+    _Atomic int32_t doorbell_signal;   /* the signal it waits for */
+    _Atomic uint32_t doorbell_wait_ms; /* how long the handler waits */
+    _Atomic uint32_t crash_stop;       /* enum tattle__crash_stop */
+    _Atomic int32_t crash_tid;         /* the thread that crashed */
     _Alignas(8) unsigned char records[];
+};
+
+/* Where a traced test's crash is between the handler and the runner: the
+ * handler rings (RUNG) and waits on the word (a futex); the runner takes
+ * every thread's stack and answers (TAKEN). */
+enum tattle__crash_stop {
+    TATTLE__CRASH_STOP_NONE = 0,
+    TATTLE__CRASH_STOP_RUNG = 1,
+    TATTLE__CRASH_STOP_TAKEN = 2
 };
 
 /* The records, as the writer (runner/test_process/slot_write.c) lays them

@@ -12,9 +12,14 @@
 
 #include <errno.h>
 #include <execinfo.h>
+#include <linux/futex.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 static const int crash_signals[] = {SIGSEGV, SIGBUS,  SIGILL, SIGFPE,
@@ -49,6 +54,51 @@ void tattle__crash_set_mirror(const struct tattle__slot *from,
     mirror_to = to;
 }
 
+/* The longest a crashing process waits for the runner, whatever the slot
+ * says: the slot is the test's to write. */
+enum { DOORBELL_WAIT_MS_MAX = 120 * 1000 };
+
+static uint64_t monotonic_ns(void)
+{
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    return (uint64_t)now.tv_sec * 1000000000u + (uint64_t)now.tv_nsec;
+}
+
+/* Tells the runner this thread is crashing and waits until it took every
+ * thread's stack, or until the wait the runner allowed is over. */
+static void ring_and_wait_for_stacks(struct tattle__slot *slot)
+{
+    pid_t runner = atomic_load(&slot->doorbell_pid);
+    int doorbell = atomic_load(&slot->doorbell_signal);
+    uint32_t wait_ms = atomic_load(&slot->doorbell_wait_ms);
+    if (runner <= 0 || doorbell <= 0 || wait_ms == 0)
+        return;
+    if (wait_ms > DOORBELL_WAIT_MS_MAX)
+        wait_ms = DOORBELL_WAIT_MS_MAX;
+    atomic_store(&slot->crash_tid, (int32_t)syscall(SYS_gettid));
+    uint32_t expected = TATTLE__CRASH_STOP_NONE;
+    if (!atomic_compare_exchange_strong(&slot->crash_stop, &expected,
+                                        TATTLE__CRASH_STOP_RUNG))
+        return; /* rung before, by another thread or a forgery */
+    if (kill(runner, doorbell) != 0)
+        return;
+    uint64_t deadline = monotonic_ns() + (uint64_t)wait_ms * 1000000u;
+    while (atomic_load(&slot->crash_stop) == TATTLE__CRASH_STOP_RUNG) {
+        uint64_t now = monotonic_ns();
+        if (now >= deadline)
+            return;
+        uint64_t left = deadline - now;
+        struct timespec timeout = {(time_t)(left / 1000000000u),
+                                   (long)(left % 1000000000u)};
+        /* Shared memory: a process-wide (not private) futex. It returns
+         * at once when the word changed, on EINTR when the runner stopped
+         * the thread, else when woken or timed out. */
+        syscall(SYS_futex, (uint32_t *)&slot->crash_stop, FUTEX_WAIT,
+                TATTLE__CRASH_STOP_RUNG, &timeout, NULL, 0);
+    }
+}
+
 static void crash_handler(int signal_number)
 {
     void *frames[TATTLE__MAX_FRAMES];
@@ -59,6 +109,8 @@ static void crash_handler(int signal_number)
         memcpy(mirror_to, mirror_from, mirror_bytes);
     if (crash_callback)
         crash_callback();
+    if (crash_slot)
+        ring_and_wait_for_stacks(crash_slot);
     /* Die of the same signal, so the runner sees the real cause. */
     struct sigaction default_action;
     memset(&default_action, 0, sizeof default_action);

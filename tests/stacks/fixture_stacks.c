@@ -1,6 +1,8 @@
 /*
  * fixture_stacks.c — tests that time out on purpose, for the stacks the
- * runner takes before it kills them (tests/stacks/test_stacks.py).
+ * runner takes before it kills them (tests/stacks/test_stacks.py), and a
+ * traced test that crashes (writing to a page it may not touch) while a second
+ * thread waits, for the stacks the runner takes while the crash handler waits.
  *
  * The deadlock is the classic one: two threads each take their first lock,
  * meet at a barrier (so both hold it, without any sleep) and then wait
@@ -231,4 +233,65 @@ TEST(race, records_until_stopped, .timeout_ms = 300, .tags = "trace_messages",
     if (progress == MAP_FAILED)
         FAIL("cannot map race_progress.bin");
     record_until_stopped(progress);
+}
+
+/* The second thread of the crash: says it is here, then waits on a pipe
+ * nobody writes to, inside this function, until the process dies. */
+__attribute__((noinline)) static void worker_waits_for_the_crash(int ready,
+                                                                 int never)
+{ /* @worker_begins */
+    char byte = 'r';
+    if (write(ready, &byte, 1) != 1)
+        abort();
+    while (read(never, &byte, 1) != 0) /* @worker_waits */
+        ;
+    abort(); /* @worker_ends: not reached, the write end stays open */
+}
+
+static int worker_ready[2];
+
+static void *crash_worker(void *unused)
+{
+    (void)unused;
+    worker_waits_for_the_crash(worker_ready[1], never_written[0]);
+    return NULL;
+}
+
+/* An address that faults when written: a page mapped without access. Not
+ * NULL, so that sanitizer builds see a real SIGSEGV rather than UBSan's
+ * null-pointer check (and the optimiser sees no NULL store to trap). */
+static volatile int *inaccessible_address(void)
+{
+    void *page =
+        mmap(NULL, 4096, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    return page == MAP_FAILED ? NULL : page;
+}
+
+__attribute__((noinline)) static void
+write_to_inaccessible(volatile int *pointer)
+{
+    *pointer = 42; /* @crashes */
+}
+
+TEST(crash, traced_with_a_waiting_thread, .tags = "trace_messages",
+     .timeout_ms = 20000)
+{
+    ASSERT_EQ(pipe(never_written), 0);
+    ASSERT_EQ(pipe(worker_ready), 0);
+    pthread_t worker;
+    ASSERT_EQ(pthread_create(&worker, NULL, crash_worker, NULL), 0);
+    char byte;
+    ASSERT_EQ(read(worker_ready[0], &byte, 1), 1);
+    write_to_inaccessible(inaccessible_address());
+}
+
+TEST(crash, untraced_with_a_waiting_thread, .timeout_ms = 20000)
+{
+    ASSERT_EQ(pipe(never_written), 0);
+    ASSERT_EQ(pipe(worker_ready), 0);
+    pthread_t worker;
+    ASSERT_EQ(pthread_create(&worker, NULL, crash_worker, NULL), 0);
+    char byte;
+    ASSERT_EQ(read(worker_ready[0], &byte, 1), 1);
+    write_to_inaccessible(inaccessible_address());
 }

@@ -292,6 +292,83 @@ def agrees_with_trace(c):
                  "holds steps %r" % (way, progress, pending))
 
 
+def crash_failure(c, report, test_id):
+    tests = {t["id"]: t for t in report["tests"]}
+    c.require(test_id in tests, "%s not in the report" % test_id)
+    failures = tests[test_id]["failures"]
+    c.require(len(failures) >= 1 and failures[0]["kind"] == "crash",
+              "%s: expected a crash, got %r" % (test_id, failures))
+    c.expect_eq(failures[0]["signal"], "SIGSEGV", "signal")
+    return failures[0]
+
+
+@CASES("stacks_crash_of_traced_test_shows_every_thread")
+def crash_traced(c):
+    process, report, cwd = c.run(["crash/traced_with_a_waiting_thread"],
+                                 ["--junit", "report.xml"])
+    c.expect_eq(process.returncode, 1, "exit status")
+    failure = crash_failure(c, report, "crash/traced_with_a_waiting_thread")
+    if "ptrace was refused" in failure["message"]:
+        print("skipped: ptrace is refused on this machine: %s"
+              % failure["message"])
+        sys.exit(77)
+    c.require("stacks" in failure,
+              "the crash has no stacks of its threads: %r" % failure)
+    stacks = failure["stacks"]
+    c.expect_eq(len(stacks), 2, "threads (the crashing one and the worker)")
+    crashed = stacks[0]
+    c.expect(crashed["tid"] == crashed["pid"],
+             "the crashing thread (the test's own) is not first: %r" % stacks)
+    names = [f["function"] for f in crashed["frames"]]
+    c.expect(names[:1] == ["write_to_inaccessible"],
+             "the crashing thread does not start where it crashed: %r"
+             % names)
+    if crashed["frames"]:
+        c.expect_eq(crashed["frames"][0]["line"], marker_line("crashes"),
+                    "the crashing thread's top line")
+    c.expect(not any(n and "crash_handler" in n for n in names),
+             "the crash handler's frames are shown: %r" % names)
+    c.expect("crash/traced_with_a_waiting_thread" in names,
+             "the crashing thread does not show the test's body: %r" % names)
+    worker = thread_with(stacks, "worker_waits_for_the_crash")
+    c.require(worker is not None,
+              "no thread in worker_waits_for_the_crash: %r" % stacks)
+    c.expect(worker["tid"] != worker["pid"], "the worker is not a thread")
+    frame = [f for f in worker["frames"]
+             if f["function"] == "worker_waits_for_the_crash"][0]
+    c.expect(frame["file"] and frame["file"].endswith("fixture_stacks.c"),
+             "worker: file %r" % frame["file"])
+    c.expect(marker_line("worker_begins") <= (frame["line"] or 0)
+             <= marker_line("worker_ends"),
+             "worker: line %r outside worker_waits_for_the_crash"
+             % frame["line"])
+    console = process.stdout.decode("utf-8", "replace")
+    c.expect("worker_waits_for_the_crash at " in console,
+             "console does not show the worker's stack:\n%s" % console)
+    junit = driver.read(os.path.join(cwd, "report.xml"))
+    c.expect("worker_waits_for_the_crash at " in junit,
+             "JUnit does not show the threads:\n%s" % junit[-3000:])
+    # The crash is still the crash: its own stacktrace and location.
+    c.expect_eq(failure["line"], marker_line("crashes"), "crash line")
+    # Every process of the test is gone: none was left traced.
+    for pid in {t["pid"] for t in stacks}:
+        c.expect(not os.path.exists("/proc/%d" % pid),
+                 "process %d of the test outlived the run" % pid)
+
+
+@CASES("stacks_crash_of_untraced_test_keeps_its_own_stack")
+def crash_untraced(c):
+    process, report, _ = c.run(["crash/untraced_with_a_waiting_thread"])
+    c.expect_eq(process.returncode, 1, "exit status")
+    failure = crash_failure(c, report,
+                            "crash/untraced_with_a_waiting_thread")
+    c.expect("stacks" not in failure,
+             "an untraced crash took every thread's stack: %r" % failure)
+    c.expect(any(f["function"] == "write_to_inaccessible"
+                 for f in failure.get("stacktrace", [])),
+             "the crash lost its own stacktrace: %r" % failure)
+
+
 def main():
     CASES.list_if_asked()
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])

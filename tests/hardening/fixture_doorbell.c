@@ -1,0 +1,249 @@
+/*
+ * fixture_doorbell.c — tests that abuse the crash doorbell, for
+ * test_doorbell.py.
+ *
+ * A traced test's crash handler rings the runner (a signal, with the
+ * result slot's crash_stop word set to RUNG) and waits until the runner
+ * has taken every thread's stack (TAKEN). A test can do all of that by
+ * itself: it finds its result slot among its writable shared mappings (the
+ * one whose header names the runner, its grandparent, as the doorbell's
+ * pid) and rings without crashing, rings ever again, re-arms the word
+ * while its real crash handler waits, or closes the doorbell before it
+ * crashes. The runner must answer at most once per test, never wait on the
+ * test, and report each test as what it did.
+ *
+ * Tests wait on conditions (the slot's word, bounded by HOSTILE_WAIT_MS,
+ * which the driver scales), never by sleeping.
+ */
+#define _GNU_SOURCE
+#include <linux/futex.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/mman.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <tattle/tattle.h>
+
+#include "runner/slot.h"
+
+static long wait_ms(void)
+{
+    const char *text = getenv("HOSTILE_WAIT_MS");
+    long value = text ? strtol(text, NULL, 10) : 0;
+    return value > 0 ? value : 10000;
+}
+
+/* The parent of process `pid`, from /proc/PID/stat (after the name, which
+ * may hold ')'). */
+static pid_t parent_of(pid_t pid)
+{
+    char path[64], text[512];
+    snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+    FILE *file = fopen(path, "re");
+    if (!file)
+        return -1;
+    size_t got = fread(text, 1, sizeof text - 1, file);
+    fclose(file);
+    text[got] = '\0';
+    const char *end_of_name = strrchr(text, ')');
+    int parent = -1;
+    if (!end_of_name || sscanf(end_of_name + 1, " %*c %d", &parent) != 1)
+        return -1;
+    return parent;
+}
+
+/* This test's result slot: the writable shared mapping whose header says
+ * the runner (the fork server's parent) is to be rung. NULL if none. */
+static struct tattle__slot *own_slot(void)
+{
+    pid_t runner = parent_of(getppid());
+    FILE *maps = fopen("/proc/self/maps", "re");
+    if (!maps || runner <= 0)
+        return NULL;
+    struct tattle__slot *found = NULL;
+    char line[1024];
+    while (!found && fgets(line, sizeof line, maps)) {
+        unsigned long start, end;
+        char permissions[8] = {0};
+        if (sscanf(line, "%lx-%lx %7s", &start, &end, permissions) < 3)
+            continue;
+        if (permissions[1] != 'w' || permissions[3] != 's' ||
+            end - start < sizeof(struct tattle__slot))
+            continue;
+        struct tattle__slot *slot = (struct tattle__slot *)start;
+        if (slot->capacity ==
+                end - start - offsetof(struct tattle__slot, records) &&
+            atomic_load(&slot->doorbell_pid) == runner)
+            found = slot;
+    }
+    fclose(maps);
+    return found;
+}
+
+/* A thread of the binary's own, started before main, that blocks no
+ * signal: a ring the kernel hands to it must still reach the runner's
+ * reader, not end the runner by the signal's default action. */
+static void *idle_library_thread(void *unused)
+{
+    (void)unused;
+    for (;;)
+        pause();
+    return NULL;
+}
+
+__attribute__((constructor)) static void start_library_thread(void)
+{
+    pthread_t thread;
+    sigset_t nothing;
+    sigemptyset(&nothing);
+    pthread_sigmask(SIG_SETMASK, &nothing, NULL);
+    if (pthread_create(&thread, NULL, idle_library_thread, NULL) == 0)
+        pthread_detach(thread);
+}
+
+/* Rings as a crash handler does: naming the calling thread. */
+static void ring(struct tattle__slot *slot)
+{
+    atomic_store(&slot->crash_tid, (int32_t)syscall(SYS_gettid));
+    atomic_store(&slot->crash_stop, TATTLE__CRASH_STOP_RUNG);
+    kill(atomic_load(&slot->doorbell_pid), atomic_load(&slot->doorbell_signal));
+}
+
+/* Waits, bounded, until the slot's crash_stop is no longer `value`. */
+static bool wait_while(struct tattle__slot *slot, uint32_t value)
+{
+    struct timespec now, deadline;
+    clock_gettime(CLOCK_MONOTONIC, &deadline);
+    deadline.tv_sec += wait_ms() / 1000;
+    deadline.tv_nsec += (wait_ms() % 1000) * 1000000;
+    while (atomic_load(&slot->crash_stop) == value) {
+        clock_gettime(CLOCK_MONOTONIC, &now);
+        long long left_ns =
+            (long long)(deadline.tv_sec - now.tv_sec) * 1000000000 +
+            (deadline.tv_nsec - now.tv_nsec);
+        if (left_ns <= 0)
+            return false;
+        struct timespec timeout = {(time_t)(left_ns / 1000000000),
+                                   (long)(left_ns % 1000000000)};
+        syscall(SYS_futex, (uint32_t *)&slot->crash_stop, FUTEX_WAIT, value,
+                &timeout, NULL, 0);
+    }
+    return true;
+}
+
+enum { RINGS = 1000 };
+
+/* Rings without crashing, is answered, rings a thousand times more (no
+ * more answers), then passes. */
+TEST(doorbell, forged_then_passes, .tags = "trace_messages")
+{
+    struct tattle__slot *slot = own_slot();
+    ASSERT_NOT_NULL(slot);
+    ring(slot);
+    ASSERT(wait_while(slot, TATTLE__CRASH_STOP_RUNG));
+    ASSERT_EQ(atomic_load(&slot->crash_stop), TATTLE__CRASH_STOP_TAKEN);
+    printf("answered once\n"); /* the driver checks it */
+    for (int i = 0; i < RINGS; i++)
+        ring(slot);
+    printf("rang %d times more\n", RINGS);
+}
+
+/* A process the test forked rings (as its crash handler would): the
+ * runner answers it at once without touching the test, which then rings
+ * for itself and is answered with its stacks. */
+TEST(doorbell, child_rings_then_passes, .tags = "trace_messages")
+{
+    struct tattle__slot *slot = own_slot();
+    ASSERT_NOT_NULL(slot);
+    pid_t child = fork();
+    ASSERT(child >= 0);
+    if (child == 0) {
+        ring(slot);
+        _exit(wait_while(slot, TATTLE__CRASH_STOP_RUNG) ? 0 : 1);
+    }
+    int status = 0;
+    ASSERT_EQ(waitpid(child, &status, 0), child);
+    ASSERT(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    ASSERT_EQ(atomic_load(&slot->crash_stop), TATTLE__CRASH_STOP_NONE);
+    printf("the child's ring answered without stacks\n");
+    ring(slot);
+    ASSERT(wait_while(slot, TATTLE__CRASH_STOP_RUNG));
+    ASSERT_EQ(atomic_load(&slot->crash_stop), TATTLE__CRASH_STOP_TAKEN);
+    printf("its own ring answered with stacks\n");
+}
+
+/* Sends the doorbell's signal a thousand times, never with the word set:
+ * nothing to answer. */
+TEST(doorbell, signals_only, .tags = "trace_messages")
+{
+    struct tattle__slot *slot = own_slot();
+    ASSERT_NOT_NULL(slot);
+    for (int i = 0; i < RINGS; i++)
+        kill(atomic_load(&slot->doorbell_pid),
+             atomic_load(&slot->doorbell_signal));
+    ASSERT_EQ(atomic_load(&slot->crash_stop), TATTLE__CRASH_STOP_NONE);
+    printf("signalled %d times\n", RINGS);
+}
+
+static struct tattle__slot *rearmed_slot;
+
+/* Puts the word back to RUNG whenever the runner answers, so the crash
+ * handler waits for an answer that never stays: it must give up at the
+ * bound the runner set and die of its signal. */
+static void *keep_rearming(void *unused)
+{
+    (void)unused;
+    for (;;) {
+        wait_while(rearmed_slot, TATTLE__CRASH_STOP_NONE);
+        if (atomic_load(&rearmed_slot->crash_stop) ==
+            TATTLE__CRASH_STOP_TAKEN) {
+            atomic_store(&rearmed_slot->crash_stop, TATTLE__CRASH_STOP_RUNG);
+            kill(atomic_load(&rearmed_slot->doorbell_pid),
+                 atomic_load(&rearmed_slot->doorbell_signal));
+        }
+        wait_while(rearmed_slot, TATTLE__CRASH_STOP_RUNG);
+    }
+    return NULL;
+}
+
+/* An address that faults when written: a page mapped without access. Not
+ * NULL, so that sanitizer builds see a real SIGSEGV rather than UBSan's
+ * null-pointer check (and the optimiser sees no NULL store to trap). */
+static volatile int *inaccessible_address(void)
+{
+    void *page =
+        mmap(NULL, 4096, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    return page == MAP_FAILED ? NULL : page;
+}
+
+TEST(doorbell, rearmed_while_crashing, .tags = "trace_messages",
+     .timeout_ms = 60000)
+{
+    rearmed_slot = own_slot();
+    ASSERT_NOT_NULL(rearmed_slot);
+    pthread_t thread;
+    ASSERT_EQ(pthread_create(&thread, NULL, keep_rearming, NULL), 0);
+    *inaccessible_address() = 1;
+}
+
+/* Closes the doorbell (no runner to ring) before it crashes: reported as
+ * a crash, without the other threads' stacks. */
+TEST(doorbell, closed_then_crashes, .tags = "trace_messages")
+{
+    struct tattle__slot *slot = own_slot();
+    ASSERT_NOT_NULL(slot);
+    atomic_store(&slot->doorbell_pid, 0);
+    *inaccessible_address() = 2;
+}
+
+TEST(doorbell, after_passes)
+{
+    printf("after passes\n");
+}

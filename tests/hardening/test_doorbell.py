@@ -1,0 +1,132 @@
+#!/usr/bin/env python3
+"""Tests of the crash doorbell against tests that abuse it: runs
+doorbell_fixture, whose traced tests find their result slot and ring the
+runner without crashing, signal it a thousand times, re-arm the doorbell
+while their own crash handler waits, or close it before they crash, and
+checks that the runner survives, answers each test at most once, ends
+every run in bounded time, and reports each test as what it did (JSON
+validated against schemas/ by tests/tools/validate_json.py).
+
+    test_doorbell.py CASE --fixture PATH
+
+Exits 0 when every check held, 1 otherwise.
+"""
+import os
+import sys
+import time
+
+SOURCE_DIR = os.environ.get(
+    "TATTLE_SOURCE_DIR",
+    os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
+sys.path.insert(0, os.path.join(SOURCE_DIR, "tests", "tools"))
+import driver  # noqa: E402
+
+# The bound of every wait inside the fixture's tests.
+os.environ["HOSTILE_WAIT_MS"] = str(int(10000 * driver.wait_scale()))
+
+
+class Case(driver.Checks):
+    def __init__(self, fixture):
+        super().__init__("tattle-doorbell-")
+        self.fixture = fixture
+
+    def run(self, tests):
+        """Runs `tests` then doorbell/after_passes at -j1: returns the
+        process, the report's tests by id, and how long the run took."""
+        started = time.monotonic()
+        process, report, _ = self.run_for_report(
+            [self.fixture, "--color=never", "-j1"] + list(tests)
+            + ["doorbell/after_passes"])
+        took = time.monotonic() - started
+        tests = {t["id"]: t for t in report["tests"]}
+        after = tests.get("doorbell/after_passes")
+        self.expect(after is not None and after["state"] == "passed",
+                    "the test after the hostile one did not pass: %r" % after)
+        self.expect(not report["run"]["interrupted"],
+                    "the run was interrupted")
+        return process, tests, took
+
+    def passed_with(self, tests, test_id, stdout):
+        test = tests.get(test_id)
+        self.require(test is not None, "%s not in the report" % test_id)
+        self.expect_eq(test["state"], "passed", "%s state" % test_id)
+        self.expect_eq(test["output"]["stdout"], stdout, "%s stdout" % test_id)
+        for failure in test["failures"]:
+            self.expect("stacks" not in failure,
+                        "%s: stacks on a failure: %r" % (test_id, failure))
+
+    def crashed(self, tests, test_id):
+        test = tests.get(test_id)
+        self.require(test is not None, "%s not in the report" % test_id)
+        self.expect_eq(test["state"], "failed", "%s state" % test_id)
+        failures = test["failures"]
+        self.require(failures and failures[0]["kind"] == "crash",
+                     "%s: expected a crash, got %r" % (test_id, failures))
+        self.expect_eq(failures[0]["signal"], "SIGSEGV", "%s signal" % test_id)
+        return failures[0]
+
+
+CASES = driver.Cases()
+
+
+@CASES("hardening_doorbell_forged_is_answered_once")
+def forged(c):
+    """Rung without a crash, then a thousand times more: the runner takes
+    the stacks once, answers once, and the test passes."""
+    process, tests, _ = c.run(["doorbell/forged_then_passes"])
+    c.expect_eq(process.returncode, 0, "exit status")
+    c.passed_with(tests, "doorbell/forged_then_passes",
+                  "answered once\nrang 1000 times more\n")
+
+
+@CASES("hardening_doorbell_child_ring_leaves_test_alone")
+def child_rings(c):
+    """A process the test forked rings: answered at once without stacks
+    (the word goes back to none), and the test's own ring later is still
+    answered with them."""
+    process, tests, _ = c.run(["doorbell/child_rings_then_passes"])
+    c.expect_eq(process.returncode, 0, "exit status")
+    c.passed_with(tests, "doorbell/child_rings_then_passes",
+                  "the child's ring answered without stacks\n"
+                  "its own ring answered with stacks\n")
+
+
+@CASES("hardening_doorbell_signals_alone_are_ignored")
+def signals_only(c):
+    """The doorbell's signal without the slot's word: nothing to answer,
+    and the runner is neither stopped nor killed by it."""
+    process, tests, _ = c.run(["doorbell/signals_only"])
+    c.expect_eq(process.returncode, 0, "exit status")
+    c.passed_with(tests, "doorbell/signals_only", "signalled 1000 times\n")
+
+
+@CASES("hardening_doorbell_rearmed_crash_ends_in_bounded_time")
+def rearmed(c):
+    """A thread puts the doorbell back to rung whenever the runner
+    answers: the crash handler gives up at the runner's bound and the test
+    is reported as the crash it was, with the stacks taken once."""
+    process, tests, took = c.run(["doorbell/rearmed_while_crashing"])
+    c.expect_eq(process.returncode, 1, "exit status")
+    failure = c.crashed(tests, "doorbell/rearmed_while_crashing")
+    if "ptrace was refused" not in failure["message"]:
+        c.expect(len(failure.get("stacks", [])) == 2,
+                 "the crash does not carry both threads: %r" % failure)
+    # The handler waits at most the runner's stacks budget plus a second
+    # (8 s plus one in a sanitized runner), times the multiplier.
+    bound = 30 * driver.wait_scale()
+    c.expect(took < bound, "the run took %.1f s (bound %.1f s)" % (took, bound))
+
+
+@CASES("hardening_doorbell_closed_crash_is_reported_as_before")
+def closed(c):
+    """The doorbell closed before the crash: the crash is reported as
+    before, with its own stack and without the other threads'."""
+    process, tests, _ = c.run(["doorbell/closed_then_crashes"])
+    c.expect_eq(process.returncode, 1, "exit status")
+    failure = c.crashed(tests, "doorbell/closed_then_crashes")
+    c.expect("stacks" not in failure,
+             "stacks taken though the doorbell was closed: %r" % failure)
+
+
+if __name__ == "__main__":
+    sys.exit(driver.fixture_main(CASES, Case))
