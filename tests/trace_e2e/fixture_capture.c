@@ -1022,13 +1022,17 @@ TEST(ipc, semantics, .tags = "trace_messages")
     close(fds[0]);
     close(fds[1]);
 
-    /* A memory stream has no descriptor: closing it leaves errno alone. */
+    /* A memory stream has no descriptor: closing it leaves errno alone.
+     * Not under ThreadSanitizer, whose own fclose asks for the stream's
+     * descriptor before the call reaches tattle's and leaves its EBADF. */
     char memory[8];
     FILE *stream = fmemopen(memory, sizeof memory, "w");
     ASSERT_NOT_NULL(stream);
     errno = ERANGE;
     EXPECT_EQ(fclose(stream), 0);
+#ifndef __SANITIZE_THREAD__
     EXPECT_EQ(errno, ERANGE);
+#endif
 }
 
 /* trace_messages:noipc: only the tracer call is recorded. */
