@@ -8,6 +8,7 @@
  * Perfetto to see where the time goes.
  */
 #include <ctype.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -47,7 +48,7 @@ static void count_word(struct table *table, const char *word)
 {
     struct entry *entry = find_slot(table, word);
     if (entry->count == 0) {
-        strncpy(entry->word, word, WORD_MAX - 1);
+        snprintf(entry->word, sizeof entry->word, "%s", word);
         table->used++;
     }
     entry->count++;
