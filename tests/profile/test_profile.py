@@ -57,8 +57,10 @@ def read_collapsed(c, path):
 
 def replay(test):
     """The collapsed stacks of one test computed from its JSON calls: each
-    actor's stack replayed, the time between two of its calls added to
-    the stack it was in, calls still open counted to the test's end."""
+    actor's stack replayed (an actor's name is its identity: threads that
+    named themselves alike read NAME, NAME#2, ...), the time between two
+    of its calls added to the stack it was in, calls still open counted to
+    the test's end."""
     calls = test["trace"]["calls"]
     end = max([test["duration_us"]] + [call["t_us"] for call in calls])
     stacks, last, weights = {}, {}, collections.Counter()
@@ -78,6 +80,19 @@ def replay(test):
     return {k: v for k, v in weights.items() if v > 0}
 
 
+def chrome_events(path, test_id):
+    """The events of one test's process in a Chrome trace, and its
+    {tid: thread name}."""
+    with open(path, encoding="utf-8") as f:
+        events = json.load(f)["traceEvents"]
+    pid = [e["pid"] for e in events if e["ph"] == "M" and
+           e["name"] == "process_name" and e["args"]["name"] == test_id]
+    mine = [e for e in events if pid and e["pid"] == pid[0]]
+    names = {e["tid"]: e["args"]["name"] for e in mine
+             if e["ph"] == "M" and e["name"] == "thread_name"}
+    return mine, names
+
+
 class Skip(Exception):
     """The case cannot run here; the message says why."""
 
@@ -88,7 +103,7 @@ class Case(driver.Checks):
         self.options = options
 
     def run(self, extra):
-        """Runs both tests with `extra` flags; (process, report, cwd)."""
+        """Runs the tests with `extra` flags; (process, report, cwd)."""
         process, report, cwd = self.run_for_report(
             [self.options.fixture, "--color=never"] + list(extra))
         self.expect_eq(process.returncode, 1, "exit status (profile/threads "
@@ -272,6 +287,56 @@ def chrome_structure(c):
     c.expect(len(mailbox) == 1 and mailbox[0]["args"]["pending"] == 1 and
              mailbox[0]["args"]["messages"] == ["two"],
              "the mailbox instant: %r" % mailbox)
+
+
+@CASES("profile_threads_named_alike_kept_apart")
+def threads_named_alike(c):
+    """Two threads that both named themselves "twin", whose calls overlap,
+    are two actors (twin, twin#2) with a stack each, in the report, the
+    flame graph and the timeline."""
+    process, report, cwd = c.run(["--flamegraph", "profile.folded",
+                                  "--chrome-trace", "timeline.json"])
+    tests = {t["id"]: t for t in report["tests"]}
+    c.require("profile/twins" in tests and "calls" in
+              (tests["profile/twins"].get("trace") or {}),
+              "profile/twins has no calls in the report")
+    trace = tests["profile/twins"]["trace"]
+    names = [actor["name"] for actor in trace["actors"]]
+    c.expect_eq(len(names), len(set(names)), "distinct actor names %r" % names)
+    actor_of = {call["function"]: call["actor"] for call in trace["calls"]
+                if call["kind"] == "enter"}
+    c.require("twin_one" in actor_of and "twin_two" in actor_of,
+              "the twins' calls: %r" % trace["calls"])
+    c.expect_eq(sorted((actor_of["twin_one"], actor_of["twin_two"])),
+                ["twin", "twin#2"], "the twins' actors")
+    # Each thread's stack holds its own functions only.
+    weights = read_collapsed(c, os.path.join(cwd, "profile.folded"))
+    for stack in weights:
+        frames = stack.split(";")
+        for pair in (("twin_one", "twin_two"), ("first_twin", "second_twin")):
+            c.expect(not set(pair) <= set(frames),
+                     "one stack holds both threads' calls: %r" % stack)
+    c.expect_eq({s: w for s, w in weights.items()
+                 if s.startswith("profile/twins;")},
+                replay(tests["profile/twins"]), "stacks against the calls")
+    events, threads = chrome_events(os.path.join(cwd, "timeline.json"),
+                                    "profile/twins")
+    tid_of = {e["name"]: e["tid"] for e in events if e["ph"] == "B"}
+    c.require("twin_one" in tid_of and "twin_two" in tid_of,
+              "the twins' B events: %r" % events)
+    c.expect(tid_of["twin_one"] != tid_of["twin_two"],
+             "the twins share thread %r" % tid_of["twin_one"])
+    c.expect_eq(sorted((threads.get(tid_of["twin_one"]),
+                        threads.get(tid_of["twin_two"]))),
+                ["twin", "twin#2"], "the twins' thread names")
+    stacks = collections.defaultdict(list)
+    for event in events:
+        if event["ph"] == "B":
+            stacks[event["tid"]].append(event["name"])
+        elif event["ph"] == "E":
+            c.require(stacks[event["tid"]], "an E without its B: %r" % event)
+            c.expect_eq(stacks[event["tid"]].pop(), event["name"],
+                        "the E's call on tid %d" % event["tid"])
 
 
 def require_speedscope():
