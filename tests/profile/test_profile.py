@@ -93,6 +93,19 @@ def chrome_events(path, test_id):
     return mine, names
 
 
+def set_calls(trace, calls):
+    """Replaces a report's trace calls by `calls`, (t_us, actor, kind,
+    function) each, numbered in their order."""
+    template = trace["calls"][0]
+    trace["calls"] = [dict(template, seq=number, t_us=t_us, actor=actor,
+                           kind=kind, function=function, depth=0)
+                      for number, (t_us, actor, kind, function)
+                      in enumerate(calls, 1)]
+    trace["calls_recorded"] = len(calls)
+    trace["call_cap"] = max(trace["call_cap"], len(calls))
+    trace["stacks"] = []
+
+
 class Skip(Exception):
     """The case cannot run here; the message says why."""
 
@@ -117,6 +130,30 @@ class Case(driver.Checks):
                          (tests[test_id].get("trace") or {}),
                          "%s has no calls in the report" % test_id)
         return tests
+
+    def convert_crafted(self, edit, to):
+        """The path of the `to` file that tattle convert writes from a real
+        report whose profile/weighted trace `edit(trace, tests)` changed."""
+        _, report, cwd = self.run(["--flamegraph", "kept.folded"])
+        tests = self.tests(report)
+        edit(tests["profile/weighted"]["trace"], tests)
+        crafted = os.path.join(cwd, "crafted.json")
+        driver.write(crafted, json.dumps(report))
+        out = os.path.join(cwd, "crafted.out")
+        done = subprocess.run([self.options.tattle, "convert", crafted, "--to",
+                               to, "-o", out], cwd=cwd, capture_output=True)
+        self.require(done.returncode == 0, "tattle convert --to %s: %r" % (
+            to, done.stderr[-2000:]))
+        return out
+
+    def crafted_stacks(self, calls):
+        """{stack: weight} of the flame graph of profile/weighted with
+        `calls` (see set_calls) for its calls."""
+        folded = self.convert_crafted(
+            lambda trace, tests: set_calls(trace, calls), "flamegraph")
+        return {stack: weight for stack, weight
+                in read_collapsed(self, folded).items()
+                if stack.startswith("profile/weighted;")}
 
     def within(self, weight, expected, what):
         """A spin's weight: at least what it spun, at most that and what
@@ -337,6 +374,29 @@ def threads_named_alike(c):
             c.require(stacks[event["tid"]], "an E without its B: %r" % event)
             c.expect_eq(stacks[event["tid"]].pop(), event["name"],
                         "the E's call on tid %d" % event["tid"])
+
+
+@CASES("profile_deep_stack_bounded")
+def deep_stack(c):
+    """A recursion 300 calls deep: each line keeps the outermost and the
+    innermost 64 frames and one frame counting those left out."""
+    depth = 300
+    calls = [(t, "main", "enter", "r%d" % (t + 1)) for t in range(depth)]
+    calls += [(depth + t, "main", "exit", "r%d" % (depth - t))
+              for t in range(depth)]
+    stacks = c.crafted_stacks(calls)
+    by_innermost = {stack.split(";")[-1]: stack.split(";")[1:]
+                    for stack in stacks}
+    c.expect_eq(len(by_innermost), depth, "a line per depth")
+    for inner in range(1, depth + 1):
+        frames = by_innermost.get("r%d" % inner)
+        if inner <= 128:
+            expected = ["r%d" % d for d in range(1, inner + 1)]
+        else:
+            expected = (["r%d" % d for d in range(1, 65)] +
+                        ["[... %d frames]" % (inner - 128)] +
+                        ["r%d" % d for d in range(inner - 63, inner + 1)])
+        c.expect_eq(frames, expected, "the frames of depth %d" % inner)
 
 
 def require_speedscope():
