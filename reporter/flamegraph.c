@@ -27,13 +27,15 @@ struct flame_reporter {
 };
 
 /* Appends a frame's name so that the line still splits at `;` and at its
- * last space: `;` reads `:`, line breaks and other control characters
- * `?`. */
+ * last space: `;` reads `:`, a space `_` (flamegraph.pl would read a name
+ * ending in " NUMBER" as a second count), line breaks and other control
+ * characters `?`. */
 static void append_frame(struct tattle__buffer *line, const char *name)
 {
     char *at = tattle__buffer_reserve(line, strlen(name));
     for (; *name; name++)
         *at++ = *name == ';'                                   ? ':'
+                : *name == ' '                                 ? '_'
                 : (unsigned char)*name < 0x20 || *name == 0x7f ? '?'
                                                                : *name;
     line->length = (size_t)(at - line->data);

@@ -16,8 +16,8 @@
  * Only the calls the recorder kept are seen: when a test made more than
  * `cap`, the time before the first kept one is not counted, and an exit
  * whose entry was not kept is passed over. Stacks of no whole
- * microsecond are left out. A `;` in a name reads `:` and a control
- * character `?`, so every line splits the same way. A stack
+ * microsecond are left out. A `;` in a name reads `:`, a space `_` and
+ * a control character `?`, so every line splits the same way. A stack
  * deeper than 128 calls (a deep recursion) is written as its outermost
  * 64 frames, one `[... N frames]` frame and its innermost 64.
  *

@@ -399,6 +399,18 @@ def deep_stack(c):
         c.expect_eq(frames, expected, "the frames of depth %d" % inner)
 
 
+@CASES("profile_frame_names_split_right")
+def frame_names(c):
+    """A space in a function's name reads `_` (flamegraph.pl would read a
+    name ending in " NUMBER" as a second count), a `;` `:`."""
+    stacks = c.crafted_stacks([
+        (0, "main", "enter", "wait 12"), (10, "main", "enter", "a;b c"),
+        (30, "main", "exit", "a;b c"), (40, "main", "exit", "wait 12")])
+    c.expect_eq(stacks, {"profile/weighted;wait_12": 20,
+                         "profile/weighted;wait_12;a:b_c": 20},
+                "the stacks")
+
+
 def require_speedscope():
     if not shutil.which("node"):
         raise Skip("node is not installed: speedscope cannot run")
