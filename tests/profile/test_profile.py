@@ -411,6 +411,21 @@ def frame_names(c):
                 "the stacks")
 
 
+@CASES("profile_chrome_trace_time_never_back")
+def chrome_time_never_back(c):
+    """A clock that went back on a thread: its B and E events are still in
+    time order, so each E closes its own B."""
+    calls = [(100, "main", "enter", "f"), (50, "main", "enter", "g"),
+             (40, "main", "exit", "g"), (120, "main", "exit", "f")]
+    timeline = c.convert_crafted(lambda trace, tests: set_calls(trace, calls),
+                                 "chrome-trace")
+    events, _ = chrome_events(timeline, "profile/weighted")
+    c.expect_eq([(e["ph"], e["name"], e["ts"]) for e in events
+                 if e["ph"] in ("B", "E")],
+                [("B", "f", 100), ("B", "g", 100), ("E", "g", 100),
+                 ("E", "f", 120)], "the calls' events")
+
+
 def require_speedscope():
     if not shutil.which("node"):
         raise Skip("node is not installed: speedscope cannot run")
