@@ -74,8 +74,13 @@ static size_t child_node(struct tattle__call_tree *tree, size_t parent,
 static void account(struct tattle__call_tree *tree,
                     struct tattle__call_thread *thread, uint64_t now_us)
 {
-    if (thread->node != 0 && now_us > thread->last_us)
-        tree->nodes[thread->node].self_us += now_us - thread->last_us;
+    if (thread->node != 0 && now_us > thread->last_us) {
+        /* Saturates: threads of a hostile report may add up past 2^64. */
+        uint64_t *self_us = &tree->nodes[thread->node].self_us;
+        uint64_t added = now_us - thread->last_us;
+        *self_us = *self_us > UINT64_MAX - added ? UINT64_MAX
+                                                 : *self_us + added;
+    }
     if (now_us > thread->last_us || thread->node == 0)
         thread->last_us = now_us;
 }

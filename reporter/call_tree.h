@@ -35,7 +35,8 @@ struct tattle__call_node {
     const char *function; /* the trace's string; "?" when unknown */
     const char *file;     /* of its first entry: the trace's, or NULL */
     int line;
-    uint64_t self_us; /* time threads spent in it and not deeper */
+    uint64_t self_us; /* time threads spent in it and not deeper (at most
+                         UINT64_MAX: the sum saturates) */
 };
 
 struct tattle__call_thread {

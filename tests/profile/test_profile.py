@@ -411,6 +411,17 @@ def frame_names(c):
                 "the stacks")
 
 
+@CASES("profile_self_time_saturates")
+def self_time_saturates(c):
+    """Two threads each 2^64-1 us in one stack: its weight stays at the
+    largest count, not wrapped round."""
+    most = 2**64 - 1
+    stacks = c.crafted_stacks([
+        (0, "a", "enter", "f"), (0, "b", "enter", "f"),
+        (most, "a", "exit", "f"), (most, "b", "exit", "f")])
+    c.expect_eq(stacks, {"profile/weighted;f": most}, "the stacks")
+
+
 @CASES("profile_chrome_trace_time_never_back")
 def chrome_time_never_back(c):
     """A clock that went back on a thread: its B and E events are still in
