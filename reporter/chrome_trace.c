@@ -291,6 +291,8 @@ static void write_endings(struct chrome_reporter *self,
     const struct tattle_trace *trace = result->trace;
     for (size_t i = 0; trace && i < trace->mailbox_count; i++) {
         const struct tattle_trace_mailbox *mailbox = &trace->mailboxes[i];
+        if (!mailbox->pending && !mailbox->message_count)
+            continue; /* as the sequence diagram: only those holding some */
         cJSON *args = cJSON_CreateObject();
         cJSON *messages =
             args ? cJSON_AddArrayToObject(args, "messages") : NULL;

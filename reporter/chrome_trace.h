@@ -27,7 +27,8 @@
  *   failures     process-scoped instant events "failure: KIND" at the
  *                test's end, args {message, file, line}
  *   mailboxes    process-scoped instant events "mailbox NAME" at the
- *                test's end, args {owner, pending, messages}
+ *                test's end, args {owner, pending, messages}, for those
+ *                still holding messages
  *
  * The file is written beside its destination and gets its name at the
  * end (report_output.h); each event is printed as its test finishes, and

@@ -437,6 +437,22 @@ def chrome_time_never_back(c):
                  ("E", "f", 120)], "the calls' events")
 
 
+@CASES("profile_chrome_trace_skips_empty_mailboxes")
+def chrome_empty_mailboxes(c):
+    """Only the mailboxes still holding messages are instants."""
+    def edit(trace, tests):
+        held = [m for m in tests["profile/threads"]["trace"]["mailboxes"]
+                if m["name"] == "work"]
+        c.require(held, "no mailbox work in profile/threads")
+        trace["mailboxes"] = [held[0], dict(held[0], name="idle", pending=0,
+                                            messages=[])]
+    timeline = c.convert_crafted(edit, "chrome-trace")
+    events, _ = chrome_events(timeline, "profile/weighted")
+    c.expect_eq(sorted(e["name"] for e in events if e["ph"] == "i" and
+                       e["name"].startswith("mailbox ")),
+                ["mailbox work"], "the mailbox instants")
+
+
 def require_speedscope():
     if not shutil.which("node"):
         raise Skip("node is not installed: speedscope cannot run")
