@@ -216,8 +216,12 @@ def passed_traces(c):
     weighted = [t for t in report["tests"] if t["id"] == "profile/weighted"]
     c.expect(weighted and weighted[0].get("trace") is None,
              "a passed test keeps its trace without --flamegraph")
-    process, report, _ = c.run(["--chrome-trace", "timeline.json"])
-    c.tests(report)
+    for flag, path in (("--chrome-trace", "timeline.json"),
+                       ("--flamegraph", "profile.folded")):
+        process, report, _ = c.run([flag, path])
+        tests = c.tests(report)
+        c.expect(tests["profile/weighted"]["trace"]["calls"],
+                 "the passed test's calls with %s" % flag)
 
 
 @CASES("profile_file_rules")
