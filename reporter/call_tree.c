@@ -16,7 +16,7 @@ void tattle__call_tree_reset(struct tattle__call_tree *tree)
         tree->node_capacity = 64;
         tree->nodes = tattle__calloc(tree->node_capacity, sizeof *tree->nodes);
     }
-    tree->nodes[0] = (struct tattle__call_node){0, "", NULL, 0, 0};
+    tree->nodes[0] = (struct tattle__call_node){.function = ""};
     tree->node_count = 1;
 }
 
@@ -54,8 +54,17 @@ static size_t child_node(struct tattle__call_tree *tree, size_t parent,
         tree->nodes = tattle__realloc(tree->nodes, tree->node_capacity *
                                                        sizeof *tree->nodes);
     }
-    tree->nodes[node] =
-        (struct tattle__call_node){parent, function, call->file, call->line, 0};
+    size_t depth = tree->nodes[parent].depth + 1;
+    tree->nodes[node] = (struct tattle__call_node){
+        .parent = parent,
+        .depth = depth,
+        .outer = depth == TATTLE__CALL_TREE_OUTER_DEPTH
+                     ? node
+                     : tree->nodes[parent].outer,
+        .function = function,
+        .file = call->file,
+        .line = call->line,
+    };
     tree->node_count = node + 1;
     return node;
 }
@@ -65,8 +74,13 @@ static size_t child_node(struct tattle__call_tree *tree, size_t parent,
 static void account(struct tattle__call_tree *tree,
                     struct tattle__call_thread *thread, uint64_t now_us)
 {
-    if (thread->node != 0 && now_us > thread->last_us)
-        tree->nodes[thread->node].self_us += now_us - thread->last_us;
+    if (thread->node != 0 && now_us > thread->last_us) {
+        /* Saturates: threads of a hostile report may add up past 2^64. */
+        uint64_t *self_us = &tree->nodes[thread->node].self_us;
+        uint64_t added = now_us - thread->last_us;
+        *self_us = *self_us > UINT64_MAX - added ? UINT64_MAX
+                                                 : *self_us + added;
+    }
     if (now_us > thread->last_us || thread->node == 0)
         thread->last_us = now_us;
 }

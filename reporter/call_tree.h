@@ -24,12 +24,19 @@
 #include "base/buffer.h"
 #include "base/name_index.h"
 
+/* How deep a node's `outer` ancestor is: the flame graph writes the
+ * outermost and the innermost this many frames of a deeper stack. */
+enum { TATTLE__CALL_TREE_OUTER_DEPTH = 64 };
+
 struct tattle__call_node {
     size_t parent;
+    size_t depth; /* the calls on its stack: 1 for a thread's first */
+    size_t outer; /* its ancestor (or itself) at OUTER_DEPTH; 0: shallower */
     const char *function; /* the trace's string; "?" when unknown */
     const char *file;     /* of its first entry: the trace's, or NULL */
     int line;
-    uint64_t self_us; /* time threads spent in it and not deeper */
+    uint64_t self_us; /* time threads spent in it and not deeper (at most
+                         UINT64_MAX: the sum saturates) */
 };
 
 struct tattle__call_thread {

@@ -23,6 +23,8 @@ struct chrome_reporter {
     struct tattle__call_tree tree; /* its actors number the threads */
     struct tattle__buffer printed;
     struct tattle__buffer name;
+    uint64_t *thread_ts; /* the last B/E time of each tid of the test */
+    size_t thread_ts_capacity;
     uint64_t pid; /* of the test being written */
     uint64_t event_count;
     uint64_t flow_count;
@@ -86,13 +88,38 @@ static void write_metadata(struct chrome_reporter *self, const char *what,
     write_event(self, event);
 }
 
+/* `ts`, or the thread's previous B/E time when the recorded clock went
+ * back: a reader pairs a thread's B and E events in time order, so an E
+ * written before its B would close the wrong call. */
+static uint64_t thread_time(struct chrome_reporter *self, size_t tid,
+                            uint64_t ts)
+{
+    if (tid >= self->thread_ts_capacity) {
+        size_t capacity = self->thread_ts_capacity * 2;
+        if (capacity <= tid)
+            capacity = tid + 8;
+        self->thread_ts =
+            tattle__realloc(self->thread_ts, capacity * sizeof *self->thread_ts);
+        memset(self->thread_ts + self->thread_ts_capacity, 0,
+               (capacity - self->thread_ts_capacity) *
+                   sizeof *self->thread_ts);
+        self->thread_ts_capacity = capacity;
+    }
+    if (ts < self->thread_ts[tid])
+        ts = self->thread_ts[tid];
+    self->thread_ts[tid] = ts;
+    return ts;
+}
+
 /* A "B" or "E" event of a call on `tid`: both carry the function's name
  * and place, so a reader that pairs them by name and arguments (as
- * speedscope does when they share a timestamp) pairs them right. */
+ * speedscope does when they share a timestamp) pairs them right. Its
+ * time never goes back on its thread. */
 static void write_call(struct chrome_reporter *self, const char *phase,
                        const struct tattle__call_node *node, size_t tid,
                        uint64_t ts)
 {
+    ts = thread_time(self, tid, ts);
     cJSON *event = new_event(self, phase, node->function, tid, ts);
     cJSON *args = event ? cJSON_AddObjectToObject(event, "args") : NULL;
     bool ok = args && cJSON_AddStringToObject(event, "cat", "call") &&
@@ -264,6 +291,8 @@ static void write_endings(struct chrome_reporter *self,
     const struct tattle_trace *trace = result->trace;
     for (size_t i = 0; trace && i < trace->mailbox_count; i++) {
         const struct tattle_trace_mailbox *mailbox = &trace->mailboxes[i];
+        if (!mailbox->pending && !mailbox->message_count)
+            continue; /* as the sequence diagram: only those holding some */
         cJSON *args = cJSON_CreateObject();
         cJSON *messages =
             args ? cJSON_AddArrayToObject(args, "messages") : NULL;
@@ -330,6 +359,9 @@ static void chrome_test_finished(void *opaque,
         return;
     self->pid++;
     tattle__call_tree_reset(&self->tree);
+    if (self->thread_ts_capacity)
+        memset(self->thread_ts, 0,
+               self->thread_ts_capacity * sizeof *self->thread_ts);
     uint64_t end_us = result->duration_us;
     for (size_t i = 0; trace && i < trace->call_count; i++)
         if (trace->calls[i].t_us > end_us)
@@ -373,6 +405,7 @@ static void chrome_destroy(void *opaque)
     tattle__call_tree_release(&self->tree);
     tattle__buffer_release(&self->printed);
     tattle__buffer_release(&self->name);
+    free(self->thread_ts);
     free(self);
 }
 

@@ -14,7 +14,9 @@
  *   calls        "B" and "E" events per thread, both named by the function,
  *                args {file, line}; a call still open at the test's end ends
  *                there, an exit whose entry was not kept is left out, so
- *                every B has its E on its thread
+ *                every B has its E on its thread; a time earlier than the
+ *                thread's previous B or E (a clock that went back) is
+ *                written as that one, so an E never precedes its B
  *   messages     a zero-length "X" slice "send LABEL" on the sender and
  *                "recv LABEL" on the receiver, joined by a flow: "s" and
  *                "f" (bp "e") events with the same id; a send never
@@ -25,7 +27,8 @@
  *   failures     process-scoped instant events "failure: KIND" at the
  *                test's end, args {message, file, line}
  *   mailboxes    process-scoped instant events "mailbox NAME" at the
- *                test's end, args {owner, pending, messages}
+ *                test's end, args {owner, pending, messages}, for those
+ *                still holding messages
  *
  * The file is written beside its destination and gets its name at the
  * end (report_output.h); each event is printed as its test finishes, and

@@ -7,53 +7,80 @@
 #include "reporter/flamegraph.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <string.h>
 #include <stdlib.h>
 
 #include "reporter/call_tree.h"
 #include "reporter/report_output.h"
 
+/* The frames kept at each end of a deeper stack (call_tree.h). */
+#define KEPT_FRAMES ((size_t)TATTLE__CALL_TREE_OUTER_DEPTH)
+
 struct flame_reporter {
     struct tattle__report_output output;
     struct tattle__call_tree tree;
     struct tattle__buffer line;
-    size_t *path; /* a node's ancestors, innermost first */
-    size_t path_capacity;
-    int error; /* the first error, returned by end */
+    size_t path[2 * KEPT_FRAMES]; /* innermost first: its inner frames,
+                                     then its outer ones */
+    int error;                    /* the first error, returned by end */
 };
 
 /* Appends a frame's name so that the line still splits at `;` and at its
- * last space: `;` reads `:`, line breaks and other control characters
- * `?`. */
+ * last space: `;` reads `:`, a space `_` (flamegraph.pl would read a name
+ * ending in " NUMBER" as a second count), line breaks and other control
+ * characters `?`. */
 static void append_frame(struct tattle__buffer *line, const char *name)
 {
     char *at = tattle__buffer_reserve(line, strlen(name));
     for (; *name; name++)
         *at++ = *name == ';'                                   ? ':'
+                : *name == ' '                                 ? '_'
                 : (unsigned char)*name < 0x20 || *name == 0x7f ? '?'
                                                                : *name;
     line->length = (size_t)(at - line->data);
     *at = '\0';
 }
 
+/* Stores up to `count` nodes from `node` outwards into `into`, innermost
+ * first; returns how many. */
+static size_t walk_out(const struct tattle__call_tree *tree, size_t node,
+                       size_t count, size_t *into)
+{
+    size_t stored = 0;
+    for (; node != 0 && stored < count; node = tree->nodes[node].parent)
+        into[stored++] = node;
+    return stored;
+}
+
+/* One line: the test's id, the stack from its outermost frame in (a stack
+ * deeper than 2 * KEPT_FRAMES keeps the outermost and the innermost
+ * KEPT_FRAMES with one `[... N frames]` frame for the rest between, so a
+ * line is bounded whatever the recursion), its self time. */
 static void write_node(struct flame_reporter *self, const char *test_id,
                        size_t node)
 {
     const struct tattle__call_tree *tree = &self->tree;
-    size_t depth = 0;
-    for (size_t at = node; at != 0; at = tree->nodes[at].parent) {
-        if (depth == self->path_capacity) {
-            self->path_capacity = depth ? depth * 2 : 16;
-            self->path = tattle__realloc(self->path, self->path_capacity *
-                                                         sizeof *self->path);
-        }
-        self->path[depth++] = at;
-    }
+    size_t depth = tree->nodes[node].depth;
+    bool elided = depth > 2 * KEPT_FRAMES;
+    size_t inner = walk_out(tree, node, elided ? KEPT_FRAMES : depth,
+                            self->path);
+    size_t outer = elided ? walk_out(tree, tree->nodes[node].outer,
+                                     KEPT_FRAMES, self->path + KEPT_FRAMES)
+                          : 0;
     tattle__buffer_clear(&self->line);
     append_frame(&self->line, test_id);
-    while (depth > 0) {
+    while (outer > 0) {
         tattle__buffer_append(&self->line, ";", 1);
-        append_frame(&self->line, tree->nodes[self->path[--depth]].function);
+        append_frame(&self->line,
+                     tree->nodes[self->path[KEPT_FRAMES + --outer]].function);
+    }
+    if (elided)
+        tattle__buffer_printf(&self->line, ";[... %zu frames]",
+                              depth - 2 * KEPT_FRAMES);
+    while (inner > 0) {
+        tattle__buffer_append(&self->line, ";", 1);
+        append_frame(&self->line, tree->nodes[self->path[--inner]].function);
     }
     tattle__buffer_printf(&self->line, " %llu\n",
                           (unsigned long long)tree->nodes[node].self_us);
@@ -127,7 +154,6 @@ static void flame_destroy(void *opaque)
     tattle__report_output_discard(&self->output);
     tattle__call_tree_release(&self->tree);
     tattle__buffer_release(&self->line);
-    free(self->path);
     free(self);
 }
 

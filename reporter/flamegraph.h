@@ -16,13 +16,17 @@
  * Only the calls the recorder kept are seen: when a test made more than
  * `cap`, the time before the first kept one is not counted, and an exit
  * whose entry was not kept is passed over. Stacks of no whole
- * microsecond are left out. A `;` in a name reads `:` and a control
- * character `?`, so every line splits the same way.
+ * microsecond are left out. A `;` in a name reads `:`, a space `_` and
+ * a control character `?`, so every line splits the same way. A stack
+ * deeper than 128 calls (a deep recursion) is written as its outermost
+ * 64 frames, one `[... N frames]` frame and its innermost 64.
  *
  * The file is written beside its destination and gets its name at the
  * end (report_output.h). Tests are written in the order they finish,
- * stacks in the order they were first entered; the work is linear in the
- * number of calls (a stack is a node of a tree found by hashing).
+ * stacks in the order they were first entered. Replaying the calls is
+ * linear in their number (a stack is a node of a tree found by hashing);
+ * each line written is at most 129 frames long, found from its node
+ * through at most 128 parents (a node knows its ancestor at depth 64).
  */
 #ifndef TATTLE_REPORTER_FLAMEGRAPH_H
 #define TATTLE_REPORTER_FLAMEGRAPH_H

@@ -121,7 +121,20 @@ static int compare_copies(const void *left, const void *right)
     return a->number < b->number ? -1 : a->number > b->number;
 }
 
-/* The actors' names as the trace shows them (defaults made here). */
+/* Whether `text` is one of the first `count` names. */
+static bool name_taken(const char *const *names, uint32_t count,
+                       const char *text)
+{
+    for (uint32_t i = 0; i < count; i++)
+        if (strcmp(names[i], text) == 0)
+            return true;
+    return false;
+}
+
+/* The actors' names as the trace shows them (defaults made here). A
+ * name is the actor's identity in the trace (calls, stacks, events and
+ * mailbox owners carry it), so names are made unique: the second actor
+ * named "worker" reads "worker#2", the third "worker#3". */
 static const char **name_actors(struct trace_storage *storage,
                                 const struct tattle_trace_arena *arena,
                                 uint32_t actor_count)
@@ -141,6 +154,9 @@ static const char **name_actors(struct trace_storage *storage,
         } else {
             snprintf(text, sizeof text, "thread-%d", (int)actor->tid);
         }
+        size_t base = strlen(text);
+        for (unsigned copy = 2; name_taken(names, i, text); copy++)
+            snprintf(text + base, sizeof text - base, "#%u", copy);
         names[i] = pool_string(storage, text, sizeof text);
         if (names[i] == NULL)
             return NULL;

@@ -11,9 +11,14 @@
  * thread sends through a mailbox between its calls (a flow arrow in the
  * timeline) and leaves one message pending (a mailbox snapshot), and it
  * fails on purpose (a failure instant). The threads meet through the
- * mailbox and a join, never by sleeping.
+ * mailbox and a join, never by sleeping. profile/twins runs two threads
+ * that both name themselves "twin" and whose calls overlap: twin_one()
+ * is still open when the other thread enters twin_two(), and returns
+ * before twin_two() does (semaphores order them), so a replay that
+ * merged the two threads would nest one call in the other.
  */
 #include <pthread.h>
+#include <semaphore.h>
 #include <stdint.h>
 #include <time.h>
 
@@ -95,4 +100,57 @@ TEST(profile, threads, .tags = "trace_calls trace_messages")
     ASSERT_EQ(tattle_mailbox_send(work, "left", "two", 3), 0);
     heavy();
     EXPECT_EQ(1, 2);
+}
+
+/* Posted in this order: the first thread is inside twin_one(), the
+ * second inside twin_two(), the first has left twin_one(). */
+static sem_t one_entered, two_entered, one_left;
+
+/* Waits for `posted`, through interruptions by signals. */
+__attribute__((no_instrument_function)) static void wait_for(sem_t *posted)
+{
+    while (sem_wait(posted) != 0) {
+    }
+}
+
+__attribute__((noinline)) static void twin_one(void)
+{
+    sem_post(&one_entered);
+    wait_for(&two_entered);
+}
+
+__attribute__((noinline)) static void twin_two(void)
+{
+    sem_post(&two_entered);
+    wait_for(&one_left);
+}
+
+__attribute__((noinline)) static void *first_twin(void *unused)
+{
+    (void)unused;
+    tattle_actor_name("twin");
+    twin_one();
+    sem_post(&one_left);
+    return NULL;
+}
+
+__attribute__((noinline)) static void *second_twin(void *unused)
+{
+    (void)unused;
+    tattle_actor_name("twin");
+    wait_for(&one_entered);
+    twin_two();
+    return NULL;
+}
+
+TEST(profile, twins, .tags = "trace_calls")
+{
+    ASSERT_EQ(sem_init(&one_entered, 0, 0), 0);
+    ASSERT_EQ(sem_init(&two_entered, 0, 0), 0);
+    ASSERT_EQ(sem_init(&one_left, 0, 0), 0);
+    pthread_t first, second;
+    ASSERT_EQ(pthread_create(&first, NULL, first_twin, NULL), 0);
+    ASSERT_EQ(pthread_create(&second, NULL, second_twin, NULL), 0);
+    ASSERT_EQ(pthread_join(first, NULL), 0);
+    ASSERT_EQ(pthread_join(second, NULL), 0);
 }

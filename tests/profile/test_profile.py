@@ -57,8 +57,10 @@ def read_collapsed(c, path):
 
 def replay(test):
     """The collapsed stacks of one test computed from its JSON calls: each
-    actor's stack replayed, the time between two of its calls added to
-    the stack it was in, calls still open counted to the test's end."""
+    actor's stack replayed (an actor's name is its identity: threads that
+    named themselves alike read NAME, NAME#2, ...), the time between two
+    of its calls added to the stack it was in, calls still open counted to
+    the test's end."""
     calls = test["trace"]["calls"]
     end = max([test["duration_us"]] + [call["t_us"] for call in calls])
     stacks, last, weights = {}, {}, collections.Counter()
@@ -78,6 +80,32 @@ def replay(test):
     return {k: v for k, v in weights.items() if v > 0}
 
 
+def chrome_events(path, test_id):
+    """The events of one test's process in a Chrome trace, and its
+    {tid: thread name}."""
+    with open(path, encoding="utf-8") as f:
+        events = json.load(f)["traceEvents"]
+    pid = [e["pid"] for e in events if e["ph"] == "M" and
+           e["name"] == "process_name" and e["args"]["name"] == test_id]
+    mine = [e for e in events if pid and e["pid"] == pid[0]]
+    names = {e["tid"]: e["args"]["name"] for e in mine
+             if e["ph"] == "M" and e["name"] == "thread_name"}
+    return mine, names
+
+
+def set_calls(trace, calls):
+    """Replaces a report's trace calls by `calls`, (t_us, actor, kind,
+    function) each, numbered in their order."""
+    template = trace["calls"][0]
+    trace["calls"] = [dict(template, seq=number, t_us=t_us, actor=actor,
+                           kind=kind, function=function, depth=0)
+                      for number, (t_us, actor, kind, function)
+                      in enumerate(calls, 1)]
+    trace["calls_recorded"] = len(calls)
+    trace["call_cap"] = max(trace["call_cap"], len(calls))
+    trace["stacks"] = []
+
+
 class Skip(Exception):
     """The case cannot run here; the message says why."""
 
@@ -88,7 +116,7 @@ class Case(driver.Checks):
         self.options = options
 
     def run(self, extra):
-        """Runs both tests with `extra` flags; (process, report, cwd)."""
+        """Runs the tests with `extra` flags; (process, report, cwd)."""
         process, report, cwd = self.run_for_report(
             [self.options.fixture, "--color=never"] + list(extra))
         self.expect_eq(process.returncode, 1, "exit status (profile/threads "
@@ -102,6 +130,30 @@ class Case(driver.Checks):
                          (tests[test_id].get("trace") or {}),
                          "%s has no calls in the report" % test_id)
         return tests
+
+    def convert_crafted(self, edit, to):
+        """The path of the `to` file that tattle convert writes from a real
+        report whose profile/weighted trace `edit(trace, tests)` changed."""
+        _, report, cwd = self.run(["--flamegraph", "kept.folded"])
+        tests = self.tests(report)
+        edit(tests["profile/weighted"]["trace"], tests)
+        crafted = os.path.join(cwd, "crafted.json")
+        driver.write(crafted, json.dumps(report))
+        out = os.path.join(cwd, "crafted.out")
+        done = subprocess.run([self.options.tattle, "convert", crafted, "--to",
+                               to, "-o", out], cwd=cwd, capture_output=True)
+        self.require(done.returncode == 0, "tattle convert --to %s: %r" % (
+            to, done.stderr[-2000:]))
+        return out
+
+    def crafted_stacks(self, calls):
+        """{stack: weight} of the flame graph of profile/weighted with
+        `calls` (see set_calls) for its calls."""
+        folded = self.convert_crafted(
+            lambda trace, tests: set_calls(trace, calls), "flamegraph")
+        return {stack: weight for stack, weight
+                in read_collapsed(self, folded).items()
+                if stack.startswith("profile/weighted;")}
 
     def within(self, weight, expected, what):
         """A spin's weight: at least what it spun, at most that and what
@@ -164,8 +216,12 @@ def passed_traces(c):
     weighted = [t for t in report["tests"] if t["id"] == "profile/weighted"]
     c.expect(weighted and weighted[0].get("trace") is None,
              "a passed test keeps its trace without --flamegraph")
-    process, report, _ = c.run(["--chrome-trace", "timeline.json"])
-    c.tests(report)
+    for flag, path in (("--chrome-trace", "timeline.json"),
+                       ("--flamegraph", "profile.folded")):
+        process, report, _ = c.run([flag, path])
+        tests = c.tests(report)
+        c.expect(tests["profile/weighted"]["trace"]["calls"],
+                 "the passed test's calls with %s" % flag)
 
 
 @CASES("profile_file_rules")
@@ -272,6 +328,133 @@ def chrome_structure(c):
     c.expect(len(mailbox) == 1 and mailbox[0]["args"]["pending"] == 1 and
              mailbox[0]["args"]["messages"] == ["two"],
              "the mailbox instant: %r" % mailbox)
+
+
+@CASES("profile_threads_named_alike_kept_apart")
+def threads_named_alike(c):
+    """Two threads that both named themselves "twin", whose calls overlap,
+    are two actors (twin, twin#2) with a stack each, in the report, the
+    flame graph and the timeline."""
+    process, report, cwd = c.run(["--flamegraph", "profile.folded",
+                                  "--chrome-trace", "timeline.json"])
+    tests = {t["id"]: t for t in report["tests"]}
+    c.require("profile/twins" in tests and "calls" in
+              (tests["profile/twins"].get("trace") or {}),
+              "profile/twins has no calls in the report")
+    trace = tests["profile/twins"]["trace"]
+    names = [actor["name"] for actor in trace["actors"]]
+    c.expect_eq(len(names), len(set(names)), "distinct actor names %r" % names)
+    actor_of = {call["function"]: call["actor"] for call in trace["calls"]
+                if call["kind"] == "enter"}
+    c.require("twin_one" in actor_of and "twin_two" in actor_of,
+              "the twins' calls: %r" % trace["calls"])
+    c.expect_eq(sorted((actor_of["twin_one"], actor_of["twin_two"])),
+                ["twin", "twin#2"], "the twins' actors")
+    # Each thread's stack holds its own functions only.
+    weights = read_collapsed(c, os.path.join(cwd, "profile.folded"))
+    for stack in weights:
+        frames = stack.split(";")
+        for pair in (("twin_one", "twin_two"), ("first_twin", "second_twin")):
+            c.expect(not set(pair) <= set(frames),
+                     "one stack holds both threads' calls: %r" % stack)
+    c.expect_eq({s: w for s, w in weights.items()
+                 if s.startswith("profile/twins;")},
+                replay(tests["profile/twins"]), "stacks against the calls")
+    events, threads = chrome_events(os.path.join(cwd, "timeline.json"),
+                                    "profile/twins")
+    tid_of = {e["name"]: e["tid"] for e in events if e["ph"] == "B"}
+    c.require("twin_one" in tid_of and "twin_two" in tid_of,
+              "the twins' B events: %r" % events)
+    c.expect(tid_of["twin_one"] != tid_of["twin_two"],
+             "the twins share thread %r" % tid_of["twin_one"])
+    c.expect_eq(sorted((threads.get(tid_of["twin_one"]),
+                        threads.get(tid_of["twin_two"]))),
+                ["twin", "twin#2"], "the twins' thread names")
+    stacks = collections.defaultdict(list)
+    for event in events:
+        if event["ph"] == "B":
+            stacks[event["tid"]].append(event["name"])
+        elif event["ph"] == "E":
+            c.require(stacks[event["tid"]], "an E without its B: %r" % event)
+            c.expect_eq(stacks[event["tid"]].pop(), event["name"],
+                        "the E's call on tid %d" % event["tid"])
+
+
+@CASES("profile_deep_stack_bounded")
+def deep_stack(c):
+    """A recursion 300 calls deep: each line keeps the outermost and the
+    innermost 64 frames and one frame counting those left out."""
+    depth = 300
+    calls = [(t, "main", "enter", "r%d" % (t + 1)) for t in range(depth)]
+    calls += [(depth + t, "main", "exit", "r%d" % (depth - t))
+              for t in range(depth)]
+    stacks = c.crafted_stacks(calls)
+    by_innermost = {stack.split(";")[-1]: stack.split(";")[1:]
+                    for stack in stacks}
+    c.expect_eq(len(by_innermost), depth, "a line per depth")
+    for inner in range(1, depth + 1):
+        frames = by_innermost.get("r%d" % inner)
+        if inner <= 128:
+            expected = ["r%d" % d for d in range(1, inner + 1)]
+        else:
+            expected = (["r%d" % d for d in range(1, 65)] +
+                        ["[... %d frames]" % (inner - 128)] +
+                        ["r%d" % d for d in range(inner - 63, inner + 1)])
+        c.expect_eq(frames, expected, "the frames of depth %d" % inner)
+
+
+@CASES("profile_frame_names_split_right")
+def frame_names(c):
+    """A space in a function's name reads `_` (flamegraph.pl would read a
+    name ending in " NUMBER" as a second count), a `;` `:`."""
+    stacks = c.crafted_stacks([
+        (0, "main", "enter", "wait 12"), (10, "main", "enter", "a;b c"),
+        (30, "main", "exit", "a;b c"), (40, "main", "exit", "wait 12")])
+    c.expect_eq(stacks, {"profile/weighted;wait_12": 20,
+                         "profile/weighted;wait_12;a:b_c": 20},
+                "the stacks")
+
+
+@CASES("profile_self_time_saturates")
+def self_time_saturates(c):
+    """Two threads each 2^64-1 us in one stack: its weight stays at the
+    largest count, not wrapped round."""
+    most = 2**64 - 1
+    stacks = c.crafted_stacks([
+        (0, "a", "enter", "f"), (0, "b", "enter", "f"),
+        (most, "a", "exit", "f"), (most, "b", "exit", "f")])
+    c.expect_eq(stacks, {"profile/weighted;f": most}, "the stacks")
+
+
+@CASES("profile_chrome_trace_time_never_back")
+def chrome_time_never_back(c):
+    """A clock that went back on a thread: its B and E events are still in
+    time order, so each E closes its own B."""
+    calls = [(100, "main", "enter", "f"), (50, "main", "enter", "g"),
+             (40, "main", "exit", "g"), (120, "main", "exit", "f")]
+    timeline = c.convert_crafted(lambda trace, tests: set_calls(trace, calls),
+                                 "chrome-trace")
+    events, _ = chrome_events(timeline, "profile/weighted")
+    c.expect_eq([(e["ph"], e["name"], e["ts"]) for e in events
+                 if e["ph"] in ("B", "E")],
+                [("B", "f", 100), ("B", "g", 100), ("E", "g", 100),
+                 ("E", "f", 120)], "the calls' events")
+
+
+@CASES("profile_chrome_trace_skips_empty_mailboxes")
+def chrome_empty_mailboxes(c):
+    """Only the mailboxes still holding messages are instants."""
+    def edit(trace, tests):
+        held = [m for m in tests["profile/threads"]["trace"]["mailboxes"]
+                if m["name"] == "work"]
+        c.require(held, "no mailbox work in profile/threads")
+        trace["mailboxes"] = [held[0], dict(held[0], name="idle", pending=0,
+                                            messages=[])]
+    timeline = c.convert_crafted(edit, "chrome-trace")
+    events, _ = chrome_events(timeline, "profile/weighted")
+    c.expect_eq(sorted(e["name"] for e in events if e["ph"] == "i" and
+                       e["name"].startswith("mailbox ")),
+                ["mailbox work"], "the mailbox instants")
 
 
 def require_speedscope():
