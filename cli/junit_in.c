@@ -34,13 +34,18 @@
  * getEntity handler: only XML's five predefined ones exist), no DTD
  * loaded, and a document type declaration refused outright wherever it
  * stands in the prolog (JUnit reports have none; it is the way in for
- * external entities and for the exponential expansion of nested ones). A
- * report that is not well-formed is a problem naming the file and the
- * line:column libxml2 stopped at.
+ * external entities and for the exponential expansion of nested ones).
+ * It is read as UTF-8 whatever its XML declaration says, and refused when
+ * its first bytes say another encoding: no converter the file names
+ * (iconv) runs on it, and the bytes the parser reads are the ones looked
+ * at for a document type declaration. A report that is not well-formed,
+ * or that the parser stopped in before its end, is a problem naming the
+ * file and the line:column libxml2 stopped at.
  */
 #include "cli/junit_in.h"
 
 #include <libxml/SAX2.h>
+#include <libxml/encoding.h>
 #include <libxml/parser.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -498,7 +503,9 @@ static void characters(void *data, const xmlChar *text, int length)
     }
 }
 
-/* A document type declaration, met before its internal subset is read. */
+/* A document type declaration, met before its internal subset is read.
+ * has_doctype() finds it first: it reads the bytes the parser reads, the
+ * text being UTF-8 (is_utf8()). This stays as a second guard. */
 static void refuse_doctype(void *data, const xmlChar *name,
                            const xmlChar *external_id, const xmlChar *system_id)
 {
@@ -551,6 +558,20 @@ static bool has_doctype(const char *text)
     }
 }
 
+/* Whether the first bytes of `text` leave it UTF-8 (or ASCII), as
+ * libxml2 tells an encoding from them: a UTF-16, UCS-4 or EBCDIC report
+ * would be decoded by a converter the file chooses (iconv), and read as
+ * has_doctype() does not see it. The encoding its XML declaration names
+ * is ignored (XML_PARSE_IGNORE_ENC): the text is read as UTF-8. */
+static bool is_utf8(const char *text, size_t length)
+{
+    xmlCharEncoding encoding =
+        xmlDetectCharEncoding((const unsigned char *)text,
+                              length < 4 ? (int)length : 4);
+    return encoding == XML_CHAR_ENCODING_NONE ||
+           encoding == XML_CHAR_ENCODING_UTF8;
+}
+
 /* Parses `text` (`length` bytes) into `reading`. */
 static void parse(struct reading *reading, const char *text, size_t length)
 {
@@ -574,7 +595,8 @@ static void parse(struct reading *reading, const char *text, size_t length)
     /* No XML_PARSE_NOENT (entities stay unsubstituted), no
      * XML_PARSE_DTDLOAD; XML_PARSE_HUGE lifts the bound on one text
      * node, which the captures make harmless. */
-    xmlCtxtUseOptions(reading->parser, XML_PARSE_NONET | XML_PARSE_HUGE);
+    xmlCtxtUseOptions(reading->parser,
+                      XML_PARSE_NONET | XML_PARSE_HUGE | XML_PARSE_IGNORE_ENC);
     for (int stream = 0; stream < 2; stream++)
         tattle__capture_init(&reading->printed[stream], TATTLE__CAPTURE_HEAD,
                              TATTLE__CAPTURE_TAIL);
@@ -582,20 +604,33 @@ static void parse(struct reading *reading, const char *text, size_t length)
                          TATTLE__CAPTURE_TAIL);
     tattle__capture_init(&reading->attribute, TATTLE__CAPTURE_HEAD,
                          TATTLE__CAPTURE_TAIL);
-    /* In pieces, as a stream of any size would come. */
+    /* In pieces, as a stream of any size would come. The report is read
+     * to its end only when the last piece was taken without a complaint
+     * and every element closed: libxml2 may halt on a piece (an encoding
+     * error, for one) with the document still counted well-formed. */
     enum { PIECE = 1 << 20 };
     size_t done = 0;
+    bool read_to_end = false;
     do {
         size_t piece = length - done < PIECE ? length - done : PIECE;
         bool last = done + piece == length;
         if (xmlParseChunk(reading->parser, text + done, (int)piece, last) != 0)
             break;
         done += piece;
+        read_to_end = last;
     } while (done < length && reading->problem.length == 0);
     if (reading->problem.length == 0 && !reading->parser->wellFormed)
         tattle__buffer_printf(&reading->problem,
                               "%s: the JUnit report is not well-formed XML",
                               reading->path);
+    else if (reading->problem.length == 0 &&
+             (!read_to_end || reading->depth != 0))
+        tattle__buffer_printf(&reading->problem,
+                              "%s:%d:%d: the JUnit report could not be read "
+                              "to its end",
+                              reading->path,
+                              xmlSAX2GetLineNumber(reading->parser),
+                              xmlSAX2GetColumnNumber(reading->parser));
     else if (reading->problem.length == 0 && !reading->root_seen)
         tattle__buffer_printf(&reading->problem,
                               "%s: the JUnit report holds no element",
@@ -628,6 +663,11 @@ tattle__junit_read(const char *path, const char *default_suite,
         tattle__buffer_printf(&reading.problem,
                               "%s: the JUnit report is not read: %s", path,
                               why_not);
+    else if (!is_utf8(text, strlen(text)))
+        tattle__buffer_printf(&reading.problem,
+                              "%s: the JUnit report is not read: it is not "
+                              "UTF-8 (its first bytes say another encoding)",
+                              path);
     else if (has_doctype(text))
         tattle__buffer_printf(&reading.problem,
                               "%s: a JUnit report has no document type "

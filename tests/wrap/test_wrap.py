@@ -1278,6 +1278,56 @@ def wraps_junit_in_flood(c):
              % peak_mib)
 
 
+def write_bytes(path, data):
+    with open(path, "wb") as f:
+        f.write(data)
+
+
+@CASES("wrap_junit_in_reads_a_report_to_its_end_or_refuses_it")
+def wraps_junit_in_to_its_end(c):
+    # A report the parser could not read to its end is an error, never
+    # the tests read before it stopped: here a byte the encoding its
+    # declaration names has no character for, in a failure, with more
+    # than a piece (1 MiB) of the report after it. A report whose first
+    # bytes say an encoding other than UTF-8 is refused before parsing
+    # (no converter the file chooses runs on it).
+    cut = (b'<?xml version="1.0" encoding="windows-1252"?>\n'
+           b'<testsuite name="s"><testcase name="a">\n'
+           b'<failure message="m">lost \x81 here</failure>'
+           + b"<system-out>" + b"o" * (2 * 1024 * 1024) + b"</system-out>"
+           b'</testcase><testcase name="b"/></testsuite>\n')
+    utf16 = ('\ufeff<testsuite name="s"><testcase name="a"/></testsuite>'
+             .encode("utf-16-le"))
+    # "<?xml" in EBCDIC (code page 037), then a document type declaration
+    # the byte scan before parsing cannot see.
+    ebcdic = ('<?xml version="1.0"?><!DOCTYPE testsuite ['
+              '<!ENTITY x SYSTEM "file:///etc/passwd">]>'
+              '<testsuite name="s"><testcase name="&x;"/></testsuite>'
+              .encode("cp037"))
+    for label, data, said in (
+            ("an encoding error", cut, ":3:"),
+            ("UTF-16", utf16, ": the JUnit report is not read: it is not "
+             "UTF-8"),
+            ("EBCDIC", ebcdic, ": the JUnit report is not read: it is not "
+             "UTF-8")):
+        cwd = c.new_dir()
+        write_bytes(os.path.join(cwd, "source.xml"), data)
+        run = c.tattle_run(["sh", "-c", "cp source.xml inner.xml"],
+                           ["--junit-in", "inner.xml"], cwd=cwd)
+        c.expect_eq(run.process.returncode, 1, "exit status with %s" % label)
+        kinds = [f["kind"] for f in run.test["failures"]]
+        c.require(kinds == ["error"], "%s: test %s, failures %r"
+                  % (label, run.test["id"], kinds))
+        message = run.test["failures"][0]["message"]
+        path = os.path.join(os.path.realpath(cwd), "inner.xml")
+        c.expect(message.startswith(path + said), "%s: the error %r does "
+                 "not start %r" % (label, message, path + said))
+        c.expect("\n" not in message, "%s: the error %r is not one line"
+                 % (label, message))
+        c.expect("root:" not in json.dumps(run.report),
+                 "%s: a local file's text is in the report" % label)
+
+
 def main():
     CASES.list_if_asked()
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
