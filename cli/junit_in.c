@@ -23,7 +23,10 @@
  * (runner/capture.h): its <system-out> and <system-err>, each failure's
  * message and text, keep their first and last bytes with the omission
  * marked ("[... tattle: N bytes omitted ...]"), and past
- * JUNIT_FAILURES_KEPT failures the rest are counted, not kept. Text is
+ * JUNIT_FAILURES_KEPT failures the rest are counted, not kept; a name,
+ * classname, file or type keeps its first JUNIT_NAME_MAX bytes, on one
+ * line with no mark (each test case of a suite copies the suite's name).
+ * Past JUNIT_KEPT_MAX bytes kept of the whole report it is refused. Text is
  * taken as the parser passes it on, so a test case with more output than
  * libxml2's bound on one text node (10 MB) is still read: that bound is
  * lifted (XML_PARSE_HUGE), the file being at most 64 MiB and the nesting
@@ -52,6 +55,7 @@
 #include <string.h>
 
 #include "base/buffer.h"
+#include "base/utf8.h"
 #include "runner/capture.h"
 
 enum {
@@ -61,7 +65,19 @@ enum {
     /* The deepest nesting of elements read (libxml2's own bound, 256,
      * is lifted with the bound on text). */
     JUNIT_DEPTH_MAX = 256,
+    /* The most bytes kept of a name-like attribute (a suite's or test
+     * case's name, a classname, a file, a type), cut at a character's
+     * start with no mark: a test id stays one line of sane length, and
+     * the suite name each test case of a suite copies stays small. */
+    JUNIT_NAME_MAX = 1024,
 };
+
+/* The most bytes of names, messages and output kept of one report, the
+ * suite and name of each test counted twice (its id repeats them): past
+ * it the report is refused. Each of the at most 1,000,000 test cases
+ * keeps little, but a short <testcase/> inherits its suite's name and
+ * may carry a hundred failures. */
+#define JUNIT_KEPT_MAX ((size_t)256 * 1024 * 1024)
 
 /* A <testsuite> (or <testsuites>) still open around the parser, at
  * `depth`, and its name. */
@@ -107,6 +123,8 @@ struct reading {
     bool has_printed[2];
     struct tattle__capture attribute; /* an attribute's value, capped */
     struct tattle__buffer problem;    /* the first one, empty while none */
+    /* The bytes of names, messages and output kept so far. */
+    size_t kept;
 };
 
 static bool is_space(char c)
@@ -171,6 +189,18 @@ static char *attribute(struct reading *reading, const xmlChar **attributes,
     return NULL;
 }
 
+/* The name-like attribute `name`, as attribute() gives it, cut to
+ * JUNIT_NAME_MAX bytes at the start of a character. */
+static char *name_attribute(struct reading *reading,
+                            const xmlChar **attributes, int count,
+                            const char *name)
+{
+    char *value = attribute(reading, attributes, count, name);
+    if (value && strlen(value) > JUNIT_NAME_MAX)
+        value[tattle__utf8_cut_length(value, JUNIT_NAME_MAX)] = '\0';
+    return value;
+}
+
 /* "123" as a line number; 0 for what is not one. */
 static int line_number(const char *text)
 {
@@ -186,12 +216,12 @@ static int line_number(const char *text)
 static bool named_place(struct reading *reading, const xmlChar **attributes,
                         int count, char **file, int *line)
 {
-    char *named = attribute(reading, attributes, count, "file");
+    char *named = name_attribute(reading, attributes, count, "file");
     if (!named || !*named) {
         free(named);
         return false;
     }
-    char *number = attribute(reading, attributes, count, "line");
+    char *number = name_attribute(reading, attributes, count, "line");
     *file = named;
     *line = line_number(number);
     free(number);
@@ -209,6 +239,26 @@ static void stop(struct reading *reading, const char *format, ...)
         va_end(arguments);
     }
     xmlStopParser(reading->parser);
+}
+
+/* Counts `bytes` more kept of the report; stops the parser past
+ * JUNIT_KEPT_MAX. */
+static void keep(struct reading *reading, size_t bytes)
+{
+    reading->kept += bytes;
+    if (reading->kept > JUNIT_KEPT_MAX)
+        stop(reading,
+             "%s:%d:%d: the JUnit report holds more than %zu MiB of names, "
+             "messages and output: refused",
+             reading->path, xmlSAX2GetLineNumber(reading->parser),
+             xmlSAX2GetColumnNumber(reading->parser),
+             JUNIT_KEPT_MAX / (1024 * 1024));
+}
+
+/* The length of `text`, 0 for NULL. */
+static size_t length_of(const char *text)
+{
+    return text ? strlen(text) : 0;
 }
 
 /* The name of the nearest suite open around the parser, or NULL. */
@@ -247,18 +297,20 @@ static void start_testcase(struct reading *reading, const xmlChar **attributes,
         .started = true,
         .finished = true,
     };
-    char *classname = attribute(reading, attributes, count, "classname");
+    char *classname = name_attribute(reading, attributes, count, "classname");
     const char *suite =
         classname && *classname ? classname : enclosing_suite(reading);
     test->suite = tattle__strdup(suite ? suite : reading->default_suite);
     free(classname);
-    test->name = attribute(reading, attributes, count, "name");
+    test->name = name_attribute(reading, attributes, count, "name");
     if (!test->name)
         test->name = tattle__strdup("");
-    char *time = attribute(reading, attributes, count, "time");
+    char *time = name_attribute(reading, attributes, count, "time");
     test->duration_us = tattle__gtest_seconds_us(time);
     free(time);
     named_place(reading, attributes, count, &test->file, &test->line);
+    size_t id_length = strlen(test->suite) + strlen(test->name);
+    keep(reading, 2 * id_length + length_of(test->file));
     reading->testcase_depth = reading->depth;
     reading->skipped = false;
     reading->failures_omitted = 0;
@@ -280,7 +332,7 @@ static void start_testcase_child(struct reading *reading, const char *name,
         }
         collecting = COLLECTING_FAILURE;
         reading->collecting_error = name[0] == 'e';
-        reading->type = attribute(reading, attributes, count, "type");
+        reading->type = name_attribute(reading, attributes, count, "type");
         if (!named_place(reading, attributes, count, &reading->place_file,
                          &reading->place_line))
             reading->place_file = NULL;
@@ -341,6 +393,7 @@ static void add_failure(struct reading *reading)
         failure->file = tattle__strdup(test->file);
         failure->line = test->line;
     }
+    keep(reading, strlen(failure->message) + length_of(failure->file));
     free(text);
 }
 
@@ -360,6 +413,7 @@ static void end_testcase_child(struct reading *reading)
             reason = tattle__strdup("skipped in the JUnit report");
         }
         current_test(reading)->skip_reason = reason;
+        keep(reading, strlen(reason));
     }
     free(reading->summary);
     free(reading->type);
@@ -386,6 +440,8 @@ static void end_testcase(struct reading *reading)
             test->stderr_bytes = output.bytes;
             test->stderr_cut = output.truncated;
         }
+        keep(reading, length_of(stream == 0 ? test->stdout_text
+                                            : test->stderr_text));
     }
     if (reading->failures_omitted > 0) {
         struct tattle__gtest_failure *last =
@@ -415,7 +471,7 @@ static void open_suite(struct reading *reading, const xmlChar **attributes,
         reading->suites, (reading->suite_count + 1) * sizeof *reading->suites);
     reading->suites[reading->suite_count++] = (struct open_suite){
         .depth = reading->depth,
-        .name = attribute(reading, attributes, count, "name"),
+        .name = name_attribute(reading, attributes, count, "name"),
     };
 }
 

@@ -1328,6 +1328,50 @@ def wraps_junit_in_to_its_end(c):
                  "%s: a local file's text is in the report" % label)
 
 
+@CASES("wrap_junit_in_bounds_names_and_what_a_report_keeps")
+def wraps_junit_in_names_bounded(c):
+    # Each test case copies its suite's name: 200,000 short test cases in
+    # a suite named with 64 KiB are refused once the report keeps too
+    # much, in bounded memory (the names whole took 12 GiB).
+    cwd = c.new_dir()
+    count = 200000
+    driver.write(os.path.join(cwd, "source.xml"),
+                 '<testsuite name="' + "s" * (64 * 1024) + '">'
+                 + "".join('<testcase name="t%d"/>' % i for i in range(count))
+                 + "</testsuite>")
+    run = c.tattle_run(["sh", "-c", "cp source.xml inner.xml"],
+                       ["--junit-in", "inner.xml"], cwd=cwd)
+    peak_mib = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+    c.expect_eq(run.process.returncode, 1, "exit status")
+    c.expect_eq([f["kind"] for f in run.test["failures"]], ["error"],
+                "the failures")
+    message = run.test["failures"][0]["message"]
+    path = os.path.join(os.path.realpath(cwd), "inner.xml")
+    c.expect(message.startswith(path + ":1:") and message.endswith(
+        ": the JUnit report holds more than 256 MiB of names, messages and "
+        "output: refused"), "the error %r" % message)
+    # Sanitizer builds (a larger wait scale) take more memory per byte.
+    bound_mib = 512 * driver.wait_scale()
+    c.expect(peak_mib < bound_mib, "a process of the run peaked at %.0f MiB"
+             " (bound %.0f MiB)" % (peak_mib, bound_mib))
+    # A name, classname and file keep their first 1 KiB, cut where a
+    # character starts (a 3-byte euro sign straddles byte 1,024), with no
+    # mark and on one line.
+    run = c.tattle_run(writes_report(
+        '<testsuite name="' + "\u20ac" * 400 + '"><testcase name="'
+        + "n" * 70000 + '" file="' + "f" * 5000 + '" line="3">'
+        '<failure message="m"/></testcase><testcase classname="'
+        + "c" * 2000 + '" name="b"/></testsuite>'), ["--junit-in",
+                                                    "inner.xml"], tests=2)
+    c.expect_eq(sorted(run.tests), sorted([
+        "\u20ac" * 341 + "/" + "n" * 1024, "c" * 1024 + "/b"]), "the ids")
+    first = run.tests["\u20ac" * 341 + "/" + "n" * 1024]
+    c.expect_eq((first["suite"], first["name"], first.get("file")),
+                ("\u20ac" * 341, "n" * 1024, "f" * 1024), "the cut names")
+    c.expect_eq([(f["message"], f.get("file")) for f in first["failures"]],
+                [("m", "f" * 1024)], "the failure")
+
+
 def main():
     CASES.list_if_asked()
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
