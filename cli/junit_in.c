@@ -41,7 +41,9 @@
  * It is read as UTF-8 whatever its XML declaration says, and refused when
  * its first bytes say another encoding: no converter the file names
  * (iconv) runs on it, and the bytes the parser reads are the ones looked
- * at for a document type declaration. A report that is not well-formed,
+ * at for a document type declaration. A start tag of more than
+ * JUNIT_ATTRIBUTES_MAX attributes is refused before parsing too (libxml2
+ * takes time growing with their square). A report that is not well-formed,
  * or that the parser stopped in before its end, is a problem naming the
  * file and the line:column libxml2 stopped at.
  */
@@ -70,6 +72,11 @@ enum {
      * start with no mark: a test id stays one line of sane length, and
      * the suite name each test case of a suite copies stays small. */
     JUNIT_NAME_MAX = 1024,
+    /* The most attributes of one start tag: libxml2 (2.9) checks each
+     * against every other for a repeat, in time growing with the square
+     * of their count (a megabyte of them takes seconds, eight megabytes
+     * minutes). */
+    JUNIT_ATTRIBUTES_MAX = 1000,
 };
 
 /* The most bytes of names, messages and output kept of one report, the
@@ -614,6 +621,59 @@ static bool has_doctype(const char *text)
     }
 }
 
+/* Moves `*text` past the next `end` (or to the end of the text), counting
+ * the lines it passes in `*line`. */
+static void skip_past(const char **text, const char *end, int *line)
+{
+    const char *found = strstr(*text, end);
+    const char *after = found ? found + strlen(end) : *text + strlen(*text);
+    for (const char *c = *text; c < after; c++)
+        if (*c == '\n')
+            (*line)++;
+    *text = after;
+}
+
+/* The line of the first start tag of `text` with more than
+ * JUNIT_ATTRIBUTES_MAX attributes (an '=' outside quotes), or 0 when
+ * there is none; comments, CDATA sections, processing instructions and
+ * other markup are passed over. Looked for before parsing, in time
+ * growing with the text's length. */
+static int crowded_start_tag(const char *text)
+{
+    int line = 1;
+    while (*text) {
+        if (*text != '<') {
+            if (*text++ == '\n')
+                line++;
+            continue;
+        }
+        if (strncmp(text, "<!--", 4) == 0) {
+            skip_past(&text, "-->", &line);
+        } else if (strncmp(text, "<![CDATA[", 9) == 0) {
+            skip_past(&text, "]]>", &line);
+        } else if (text[1] == '?') {
+            skip_past(&text, "?>", &line);
+        } else if (text[1] == '!' || text[1] == '/') {
+            skip_past(&text, ">", &line);
+        } else {
+            int tag_line = line, attributes = 0;
+            char quote = '\0';
+            for (text++; *text && (quote || *text != '>'); text++) {
+                if (*text == '\n')
+                    line++;
+                else if (quote && *text == quote)
+                    quote = '\0';
+                else if (!quote && (*text == '"' || *text == '\''))
+                    quote = *text;
+                else if (!quote && *text == '=' &&
+                         ++attributes > JUNIT_ATTRIBUTES_MAX)
+                    return tag_line;
+            }
+        }
+    }
+    return 0;
+}
+
 /* Whether the first bytes of `text` leave it UTF-8 (or ASCII), as
  * libxml2 tells an encoding from them: a UTF-16, UCS-4 or EBCDIC report
  * would be decoded by a converter the file chooses (iconv), and read as
@@ -710,6 +770,7 @@ tattle__junit_read(const char *path, const char *default_suite,
     char *text = tattle__gtest_read_file(path, &why_not);
     if (!text && !why_not)
         return TATTLE__JUNIT_MISSING;
+    int crowded_line;
     struct reading reading = {
         .path = path,
         .default_suite = default_suite,
@@ -729,6 +790,11 @@ tattle__junit_read(const char *path, const char *default_suite,
                               "%s: a JUnit report has no document type "
                               "declaration (<!DOCTYPE>): refused",
                               path);
+    else if ((crowded_line = crowded_start_tag(text)) > 0)
+        tattle__buffer_printf(&reading.problem,
+                              "%s:%d: the JUnit report has a start tag with "
+                              "more than %d attributes: refused",
+                              path, crowded_line, JUNIT_ATTRIBUTES_MAX);
     else
         parse(&reading, text, strlen(text));
     free(text);

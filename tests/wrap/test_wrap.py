@@ -1372,6 +1372,31 @@ def wraps_junit_in_names_bounded(c):
                 [("m", "f" * 1024)], "the failure")
 
 
+@CASES("wrap_junit_in_refuses_a_start_tag_of_many_attributes")
+def wraps_junit_in_many_attributes(c):
+    # libxml2 checks a start tag's attributes for repeats in quadratic
+    # time: a tag with more than 1,000 is refused before parsing, naming
+    # its line; an '=' in a value, a comment or a CDATA section is no
+    # attribute.
+    crowded = ('<testsuite name="s">\n<!-- ' + "a= " * 2000 + '-->\n'
+               '<testcase name="a"><failure message="' + "=" * 2000 + '">'
+               '<![CDATA[' + "b= " * 2000 + ']]></failure></testcase>\n'
+               '<testcase name="b" ' + " ".join(
+                   'x%d="1"' % i for i in range(1000)) + '/>\n</testsuite>')
+    run = c.tattle_run(["sh", "-c", "printf '%s' \"$1\" > inner.xml", "sh",
+                        crowded], ["--junit-in", "inner.xml"])
+    c.expect_eq([f["kind"] for f in run.test["failures"]], ["error"],
+                "the failures")
+    message = run.test["failures"][0]["message"]
+    path = os.path.join(os.path.realpath(run.cwd), "inner.xml")
+    c.expect_eq(message, path + ":4: the JUnit report has a start tag with "
+                "more than 1000 attributes: refused", "the error")
+    # 1,000 are read.
+    run = c.tattle_run(writes_report(crowded.replace(
+        ' x999="1"', "")), ["--junit-in", "inner.xml"], tests=2)
+    c.expect_eq(states(run), {"s/a": "failed", "s/b": "passed"}, "states")
+
+
 def main():
     CASES.list_if_asked()
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
