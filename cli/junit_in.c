@@ -581,7 +581,11 @@ static void refuse_doctype(void *data, const xmlChar *name,
 }
 
 /* Notes libxml2's first error, with where it stopped. */
+#if LIBXML_VERSION >= 21200
+static void note_parse_error(void *data, const xmlError *error)
+#else
 static void note_parse_error(void *data, xmlErrorPtr error)
+#endif
 {
     struct reading *reading = data;
     if (reading->problem.length > 0 || !error || error->level < XML_ERR_ERROR)
