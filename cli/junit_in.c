@@ -23,7 +23,10 @@
  * (runner/capture.h): its <system-out> and <system-err>, each failure's
  * message and text, keep their first and last bytes with the omission
  * marked ("[... tattle: N bytes omitted ...]"), and past
- * JUNIT_FAILURES_KEPT failures the rest are counted, not kept. Text is
+ * JUNIT_FAILURES_KEPT failures the rest are counted, not kept; a name,
+ * classname, file or type keeps its first JUNIT_NAME_MAX bytes, on one
+ * line with no mark (each test case of a suite copies the suite's name).
+ * Past JUNIT_KEPT_MAX bytes kept of the whole report it is refused. Text is
  * taken as the parser passes it on, so a test case with more output than
  * libxml2's bound on one text node (10 MB) is still read: that bound is
  * lifted (XML_PARSE_HUGE), the file being at most 64 MiB and the nesting
@@ -34,19 +37,27 @@
  * getEntity handler: only XML's five predefined ones exist), no DTD
  * loaded, and a document type declaration refused outright wherever it
  * stands in the prolog (JUnit reports have none; it is the way in for
- * external entities and for the exponential expansion of nested ones). A
- * report that is not well-formed is a problem naming the file and the
- * line:column libxml2 stopped at.
+ * external entities and for the exponential expansion of nested ones).
+ * It is read as UTF-8 whatever its XML declaration says, and refused when
+ * its first bytes say another encoding: no converter the file names
+ * (iconv) runs on it, and the bytes the parser reads are the ones looked
+ * at for a document type declaration. A start tag of more than
+ * JUNIT_ATTRIBUTES_MAX attributes is refused before parsing too (libxml2
+ * takes time growing with their square). A report that is not well-formed,
+ * or that the parser stopped in before its end, is a problem naming the
+ * file and the line:column libxml2 stopped at.
  */
 #include "cli/junit_in.h"
 
 #include <libxml/SAX2.h>
+#include <libxml/encoding.h>
 #include <libxml/parser.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "base/buffer.h"
+#include "base/utf8.h"
 #include "runner/capture.h"
 
 enum {
@@ -56,7 +67,24 @@ enum {
     /* The deepest nesting of elements read (libxml2's own bound, 256,
      * is lifted with the bound on text). */
     JUNIT_DEPTH_MAX = 256,
+    /* The most bytes kept of a name-like attribute (a suite's or test
+     * case's name, a classname, a file, a type), cut at a character's
+     * start with no mark: a test id stays one line of sane length, and
+     * the suite name each test case of a suite copies stays small. */
+    JUNIT_NAME_MAX = 1024,
+    /* The most attributes of one start tag: libxml2 (2.9) checks each
+     * against every other for a repeat, in time growing with the square
+     * of their count (a megabyte of them takes seconds, eight megabytes
+     * minutes). */
+    JUNIT_ATTRIBUTES_MAX = 1000,
 };
+
+/* The most bytes of names, messages and output kept of one report, the
+ * suite and name of each test counted twice (its id repeats them): past
+ * it the report is refused. Each of the at most 1,000,000 test cases
+ * keeps little, but a short <testcase/> inherits its suite's name and
+ * may carry a hundred failures. */
+#define JUNIT_KEPT_MAX ((size_t)256 * 1024 * 1024)
 
 /* A <testsuite> (or <testsuites>) still open around the parser, at
  * `depth`, and its name. */
@@ -102,6 +130,8 @@ struct reading {
     bool has_printed[2];
     struct tattle__capture attribute; /* an attribute's value, capped */
     struct tattle__buffer problem;    /* the first one, empty while none */
+    /* The bytes of names, messages and output kept so far. */
+    size_t kept;
 };
 
 static bool is_space(char c)
@@ -166,6 +196,18 @@ static char *attribute(struct reading *reading, const xmlChar **attributes,
     return NULL;
 }
 
+/* The name-like attribute `name`, as attribute() gives it, cut to
+ * JUNIT_NAME_MAX bytes at the start of a character. */
+static char *name_attribute(struct reading *reading,
+                            const xmlChar **attributes, int count,
+                            const char *name)
+{
+    char *value = attribute(reading, attributes, count, name);
+    if (value && strlen(value) > JUNIT_NAME_MAX)
+        value[tattle__utf8_cut_length(value, JUNIT_NAME_MAX)] = '\0';
+    return value;
+}
+
 /* "123" as a line number; 0 for what is not one. */
 static int line_number(const char *text)
 {
@@ -181,12 +223,12 @@ static int line_number(const char *text)
 static bool named_place(struct reading *reading, const xmlChar **attributes,
                         int count, char **file, int *line)
 {
-    char *named = attribute(reading, attributes, count, "file");
+    char *named = name_attribute(reading, attributes, count, "file");
     if (!named || !*named) {
         free(named);
         return false;
     }
-    char *number = attribute(reading, attributes, count, "line");
+    char *number = name_attribute(reading, attributes, count, "line");
     *file = named;
     *line = line_number(number);
     free(number);
@@ -204,6 +246,26 @@ static void stop(struct reading *reading, const char *format, ...)
         va_end(arguments);
     }
     xmlStopParser(reading->parser);
+}
+
+/* Counts `bytes` more kept of the report; stops the parser past
+ * JUNIT_KEPT_MAX. */
+static void keep(struct reading *reading, size_t bytes)
+{
+    reading->kept += bytes;
+    if (reading->kept > JUNIT_KEPT_MAX)
+        stop(reading,
+             "%s:%d:%d: the JUnit report holds more than %zu MiB of names, "
+             "messages and output: refused",
+             reading->path, xmlSAX2GetLineNumber(reading->parser),
+             xmlSAX2GetColumnNumber(reading->parser),
+             JUNIT_KEPT_MAX / (1024 * 1024));
+}
+
+/* The length of `text`, 0 for NULL. */
+static size_t length_of(const char *text)
+{
+    return text ? strlen(text) : 0;
 }
 
 /* The name of the nearest suite open around the parser, or NULL. */
@@ -242,18 +304,20 @@ static void start_testcase(struct reading *reading, const xmlChar **attributes,
         .started = true,
         .finished = true,
     };
-    char *classname = attribute(reading, attributes, count, "classname");
+    char *classname = name_attribute(reading, attributes, count, "classname");
     const char *suite =
         classname && *classname ? classname : enclosing_suite(reading);
     test->suite = tattle__strdup(suite ? suite : reading->default_suite);
     free(classname);
-    test->name = attribute(reading, attributes, count, "name");
+    test->name = name_attribute(reading, attributes, count, "name");
     if (!test->name)
         test->name = tattle__strdup("");
-    char *time = attribute(reading, attributes, count, "time");
+    char *time = name_attribute(reading, attributes, count, "time");
     test->duration_us = tattle__gtest_seconds_us(time);
     free(time);
     named_place(reading, attributes, count, &test->file, &test->line);
+    size_t id_length = strlen(test->suite) + strlen(test->name);
+    keep(reading, 2 * id_length + length_of(test->file));
     reading->testcase_depth = reading->depth;
     reading->skipped = false;
     reading->failures_omitted = 0;
@@ -275,7 +339,7 @@ static void start_testcase_child(struct reading *reading, const char *name,
         }
         collecting = COLLECTING_FAILURE;
         reading->collecting_error = name[0] == 'e';
-        reading->type = attribute(reading, attributes, count, "type");
+        reading->type = name_attribute(reading, attributes, count, "type");
         if (!named_place(reading, attributes, count, &reading->place_file,
                          &reading->place_line))
             reading->place_file = NULL;
@@ -336,6 +400,7 @@ static void add_failure(struct reading *reading)
         failure->file = tattle__strdup(test->file);
         failure->line = test->line;
     }
+    keep(reading, strlen(failure->message) + length_of(failure->file));
     free(text);
 }
 
@@ -355,6 +420,7 @@ static void end_testcase_child(struct reading *reading)
             reason = tattle__strdup("skipped in the JUnit report");
         }
         current_test(reading)->skip_reason = reason;
+        keep(reading, strlen(reason));
     }
     free(reading->summary);
     free(reading->type);
@@ -381,6 +447,8 @@ static void end_testcase(struct reading *reading)
             test->stderr_bytes = output.bytes;
             test->stderr_cut = output.truncated;
         }
+        keep(reading, length_of(stream == 0 ? test->stdout_text
+                                            : test->stderr_text));
     }
     if (reading->failures_omitted > 0) {
         struct tattle__gtest_failure *last =
@@ -410,7 +478,7 @@ static void open_suite(struct reading *reading, const xmlChar **attributes,
         reading->suites, (reading->suite_count + 1) * sizeof *reading->suites);
     reading->suites[reading->suite_count++] = (struct open_suite){
         .depth = reading->depth,
-        .name = attribute(reading, attributes, count, "name"),
+        .name = name_attribute(reading, attributes, count, "name"),
     };
 }
 
@@ -498,7 +566,9 @@ static void characters(void *data, const xmlChar *text, int length)
     }
 }
 
-/* A document type declaration, met before its internal subset is read. */
+/* A document type declaration, met before its internal subset is read.
+ * has_doctype() finds it first: it reads the bytes the parser reads, the
+ * text being UTF-8 (is_utf8()). This stays as a second guard. */
 static void refuse_doctype(void *data, const xmlChar *name,
                            const xmlChar *external_id, const xmlChar *system_id)
 {
@@ -511,7 +581,11 @@ static void refuse_doctype(void *data, const xmlChar *name,
 }
 
 /* Notes libxml2's first error, with where it stopped. */
+#if LIBXML_VERSION >= 21200
+static void note_parse_error(void *data, const xmlError *error)
+#else
 static void note_parse_error(void *data, xmlErrorPtr error)
+#endif
 {
     struct reading *reading = data;
     if (reading->problem.length > 0 || !error || error->level < XML_ERR_ERROR)
@@ -551,6 +625,73 @@ static bool has_doctype(const char *text)
     }
 }
 
+/* Moves `*text` past the next `end` (or to the end of the text), counting
+ * the lines it passes in `*line`. */
+static void skip_past(const char **text, const char *end, int *line)
+{
+    const char *found = strstr(*text, end);
+    const char *after = found ? found + strlen(end) : *text + strlen(*text);
+    for (const char *c = *text; c < after; c++)
+        if (*c == '\n')
+            (*line)++;
+    *text = after;
+}
+
+/* The line of the first start tag of `text` with more than
+ * JUNIT_ATTRIBUTES_MAX attributes (an '=' outside quotes), or 0 when
+ * there is none; comments, CDATA sections, processing instructions and
+ * other markup are passed over. Looked for before parsing, in time
+ * growing with the text's length. */
+static int crowded_start_tag(const char *text)
+{
+    int line = 1;
+    while (*text) {
+        if (*text != '<') {
+            if (*text++ == '\n')
+                line++;
+            continue;
+        }
+        if (strncmp(text, "<!--", 4) == 0) {
+            skip_past(&text, "-->", &line);
+        } else if (strncmp(text, "<![CDATA[", 9) == 0) {
+            skip_past(&text, "]]>", &line);
+        } else if (text[1] == '?') {
+            skip_past(&text, "?>", &line);
+        } else if (text[1] == '!' || text[1] == '/') {
+            skip_past(&text, ">", &line);
+        } else {
+            int tag_line = line, attributes = 0;
+            char quote = '\0';
+            for (text++; *text && (quote || *text != '>'); text++) {
+                if (*text == '\n')
+                    line++;
+                else if (quote && *text == quote)
+                    quote = '\0';
+                else if (!quote && (*text == '"' || *text == '\''))
+                    quote = *text;
+                else if (!quote && *text == '=' &&
+                         ++attributes > JUNIT_ATTRIBUTES_MAX)
+                    return tag_line;
+            }
+        }
+    }
+    return 0;
+}
+
+/* Whether the first bytes of `text` leave it UTF-8 (or ASCII), as
+ * libxml2 tells an encoding from them: a UTF-16, UCS-4 or EBCDIC report
+ * would be decoded by a converter the file chooses (iconv), and read as
+ * has_doctype() does not see it. The encoding its XML declaration names
+ * is ignored (XML_PARSE_IGNORE_ENC): the text is read as UTF-8. */
+static bool is_utf8(const char *text, size_t length)
+{
+    xmlCharEncoding encoding =
+        xmlDetectCharEncoding((const unsigned char *)text,
+                              length < 4 ? (int)length : 4);
+    return encoding == XML_CHAR_ENCODING_NONE ||
+           encoding == XML_CHAR_ENCODING_UTF8;
+}
+
 /* Parses `text` (`length` bytes) into `reading`. */
 static void parse(struct reading *reading, const char *text, size_t length)
 {
@@ -574,7 +715,8 @@ static void parse(struct reading *reading, const char *text, size_t length)
     /* No XML_PARSE_NOENT (entities stay unsubstituted), no
      * XML_PARSE_DTDLOAD; XML_PARSE_HUGE lifts the bound on one text
      * node, which the captures make harmless. */
-    xmlCtxtUseOptions(reading->parser, XML_PARSE_NONET | XML_PARSE_HUGE);
+    xmlCtxtUseOptions(reading->parser,
+                      XML_PARSE_NONET | XML_PARSE_HUGE | XML_PARSE_IGNORE_ENC);
     for (int stream = 0; stream < 2; stream++)
         tattle__capture_init(&reading->printed[stream], TATTLE__CAPTURE_HEAD,
                              TATTLE__CAPTURE_TAIL);
@@ -582,20 +724,33 @@ static void parse(struct reading *reading, const char *text, size_t length)
                          TATTLE__CAPTURE_TAIL);
     tattle__capture_init(&reading->attribute, TATTLE__CAPTURE_HEAD,
                          TATTLE__CAPTURE_TAIL);
-    /* In pieces, as a stream of any size would come. */
+    /* In pieces, as a stream of any size would come. The report is read
+     * to its end only when the last piece was taken without a complaint
+     * and every element closed: libxml2 may halt on a piece (an encoding
+     * error, for one) with the document still counted well-formed. */
     enum { PIECE = 1 << 20 };
     size_t done = 0;
+    bool read_to_end = false;
     do {
         size_t piece = length - done < PIECE ? length - done : PIECE;
         bool last = done + piece == length;
         if (xmlParseChunk(reading->parser, text + done, (int)piece, last) != 0)
             break;
         done += piece;
+        read_to_end = last;
     } while (done < length && reading->problem.length == 0);
     if (reading->problem.length == 0 && !reading->parser->wellFormed)
         tattle__buffer_printf(&reading->problem,
                               "%s: the JUnit report is not well-formed XML",
                               reading->path);
+    else if (reading->problem.length == 0 &&
+             (!read_to_end || reading->depth != 0))
+        tattle__buffer_printf(&reading->problem,
+                              "%s:%d:%d: the JUnit report could not be read "
+                              "to its end",
+                              reading->path,
+                              xmlSAX2GetLineNumber(reading->parser),
+                              xmlSAX2GetColumnNumber(reading->parser));
     else if (reading->problem.length == 0 && !reading->root_seen)
         tattle__buffer_printf(&reading->problem,
                               "%s: the JUnit report holds no element",
@@ -619,6 +774,7 @@ tattle__junit_read(const char *path, const char *default_suite,
     char *text = tattle__gtest_read_file(path, &why_not);
     if (!text && !why_not)
         return TATTLE__JUNIT_MISSING;
+    int crowded_line;
     struct reading reading = {
         .path = path,
         .default_suite = default_suite,
@@ -628,11 +784,21 @@ tattle__junit_read(const char *path, const char *default_suite,
         tattle__buffer_printf(&reading.problem,
                               "%s: the JUnit report is not read: %s", path,
                               why_not);
+    else if (!is_utf8(text, strlen(text)))
+        tattle__buffer_printf(&reading.problem,
+                              "%s: the JUnit report is not read: it is not "
+                              "UTF-8 (its first bytes say another encoding)",
+                              path);
     else if (has_doctype(text))
         tattle__buffer_printf(&reading.problem,
                               "%s: a JUnit report has no document type "
                               "declaration (<!DOCTYPE>): refused",
                               path);
+    else if ((crowded_line = crowded_start_tag(text)) > 0)
+        tattle__buffer_printf(&reading.problem,
+                              "%s:%d: the JUnit report has a start tag with "
+                              "more than %d attributes: refused",
+                              path, crowded_line, JUNIT_ATTRIBUTES_MAX);
     else
         parse(&reading, text, strlen(text));
     free(text);

@@ -31,10 +31,14 @@ enum tattle__junit_read_status {
  * `default_suite`. On TATTLE__JUNIT_BAD, `*problem` (the caller frees it)
  * is one line naming the file and, for a parse error, the line:column
  * ("report.xml:3:7: ..."). The file is the program's and may be hostile:
- * only a regular file of at most 64 MiB is read, nothing is fetched from
- * the network, a document type declaration (the way to entities, local
- * files and exponential expansion) is refused, and libxml2's own bounds
- * on depth and text size hold. */
+ * only a regular file of at most 64 MiB is read, in UTF-8, nothing is
+ * fetched from the network, a document type declaration (the way to
+ * entities, local files and exponential expansion) is refused, and the
+ * reader bounds what it keeps itself: libxml2's own bounds on depth and
+ * on the size of one text node are lifted (XML_PARSE_HUGE), so the depth
+ * of nesting is bounded by the reader, each captured text keeps its head
+ * and tail, names are cut, and a report that would keep too much in all
+ * is refused. */
 typedef enum tattle__junit_read_status (*tattle__junit_reader)(
     const char *path, const char *default_suite,
     struct tattle__gtest_tests *tests, char **problem);

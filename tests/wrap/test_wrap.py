@@ -1278,6 +1278,125 @@ def wraps_junit_in_flood(c):
              % peak_mib)
 
 
+def write_bytes(path, data):
+    with open(path, "wb") as f:
+        f.write(data)
+
+
+@CASES("wrap_junit_in_reads_a_report_to_its_end_or_refuses_it")
+def wraps_junit_in_to_its_end(c):
+    # A report the parser could not read to its end is an error, never
+    # the tests read before it stopped: here a byte the encoding its
+    # declaration names has no character for, in a failure, with more
+    # than a piece (1 MiB) of the report after it. A report whose first
+    # bytes say an encoding other than UTF-8 is refused before parsing
+    # (no converter the file chooses runs on it).
+    cut = (b'<?xml version="1.0" encoding="windows-1252"?>\n'
+           b'<testsuite name="s"><testcase name="a">\n'
+           b'<failure message="m">lost \x81 here</failure>'
+           + b"<system-out>" + b"o" * (2 * 1024 * 1024) + b"</system-out>"
+           b'</testcase><testcase name="b"/></testsuite>\n')
+    utf16 = ('\ufeff<testsuite name="s"><testcase name="a"/></testsuite>'
+             .encode("utf-16-le"))
+    # "<?xml" in EBCDIC (code page 037), then a document type declaration
+    # the byte scan before parsing cannot see.
+    ebcdic = ('<?xml version="1.0"?><!DOCTYPE testsuite ['
+              '<!ENTITY x SYSTEM "file:///etc/passwd">]>'
+              '<testsuite name="s"><testcase name="&x;"/></testsuite>'
+              .encode("cp037"))
+    for label, data, said in (
+            ("an encoding error", cut, ":3:"),
+            ("UTF-16", utf16, ": the JUnit report is not read: it is not "
+             "UTF-8"),
+            ("EBCDIC", ebcdic, ": the JUnit report is not read: it is not "
+             "UTF-8")):
+        cwd = c.new_dir()
+        write_bytes(os.path.join(cwd, "source.xml"), data)
+        run = c.tattle_run(["sh", "-c", "cp source.xml inner.xml"],
+                           ["--junit-in", "inner.xml"], cwd=cwd)
+        c.expect_eq(run.process.returncode, 1, "exit status with %s" % label)
+        kinds = [f["kind"] for f in run.test["failures"]]
+        c.require(kinds == ["error"], "%s: test %s, failures %r"
+                  % (label, run.test["id"], kinds))
+        message = run.test["failures"][0]["message"]
+        path = os.path.join(os.path.realpath(cwd), "inner.xml")
+        c.expect(message.startswith(path + said), "%s: the error %r does "
+                 "not start %r" % (label, message, path + said))
+        c.expect("\n" not in message, "%s: the error %r is not one line"
+                 % (label, message))
+        c.expect("root:" not in json.dumps(run.report),
+                 "%s: a local file's text is in the report" % label)
+
+
+@CASES("wrap_junit_in_bounds_names_and_what_a_report_keeps")
+def wraps_junit_in_names_bounded(c):
+    # Each test case copies its suite's name: 200,000 short test cases in
+    # a suite named with 64 KiB are refused once the report keeps too
+    # much, in bounded memory (the names whole took 12 GiB).
+    cwd = c.new_dir()
+    count = 200000
+    driver.write(os.path.join(cwd, "source.xml"),
+                 '<testsuite name="' + "s" * (64 * 1024) + '">'
+                 + "".join('<testcase name="t%d"/>' % i for i in range(count))
+                 + "</testsuite>")
+    run = c.tattle_run(["sh", "-c", "cp source.xml inner.xml"],
+                       ["--junit-in", "inner.xml"], cwd=cwd)
+    peak_mib = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+    c.expect_eq(run.process.returncode, 1, "exit status")
+    c.expect_eq([f["kind"] for f in run.test["failures"]], ["error"],
+                "the failures")
+    message = run.test["failures"][0]["message"]
+    path = os.path.join(os.path.realpath(cwd), "inner.xml")
+    c.expect(message.startswith(path + ":1:") and message.endswith(
+        ": the JUnit report holds more than 256 MiB of names, messages and "
+        "output: refused"), "the error %r" % message)
+    # Sanitizer builds (a larger wait scale) take more memory per byte.
+    bound_mib = 512 * driver.wait_scale()
+    c.expect(peak_mib < bound_mib, "a process of the run peaked at %.0f MiB"
+             " (bound %.0f MiB)" % (peak_mib, bound_mib))
+    # A name, classname and file keep their first 1 KiB, cut where a
+    # character starts (a 3-byte euro sign straddles byte 1,024), with no
+    # mark and on one line.
+    run = c.tattle_run(writes_report(
+        '<testsuite name="' + "\u20ac" * 400 + '"><testcase name="'
+        + "n" * 70000 + '" file="' + "f" * 5000 + '" line="3">'
+        '<failure message="m"/></testcase><testcase classname="'
+        + "c" * 2000 + '" name="b"/></testsuite>'), ["--junit-in",
+                                                    "inner.xml"], tests=2)
+    c.expect_eq(sorted(run.tests), sorted([
+        "\u20ac" * 341 + "/" + "n" * 1024, "c" * 1024 + "/b"]), "the ids")
+    first = run.tests["\u20ac" * 341 + "/" + "n" * 1024]
+    c.expect_eq((first["suite"], first["name"], first.get("file")),
+                ("\u20ac" * 341, "n" * 1024, "f" * 1024), "the cut names")
+    c.expect_eq([(f["message"], f.get("file")) for f in first["failures"]],
+                [("m", "f" * 1024)], "the failure")
+
+
+@CASES("wrap_junit_in_refuses_a_start_tag_of_many_attributes")
+def wraps_junit_in_many_attributes(c):
+    # libxml2 checks a start tag's attributes for repeats in quadratic
+    # time: a tag with more than 1,000 is refused before parsing, naming
+    # its line; an '=' in a value, a comment or a CDATA section is no
+    # attribute.
+    crowded = ('<testsuite name="s">\n<!-- ' + "a= " * 2000 + '-->\n'
+               '<testcase name="a"><failure message="' + "=" * 2000 + '">'
+               '<![CDATA[' + "b= " * 2000 + ']]></failure></testcase>\n'
+               '<testcase name="b" ' + " ".join(
+                   'x%d="1"' % i for i in range(1000)) + '/>\n</testsuite>')
+    run = c.tattle_run(["sh", "-c", "printf '%s' \"$1\" > inner.xml", "sh",
+                        crowded], ["--junit-in", "inner.xml"])
+    c.expect_eq([f["kind"] for f in run.test["failures"]], ["error"],
+                "the failures")
+    message = run.test["failures"][0]["message"]
+    path = os.path.join(os.path.realpath(run.cwd), "inner.xml")
+    c.expect_eq(message, path + ":4: the JUnit report has a start tag with "
+                "more than 1000 attributes: refused", "the error")
+    # 1,000 are read.
+    run = c.tattle_run(writes_report(crowded.replace(
+        ' x999="1"', "")), ["--junit-in", "inner.xml"], tests=2)
+    c.expect_eq(states(run), {"s/a": "failed", "s/b": "passed"}, "states")
+
+
 def main():
     CASES.list_if_asked()
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
