@@ -596,9 +596,16 @@ static void note_parse_error(void *data, xmlErrorPtr error)
         length--;
     tattle__buffer_printf(&reading->problem,
                           "%s:%d:%d: the JUnit report is not well-formed "
-                          "XML: %.*s",
-                          reading->path, error->line, error->int2, (int)length,
-                          message);
+                          "XML: ",
+                          reading->path, error->line, error->int2);
+    /* libxml2 may say more on a second line ("Bytes: 0x81 ..."): the
+     * problem stays one line, its lines joined by "; ". */
+    for (size_t at = 0; at < length; at++) {
+        if (message[at] == '\n')
+            tattle__buffer_append(&reading->problem, "; ", 2);
+        else if (message[at] != '\r')
+            tattle__buffer_append(&reading->problem, &message[at], 1);
+    }
 }
 
 /* Whether the prolog of `text` (before its first element: a byte order
