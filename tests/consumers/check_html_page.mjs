@@ -20,6 +20,7 @@ import { chromium } from 'playwright-core';
 import fs from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { waitMs } from './wait_scale.mjs';
 
 const [report, shots, tag] = process.argv.slice(2);
 const executablePath = process.env.CHROMIUM || '/usr/bin/chromium';
@@ -53,7 +54,7 @@ try {
   await page.goto(url, { waitUntil: 'load' });
   result.ready = await page.waitForFunction(
     () => document.documentElement.dataset.ready === 'true', null,
-    { timeout: 20000 }).then(() => true, () => false);
+    { timeout: waitMs(20000) }).then(() => true, () => false);
   Object.assign(result, await page.evaluate(() => {
     const count = (selector) => document.querySelectorAll(selector).length;
     const tests = [...document.querySelectorAll('details.test')].map((t) => {

@@ -14,12 +14,14 @@
 // calls speedscope.loadFileFromBase64(name, base64), named by the page's
 // #localProfilePath. For each profile (a file may hold several: one per
 // thread of a Chrome trace) the sandwich view, whose table lists every
-// frame as text, is read; the flame chart itself is a canvas.
+// frame as text, is read; the flame chart itself is a canvas. Every wait
+// is for a condition on the page, bounded by wait_scale.mjs.
 import { chromium } from 'playwright-core';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { waitMs } from './wait_scale.mjs';
 
 const [profile] = process.argv.slice(2);
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -55,25 +57,38 @@ try {
   const want = `${name} - speedscope`;
   await page.waitForFunction((t) => document.title.startsWith(t) ||
                              document.title.includes(' - speedscope'),
-                             want, { timeout: 30000 }).catch(() => {});
+                             want, { timeout: waitMs(30000) }).catch(() => {});
   result.title = await page.title();
   if (result.title.endsWith(' - speedscope')) {
     // The sandwich view lists the frames of the profile shown as text.
     await page.getByText('Sandwich', { exact: false }).first().click();
-    for (let index = 0; index < 64; index++) {
-      await page.waitForTimeout(200);
-      const shown = await page.evaluate(() => document.body.innerText);
+    // Profile AT of OF is shown (a file of several profiles shows "(AT/OF)"
+    // in the toolbar, one of a single profile its name only), and its
+    // sandwich table has a frame's row (three cells: total, self, symbol;
+    // the hidden profile list's rows start with a number, the header
+    // with "Total" or "#").
+    const shown = (at, of) => page.waitForFunction(([at, of]) => {
+      const indexed = at === 0 || [...document.querySelectorAll('span')]
+        .some((s) => s.textContent === `(${at}/${of})`);
+      return indexed && [...document.querySelectorAll('tr')].some((r) =>
+        r.children.length === 3 && r.children[2].textContent !== '' &&
+        !/^(Total|#|\d+)$/.test(r.children[0].textContent));
+    }, [at, of], { timeout: waitMs(30000) });
+    await shown(0, 0);
+    const position = await page.evaluate(() => [...document.querySelectorAll('span')]
+      .map((s) => s.textContent).find((t) => /^\(\d+\/\d+\)$/.test(t)) || null);
+    const count = position ? Number(position.slice(1, -1).split('/')[1]) : 1;
+    for (let index = 1; index <= count; index++) {
+      if (count > 1)
+        await shown(index, count);
       result.profiles.push(await page.evaluate(() => ({
         text: document.body.innerText,
         rows: [...document.querySelectorAll('tr')].map(
           (r) => [...r.children].map((c) => c.textContent)),
       })));
-      // The next profile: speedscope's "n" key (the toolbar's "1/3").
-      const before = shown;
-      await page.keyboard.press('n');
-      await page.waitForTimeout(200);
-      if (await page.evaluate(() => document.body.innerText) === before)
-        break;
+      // The next profile: speedscope's "n" key.
+      if (index < count)
+        await page.keyboard.press('n');
     }
   }
 } finally {
