@@ -98,11 +98,10 @@ static uint64_t thread_time(struct chrome_reporter *self, size_t tid,
         size_t capacity = self->thread_ts_capacity * 2;
         if (capacity <= tid)
             capacity = tid + 8;
-        self->thread_ts =
-            tattle__realloc(self->thread_ts, capacity * sizeof *self->thread_ts);
+        self->thread_ts = tattle__realloc(self->thread_ts,
+                                          capacity * sizeof *self->thread_ts);
         memset(self->thread_ts + self->thread_ts_capacity, 0,
-               (capacity - self->thread_ts_capacity) *
-                   sizeof *self->thread_ts);
+               (capacity - self->thread_ts_capacity) * sizeof *self->thread_ts);
         self->thread_ts_capacity = capacity;
     }
     if (ts < self->thread_ts[tid])

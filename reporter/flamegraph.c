@@ -63,10 +63,10 @@ static void write_node(struct flame_reporter *self, const char *test_id,
     const struct tattle__call_tree *tree = &self->tree;
     size_t depth = tree->nodes[node].depth;
     bool elided = depth > 2 * KEPT_FRAMES;
-    size_t inner = walk_out(tree, node, elided ? KEPT_FRAMES : depth,
-                            self->path);
-    size_t outer = elided ? walk_out(tree, tree->nodes[node].outer,
-                                     KEPT_FRAMES, self->path + KEPT_FRAMES)
+    size_t inner =
+        walk_out(tree, node, elided ? KEPT_FRAMES : depth, self->path);
+    size_t outer = elided ? walk_out(tree, tree->nodes[node].outer, KEPT_FRAMES,
+                                     self->path + KEPT_FRAMES)
                           : 0;
     tattle__buffer_clear(&self->line);
     append_frame(&self->line, test_id);
