@@ -78,8 +78,8 @@ static void account(struct tattle__call_tree *tree,
         /* Saturates: threads of a hostile report may add up past 2^64. */
         uint64_t *self_us = &tree->nodes[thread->node].self_us;
         uint64_t added = now_us - thread->last_us;
-        *self_us = *self_us > UINT64_MAX - added ? UINT64_MAX
-                                                 : *self_us + added;
+        *self_us =
+            *self_us > UINT64_MAX - added ? UINT64_MAX : *self_us + added;
     }
     if (now_us > thread->last_us || thread->node == 0)
         thread->last_us = now_us;
