@@ -198,9 +198,8 @@ static char *attribute(struct reading *reading, const xmlChar **attributes,
 
 /* The name-like attribute `name`, as attribute() gives it, cut to
  * JUNIT_NAME_MAX bytes at the start of a character. */
-static char *name_attribute(struct reading *reading,
-                            const xmlChar **attributes, int count,
-                            const char *name)
+static char *name_attribute(struct reading *reading, const xmlChar **attributes,
+                            int count, const char *name)
 {
     char *value = attribute(reading, attributes, count, name);
     if (value && strlen(value) > JUNIT_NAME_MAX)
@@ -447,8 +446,8 @@ static void end_testcase(struct reading *reading)
             test->stderr_bytes = output.bytes;
             test->stderr_cut = output.truncated;
         }
-        keep(reading, length_of(stream == 0 ? test->stdout_text
-                                            : test->stderr_text));
+        keep(reading,
+             length_of(stream == 0 ? test->stdout_text : test->stderr_text));
     }
     if (reading->failures_omitted > 0) {
         struct tattle__gtest_failure *last =
@@ -692,9 +691,8 @@ static int crowded_start_tag(const char *text)
  * is ignored (XML_PARSE_IGNORE_ENC): the text is read as UTF-8. */
 static bool is_utf8(const char *text, size_t length)
 {
-    xmlCharEncoding encoding =
-        xmlDetectCharEncoding((const unsigned char *)text,
-                              length < 4 ? (int)length : 4);
+    xmlCharEncoding encoding = xmlDetectCharEncoding(
+        (const unsigned char *)text, length < 4 ? (int)length : 4);
     return encoding == XML_CHAR_ENCODING_NONE ||
            encoding == XML_CHAR_ENCODING_UTF8;
 }
