@@ -37,13 +37,18 @@ size_t tattle__call_tree_thread(struct tattle__call_tree *tree,
     return thread;
 }
 
-/* The child of `parent` named `function`, added when new. */
-static size_t child_node(struct tattle__call_tree *tree, size_t parent,
-                         const struct tattle_trace_call *call)
+/* The child of `parent` named `function`, added when new; a per_thread
+ * tree keys a thread's outermost calls by the thread ("tN"), which no
+ * parent's number spells. */
+static size_t child_node(struct tattle__call_tree *tree, size_t thread,
+                         size_t parent, const struct tattle_trace_call *call)
 {
     const char *function = call->function ? call->function : "?";
     tattle__buffer_clear(&tree->key);
-    tattle__buffer_printf(&tree->key, "%zu\x1f%s", parent, function);
+    if (tree->per_thread && parent == 0)
+        tattle__buffer_printf(&tree->key, "t%zu\x1f%s", thread, function);
+    else
+        tattle__buffer_printf(&tree->key, "%zu\x1f%s", parent, function);
     bool added;
     size_t node =
         tattle__name_index_add(&tree->keys, tree->key.data, &added) + 1;
@@ -64,6 +69,7 @@ static size_t child_node(struct tattle__call_tree *tree, size_t parent,
         .function = function,
         .file = call->file,
         .line = call->line,
+        .thread = parent == 0 ? thread : tree->nodes[parent].thread,
     };
     tree->node_count = node + 1;
     return node;
@@ -93,7 +99,7 @@ size_t tattle__call_tree_step(struct tattle__call_tree *tree,
     struct tattle__call_thread *thread = &tree->threads[number];
     account(tree, thread, call->t_us);
     if (call->kind == TATTLE_TRACE_CALL_ENTER) {
-        thread->node = child_node(tree, thread->node, call);
+        thread->node = child_node(tree, number, thread->node, call);
         return thread->node;
     }
     size_t left = thread->node;

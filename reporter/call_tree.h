@@ -12,10 +12,17 @@
  * seen at the root, whose entry fell out of the recorder's window, is
  * passed over). The time between two calls of a thread is the innermost
  * function's own time: it is added to the node the thread was in.
+ *
+ * The threads' stacks are added together (one node for `main;run` on
+ * every thread that was there), as the flame graph file wants them; a
+ * tree made `per_thread` keeps them apart (each thread's outermost calls
+ * hang from the root as nodes of their own), as the HTML report draws
+ * them, a lane per thread.
  */
 #ifndef TATTLE_REPORTER_CALL_TREE_H
 #define TATTLE_REPORTER_CALL_TREE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -35,6 +42,7 @@ struct tattle__call_node {
     const char *function; /* the trace's string; "?" when unknown */
     const char *file;     /* of its first entry: the trace's, or NULL */
     int line;
+    size_t thread;    /* with per_thread: the thread whose stack it is */
     uint64_t self_us; /* time threads spent in it and not deeper (at most
                          UINT64_MAX: the sum saturates) */
 };
@@ -45,6 +53,7 @@ struct tattle__call_thread {
 };
 
 struct tattle__call_tree {
+    bool per_thread; /* set before the first reset; kept by a reset */
     struct tattle__name_index keys; /* "parent\x1f" function: node - 1 */
     struct tattle__call_node *nodes;
     size_t node_count, node_capacity;

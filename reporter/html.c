@@ -13,6 +13,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -20,6 +21,7 @@
 #include "base/name_index.h"
 #include "base/report_file.h"
 #include "base/text.h"
+#include "reporter/call_tree.h"
 #include "reporter/html_writer.h"
 #include "reporter/plain_text.h"
 #include "reporter/report_output.h"
@@ -38,8 +40,16 @@ enum {
     NAME_CHARS = 20,
     LABEL_CHARS = 24,
     DETAIL_CHARS = 60,
-    INDEX_MESSAGE_CHARS = 120
+    INDEX_MESSAGE_CHARS = 120,
+    FLAME_WIDTH = 1100, /* the flame graph's width, in pixels */
+    FLAME_ROW = 18,
+    FLAME_CHAR_PX = 7, /* a character of its labels, about */
+    FLAME_MAX_DEPTH = 100,
+    FLAME_MAX_FRAMES = 2000
 };
+
+/* A frame narrower than this share of the flame graph is not drawn. */
+#define FLAME_MIN_SHARE 0.001
 
 struct html_reporter {
     struct tattle__report_output output;
@@ -48,6 +58,9 @@ struct html_reporter {
     struct tattle__buffer failure_index; /* <li> per failed test */
     struct tattle__buffer failed_ids;    /* JSON strings, comma separated */
     struct tattle__name_index suites, tags;
+    struct tattle__call_tree calls; /* the flame graph's, per thread */
+    struct tattle__html_flame_frame *frames;
+    size_t frame_capacity;
     char *started_at, *executable;
     char **argv;
     int argc;
@@ -555,6 +568,203 @@ static void append_sequence_svg(struct tattle__buffer *out,
     tattle__sequence_release(&sequence);
 }
 
+/* ---- The flame graph --------------------------------------------------- */
+
+/* A node of the call tree as drawn: its time with its callees' (saturating
+ * like self_us), where it starts, where its next callee starts, whether
+ * it is drawn. Index 0 is unused (the tree's root is the threads' row). */
+struct tattle__html_flame_frame {
+    uint64_t total_us;
+    double left, next;
+    bool drawn;
+};
+
+static uint64_t add_saturating(uint64_t a, uint64_t b)
+{
+    return a > UINT64_MAX - b ? UINT64_MAX : a + b;
+}
+
+/* One of four fill classes, the same for a function wherever it is. */
+static unsigned flame_colour(const char *function)
+{
+    uint32_t hash = 2166136261u;
+    for (const unsigned char *at = (const unsigned char *)function; *at; at++)
+        hash = (hash ^ *at) * 16777619u;
+    return hash % 4;
+}
+
+/* A frame: its <title> (name, place, total and self time) for readers
+ * without the script, its rect, and its name when it fits. */
+static void append_flame_frame(struct tattle__buffer *out, const char *class,
+                               const char *name, const char *file, int line,
+                               uint64_t total_us, const uint64_t *self_us,
+                               uint64_t grand_us, double left, double width,
+                               size_t row)
+{
+    tattle__buffer_printf(out, "<g class=\"%s\"><title>", class);
+    tattle__html_string(out, name);
+    if (file) {
+        append(out, "\n");
+        tattle__html_string(out, file);
+        tattle__buffer_printf(out, ":%d", line);
+    }
+    tattle__buffer_printf(out, "\ntotal %" PRIu64 " \xc2\xb5s (%.1f%%)",
+                          total_us,
+                          100.0 * (double)total_us / (double)grand_us);
+    if (self_us)
+        tattle__buffer_printf(out, ", self %" PRIu64 " \xc2\xb5s", *self_us);
+    tattle__buffer_printf(out,
+                          "</title><rect x=\"%.2f\" y=\"%zu\" width=\"%.2f\" "
+                          "height=\"%d\"/>",
+                          left, row * FLAME_ROW, width, FLAME_ROW - 1);
+    size_t fits = width > 6 ? (size_t)((width - 6) / FLAME_CHAR_PX) : 0;
+    if (fits >= 2) {
+        tattle__buffer_printf(out, "<text x=\"%.2f\" y=\"%zu\">", left + 3,
+                              row * FLAME_ROW + FLAME_ROW - 5);
+        tattle__html_string_cut(out, name, fits - 1);
+        append(out, "</text>");
+    }
+    append(out, "</g>");
+}
+
+/* The test's calls as an icicle: a row per depth, the threads on top (a
+ * frame each), each call under its caller, as wide as the time spent in
+ * it and its callees. Frames narrower than FLAME_MIN_SHARE of the width,
+ * deeper than FLAME_MAX_DEPTH calls or past the first FLAME_MAX_FRAMES
+ * (with all their callees) are left out and counted in the caption, so a
+ * deep recursion or a test of 100,000 distinct stacks stays a small
+ * picture. */
+static void append_flame_svg(struct html_reporter *self,
+                             struct tattle__buffer *out,
+                             const struct tattle_result *result)
+{
+    const struct tattle_trace *trace = result->trace;
+    struct tattle__call_tree *tree = &self->calls;
+    tattle__call_tree_reset(tree);
+    uint64_t end_us = result->duration_us;
+    for (size_t i = 0; i < trace->call_count; i++) {
+        tattle__call_tree_step(tree, &trace->calls[i]);
+        if (trace->calls[i].t_us > end_us)
+            end_us = trace->calls[i].t_us;
+    }
+    tattle__call_tree_finish(tree, end_us);
+
+    size_t nodes = tree->node_count, threads = tree->actors.count;
+    if (nodes > self->frame_capacity) {
+        self->frame_capacity = nodes;
+        self->frames =
+            tattle__realloc(self->frames, nodes * sizeof *self->frames);
+    }
+    struct tattle__html_flame_frame *frames = self->frames;
+    struct tattle__html_flame_frame *lanes =
+        tattle__calloc(threads ? threads : 1, sizeof *lanes);
+    for (size_t i = 0; i < nodes; i++)
+        frames[i] = (struct tattle__html_flame_frame){
+            .total_us = tree->nodes[i].self_us};
+    /* A callee is numbered after its caller: one pass from the end adds
+     * every node's total into its caller's, then the threads'. */
+    for (size_t i = nodes; i-- > 1;) {
+        size_t parent = tree->nodes[i].parent;
+        if (parent)
+            frames[parent].total_us =
+                add_saturating(frames[parent].total_us, frames[i].total_us);
+        else
+            lanes[tree->nodes[i].thread].total_us = add_saturating(
+                lanes[tree->nodes[i].thread].total_us, frames[i].total_us);
+    }
+    uint64_t grand_us = 0;
+    for (size_t t = 0; t < threads; t++)
+        grand_us = add_saturating(grand_us, lanes[t].total_us);
+
+    double scale = grand_us ? FLAME_WIDTH / (double)grand_us : 0;
+    double narrowest = FLAME_WIDTH * FLAME_MIN_SHARE;
+    double left = 0;
+    for (size_t t = 0; t < threads; t++) {
+        lanes[t].left = lanes[t].next = left;
+        left += (double)lanes[t].total_us * scale;
+        lanes[t].drawn =
+            grand_us && (double)lanes[t].total_us * scale >= narrowest;
+    }
+    size_t drawn = 0, deepest = 0;
+    for (size_t i = 1; i < nodes; i++) {
+        const struct tattle__call_node *node = &tree->nodes[i];
+        struct tattle__html_flame_frame *caller =
+            node->parent ? &frames[node->parent] : &lanes[node->thread];
+        double width = (double)frames[i].total_us * scale;
+        frames[i].left = frames[i].next = caller->next;
+        caller->next += width;
+        frames[i].drawn = caller->drawn && width >= narrowest &&
+                          node->depth <= FLAME_MAX_DEPTH &&
+                          drawn < FLAME_MAX_FRAMES;
+        if (frames[i].drawn) {
+            drawn++;
+            if (node->depth > deepest)
+                deepest = node->depth;
+        }
+    }
+
+    append(out, "<figure class=\"flame\"><figcaption>flame graph: ");
+    append_uint(out, trace->call_count);
+    append(out, trace->call_count == 1 ? " call" : " calls");
+    if (trace->calls_recorded > trace->call_count) {
+        append(out, " kept of ");
+        append_uint(out, trace->calls_recorded);
+    }
+    tattle__buffer_printf(out, ", %zu thread%s, ", threads,
+                          threads == 1 ? "" : "s");
+    append_duration(out, grand_us);
+    append(out, " inside calls");
+    if (nodes - 1 > drawn)
+        tattle__buffer_printf(
+            out,
+            "; %zu of %zu frames not drawn (narrower than %.1f%% of the "
+            "width, deeper than %d calls, or past the first %d)",
+            nodes - 1 - drawn, nodes - 1, 100.0 * FLAME_MIN_SHARE,
+            FLAME_MAX_DEPTH, FLAME_MAX_FRAMES);
+    append(out, "<span class=\"flame-zoom\" hidden><button type=\"button\" "
+                "class=\"flame-reset\">reset zoom</button></span>"
+                "</figcaption>");
+    if (!grand_us) {
+        append(out, "</figure>");
+        free(lanes);
+        return;
+    }
+    size_t height = (deepest + 1) * FLAME_ROW;
+    tattle__buffer_printf(out,
+                          "<div class=\"scroll\" tabindex=\"0\" "
+                          "role=\"region\" aria-label=\"flame graph\">"
+                          "<svg class=\"flame\" xmlns=\"http://www.w3.org/"
+                          "2000/svg\" role=\"img\" width=\"%d\" "
+                          "height=\"%zu\" viewBox=\"0 0 %d %zu\" "
+                          "data-width=\"%d\" data-total-us=\"%" PRIu64 "\"",
+                          FLAME_WIDTH, height, FLAME_WIDTH, height, FLAME_WIDTH,
+                          grand_us);
+    append_attribute(out, "aria-label", "flame graph of the calls");
+    append(out, "><title>flame graph of ");
+    tattle__html_string(out, result->test->id);
+    append(out, "</title>");
+    for (size_t t = 0; t < threads; t++)
+        if (lanes[t].drawn)
+            append_flame_frame(out, "frame thread", tree->actors.names[t], NULL,
+                               0, lanes[t].total_us, NULL, grand_us,
+                               lanes[t].left, (double)lanes[t].total_us * scale,
+                               0);
+    for (size_t i = 1; i < nodes; i++) {
+        if (!frames[i].drawn)
+            continue;
+        const struct tattle__call_node *node = &tree->nodes[i];
+        char class[16];
+        snprintf(class, sizeof class, "frame c%u",
+                 flame_colour(node->function));
+        append_flame_frame(out, class, node->function, node->file, node->line,
+                           frames[i].total_us, &node->self_us, grand_us,
+                           frames[i].left, (double)frames[i].total_us * scale,
+                           node->depth);
+    }
+    append(out, "</svg></div></figure>");
+    free(lanes);
+}
+
 /* ---- One test ---------------------------------------------------------- */
 
 static void append_test(struct html_reporter *self,
@@ -624,6 +834,9 @@ static void append_test(struct html_reporter *self,
     append_output(out, "stderr", &result->stderr_output, failed);
     if (result->trace)
         append_sequence_svg(out, result);
+    if (result->trace && result->trace->calls_traced &&
+        result->trace->call_count)
+        append_flame_svg(self, out, result);
     if (result->rerun) {
         append(out, "<div class=\"rerun\"><span>rerun:</span> <code>");
         tattle__html_string(out, result->rerun);
@@ -665,11 +878,14 @@ static const char page_style[] =
     ":root{color-scheme:light dark;--bg:#fff;--fg:#1b1f24;--muted:#57606a;"
     "--line:#d0d7de;--panel:#f6f8fa;--pass:#1a7f37;--fail:#cf222e;"
     "--skip:#9a6700;--excl:#6e7781;--inv:#8250df;--link:#0969da;"
-    "--arrow:#0969da;--pend:#bc4c00}\n"
+    "--arrow:#0969da;--pend:#bc4c00;--flame0:#fdae6b;--flame1:#fd8d3c;"
+    "--flame2:#fdd0a2;--flame3:#f6c25b;--flame-text:#1b1f24}\n"
     "@media (prefers-color-scheme:dark){:root{--bg:#0d1117;--fg:#e6edf3;"
     "--muted:#8d96a0;--line:#30363d;--panel:#161b22;--pass:#3fb950;"
     "--fail:#f85149;--skip:#d29922;--excl:#8b949e;--inv:#a371f7;"
-    "--link:#4493f8;--arrow:#58a6ff;--pend:#ff9f43}}\n"
+    "--link:#4493f8;--arrow:#58a6ff;--pend:#ff9f43;--flame0:#9c4221;"
+    "--flame1:#7b341e;--flame2:#975a16;--flame3:#6b3a12;"
+    "--flame-text:#f0f3f6}}\n"
     "body{margin:0 auto;max-width:1200px;padding:1rem;background:var(--bg);"
     "color:var(--fg);font:14px/1.45 system-ui,sans-serif}\n"
     "h1{font-size:1.4rem;margin:.2rem 0}h2{font-size:1.1rem}"
@@ -745,6 +961,18 @@ static const char page_style[] =
     "stroke:var(--pend)}svg.sequence .mailbox-contents .name{"
     "font-weight:bold}\n"
     ".scroll:focus-visible{outline:2px solid var(--link)}\n"
+    "figure.flame{margin:.4rem 0}.flame-zoom{margin-left:.6rem}\n"
+    "svg.flame{font:11px ui-monospace,monospace;display:block}\n"
+    "svg.flame rect{stroke:var(--bg);stroke-width:.5}"
+    "svg.flame text{fill:var(--flame-text);pointer-events:none}\n"
+    "svg.flame .c0 rect{fill:var(--flame0)}svg.flame .c1 rect{"
+    "fill:var(--flame1)}svg.flame .c2 rect{fill:var(--flame2)}"
+    "svg.flame .c3 rect{fill:var(--flame3)}\n"
+    "svg.flame .thread rect{fill:var(--panel);stroke:var(--line)}"
+    "svg.flame .thread text{fill:var(--fg);font-weight:bold}\n"
+    "svg.flame .frame[tabindex]{cursor:zoom-in}svg.flame .frame:focus{"
+    "outline:none}svg.flame .frame:focus-visible rect{"
+    "stroke:var(--link);stroke-width:2}\n"
     "</style>\n";
 
 static const char page_script[] =
@@ -792,6 +1020,36 @@ static const char page_script[] =
     "if(!d)return;k=d==='in'?Math.min(k*1.25,4):d==='out'?"
     "Math.max(k/1.25,0.25):1;svg.setAttribute('width',w*k);"
     "svg.setAttribute('height',h*k);});});\n"
+    "Array.prototype.forEach.call(document.querySelectorAll('figure.flame'),"
+    "function(f){var svg=f.querySelector('svg');if(!svg)return;\n"
+    " var W=+svg.dataset.width,bar=f.querySelector('.flame-zoom');"
+    "bar.hidden=false;\n"
+    " var all=Array.prototype.map.call(svg.querySelectorAll('g.frame'),"
+    "function(g){var r=g.querySelector('rect');g.setAttribute('tabindex','0');"
+    "g.setAttribute('role','button');\n"
+    "  return {g:g,r:r,x:+r.getAttribute('x'),w:+r.getAttribute('width'),"
+    "y:+r.getAttribute('y'),name:g.querySelector('title').textContent"
+    ".split('\\n')[0]};});\n"
+    " function label(a,x,w){var t=a.g.querySelector('text'),n=Math.floor("
+    "(w-6)/7);if(!t){if(n<2)return;t=document.createElementNS("
+    "svg.namespaceURI,'text');t.setAttribute('y',a.y+13);"
+    "a.g.appendChild(t);}\n"
+    "  t.setAttribute('x',(x+3).toFixed(2));t.textContent=n<2?'':"
+    "a.name.length<=n?a.name:a.name.slice(0,n-1)+'\\u2026';}\n"
+    " function zoom(to){var s=W/to.w,e=0.01;all.forEach(function(a){"
+    "var x=null,w;\n"
+    "  if(a.y>=to.y&&a.x>=to.x-e&&a.x+a.w<=to.x+to.w+e){x=(a.x-to.x)*s;"
+    "w=a.w*s;}else if(a.y<to.y&&a.x<=to.x+e&&a.x+a.w>=to.x+to.w-e){x=0;w=W;}"
+    "\n"
+    "  if(x===null){a.g.setAttribute('display','none');return;}"
+    "a.g.removeAttribute('display');a.r.setAttribute('x',x.toFixed(2));"
+    "a.r.setAttribute('width',w.toFixed(2));label(a,x,w);});\n"
+    "  f.dataset.zoom=to.name||'';}\n"
+    " all.forEach(function(a){a.g.addEventListener('click',function(){"
+    "zoom(a);});a.g.addEventListener('keydown',function(e){"
+    "if(e.key==='Enter'||e.key===' '){e.preventDefault();zoom(a);}});});\n"
+    " f.querySelector('.flame-reset').addEventListener('click',function(){"
+    "zoom({x:0,w:W,y:-1,name:''});});});\n"
     "shown.textContent=tests.length+' of '+tests.length+' tests shown';\n"
     "document.documentElement.dataset.ready='true';\n"
     "})();\n"
@@ -967,6 +1225,7 @@ static int html_create(void **out, const char *destination,
         return fd;
     }
     self->tests.fd = fd;
+    self->calls.per_thread = true;
     *out = self;
     return 0;
 }
@@ -1051,6 +1310,8 @@ static void html_destroy(void *opaque)
     tattle__buffer_release(&self->failed_ids);
     tattle__name_index_release(&self->suites);
     tattle__name_index_release(&self->tags);
+    tattle__call_tree_release(&self->calls);
+    free(self->frames);
     free(self->started_at);
     free(self->executable);
     for (int i = 0; self->argv && i < self->argc; i++)

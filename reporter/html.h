@@ -11,10 +11,13 @@
  * (reporter/sequence_diagram.h: a lifeline per participant, an arrow per
  * message, pending sends and orphan receives dashed, events, exits and
  * the crash or timeout marked on the dying actor, pending mailbox
- * contents at the bottom) and its rerun command. With JavaScript: filters
- * by state, suite, tag and text, collapse and expand, zoom of the
- * diagrams and a copy button for each rerun command. Light and dark
- * colour schemes follow the reader's preference.
+ * contents at the bottom), the calls of a `trace_calls` test as an SVG
+ * flame graph (an icicle from reporter/call_tree.h, a frame per thread on
+ * top, a tooltip per frame, bounded in frames and depth) and its rerun
+ * command. With JavaScript: filters by state, suite, tag and text,
+ * collapse and expand, zoom of the diagrams, zoom to a flame graph's frame
+ * (click, or Tab and Enter) and a copy button for each rerun command. Light and
+ * dark colour schemes follow the reader's preference.
  *
  * Every string from a test goes through reporter/html_writer.h. The tests
  * are written to a scratch file as they finish and copied behind the

@@ -16,6 +16,7 @@ and keep their screenshots under DIR. Cases that need Chromium, node or
 the npm packages exit 77 (skipped) naming what is missing.
 """
 import argparse
+import collections
 import html.parser
 import json
 import os
@@ -33,6 +34,7 @@ import validate_json  # noqa: E402
 
 CASES = driver.Cases()
 SKIP_STATUS = 77
+FLAME_WIDTH, FLAME_ROW = 1100, 18  # reporter/html.c
 HOSTILE_PARTS = ("</script><script>window.pwned=1</script>",
                  "<img src=x onerror=\"window.pwned=2\">",
                  "\"double\" 'single' `back` &amp; &lt;")
@@ -354,6 +356,338 @@ def cli_show_mermaid_parses(c):
                      result["file"], result.get("error")))
 
 
+# ---- The flame graph of `trace_calls` tests ------------------------------
+
+FLAME_HOSTILE = HOSTILE_PARTS[0] + " " + HOSTILE_PARTS[1]
+
+
+class Flames(html.parser.HTMLParser):
+    """The flame graphs of a page by test id: each one's caption, total
+    time and frames (class, title, rect x/y/width and label)."""
+
+    def __init__(self):
+        super().__init__(convert_charrefs=True)
+        self.by_test = {}
+        self.test = None
+        self.figure = None
+        self.frame = None
+        self.inside = None
+        self.stack = []
+
+    def handle_starttag(self, tag, attrs):
+        attributes = dict(attrs)
+        classes = (attributes.get("class") or "").split()
+        if tag == "span" and classes == ["id"]:
+            self.inside, self.test = "id", ""
+        elif tag == "figure" and "flame" in classes:
+            self.figure = {"caption": "", "frames": [], "total_us": None}
+            self.by_test[self.test] = self.figure
+        elif self.figure is not None:
+            if tag == "figcaption":
+                self.inside = "caption"
+            elif tag == "svg":
+                self.figure["total_us"] = int(attributes["data-total-us"])
+                self.figure["height"] = float(attributes["height"])
+            elif tag == "g" and "frame" in classes:
+                self.frame = {"classes": classes, "title": "", "label": None}
+                self.figure["frames"].append(self.frame)
+            elif tag == "title" and self.frame is not None:
+                self.inside = "title"
+            elif tag == "text" and self.frame is not None:
+                self.inside, self.frame["label"] = "label", ""
+            elif tag == "rect" and self.frame is not None:
+                for name in ("x", "y", "width"):
+                    self.frame[name] = float(attributes[name])
+            elif tag == "button" and self.inside == "caption":
+                self.inside = None
+
+    def handle_endtag(self, tag):
+        if tag in ("span", "title", "text") and self.inside != "caption":
+            self.inside = None
+        elif tag == "figcaption":
+            self.inside = None
+        elif tag == "g":
+            self.frame = None
+        elif tag == "figure":
+            self.figure = None
+
+    def handle_data(self, data):
+        if self.inside == "id":
+            self.test += data
+        elif self.inside == "caption":
+            self.figure["caption"] += data
+        elif self.inside == "title":
+            self.frame["title"] += data
+        elif self.inside == "label":
+            self.frame["label"] += data
+
+
+def read_flames(path):
+    parser = Flames()
+    with open(path, encoding="utf-8") as f:
+        parser.feed(f.read())
+    parser.close()
+    return parser.by_test
+
+
+def flame_paths(c, test_id, figure):
+    """{(thread, function, ...): [frame, ...]} of a drawn flame graph: a
+    frame's path is read from the picture alone, the frame of the row
+    above whose span holds it, up to the thread's frame on top."""
+    rows = collections.defaultdict(list)
+    for frame in figure["frames"]:
+        frame["name"] = frame["title"].split("\n")[0]
+        frame["total_us"] = int(re.search(r"total (\d+) \u00b5s",
+                                          frame["title"]).group(1))
+        rows[round(frame["y"] / FLAME_ROW)].append(frame)
+    paths = collections.defaultdict(list)
+    for row in sorted(rows):
+        for frame in rows[row]:
+            if row == 0:
+                c.expect("thread" in frame["classes"],
+                         "%s: the top row holds threads" % test_id)
+                frame["path"] = (frame["name"],)
+            else:
+                holders = [p for p in rows.get(row - 1, [])
+                           if p["x"] - 0.02 <= frame["x"] and frame["x"]
+                           + frame["width"] <= p["x"] + p["width"] + 0.02]
+                if not c.expect(len(holders) == 1, "%s: %r sits under one "
+                                "frame, not %d" % (test_id, frame["name"],
+                                                   len(holders))):
+                    continue
+                frame["path"] = holders[0]["path"] + (frame["name"],)
+            paths[frame["path"]].append(frame)
+    return paths
+
+
+def folded_totals(path, test_id):
+    """{(function, ...): total us} of one test in a collapsed-stacks
+    file: each stack's weight added to it and every stack it lies in."""
+    totals = collections.Counter()
+    with open(path, encoding="utf-8") as f:
+        for line in f:
+            stack, weight = line.rstrip("\n").rsplit(" ", 1)
+            frames = stack.split(";")
+            if frames[0] != test_id:
+                continue
+            for depth in range(1, len(frames)):
+                totals[tuple(frames[1:depth + 1])] += int(weight)
+    return totals
+
+
+def craft_calls(report, test_id, calls):
+    """Replaces the calls of `test_id` in a report by `calls`, (t_us,
+    actor, kind, function, file) each."""
+    trace = next(t for t in report["tests"] if t["id"] == test_id)["trace"]
+    template = trace["calls"][0]
+    trace["calls"] = [dict(template, seq=number, t_us=t_us, actor=actor,
+                           kind=kind, function=function, file=file, line=7,
+                           depth=0)
+                      for number, (t_us, actor, kind, function, file)
+                      in enumerate(calls, 1)]
+    trace["calls_recorded"] = len(calls)
+    trace["call_cap"] = max(trace["call_cap"], len(calls))
+    trace["stacks"] = []
+
+
+def convert_to_html(c, report, directory, name):
+    """The page `tattle convert --to html` writes from `report`."""
+    crafted = os.path.join(directory, name + ".json")
+    with open(crafted, "w", encoding="utf-8") as f:
+        json.dump(report, f)
+    page = os.path.join(directory, name + ".html")
+    process = subprocess.run([c.options.tattle, "convert", crafted, "--to",
+                              "html", "-o", page], cwd=directory,
+                             capture_output=True, timeout=120 * driver.wait_scale())
+    c.require(process.returncode == 0, "tattle convert --to html: %r"
+              % process.stderr[-2000:])
+    return page
+
+
+@CASES("html_flame_graph_matches_folded_stacks")
+def html_flame_graph_matches_folded_stacks(c):
+    """profile_fixture's `trace_calls` tests (one thread; two threads and
+    a mailbox; two threads named alike) run with --html and --flamegraph:
+    each has a flame graph whose frames, read from the picture alone
+    (a frame under the frame whose span holds it, threads on top), are
+    the stacks of the collapsed-stacks file with the same times (the file
+    adds the threads together, the picture draws them apart); each frame
+    is as wide as its share of the test's time; its threads are the
+    report's actors. The HTML fixture's tests, one traced without calls,
+    have no flame graph."""
+    process, report, directory = c.run_for_report(
+        [c.options.profile, "--html", "report.html", "--flamegraph",
+         "report.folded"])
+    c.expect_eq(process.returncode, 1, "exit status (profile/threads fails "
+                "on purpose)")
+    flames = read_flames(os.path.join(directory, "report.html"))
+    traced = [t for t in report["tests"] if (t.get("trace") or {}).get("calls")]
+    c.require(len(traced) >= 3, "the profile tests carry calls")
+    for test in traced:
+        test_id = test["id"]
+        figure = flames.get(test_id)
+        if not c.expect(figure is not None, "%s has a flame graph" % test_id):
+            continue
+        total = figure["total_us"]
+        paths = flame_paths(c, test_id, figure)
+        drawn = collections.Counter()
+        threads = set()
+        for path, frames in paths.items():
+            for frame in frames:
+                c.expect(abs(frame["width"] - FLAME_WIDTH * frame["total_us"]
+                             / total) < 0.02, "%s: %r is %.2f wide for %d of "
+                         "%d us" % (test_id, path, frame["width"],
+                                    frame["total_us"], total))
+            if len(path) == 1:
+                threads.add(path[0])
+                continue
+            drawn[path[1:]] += sum(f["total_us"] for f in frames)
+        folded = folded_totals(os.path.join(directory, "report.folded"),
+                               test_id)
+        c.expect_eq(total, sum(w for p, w in folded.items() if len(p) == 1),
+                    "%s: the time in calls" % test_id)
+        wide = {p: w for p, w in folded.items() if w >= total * 0.002}
+        c.expect_eq({p: w for p, w in drawn.items() if p in wide}, wide,
+                    "%s: the frames of at least 0.2%% of the time" % test_id)
+        c.expect(set(drawn) <= set(folded), "%s: frames not in the folded "
+                 "stacks: %s" % (test_id, set(drawn) - set(folded)))
+        actors = {call["actor"] for call in test["trace"]["calls"]}
+        c.expect(threads <= actors and len(threads) >= 1,
+                 "%s: threads %s of the actors %s" % (test_id, threads, actors))
+    c.expect(len([p for p in flame_paths(c, "profile/threads",
+                                         flames["profile/threads"])
+                  if len(p) == 1]) == 2, "profile/threads draws two threads")
+    html_directory, _ = c.report(c.options.fixture)
+    c.expect_eq(read_flames(os.path.join(html_directory, "report.html")), {},
+                "flame graphs of tests without calls")
+
+
+@CASES("html_flame_graph_hostile_names_are_text")
+def html_flame_graph_hostile_names_are_text(c):
+    """A report whose calls name a function, its file and its thread with
+    `</script>`, an `<img onerror>`, quotes and control bytes: the page
+    holds only its own elements (two scripts, no <img>, no on-attribute)
+    and the frames' titles and labels read back the names as text."""
+    _, report, directory = c.run_for_report([c.options.profile,
+                                                    "--trace-passed"])
+    function = FLAME_HOSTILE + " \x01 fn"
+    calls = [(0, FLAME_HOSTILE, "enter", function, HOSTILE_PARTS[2]),
+             (50, FLAME_HOSTILE, "enter", "inner " + HOSTILE_PARTS[1], None),
+             (80, FLAME_HOSTILE, "exit", "inner " + HOSTILE_PARTS[1], None),
+             (100, FLAME_HOSTILE, "exit", function, HOSTILE_PARTS[2])]
+    craft_calls(report, "profile/weighted", calls)
+    page = convert_to_html(c, report, directory, "hostile")
+    with open(page, encoding="utf-8") as f:
+        text = f.read()
+    tags = Tags()
+    tags.feed(text)
+    tags.close()
+    c.expect_eq(sorted(set(tags.elements) & {"img", "iframe", "object", "embed",
+                                             "script"}), ["script"],
+                "elements that could fetch or run")
+    c.expect_eq(tags.elements.count("script"), 2, "<script> elements")
+    c.expect(not [a for a in tags.attributes if a.startswith("on")],
+             "no event-handler attribute")
+    figure = read_flames(page).get("profile/weighted")
+    c.require(figure, "the crafted test has a flame graph")
+    titles = [f["title"] for f in figure["frames"]]
+    c.expect_eq([t.split("\n")[0] for t in titles],
+                [FLAME_HOSTILE, visible(function),
+                 "inner " + HOSTILE_PARTS[1]], "the frames' names as text")
+    c.expect(titles[1].split("\n")[1] == HOSTILE_PARTS[2] + ":7",
+             "the place as text: %r" % titles[1])
+    c.expect(any(f["label"] and f["label"].startswith(FLAME_HOSTILE[:20])
+                 for f in figure["frames"]), "a label as text")
+
+
+@CASES("html_flame_graph_bounded")
+def html_flame_graph_bounded(c):
+    """One thread recursing 5,000 calls deep with its time at the bottom,
+    then calling 100,000 distinct functions of a microsecond each; another
+    calling 500 functions each 10 calls deep, each chain 0.13% of the
+    time: the test's part of the page stays small (2,000 frames at most,
+    100 calls deep at most, none narrower than 0.1% of the width), and
+    the caption counts the frames left out."""
+    _, report, directory = c.run_for_report([c.options.profile,
+                                                    "--trace-passed"])
+    depth, leaves, fans, chain = 5000, 100000, 500, 10
+    calls = [(t, "main", "enter", "recurse", None) for t in range(depth)]
+    start = depth + 1000000
+    calls += [(start, "main", "exit", "recurse", None) for _ in range(depth)]
+    for leaf in range(leaves):
+        calls.append((start + leaf, "main", "enter", "leaf%d" % leaf, None))
+        calls.append((start + leaf + 1, "main", "exit", "leaf%d" % leaf, None))
+    for fan in range(fans):
+        names = ["fan%d.%d" % (fan, k) for k in range(chain)]
+        calls += [(fan * 4000, "fan", "enter", n, None) for n in names]
+        calls += [((fan + 1) * 4000, "fan", "exit", n, None)
+                  for n in reversed(names)]
+    craft_calls(report, "profile/weighted", calls)
+    page = convert_to_html(c, report, directory, "deep")
+    with open(page, encoding="utf-8") as f:
+        text = f.read()
+    start = text.index('<span class="id">profile/weighted</span>')
+    section = re.search(r'<figure class="flame">.*?</figure>',
+                        text[start:], re.S).group(0)
+    c.expect(len(section) < 600000, "the flame graph takes %d bytes"
+             % len(section))
+    figure = read_flames(page)["profile/weighted"]
+    frames = [f for f in figure["frames"] if "thread" not in f["classes"]]
+    c.expect_eq(len(figure["frames"]) - len(frames), 2, "threads drawn")
+    c.expect_eq(len(frames), 2000, "frames drawn")
+    c.expect_eq(max(f["y"] for f in frames), 100 * FLAME_ROW,
+                "the deepest row drawn")
+    c.expect(min(f["width"] for f in frames) >= FLAME_WIDTH * 0.001 - 0.01,
+             "the narrowest frame: %.3f" % min(f["width"] for f in frames))
+    nodes = depth + leaves + fans * chain
+    match = re.search(r"(\d+) of (\d+) frames not drawn", figure["caption"])
+    if c.expect(match, "the caption says what was left out: %r"
+                % figure["caption"]):
+        c.expect_eq((int(match.group(1)), int(match.group(2))),
+                    (nodes - len(frames), nodes), "frames not drawn, of all")
+
+
+@CASES("html_flame_graph_in_chromium")
+def html_flame_graph_in_chromium(c):
+    """The profile report with one test's calls named with hostile
+    strings, in headless Chromium: no test string ran or added an element,
+    nothing was requested, no error; a click on a frame zooms to it (it
+    spans the width, its callers too, its siblings are hidden), the reset
+    button restores every frame, Tab reaches a frame and Enter zooms to
+    it; screenshots of a flame graph in the light and dark schemes stay in
+    the build tree."""
+    _, report, directory = c.run_for_report([c.options.profile,
+                                                    "--trace-passed"])
+    calls = [(0, FLAME_HOSTILE, "enter", FLAME_HOSTILE, HOSTILE_PARTS[2]),
+             (50, FLAME_HOSTILE, "exit", FLAME_HOSTILE, HOSTILE_PARTS[2])]
+    craft_calls(report, "profile/weighted", calls)
+    page = convert_to_html(c, report, directory, "flames")
+    result = node("check_html_flame.mjs", page, c.artifacts("flame"),
+                  "profile/threads")
+    c.expect_eq(result["requests"], [], "requests made")
+    c.expect_eq(result["console_errors"] + result["page_errors"], [], "errors")
+    c.expect_eq(result["pwned"], None, "no test string ran as script")
+    c.expect_eq(result["img"], 0, "no <img> added")
+    c.expect_eq(result["names"].get("profile/weighted"),
+                [FLAME_HOSTILE, FLAME_HOSTILE], "the hostile names as text")
+    zoom = result["zoom"]
+    c.expect_eq(zoom["zoomed"], zoom["target"], "the figure says what it "
+                "zoomed to")
+    c.expect(abs(zoom["target_width"] - FLAME_WIDTH) < 0.5 and
+             abs(zoom["target_x"]) < 0.5, "the frame spans the width: %s"
+             % zoom)
+    c.expect(zoom["callers_full"], "its callers span the width: %s" % zoom)
+    c.expect(zoom["hidden"] >= 1, "frames beside it are hidden: %s" % zoom)
+    c.expect_eq(zoom["after_reset"], zoom["before"], "reset restores them")
+    c.expect(zoom["keyboard_focus"], "Tab reaches a frame")
+    c.expect(zoom["keyboard_zoomed"], "Enter zooms to the focused frame")
+    c.expect_eq(result["dark_fill"] != result["light_fill"], True,
+                "the frames change colour with the scheme: %s %s"
+                % (result["light_fill"], result["dark_fill"]))
+    for shot in result["screenshots"]:
+        c.expect(os.path.getsize(shot) > 1000, "screenshot %s" % shot)
+
+
 def main():
     CASES.list_if_asked()
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
@@ -362,8 +696,9 @@ def main():
     parser.add_argument("--fixture", required=True)
     parser.add_argument("--artifacts", required=True)
     parser.add_argument("--examples")
+    parser.add_argument("--profile", required=True)
     options = parser.parse_args()
-    for name in ("tattle", "fixture", "examples", "artifacts"):
+    for name in ("tattle", "fixture", "examples", "artifacts", "profile"):
         if getattr(options, name):
             setattr(options, name, os.path.abspath(getattr(options, name)))
     try:
