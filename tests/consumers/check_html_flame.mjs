@@ -18,6 +18,7 @@ import { chromium } from 'playwright-core';
 import fs from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { waitMs } from './wait_scale.mjs';
 
 const [report, shots, testId] = process.argv.slice(2);
 const executablePath = process.env.CHROMIUM || '/usr/bin/chromium';
@@ -49,7 +50,7 @@ try {
   page.on('pageerror', (e) => result.page_errors.push(String(e)));
   await page.goto(url, { waitUntil: 'load' });
   await page.waitForFunction(() => document.documentElement.dataset.ready === 'true',
-                             null, { timeout: 20000 });
+                             null, { timeout: waitMs(20000) });
   Object.assign(result, await page.evaluate(() => {
     const names = {};
     for (const t of document.querySelectorAll('details.test')) {
