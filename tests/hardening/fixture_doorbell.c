@@ -9,8 +9,10 @@
  * one whose header names the runner, its grandparent, as the doorbell's
  * pid) and rings without crashing, rings ever again, re-arms the word
  * while its real crash handler waits, or closes the doorbell before it
- * crashes. The runner must answer at most once per test, never wait on the
- * test, and report each test as what it did.
+ * crashes. The runner must answer a bounded number of rings per test,
+ * never wait on the test, and report each test as what it did: the
+ * stacks of a crash are the ones taken when that crash rang, never those
+ * of a forged ring before it.
  *
  * Tests wait on conditions (the slot's word, bounded by HOSTILE_WAIT_MS,
  * which the driver scales), never by sleeping.
@@ -248,6 +250,41 @@ TEST(doorbell, closed_then_crashes, .tags = "trace_messages")
     ASSERT_NOT_NULL(slot);
     atomic_store(&slot->doorbell_pid, 0);
     *inaccessible_address() = 2;
+}
+
+/* Where the crash after a forged ring happens: its stack must be the
+ * one reported. */
+__attribute__((noinline)) static void
+crash_after_the_forgery(volatile int *pointer)
+{
+    *pointer = 3;
+}
+
+/* Rings without crashing, is answered (the runner takes the stacks of
+ * that moment), then crashes somewhere else: the crash rings again and
+ * its own stacks are reported. */
+TEST(doorbell, forged_then_crashes, .tags = "trace_messages")
+{
+    struct tattle__slot *slot = own_slot();
+    ASSERT_NOT_NULL(slot);
+    ring(slot);
+    ASSERT(wait_while(slot, TATTLE__CRASH_STOP_RUNG));
+    ASSERT_EQ(atomic_load(&slot->crash_stop), TATTLE__CRASH_STOP_TAKEN);
+    crash_after_the_forgery(inaccessible_address());
+}
+
+/* Rings without crashing, is answered, then closes the doorbell and
+ * crashes: the crash never rang, so the stacks of the forged ring are not
+ * reported as the crash's. */
+TEST(doorbell, forged_then_closed_then_crashes, .tags = "trace_messages")
+{
+    struct tattle__slot *slot = own_slot();
+    ASSERT_NOT_NULL(slot);
+    ring(slot);
+    ASSERT(wait_while(slot, TATTLE__CRASH_STOP_RUNG));
+    ASSERT_EQ(atomic_load(&slot->crash_stop), TATTLE__CRASH_STOP_TAKEN);
+    atomic_store(&slot->doorbell_pid, 0);
+    crash_after_the_forgery(inaccessible_address());
 }
 
 TEST(doorbell, after_passes)
