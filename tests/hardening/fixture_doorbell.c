@@ -12,7 +12,8 @@
  * crashes. The runner must answer a bounded number of rings per test,
  * never wait on the test, and report each test as what it did: the
  * stacks of a crash are the ones taken when that crash rang, never those
- * of a forged ring before it.
+ * of a forged ring before it. Two threads crashing at once are reported
+ * as the first one's crash.
  *
  * Tests wait on conditions (the slot's word, bounded by HOSTILE_WAIT_MS,
  * which the driver scales), never by sleeping.
@@ -285,6 +286,52 @@ TEST(doorbell, forged_then_closed_then_crashes, .tags = "trace_messages")
     ASSERT_EQ(atomic_load(&slot->crash_stop), TATTLE__CRASH_STOP_TAKEN);
     atomic_store(&slot->doorbell_pid, 0);
     crash_after_the_forgery(inaccessible_address());
+}
+
+static struct tattle__slot *crashing_slot;
+
+/* The second thread to crash: SIGABRT, in a function of its own. */
+__attribute__((noinline)) static void crash_second(void)
+{
+    abort();
+}
+
+/* Waits until the first thread's crash handler rang, then crashes too,
+ * while that handler waits for the runner. The handler does not wake the
+ * word's waiters when it rings (the runner's answer does): the word is
+ * watched, bounded, so that this crash comes before the answer. */
+static void *crash_while_the_first_rings(void *unused)
+{
+    (void)unused;
+    struct timespec now, deadline;
+    clock_gettime(CLOCK_MONOTONIC, &deadline);
+    deadline.tv_sec += wait_ms() / 1000 + 1;
+    while (atomic_load(&crashing_slot->crash_stop) != TATTLE__CRASH_STOP_RUNG) {
+        clock_gettime(CLOCK_MONOTONIC, &now);
+        if (now.tv_sec > deadline.tv_sec)
+            break;
+    }
+    crash_second();
+    return NULL;
+}
+
+__attribute__((noinline)) static void crash_first(volatile int *pointer)
+{
+    *pointer = 4;
+}
+
+/* The test's own thread crashes (SIGSEGV) and, while its handler waits for
+ * the runner, a second thread crashes (SIGABRT): the test is reported as
+ * the first crash, with the first thread's stack first, and dies of its
+ * signal. */
+TEST(doorbell, two_threads_crash, .tags = "trace_messages", .timeout_ms = 60000)
+{
+    crashing_slot = own_slot();
+    ASSERT_NOT_NULL(crashing_slot);
+    pthread_t thread;
+    ASSERT_EQ(pthread_create(&thread, NULL, crash_while_the_first_rings, NULL),
+              0);
+    crash_first(inaccessible_address());
 }
 
 TEST(doorbell, after_passes)

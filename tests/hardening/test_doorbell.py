@@ -7,6 +7,7 @@ after a forged ring, and checks that the runner survives, answers a
 bounded number of rings per test, ends every run in bounded time, and
 reports each test as what it did, with the stacks taken for its crash and
 no other (JSON validated against schemas/ by tests/tools/validate_json.py).
+Also: two threads crashing at once are reported as the first one's crash.
 
     test_doorbell.py CASE --fixture PATH
 
@@ -177,6 +178,28 @@ def forged_then_closed_then_crashes(c):
     c.expect("the crash doorbell was last answered before this crash"
              in failure["message"],
              "the message does not say why no stacks: %r" % failure["message"])
+
+
+@CASES("hardening_doorbell_two_threads_crashing_report_the_first")
+def two_threads_crash(c):
+    """A second thread crashes (SIGABRT) while the first one's handler
+    (SIGSEGV) waits for the runner: the test dies of the first crash, whose
+    stack, recorded by its handler and taken by the runner, is the one
+    reported first."""
+    process, tests, _ = c.run(["doorbell/two_threads_crash"])
+    c.expect_eq(process.returncode, 1, "exit status")
+    failure = c.crashed(tests, "doorbell/two_threads_crash")
+    names = [f.get("function") for f in failure.get("stacktrace", [])]
+    c.expect("crash_first" in names and "crash_second" not in names,
+             "the crash's own stacktrace is not the first thread's: %r"
+             % names)
+    ptrace_refused(failure)
+    c.require("stacks" in failure,
+              "the crash has no stacks of its threads: %r" % failure)
+    stacks = failure["stacks"]
+    c.expect_eq(len(stacks), 2, "threads")
+    c.expect_eq(top_function(stacks[0]), "crash_first",
+                "the top of the stack of the thread reported first")
 
 
 if __name__ == "__main__":
