@@ -24,6 +24,7 @@
 #include <fcntl.h>
 #include <linux/futex.h>
 #include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdint.h>
@@ -944,12 +945,38 @@ static int doorbell_signal(void)
 
 /* The runner's thread that reads the signalfd while a run goes on, or 0. */
 static _Atomic pid_t doorbell_reader;
+/* The runner process that installed forward_doorbell. */
+static _Atomic pid_t doorbell_runner;
+
+/* A process forked in the runner (a reporter's, a listing's, before it
+ * execs) is not the runner: the doorbell's signal does there what it does
+ * anywhere, it ends the process. The forwarding handler and the runner's
+ * blocking of the signal are undone in the child, right after the fork. */
+static void default_doorbell_in_child(void)
+{
+    struct sigaction default_action = {.sa_handler = SIG_DFL};
+    sigemptyset(&default_action.sa_mask);
+    sigaction(doorbell_signal(), &default_action, NULL);
+    sigset_t doorbell;
+    sigemptyset(&doorbell);
+    sigaddset(&doorbell, doorbell_signal());
+    sigprocmask(SIG_UNBLOCK, &doorbell, NULL);
+}
+
 /* A ring delivered to another thread of the runner (a thread of the test
  * binary's own that does not block it) goes on to the reader, where the
- * signalfd sees it; the default action would end the runner. */
+ * signalfd sees it; the default action would end the runner. In a child
+ * the signal reached before default_doorbell_in_child ran, it takes its
+ * default action (once this handler returns and unblocks it). */
 static void forward_doorbell(int signal_number)
 {
     int saved_errno = errno;
+    if (getpid() != atomic_load(&doorbell_runner)) {
+        default_doorbell_in_child();
+        raise(signal_number);
+        errno = saved_errno;
+        return;
+    }
     pid_t reader = atomic_load(&doorbell_reader);
     if (reader > 0 && (pid_t)syscall(SYS_gettid) != reader)
         syscall(SYS_tgkill, getpid(), reader, signal_number);
@@ -1722,10 +1749,15 @@ int tattle__scheduler_run(struct tattle__scheduler *scheduler,
     sigaddset(&mask, doorbell_signal());
     /* Installed for good: a ring after the run is dropped, not fatal. */
     atomic_store(&doorbell_reader, (pid_t)syscall(SYS_gettid));
+    atomic_store(&doorbell_runner, getpid());
     struct sigaction forward = {.sa_handler = forward_doorbell,
                                 .sa_flags = SA_RESTART};
     sigfillset(&forward.sa_mask);
     sigaction(doorbell_signal(), &forward, NULL);
+    static bool child_default_registered;
+    if (!child_default_registered)
+        child_default_registered =
+            pthread_atfork(NULL, NULL, default_doorbell_in_child) == 0;
     sigprocmask(SIG_BLOCK, &mask, &scheduler->old_mask);
     scheduler->signal_fd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
     int result;

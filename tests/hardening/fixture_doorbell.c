@@ -13,12 +13,14 @@
  * never wait on the test, and report each test as what it did: the
  * stacks of a crash are the ones taken when that crash rang, never those
  * of a forged ring before it. Two threads crashing at once are reported
- * as the first one's crash.
+ * as the first one's crash. A reporter of this binary's own forks a
+ * process in the runner that raises the doorbell's signal: it dies of it.
  *
  * Tests wait on conditions (the slot's word, bounded by HOSTILE_WAIT_MS,
  * which the driver scales), never by sleeping.
  */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <linux/futex.h>
 #include <pthread.h>
 #include <signal.h>
@@ -32,6 +34,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <tattle/reporter.h>
 #include <tattle/tattle.h>
 
 #include "runner/slot.h"
@@ -337,4 +340,84 @@ TEST(doorbell, two_threads_crash, .tags = "trace_messages", .timeout_ms = 60000)
 TEST(doorbell, after_passes)
 {
     printf("after passes\n");
+}
+
+/* ---- the doorbell's signal in a process the runner forks ---- */
+
+/* How a child forked here ended after raising the doorbell's signal
+ * (SIGRTMIN+3, the runner's): "killed by N" or "exited N". */
+static void fork_a_child_raising_the_doorbell(FILE *out, const char *when)
+{
+    fflush(out);
+    pid_t child = fork();
+    if (child == 0) {
+        raise(SIGRTMIN + 3);
+        _exit(0);
+    }
+    int status = 0;
+    if (child < 0 || waitpid(child, &status, 0) != child)
+        fprintf(out, "%s: no child\n", when);
+    else if (WIFSIGNALED(status))
+        fprintf(out, "%s: killed by %s\n", when,
+                WTERMSIG(status) == SIGRTMIN + 3 ? "SIGRTMIN+3" : "another");
+    else
+        fprintf(out, "%s: exited %d\n", when, WEXITSTATUS(status));
+}
+
+/* A reporter run in the runner: forks while the runner runs tests (its
+ * doorbell signal blocked and handled there) and after the run. */
+static int forking_create(void **self, const char *destination,
+                          const struct tattle_report_options *options)
+{
+    (void)options;
+    FILE *out = fopen(destination ? destination : "forks.txt", "we");
+    if (!out)
+        return -errno;
+    *self = out;
+    return 0;
+}
+
+static void forking_begin(void *self, const struct tattle_run_info *run)
+{
+    (void)self;
+    (void)run;
+}
+
+static void forking_started(void *self, const struct tattle_test_info *test)
+{
+    (void)self;
+    (void)test;
+}
+
+static void forking_finished(void *self, const struct tattle_result *result)
+{
+    (void)result;
+    fork_a_child_raising_the_doorbell(self, "during the run");
+}
+
+static int forking_end(void *self, const struct tattle_summary *summary)
+{
+    (void)summary;
+    fork_a_child_raising_the_doorbell(self, "after the run");
+    return fflush(self) == 0 ? 0 : -errno;
+}
+
+static void forking_destroy(void *self)
+{
+    fclose(self);
+}
+
+static const struct tattle_reporter_type forking_reporter = {
+    .name = "doorbell-forks",
+    .create = forking_create,
+    .begin = forking_begin,
+    .test_started = forking_started,
+    .test_finished = forking_finished,
+    .end = forking_end,
+    .destroy = forking_destroy,
+};
+
+__attribute__((constructor)) static void register_forking_reporter(void)
+{
+    tattle_reporter_register(&forking_reporter);
 }

@@ -7,7 +7,8 @@ after a forged ring, and checks that the runner survives, answers a
 bounded number of rings per test, ends every run in bounded time, and
 reports each test as what it did, with the stacks taken for its crash and
 no other (JSON validated against schemas/ by tests/tools/validate_json.py).
-Also: two threads crashing at once are reported as the first one's crash.
+Also: two threads crashing at once are reported as the first one's crash,
+and a process forked in the runner dies of the doorbell's signal.
 
     test_doorbell.py CASE --fixture PATH
 
@@ -200,6 +201,22 @@ def two_threads_crash(c):
     c.expect_eq(len(stacks), 2, "threads")
     c.expect_eq(top_function(stacks[0]), "crash_first",
                 "the top of the stack of the thread reported first")
+
+
+@CASES("hardening_doorbell_signal_kills_a_process_the_runner_forks")
+def runner_child_dies_of_doorbell_signal(c):
+    """A reporter of the test binary forks a process in the runner while
+    tests run and after: raising SIGRTMIN+3 (the doorbell's signal, which
+    the runner blocks and handles for itself) kills it, as anywhere else."""
+    process, tests, _ = c.run(["doorbell/signals_only"],
+                              ["--reporter", "doorbell-forks=forks.txt"])
+    c.expect_eq(process.returncode, 0, "exit status")
+    with open(os.path.join(c.cwd, "forks.txt"), encoding="utf-8") as f:
+        lines = f.read().splitlines()
+    c.expect(len(lines) == 3, "a line per test and one after: %r" % lines)
+    for line in lines:
+        c.expect(line.endswith(": killed by SIGRTMIN+3"),
+                 "a forked process did not die of the signal: %r" % line)
 
 
 if __name__ == "__main__":
