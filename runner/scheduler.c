@@ -24,6 +24,7 @@
 #include <fcntl.h>
 #include <linux/futex.h>
 #include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdint.h>
@@ -53,7 +54,8 @@
 enum {
     SLOT_BYTES = 256 * 1024,
     READ_CHUNK = 64 * 1024,
-    STACKS_PROCESSES = 64, /* processes of one test whose stacks are taken */
+    STACKS_PROCESSES = 64,    /* processes of one test whose stacks are taken */
+    DOORBELL_ANSWERS_MAX = 4, /* rings of one test answered with stacks */
     TRACEE_POLL_US = 10 * 1000 /* how often threads left traced are polled */
 };
 
@@ -98,11 +100,15 @@ struct running {
     bool timed_out;
     int interrupted_by;
     struct tattle__trace_session *trace;
-    const char *trace_error;      /* the arena could not be created */
-    struct tattle__stacks stacks; /* taken when it timed out or, traced,
-                                     when it rang at a crash */
-    bool doorbell_answered;       /* its crash doorbell was answered: a
-                                     test rings (or forges) it once */
+    const char *trace_error;        /* the arena could not be created */
+    struct tattle__stacks stacks;   /* taken when it timed out or, traced,
+                                       when it rang at a crash */
+    bool doorbell_closed;           /* it was stopped: no ring is answered */
+    unsigned rings_answered;        /* rings answered with stacks, bounded:
+                                       the runner's count, not the slot's */
+    unsigned stacks_ring;           /* the ring `stacks` were taken at, or 0 */
+    uint32_t crash_records_at_ring; /* what the slot held at that ring: */
+    uint32_t failures_dropped_at_ring; /* the crash it was rung for */
     pid_t *tracees;      /* owned: threads a taking of stacks left traced by
                             the runner, released once they show a stop */
     size_t tracee_count; /* (or their end): never dropped while they live */
@@ -399,6 +405,9 @@ static void stop_timed_out_fixture(struct tattle__scheduler *scheduler,
 
 static int read_stop_signal(struct tattle__scheduler *scheduler);
 static void release_stopped_tracees(struct running *run);
+static void
+forget_stacks_of_an_earlier_ring(struct running *run,
+                                 const struct tattle__slot_reading *reading);
 
 /* Waits for the suite server's fixture (before_all or after_all) in job
  * slot `run`: for its report, its death, its deadline or a stop signal.
@@ -693,6 +702,7 @@ static void finish(struct tattle__scheduler *scheduler, struct running *run)
         .stacks = &run->stacks,
     };
     tattle__slot_read(run->slot, SLOT_BYTES, &outcome.reading);
+    forget_stacks_of_an_earlier_ring(run, &outcome.reading);
     if (run->trace) {
         int error = tattle__trace_session_freeze(run->trace, &outcome.trace);
         if (error != 0)
@@ -766,6 +776,31 @@ static void keep_tracees(struct running *run, struct tattle__stacks *stacks)
     stacks->still_traced_count = 0;
 }
 
+/* Stacks taken at a ring of the crash doorbell belong with the crash the
+ * test died of only when that crash had rung: an honest crash handler
+ * adds its crash record to the slot before it rings, so a crash record (or
+ * one dropped for want of room) that came after the ring the runner last
+ * answered is a crash that did not ring, and the stacks are of another
+ * moment (a forged ring). The runner compares what it counted at the ring
+ * with what it reads now; the slot cannot make stacks taken before a crash
+ * pass for that crash's. Stacks taken at a timeout are left alone. */
+static void
+forget_stacks_of_an_earlier_ring(struct running *run,
+                                 const struct tattle__slot_reading *reading)
+{
+    if (run->stacks_ring == 0 || !run->stacks.taken)
+        return;
+    if (reading->crash_records == run->crash_records_at_ring &&
+        reading->failures_dropped == run->failures_dropped_at_ring)
+        return;
+    keep_tracees(run, &run->stacks);
+    tattle__stacks_release(&run->stacks);
+    run->stacks.taken = true;
+    run->stacks.note = "the crash doorbell was last answered before this "
+                       "crash: none were taken at it";
+    run->stacks_ring = 0;
+}
+
 /* Lets go of every tracee of the run that shows a stop (detached, with the
  * signal it stopped for) or its end (reaped); never waits. */
 static void release_stopped_tracees(struct running *run)
@@ -834,6 +869,7 @@ static void take_stacks(struct tattle__scheduler *scheduler,
      * it is now; their threads still traced stay in the run's list. */
     keep_tracees(run, &run->stacks);
     tattle__stacks_release(&run->stacks);
+    run->stacks_ring = 0;
     struct tattle__pid_list processes = {0};
     list_test_processes(scheduler, run, &processes);
     tattle__stacks_take(processes.items,
@@ -909,13 +945,38 @@ static int doorbell_signal(void)
 
 /* The runner's thread that reads the signalfd while a run goes on, or 0. */
 static _Atomic pid_t doorbell_reader;
+/* The runner process that installed forward_doorbell. */
+static _Atomic pid_t doorbell_runner;
+
+/* A process forked in the runner (a reporter's, a listing's, before it
+ * execs) is not the runner: the doorbell's signal does there what it does
+ * anywhere, it ends the process. The forwarding handler and the runner's
+ * blocking of the signal are undone in the child, right after the fork. */
+static void default_doorbell_in_child(void)
+{
+    struct sigaction default_action = {.sa_handler = SIG_DFL};
+    sigemptyset(&default_action.sa_mask);
+    sigaction(doorbell_signal(), &default_action, NULL);
+    sigset_t doorbell;
+    sigemptyset(&doorbell);
+    sigaddset(&doorbell, doorbell_signal());
+    sigprocmask(SIG_UNBLOCK, &doorbell, NULL);
+}
 
 /* A ring delivered to another thread of the runner (a thread of the test
  * binary's own that does not block it) goes on to the reader, where the
- * signalfd sees it; the default action would end the runner. */
+ * signalfd sees it; the default action would end the runner. In a child
+ * the signal reached before default_doorbell_in_child ran, it takes its
+ * default action (once this handler returns and unblocks it). */
 static void forward_doorbell(int signal_number)
 {
     int saved_errno = errno;
+    if (getpid() != atomic_load(&doorbell_runner)) {
+        default_doorbell_in_child();
+        raise(signal_number);
+        errno = saved_errno;
+        return;
+    }
     pid_t reader = atomic_load(&doorbell_reader);
     if (reader > 0 && (pid_t)syscall(SYS_gettid) != reader)
         syscall(SYS_tgkill, getpid(), reader, signal_number);
@@ -981,9 +1042,23 @@ static void answer_ring(struct running *run, uint32_t answer)
             INT32_MAX, NULL, NULL, 0);
 }
 
+/* What the slot holds that an honest crash handler adds before it rings:
+ * counted at each ring answered, compared once the test is gone
+ * (forget_stacks_of_an_earlier_ring). */
+static void count_crash_records(struct running *run)
+{
+    struct tattle__slot_reading reading;
+    tattle__slot_read(run->slot, SLOT_BYTES, &reading);
+    run->crash_records_at_ring = reading.crash_records;
+    run->failures_dropped_at_ring = reading.failures_dropped;
+    tattle__slot_reading_release(&reading);
+}
+
 /* A doorbell rang: every traced test whose crash handler waits has the
- * stacks of all its threads taken, once, and is answered. Another ring
- * of the same test (a forgery) costs nothing more. */
+ * stacks of all its threads taken and is answered. A later ring (the
+ * crash after a forged one) takes them again and replaces them, up to
+ * DOORBELL_ANSWERS_MAX rings per test; a ring past those is answered at
+ * once without stacks, so a flood of forgeries costs little. */
 static void answer_doorbells(struct tattle__scheduler *scheduler)
 {
     for (unsigned i = 0; i < scheduler->job_count; i++) {
@@ -991,19 +1066,23 @@ static void answer_doorbells(struct tattle__scheduler *scheduler)
         /* A test stopped (timed out, interrupted, killed) keeps the stacks
          * it was stopped with: a late ring replaces nothing. */
         if (!run->busy || run->reaped || !run->job.traced ||
-            run->doorbell_answered || run->timed_out || run->interrupted_by ||
+            run->doorbell_closed || run->timed_out || run->interrupted_by ||
             run->killing || run->pid <= 0 ||
             atomic_load(&run->slot->crash_stop) != TATTLE__CRASH_STOP_RUNG)
             continue;
         pid_t crashed = atomic_load(&run->slot->crash_tid);
-        if (crashed <= 0 || process_of_thread(crashed) != run->pid) {
-            /* A process the test forked crashed (or the ring is forged):
-             * the test goes on untouched, and may ring again for itself. */
+        if (crashed <= 0 || process_of_thread(crashed) != run->pid ||
+            run->rings_answered >= DOORBELL_ANSWERS_MAX) {
+            /* A process the test forked crashed (or the ring is forged, or
+             * one too many): the test goes on untouched, and may ring
+             * again for itself. */
             answer_ring(run, TATTLE__CRASH_STOP_NONE);
             continue;
         }
-        run->doorbell_answered = true;
+        run->rings_answered++;
+        count_crash_records(run);
         take_stacks(scheduler, run, NULL);
+        run->stacks_ring = run->rings_answered;
         put_crashed_thread_first(&run->stacks, crashed);
         answer_ring(run, TATTLE__CRASH_STOP_TAKEN);
         /* Threads never seen stopped are let go once they stop (or end):
@@ -1046,7 +1125,7 @@ static void stop_test(struct tattle__scheduler *scheduler, struct running *run)
         tattle__pid_list_release(&processes);
     }
     /* A doorbell read from now on is not answered: the test is stopped. */
-    run->doorbell_answered = true;
+    run->doorbell_closed = true;
     halt_test(scheduler, run);
     if (run->trace)
         tattle__trace_session_snapshot_live(run->trace, run->pid);
@@ -1670,10 +1749,15 @@ int tattle__scheduler_run(struct tattle__scheduler *scheduler,
     sigaddset(&mask, doorbell_signal());
     /* Installed for good: a ring after the run is dropped, not fatal. */
     atomic_store(&doorbell_reader, (pid_t)syscall(SYS_gettid));
+    atomic_store(&doorbell_runner, getpid());
     struct sigaction forward = {.sa_handler = forward_doorbell,
                                 .sa_flags = SA_RESTART};
     sigfillset(&forward.sa_mask);
     sigaction(doorbell_signal(), &forward, NULL);
+    static bool child_default_registered;
+    if (!child_default_registered)
+        child_default_registered =
+            pthread_atfork(NULL, NULL, default_doorbell_in_child) == 0;
     sigprocmask(SIG_BLOCK, &mask, &scheduler->old_mask);
     scheduler->signal_fd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
     int result;

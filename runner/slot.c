@@ -158,6 +158,7 @@ static const char *read_record(struct tattle__slot_reading *reading,
         if (crash.frame_count < 0 || crash.frame_count > TATTLE__MAX_FRAMES ||
             crash.signal_number <= 0 || crash.signal_number >= NSIG)
             return "a crash record that no handler wrote";
+        reading->crash_records++;
         if (!reading->crashed) {
             reading->crashed = true;
             reading->crash_signal = crash.signal_number;

@@ -139,6 +139,8 @@ struct tattle__slot_reading {
     int crash_signal;
     uintptr_t crash_frames[TATTLE__MAX_FRAMES];
     int crash_frame_count;
+    uint32_t crash_records; /* every crash record read: the first is the
+                               one above */
     uint32_t failures_dropped;
     bool setup_failed;
     enum tattle__phase phase;

@@ -6,6 +6,12 @@
  * the next test's result slot before each fork. A suite server running a
  * fixture also names a mirror: the fixture's private slot, copied into
  * the job's slot when the server itself crashes.
+ *
+ * One crash per process is reported: the first thread to crash claims it
+ * (in the process's own memory, which the slot is not) and is the one whose
+ * record, doorbell ring and signal the runner sees; a thread that crashes
+ * while another holds the claim waits in its handler until the first one's
+ * signal ends the process.
  */
 #include "runner/test_process/crash.h"
 #include "runner/test_process/slot_write.h"
@@ -76,11 +82,11 @@ static void ring_and_wait_for_stacks(struct tattle__slot *slot)
         return;
     if (wait_ms > DOORBELL_WAIT_MS_MAX)
         wait_ms = DOORBELL_WAIT_MS_MAX;
+    /* Rung whatever the word says: a forged ring before this crash may
+     * have left it answered, and only a ring after the crash has the
+     * runner take the stacks of this one. */
     atomic_store(&slot->crash_tid, (int32_t)syscall(SYS_gettid));
-    uint32_t expected = TATTLE__CRASH_STOP_NONE;
-    if (!atomic_compare_exchange_strong(&slot->crash_stop, &expected,
-                                        TATTLE__CRASH_STOP_RUNG))
-        return; /* rung before, by another thread or a forgery */
+    atomic_store(&slot->crash_stop, TATTLE__CRASH_STOP_RUNG);
     if (kill(runner, doorbell) != 0)
         return;
     uint64_t deadline = monotonic_ns() + (uint64_t)wait_ms * 1000000u;
@@ -99,18 +105,30 @@ static void ring_and_wait_for_stacks(struct tattle__slot *slot)
     }
 }
 
-static void crash_handler(int signal_number)
+/* The thread whose crash this process reports and dies of, or 0. */
+static _Atomic pid_t crashing_thread;
+
+enum crash_claim { CLAIMED, CLAIMED_BEFORE_BY_THIS_THREAD, CLAIMED_BY_ANOTHER };
+
+/* Claims the crash for the calling thread. A claim copied into a forked
+ * child names a thread of the parent: no thread of this process, so the
+ * child's own crash takes it over. */
+static enum crash_claim claim_crash(void)
 {
-    void *frames[TATTLE__MAX_FRAMES];
-    int count = backtrace(frames, TATTLE__MAX_FRAMES);
-    if (crash_slot)
-        tattle__slot_add_crash(crash_slot, signal_number, frames, count);
-    if (mirror_to && mirror_from && getpid() == mirror_owner)
-        memcpy(mirror_to, mirror_from, mirror_bytes);
-    if (crash_callback)
-        crash_callback();
-    if (crash_slot)
-        ring_and_wait_for_stacks(crash_slot);
+    pid_t self = (pid_t)syscall(SYS_gettid);
+    pid_t holder = 0;
+    while (!atomic_compare_exchange_strong(&crashing_thread, &holder, self)) {
+        if (holder == self)
+            return CLAIMED_BEFORE_BY_THIS_THREAD;
+        if (syscall(SYS_tgkill, getpid(), holder, 0) == 0 || errno != ESRCH)
+            return CLAIMED_BY_ANOTHER;
+        /* holder stays what the store holds: try to take it over */
+    }
+    return CLAIMED;
+}
+
+static void die_of(int signal_number)
+{
     /* Die of the same signal, so the runner sees the real cause. */
     struct sigaction default_action;
     memset(&default_action, 0, sizeof default_action);
@@ -121,6 +139,34 @@ static void crash_handler(int signal_number)
     sigaddset(&unblock, signal_number);
     sigprocmask(SIG_UNBLOCK, &unblock, NULL);
     raise(signal_number);
+}
+
+static void crash_handler(int signal_number)
+{
+    enum crash_claim claim = claim_crash();
+    if (claim == CLAIMED_BY_ANOTHER) {
+        /* The first crash is the one reported: its signal ends the
+         * process, this thread included, once the runner took the stacks.
+         * Were that thread gone without it, this one reports its own. */
+        while ((claim = claim_crash()) == CLAIMED_BY_ANOTHER)
+            pause();
+    }
+    if (claim == CLAIMED_BEFORE_BY_THIS_THREAD) {
+        /* A crash inside this thread's own handling: no second report. */
+        die_of(signal_number);
+        return;
+    }
+    void *frames[TATTLE__MAX_FRAMES];
+    int count = backtrace(frames, TATTLE__MAX_FRAMES);
+    if (crash_slot)
+        tattle__slot_add_crash(crash_slot, signal_number, frames, count);
+    if (mirror_to && mirror_from && getpid() == mirror_owner)
+        memcpy(mirror_to, mirror_from, mirror_bytes);
+    if (crash_callback)
+        crash_callback();
+    if (crash_slot)
+        ring_and_wait_for_stacks(crash_slot);
+    die_of(signal_number);
 }
 
 int tattle__crash_install(void (*on_crash)(void))
@@ -138,9 +184,11 @@ int tattle__crash_install(void (*on_crash)(void))
     struct sigaction action;
     memset(&action, 0, sizeof action);
     action.sa_handler = crash_handler;
-    /* sa_flags is an int but SA_RESETHAND is 0x80000000u: the kernel ABI
-     * means the bit pattern. */
-    action.sa_flags = (int)(SA_ONSTACK | SA_RESETHAND);
+    /* Not SA_RESETHAND: a second thread crashing with the same signal
+     * must come to the handler too, to wait for the first (claim_crash).
+     * A fault inside the handler, its signal blocked there, ends the
+     * process by the default action all the same. */
+    action.sa_flags = SA_ONSTACK;
     sigemptyset(&action.sa_mask);
     for (size_t i = 0; i < CRASH_SIGNAL_COUNT; i++)
         if (sigaction(crash_signals[i], &action, &previous_actions[i]) != 0)

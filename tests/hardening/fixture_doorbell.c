@@ -9,13 +9,18 @@
  * one whose header names the runner, its grandparent, as the doorbell's
  * pid) and rings without crashing, rings ever again, re-arms the word
  * while its real crash handler waits, or closes the doorbell before it
- * crashes. The runner must answer at most once per test, never wait on the
- * test, and report each test as what it did.
+ * crashes. The runner must answer a bounded number of rings per test,
+ * never wait on the test, and report each test as what it did: the
+ * stacks of a crash are the ones taken when that crash rang, never those
+ * of a forged ring before it. Two threads crashing at once are reported
+ * as the first one's crash. A reporter of this binary's own forks a
+ * process in the runner that raises the doorbell's signal: it dies of it.
  *
  * Tests wait on conditions (the slot's word, bounded by HOSTILE_WAIT_MS,
  * which the driver scales), never by sleeping.
  */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <linux/futex.h>
 #include <pthread.h>
 #include <signal.h>
@@ -29,6 +34,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <tattle/reporter.h>
 #include <tattle/tattle.h>
 
 #include "runner/slot.h"
@@ -250,7 +256,168 @@ TEST(doorbell, closed_then_crashes, .tags = "trace_messages")
     *inaccessible_address() = 2;
 }
 
+/* Where the crash after a forged ring happens: its stack must be the
+ * one reported. */
+__attribute__((noinline)) static void
+crash_after_the_forgery(volatile int *pointer)
+{
+    *pointer = 3;
+}
+
+/* Rings without crashing, is answered (the runner takes the stacks of
+ * that moment), then crashes somewhere else: the crash rings again and
+ * its own stacks are reported. */
+TEST(doorbell, forged_then_crashes, .tags = "trace_messages")
+{
+    struct tattle__slot *slot = own_slot();
+    ASSERT_NOT_NULL(slot);
+    ring(slot);
+    ASSERT(wait_while(slot, TATTLE__CRASH_STOP_RUNG));
+    ASSERT_EQ(atomic_load(&slot->crash_stop), TATTLE__CRASH_STOP_TAKEN);
+    crash_after_the_forgery(inaccessible_address());
+}
+
+/* Rings without crashing, is answered, then closes the doorbell and
+ * crashes: the crash never rang, so the stacks of the forged ring are not
+ * reported as the crash's. */
+TEST(doorbell, forged_then_closed_then_crashes, .tags = "trace_messages")
+{
+    struct tattle__slot *slot = own_slot();
+    ASSERT_NOT_NULL(slot);
+    ring(slot);
+    ASSERT(wait_while(slot, TATTLE__CRASH_STOP_RUNG));
+    ASSERT_EQ(atomic_load(&slot->crash_stop), TATTLE__CRASH_STOP_TAKEN);
+    atomic_store(&slot->doorbell_pid, 0);
+    crash_after_the_forgery(inaccessible_address());
+}
+
+static struct tattle__slot *crashing_slot;
+
+/* The second thread to crash: SIGABRT, in a function of its own. */
+__attribute__((noinline)) static void crash_second(void)
+{
+    abort();
+}
+
+/* Waits until the first thread's crash handler rang, then crashes too,
+ * while that handler waits for the runner. The handler does not wake the
+ * word's waiters when it rings (the runner's answer does): the word is
+ * watched, bounded, so that this crash comes before the answer. */
+static void *crash_while_the_first_rings(void *unused)
+{
+    (void)unused;
+    struct timespec now, deadline;
+    clock_gettime(CLOCK_MONOTONIC, &deadline);
+    deadline.tv_sec += wait_ms() / 1000 + 1;
+    while (atomic_load(&crashing_slot->crash_stop) != TATTLE__CRASH_STOP_RUNG) {
+        clock_gettime(CLOCK_MONOTONIC, &now);
+        if (now.tv_sec > deadline.tv_sec)
+            break;
+    }
+    crash_second();
+    return NULL;
+}
+
+__attribute__((noinline)) static void crash_first(volatile int *pointer)
+{
+    *pointer = 4;
+}
+
+/* The test's own thread crashes (SIGSEGV) and, while its handler waits for
+ * the runner, a second thread crashes (SIGABRT): the test is reported as
+ * the first crash, with the first thread's stack first, and dies of its
+ * signal. */
+TEST(doorbell, two_threads_crash, .tags = "trace_messages", .timeout_ms = 60000)
+{
+    crashing_slot = own_slot();
+    ASSERT_NOT_NULL(crashing_slot);
+    pthread_t thread;
+    ASSERT_EQ(pthread_create(&thread, NULL, crash_while_the_first_rings, NULL),
+              0);
+    crash_first(inaccessible_address());
+}
+
 TEST(doorbell, after_passes)
 {
     printf("after passes\n");
+}
+
+/* ---- the doorbell's signal in a process the runner forks ---- */
+
+/* How a child forked here ended after raising the doorbell's signal
+ * (SIGRTMIN+3, the runner's): "killed by N" or "exited N". */
+static void fork_a_child_raising_the_doorbell(FILE *out, const char *when)
+{
+    fflush(out);
+    pid_t child = fork();
+    if (child == 0) {
+        raise(SIGRTMIN + 3);
+        _exit(0);
+    }
+    int status = 0;
+    if (child < 0 || waitpid(child, &status, 0) != child)
+        fprintf(out, "%s: no child\n", when);
+    else if (WIFSIGNALED(status))
+        fprintf(out, "%s: killed by %s\n", when,
+                WTERMSIG(status) == SIGRTMIN + 3 ? "SIGRTMIN+3" : "another");
+    else
+        fprintf(out, "%s: exited %d\n", when, WEXITSTATUS(status));
+}
+
+/* A reporter run in the runner: forks while the runner runs tests (its
+ * doorbell signal blocked and handled there) and after the run. */
+static int forking_create(void **self, const char *destination,
+                          const struct tattle_report_options *options)
+{
+    (void)options;
+    FILE *out = fopen(destination ? destination : "forks.txt", "we");
+    if (!out)
+        return -errno;
+    *self = out;
+    return 0;
+}
+
+static void forking_begin(void *self, const struct tattle_run_info *run)
+{
+    (void)self;
+    (void)run;
+}
+
+static void forking_started(void *self, const struct tattle_test_info *test)
+{
+    (void)self;
+    (void)test;
+}
+
+static void forking_finished(void *self, const struct tattle_result *result)
+{
+    (void)result;
+    fork_a_child_raising_the_doorbell(self, "during the run");
+}
+
+static int forking_end(void *self, const struct tattle_summary *summary)
+{
+    (void)summary;
+    fork_a_child_raising_the_doorbell(self, "after the run");
+    return fflush(self) == 0 ? 0 : -errno;
+}
+
+static void forking_destroy(void *self)
+{
+    fclose(self);
+}
+
+static const struct tattle_reporter_type forking_reporter = {
+    .name = "doorbell-forks",
+    .create = forking_create,
+    .begin = forking_begin,
+    .test_started = forking_started,
+    .test_finished = forking_finished,
+    .end = forking_end,
+    .destroy = forking_destroy,
+};
+
+__attribute__((constructor)) static void register_forking_reporter(void)
+{
+    tattle_reporter_register(&forking_reporter);
 }

@@ -2,10 +2,13 @@
 """Tests of the crash doorbell against tests that abuse it: runs
 doorbell_fixture, whose traced tests find their result slot and ring the
 runner without crashing, signal it a thousand times, re-arm the doorbell
-while their own crash handler waits, or close it before they crash, and
-checks that the runner survives, answers each test at most once, ends
-every run in bounded time, and reports each test as what it did (JSON
-validated against schemas/ by tests/tools/validate_json.py).
+while their own crash handler waits, close it before they crash, or crash
+after a forged ring, and checks that the runner survives, answers a
+bounded number of rings per test, ends every run in bounded time, and
+reports each test as what it did, with the stacks taken for its crash and
+no other (JSON validated against schemas/ by tests/tools/validate_json.py).
+Also: two threads crashing at once are reported as the first one's crash,
+and a process forked in the runner dies of the doorbell's signal.
 
     test_doorbell.py CASE --fixture PATH
 
@@ -30,13 +33,14 @@ class Case(driver.Checks):
         super().__init__("tattle-doorbell-")
         self.fixture = fixture
 
-    def run(self, tests):
-        """Runs `tests` then doorbell/after_passes at -j1: returns the
-        process, the report's tests by id, and how long the run took."""
+    def run(self, tests, options=()):
+        """Runs `tests` then doorbell/after_passes at -j1 (with `options`):
+        returns the process, the report's tests by id, and how long the
+        run took; self.cwd is where it ran."""
         started = time.monotonic()
-        process, report, _ = self.run_for_report(
-            [self.fixture, "--color=never", "-j1"] + list(tests)
-            + ["doorbell/after_passes"])
+        process, report, self.cwd = self.run_for_report(
+            [self.fixture, "--color=never", "-j1"] + list(options)
+            + list(tests) + ["doorbell/after_passes"])
         took = time.monotonic() - started
         tests = {t["id"]: t for t in report["tests"]}
         after = tests.get("doorbell/after_passes")
@@ -71,8 +75,9 @@ CASES = driver.Cases()
 
 @CASES("hardening_doorbell_forged_is_answered_once")
 def forged(c):
-    """Rung without a crash, then a thousand times more: the runner takes
-    the stacks once, answers once, and the test passes."""
+    """Rung without a crash, then a thousand times more: the runner
+    answers the first ring (and a few more at most, cheaply), and the test
+    passes."""
     process, tests, _ = c.run(["doorbell/forged_then_passes"])
     c.expect_eq(process.returncode, 0, "exit status")
     c.passed_with(tests, "doorbell/forged_then_passes",
@@ -126,6 +131,92 @@ def closed(c):
     failure = c.crashed(tests, "doorbell/closed_then_crashes")
     c.expect("stacks" not in failure,
              "stacks taken though the doorbell was closed: %r" % failure)
+
+
+def top_function(thread):
+    """The first named function of a thread's stack, or None."""
+    for frame in thread.get("frames", []):
+        if frame.get("function"):
+            return frame["function"]
+    return None
+
+
+def ptrace_refused(failure):
+    if "ptrace was refused" in failure["message"]:
+        print("skipped: ptrace is refused on this machine: %s"
+              % failure["message"])
+        sys.exit(77)
+
+
+@CASES("hardening_doorbell_forged_then_crash_has_the_crash_stacks")
+def forged_then_crashes(c):
+    """A forged ring is answered, then the test crashes elsewhere: the
+    crash rings again, and the stacks reported are the ones taken then,
+    the crashing thread first, stopped where it crashed."""
+    process, tests, _ = c.run(["doorbell/forged_then_crashes"])
+    c.expect_eq(process.returncode, 1, "exit status")
+    failure = c.crashed(tests, "doorbell/forged_then_crashes")
+    ptrace_refused(failure)
+    c.require("stacks" in failure,
+              "the crash has no stacks of its threads: %r" % failure)
+    c.expect_eq(top_function(failure["stacks"][0]), "crash_after_the_forgery",
+                "the top of the crashing thread's stack (those of the "
+                "forged ring were reported)")
+
+
+@CASES("hardening_doorbell_forged_then_silent_crash_has_no_stale_stacks")
+def forged_then_closed_then_crashes(c):
+    """A forged ring is answered, then the test closes the doorbell and
+    crashes: the crash never rang, so no stacks are reported with it (the
+    message says why), and never those of the forged ring."""
+    process, tests, _ = c.run(["doorbell/forged_then_closed_then_crashes"])
+    c.expect_eq(process.returncode, 1, "exit status")
+    failure = c.crashed(tests, "doorbell/forged_then_closed_then_crashes")
+    ptrace_refused(failure)
+    c.expect("stacks" not in failure,
+             "the stacks of the forged ring are reported with the crash: %r"
+             % failure)
+    c.expect("the crash doorbell was last answered before this crash"
+             in failure["message"],
+             "the message does not say why no stacks: %r" % failure["message"])
+
+
+@CASES("hardening_doorbell_two_threads_crashing_report_the_first")
+def two_threads_crash(c):
+    """A second thread crashes (SIGABRT) while the first one's handler
+    (SIGSEGV) waits for the runner: the test dies of the first crash, whose
+    stack, recorded by its handler and taken by the runner, is the one
+    reported first."""
+    process, tests, _ = c.run(["doorbell/two_threads_crash"])
+    c.expect_eq(process.returncode, 1, "exit status")
+    failure = c.crashed(tests, "doorbell/two_threads_crash")
+    names = [f.get("function") for f in failure.get("stacktrace", [])]
+    c.expect("crash_first" in names and "crash_second" not in names,
+             "the crash's own stacktrace is not the first thread's: %r"
+             % names)
+    ptrace_refused(failure)
+    c.require("stacks" in failure,
+              "the crash has no stacks of its threads: %r" % failure)
+    stacks = failure["stacks"]
+    c.expect_eq(len(stacks), 2, "threads")
+    c.expect_eq(top_function(stacks[0]), "crash_first",
+                "the top of the stack of the thread reported first")
+
+
+@CASES("hardening_doorbell_signal_kills_a_process_the_runner_forks")
+def runner_child_dies_of_doorbell_signal(c):
+    """A reporter of the test binary forks a process in the runner while
+    tests run and after: raising SIGRTMIN+3 (the doorbell's signal, which
+    the runner blocks and handles for itself) kills it, as anywhere else."""
+    process, tests, _ = c.run(["doorbell/signals_only"],
+                              ["--reporter", "doorbell-forks=forks.txt"])
+    c.expect_eq(process.returncode, 0, "exit status")
+    with open(os.path.join(c.cwd, "forks.txt"), encoding="utf-8") as f:
+        lines = f.read().splitlines()
+    c.expect(len(lines) == 3, "a line per test and one after: %r" % lines)
+    for line in lines:
+        c.expect(line.endswith(": killed by SIGRTMIN+3"),
+                 "a forked process did not die of the signal: %r" % line)
 
 
 if __name__ == "__main__":
