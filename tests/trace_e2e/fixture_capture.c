@@ -4,8 +4,9 @@
  * test_capture_e2e.py: what the automatic message capture records, what it
  * leaves out (regular files, the runner's stdout capture), that every call
  * keeps its semantics (partial transfers, EAGAIN, EBADF, use from a signal
- * handler), that `trace_messages:noipc` turns it off, and that a test that
- * overwrites the capture's state in its arena cannot crash the runner.
+ * handler, vfork), that `trace_messages:noipc` turns it off, and that a
+ * test that overwrites the capture's state in its arena cannot crash the
+ * runner.
  *
  * Each test passes when the calls behave as libc's; the driver runs them
  * with --trace-passed and checks their traces.
@@ -749,6 +750,34 @@ TEST(ipc, closed_in_range, .tags = "trace_messages")
     close(fds[0]);
     close(fds[1]);
     unlink(path);
+}
+
+/* A vfork child closes every descriptor from 3 up (closefrom, as
+ * posix_spawn implementations and hand-written vfork+exec do) and exits.
+ * It shares the test's memory but not its descriptors: the test's two
+ * pipes stay open, one carries a message after it, and the closes of
+ * both are the test's own. */
+TEST(ipc, vfork_closefrom, .tags = "trace_messages")
+{
+    int used[2], idle[2];
+    ASSERT_EQ(pipe(used), 0);
+    ASSERT_EQ(pipe(idle), 0);
+    ASSERT_EQ(pipe_message(used, "before vfork"), 0);
+    ASSERT_EQ(pipe_message(idle, "idle before vfork"), 0);
+    pid_t child = vfork();
+    if (child == 0) {
+        closefrom(3);
+        _exit(0);
+    }
+    ASSERT_NE(child, -1);
+    int status = 0;
+    ASSERT_EQ(waitpid(child, &status, 0), child);
+    ASSERT(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    ASSERT_EQ(pipe_message(used, "after vfork"), 0);
+    close(used[0]);
+    close(used[1]);
+    close(idle[0]);
+    close(idle[1]);
 }
 
 /* A number closed by a raw close system call, then handed out again by

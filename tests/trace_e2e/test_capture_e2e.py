@@ -486,6 +486,40 @@ def case_closed_in_range(args):
           "both ends' closefrom are events: %s" % labels)
 
 
+@CASES("capture_e2e_vfork_child_closefrom_keeps_the_parents_endpoints")
+def case_vfork_closefrom(args):
+    """Two pipes, each with a message, then a vfork child that calls
+    closefrom(3) and exits: the child shares the test's memory but closes
+    only its own descriptors, so the message after it is recorded and
+    matched, no closefrom is the test's, and the test's closes of all four
+    ends (the idle pipe's too, untouched since) are events naming them."""
+    _, traces = traced_run(args, "ipc/vfork_closefrom")
+    trace = traces.get("ipc/vfork_closefrom")
+    if not trace:
+        return
+    got = [(e["kind"], e.get("from"), e.get("to"), e.get("msg"))
+           for e in messages(trace)]
+    check(got == [(kind, "main", "main", text)
+                  for text in ("before vfork", "idle before vfork",
+                               "after vfork")
+                  for kind in ("send", "recv")],
+          "the pipes' messages, the one after the vfork too: %s" % got)
+    check(all("match" in e for e in messages(trace) if e["kind"] == "recv"),
+          "each receive is matched: %s" % messages(trace))
+    check_matches(trace, "ipc/vfork_closefrom")
+    # ThreadSanitizer makes vfork a fork: that child's closefrom is its
+    # own actor's, of its own copies.
+    events = [(e.get("label"), e.get("msg")) for e in trace["events"]
+              if e["kind"] == "event" and e.get("from") == "main"]
+    check(not any(label == "closefrom" for label, _ in events),
+          "the child's closefrom closed none of the test's ends: %s" % events)
+    closes = [name for label, name in events if label == "close"]
+    check(len(closes) == 4 and len(set(closes)) == 2 and
+          all(re.match(r"pipe:\[\d+\]$", name or "") for name in closes),
+          "the test's closes of both ends of both pipes name them: %s"
+          % events)
+
+
 @CASES("capture_e2e_numbers_created_after_unseen_close_are_reclassified")
 def case_created_after_unseen_close(args):
     """A file's number closed by a raw close system call, then handed out
