@@ -549,6 +549,33 @@ TEST(ipc, mq_priorities, .tags = "trace_messages")
     printf("queue: %s\n", name);
 }
 
+/* A message put on a queue where the capture does not see it (a raw
+ * system call, as a program outside the test would), then one by
+ * mq_send: the receive of the first is of no recorded send, the receive
+ * of the second is of its own. */
+TEST(ipc, mq_unseen_sender, .tags = "trace_messages")
+{
+    char name[64];
+    snprintf(name, sizeof name, "/tattle-unseen-%d", (int)getpid());
+    struct mq_attr attributes = {.mq_maxmsg = 2, .mq_msgsize = 16};
+    mq_unlink(name);
+    mqd_t queue = mq_open(name, O_CREAT | O_EXCL | O_RDWR, 0600, &attributes);
+    if (queue == (mqd_t)-1 && (errno == ENOSYS || errno == EACCES))
+        SKIP("no POSIX message queues here: %s", strerror(errno));
+    ASSERT_NE(queue, (mqd_t)-1);
+    ASSERT_EQ(mq_unlink(name), 0);
+    ASSERT_EQ(
+        syscall(SYS_mq_timedsend, queue, "unseen", (size_t)6, 0u, (void *)NULL),
+        0);
+    ASSERT_EQ(mq_send(queue, "seen", 4, 0), 0);
+    char got[16];
+    EXPECT_EQ(mq_receive(queue, got, sizeof got, NULL), 6);
+    EXPECT_EQ(memcmp(got, "unseen", 6), 0);
+    EXPECT_EQ(mq_receive(queue, got, sizeof got, NULL), 4);
+    EXPECT_EQ(memcmp(got, "seen", 4), 0);
+    EXPECT_EQ(mq_close(queue), 0);
+}
+
 struct vector_receiver {
     int datagrams, stream;
     char got[4][16];

@@ -391,6 +391,29 @@ def case_mq_priorities(args):
           "the mq_close of %s is an event: %s" % (queue, closes))
 
 
+@CASES("capture_e2e_queue_receive_of_an_unseen_send_is_unmatched")
+def case_mq_unseen_sender(args):
+    """A message put on a queue by a raw system call (not captured), then
+    one by mq_send: the receive of the first is of no recorded send, so it
+    has no match (the send at its offset is another message); the receive
+    of the second matches its own send."""
+    _, traces = traced_run(args, "ipc/mq_unseen_sender")
+    trace = traces.get("ipc/mq_unseen_sender")
+    if not trace:
+        return
+    got = messages(trace)
+    check([(e["kind"], e.get("label"), e.get("msg")) for e in got] ==
+          [("send", "mq_send", "seen"), ("recv", "mq_receive", "unseen"),
+           ("recv", "mq_receive", "seen")],
+          "the captured send and both receives: %s" % got)
+    if len(got) != 3:
+        return
+    check("match" not in got[1],
+          "the receive of the unseen message matches no send: %s" % got[1])
+    check(got[2].get("match") == got[0]["seq"],
+          "the receive of \"seen\" matches its send: %s" % got[2])
+
+
 @CASES("capture_e2e_unlinked_queue_keeps_its_name")
 def case_mq_unlinked(args):
     """A queue unlinked before its send and receive: the endpoint is still
