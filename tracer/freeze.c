@@ -465,6 +465,46 @@ static ptrdiff_t nearest_same_send(const struct tattle_trace_event *events,
     return -1;
 }
 
+/* The send (index into sends) a receive from a POSIX queue got, or -1:
+ * the unclaimed send of exactly its bytes at its offset (found, the last
+ * send at or before it, -1 when none is), else the nearest one. A queue
+ * delivers by priority, and a message put on it where the capture does
+ * not see it (a raw system call, an untraced program) moves no offset,
+ * so the offset is only where to start looking: a receive of bytes no
+ * unclaimed send carried stays unmatched. */
+static ptrdiff_t queue_send(const struct tattle_trace_event *events,
+                            const struct capture_ref *refs, const size_t *sends,
+                            size_t send_count, const bool *claimed,
+                            ptrdiff_t found, uint32_t endpoint,
+                            const struct tattle_trace_event *receive)
+{
+    if (found < 0) {
+        /* Before the first send recorded: start from it. */
+        found = find_send(sends, send_count, refs, endpoint, UINT64_MAX);
+        while (found > 0 && refs[sends[found - 1]].endpoint == endpoint)
+            found--;
+        if (found < 0)
+            return -1;
+    }
+    size_t at = sends[found];
+    if (!claimed[at] && same_message(receive, &events[at]))
+        return found;
+    return nearest_same_send(events, refs, sends, send_count, claimed, found,
+                             endpoint, receive);
+}
+
+/* Pairs a receive with sends[send]'s event: the receive is of it, and
+ * each end is named by the other's actor. */
+static void claim(struct tattle_trace_event *events, size_t send,
+                  struct tattle_trace_event *receive, bool *claimed)
+{
+    claimed[send] = true;
+    receive->match = events[send].seq;
+    receive->from = events[send].from;
+    if (events[send].to == NULL)
+        events[send].to = receive->to;
+}
+
 static const char *side_name(const struct endpoint_view *views,
                              uint32_t endpoint, bool readers,
                              const char **names)
@@ -515,6 +555,13 @@ static int resolve_captures(struct trace_storage *storage,
             continue;
         ptrdiff_t found =
             find_send(sends, send_count, refs, source, refs[i].offset);
+        if (views[source - 1].kind == TATTLE__ENDPOINT_QUEUE) {
+            ptrdiff_t send = queue_send(events, refs, sends, send_count,
+                                        claimed, found, source, &events[i]);
+            if (send >= 0)
+                claim(events, sends[send], &events[i], claimed);
+            continue;
+        }
         if (found < 0)
             continue;
         size_t send = sends[found];
@@ -535,11 +582,7 @@ static int resolve_captures(struct trace_storage *storage,
             if (better >= 0)
                 send = sends[better];
         }
-        claimed[send] = true;
-        events[i].match = events[send].seq;
-        events[i].from = events[send].from;
-        if (events[send].to == NULL)
-            events[send].to = events[i].to;
+        claim(events, send, &events[i], claimed);
     }
     free(sends);
     free(claimed);

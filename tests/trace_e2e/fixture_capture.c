@@ -4,8 +4,9 @@
  * test_capture_e2e.py: what the automatic message capture records, what it
  * leaves out (regular files, the runner's stdout capture), that every call
  * keeps its semantics (partial transfers, EAGAIN, EBADF, use from a signal
- * handler), that `trace_messages:noipc` turns it off, and that a test that
- * overwrites the capture's state in its arena cannot crash the runner.
+ * handler, vfork), that `trace_messages:noipc` turns it off, and that a
+ * test that overwrites the capture's state in its arena cannot crash the
+ * runner.
  *
  * Each test passes when the calls behave as libc's; the driver runs them
  * with --trace-passed and checks their traces.
@@ -548,6 +549,33 @@ TEST(ipc, mq_priorities, .tags = "trace_messages")
     printf("queue: %s\n", name);
 }
 
+/* A message put on a queue where the capture does not see it (a raw
+ * system call, as a program outside the test would), then one by
+ * mq_send: the receive of the first is of no recorded send, the receive
+ * of the second is of its own. */
+TEST(ipc, mq_unseen_sender, .tags = "trace_messages")
+{
+    char name[64];
+    snprintf(name, sizeof name, "/tattle-unseen-%d", (int)getpid());
+    struct mq_attr attributes = {.mq_maxmsg = 2, .mq_msgsize = 16};
+    mq_unlink(name);
+    mqd_t queue = mq_open(name, O_CREAT | O_EXCL | O_RDWR, 0600, &attributes);
+    if (queue == (mqd_t)-1 && (errno == ENOSYS || errno == EACCES))
+        SKIP("no POSIX message queues here: %s", strerror(errno));
+    ASSERT_NE(queue, (mqd_t)-1);
+    ASSERT_EQ(mq_unlink(name), 0);
+    ASSERT_EQ(
+        syscall(SYS_mq_timedsend, queue, "unseen", (size_t)6, 0u, (void *)NULL),
+        0);
+    ASSERT_EQ(mq_send(queue, "seen", 4, 0), 0);
+    char got[16];
+    EXPECT_EQ(mq_receive(queue, got, sizeof got, NULL), 6);
+    EXPECT_EQ(memcmp(got, "unseen", 6), 0);
+    EXPECT_EQ(mq_receive(queue, got, sizeof got, NULL), 4);
+    EXPECT_EQ(memcmp(got, "seen", 4), 0);
+    EXPECT_EQ(mq_close(queue), 0);
+}
+
 struct vector_receiver {
     int datagrams, stream;
     char got[4][16];
@@ -611,6 +639,100 @@ TEST(ipc, mmsg_vectors, .tags = "trace_messages")
         EXPECT_EQ(receiver.lengths[i], (unsigned)strlen(expected[i]));
         EXPECT_EQ(memcmp(receiver.got[i], expected[i], strlen(expected[i])), 0);
     }
+    close(datagrams[0]);
+    close(datagrams[1]);
+    close(stream[0]);
+    close(stream[1]);
+}
+
+enum { DATAGRAMS_ASKED = 64, DATAGRAM_BYTES = 7 };
+
+/* sendmmsg of 64 datagrams on a non-blocking socket whose send buffer
+ * (SO_SNDBUF at its least: a Unix datagram counts there until its peer
+ * takes it) fills first: it sends fewer than asked, the next fails with
+ * EAGAIN, and the peer receives the ones sent, in order. */
+TEST(ipc, sendmmsg_partial, .tags = "trace_messages")
+{
+    int pair[2];
+    ASSERT_EQ(socketpair(AF_UNIX, SOCK_DGRAM | SOCK_NONBLOCK, 0, pair), 0);
+    int least = 1;
+    ASSERT_EQ(setsockopt(pair[0], SOL_SOCKET, SO_SNDBUF, &least, sizeof least),
+              0);
+    static char texts[DATAGRAMS_ASKED][DATAGRAM_BYTES + 1];
+    struct iovec parts[DATAGRAMS_ASKED];
+    struct mmsghdr messages[DATAGRAMS_ASKED];
+    memset(messages, 0, sizeof messages);
+    for (int i = 0; i < DATAGRAMS_ASKED; i++) {
+        snprintf(texts[i], sizeof texts[i], "dgram%02d", i);
+        parts[i] = (struct iovec){texts[i], DATAGRAM_BYTES};
+        messages[i].msg_hdr.msg_iov = &parts[i];
+        messages[i].msg_hdr.msg_iovlen = 1;
+    }
+    int sent = sendmmsg(pair[0], messages, DATAGRAMS_ASKED, 0);
+    ASSERT_GT(sent, 0);
+    if (sent == DATAGRAMS_ASKED)
+        SKIP("the socket queued all %d datagrams: nothing partial", sent);
+    printf("sent: %d of %d\n", sent, DATAGRAMS_ASKED);
+    for (int i = 0; i < sent; i++)
+        EXPECT_EQ(messages[i].msg_len, (unsigned)DATAGRAM_BYTES);
+    errno = 0;
+    EXPECT_EQ(sendmmsg(pair[0], messages + sent,
+                       (unsigned)(DATAGRAMS_ASKED - sent), 0),
+              -1);
+    EXPECT_EQ(errno, EAGAIN);
+    char got[16];
+    for (int i = 0; i < sent; i++) {
+        EXPECT_EQ(recv(pair[1], got, sizeof got, 0), DATAGRAM_BYTES);
+        EXPECT_EQ(memcmp(got, texts[i], DATAGRAM_BYTES), 0);
+    }
+    errno = 0;
+    EXPECT_EQ(recv(pair[1], got, sizeof got, 0), -1);
+    EXPECT_EQ(errno, EAGAIN);
+    close(pair[0]);
+    close(pair[1]);
+}
+
+/* Points each of `count` messages at its own buffer of `size` bytes. */
+static void prepare_vector(struct mmsghdr *messages, struct iovec *parts,
+                           char (*buffers)[8], int count, size_t size)
+{
+    memset(messages, 0, (size_t)count * sizeof *messages);
+    for (int i = 0; i < count; i++) {
+        parts[i] = (struct iovec){buffers[i], size};
+        messages[i].msg_hdr.msg_iov = &parts[i];
+        messages[i].msg_hdr.msg_iovlen = 1;
+    }
+}
+
+/* recvmmsg with MSG_WAITFORONE waits for the first message only and takes
+ * what else is there: a vector of four gets the two datagrams waiting,
+ * and on a stream "ab" and "cd", written apart, fill buffers of three as
+ * "abc" and "d". */
+TEST(ipc, recvmmsg_waitforone, .tags = "trace_messages")
+{
+    int datagrams[2], stream[2];
+    ASSERT_EQ(socketpair(AF_UNIX, SOCK_DGRAM, 0, datagrams), 0);
+    ASSERT_EQ(socketpair(AF_UNIX, SOCK_STREAM, 0, stream), 0);
+    ASSERT_EQ(send(datagrams[0], "one", 3, 0), 3);
+    ASSERT_EQ(send(datagrams[0], "two", 3, 0), 3);
+    char got[4][8];
+    struct iovec parts[4];
+    struct mmsghdr messages[4];
+    prepare_vector(messages, parts, got, 4, sizeof got[0]);
+    EXPECT_EQ(recvmmsg(datagrams[1], messages, 4, MSG_WAITFORONE, NULL), 2);
+    EXPECT_EQ(messages[0].msg_len, 3u);
+    EXPECT_EQ(messages[1].msg_len, 3u);
+    EXPECT_EQ(memcmp(got[0], "one", 3), 0);
+    EXPECT_EQ(memcmp(got[1], "two", 3), 0);
+
+    ASSERT_EQ(write(stream[0], "ab", 2), 2);
+    ASSERT_EQ(write(stream[0], "cd", 2), 2);
+    prepare_vector(messages, parts, got, 4, 3);
+    EXPECT_EQ(recvmmsg(stream[1], messages, 4, MSG_WAITFORONE, NULL), 2);
+    EXPECT_EQ(messages[0].msg_len, 3u);
+    EXPECT_EQ(messages[1].msg_len, 1u);
+    EXPECT_EQ(memcmp(got[0], "abc", 3), 0);
+    EXPECT_EQ(memcmp(got[1], "d", 1), 0);
     close(datagrams[0]);
     close(datagrams[1]);
     close(stream[0]);
@@ -751,6 +873,34 @@ TEST(ipc, closed_in_range, .tags = "trace_messages")
     unlink(path);
 }
 
+/* A vfork child closes every descriptor from 3 up (closefrom, as
+ * posix_spawn implementations and hand-written vfork+exec do) and exits.
+ * It shares the test's memory but not its descriptors: the test's two
+ * pipes stay open, one carries a message after it, and the closes of
+ * both are the test's own. */
+TEST(ipc, vfork_closefrom, .tags = "trace_messages")
+{
+    int used[2], idle[2];
+    ASSERT_EQ(pipe(used), 0);
+    ASSERT_EQ(pipe(idle), 0);
+    ASSERT_EQ(pipe_message(used, "before vfork"), 0);
+    ASSERT_EQ(pipe_message(idle, "idle before vfork"), 0);
+    pid_t child = vfork();
+    if (child == 0) {
+        closefrom(3);
+        _exit(0);
+    }
+    ASSERT_NE(child, -1);
+    int status = 0;
+    ASSERT_EQ(waitpid(child, &status, 0), child);
+    ASSERT(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    ASSERT_EQ(pipe_message(used, "after vfork"), 0);
+    close(used[0]);
+    close(used[1]);
+    close(idle[0]);
+    close(idle[1]);
+}
+
 /* A number closed by a raw close system call, then handed out again by
  * dup, fcntl(F_DUPFD_CLOEXEC), pipe and eventfd. */
 TEST(ipc, created_after_unseen_close, .tags = "trace_messages")
@@ -795,6 +945,34 @@ TEST(ipc, created_after_unseen_close, .tags = "trace_messages")
     ASSERT_EQ(eventfd_read(event, &value), 0);
     EXPECT_EQ(value, 7);
     close(event);
+}
+
+/* fcntl64 (what fcntl is named where glibc's off_t is 64 bits on every
+ * target) duplicating a pipe's end with F_DUPFD and F_DUPFD_CLOEXEC onto
+ * numbers a file had, closed unseen: the duplicates are the pipe's. */
+TEST(ipc, fcntl64_dupfd, .tags = "trace_messages")
+{
+    int fds[2];
+    ASSERT_EQ(pipe(fds), 0);
+    int file = written_file();
+    ASSERT_GE(file, 0);
+    ASSERT_EQ(syscall(SYS_close, file), 0);
+    int duplicate = fcntl64(fds[1], F_DUPFD, file);
+    ASSERT_EQ(duplicate, file);
+    EXPECT_EQ(fcntl64(duplicate, F_GETFD), 0);
+    ASSERT_EQ(pipe_message((int[2]){fds[0], duplicate}, "through F_DUPFD"), 0);
+    close(duplicate);
+
+    file = written_file();
+    ASSERT_GE(file, 0);
+    ASSERT_EQ(syscall(SYS_close, file), 0);
+    duplicate = fcntl64(fds[1], F_DUPFD_CLOEXEC, file);
+    ASSERT_EQ(duplicate, file);
+    EXPECT_EQ(fcntl64(duplicate, F_GETFD), FD_CLOEXEC);
+    ASSERT_EQ(pipe_message((int[2]){fds[0], duplicate}, "through cloexec"), 0);
+    close(duplicate);
+    close(fds[0]);
+    close(fds[1]);
 }
 
 struct interrupted_reader {

@@ -391,6 +391,29 @@ def case_mq_priorities(args):
           "the mq_close of %s is an event: %s" % (queue, closes))
 
 
+@CASES("capture_e2e_queue_receive_of_an_unseen_send_is_unmatched")
+def case_mq_unseen_sender(args):
+    """A message put on a queue by a raw system call (not captured), then
+    one by mq_send: the receive of the first is of no recorded send, so it
+    has no match (the send at its offset is another message); the receive
+    of the second matches its own send."""
+    _, traces = traced_run(args, "ipc/mq_unseen_sender")
+    trace = traces.get("ipc/mq_unseen_sender")
+    if not trace:
+        return
+    got = messages(trace)
+    check([(e["kind"], e.get("label"), e.get("msg")) for e in got] ==
+          [("send", "mq_send", "seen"), ("recv", "mq_receive", "unseen"),
+           ("recv", "mq_receive", "seen")],
+          "the captured send and both receives: %s" % got)
+    if len(got) != 3:
+        return
+    check("match" not in got[1],
+          "the receive of the unseen message matches no send: %s" % got[1])
+    check(got[2].get("match") == got[0]["seq"],
+          "the receive of \"seen\" matches its send: %s" % got[2])
+
+
 @CASES("capture_e2e_unlinked_queue_keeps_its_name")
 def case_mq_unlinked(args):
     """A queue unlinked before its send and receive: the endpoint is still
@@ -442,6 +465,90 @@ def case_mmsg_vectors(args):
           "each receive matches the send of its (first) bytes: %s" % recvs)
 
 
+@CASES("capture_e2e_partial_sendmmsg_records_the_messages_sent")
+def case_sendmmsg_partial(args):
+    """sendmmsg of 64 datagrams on a non-blocking socket whose send buffer
+    fills first: one send per datagram the call sent (what it returned, as
+    the test prints it), none for the rest nor for the call that failed
+    with EAGAIN, and each receive matched to its own send."""
+    out = e2e.new_dir()
+    run = e2e.Run(args.capture, "--trace-passed", "ipc/sendmmsg_partial",
+                  cwd=out, expect_status=0)
+    test = run.test("ipc/sendmmsg_partial")
+    if test.get("state") == "skipped":
+        print("skipped: %s" % test.get("skip_reason", test))
+        sys.exit(77)
+    check(test.get("state") == "passed", "ipc/sendmmsg_partial passes: %s"
+          % test.get("failures"))
+    found = re.search(r"sent: (\d+) of 64", test.get("output", {})
+                      .get("stdout", ""))
+    trace = test.get("trace")
+    if not check(found is not None and trace is not None,
+                 "the test says how many went and has a trace: %s"
+                 % test.get("output")):
+        return
+    e2e.trace_is_consistent(trace, "ipc/sendmmsg_partial")
+    sent = int(found.group(1))
+    check(0 < sent < 64, "the sendmmsg was partial: %d of 64" % sent)
+    texts = ["dgram%02d" % i for i in range(sent)]
+    got = messages(trace)
+    sends = [(e.get("label"), e.get("msg"), e["size"]) for e in got
+             if e["kind"] == "send"]
+    check(sends == [("sendmmsg", text, 7) for text in texts],
+          "one send per datagram sent, none for the rest: %s" % sends)
+    recvs = [e for e in got if e["kind"] == "recv"]
+    check([(e.get("label"), e.get("msg")) for e in recvs] ==
+          [("recv", text) for text in texts],
+          "the peer's receives of them: %s" % recvs)
+    by_seq = {e["seq"]: e for e in got}
+    check([by_seq.get(e.get("match"), {}).get("msg") for e in recvs] == texts,
+          "each receive matches the send of its datagram: %s" % recvs)
+
+
+@CASES("capture_e2e_recvmmsg_waitforone_records_each_message")
+def case_recvmmsg_waitforone(args):
+    """recvmmsg with MSG_WAITFORONE and a vector of four, on two waiting
+    datagrams and on a stream holding "ab" and "cd" read into buffers of
+    three: one receive per message filled (one, two; abc, d), none for
+    the rest of the vector, each matched to the send of its first
+    bytes."""
+    _, traces = traced_run(args, "ipc/recvmmsg_waitforone")
+    trace = traces.get("ipc/recvmmsg_waitforone")
+    if not trace:
+        return
+    got = messages(trace)
+    recvs = [e for e in got if e["kind"] == "recv"]
+    check([(e.get("label"), e.get("msg"), e["size"]) for e in recvs] ==
+          [("recvmmsg", "one", 3), ("recvmmsg", "two", 3),
+           ("recvmmsg", "abc", 3), ("recvmmsg", "d", 1)],
+          "one receive per message filled: %s" % recvs)
+    by_seq = {e["seq"]: e for e in got}
+    check([by_seq.get(e.get("match"), {}).get("msg") for e in recvs] ==
+          ["one", "two", "ab", "cd"],
+          "each matched to the send of its first bytes: %s" % recvs)
+
+
+@CASES("capture_e2e_fcntl64_duplicates_are_the_pipes")
+def case_fcntl64_dupfd(args):
+    """fcntl64 with F_DUPFD and F_DUPFD_CLOEXEC duplicating a pipe's end
+    onto numbers a file had, closed by a raw system call: the messages
+    through each duplicate are the pipe's, matched; the file's writes are
+    not recorded."""
+    _, traces = traced_run(args, "ipc/fcntl64_dupfd")
+    trace = traces.get("ipc/fcntl64_dupfd")
+    if not trace:
+        return
+    got = [(e["kind"], e.get("label"), e.get("msg")) for e in messages(trace)]
+    check(got == [(kind, label, text)
+                  for text in ("through F_DUPFD", "through cloexec")
+                  for kind, label in (("send", "write"), ("recv", "read"))],
+          "the messages through the duplicates, nothing of the files: %s"
+          % got)
+    check(all("match" in e for e in messages(trace) if e["kind"] == "recv"),
+          "each receive is matched: %s" % messages(trace))
+    check_matches(trace, "ipc/fcntl64_dupfd")
+
+
 @CASES("capture_e2e_numbers_closed_unseen_are_reclassified")
 def case_closed_unseen(args):
     """A file's numbers closed by close_range (and by closefrom in a forked
@@ -484,6 +591,40 @@ def case_closed_in_range(args):
           "both ends' close_range are events: %s" % labels)
     check(labels.count("closefrom") >= 2,
           "both ends' closefrom are events: %s" % labels)
+
+
+@CASES("capture_e2e_vfork_child_closefrom_keeps_the_parents_endpoints")
+def case_vfork_closefrom(args):
+    """Two pipes, each with a message, then a vfork child that calls
+    closefrom(3) and exits: the child shares the test's memory but closes
+    only its own descriptors, so the message after it is recorded and
+    matched, no closefrom is the test's, and the test's closes of all four
+    ends (the idle pipe's too, untouched since) are events naming them."""
+    _, traces = traced_run(args, "ipc/vfork_closefrom")
+    trace = traces.get("ipc/vfork_closefrom")
+    if not trace:
+        return
+    got = [(e["kind"], e.get("from"), e.get("to"), e.get("msg"))
+           for e in messages(trace)]
+    check(got == [(kind, "main", "main", text)
+                  for text in ("before vfork", "idle before vfork",
+                               "after vfork")
+                  for kind in ("send", "recv")],
+          "the pipes' messages, the one after the vfork too: %s" % got)
+    check(all("match" in e for e in messages(trace) if e["kind"] == "recv"),
+          "each receive is matched: %s" % messages(trace))
+    check_matches(trace, "ipc/vfork_closefrom")
+    # ThreadSanitizer makes vfork a fork: that child's closefrom is its
+    # own actor's, of its own copies.
+    events = [(e.get("label"), e.get("msg")) for e in trace["events"]
+              if e["kind"] == "event" and e.get("from") == "main"]
+    check(not any(label == "closefrom" for label, _ in events),
+          "the child's closefrom closed none of the test's ends: %s" % events)
+    closes = [name for label, name in events if label == "close"]
+    check(len(closes) == 4 and len(set(closes)) == 2 and
+          all(re.match(r"pipe:\[\d+\]$", name or "") for name in closes),
+          "the test's closes of both ends of both pipes name them: %s"
+          % events)
 
 
 @CASES("capture_e2e_numbers_created_after_unseen_close_are_reclassified")

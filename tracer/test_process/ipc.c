@@ -39,6 +39,14 @@
  * reused by a call not listed (open, fopen, opendir) may still be taken
  * for what it was; the hot path never checks the cache against fstat.
  *
+ * A vfork child shares its parent's memory, the cache with it, but not
+ * its descriptors: what it closes or replaces before it execs or exits
+ * (closefrom and close_range are common there) is its own copy, so the
+ * calls that change the cache leave it alone, and record no close, in a
+ * process that is not the one the cache belongs to (its pid is taken at
+ * the start and after every fork, tattle__ipc_forked; vfork runs no fork
+ * handler). Its messages are recorded as its parent's thread's.
+ *
  * Everything here is async-signal-safe: no malloc, no lock, errno kept.
  */
 #include <dlfcn.h>
@@ -83,6 +91,9 @@ static _Atomic uint64_t excluded[EXCLUDED_MAX];
 #define CACHED UINT64_C(1)
 #define SEMAPHORE (UINT64_C(1) << 8)
 static _Atomic uint64_t fd_cache[FD_CACHE_SIZE];
+
+/* The process whose descriptors fd_cache describes. */
+static pid_t cache_owner;
 
 /* ---- The real functions ------------------------------------------------- */
 
@@ -643,6 +654,23 @@ static void forget(int fd)
         atomic_store_explicit(&fd_cache[fd], 0, memory_order_relaxed);
 }
 
+/* The calling process borrows the cache: a vfork child, whose descriptor
+ * table is not the one the cache describes. A system call (getpid, which
+ * never fails), paid only by the calls that close or hand out
+ * descriptors, when capturing. */
+static bool borrowing_cache(void)
+{
+    return getpid() != cache_owner;
+}
+
+/* Drops what the cache says of a number the calling process closed,
+ * replaced or was handed, unless it borrows the cache. */
+static void forget_own(int fd)
+{
+    if (!borrowing_cache())
+        forget(fd);
+}
+
 void tattle__ipc_start(struct tattle_trace_arena *arena)
 {
     for (int fd = 0; fd < FD_CACHE_SIZE; fd++)
@@ -656,7 +684,13 @@ void tattle__ipc_start(struct tattle_trace_arena *arena)
         atomic_store_explicit(&excluded[fd], key, memory_order_relaxed);
     }
     capture_arena = arena;
+    cache_owner = getpid();
     capturing = arena->ipc != 0;
+}
+
+void tattle__ipc_forked(void)
+{
+    cache_owner = getpid();
 }
 
 void tattle__ipc_exclude(int fd)
@@ -1180,7 +1214,7 @@ INTERPOSED ssize_t mq_timedreceive(mqd_t queue, char *message, size_t length,
 
 INTERPOSED int mq_close(mqd_t queue)
 {
-    if (TATTLE__LIKELY(!capturing))
+    if (TATTLE__LIKELY(!capturing) || borrowing_cache())
         return real.mq_close(queue);
     uint64_t word =
         queue >= 0 && queue < FD_CACHE_SIZE ? atomic_load(&fd_cache[queue]) : 0;
@@ -1193,7 +1227,7 @@ INTERPOSED int mq_close(mqd_t queue)
 
 INTERPOSED int close(int fd)
 {
-    if (TATTLE__LIKELY(!capturing))
+    if (TATTLE__LIKELY(!capturing) || borrowing_cache())
         return real.close(fd);
     uint64_t word =
         fd >= 0 && fd < FD_CACHE_SIZE ? atomic_load(&fd_cache[fd]) : 0;
@@ -1276,6 +1310,8 @@ INTERPOSED int shutdown(int fd, int how)
 static void forget_closed_range(unsigned first, unsigned last,
                                 const char *label)
 {
+    if (borrowing_cache())
+        return;
     int saved_errno = errno;
     for (unsigned fd = first; fd <= last && fd < FD_CACHE_SIZE; fd++) {
         uint64_t word = atomic_exchange(&fd_cache[fd], 0);
@@ -1313,6 +1349,8 @@ INTERPOSED int fclose(FILE *stream)
 {
     if (TATTLE__LIKELY(!capturing))
         return real.fclose(stream);
+    if (borrowing_cache())
+        return real.fclose(stream);
     /* fileno sets EBADF for a stream with no descriptor (fmemopen,
      * open_memstream), and fclose itself may succeed without touching
      * errno. */
@@ -1337,7 +1375,7 @@ INTERPOSED int fclose(FILE *stream)
 static int forget_created(int fd)
 {
     if (TATTLE__UNLIKELY(capturing) && fd >= 0)
-        forget(fd);
+        forget_own(fd);
     return fd;
 }
 
@@ -1380,8 +1418,8 @@ INTERPOSED int pipe(int fds[2])
 {
     int result = real.pipe(fds);
     if (TATTLE__UNLIKELY(capturing) && result == 0) {
-        forget(fds[0]);
-        forget(fds[1]);
+        forget_own(fds[0]);
+        forget_own(fds[1]);
     }
     return result;
 }
@@ -1390,8 +1428,8 @@ INTERPOSED int pipe2(int fds[2], int flags)
 {
     int result = real.pipe2(fds, flags);
     if (TATTLE__UNLIKELY(capturing) && result == 0) {
-        forget(fds[0]);
-        forget(fds[1]);
+        forget_own(fds[0]);
+        forget_own(fds[1]);
     }
     return result;
 }
@@ -1410,7 +1448,7 @@ INTERPOSED int dup2(int old_fd, int new_fd)
 {
     int result = real.dup2(old_fd, new_fd);
     if (TATTLE__UNLIKELY(capturing) && result >= 0 && old_fd != new_fd)
-        forget(new_fd);
+        forget_own(new_fd);
     return result;
 }
 
@@ -1418,7 +1456,7 @@ INTERPOSED int dup3(int old_fd, int new_fd, int flags)
 {
     int result = real.dup3(old_fd, new_fd, flags);
     if (TATTLE__UNLIKELY(capturing) && result >= 0)
-        forget(new_fd);
+        forget_own(new_fd);
     return result;
 }
 
@@ -1426,7 +1464,7 @@ INTERPOSED int socketpair(int domain, int type, int protocol, int fds[2])
 {
     int result = real.socketpair(domain, type, protocol, fds);
     if (TATTLE__UNLIKELY(capturing) && result == 0 &&
-        tattle_trace_current == capture_arena) {
+        tattle_trace_current == capture_arena && !borrowing_cache()) {
         int saved_errno = errno;
         forget(fds[0]);
         forget(fds[1]);

@@ -239,6 +239,7 @@ static void on_process_exit(void)
 
 static void on_fork_child(void)
 {
+    tattle__ipc_forked();
     struct tattle_trace_arena *arena = tattle_trace_current;
     if (arena == NULL)
         return; /* the runner forking a test: nothing to do */

@@ -80,6 +80,10 @@ void tattle__ipc_start(struct tattle_trace_arena *arena);
  * check's child does to its stderr), by any descriptor of it. */
 void tattle__ipc_exclude(int fd);
 
+/** Forked child: the descriptor cache of the capture is this process's
+ * now (a vfork child, which runs no fork handler, only borrows it). */
+void tattle__ipc_forked(void);
+
 /** Stops capturing in this process (benchmarks, in-process sessions). */
 void tattle__ipc_stop(void);
 
