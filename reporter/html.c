@@ -42,6 +42,9 @@ enum {
     DETAIL_CHARS = 60,
     INDEX_MESSAGE_CHARS = 120,
     FLAME_WIDTH = 1100, /* the flame graph's width, in pixels */
+    /* The most characters of a frame's name or file in its tooltip, so
+     * the frame bound bounds the page too. */
+    FLAME_TITLE_CHARS = 500,
     FLAME_ROW = 18,
     FLAME_CHAR_PX = 7, /* a character of its labels, about */
     FLAME_MAX_DEPTH = 100,
@@ -571,11 +574,12 @@ static void append_sequence_svg(struct tattle__buffer *out,
 /* ---- The flame graph --------------------------------------------------- */
 
 /* A node of the call tree as drawn: its time with its callees' (saturating
- * like self_us), where it starts, where its next callee starts, whether
- * it is drawn. Index 0 is unused (the tree's root is the threads' row). */
+ * like self_us), where it starts, its width, where its next callee
+ * starts, whether it is drawn. Index 0 is unused (the tree's root is the
+ * threads' row). */
 struct tattle__html_flame_frame {
     uint64_t total_us;
-    double left, next;
+    double left, width, next;
     bool drawn;
 };
 
@@ -602,10 +606,10 @@ static void append_flame_frame(struct tattle__buffer *out, const char *class,
                                size_t row)
 {
     tattle__buffer_printf(out, "<g class=\"%s\"><title>", class);
-    tattle__html_string(out, name);
+    tattle__html_string_cut(out, name, FLAME_TITLE_CHARS);
     if (file) {
         append(out, "\n");
-        tattle__html_string(out, file);
+        tattle__html_string_cut(out, file, FLAME_TITLE_CHARS);
         tattle__buffer_printf(out, ":%d", line);
     }
     tattle__buffer_printf(out, "\ntotal %" PRIu64 " \xc2\xb5s (%.1f%%)",
@@ -679,11 +683,17 @@ static void append_flame_svg(struct html_reporter *self,
     double scale = grand_us ? FLAME_WIDTH / (double)grand_us : 0;
     double narrowest = FLAME_WIDTH * FLAME_MIN_SHARE;
     double left = 0;
+    /* A width never reaches past its caller's end (or the picture's, for
+     * a thread): the threads' sum saturates when a hostile report's times
+     * add up past 2^64, and the widths would then add up past the whole. */
     for (size_t t = 0; t < threads; t++) {
+        double width = (double)lanes[t].total_us * scale;
+        if (width > FLAME_WIDTH - left)
+            width = FLAME_WIDTH - left > 0 ? FLAME_WIDTH - left : 0;
         lanes[t].left = lanes[t].next = left;
-        left += (double)lanes[t].total_us * scale;
-        lanes[t].drawn =
-            grand_us && (double)lanes[t].total_us * scale >= narrowest;
+        lanes[t].width = width;
+        left += width;
+        lanes[t].drawn = grand_us && width >= narrowest;
     }
     size_t drawn = 0, deepest = 0;
     for (size_t i = 1; i < nodes; i++) {
@@ -691,7 +701,11 @@ static void append_flame_svg(struct html_reporter *self,
         struct tattle__html_flame_frame *caller =
             node->parent ? &frames[node->parent] : &lanes[node->thread];
         double width = (double)frames[i].total_us * scale;
+        double room = caller->left + caller->width - caller->next;
+        if (width > room)
+            width = room > 0 ? room : 0;
         frames[i].left = frames[i].next = caller->next;
+        frames[i].width = width;
         caller->next += width;
         frames[i].drawn = caller->drawn && width >= narrowest &&
                           node->depth <= FLAME_MAX_DEPTH &&
@@ -747,8 +761,7 @@ static void append_flame_svg(struct html_reporter *self,
         if (lanes[t].drawn)
             append_flame_frame(out, "frame thread", tree->actors.names[t], NULL,
                                0, lanes[t].total_us, NULL, grand_us,
-                               lanes[t].left, (double)lanes[t].total_us * scale,
-                               0);
+                               lanes[t].left, lanes[t].width, 0);
     for (size_t i = 1; i < nodes; i++) {
         if (!frames[i].drawn)
             continue;
@@ -758,8 +771,7 @@ static void append_flame_svg(struct html_reporter *self,
                  flame_colour(node->function));
         append_flame_frame(out, class, node->function, node->file, node->line,
                            frames[i].total_us, &node->self_us, grand_us,
-                           frames[i].left, (double)frames[i].total_us * scale,
-                           node->depth);
+                           frames[i].left, frames[i].width, node->depth);
     }
     append(out, "</svg></div></figure>");
     free(lanes);
@@ -1036,7 +1048,7 @@ static const char page_script[] =
     "a.g.appendChild(t);}\n"
     "  t.setAttribute('x',(x+3).toFixed(2));t.textContent=n<2?'':"
     "a.name.length<=n?a.name:a.name.slice(0,n-1)+'\\u2026';}\n"
-    " function zoom(to){var s=W/to.w,e=0.01;all.forEach(function(a){"
+    " function zoom(to){var s=W/to.w,e=0.02;all.forEach(function(a){"
     "var x=null,w;\n"
     "  if(a.y>=to.y&&a.x>=to.x-e&&a.x+a.w<=to.x+to.w+e){x=(a.x-to.x)*s;"
     "w=a.w*s;}else if(a.y<to.y&&a.x<=to.x+e&&a.x+a.w>=to.x+to.w-e){x=0;w=W;}"

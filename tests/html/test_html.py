@@ -647,6 +647,44 @@ def html_flame_graph_bounded(c):
                     (nodes - len(frames), nodes), "frames not drawn, of all")
 
 
+@CASES("html_flame_graph_stays_inside_with_hostile_times")
+def html_flame_graph_stays_inside_with_hostile_times(c):
+    """Two threads each in calls for 2^64-1 us (their sum saturates) and a
+    function named with 2,000 characters: every frame lies inside the
+    picture and under the frame above it, and a tooltip keeps at most 500
+    characters of a name."""
+    _, report, directory = c.run_for_report([c.options.profile,
+                                                    "--trace-passed"])
+    most = 2**64 - 1
+    long_name = "n" * 2000
+    calls = [(0, "one", "enter", "outer", None),
+             (0, "one", "enter", long_name, None),
+             (most // 2, "one", "exit", long_name, None),
+             (most // 2, "one", "enter", "second", None),
+             (most, "one", "exit", "second", None),
+             (most, "one", "exit", "outer", None),
+             (0, "two", "enter", "other", None),
+             (most, "two", "exit", "other", None)]
+    craft_calls(report, "profile/weighted", calls)
+    page = convert_to_html(c, report, directory, "saturated")
+    figure = read_flames(page).get("profile/weighted")
+    c.require(figure and figure["frames"], "the crafted test has a flame "
+              "graph")
+    for frame in figure["frames"]:
+        c.expect(frame["x"] >= 0 and frame["x"] + frame["width"]
+                 <= FLAME_WIDTH + 0.02, "%r lies outside the picture: x %.2f "
+                 "width %.2f" % (frame["title"][:40], frame["x"],
+                                 frame["width"]))
+    paths = flame_paths(c, "profile/weighted", figure)
+    c.expect(("one", "outer", "second") in paths,
+             "the second callee under its caller: %r" % sorted(
+                 p[:3] for p in paths))
+    names = [f["title"].split("\n")[0] for f in figure["frames"]]
+    c.expect("n" * 500 + "\u2026" in names,
+             "the long name cut to 500 characters: %r" % [
+                 n[:20] + "...(%d)" % len(n) for n in names])
+
+
 @CASES("html_flame_graph_in_chromium")
 def html_flame_graph_in_chromium(c):
     """The profile report with one test's calls named with hostile
