@@ -782,8 +782,11 @@ static void keep_tracees(struct running *run, struct tattle__stacks *stacks)
  * one dropped for want of room) that came after the ring the runner last
  * answered is a crash that did not ring, and the stacks are of another
  * moment (a forged ring). The runner compares what it counted at the ring
- * with what it reads now; the slot cannot make stacks taken before a crash
- * pass for that crash's. Stacks taken at a timeout are left alone. */
+ * with what it reads now. A crash failure carries stacks only with the
+ * slot's crash record of its signal (runner/outcome.c), so a test that
+ * replaced tattle's handler keeps stale stacks only by forging that record
+ * too, before its ring: then the frames it reports are forged as well.
+ * Stacks taken at a timeout are left alone. */
 static void
 forget_stacks_of_an_earlier_ring(struct running *run,
                                  const struct tattle__slot_reading *reading)

@@ -11,7 +11,7 @@
  * (in the process's own memory, which the slot is not) and is the one whose
  * record, doorbell ring and signal the runner sees; a thread that crashes
  * while another holds the claim waits in its handler until the first one's
- * signal ends the process.
+ * signal ends the process, for a bounded time (wait_for_other_crash).
  */
 #include "runner/test_process/crash.h"
 #include "runner/test_process/slot_write.h"
@@ -141,16 +141,36 @@ static void die_of(int signal_number)
     raise(signal_number);
 }
 
+/* Waits while another thread of this process holds the crash: its
+ * signal ends the process, this thread included, once the runner took the
+ * stacks. Were that thread gone without it, or still there past the
+ * longest the runner lets a handler wait and a 5 s grace (its handler
+ * blocked in a crash callback, say), this thread takes the crash over and
+ * reports its own. */
+static enum crash_claim wait_for_other_crash(void)
+{
+    enum crash_claim claim;
+    uint32_t wait_ms =
+        crash_slot ? atomic_load(&crash_slot->doorbell_wait_ms) : 0;
+    if (wait_ms > DOORBELL_WAIT_MS_MAX)
+        wait_ms = DOORBELL_WAIT_MS_MAX;
+    uint64_t deadline = monotonic_ns() + ((uint64_t)wait_ms + 5000) * 1000000u;
+    while ((claim = claim_crash()) == CLAIMED_BY_ANOTHER) {
+        if (monotonic_ns() >= deadline) {
+            atomic_store(&crashing_thread, (pid_t)syscall(SYS_gettid));
+            return CLAIMED;
+        }
+        struct timespec pause_time = {0, 1000000}; /* 1 ms */
+        nanosleep(&pause_time, NULL);
+    }
+    return claim;
+}
+
 static void crash_handler(int signal_number)
 {
     enum crash_claim claim = claim_crash();
-    if (claim == CLAIMED_BY_ANOTHER) {
-        /* The first crash is the one reported: its signal ends the
-         * process, this thread included, once the runner took the stacks.
-         * Were that thread gone without it, this one reports its own. */
-        while ((claim = claim_crash()) == CLAIMED_BY_ANOTHER)
-            pause();
-    }
+    if (claim == CLAIMED_BY_ANOTHER)
+        claim = wait_for_other_crash();
     if (claim == CLAIMED_BEFORE_BY_THIS_THREAD) {
         /* A crash inside this thread's own handling: no second report. */
         die_of(signal_number);
