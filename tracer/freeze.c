@@ -410,11 +410,11 @@ static int compare_sends(const void *left, const void *right)
     return *(const size_t *)left < *(const size_t *)right ? -1 : 1;
 }
 
-/* The last send (index into sends) on `endpoint` at or before `offset`,
- * or -1. */
-static ptrdiff_t find_send(const size_t *sends, size_t count,
-                           const struct capture_ref *refs, uint32_t endpoint,
-                           uint64_t offset)
+/* How many sends come at or before (`endpoint`, `offset`) in the sends'
+ * order (by endpoint, then offset). */
+static size_t sends_through(const size_t *sends, size_t count,
+                            const struct capture_ref *refs, uint32_t endpoint,
+                            uint64_t offset)
 {
     size_t low = 0, high = count;
     while (low < high) {
@@ -426,9 +426,29 @@ static ptrdiff_t find_send(const size_t *sends, size_t count,
         else
             high = middle;
     }
+    return low;
+}
+
+/* The last send (index into sends) on `endpoint` at or before `offset`,
+ * or -1. */
+static ptrdiff_t find_send(const size_t *sends, size_t count,
+                           const struct capture_ref *refs, uint32_t endpoint,
+                           uint64_t offset)
+{
+    size_t low = sends_through(sends, count, refs, endpoint, offset);
     if (low == 0 || refs[sends[low - 1]].endpoint != endpoint)
         return -1;
     return (ptrdiff_t)(low - 1);
+}
+
+/* The first send (index into sends) on `endpoint` (never 0), or -1. */
+static ptrdiff_t first_send(const size_t *sends, size_t count,
+                            const struct capture_ref *refs, uint32_t endpoint)
+{
+    size_t low = sends_through(sends, count, refs, endpoint - 1, UINT64_MAX);
+    if (low == count || refs[sends[low]].endpoint != endpoint)
+        return -1;
+    return (ptrdiff_t)low;
 }
 
 /* A receive that got exactly the bytes of a send. */
@@ -479,10 +499,10 @@ static ptrdiff_t queue_send(const struct tattle_trace_event *events,
                             const struct tattle_trace_event *receive)
 {
     if (found < 0) {
-        /* Before the first send recorded: start from it. */
-        found = find_send(sends, send_count, refs, endpoint, UINT64_MAX);
-        while (found > 0 && refs[sends[found - 1]].endpoint == endpoint)
-            found--;
+        /* Before the first send recorded: start from it (found by a
+         * binary search, as a hostile arena may put every receive
+         * there). */
+        found = first_send(sends, send_count, refs, endpoint);
         if (found < 0)
             return -1;
     }

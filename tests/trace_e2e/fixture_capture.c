@@ -1241,3 +1241,54 @@ TEST(ipc, hostile_endpoints, .tags = "trace_messages")
     ASSERT_EQ(write(fds[1], "after", 5), 5);
     ASSERT_EQ(read(fds[0], text, sizeof text), 5);
 }
+
+/* A queue the test opens, or SKIP when the machine has none. */
+#define OPEN_TEST_QUEUE(queue, prefix, most)                                   \
+    do {                                                                       \
+        char queue_name[64];                                                   \
+        snprintf(queue_name, sizeof queue_name, "/tattle-%s-%d", prefix,       \
+                 (int)getpid());                                               \
+        struct mq_attr queue_attributes = {.mq_maxmsg = most,                  \
+                                           .mq_msgsize = 16};                  \
+        mq_unlink(queue_name);                                                 \
+        queue = mq_open(queue_name, O_CREAT | O_EXCL | O_RDWR, 0600,           \
+                        &queue_attributes);                                    \
+        if (queue == (mqd_t)-1 && (errno == ENOSYS || errno == EACCES))        \
+            SKIP("no POSIX message queues here: %s", strerror(errno));         \
+        ASSERT_NE(queue, (mqd_t)-1);                                           \
+        ASSERT_EQ(mq_unlink(queue_name), 0);                                   \
+    } while (0)
+
+enum { FORGED_ROUNDS = 200000 };
+
+/* A queue whose send counter the test pushes, in its own arena, far past
+ * every offset its receives will have (as a hostile test may): each of
+ * the many receives is below every send, and the freeze must still match
+ * them in a time linear in their number. The first message is put on the
+ * queue unseen (a raw system call) so that its receive claims the
+ * queue's entry before any send is recorded. */
+TEST(ipc, mq_forged_offsets, .tags = "trace_messages",
+     .trace_cap = 2 * FORGED_ROUNDS + 16,
+     .trace_budget = 2 * FORGED_ROUNDS + 16)
+{
+    mqd_t queue;
+    OPEN_TEST_QUEUE(queue, "forged", 2);
+    ASSERT_EQ(
+        syscall(SYS_mq_timedsend, queue, "unseen", (size_t)6, 0u, (void *)NULL),
+        0);
+    char got[16];
+    ASSERT_EQ(mq_receive(queue, got, sizeof got, NULL), 6);
+    struct tattle_trace_arena *arena = tattle_trace_current;
+    ASSERT_NOT_NULL(arena);
+    struct tattle__endpoint *entry = NULL;
+    for (int i = 0; i < TATTLE__MAX_ENDPOINTS && entry == NULL; i++)
+        if (atomic_load(&arena->endpoints[i].kind) == TATTLE__ENDPOINT_QUEUE)
+            entry = &arena->endpoints[i];
+    ASSERT_NOT_NULL(entry);
+    atomic_fetch_add(&entry->sent, UINT64_C(1) << 40);
+    for (int round = 0; round < FORGED_ROUNDS; round++) {
+        ASSERT_EQ(mq_send(queue, "same", 4, 0), 0);
+        ASSERT_EQ(mq_receive(queue, got, sizeof got, NULL), 4);
+    }
+    EXPECT_EQ(mq_close(queue), 0);
+}

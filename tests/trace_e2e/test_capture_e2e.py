@@ -798,6 +798,26 @@ def case_hostile(args):
           "the next traced test's trace is its own")
 
 
+@CASES("capture_e2e_queue_receives_below_every_send_freeze_in_linear_time")
+def case_mq_forged_offsets(args):
+    """200,000 queue receives whose offsets a hostile test put below every
+    send's: the freeze looks for each one's first candidate send without
+    walking the sends one at a time, so the run ends within the case's
+    CTest timeout (a quadratic walk does not). Only JUnit is written: the
+    trace of 400,000 events is not what is checked."""
+    out = e2e.new_dir()
+    p = subprocess.run([args.capture, "--trace-passed", "--junit",
+                        "report.xml", "--color", "never",
+                        "ipc/mq_forged_offsets"],
+                       cwd=out, capture_output=True, env=e2e.clean_env())
+    stdout = p.stdout.decode("utf-8", "replace")
+    if "no POSIX message queues here" in stdout:
+        print("skipped: no POSIX message queues here")
+        sys.exit(77)
+    check(p.returncode == 0, "the test passes and the run ends (%d): %s %s"
+          % (p.returncode, stdout[-400:], p.stderr[-400:]))
+
+
 def main():
     CASES.list_if_asked()
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
