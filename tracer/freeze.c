@@ -459,10 +459,19 @@ static bool same_message(const struct tattle_trace_event *receive,
            send->msg != NULL && strcmp(receive->msg, send->msg) == 0;
 }
 
+/* A send whose bytes a receive may have got by content: the very same
+ * bytes, sent before the receive (its seq follows the time order, and a
+ * send is stamped before its call, a receive after its own). */
+static bool sent_for(const struct tattle_trace_event *receive,
+                     const struct tattle_trace_event *send)
+{
+    return send->seq < receive->seq && same_message(receive, send);
+}
+
 enum { SAME_SEND_WINDOW = 64 };
 
 /* The unclaimed send of `endpoint` nearest sends[found] (within a window)
- * that carried exactly what `receive` got, or -1. */
+ * that carried exactly what `receive` got before it, or -1. */
 static ptrdiff_t nearest_same_send(const struct tattle_trace_event *events,
                                    const struct capture_ref *refs,
                                    const size_t *sends, size_t send_count,
@@ -478,7 +487,7 @@ static ptrdiff_t nearest_same_send(const struct tattle_trace_event *events,
                 continue;
             size_t send = sends[at];
             if (refs[send].endpoint == endpoint && !claimed[send] &&
-                same_message(receive, &events[send]))
+                sent_for(receive, &events[send]))
                 return at;
         }
     }
@@ -487,11 +496,12 @@ static ptrdiff_t nearest_same_send(const struct tattle_trace_event *events,
 
 /* The send (index into sends) a receive from a POSIX queue got, or -1:
  * the unclaimed send of exactly its bytes at its offset (found, the last
- * send at or before it, -1 when none is), else the nearest one. A queue
- * delivers by priority, and a message put on it where the capture does
- * not see it (a raw system call, an untraced program) moves no offset,
- * so the offset is only where to start looking: a receive of bytes no
- * unclaimed send carried stays unmatched. */
+ * send at or before it, -1 when none is), else the nearest one, made
+ * before the receive in either case. A queue delivers by priority, and a
+ * message put on it where the capture does not see it (a raw system call,
+ * an untraced program) moves no offset, so the offset is only where to
+ * start looking: a receive of bytes no unclaimed send made before it
+ * carried stays unmatched. */
 static ptrdiff_t queue_send(const struct tattle_trace_event *events,
                             const struct capture_ref *refs, const size_t *sends,
                             size_t send_count, const bool *claimed,
@@ -507,7 +517,7 @@ static ptrdiff_t queue_send(const struct tattle_trace_event *events,
             return -1;
     }
     size_t at = sends[found];
-    if (!claimed[at] && same_message(receive, &events[at]))
+    if (!claimed[at] && sent_for(receive, &events[at]))
         return found;
     return nearest_same_send(events, refs, sends, send_count, claimed, found,
                              endpoint, receive);

@@ -1292,3 +1292,21 @@ TEST(ipc, mq_forged_offsets, .tags = "trace_messages",
     }
     EXPECT_EQ(mq_close(queue), 0);
 }
+
+/* A message put on a queue unseen (a raw system call) and received, then
+ * a message of the same bytes sent by mq_send and received: the first
+ * receive came before any recorded send, so it matches none; the second
+ * matches the send. */
+TEST(ipc, mq_receive_before_its_lookalike, .tags = "trace_messages")
+{
+    mqd_t queue;
+    OPEN_TEST_QUEUE(queue, "lookalike", 2);
+    ASSERT_EQ(
+        syscall(SYS_mq_timedsend, queue, "same", (size_t)4, 0u, (void *)NULL),
+        0);
+    char got[16];
+    EXPECT_EQ(mq_receive(queue, got, sizeof got, NULL), 4);
+    ASSERT_EQ(mq_send(queue, "same", 4, 0), 0);
+    EXPECT_EQ(mq_receive(queue, got, sizeof got, NULL), 4);
+    EXPECT_EQ(mq_close(queue), 0);
+}

@@ -818,6 +818,27 @@ def case_mq_forged_offsets(args):
           % (p.returncode, stdout[-400:], p.stderr[-400:]))
 
 
+@CASES("capture_e2e_queue_receive_never_matches_a_later_send")
+def case_mq_lookalike(args):
+    """A receive of a message put on the queue unseen, before a send of
+    the same bytes: it matches no send (the only one came after it); the
+    receive after the send matches it."""
+    _, traces = traced_run(args, "ipc/mq_receive_before_its_lookalike")
+    trace = traces.get("ipc/mq_receive_before_its_lookalike")
+    if not trace:
+        return
+    got = messages(trace)
+    check([(e["kind"], e.get("msg")) for e in got] ==
+          [("recv", "same"), ("send", "same"), ("recv", "same")],
+          "the receive, the send and the receive: %s" % got)
+    if len(got) != 3:
+        return
+    check("match" not in got[0],
+          "the receive before any send matches none: %s" % got[0])
+    check(got[2].get("match") == got[1]["seq"],
+          "the receive after the send matches it: %s" % got[2])
+
+
 def main():
     CASES.list_if_asked()
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
