@@ -1293,6 +1293,34 @@ TEST(ipc, mq_forged_offsets, .tags = "trace_messages",
     EXPECT_EQ(mq_close(queue), 0);
 }
 
+/* A vfork child puts a pipe on its standard error and writes there, as
+ * vfork+dup2+exec does: the test's own standard error (the runner's
+ * capture) stays no endpoint, so the test's write to it is no message. */
+TEST(ipc, vfork_child_redirects_stderr, .tags = "trace_messages")
+{
+    int fds[2];
+    ASSERT_EQ(pipe(fds), 0);
+    static const char note[] = "from the child";
+    pid_t child = vfork();
+    if (child == 0) {
+        if (dup2(fds[1], 2) != 2)
+            _exit(2);
+        _exit(write(2, note, sizeof note - 1) == (ssize_t)(sizeof note - 1)
+                  ? 0
+                  : 3);
+    }
+    ASSERT_NE(child, -1);
+    int status = 0;
+    ASSERT_EQ(waitpid(child, &status, 0), child);
+    ASSERT(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    static const char line[] = "the test's own stderr\n";
+    ASSERT_EQ(write(2, line, sizeof line - 1), (ssize_t)(sizeof line - 1));
+    char got[32];
+    ASSERT_EQ(read(fds[0], got, sizeof got), (ssize_t)(sizeof note - 1));
+    close(fds[0]);
+    close(fds[1]);
+}
+
 /* A message put on a queue unseen (a raw system call) and received, then
  * a message of the same bytes sent by mq_send and received: the first
  * receive came before any recorded send, so it matches none; the second

@@ -818,6 +818,21 @@ def case_mq_forged_offsets(args):
           % (p.returncode, stdout[-400:], p.stderr[-400:]))
 
 
+@CASES("capture_e2e_vfork_child_lookups_stay_out_of_the_test_cache")
+def case_vfork_redirects_stderr(args):
+    """A vfork child puts a pipe on its stderr and writes there: its write
+    is the pipe's message, and the test's own stderr write after it is no
+    message (the child's look-up of its number was not stored into the
+    cache it shares with the test)."""
+    _, traces = traced_run(args, "ipc/vfork_child_redirects_stderr")
+    trace = traces.get("ipc/vfork_child_redirects_stderr")
+    if not trace:
+        return
+    got = [(e["kind"], e.get("msg")) for e in messages(trace)]
+    check(got == [("send", "from the child"), ("recv", "from the child")],
+          "only the child's message through the pipe: %s" % got)
+
+
 @CASES("capture_e2e_queue_receive_never_matches_a_later_send")
 def case_mq_lookalike(args):
     """A receive of a message put on the queue unseen, before a send of

@@ -45,7 +45,8 @@
  * calls that change the cache leave it alone, and record no close, in a
  * process that is not the one the cache belongs to (its pid is taken at
  * the start and after every fork, tattle__ipc_forked; vfork runs no fork
- * handler). Its messages are recorded as its parent's thread's.
+ * handler), and what it learns of a number it has not seen is used once,
+ * not stored. Its messages are recorded as its parent's thread's.
  *
  * Everything here is async-signal-safe: no malloc, no lock, errno kept.
  */
@@ -579,7 +580,12 @@ static uint64_t classify(int fd)
            (semaphore ? SEMAPHORE : 0);
 }
 
-/* The cache word of a descriptor, classifying it on first use. */
+static bool borrowing_cache(void);
+
+/* The cache word of a descriptor, classifying it on first use: stored,
+ * unless the process borrows the cache (a vfork child's number is not
+ * its parent's: after its dup2 onto 2, the parent's stderr writes would
+ * be taken for messages through the child's pipe). */
 static uint64_t lookup(int fd)
 {
     if (fd < 0)
@@ -590,7 +596,8 @@ static uint64_t lookup(int fd)
     if (TATTLE__LIKELY(word != 0))
         return word;
     word = classify(fd) | CACHED;
-    atomic_store_explicit(&fd_cache[fd], word, memory_order_relaxed);
+    if (!borrowing_cache())
+        atomic_store_explicit(&fd_cache[fd], word, memory_order_relaxed);
     return word;
 }
 
@@ -643,7 +650,7 @@ static uint64_t lookup_queue(mqd_t queue)
     if (TATTLE__LIKELY(((word >> 1) & 0x7fu) == TATTLE__ENDPOINT_QUEUE))
         return word;
     word = classify_queue(queue) | CACHED;
-    if (queue < FD_CACHE_SIZE)
+    if (queue < FD_CACHE_SIZE && !borrowing_cache())
         atomic_store_explicit(&fd_cache[queue], word, memory_order_relaxed);
     return word;
 }
@@ -657,7 +664,8 @@ static void forget(int fd)
 /* The calling process borrows the cache: a vfork child, whose descriptor
  * table is not the one the cache describes. A system call (getpid, which
  * never fails), paid only by the calls that close or hand out
- * descriptors, when capturing. */
+ * descriptors and by a look-up the cache cannot answer, when
+ * capturing. */
 static bool borrowing_cache(void)
 {
     return getpid() != cache_owner;
