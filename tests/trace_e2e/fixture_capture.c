@@ -22,6 +22,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/kcmp.h>
 #include <sys/eventfd.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
@@ -1291,6 +1292,42 @@ TEST(ipc, mq_forged_offsets, .tags = "trace_messages",
         ASSERT_EQ(mq_receive(queue, got, sizeof got, NULL), 4);
     }
     EXPECT_EQ(mq_close(queue), 0);
+}
+
+/* A child made by _Fork, which runs no fork handler: it is no vfork child
+ * (its memory is its own), so it closes the test's pipe, makes another
+ * that is handed the same numbers, and sends through it as the process
+ * it is. The test then sends through a pipe of its own. SKIPs where kcmp
+ * is refused: there a process cannot tell a vfork child from this one. */
+TEST(ipc, fork_without_handlers, .tags = "trace_messages")
+{
+    if (syscall(SYS_kcmp, getpid(), getpid(), KCMP_VM, 0UL, 0UL) != 0)
+        SKIP("kcmp refused (%s): the capture cannot tell a child made "
+             "without fork handlers from a vfork child",
+             strerror(errno));
+    int old[2], mine[2];
+    ASSERT_EQ(pipe(old), 0);
+    ASSERT_EQ(pipe(mine), 0);
+    ASSERT_EQ(pipe_message(old, "before the fork"), 0);
+    pid_t child = _Fork();
+    ASSERT_NE(child, -1);
+    if (child == 0) {
+        close(old[0]);
+        close(old[1]);
+        int fds[2];
+        if (pipe(fds) != 0 || fds[0] != old[0] || fds[1] != old[1])
+            _exit(2);
+        _exit(pipe_message(fds, "in the child") == 0 ? 0 : 3);
+    }
+    int status = 0;
+    ASSERT_EQ(waitpid(child, &status, 0), child);
+    ASSERT(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    ASSERT_EQ(pipe_message(mine, "after the fork"), 0);
+    ASSERT_EQ(pipe_message(old, "old after the fork"), 0);
+    close(old[0]);
+    close(old[1]);
+    close(mine[0]);
+    close(mine[1]);
 }
 
 /* A vfork child puts a pipe on its standard error and writes there, as

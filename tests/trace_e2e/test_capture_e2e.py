@@ -818,6 +818,52 @@ def case_mq_forged_offsets(args):
           % (p.returncode, stdout[-400:], p.stderr[-400:]))
 
 
+@CASES("capture_e2e_child_forked_without_handlers_owns_its_descriptors")
+def case_fork_without_handlers(args):
+    """A _Fork child (no fork handler runs) closes the test's pipe and
+    sends through a new one handed the same numbers: it is told from a
+    vfork child by kcmp, so its closes are events, its messages are on
+    the new pipe, by an actor of its own, and the test's messages after
+    it are kept and matched. Skipped where kcmp is refused."""
+    run = e2e.Run(args.capture, "--trace-passed", "ipc/fork_without_handlers",
+                  cwd=e2e.new_dir())
+    test = run.test("ipc/fork_without_handlers")
+    if test.get("state") == "skipped":
+        print("skipped: %s" % test.get("skip_reason", test))
+        sys.exit(77)
+    check(run.status == 0 and test.get("state") == "passed",
+          "the test passes: %s" % test.get("failures"))
+    trace = test.get("trace")
+    if not check(trace is not None, "the test has a trace"):
+        return
+    e2e.trace_is_consistent(trace, "ipc/fork_without_handlers")
+    got = [(e["kind"], e.get("from"), e.get("to"), e.get("msg"))
+           for e in messages(trace)]
+    texts = [msg for _, _, _, msg in got]
+    check(texts == ["before the fork"] * 2 + ["in the child"] * 2 +
+          ["after the fork"] * 2 + ["old after the fork"] * 2,
+          "every message is kept, the child's too: %s" % got)
+    child = [(sender, receiver) for kind, sender, receiver, msg in got
+             if msg == "in the child"]
+    check(len(child) == 2 and all(s == r and s not in (None, "main")
+                                  for s, r in child),
+          "the child's messages are its own actor's: %s" % child)
+    check(all(s == "main" and r == "main" for _, s, r, msg in got
+              if msg != "in the child"),
+          "the test's messages are main's: %s" % got)
+    check(all("match" in e for e in messages(trace) if e["kind"] == "recv"),
+          "each receive is matched: %s" % messages(trace))
+    check_matches(trace, "ipc/fork_without_handlers")
+    names = {e.get("from") for e in messages(trace)
+             if e.get("msg") == "in the child"}
+    closes = [e.get("msg") for e in trace["events"] if e["kind"] == "event"
+              and e.get("label") == "close" and e.get("from") in names
+              and e.get("from") != "main"]
+    check(len(closes) == 2 and len(set(closes)) == 1 and
+          re.match(r"pipe:\[\d+\]$", closes[0] or ""),
+          "the child's closes of the test's pipe are its events: %s" % closes)
+
+
 @CASES("capture_e2e_vfork_child_lookups_stay_out_of_the_test_cache")
 def case_vfork_redirects_stderr(args):
     """A vfork child puts a pipe on its stderr and writes there: its write

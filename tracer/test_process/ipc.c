@@ -46,13 +46,20 @@
  * process that is not the one the cache belongs to (its pid is taken at
  * the start and after every fork, tattle__ipc_forked; vfork runs no fork
  * handler), and what it learns of a number it has not seen is used once,
- * not stored. Its messages are recorded as its parent's thread's.
+ * not stored. Its messages are recorded as its parent's thread's. It is
+ * told from a child made without fork handlers (_Fork, a raw fork or
+ * clone), which takes the cache as its own, by kcmp(KCMP_VM); where kcmp
+ * is refused, every process that is not the owner is taken for a vfork
+ * child. A child made without fork handlers that only sends or receives
+ * through descriptors its parent had looked up records on its parent's
+ * thread's ring until its first call that asks.
  *
  * Everything here is async-signal-safe: no malloc, no lock, errno kept.
  */
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/kcmp.h>
 #include <mqueue.h>
 #include <netinet/in.h>
 #include <arpa/inet.h>
@@ -661,14 +668,39 @@ static void forget(int fd)
         atomic_store_explicit(&fd_cache[fd], 0, memory_order_relaxed);
 }
 
+/* The calling process, not the cache's owner, shares the owner's memory
+ * (a vfork child), as the kernel says. Where kcmp is refused (Docker's
+ * default seccomp profile: EPERM or ENOSYS) or the owner is gone, the
+ * answer is yes: a child taken for a vfork child keeps its cache as it
+ * was at the fork, while a vfork child taken for a forked one would
+ * change its parent's cache and ring. */
+static bool shares_owner_memory(pid_t self)
+{
+    int saved_errno = errno;
+    long order = syscall(SYS_kcmp, self, cache_owner, KCMP_VM, 0UL, 0UL);
+    errno = saved_errno;
+    return order <= 0;
+}
+
 /* The calling process borrows the cache: a vfork child, whose descriptor
- * table is not the one the cache describes. A system call (getpid, which
- * never fails), paid only by the calls that close or hand out
- * descriptors and by a look-up the cache cannot answer, when
- * capturing. */
+ * table is not the one the cache describes. A process made without fork
+ * handlers (_Fork, a fork or clone system call without CLONE_VM) has its
+ * own copy of the memory and of the descriptors the cache describes: at
+ * its first call that asks, it takes the cache and a ring of its own, as
+ * the fork handler would have. A system call (getpid, which never fails;
+ * kcmp once more in another process), paid only by the calls that close
+ * an endpoint or hand out descriptors and by a look-up the cache cannot
+ * answer, when capturing. */
 static bool borrowing_cache(void)
 {
-    return getpid() != cache_owner;
+    pid_t self = getpid();
+    if (TATTLE__LIKELY(self == cache_owner))
+        return false;
+    if (shares_owner_memory(self))
+        return true;
+    cache_owner = self;
+    tattle__recorder_forked_unseen();
+    return false;
 }
 
 /* Drops what the cache says of a number the calling process closed,

@@ -17,7 +17,9 @@
  *
  * A thread attaches lazily: its first record claims an actor entry and a
  * ring from the arena. A forked child starts with a fresh attachment (a
- * pthread_atfork hook) and records a `spawn` event; a thread that exits
+ * pthread_atfork hook, or the capture's call when the child was made
+ * without fork handlers: tattle__recorder_forked_unseen) and records a
+ * `spawn` event; a thread that exits
  * records an `exit` event (a pthread key destructor), as does a forked
  * child that calls exit() (an atexit hook). A thread that finds no room
  * (the actors table is full) records nothing, but every event it tries is
@@ -237,9 +239,12 @@ static void on_process_exit(void)
     release_budget(state, arena, true);
 }
 
-static void on_fork_child(void)
+/* Gives the calling thread of a new child process an actor and ring of
+ * its own, recording a `spawn` event (its parent's would otherwise take
+ * its events and write over them), and, when `hook_exit` (atexit is not
+ * async-signal-safe), an `exit` event when it calls exit(). */
+static void attach_child(bool hook_exit)
 {
-    tattle__ipc_forked();
     struct tattle_trace_arena *arena = tattle_trace_current;
     if (arena == NULL)
         return; /* the runner forking a test: nothing to do */
@@ -270,10 +275,21 @@ static void on_fork_child(void)
                               memory_order_release);
     }
     write_record(state, &(struct tattle__event){.kind = TATTLE_TRACE_SPAWN});
-    if (!atexit_installed) {
+    if (hook_exit && !atexit_installed) {
         atexit_installed = true;
         atexit(on_process_exit);
     }
+}
+
+static void on_fork_child(void)
+{
+    tattle__ipc_forked();
+    attach_child(true);
+}
+
+void tattle__recorder_forked_unseen(void)
+{
+    attach_child(false);
 }
 
 void tattle__recorder_prepare(void)

@@ -70,6 +70,12 @@ void tattle__recorder_record(const struct tattle__event *event);
  * actors can record it (async-signal-safe). */
 void tattle__recorder_release_budget(void);
 
+/** Child process made without fork handlers (_Fork, a fork or clone
+ * system call), found out by the capture: gives its calling thread an
+ * actor and ring of its own, as the fork handler would have, without
+ * recording its exit (async-signal-safe). */
+void tattle__recorder_forked_unseen(void);
+
 /** Test process started from a handed-over arena: starts capturing the
  * messages its processes exchange through the kernel when the arena asks
  * for it (tracer/test_process/ipc.c). */
@@ -81,7 +87,9 @@ void tattle__ipc_start(struct tattle_trace_arena *arena);
 void tattle__ipc_exclude(int fd);
 
 /** Forked child: the descriptor cache of the capture is this process's
- * now (a vfork child, which runs no fork handler, only borrows it). */
+ * now (a vfork child, which runs no fork handler, only borrows it; a
+ * child made without fork handlers takes it at its first call that asks,
+ * tracer/test_process/ipc.c). */
 void tattle__ipc_forked(void);
 
 /** Stops capturing in this process (benchmarks, in-process sessions). */
