@@ -40,6 +40,16 @@
 
 enum { JOB_BYTES = 16, JOBS = 6, WORKERS = 2 };
 
+/* Every getpid call of the process, the capture's own included: this
+ * definition comes before libc's for the whole program. */
+static _Atomic unsigned long getpid_calls;
+
+pid_t getpid(void)
+{
+    atomic_fetch_add_explicit(&getpid_calls, 1, memory_order_relaxed);
+    return (pid_t)syscall(SYS_getpid);
+}
+
 struct pool {
     int jobs_read_end;
     int done[WORKERS];
@@ -1356,6 +1366,25 @@ TEST(ipc, vfork_child_redirects_stderr, .tags = "trace_messages")
     ASSERT_EQ(read(fds[0], got, sizeof got), (ssize_t)(sizeof note - 1));
     close(fds[0]);
     close(fds[1]);
+}
+
+/* The close of a number the capture never looked up, and of one it knows
+ * is no endpoint (a file written once), asks nothing of the kernel but
+ * the close. */
+TEST(ipc, close_of_no_endpoint_is_plain, .tags = "trace_messages")
+{
+    char path[] = "/tmp/tattle-capture-XXXXXX";
+    int unknown = mkstemp(path); /* mkstemp is not interposed */
+    ASSERT_GE(unknown, 0);
+    unlink(path);
+    unsigned long before = atomic_load(&getpid_calls);
+    ASSERT_EQ(close(unknown), 0);
+    EXPECT_EQ(atomic_load(&getpid_calls), before);
+    int file = written_file();
+    ASSERT_GE(file, 0);
+    before = atomic_load(&getpid_calls);
+    ASSERT_EQ(close(file), 0);
+    EXPECT_EQ(atomic_load(&getpid_calls), before);
 }
 
 /* A message put on a queue unseen (a raw system call) and received, then

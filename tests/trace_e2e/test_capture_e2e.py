@@ -879,6 +879,13 @@ def case_vfork_redirects_stderr(args):
           "only the child's message through the pipe: %s" % got)
 
 
+@CASES("capture_e2e_close_of_no_endpoint_asks_no_pid")
+def case_close_plain(args):
+    """Closing a number the capture never looked up, or one it knows is a
+    file, makes no getpid call (the fixture counts them)."""
+    traced_run(args, "ipc/close_of_no_endpoint_is_plain")
+
+
 @CASES("capture_e2e_queue_receive_never_matches_a_later_send")
 def case_mq_lookalike(args):
     """A receive of a message put on the queue unseen, before a send of

@@ -1265,15 +1265,24 @@ INTERPOSED int mq_close(mqd_t queue)
     return result;
 }
 
+/* Only an endpoint's close asks whose cache it is (a vfork child closes
+ * its own copy: the cache keeps the endpoint and no close is recorded):
+ * a number the cache knows nothing of, or knows is no endpoint, costs
+ * the close alone (dropping what the cache knows of it is right in any
+ * process: its owner classifies it again). */
 INTERPOSED int close(int fd)
 {
-    if (TATTLE__LIKELY(!capturing) || borrowing_cache())
+    if (TATTLE__LIKELY(!capturing))
         return real.close(fd);
     uint64_t word =
         fd >= 0 && fd < FD_CACHE_SIZE ? atomic_load(&fd_cache[fd]) : 0;
-    forget(fd);
+    bool endpoint = ((word >> 1) & 0x7fu) != 0;
+    if (endpoint && borrowing_cache())
+        return real.close(fd);
+    if (word != 0)
+        forget(fd);
     int result = real.close(fd);
-    if (result == 0 && ((word >> 1) & 0x7fu) != 0)
+    if (result == 0 && endpoint)
         record_endpoint_event(fd, word, "close", NULL);
     return result;
 }
