@@ -884,6 +884,21 @@ TEST(ipc, closed_in_range, .tags = "trace_messages")
     unlink(path);
 }
 
+/* Closes both ends of a pipe. */
+static void close_pipe(const int fds[2])
+{
+    close(fds[0]);
+    close(fds[1]);
+}
+
+/* Waits for a child: true when it exited with status 0. */
+static bool child_succeeded(pid_t child)
+{
+    int status = 0;
+    return waitpid(child, &status, 0) == child && WIFEXITED(status) &&
+           WEXITSTATUS(status) == 0;
+}
+
 /* A vfork child closes every descriptor from 3 up (closefrom, as
  * posix_spawn implementations and hand-written vfork+exec do) and exits.
  * It shares the test's memory but not its descriptors: the test's two
@@ -902,14 +917,10 @@ TEST(ipc, vfork_closefrom, .tags = "trace_messages")
         _exit(0);
     }
     ASSERT_NE(child, -1);
-    int status = 0;
-    ASSERT_EQ(waitpid(child, &status, 0), child);
-    ASSERT(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    ASSERT(child_succeeded(child));
     ASSERT_EQ(pipe_message(used, "after vfork"), 0);
-    close(used[0]);
-    close(used[1]);
-    close(idle[0]);
-    close(idle[1]);
+    close_pipe(used);
+    close_pipe(idle);
 }
 
 /* A number closed by a raw close system call, then handed out again by
@@ -1329,15 +1340,11 @@ TEST(ipc, fork_without_handlers, .tags = "trace_messages")
             _exit(2);
         _exit(pipe_message(fds, "in the child") == 0 ? 0 : 3);
     }
-    int status = 0;
-    ASSERT_EQ(waitpid(child, &status, 0), child);
-    ASSERT(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    ASSERT(child_succeeded(child));
     ASSERT_EQ(pipe_message(mine, "after the fork"), 0);
     ASSERT_EQ(pipe_message(old, "old after the fork"), 0);
-    close(old[0]);
-    close(old[1]);
-    close(mine[0]);
-    close(mine[1]);
+    close_pipe(old);
+    close_pipe(mine);
 }
 
 /* A vfork child puts a pipe on its standard error and writes there, as
@@ -1357,9 +1364,7 @@ TEST(ipc, vfork_child_redirects_stderr, .tags = "trace_messages")
                   : 3);
     }
     ASSERT_NE(child, -1);
-    int status = 0;
-    ASSERT_EQ(waitpid(child, &status, 0), child);
-    ASSERT(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    ASSERT(child_succeeded(child));
     static const char line[] = "the test's own stderr\n";
     ASSERT_EQ(write(2, line, sizeof line - 1), (ssize_t)(sizeof line - 1));
     char got[32];
