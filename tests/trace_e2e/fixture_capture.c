@@ -1312,6 +1312,16 @@ TEST(ipc, pending_crash, .tags = "trace_messages")
     raise(SIGSEGV);
 }
 
+/* The same, killed outright: no handler of the test's runs. */
+TEST(ipc, pending_killed, .tags = "trace_messages")
+{
+    tattle_actor_name("boss");
+    int fds[2];
+    ASSERT_EQ(pipe(fds), 0);
+    ASSERT_EQ(write(fds[1], "killed job", 10), 10);
+    kill(getpid(), SIGKILL);
+}
+
 /* Bytes left in two pipes, then the endpoint table's counters forged:
  * readers past the writers on the first, writers at the end of numbers
  * on the second. */

@@ -840,6 +840,40 @@ def case_pending_pipe(args):
           "five bytes of the first write, the whole second: %s" % unread(pipe))
 
 
+@CASES("capture_e2e_pending_bytes_drawn")
+def case_pending_drawn(args):
+    """`tattle show` (chart and --mermaid) and the HTML report show the
+    unread bytes where they show a mailbox's pending messages."""
+    if not args.tattle:
+        print("skipped: no tattle command to draw with")
+        sys.exit(77)
+    out = e2e.new_dir()
+    run = e2e.Run(args.capture, "--trace-passed", "--html", "report.html",
+                  "ipc/pending_pipe", cwd=out, expect_status=0)
+    endpoints = (run.test("ipc/pending_pipe").get("trace") or {}).get(
+        "endpoints") or [{}]
+    name = endpoints[0].get("name", "pipe:[?]")
+    chart = show(args, out, "ipc/pending_pipe")
+    check(re.search(r"unread in endpoints when the test ended:\n +%s \(owner "
+                    r"producer\): 9 bytes unread\n +#\d+ abcdefgh\n +#\d+ "
+                    r"tail\n" % re.escape(name), chart) is not None,
+          "show's chart lists the unread writes:\n%s" % chart)
+    mermaid = show(args, out, "ipc/pending_pipe", "--mermaid")
+    names = {b: a for a, b in re.findall(r"participant (p\d+) as (\S+)",
+                                         mermaid)}
+    pipe = names.get(name.replace(":", "#58;"), "p?")
+    check(re.search(r"participant %s as \S+ \(endpoint\)\n" % pipe, mermaid)
+          is not None and
+          re.search(r"Note over %s: 9 bytes unread #58; abcdefgh<br/>tail\n"
+                    % pipe, mermaid) is not None,
+          "--mermaid notes them on the pipe's lifeline:\n%s" % mermaid)
+    with open(os.path.join(out, "report.html"), encoding="utf-8") as f:
+        page = f.read()
+    check(re.search(r"%s</tspan>: 9 bytes unread</text>.*?>abcdefgh</text>.*?"
+                    r">tail</text>" % re.escape(name), page, re.S) is not None,
+          "the HTML diagram shows them under the pipe")
+
+
 @CASES("capture_e2e_pending_datagrams_in_snapshot")
 def case_pending_datagrams(args):
     _, traces = traced_run(args, "ipc/pending_datagrams")
@@ -903,7 +937,8 @@ def case_pending_queue(args):
 @CASES("capture_e2e_pending_bytes_survive_a_crash")
 def case_pending_crash(args):
     out = e2e.new_dir()
-    run = e2e.Run(args.capture, "ipc/pending_crash", cwd=out)
+    run = e2e.Run(args.capture, "ipc/pending_crash", "ipc/pending_killed",
+                  cwd=out)
     test = run.test("ipc/pending_crash")
     check(test.get("state") == "failed" and
           [f["kind"] for f in test.get("failures", [])] == ["crash"],
@@ -915,6 +950,12 @@ def case_pending_crash(args):
     check([(e["kind"], e["pending_bytes"], unread(e)) for e in endpoints] ==
           [("pipe", 8, [(8, "lost job")])],
           "the job nobody read is in the snapshot: %s" % endpoints)
+    killed = run.test("ipc/pending_killed").get("trace") or {}
+    check([(e["kind"], e["pending_bytes"], unread(e))
+           for e in pending(killed, "ipc/pending_killed")] ==
+          [("pipe", 10, [(10, "killed job")])],
+          "killed outright, the job is in the snapshot too: %s"
+          % killed.get("endpoints"))
     p = subprocess.run([args.capture, "--color", "never", "ipc/pending_crash"],
                        cwd=out, capture_output=True,
                        timeout=120 * driver.wait_scale(), env=e2e.clean_env())
