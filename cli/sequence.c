@@ -313,11 +313,50 @@ void tattle__sequence_text(struct tattle__buffer *out,
             tattle__buffer_printf(out, "%s    and %zu more\n", indent,
                                   mailbox->message_count - PENDING_SHOWN);
     }
+    for (size_t i = 0; i < trace->endpoint_count; i++) {
+        const struct tattle_trace_endpoint *endpoint = &trace->endpoints[i];
+        if (i == 0)
+            tattle__buffer_printf(
+                out, "%sunread in endpoints when the test ended:\n", indent);
+        tattle__buffer_printf(out, "%s  ", indent);
+        const char *name = endpoint->name ? endpoint->name : "?";
+        tattle__cli_append_printable(out, name, strlen(name), false, 40);
+        tattle__buffer_printf(out, " (owner ");
+        const char *owner = endpoint->owner ? endpoint->owner : "unknown";
+        tattle__cli_append_printable(out, owner, strlen(owner), false, 40);
+        tattle__buffer_append_string(out, "): ");
+        tattle__sequence_endpoint_summary(out, endpoint);
+        tattle__buffer_append_string(out, "\n");
+        for (size_t k = 0; k < endpoint->message_count && k < PENDING_SHOWN;
+             k++) {
+            const struct tattle_trace_pending_send *send =
+                &endpoint->messages[k];
+            tattle__buffer_printf(out, "%s    #%" PRIu64 " ", indent,
+                                  send->send);
+            const char *message = send->msg ? send->msg : "";
+            tattle__cli_append_printable(out, message, strlen(message), false,
+                                         DETAIL_CHARS);
+            tattle__buffer_append_string(out, "\n");
+        }
+        if (endpoint->message_count > PENDING_SHOWN)
+            tattle__buffer_printf(out, "%s    and %zu more\n", indent,
+                                  endpoint->message_count - PENDING_SHOWN);
+    }
     tattle__sequence_release(&d);
 }
 
 /* ---- Mermaid
  * ------------------------------------------------------------------ */
+
+/* Whether a participant is one of the trace's unread endpoints. */
+static bool is_endpoint(const struct tattle_trace *trace, const char *name)
+{
+    for (size_t i = 0; i < trace->endpoint_count; i++)
+        if (trace->endpoints[i].name &&
+            strcmp(trace->endpoints[i].name, name) == 0)
+            return true;
+    return false;
+}
 
 /* Appends `text` for a Mermaid label: letters, digits, spaces and harmless
  * punctuation as they are; every other character as an entity code. */
@@ -412,7 +451,10 @@ void tattle__sequence_mermaid(struct tattle__buffer *out,
         else
             mermaid_text(out, d.participants.names[i], 40);
         if (!d.actor[i])
-            tattle__buffer_append_string(out, " (mailbox)");
+            tattle__buffer_append_string(
+                out, is_endpoint(trace, d.participants.names[i])
+                         ? " (endpoint)"
+                         : " (mailbox)");
         tattle__buffer_append_string(out, "\n");
     }
     for (size_t r = 0; r < d.row_count; r++) {
@@ -478,6 +520,23 @@ void tattle__sequence_mermaid(struct tattle__buffer *out,
         if (mailbox->message_count > PENDING_SHOWN)
             tattle__buffer_printf(out, "<br/>and %zu more",
                                   mailbox->message_count - PENDING_SHOWN);
+        tattle__buffer_append_string(out, "\n");
+    }
+    for (size_t i = 0; i < trace->endpoint_count; i++) {
+        const struct tattle_trace_endpoint *endpoint = &trace->endpoints[i];
+        tattle__buffer_printf(out, "    Note over p%zu: ",
+                              tattle__sequence_participant(
+                                  &d, endpoint->name ? endpoint->name : "?"));
+        tattle__sequence_endpoint_summary(out, endpoint);
+        for (size_t k = 0; k < endpoint->message_count && k < PENDING_SHOWN;
+             k++) {
+            tattle__buffer_append_string(out, k ? "<br/>" : " #58; ");
+            const char *message = endpoint->messages[k].msg;
+            mermaid_text(out, message ? message : "", 40);
+        }
+        if (endpoint->message_count > PENDING_SHOWN)
+            tattle__buffer_printf(out, "<br/>and %zu more",
+                                  endpoint->message_count - PENDING_SHOWN);
         tattle__buffer_append_string(out, "\n");
     }
     tattle__sequence_release(&d);

@@ -398,6 +398,27 @@ static void print_trace(const struct console *console,
             fputc('\n', out);
         }
     }
+    for (size_t p = 0; p < trace->endpoint_count; p++) {
+        const struct tattle_trace_endpoint *endpoint = &trace->endpoints[p];
+        fprintf(out, "  %sendpoint ", paint(console, DIM));
+        print_string(out, endpoint->name, "");
+        fprintf(out, " (%s, owner ", endpoint->kind ? endpoint->kind : "?");
+        print_string(out, endpoint->owner, "?");
+        fprintf(out, "): %" PRIu64 " bytes unread", endpoint->pending_bytes);
+        if (endpoint->pending_messages)
+            fprintf(out, " in %" PRIu64 " messages",
+                    endpoint->pending_messages);
+        fprintf(out, "%s%s\n", endpoint->complete ? "" : ", incomplete",
+                paint(console, RESET));
+        for (size_t k = 0; k < endpoint->message_count; k++) {
+            const struct tattle_trace_pending_send *send =
+                &endpoint->messages[k];
+            fprintf(out, "    [%zu] send #%" PRIu64 ", %" PRIu64 " bytes: ", k,
+                    send->send, send->bytes);
+            print_string(out, send->msg, "");
+            fputc('\n', out);
+        }
+    }
     if (trace->calls_traced)
         print_calls(console, trace);
 }

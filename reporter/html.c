@@ -394,6 +394,57 @@ static void append_mark(struct tattle__buffer *out,
     append(out, "</text></g>");
 }
 
+/* The lines a box of waiting contents takes: its summary, the contents
+ * shown, and "and N more". */
+static size_t waiting_lines(size_t count)
+{
+    return 1 + (count < PENDING_SHOWN ? count : PENDING_SHOWN + 1);
+}
+
+/* Draws what waited in a mailbox or an endpoint when the test ended (its
+ * summary, then its contents, oldest first) under its lifeline, from `y`;
+ * returns where the next box goes. */
+static size_t draw_waiting(struct tattle__buffer *out,
+                           const struct tattle__sequence *sequence, size_t y,
+                           const char *name, const char *summary,
+                           const char *const *contents, size_t count)
+{
+    size_t at =
+        tattle__name_index_find(&sequence->participants, name ? name : "?");
+    size_t x = lane_x(at) - LANE_WIDTH / 2 + 6;
+    size_t shown = count < PENDING_SHOWN ? count : PENDING_SHOWN;
+    size_t lines = 1 + shown + (count > PENDING_SHOWN);
+    append(out, "<g class=\"mailbox-contents\">");
+    tattle__buffer_printf(out,
+                          "<rect x=\"%zu\" y=\"%zu\" width=\"%d\" "
+                          "height=\"%zu\" rx=\"3\"/>",
+                          x, y, LANE_WIDTH * 2, lines * PENDING_LINE + 4);
+    tattle__buffer_printf(out,
+                          "<text x=\"%zu\" y=\"%zu\"><tspan "
+                          "class=\"name\">",
+                          x + 6, y + 14);
+    tattle__html_string_cut(out, name, NAME_CHARS);
+    append(out, "</tspan>: ");
+    append(out, summary ? summary : "");
+    append(out, "</text>");
+    for (size_t k = 0; k < shown; k++) {
+        tattle__buffer_printf(out,
+                              "<text class=\"message\" x=\"%zu\" "
+                              "y=\"%zu\">",
+                              x + 14, y + 14 + (k + 1) * PENDING_LINE);
+        tattle__html_string_cut(out, contents[k], DETAIL_CHARS);
+        append(out, "</text>");
+    }
+    if (count > PENDING_SHOWN)
+        tattle__buffer_printf(out,
+                              "<text x=\"%zu\" y=\"%zu\">and %zu "
+                              "more</text>",
+                              x + 14, y + 14 + (shown + 1) * PENDING_LINE,
+                              count - PENDING_SHOWN);
+    append(out, "</g>");
+    return y + lines * PENDING_LINE + 8;
+}
+
 static void append_sequence_svg(struct tattle__buffer *out,
                                 const struct tattle_result *result)
 {
@@ -412,11 +463,10 @@ static void append_sequence_svg(struct tattle__buffer *out,
         const struct tattle_trace_mailbox *mailbox = &trace->mailboxes[i];
         if (!mailbox->pending && !mailbox->message_count)
             continue;
-        size_t shown = mailbox->message_count < PENDING_SHOWN
-                           ? mailbox->message_count
-                           : PENDING_SHOWN + 1;
-        pending_lines += 1 + shown;
+        pending_lines += waiting_lines(mailbox->message_count);
     }
+    for (size_t i = 0; i < trace->endpoint_count; i++)
+        pending_lines += waiting_lines(trace->endpoints[i].message_count);
     size_t rows_bottom =
         HEAD_HEIGHT + 20 + (sequence.row_count + (ending ? 1 : 0)) * ROW_HEIGHT;
     size_t width = TIME_MARGIN + lanes * LANE_WIDTH + 200;
@@ -523,50 +573,37 @@ static void append_sequence_svg(struct tattle__buffer *out,
         append(out, "</text></g>");
     }
 
-    /* What was still waiting in mailboxes, under each one's lifeline. */
+    /* What was still waiting in mailboxes and endpoints, under each one's
+     * lifeline. */
     size_t y = rows_bottom + 12;
+    struct tattle__buffer summary = {0};
     for (size_t i = 0; i < trace->mailbox_count; i++) {
         const struct tattle_trace_mailbox *mailbox = &trace->mailboxes[i];
         if (!mailbox->pending && !mailbox->message_count)
             continue;
-        size_t at = tattle__name_index_find(
-            &sequence.participants, mailbox->name ? mailbox->name : "?");
-        size_t x = lane_x(at) - LANE_WIDTH / 2 + 6;
-        size_t shown = mailbox->message_count < PENDING_SHOWN
-                           ? mailbox->message_count
-                           : PENDING_SHOWN;
-        size_t lines = 1 + shown + (mailbox->message_count > PENDING_SHOWN);
-        append(out, "<g class=\"mailbox-contents\">");
-        tattle__buffer_printf(out,
-                              "<rect x=\"%zu\" y=\"%zu\" width=\"%d\" "
-                              "height=\"%zu\" rx=\"3\"/>",
-                              x, y, LANE_WIDTH * 2, lines * PENDING_LINE + 4);
-        tattle__buffer_printf(out,
-                              "<text x=\"%zu\" y=\"%zu\"><tspan "
-                              "class=\"name\">",
-                              x + 6, y + 14);
-        tattle__html_string_cut(out, mailbox->name, NAME_CHARS);
-        tattle__buffer_printf(out, "</tspan>: %" PRIu64 " pending%s%s</text>",
+        summary.length = 0;
+        tattle__buffer_printf(&summary, "%" PRIu64 " pending%s%s",
                               mailbox->pending,
                               mailbox->alive ? "" : ", owner gone",
                               mailbox->approx ? ", approximate" : "");
-        for (size_t k = 0; k < shown; k++) {
-            tattle__buffer_printf(out,
-                                  "<text class=\"message\" x=\"%zu\" "
-                                  "y=\"%zu\">",
-                                  x + 14, y + 14 + (k + 1) * PENDING_LINE);
-            tattle__html_string_cut(out, mailbox->messages[k], DETAIL_CHARS);
-            append(out, "</text>");
-        }
-        if (mailbox->message_count > PENDING_SHOWN)
-            tattle__buffer_printf(out,
-                                  "<text x=\"%zu\" y=\"%zu\">and %zu "
-                                  "more</text>",
-                                  x + 14, y + 14 + (shown + 1) * PENDING_LINE,
-                                  mailbox->message_count - PENDING_SHOWN);
-        append(out, "</g>");
-        y += lines * PENDING_LINE + 8;
+        y = draw_waiting(out, &sequence, y, mailbox->name, summary.data,
+                         mailbox->messages, mailbox->message_count);
     }
+    for (size_t i = 0; i < trace->endpoint_count; i++) {
+        const struct tattle_trace_endpoint *endpoint = &trace->endpoints[i];
+        summary.length = 0;
+        tattle__sequence_endpoint_summary(&summary, endpoint);
+        const char **lines = calloc(endpoint->message_count + 1, sizeof *lines);
+        if (!lines)
+            break;
+        for (size_t k = 0; k < endpoint->message_count; k++)
+            lines[k] =
+                endpoint->messages[k].msg ? endpoint->messages[k].msg : "";
+        y = draw_waiting(out, &sequence, y, endpoint->name, summary.data, lines,
+                         endpoint->message_count);
+        free(lines);
+    }
+    tattle__buffer_release(&summary);
     append(out, "</svg></div></figure>");
     tattle__sequence_release(&sequence);
 }

@@ -250,6 +250,36 @@ void tattle__text_trace(struct tattle__buffer *out,
             tattle__buffer_append(out, "\n", 1);
         }
     }
+    for (size_t p = 0; p < trace->endpoint_count; p++) {
+        const struct tattle_trace_endpoint *endpoint = &trace->endpoints[p];
+        append(out, "endpoint ");
+        append(out, endpoint->name ? endpoint->name : "");
+        append(out, " (");
+        append(out, endpoint->kind ? endpoint->kind : "?");
+        append(out, ", owner ");
+        append(out, endpoint->owner ? endpoint->owner : "?");
+        append(out, "): ");
+        tattle__text_uint(out, endpoint->pending_bytes);
+        append(out, " bytes unread");
+        if (endpoint->pending_messages) {
+            append(out, " in ");
+            tattle__text_uint(out, endpoint->pending_messages);
+            append(out, " messages");
+        }
+        append(out, endpoint->complete ? "\n" : ", incomplete\n");
+        for (size_t k = 0; k < endpoint->message_count; k++) {
+            append(out, "  [");
+            tattle__text_uint(out, k);
+            append(out, "] send #");
+            tattle__text_uint(out, endpoint->messages[k].send);
+            append(out, ", ");
+            tattle__text_uint(out, endpoint->messages[k].bytes);
+            append(out, " bytes: ");
+            append(out,
+                   endpoint->messages[k].msg ? endpoint->messages[k].msg : "");
+            tattle__buffer_append(out, "\n", 1);
+        }
+    }
     if (trace->actor_count) {
         append(out, "actors:");
         for (size_t a = 0; a < trace->actor_count; a++) {

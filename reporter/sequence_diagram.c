@@ -15,6 +15,7 @@
  */
 #include "reporter/sequence_diagram.h"
 
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -205,6 +206,22 @@ void tattle__sequence_add_mailboxes(struct tattle__sequence *sequence,
     for (size_t i = 0; i < trace->mailbox_count; i++)
         if (trace->mailboxes[i].pending || trace->mailboxes[i].message_count)
             tattle__sequence_participant(sequence, trace->mailboxes[i].name);
+    for (size_t i = 0; i < trace->endpoint_count; i++)
+        tattle__sequence_participant(sequence, trace->endpoints[i].name
+                                                   ? trace->endpoints[i].name
+                                                   : "?");
+}
+
+void tattle__sequence_endpoint_summary(
+    struct tattle__buffer *out, const struct tattle_trace_endpoint *endpoint)
+{
+    tattle__buffer_printf(out, "%" PRIu64 " bytes unread",
+                          endpoint->pending_bytes);
+    if (endpoint->pending_messages)
+        tattle__buffer_printf(out, " in %" PRIu64 " messages",
+                              endpoint->pending_messages);
+    if (!endpoint->complete)
+        tattle__buffer_append_string(out, ", incomplete");
 }
 
 void tattle__sequence_release(struct tattle__sequence *sequence)

@@ -56,7 +56,8 @@ void tattle__sequence_build(struct tattle__sequence *sequence,
                             const struct tattle_trace *trace);
 
 /** Adds a participant for every mailbox of `trace` that still holds
- * messages, so that the pictures can show them at its lifeline. */
+ * messages and every captured endpoint with bytes unread, so that the
+ * pictures can show them at its lifeline. */
 void tattle__sequence_add_mailboxes(struct tattle__sequence *sequence,
                                     const struct tattle_trace *trace);
 
@@ -64,6 +65,12 @@ void tattle__sequence_add_mailboxes(struct tattle__sequence *sequence,
  * or endpoint when it is new. */
 size_t tattle__sequence_participant(struct tattle__sequence *sequence,
                                     const char *name);
+
+/** Appends what an endpoint held unread: "9 bytes unread", then " in N
+ * messages" for datagrams, queues and eventfds, ", incomplete" when the
+ * kept sends do not account for all of it. */
+void tattle__sequence_endpoint_summary(
+    struct tattle__buffer *out, const struct tattle_trace_endpoint *endpoint);
 
 void tattle__sequence_release(struct tattle__sequence *sequence);
 

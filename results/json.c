@@ -414,6 +414,51 @@ static cJSON *create_mailbox(const struct tattle_trace_mailbox *mailbox)
     return object;
 }
 
+static cJSON *create_pending_send(const struct tattle_trace_pending_send *send)
+{
+    cJSON *object = cJSON_CreateObject();
+    if (!object)
+        return NULL;
+    bool ok = tattle__json_add_uint(object, "send", send->send);
+    ok = tattle__json_add_uint(object, "bytes", send->bytes) && ok;
+    ok = tattle__json_add_text(object, "msg", send->msg ? send->msg : "") && ok;
+    if (!ok) {
+        cJSON_Delete(object);
+        return NULL;
+    }
+    return object;
+}
+
+static cJSON *create_endpoint(const struct tattle_trace_endpoint *endpoint)
+{
+    cJSON *object = cJSON_CreateObject();
+    if (!object)
+        return NULL;
+    bool ok = tattle__json_add_text(object, "name",
+                                    endpoint->name ? endpoint->name : "");
+    ok = tattle__json_add_text(object, "kind",
+                               endpoint->kind ? endpoint->kind : "") &&
+         ok;
+    ok = tattle__json_add_text(object, "owner", endpoint->owner) && ok;
+    ok = tattle__json_add_uint(object, "pending_bytes",
+                               endpoint->pending_bytes) &&
+         ok;
+    ok = tattle__json_add_uint(object, "pending_messages",
+                               endpoint->pending_messages) &&
+         ok;
+    cJSON *messages = add_array(object, "messages");
+    ok = messages && ok;
+    for (size_t i = 0; messages && i < endpoint->message_count; i++)
+        ok =
+            append(messages, create_pending_send(&endpoint->messages[i])) && ok;
+    ok = add_bool(object, "complete", endpoint->complete) && ok;
+    if (!ok) {
+        cJSON_Delete(object);
+        return NULL;
+    }
+    return object;
+}
+
 static cJSON *create_actor(const struct tattle_trace_actor *actor)
 {
     cJSON *object = cJSON_CreateObject();
@@ -510,6 +555,10 @@ static bool add_trace(cJSON *test, const struct tattle_trace *trace)
     ok = mailboxes && ok;
     for (size_t i = 0; ok && i < trace->mailbox_count; i++)
         ok = append(mailboxes, create_mailbox(&trace->mailboxes[i]));
+    cJSON *endpoints = add_array(object, "endpoints");
+    ok = endpoints && ok;
+    for (size_t i = 0; ok && i < trace->endpoint_count; i++)
+        ok = append(endpoints, create_endpoint(&trace->endpoints[i]));
     cJSON *actors = add_array(object, "actors");
     ok = actors && ok;
     for (size_t i = 0; ok && i < trace->actor_count; i++)

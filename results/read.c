@@ -648,6 +648,8 @@ struct read_trace {
     struct tattle_trace_call *calls;
     struct tattle_trace_stack *stacks;
     struct tattle_frame *frames; /* every stack's */
+    struct tattle_trace_endpoint *endpoints;
+    struct tattle_trace_pending_send *pending_sends; /* every endpoint's */
 };
 
 static void free_read_trace(struct tattle_trace *trace)
@@ -660,6 +662,8 @@ static void free_read_trace(struct tattle_trace *trace)
     free(owned->calls);
     free(owned->stacks);
     free(owned->frames);
+    free(owned->endpoints);
+    free(owned->pending_sends);
     free(owned);
 }
 
@@ -902,6 +906,74 @@ static const char *const call_kind_names[] = {"enter", "exit"};
 
 /* A `trace_calls` test's "call_cap", "calls_recorded", "calls_lost" (absent
  * in older reports: none), "calls" and "stacks". */
+/* The trace's unread endpoints (reports written before they were added
+ * have none). */
+static bool read_endpoints(struct build *build, const cJSON *object,
+                           const struct where *in, struct read_trace *owned)
+{
+    struct tattle_trace *trace = &owned->trace;
+    const cJSON *endpoints;
+    if (!check_array(build, object, "endpoints", in, &endpoints,
+                     &trace->endpoint_count))
+        return false;
+    owned->endpoints =
+        tattle__calloc(trace->endpoint_count, sizeof *owned->endpoints);
+    trace->endpoints = owned->endpoints;
+    size_t total = 0;
+    for (const cJSON *item = endpoints->child; item; item = item->next) {
+        const cJSON *messages =
+            cJSON_GetObjectItemCaseSensitive(item, "messages");
+        if (cJSON_IsArray(messages))
+            total += (size_t)cJSON_GetArraySize(messages);
+    }
+    owned->pending_sends = tattle__calloc(total, sizeof *owned->pending_sends);
+    size_t used = 0;
+    struct where list = {in, "endpoints", 0};
+    size_t i = 0;
+    for (const cJSON *item = endpoints->child; item; item = item->next, i++) {
+        struct where at = {&list, NULL, i};
+        struct tattle_trace_endpoint *endpoint = &owned->endpoints[i];
+        const cJSON *messages;
+        size_t count;
+        if (!cJSON_IsObject(item))
+            return fail_in(build, &at, "expected an object, found %s",
+                           tattle__json_describe(item));
+        if (!get_text(build, item, "name", &at, false, &endpoint->name) ||
+            !get_text(build, item, "kind", &at, false, &endpoint->kind) ||
+            !get_text(build, item, "owner", &at, true, &endpoint->owner) ||
+            !get_uint(build, item, "pending_bytes", &at, UINT64_MAX,
+                      &endpoint->pending_bytes) ||
+            !get_uint(build, item, "pending_messages", &at, UINT64_MAX,
+                      &endpoint->pending_messages) ||
+            !check_array(build, item, "messages", &at, &messages, &count) ||
+            !get_bool(build, item, "complete", &at, &endpoint->complete))
+            return false;
+        if (count > total - used)
+            return fail_in(build, &at, "more messages than were counted");
+        struct tattle_trace_pending_send *sends = owned->pending_sends + used;
+        endpoint->messages = sends;
+        endpoint->message_count = count;
+        struct where message_list = {&at, "messages", 0};
+        size_t k = 0;
+        for (const cJSON *message = messages->child; message;
+             message = message->next, k++) {
+            struct where element = {&message_list, NULL, k};
+            if (!cJSON_IsObject(message))
+                return fail_in(build, &element, "expected an object, found %s",
+                               tattle__json_describe(message));
+            if (!get_uint(build, message, "send", &element, UINT64_MAX,
+                          &sends[k].send) ||
+                !get_uint(build, message, "bytes", &element, UINT64_MAX,
+                          &sends[k].bytes) ||
+                !get_text(build, message, "msg", &element, false,
+                          &sends[k].msg))
+                return false;
+        }
+        used += count;
+    }
+    return true;
+}
+
 static bool read_calls(struct build *build, const cJSON *object,
                        const struct where *in, struct read_trace *owned)
 {
@@ -1100,6 +1172,9 @@ static bool read_trace(struct build *build, const cJSON *test,
         actor->pid = (int)pid;
         actor->tid = (int)tid;
     }
+    if (cJSON_GetObjectItemCaseSensitive(object, "endpoints") &&
+        !read_endpoints(build, object, &in, owned))
+        return false;
     if (cJSON_GetObjectItemCaseSensitive(object, "calls"))
         return read_calls(build, object, &in, owned);
     return true;

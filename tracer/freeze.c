@@ -279,6 +279,7 @@ struct endpoint_view {
     uint32_t peer;           /* index + 1 */
     uint32_t writer, reader; /* actor index + 1 */
     uint64_t sent;           /* the writers' offset at the end */
+    uint64_t received;       /* the readers' offset at the end */
     const char *display;     /* `pipe:[4711]`, `unix:/tmp/s`, ... */
     char name[TATTLE__ENDPOINT_NAME_BYTES];
     char local[TATTLE__ENDPOINT_NAME_BYTES];
@@ -304,6 +305,7 @@ static struct endpoint_view *read_endpoints(struct trace_storage *storage,
         view->writer = atomic_load(&entry->writer);
         view->reader = atomic_load(&entry->reader);
         view->sent = atomic_load(&entry->sent);
+        view->received = atomic_load(&entry->received);
         if (view->kind > TATTLE__ENDPOINT_KIND_LAST ||
             view->peer > TATTLE__MAX_ENDPOINTS || view->writer > actor_count ||
             view->reader > actor_count) {
@@ -546,6 +548,140 @@ static const char *side_name(const struct endpoint_view *views,
     return actor != 0 ? names[actor - 1] : NULL;
 }
 
+/* ---- Pending endpoint bytes ----------------------------------------------
+ * What was sent into a captured endpoint and never received by the end of
+ * the test, from the endpoint table's counters (the writers' and the
+ * readers' offsets) and the kept sends: a send is unread from the readers'
+ * offset on. The counters are the test's to scribble on: an endpoint whose
+ * readers are past its writers is left out, every count is bounded by what
+ * the kept events hold, and what no kept send accounts for is said to be
+ * incomplete, never invented. Queue messages are delivered by priority, so
+ * a queue's unread sends are its unclaimed ones (the latest, when receives
+ * fell out of the ring). */
+
+static const char *endpoint_kind_name(uint32_t kind)
+{
+    switch (kind) {
+    case TATTLE__ENDPOINT_PIPE:
+        return "pipe";
+    case TATTLE__ENDPOINT_EVENTFD:
+        return "eventfd";
+    case TATTLE__ENDPOINT_QUEUE:
+        return "mq";
+    default:
+        return "socket";
+    }
+}
+
+/* The units of the send at sends[at] not yet taken by readers at
+ * `received` (bytes for byte streams, else messages or eventfd units). */
+static uint64_t unread_units(const struct endpoint_view *views,
+                             const struct tattle_trace_event *events,
+                             const struct capture_ref *refs,
+                             const size_t *sends, size_t send_count, size_t at,
+                             uint64_t received)
+{
+    const struct capture_ref *send = &refs[sends[at]];
+    uint64_t units = capture_units(views, refs, sends, send_count, at,
+                                   events[sends[at]].size);
+    uint64_t end = send->offset + units;
+    if (end < send->offset || end <= received)
+        return 0;
+    return send->offset >= received ? units : end - received;
+}
+
+static int freeze_pending(struct trace_storage *storage,
+                          struct freezing *freezing,
+                          const struct endpoint_view *views,
+                          const struct tattle_trace_event *events,
+                          const struct capture_ref *refs, const size_t *sends,
+                          size_t send_count, const bool *claimed,
+                          const char **names)
+{
+    struct tattle_trace_endpoint *out =
+        pool_alloc(storage, TATTLE__MAX_ENDPOINTS * sizeof *out);
+    struct tattle_trace_pending_send *kept =
+        malloc((send_count + 1) * sizeof *kept);
+    if (out == NULL || kept == NULL) {
+        free(kept);
+        return -ENOMEM;
+    }
+    size_t count = 0;
+    for (uint32_t i = 0; i < TATTLE__MAX_ENDPOINTS; i++) {
+        const struct endpoint_view *view = &views[i];
+        if (view->kind == 0)
+            continue;
+        uint32_t source = capture_source(views, i + 1);
+        if (source == 0 || views[source - 1].sent <= view->received)
+            continue; /* nothing unread, or readers past the writers */
+        uint64_t units = views[source - 1].sent - view->received;
+        bool stream = view->kind == TATTLE__ENDPOINT_STREAM ||
+                      view->kind == TATTLE__ENDPOINT_PIPE;
+        ptrdiff_t last = find_send(sends, send_count, refs, source, UINT64_MAX);
+        ptrdiff_t first = last;
+        while (first > 0 && refs[sends[first - 1]].endpoint == source)
+            first--;
+        size_t found = 0;
+        uint64_t known_bytes = 0, known_units = 0;
+        bool queue = view->kind == TATTLE__ENDPOINT_QUEUE;
+        for (ptrdiff_t at = last; at >= 0 && at >= first; at--) {
+            size_t send = sends[at];
+            uint64_t taken;
+            if (queue) {
+                if (claimed[send])
+                    continue;
+                taken = 1;
+            } else {
+                taken = unread_units(views, events, refs, sends, send_count,
+                                     (size_t)at, view->received);
+                if (taken == 0)
+                    break; /* sorted by offset: the older ones were read */
+            }
+            if (known_units + taken > units)
+                break; /* more than the counters say: the rest was read */
+            known_units += taken;
+            uint64_t bytes = stream ? taken : events[send].size;
+            known_bytes += bytes;
+            kept[found++] =
+                (struct tattle_trace_pending_send){.send = events[send].seq,
+                                                   .bytes = bytes,
+                                                   .msg = events[send].msg};
+            if (known_units == units)
+                break;
+        }
+        struct tattle_trace_endpoint *endpoint = &out[count++];
+        endpoint->name = view->display;
+        endpoint->kind = endpoint_kind_name(view->kind);
+        uint32_t actor = view->reader ? view->reader : views[source - 1].writer;
+        endpoint->owner = actor != 0 ? names[actor - 1] : NULL;
+        endpoint->complete = known_units == units;
+        if (stream)
+            endpoint->pending_bytes = clamp_exact(units);
+        else if (view->kind == TATTLE__ENDPOINT_EVENTFD)
+            endpoint->pending_bytes = sizeof(uint64_t); /* what a read gets */
+        else
+            endpoint->pending_bytes = known_bytes;
+        endpoint->pending_messages = stream ? 0 : clamp_exact(units);
+        size_t keep =
+            found < freezing->layout->cap ? found : freezing->layout->cap;
+        struct tattle_trace_pending_send *messages =
+            pool_alloc(storage, (keep + 1) * sizeof *messages);
+        if (messages == NULL) {
+            free(kept);
+            return -ENOMEM;
+        }
+        /* Found newest first: kept oldest first. */
+        for (size_t k = 0; k < keep; k++)
+            messages[k] = kept[found - 1 - k];
+        endpoint->messages = messages;
+        endpoint->message_count = keep;
+    }
+    free(kept);
+    storage->trace.endpoints = out;
+    storage->trace.endpoint_count = count;
+    return 0;
+}
+
 static int resolve_captures(struct trace_storage *storage,
                             struct freezing *freezing,
                             struct tattle_trace_event *events,
@@ -614,8 +750,12 @@ static int resolve_captures(struct trace_storage *storage,
         }
         claim(events, send, &events[i], claimed);
     }
+    int error = freeze_pending(storage, freezing, views, events, refs, sends,
+                               send_count, claimed, names);
     free(sends);
     free(claimed);
+    if (error != 0)
+        return error;
 
     /* Unmatched: the first actor seen at the other side, else the
      * endpoint. */

@@ -145,6 +145,30 @@ struct tattle_trace_mailbox {
     bool approx;                 /* read while a writer was live or crashed */
 };
 
+/* One unread send of a captured endpoint: which send (its event's seq),
+ * how many of its bytes are still unread, and its payload as the event
+ * renders it. */
+struct tattle_trace_pending_send {
+    uint64_t send;  /* the seq of the send event */
+    uint64_t bytes; /* its bytes not yet received */
+    const char *msg;
+};
+
+/* An endpoint the message capture saw (a pipe, socket, eventfd or POSIX
+ * queue) into which more was sent than was received by the end of the
+ * test: what still waited to be read there, as the capture counted it. */
+struct tattle_trace_endpoint {
+    const char *name;  /* `pipe:[inode]`, `unix:PATH`, `mq:/NAME`, ... */
+    const char *kind;  /* "pipe", "socket", "eventfd" or "mq" */
+    const char *owner; /* the actor seen reading it, else writing; or NULL */
+    uint64_t pending_bytes;
+    uint64_t pending_messages; /* datagrams, eventfd writes, queue messages
+                                  unread; 0 for byte streams */
+    const struct tattle_trace_pending_send *messages; /* oldest first */
+    size_t message_count;
+    bool complete; /* every unread send is in messages */
+};
+
 struct tattle_trace_actor {
     const char *name;
     int pid;
@@ -199,6 +223,10 @@ struct tattle_trace {
     size_t call_count;
     const struct tattle_trace_stack *stacks;
     size_t stack_count;
+    /* Captured endpoints with bytes still unread at the end (message
+     * capture, SPEC 5a); empty when none. */
+    const struct tattle_trace_endpoint *endpoints;
+    size_t endpoint_count;
 };
 
 /** A test as reporters see it, before and after running. */

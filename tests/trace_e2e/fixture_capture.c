@@ -1408,4 +1408,103 @@ TEST(ipc, mq_receive_before_its_lookalike, .tags = "trace_messages")
     ASSERT_EQ(mq_send(queue, "same", 4, 0), 0);
     EXPECT_EQ(mq_receive(queue, got, sizeof got, NULL), 4);
     EXPECT_EQ(mq_close(queue), 0);
+/* ---- Bytes still unread when the test ends ------------------------------
+ * Each test leaves something in an endpoint; the driver checks the trace's
+ * `endpoints` list. */
+
+/* A pipe read in part: five bytes of the first write and all of the
+ * second are left in it. */
+TEST(ipc, pending_pipe, .tags = "trace_messages")
+{
+    tattle_actor_name("producer");
+    int fds[2];
+    ASSERT_EQ(pipe(fds), 0);
+    ASSERT_EQ(write(fds[1], "abcdefgh", 8), 8);
+    char got[3];
+    ASSERT_EQ(read(fds[0], got, sizeof got), 3);
+    ASSERT_EQ(write(fds[1], "tail", 4), 4);
+}
+
+/* Three datagrams through a socketpair, one of them read. */
+TEST(ipc, pending_datagrams, .tags = "trace_messages")
+{
+    tattle_actor_name("talker");
+    int pair[2];
+    ASSERT_EQ(socketpair(AF_UNIX, SOCK_DGRAM, 0, pair), 0);
+    ASSERT_EQ(send(pair[0], "one", 3, 0), 3);
+    ASSERT_EQ(send(pair[0], "two", 3, 0), 3);
+    ASSERT_EQ(send(pair[0], "three", 5, 0), 5);
+    char got[8];
+    ASSERT_EQ(recv(pair[1], got, sizeof got, 0), 3);
+}
+
+/* An eventfd written and never read. */
+TEST(ipc, pending_eventfd, .tags = "trace_messages")
+{
+    tattle_actor_name("waker");
+    int event = eventfd(0, EFD_CLOEXEC);
+    ASSERT_GE(event, 0);
+    uint64_t five = 5;
+    ASSERT_EQ(write(event, &five, sizeof five), (ssize_t)sizeof five);
+}
+
+/* A POSIX queue with two of its three messages left. */
+TEST(ipc, pending_queue, .tags = "trace_messages")
+{
+    tattle_actor_name("poster");
+    char name[64];
+    snprintf(name, sizeof name, "/tattle-pending-%d", (int)getpid());
+    struct mq_attr attributes = {.mq_maxmsg = 4, .mq_msgsize = 16};
+    mq_unlink(name);
+    mqd_t queue = mq_open(name, O_CREAT | O_EXCL | O_RDWR, 0600, &attributes);
+    if (queue == (mqd_t)-1 && (errno == ENOSYS || errno == EACCES))
+        SKIP("no POSIX message queues here: %s", strerror(errno));
+    ASSERT_NE(queue, (mqd_t)-1);
+    ASSERT_EQ(mq_unlink(name), 0);
+    ASSERT_EQ(mq_send(queue, "first", 5, 0), 0);
+    ASSERT_EQ(mq_send(queue, "second", 6, 0), 0);
+    ASSERT_EQ(mq_send(queue, "third", 5, 0), 0);
+    char got[16];
+    ASSERT_EQ(mq_receive(queue, got, sizeof got, NULL), 5);
+}
+
+/* A job written into a pipe, then a crash before any worker read it. */
+TEST(ipc, pending_crash, .tags = "trace_messages")
+{
+    tattle_actor_name("boss");
+    int fds[2];
+    ASSERT_EQ(pipe(fds), 0);
+    ASSERT_EQ(write(fds[1], "lost job", 8), 8);
+    raise(SIGSEGV);
+}
+
+/* The same, killed outright: no handler of the test's runs. */
+TEST(ipc, pending_killed, .tags = "trace_messages")
+{
+    tattle_actor_name("boss");
+    int fds[2];
+    ASSERT_EQ(pipe(fds), 0);
+    ASSERT_EQ(write(fds[1], "killed job", 10), 10);
+    kill(getpid(), SIGKILL);
+}
+
+/* Bytes left in two pipes, then the endpoint table's counters forged:
+ * readers past the writers on the first, writers at the end of numbers
+ * on the second. */
+TEST(ipc, pending_hostile, .tags = "trace_messages")
+{
+    int first[2], second[2];
+    ASSERT_EQ(pipe(first), 0);
+    ASSERT_EQ(pipe(second), 0);
+    ASSERT_EQ(write(first[1], "forged", 6), 6);
+    ASSERT_EQ(write(second[1], "endless", 7), 7);
+    struct tattle_trace_arena *arena = tattle_trace_current;
+    ASSERT_NOT_NULL(arena);
+    for (int i = 0; i < TATTLE__MAX_ENDPOINTS; i++) {
+        struct tattle__endpoint *entry = &arena->endpoints[i];
+        if (atomic_load(&entry->sent) == 6)
+            atomic_store(&entry->received, 1000);
+        else if (atomic_load(&entry->sent) == 7)
+            atomic_store(&entry->sent, UINT64_MAX);
+    }
 }

@@ -905,6 +905,193 @@ def case_mq_lookalike(args):
           "the receive before any send matches none: %s" % got[0])
     check(got[2].get("match") == got[1]["seq"],
           "the receive after the send matches it: %s" % got[2])
+def pending(trace, where):
+    """The trace's unread endpoints, each checked against its events."""
+    endpoints = trace.get("endpoints")
+    if not check(endpoints is not None, "%s: the trace lists unread endpoints"
+                 % where):
+        return []
+    by_seq = {e["seq"]: e for e in trace["events"]}
+    for endpoint in endpoints:
+        for sent in endpoint["messages"]:
+            event = by_seq.get(sent["send"])
+            check(event is not None and event["kind"] == "send" and
+                  event.get("msg") == sent["msg"] and
+                  0 < sent["bytes"] <= event["size"],
+                  "%s: %s's unread %s is of send %s"
+                  % (where, endpoint["name"], sent, event))
+    return endpoints
+
+
+def unread(endpoint):
+    return [(m["bytes"], m["msg"]) for m in endpoint["messages"]]
+
+
+@CASES("capture_e2e_pending_pipe_bytes_in_snapshot")
+def case_pending_pipe(args):
+    """A pipe read in part: what was left, and of which writes."""
+    _, traces = traced_run(args, "ipc/pending_pipe")
+    trace = traces.get("ipc/pending_pipe")
+    if not trace:
+        return
+    endpoints = pending(trace, "ipc/pending_pipe")
+    if not check(len(endpoints) == 1, "one endpoint left unread: %s" % endpoints):
+        return
+    pipe = endpoints[0]
+    check(re.fullmatch(r"pipe:\[\d+\]", pipe["name"]) is not None and
+          pipe["kind"] == "pipe" and pipe["owner"] == "producer",
+          "the pipe, named as the capture names it: %s" % pipe)
+    check(pipe["pending_bytes"] == 9 and pipe["pending_messages"] == 0 and
+          pipe["complete"], "nine bytes unread, all accounted for: %s" % pipe)
+    check(unread(pipe) == [(5, "abcdefgh"), (4, "tail")],
+          "five bytes of the first write, the whole second: %s" % unread(pipe))
+
+
+@CASES("capture_e2e_pending_bytes_drawn")
+def case_pending_drawn(args):
+    """`tattle show` (chart and --mermaid) and the HTML report show the
+    unread bytes where they show a mailbox's pending messages."""
+    if not args.tattle:
+        print("skipped: no tattle command to draw with")
+        sys.exit(77)
+    out = e2e.new_dir()
+    run = e2e.Run(args.capture, "--trace-passed", "--html", "report.html",
+                  "ipc/pending_pipe", cwd=out, expect_status=0)
+    endpoints = (run.test("ipc/pending_pipe").get("trace") or {}).get(
+        "endpoints") or [{}]
+    name = endpoints[0].get("name", "pipe:[?]")
+    chart = show(args, out, "ipc/pending_pipe")
+    check(re.search(r"unread in endpoints when the test ended:\n +%s \(owner "
+                    r"producer\): 9 bytes unread\n +#\d+ abcdefgh\n +#\d+ "
+                    r"tail\n" % re.escape(name), chart) is not None,
+          "show's chart lists the unread writes:\n%s" % chart)
+    mermaid = show(args, out, "ipc/pending_pipe", "--mermaid")
+    names = {b: a for a, b in re.findall(r"participant (p\d+) as (\S+)",
+                                         mermaid)}
+    pipe = names.get(name.replace(":", "#58;"), "p?")
+    check(re.search(r"participant %s as \S+ \(endpoint\)\n" % pipe, mermaid)
+          is not None and
+          re.search(r"Note over %s: 9 bytes unread #58; abcdefgh<br/>tail\n"
+                    % pipe, mermaid) is not None,
+          "--mermaid notes them on the pipe's lifeline:\n%s" % mermaid)
+    with open(os.path.join(out, "report.html"), encoding="utf-8") as f:
+        page = f.read()
+    check(re.search(r"%s</tspan>: 9 bytes unread</text>.*?>abcdefgh</text>.*?"
+                    r">tail</text>" % re.escape(name), page, re.S) is not None,
+          "the HTML diagram shows them under the pipe")
+
+
+@CASES("capture_e2e_pending_datagrams_in_snapshot")
+def case_pending_datagrams(args):
+    _, traces = traced_run(args, "ipc/pending_datagrams")
+    trace = traces.get("ipc/pending_datagrams")
+    if not trace:
+        return
+    endpoints = pending(trace, "ipc/pending_datagrams")
+    if not check(len(endpoints) == 1, "one socket left unread: %s" % endpoints):
+        return
+    socket = endpoints[0]
+    check(socket["kind"] == "socket" and socket["name"].startswith("socket:[")
+          and socket["owner"] == "talker",
+          "the receiving socket of the pair: %s" % socket)
+    check(socket["pending_messages"] == 2 and socket["pending_bytes"] == 8 and
+          socket["complete"], "two datagrams, eight bytes unread: %s" % socket)
+    check(unread(socket) == [(3, "two"), (5, "three")],
+          "the second and third datagrams, in order: %s" % unread(socket))
+
+
+@CASES("capture_e2e_pending_eventfd_in_snapshot")
+def case_pending_eventfd(args):
+    _, traces = traced_run(args, "ipc/pending_eventfd")
+    trace = traces.get("ipc/pending_eventfd")
+    if not trace:
+        return
+    endpoints = pending(trace, "ipc/pending_eventfd")
+    if not check(len(endpoints) == 1, "the eventfd is unread: %s" % endpoints):
+        return
+    event = endpoints[0]
+    check(event["kind"] == "eventfd" and event["name"].startswith("eventfd:[")
+          and event["pending_messages"] == 1 and event["pending_bytes"] == 8
+          and event["complete"] and len(event["messages"]) == 1,
+          "one write waits, a read would get its 8 bytes: %s" % event)
+
+
+@CASES("capture_e2e_pending_queue_in_snapshot")
+def case_pending_queue(args):
+    out = e2e.new_dir()
+    run = e2e.Run(args.capture, "--trace-passed", "ipc/pending_queue", cwd=out)
+    test = run.test("ipc/pending_queue")
+    if test.get("state") == "skipped":
+        print("skipped: %s" % test.get("failures"))
+        sys.exit(77)
+    trace = test.get("trace")
+    if not check(test.get("state") == "passed" and trace is not None,
+                 "ipc/pending_queue passes with a trace: %s" % test):
+        return
+    endpoints = pending(trace, "ipc/pending_queue")
+    if not check(len(endpoints) == 1, "the queue is unread: %s" % endpoints):
+        return
+    queue = endpoints[0]
+    check(re.fullmatch(r"mq:/tattle-pending-\d+", queue["name"]) is not None
+          and queue["kind"] == "mq" and queue["owner"] == "poster",
+          "the queue, by its name: %s" % queue)
+    check(queue["pending_messages"] == 2 and queue["pending_bytes"] == 11 and
+          queue["complete"], "two messages, eleven bytes: %s" % queue)
+    check(unread(queue) == [(6, "second"), (5, "third")],
+          "the second and third messages: %s" % unread(queue))
+
+
+@CASES("capture_e2e_pending_bytes_survive_a_crash")
+def case_pending_crash(args):
+    out = e2e.new_dir()
+    run = e2e.Run(args.capture, "ipc/pending_crash", "ipc/pending_killed",
+                  cwd=out)
+    test = run.test("ipc/pending_crash")
+    check(test.get("state") == "failed" and
+          [f["kind"] for f in test.get("failures", [])] == ["crash"],
+          "the test crashed: %s" % test.get("failures"))
+    trace = test.get("trace")
+    if not check(trace is not None, "the crashed test has a trace"):
+        return
+    endpoints = pending(trace, "ipc/pending_crash")
+    check([(e["kind"], e["pending_bytes"], unread(e)) for e in endpoints] ==
+          [("pipe", 8, [(8, "lost job")])],
+          "the job nobody read is in the snapshot: %s" % endpoints)
+    killed = run.test("ipc/pending_killed").get("trace") or {}
+    check([(e["kind"], e["pending_bytes"], unread(e))
+           for e in pending(killed, "ipc/pending_killed")] ==
+          [("pipe", 10, [(10, "killed job")])],
+          "killed outright, the job is in the snapshot too: %s"
+          % killed.get("endpoints"))
+    p = subprocess.run([args.capture, "--color", "never", "ipc/pending_crash"],
+                       cwd=out, capture_output=True,
+                       timeout=120 * driver.wait_scale(), env=e2e.clean_env())
+    text = p.stdout.decode("utf-8", "replace")
+    check(re.search(r"endpoint pipe:\[\d+\] \(pipe, owner boss\): 8 bytes "
+                    r"unread\n +\[0\] send #\d+, 8 bytes: \"?lost job", text)
+          is not None, "the console shows the unread job: %s" % text[-1500:])
+
+
+@CASES("capture_e2e_pending_hostile_counters_not_believed")
+def case_pending_hostile(args):
+    out = e2e.new_dir()
+    run = e2e.Run(args.capture, "--trace-passed", "ipc/pending_hostile",
+                  "ipc/pending_pipe", cwd=out)
+    check(run.status in (0, 1), "the runner survives (status %d): %s"
+          % (run.status, run.stderr[-400:]))
+    trace = run.test("ipc/pending_hostile").get("trace")
+    if not check(trace is not None, "the forging test has a trace"):
+        return
+    endpoints = pending(trace, "ipc/pending_hostile")
+    check(all(unread(e) != [(6, "forged")] for e in endpoints),
+          "readers past the writers: nothing is made up: %s" % endpoints)
+    endless = [e for e in endpoints if unread(e) == [(7, "endless")]]
+    check(len(endless) == 1 and not endless[0]["complete"] and
+          len(endpoints) == 1,
+          "a count past what was kept is said to be incomplete: %s" % endpoints)
+    other = run.test("ipc/pending_pipe").get("trace") or {}
+    check([e["pending_bytes"] for e in other.get("endpoints", [])] == [9],
+          "the next test's snapshot is its own: %s" % other.get("endpoints"))
 
 
 def main():
