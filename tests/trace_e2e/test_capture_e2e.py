@@ -927,17 +927,22 @@ def unread(endpoint):
     return [(m["bytes"], m["msg"]) for m in endpoint["messages"]]
 
 
+def only_unread(trace, test_id):
+    """The one endpoint a test left bytes unread in, or None."""
+    endpoints = pending(trace, test_id) if trace else []
+    if check(len(endpoints) == 1, "%s left one endpoint unread: %s"
+             % (test_id, endpoints)):
+        return endpoints[0]
+    return None
+
+
 @CASES("capture_e2e_pending_pipe_bytes_in_snapshot")
 def case_pending_pipe(args):
     """A pipe read in part: what was left, and of which writes."""
     _, traces = traced_run(args, "ipc/pending_pipe")
-    trace = traces.get("ipc/pending_pipe")
-    if not trace:
+    pipe = only_unread(traces.get("ipc/pending_pipe"), "ipc/pending_pipe")
+    if not pipe:
         return
-    endpoints = pending(trace, "ipc/pending_pipe")
-    if not check(len(endpoints) == 1, "one endpoint left unread: %s" % endpoints):
-        return
-    pipe = endpoints[0]
     check(re.fullmatch(r"pipe:\[\d+\]", pipe["name"]) is not None and
           pipe["kind"] == "pipe" and pipe["owner"] == "producer",
           "the pipe, named as the capture names it: %s" % pipe)
@@ -984,13 +989,9 @@ def case_pending_drawn(args):
 @CASES("capture_e2e_pending_datagrams_in_snapshot")
 def case_pending_datagrams(args):
     _, traces = traced_run(args, "ipc/pending_datagrams")
-    trace = traces.get("ipc/pending_datagrams")
-    if not trace:
+    socket = only_unread(traces.get("ipc/pending_datagrams"), "ipc/pending_datagrams")
+    if not socket:
         return
-    endpoints = pending(trace, "ipc/pending_datagrams")
-    if not check(len(endpoints) == 1, "one socket left unread: %s" % endpoints):
-        return
-    socket = endpoints[0]
     check(socket["kind"] == "socket" and socket["name"].startswith("socket:[")
           and socket["owner"] == "talker",
           "the receiving socket of the pair: %s" % socket)
@@ -1003,13 +1004,9 @@ def case_pending_datagrams(args):
 @CASES("capture_e2e_pending_eventfd_in_snapshot")
 def case_pending_eventfd(args):
     _, traces = traced_run(args, "ipc/pending_eventfd")
-    trace = traces.get("ipc/pending_eventfd")
-    if not trace:
+    event = only_unread(traces.get("ipc/pending_eventfd"), "ipc/pending_eventfd")
+    if not event:
         return
-    endpoints = pending(trace, "ipc/pending_eventfd")
-    if not check(len(endpoints) == 1, "the eventfd is unread: %s" % endpoints):
-        return
-    event = endpoints[0]
     check(event["kind"] == "eventfd" and event["name"].startswith("eventfd:[")
           and event["pending_messages"] == 1 and event["pending_bytes"] == 8
           and event["complete"] and len(event["messages"]) == 1,
@@ -1028,10 +1025,9 @@ def case_pending_queue(args):
     if not check(test.get("state") == "passed" and trace is not None,
                  "ipc/pending_queue passes with a trace: %s" % test):
         return
-    endpoints = pending(trace, "ipc/pending_queue")
-    if not check(len(endpoints) == 1, "the queue is unread: %s" % endpoints):
+    queue = only_unread(trace, "ipc/pending_queue")
+    if not queue:
         return
-    queue = endpoints[0]
     check(re.fullmatch(r"mq:/tattle-pending-\d+", queue["name"]) is not None
           and queue["kind"] == "mq" and queue["owner"] == "poster",
           "the queue, by its name: %s" % queue)
