@@ -13,44 +13,16 @@
 //           "keyboard_focus", "keyboard_zoomed"},
 //  "light_fill", "dark_fill", "screenshots": [paths]}
 //
-// Every request the page makes is recorded and aborted.
-import { chromium } from 'playwright-core';
-import fs from 'node:fs';
+// The browser, the page's requests (recorded and aborted) and its
+// errors are report_page.mjs's.
 import path from 'node:path';
-import { pathToFileURL } from 'node:url';
-import { waitMs } from './wait_scale.mjs';
+import { inspectReport } from './report_page.mjs';
 
 const [report, shots, testId] = process.argv.slice(2);
-const executablePath = process.env.CHROMIUM || '/usr/bin/chromium';
-const url = pathToFileURL(path.resolve(report)).href;
-fs.mkdirSync(shots, { recursive: true });
 
-const browser = await chromium.launch({
-  executablePath,
-  args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'],
-});
-const result = { requests: [], console_errors: [], page_errors: [],
-                 screenshots: [] };
-try {
-  const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
-  const page = await context.newPage();
-  await context.route('**/*', (route) => {
-    const requested = route.request().url();
-    if (requested === url)
-      return route.continue();
-    if (!result.requests.includes(requested))
-      result.requests.push(requested);
-    return route.abort();
-  });
-  page.on('request', (r) => {
-    if (r.url() !== url && !result.requests.includes(r.url()))
-      result.requests.push(r.url());
-  });
-  page.on('console', (m) => { if (m.type() === 'error') result.console_errors.push(m.text()); });
-  page.on('pageerror', (e) => result.page_errors.push(String(e)));
-  await page.goto(url, { waitUntil: 'load' });
-  await page.waitForFunction(() => document.documentElement.dataset.ready === 'true',
-                             null, { timeout: waitMs(20000) });
+await inspectReport(report, shots, async (page, result) => {
+  if (!result.ready)
+    throw new Error('the page\'s script did not run to its end');
   Object.assign(result, await page.evaluate(() => {
     const names = {};
     for (const t of document.querySelectorAll('details.test')) {
@@ -136,8 +108,4 @@ try {
   result.screenshots.push(dark);
   result.dark_fill = await figure.evaluate((f) =>
     getComputedStyle(f.querySelector('g.frame:not(.thread) rect')).fill);
-  await context.close();
-} finally {
-  await browser.close();
-}
-process.stdout.write(JSON.stringify(result) + '\n');
+});

@@ -14,47 +14,14 @@
 //  "tag_filter": {"tag", "visible": [ids]}   (with TAG)
 //  "screenshots": [paths]}
 //
-// Every request the page makes is recorded and aborted, so nothing is
-// ever fetched; the page's own file is the only one allowed.
-import { chromium } from 'playwright-core';
-import fs from 'node:fs';
+// The browser, the page's requests (recorded and aborted: nothing is
+// ever fetched) and its errors are report_page.mjs's.
 import path from 'node:path';
-import { pathToFileURL } from 'node:url';
-import { waitMs } from './wait_scale.mjs';
+import { inspectReport } from './report_page.mjs';
 
 const [report, shots, tag] = process.argv.slice(2);
-const executablePath = process.env.CHROMIUM || '/usr/bin/chromium';
-const url = pathToFileURL(path.resolve(report)).href;
-fs.mkdirSync(shots, { recursive: true });
 
-const browser = await chromium.launch({
-  executablePath,
-  args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'],
-});
-const result = { requests: [], console_errors: [], page_errors: [],
-                 screenshots: [] };
-try {
-  const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
-  const page = await context.newPage();
-  await context.route('**/*', (route) => {
-    const requested = route.request().url();
-    if (requested === url)
-      return route.continue();
-    if (!result.requests.includes(requested))
-      result.requests.push(requested);
-    return route.abort();
-  });
-  // Requests routing cannot see (file: URLs) are recorded here.
-  page.on('request', (r) => {
-    if (r.url() !== url && !result.requests.includes(r.url()))
-      result.requests.push(r.url());
-  });
-  page.on('console', (m) => { if (m.type() === 'error') result.console_errors.push(m.text()); });
-  page.on('pageerror', (e) => result.page_errors.push(String(e)));
-  await page.goto(url, { waitUntil: 'load' });
-  result.ready = await page.waitForFunction(
-    () => document.documentElement.dataset.ready === 'true', null,
-    { timeout: waitMs(20000) }).then(() => true, () => false);
+await inspectReport(report, shots, async (page, result) => {
   Object.assign(result, await page.evaluate(() => {
     const count = (selector) => document.querySelectorAll(selector).length;
     const tests = [...document.querySelectorAll('details.test')].map((t) => {
@@ -126,8 +93,4 @@ try {
     focused.push(await page.evaluate(() => document.activeElement.tagName.toLowerCase()));
   }
   result.focused = focused;
-  await context.close();
-} finally {
-  await browser.close();
-}
-process.stdout.write(JSON.stringify(result) + '\n');
+});
