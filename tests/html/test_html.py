@@ -689,11 +689,12 @@ def html_flame_graph_stays_inside_with_hostile_times(c):
 def html_flame_graph_in_chromium(c):
     """The profile report with one test's calls named with hostile
     strings, in headless Chromium: no test string ran or added an element,
-    nothing was requested, no error; a click on a frame zooms to it (it
-    spans the width, its callers too, its siblings are hidden), the reset
-    button restores every frame, Tab reaches a frame and Enter zooms to
-    it; screenshots of a flame graph in the light and dark schemes stay in
-    the build tree."""
+    nothing was requested, no error; a click on a frame with callers and
+    callees zooms to it (it and its callers span the width, its callees
+    fill it in proportion, every frame related to it by neither is
+    hidden), the reset button restores every frame, Tab reaches a frame
+    and Enter zooms to it; screenshots of a flame graph in the light and
+    dark schemes stay in the build tree."""
     _, report, directory = c.run_for_report([c.options.profile,
                                                     "--trace-passed"])
     calls = [(0, FLAME_HOSTILE, "enter", FLAME_HOSTILE, HOSTILE_PARTS[2]),
@@ -714,8 +715,13 @@ def html_flame_graph_in_chromium(c):
     c.expect(abs(zoom["target_width"] - FLAME_WIDTH) < 0.5 and
              abs(zoom["target_x"]) < 0.5, "the frame spans the width: %s"
              % zoom)
-    c.expect(zoom["callers_full"], "its callers span the width: %s" % zoom)
-    c.expect(zoom["hidden"] >= 1, "frames beside it are hidden: %s" % zoom)
+    c.expect(zoom["callers"] >= 1 and zoom["callers_full"],
+             "its callers stay drawn across the width: %s" % zoom)
+    c.expect(zoom["callees"] >= 1 and zoom["callees_fill"],
+             "its callees fill it, stretched with it: %s" % zoom)
+    c.expect(zoom["unrelated"] >= 1 and zoom["unrelated_hidden"],
+             "the frames neither calling it nor called by it are hidden: "
+             "%s" % zoom)
     c.expect_eq(zoom["after_reset"], zoom["before"], "reset restores them")
     c.expect(zoom["keyboard_focus"], "Tab reaches a frame")
     c.expect(zoom["keyboard_zoomed"], "Enter zooms to the focused frame")
