@@ -3,6 +3,7 @@
 Mermaid diagrams of `tattle show --mermaid`, read by Mermaid's parser.
 
     test_html.py CASE --tattle TATTLE --fixture HTML_FIXTURE
+                 --calls-fixture HTML_CALLS_FIXTURE --profile PROFILE_FIXTURE
                  --artifacts DIR [--examples TATTLE_EXAMPLES]
 
 html_fixture (fixture_html.c) puts `</script>`, an `<img onerror>`,
@@ -12,7 +13,10 @@ report (validated against the schema) says what each string is, and the
 page must show exactly that as text. The browser cases open the page in
 headless Chromium (Debian's chromium, driven by npm's playwright-core:
 tests/consumers/check_html_page.mjs), abort and record every request,
-and keep their screenshots under DIR. Cases that need Chromium, node or
+and keep their screenshots under DIR. html_calls_fixture
+(fixture_html_calls.c) is a `trace_calls` test whose thread names itself
+with invalid UTF-8 and an <img onerror>, so the flame graph is checked on
+a name that came through the tracer. Cases that need Chromium, node or
 the npm packages exit 77 (skipped) naming what is missing.
 """
 import argparse
@@ -732,6 +736,74 @@ def html_flame_graph_in_chromium(c):
         c.expect(os.path.getsize(shot) > 1000, "screenshot %s" % shot)
 
 
+# fixture_html_calls.c's thread name, as the test passes it to
+# tattle_actor_name(): two ill-formed bytes and an element.
+HOSTILE_ACTOR = b"\xfe\xff<img src=x onerror=pwned=3>"
+
+
+def hostile_thread_page(c):
+    """Runs html_calls_fixture with --trace-passed and --html; (page
+    path, the thread's name as a reader must see it: each ill-formed
+    byte as U+FFFD)."""
+    process, report, directory = c.run_for_report(
+        [c.options.calls_fixture, "--trace-passed", "--html",
+         "report.html"])
+    c.require(process.returncode == 0, "the run passes (status %d): %r"
+              % (process.returncode, process.stderr[-400:]))
+    expected = visible(HOSTILE_ACTOR.decode("utf-8", errors="replace"))
+    c.require(expected.startswith("\ufffd\ufffd<img"), "the expected name")
+    actors = {call["actor"] for test in report["tests"]
+              for call in (test.get("trace") or {}).get("calls", [])}
+    c.expect_eq(actors, {expected}, "the JSON report's actor of the calls")
+    return os.path.join(directory, "report.html"), expected
+
+
+@CASES("html_flame_graph_thread_named_with_invalid_utf8_is_text")
+def html_flame_graph_thread_named_with_invalid_utf8_is_text(c):
+    """A `trace_calls` test names its thread with two ill-formed bytes
+    and an <img onerror> (through the tracer, not a crafted report): the
+    page is UTF-8 with no element but its own, and the flame graph's
+    thread frame, read as a document, names the thread as text with
+    U+FFFD for each ill-formed byte, its calls under it."""
+    page, expected = hostile_thread_page(c)
+    with open(page, "rb") as f:
+        text = f.read().decode("utf-8")  # raises on invalid UTF-8
+    tags = Tags()
+    tags.feed(text)
+    tags.close()
+    c.expect_eq(sorted(set(tags.elements) & {"img", "iframe", "object",
+                                             "embed", "script"}),
+                ["script"], "elements that could fetch or run")
+    c.expect(not [a for a in tags.attributes if a.startswith("on")],
+             "no event-handler attribute")
+    figure = read_flames(page).get("html_calls/hostile_thread")
+    c.require(figure and figure["frames"], "the test has a flame graph")
+    threads = [f["title"].split("\n")[0] for f in figure["frames"]
+               if "thread" in f["classes"]]
+    c.expect_eq(threads, [expected], "the thread's frame names it as text")
+    paths = flame_paths(c, "html_calls/hostile_thread", figure)
+    c.expect(any(p[0] == expected and p[-2:] == ("outer", "inner")
+                 for p in paths), "outer and inner under the thread: %r"
+             % sorted(paths))
+
+
+@CASES("html_flame_graph_in_chromium_thread_named_with_invalid_utf8")
+def html_flame_graph_in_chromium_thread_named_with_invalid_utf8(c):
+    """The same page in headless Chromium: the thread's frame reads back
+    the name with U+FFFD for each ill-formed byte, no <img> was added and
+    no script ran, nothing was requested, no error."""
+    page, expected = hostile_thread_page(c)
+    result = node("check_html_flame.mjs", page, c.artifacts("flame-utf8"),
+                  "html_calls/hostile_thread")
+    c.expect_eq(result["requests"], [], "requests made")
+    c.expect_eq(result["console_errors"] + result["page_errors"], [], "errors")
+    c.expect_eq(result["pwned"], None, "no name ran as script")
+    c.expect_eq(result["img"], 0, "no <img> added")
+    names = result["names"].get("html_calls/hostile_thread") or []
+    c.expect(names[:1] == [expected], "the thread's frame as text: %r"
+             % names[:3])
+
+
 def main():
     CASES.list_if_asked()
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
@@ -741,8 +813,10 @@ def main():
     parser.add_argument("--artifacts", required=True)
     parser.add_argument("--examples")
     parser.add_argument("--profile", required=True)
+    parser.add_argument("--calls-fixture", required=True)
     options = parser.parse_args()
-    for name in ("tattle", "fixture", "examples", "artifacts", "profile"):
+    for name in ("tattle", "fixture", "examples", "artifacts", "profile",
+                 "calls_fixture"):
         if getattr(options, name):
             setattr(options, name, os.path.abspath(getattr(options, name)))
     try:
