@@ -2,7 +2,7 @@
 // (Debian's /usr/bin/chromium, driven by npm's playwright-core) and prints
 // one line of JSON saying what the page holds as a browser sees it:
 //
-//   node check_html_page.mjs REPORT.html SCREENSHOT_DIR [TAG]
+//   node check_html_page.mjs REPORT.html SCREENSHOT_DIR [TAG [SEARCH]]
 //
 // {"requests": [urls other than the page itself], "console_errors": [...],
 //  "page_errors": [...], "ready": bool, "pwned": window.pwned,
@@ -12,14 +12,19 @@
 //             "svg": bool}],
 //  "data": the embedded JSON data, parsed,
 //  "tag_filter": {"tag", "visible": [ids]}   (with TAG)
+//  "search": {"text", "deferred": [ids whose details were not yet
+//             elements], "visible": [ids the text filter left]},
+//  "opened": {"id", "deferred_after", "output", "rerun", "copy_shown"}
+//             (with SEARCH: the first test it left, opened)
 //  "screenshots": [paths]}
 //
 // The browser, the page's requests (recorded and aborted: nothing is
 // ever fetched) and its errors are report_page.mjs's.
 import path from 'node:path';
 import { inspectReport } from './report_page.mjs';
+import { waitMs } from './wait_scale.mjs';
 
-const [report, shots, tag] = process.argv.slice(2);
+const [report, shots, tag, search] = process.argv.slice(2);
 
 await inspectReport(report, shots, async (page, result) => {
   Object.assign(result, await page.evaluate(() => {
@@ -66,6 +71,31 @@ await inspectReport(report, shots, async (page, result) => {
     await figures[i].scrollIntoViewIfNeeded();
     await figures[i].screenshot({ path: shot });
     result.screenshots.push(shot);
+  }
+  if (search) {
+    const ids = (selector) => page.$$eval(selector, (all) =>
+      all.map((t) => t.querySelector('summary .id').textContent));
+    const deferred = await ids('details.test[data-deferred]');
+    await page.fill('#filters input[name="text"]', search);
+    result.search = { text: search, deferred,
+                      visible: await ids('details.test:not([hidden])') };
+    await page.fill('#filters input[name="text"]', '');
+    if (result.search.visible.length) {
+      const id = result.search.visible[0];
+      const test = await page.evaluateHandle((want) =>
+        [...document.querySelectorAll('details.test')].find(
+          (t) => t.querySelector('summary .id').textContent === want), id);
+      await test.evaluate((t) => t.querySelector('summary').click());
+      await page.waitForFunction((t) => t.open && !t.dataset.deferred, test,
+                                 { timeout: waitMs(5000) }).catch(() => {});
+      result.opened = await test.evaluate((t) => ({
+        id: t.querySelector('summary .id').textContent,
+        deferred_after: !!t.dataset.deferred,
+        output: [...t.querySelectorAll('.output pre')].map((m) => m.textContent),
+        rerun: t.querySelector('.rerun code') ? t.querySelector('.rerun code').textContent : null,
+        copy_shown: !!t.querySelector('button.copy:not([hidden])'),
+      }));
+    }
   }
   if (tag) {
     await page.selectOption('#filters select[name="tag"]', tag);

@@ -178,7 +178,8 @@ def matched_messages(trace):
 @CASES("html_report_escapes_hostile_strings")
 def html_report_escapes_hostile_strings(c):
     """The page as a document: only the reporter's own elements (no <img>,
-    no <iframe>, two <script> elements: the data and the script) and no
+    no <iframe>, three <script> elements: the passed tests' deferred
+    details, the data and the script) and no
     event-handler attribute, whatever the tests' strings held; every test
     id shown as the text it is; the embedded data a JSON document that
     reads back the failed ids; a Content-Security-Policy forbidding every
@@ -195,7 +196,7 @@ def html_report_escapes_hostile_strings(c):
     c.expect_eq(sorted(set(tags.elements) & {"img", "iframe", "object", "embed",
                                              "link", "base", "meta", "script"}),
                 ["meta", "script"], "elements that could fetch or run")
-    c.expect_eq(tags.elements.count("script"), 2, "<script> elements")
+    c.expect_eq(tags.elements.count("script"), 3, "<script> elements")
     c.expect(not [a for a in tags.attributes if a.startswith("on")],
              "no event-handler attribute")
     c.expect_eq(tags.ids, [visible(t["id"]) for t in report["tests"]],
@@ -209,6 +210,14 @@ def html_report_escapes_hostile_strings(c):
     c.expect_eq(data["failed"], failed, "the embedded data's failed ids")
     c.expect_eq(data["summary"]["total"], report["summary"]["total"],
                 "the embedded summary")
+    block = re.search(r'<script type="text/x-tattle-deferred" '
+                      r'id="tattle-deferred">(.*?)</script>', text, re.S)
+    c.require(block, "the passed tests' deferred details are in one block")
+    rows = text[:block.start()]
+    c.expect("a quiet pass" in block.group(1) and "a quiet pass" not in rows,
+             "a passed test's output is deferred, not in the page's rows")
+    c.expect("stdout &lt;/script&gt;&lt;script&gt;" in rows,
+             "a failed test's output is in the page's rows")
     c.expect("default-src 'none'" in text, "the CSP forbids every fetch")
     urls = set(re.findall(r"(?:https?|ftp)://[^\s\"'<>]*", text))
     c.expect_eq(urls, {"http://www.w3.org/2000/svg"}, "URLs in the page")
@@ -245,13 +254,13 @@ def html_report_in_chromium_hostile_strings_are_text(c):
     pending mailbox contents and the crash on it."""
     directory, report = c.report(c.options.fixture)
     page = node("check_html_page.mjs", os.path.join(directory, "report.html"),
-                c.artifacts("hostile"), "hostile")
+                c.artifacts("hostile"), "hostile", "a quiet pass")
     c.expect(page["ready"], "the page's script ran to its end")
     c.expect_eq(page["requests"], [], "requests made")
     c.expect_eq(page["console_errors"] + page["page_errors"], [], "errors")
     c.expect_eq(page["pwned"], None, "no test string ran as script")
     c.expect_eq(page["injected"], {"img": 0, "iframe": 0, "object": 0,
-                                   "embed": 0, "script": 2, "json_script": 1,
+                                   "embed": 0, "script": 3, "json_script": 1,
                                    "on_attributes": 0}, "elements")
     shown = {t["id"]: t for t in page["tests"]}
     c.expect_eq(list(shown), [visible(t["id"]) for t in report["tests"]],
@@ -281,6 +290,20 @@ def html_report_in_chromium_hostile_strings_are_text(c):
                     if "hostile" in t.get("tags", {}))
     c.expect_eq(sorted(page["tag_filter"]["visible"]), tagged,
                 "filtering to the tag `hostile`")
+    passed = [t for t in report["tests"] if t["state"] == "passed"]
+    c.expect_eq(sorted(page["search"]["deferred"]),
+                sorted(visible(t["id"]) for t in passed),
+                "the passed tests' details wait to be rendered")
+    quiet = by_id["html/passes_with_tags"]
+    c.expect_eq(page["search"]["visible"], ["html/passes_with_tags"],
+                "the text filter finds a passed test by its deferred output")
+    opened = page.get("opened") or {}
+    c.expect_eq(opened.get("id"), "html/passes_with_tags", "the test opened")
+    c.expect(not opened.get("deferred_after"), "opening renders its details")
+    c.expect_eq(opened.get("output"), [quiet["output"]["stdout"]],
+                "its output, rendered on opening")
+    c.expect_eq(opened.get("rerun"), quiet["rerun"], "its rerun command")
+    c.expect(opened.get("copy_shown"), "its copy button works")
 
 
 @CASES("html_report_in_chromium_examples", needs=("examples",))
@@ -570,7 +593,7 @@ def html_flame_graph_matches_folded_stacks(c):
 def html_flame_graph_hostile_names_are_text(c):
     """A report whose calls name a function, its file and its thread with
     `</script>`, an `<img onerror>`, quotes and control bytes: the page
-    holds only its own elements (two scripts, no <img>, no on-attribute)
+    holds only its own elements (three scripts, no <img>, no on-attribute)
     and the frames' titles and labels read back the names as text."""
     _, report, directory = c.run_for_report([c.options.profile,
                                                     "--trace-passed"])
@@ -589,7 +612,7 @@ def html_flame_graph_hostile_names_are_text(c):
     c.expect_eq(sorted(set(tags.elements) & {"img", "iframe", "object", "embed",
                                              "script"}), ["script"],
                 "elements that could fetch or run")
-    c.expect_eq(tags.elements.count("script"), 2, "<script> elements")
+    c.expect_eq(tags.elements.count("script"), 3, "<script> elements")
     c.expect(not [a for a in tags.attributes if a.startswith("on")],
              "no event-handler attribute")
     figure = read_flames(page).get("profile/weighted")
