@@ -712,6 +712,19 @@ def html_flame_graph_stays_inside_with_hostile_times(c):
                  n[:20] + "...(%d)" % len(n) for n in names])
 
 
+def flame_in_chromium(c, page, artifacts, test_id):
+    """check_html_flame.mjs's reading of `page`, zooming in `test_id`'s
+    flame graph, after checking that nothing was requested, nothing went
+    wrong, no test string ran as script and no <img> was added."""
+    result = node("check_html_flame.mjs", page, c.artifacts(artifacts),
+                  test_id)
+    c.expect_eq(result["requests"], [], "requests made")
+    c.expect_eq(result["console_errors"] + result["page_errors"], [], "errors")
+    c.expect_eq(result["pwned"], None, "no test string ran as script")
+    c.expect_eq(result["img"], 0, "no <img> added")
+    return result
+
+
 @CASES("html_flame_graph_in_chromium")
 def html_flame_graph_in_chromium(c):
     """The profile report with one test's calls named with hostile
@@ -728,12 +741,7 @@ def html_flame_graph_in_chromium(c):
              (50, FLAME_HOSTILE, "exit", FLAME_HOSTILE, HOSTILE_PARTS[2])]
     craft_calls(report, "profile/weighted", calls)
     page = convert_to_html(c, report, directory, "flames")
-    result = node("check_html_flame.mjs", page, c.artifacts("flame"),
-                  "profile/threads")
-    c.expect_eq(result["requests"], [], "requests made")
-    c.expect_eq(result["console_errors"] + result["page_errors"], [], "errors")
-    c.expect_eq(result["pwned"], None, "no test string ran as script")
-    c.expect_eq(result["img"], 0, "no <img> added")
+    result = flame_in_chromium(c, page, "flame", "profile/threads")
     c.expect_eq(result["names"].get("profile/weighted"),
                 [FLAME_HOSTILE, FLAME_HOSTILE], "the hostile names as text")
     zoom = result["zoom"]
@@ -816,12 +824,8 @@ def html_flame_graph_in_chromium_thread_named_with_invalid_utf8(c):
     the name with U+FFFD for each ill-formed byte, no <img> was added and
     no script ran, nothing was requested, no error."""
     page, expected = hostile_thread_page(c)
-    result = node("check_html_flame.mjs", page, c.artifacts("flame-utf8"),
-                  "html_calls/hostile_thread")
-    c.expect_eq(result["requests"], [], "requests made")
-    c.expect_eq(result["console_errors"] + result["page_errors"], [], "errors")
-    c.expect_eq(result["pwned"], None, "no name ran as script")
-    c.expect_eq(result["img"], 0, "no <img> added")
+    result = flame_in_chromium(c, page, "flame-utf8",
+                               "html_calls/hostile_thread")
     names = result["names"].get("html_calls/hostile_thread") or []
     c.expect(names[:1] == [expected], "the thread's frame as text: %r"
              % names[:3])
