@@ -8,6 +8,15 @@
  * copied behind it, and the tail (the embedded data and the script)
  * appended. Markup is literal; every test string goes through
  * html_writer.h.
+ *
+ * A passed test is a row to be parsed fast: its summary and its pictures
+ * are in the page, the rest of its details (where it is declared, its
+ * output, its rerun command) is deferred: written to a second scratch
+ * file and copied into one inert block (a <script> of a type no browser
+ * runs, so the parser only scans it for its end) that the script turns
+ * into elements when the test is opened or searched. Without the script a
+ * passed test shows its summary; every other test, failures first of
+ * all, is in the page in full.
  */
 #include "reporter/html.h"
 
@@ -58,6 +67,9 @@ struct html_reporter {
     struct tattle__report_output output;
     struct tattle__sink tests; /* the tests' markup, in a scratch file */
     struct tattle__buffer page;
+    /* The passed tests' deferred details, in a scratch file of their own. */
+    struct tattle__sink deferred;
+    struct tattle__buffer deferred_page;
     struct tattle__buffer failure_index; /* <li> per failed test */
     struct tattle__buffer failed_ids;    /* JSON strings, comma separated */
     struct tattle__name_index suites, tags;
@@ -824,6 +836,15 @@ static void append_test(struct html_reporter *self,
     const char *state = tattle_state_name(result->state);
     bool failed = tattle__result_failed(result);
     uint64_t number = self->test_count;
+    /* Where the details go: in the page, or deferred to the inert block. */
+    bool deferred = result->state == TATTLE_STATE_PASSED && !result->flaky &&
+                    !result->failure_count;
+    struct tattle__buffer *details = out;
+    if (deferred) {
+        details = &self->deferred_page;
+        tattle__buffer_printf(details, "<div data-test=\"t%" PRIu64 "\">",
+                              number);
+    }
 
     tattle__buffer_printf(out, "<details class=\"test %s\" id=\"t%" PRIu64 "\"",
                           state, number);
@@ -843,6 +864,8 @@ static void append_test(struct html_reporter *self,
     tattle__name_index_add(&self->suites, test->suite ? test->suite : "", NULL);
     if (result->flaky)
         append(out, " data-flaky=\"true\"");
+    if (deferred)
+        append(out, " data-deferred=\"true\"");
     append(out, failed ? " open><summary>" : "><summary>");
     tattle__buffer_printf(out, "<span class=\"state\">%s</span>", state);
     if (result->flaky)
@@ -863,35 +886,39 @@ static void append_test(struct html_reporter *self,
     }
     append(out, "</summary><div class=\"body\">");
     if (test->file) {
-        append(out, "<p class=\"declared\">declared at <span class=\"place\">");
-        tattle__html_string(out, test->file);
-        tattle__buffer_printf(out, ":%d</span>", test->line);
+        append(details, "<p class=\"declared\">declared at <span "
+                        "class=\"place\">");
+        tattle__html_string(details, test->file);
+        tattle__buffer_printf(details, ":%d</span>", test->line);
         if (result->attempts > 1)
-            tattle__buffer_printf(out, "; %u attempts", result->attempts);
-        append(out, "</p>");
+            tattle__buffer_printf(details, "; %u attempts", result->attempts);
+        append(details, "</p>");
     }
     if (result->skip_reason) {
-        append(out, "<p class=\"skip\">");
-        append(out, result->state == TATTLE_STATE_EXCLUDED ? "excluded: "
-                                                           : "skipped: ");
-        tattle__html_string(out, result->skip_reason);
-        append(out, "</p>");
+        append(details, "<p class=\"skip\">");
+        append(details, result->state == TATTLE_STATE_EXCLUDED ? "excluded: "
+                                                               : "skipped: ");
+        tattle__html_string(details, result->skip_reason);
+        append(details, "</p>");
     }
     for (size_t i = 0; i < result->failure_count; i++)
-        append_failure(out, result, &result->failures[i]);
-    append_output(out, "stdout", &result->stdout_output, failed);
-    append_output(out, "stderr", &result->stderr_output, failed);
+        append_failure(details, result, &result->failures[i]);
+    append_output(details, "stdout", &result->stdout_output, failed);
+    append_output(details, "stderr", &result->stderr_output, failed);
+    if (result->rerun) {
+        append(details, "<div class=\"rerun\"><span>rerun:</span> <code>");
+        tattle__html_string(details, result->rerun);
+        append(details, "</code><button type=\"button\" class=\"copy\" "
+                        "hidden>Copy</button></div>");
+    }
+    if (deferred)
+        append(details, "</div>\n");
+    /* The pictures are in the page whatever the state. */
     if (result->trace)
         append_sequence_svg(out, result);
     if (result->trace && result->trace->calls_traced &&
         result->trace->call_count)
         append_flame_svg(self, out, result);
-    if (result->rerun) {
-        append(out, "<div class=\"rerun\"><span>rerun:</span> <code>");
-        tattle__html_string(out, result->rerun);
-        append(out, "</code><button type=\"button\" class=\"copy\" "
-                    "hidden>Copy</button></div>");
-    }
     append(out, "</div></details>\n");
 
     if (failed) {
@@ -1033,12 +1060,25 @@ static const char page_script[] =
     "var state=form.elements.state,suite=form.elements.suite,"
     "tag=form.elements.tag,text=form.elements.text;\n"
     "var shown=document.getElementById('shown');\n"
+    "var block=document.getElementById('tattle-deferred'),parked=null;\n"
+    "function deferred(t){if(!parked){parked={};var box=document.createElement("
+    "'div');box.innerHTML=block?block.textContent:'';"
+    "Array.prototype.forEach.call(box.children,function(d){"
+    "parked[d.dataset.test]=d;});}return t.dataset.deferred&&parked[t.id];}\n"
+    "function render(t){var d=deferred(t);if(!d)return;"
+    "delete t.dataset.deferred;var b=t.querySelector('.body');"
+    "while(d.lastChild)b.insertBefore(d.lastChild,b.firstChild);"
+    "Array.prototype.forEach.call(b.querySelectorAll('button.copy'),copy);}\n"
+    "document.addEventListener('toggle',function(e){var t=e.target;"
+    "if(t.open&&t.dataset&&t.dataset.deferred)render(t);},true);\n"
+    "function words(t){var d=t.dataset.deferred&&deferred(t);"
+    "return (t.textContent+(d?d.textContent:'')).toLowerCase();}\n"
     "function apply(){var n=0,q=text.value.toLowerCase();\n"
     " tests.forEach(function(t){var ok=(!state.value||"
     "t.dataset.state===state.value||(state.value==='flaky'&&"
     "t.dataset.flaky))&&(!suite.value||t.dataset.suite===suite.value)&&"
     "(!tag.value||t.dataset.tags.split('\\n').indexOf(tag.value)>=0)&&"
-    "(!q||t.textContent.toLowerCase().indexOf(q)>=0);"
+    "(!q||words(t).indexOf(q)>=0);"
     "t.hidden=!ok;if(ok)n++;});\n"
     " shown.textContent=n+' of '+tests.length+' tests shown';}\n"
     "form.addEventListener('input',apply);form.addEventListener('change',apply)"
@@ -1051,14 +1091,15 @@ static const char page_script[] =
     "Array.prototype.forEach.call(document.querySelectorAll('[data-count]'),"
     "function(b){b.hidden=false;b.addEventListener('click',function(){"
     "state.value=b.dataset.count;apply();});});\n"
-    "Array.prototype.forEach.call(document.querySelectorAll('button.copy'),"
-    "function(b){b.hidden=false;b.addEventListener('click',function(){"
+    "function copy(b){b.hidden=false;b.addEventListener('click',function(){"
     "var done=function(){b.textContent='Copied';setTimeout(function(){"
     "b.textContent='Copy';},1500);};\n"
     " if(navigator.clipboard&&navigator.clipboard.writeText)"
     "navigator.clipboard.writeText(b.previousElementSibling.textContent)"
     ".then(done,function(){"
-    "select(b);});else select(b);});});\n"
+    "select(b);});else select(b);});}\n"
+    "Array.prototype.forEach.call(document.querySelectorAll('button.copy'),"
+    "copy);\n"
     "function select(b){var r=document.createRange();"
     "r.selectNodeContents(b.previousElementSibling);"
     "var s=window.getSelection();s.removeAllRanges();s.addRange(r);}\n"
@@ -1228,7 +1269,7 @@ static void append_tail(struct html_reporter *self,
                         const struct tattle_summary *summary)
 {
     struct tattle__buffer *out = &self->page;
-    append(out, "</main>\n<script type=\"application/json\" "
+    append(out, "<script type=\"application/json\" "
                 "id=\"tattle-data\">{\"executable\":");
     const char *executable = self->executable ? self->executable : "";
     tattle__html_script_string(out, executable, strlen(executable));
@@ -1274,6 +1315,12 @@ static int html_create(void **out, const char *destination,
         return fd;
     }
     self->tests.fd = fd;
+    fd = tattle__scratch_open(self->output.directory);
+    if (fd < 0) {
+        html_destroy(self);
+        return fd;
+    }
+    self->deferred.fd = fd;
     self->calls.per_thread = true;
     *out = self;
     return 0;
@@ -1298,6 +1345,22 @@ static void html_test_started(void *opaque, const struct tattle_test_info *test)
     (void)test;
 }
 
+/* Writes what `buffer` holds to its scratch file once it holds `at_least`
+ * bytes (0: whatever it holds, and the file is flushed). */
+static void flush_to_scratch(struct html_reporter *self,
+                             struct tattle__sink *scratch,
+                             struct tattle__buffer *buffer, size_t at_least)
+{
+    if (at_least && buffer->length < at_least)
+        return;
+    tattle__remember_error(
+        &self->error,
+        tattle__sink_write(scratch, buffer->data, buffer->length));
+    tattle__buffer_clear(buffer);
+    if (!at_least)
+        tattle__remember_error(&self->error, tattle__sink_flush(scratch));
+}
+
 static void html_test_finished(void *opaque, const struct tattle_result *result)
 {
     struct html_reporter *self = opaque;
@@ -1305,12 +1368,20 @@ static void html_test_finished(void *opaque, const struct tattle_result *result)
         return;
     append_test(self, result);
     self->test_count++;
-    if (self->page.length >= FLUSH_BYTES) {
-        tattle__remember_error(&self->error,
-                               tattle__sink_write(&self->tests, self->page.data,
-                                                  self->page.length));
-        tattle__buffer_clear(&self->page);
-    }
+    flush_to_scratch(self, &self->tests, &self->page, FLUSH_BYTES);
+    flush_to_scratch(self, &self->deferred, &self->deferred_page, FLUSH_BYTES);
+}
+
+/* Copies a scratch file's bytes to the report. */
+static void copy_scratch(struct html_reporter *self, struct tattle__sink *from)
+{
+    struct tattle__sink *sink = &self->output.sink;
+    tattle__remember_error(&self->error, tattle__sink_flush(sink));
+    if (self->error)
+        return;
+    tattle__remember_error(
+        &self->error, tattle__copy_fd(from->fd, 0, from->written, sink->fd));
+    sink->written += from->written; /* what commit copies */
 }
 
 static int html_end(void *opaque, const struct tattle_summary *summary)
@@ -1318,24 +1389,25 @@ static int html_end(void *opaque, const struct tattle_summary *summary)
     struct html_reporter *self = opaque;
     if (self->error)
         return self->error;
-    tattle__remember_error(
-        &self->error,
-        tattle__sink_write(&self->tests, self->page.data, self->page.length));
-    tattle__remember_error(&self->error, tattle__sink_flush(&self->tests));
-    tattle__buffer_clear(&self->page);
+    flush_to_scratch(self, &self->tests, &self->page, 0);
+    flush_to_scratch(self, &self->deferred, &self->deferred_page, 0);
     append_head(self, summary);
     struct tattle__sink *sink = &self->output.sink;
     tattle__remember_error(
         &self->error,
         tattle__sink_write(sink, self->page.data, self->page.length));
-    tattle__remember_error(&self->error, tattle__sink_flush(sink));
-    if (!self->error) {
-        tattle__remember_error(
-            &self->error,
-            tattle__copy_fd(self->tests.fd, 0, self->tests.written, sink->fd));
-        sink->written += self->tests.written; /* what commit copies */
-    }
+    copy_scratch(self, &self->tests);
+    /* The deferred details hold no "</script" and no "<!--": every test
+     * string in them is escaped, so "<" is never theirs. */
     tattle__buffer_clear(&self->page);
+    append(&self->page, "</main>\n<script type=\"text/x-tattle-deferred\" "
+                        "id=\"tattle-deferred\">\n");
+    tattle__remember_error(
+        &self->error,
+        tattle__sink_write(sink, self->page.data, self->page.length));
+    copy_scratch(self, &self->deferred);
+    tattle__buffer_clear(&self->page);
+    append(&self->page, "</script>\n");
     append_tail(self, summary);
     tattle__remember_error(
         &self->error,
@@ -1353,8 +1425,12 @@ static void html_destroy(void *opaque)
     tattle__report_output_discard(&self->output);
     if (self->tests.fd > 0)
         close(self->tests.fd);
+    if (self->deferred.fd > 0)
+        close(self->deferred.fd);
     tattle__sink_release(&self->tests);
+    tattle__sink_release(&self->deferred);
     tattle__buffer_release(&self->page);
+    tattle__buffer_release(&self->deferred_page);
     tattle__buffer_release(&self->failure_index);
     tattle__buffer_release(&self->failed_ids);
     tattle__name_index_release(&self->suites);

@@ -9,48 +9,21 @@
 //  "pwned": window.pwned, "img": n,
 //  "names": {test id: [frame names, from their titles]},
 //  "zoom": {"target", "zoomed", "target_x", "target_width",
-//           "callers_full", "hidden", "before", "after_reset",
+//           "callers", "callers_full", "callees", "callees_fill",
+//           "unrelated", "unrelated_hidden", "before", "after_reset",
 //           "keyboard_focus", "keyboard_zoomed"},
 //  "light_fill", "dark_fill", "screenshots": [paths]}
 //
-// Every request the page makes is recorded and aborted.
-import { chromium } from 'playwright-core';
-import fs from 'node:fs';
+// The browser, the page's requests (recorded and aborted) and its
+// errors are report_page.mjs's.
 import path from 'node:path';
-import { pathToFileURL } from 'node:url';
-import { waitMs } from './wait_scale.mjs';
+import { inspectReport } from './report_page.mjs';
 
 const [report, shots, testId] = process.argv.slice(2);
-const executablePath = process.env.CHROMIUM || '/usr/bin/chromium';
-const url = pathToFileURL(path.resolve(report)).href;
-fs.mkdirSync(shots, { recursive: true });
 
-const browser = await chromium.launch({
-  executablePath,
-  args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'],
-});
-const result = { requests: [], console_errors: [], page_errors: [],
-                 screenshots: [] };
-try {
-  const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
-  const page = await context.newPage();
-  await context.route('**/*', (route) => {
-    const requested = route.request().url();
-    if (requested === url)
-      return route.continue();
-    if (!result.requests.includes(requested))
-      result.requests.push(requested);
-    return route.abort();
-  });
-  page.on('request', (r) => {
-    if (r.url() !== url && !result.requests.includes(r.url()))
-      result.requests.push(r.url());
-  });
-  page.on('console', (m) => { if (m.type() === 'error') result.console_errors.push(m.text()); });
-  page.on('pageerror', (e) => result.page_errors.push(String(e)));
-  await page.goto(url, { waitUntil: 'load' });
-  await page.waitForFunction(() => document.documentElement.dataset.ready === 'true',
-                             null, { timeout: waitMs(20000) });
+await inspectReport(report, shots, async (page, result) => {
+  if (!result.ready)
+    throw new Error('the page\'s script did not run to its end');
   Object.assign(result, await page.evaluate(() => {
     const names = {};
     for (const t of document.querySelectorAll('details.test')) {
@@ -85,29 +58,69 @@ try {
     getComputedStyle(f.querySelector('g.frame:not(.thread) rect')).fill);
 
   const zoom = { before: await geometry() };
-  // The widest frame of the second row of calls, or of the first.
+  // The frame to zoom into: one with callers above it and callees below
+  // it, the deepest such, then the widest. Callers, callees and the
+  // frames related to it by neither are told apart from the picture as
+  // drawn before the click: a caller's span holds the target's, a
+  // callee's span lies inside it.
   const target = await figure.evaluateHandle((f) => {
+    const e = 0.02;
+    const box = (g) => { const r = g.querySelector('rect');
+                         return { x: +r.getAttribute('x'), y: +r.getAttribute('y'),
+                                  w: +r.getAttribute('width') }; };
     const frames = [...f.querySelectorAll('g.frame')];
-    const at = (y) => frames.filter((g) => +g.querySelector('rect').getAttribute('y') === y)
-      .sort((a, b) => b.querySelector('rect').getAttribute('width') -
-                      a.querySelector('rect').getAttribute('width'))[0];
-    return at(36) || at(18);
+    const callees = (t) => frames.filter((g) => { const a = box(g);
+      return a.y > t.y && a.x >= t.x - e && a.x + a.w <= t.x + t.w + e; }).length;
+    return frames.map((g) => ({ g, b: box(g) }))
+      .filter(({ g, b }) => b.y > 0 && callees(b) > 0)
+      .sort((p, q) => q.b.y - p.b.y || q.b.w - p.b.w)[0].g;
   });
+  const related = await figure.evaluate((f, t) => {
+    const e = 0.02;
+    const box = (g) => { const r = g.querySelector('rect');
+                         return { x: +r.getAttribute('x'), y: +r.getAttribute('y'),
+                                  w: +r.getAttribute('width') }; };
+    const to = box(t), W = +f.querySelector('svg').dataset.width;
+    return [...f.querySelectorAll('g.frame')].map((g) => {
+      const a = box(g);
+      if (g === t)
+        return { kind: 'target', ...a };
+      if (a.y < to.y && a.x <= to.x + e && a.x + a.w >= to.x + to.w - e)
+        return { kind: 'caller', ...a };
+      if (a.y > to.y && a.x >= to.x - e && a.x + a.w <= to.x + to.w + e)
+        return { kind: 'callee', x: (a.x - to.x) * W / to.w, y: a.y,
+                 w: a.w * W / to.w };
+      return { kind: 'unrelated', ...a };
+    });
+  }, target);
   zoom.target = await target.evaluate((g) => g.querySelector('title').textContent.split('\n')[0]);
   await target.click();
-  Object.assign(zoom, await figure.evaluate((f, g) => {
+  // After the click: the target and each caller span the full width, each
+  // callee is drawn where the target's span, stretched to the width, puts
+  // it, and every unrelated frame is hidden.
+  Object.assign(zoom, await figure.evaluate((f, [g, was]) => {
+    const near = (a, b) => Math.abs(a - b) < 0.5;
+    const W = +f.querySelector('svg').dataset.width;
     const r = g.querySelector('rect');
-    const y = +r.getAttribute('y');
-    const shown = [...f.querySelectorAll('g.frame')].filter((x) => !x.getAttribute('display'));
+    const now = [...f.querySelectorAll('g.frame')].map((x) => {
+      const rect = x.querySelector('rect');
+      return { shown: x.getAttribute('display') !== 'none',
+               x: +rect.getAttribute('x'), w: +rect.getAttribute('width') };
+    });
+    const of = (kind) => was.map((w, i) => [w, now[i]]).filter(([w]) => w.kind === kind);
+    const callers = of('caller'), callees = of('callee'), unrelated = of('unrelated');
     return {
       zoomed: f.dataset.zoom,
       target_x: +r.getAttribute('x'),
       target_width: +r.getAttribute('width'),
-      callers_full: shown.filter((x) => +x.querySelector('rect').getAttribute('y') < y)
-        .every((x) => Math.abs(x.querySelector('rect').getAttribute('width') - 1100) < 0.5),
-      hidden: f.querySelectorAll('g.frame[display="none"]').length,
+      callers: callers.length,
+      callers_full: callers.every(([, n]) => n.shown && near(n.x, 0) && near(n.w, W)),
+      callees: callees.length,
+      callees_fill: callees.every(([w, n]) => n.shown && near(n.x, w.x) && near(n.w, w.w)),
+      unrelated: unrelated.length,
+      unrelated_hidden: unrelated.every(([, n]) => !n.shown),
     };
-  }, target));
+  }, [target, related]));
   const zoomed = path.join(shots, 'flame-zoomed.png');
   await figure.screenshot({ path: zoomed });
   result.screenshots.push(zoomed);
@@ -136,8 +149,4 @@ try {
   result.screenshots.push(dark);
   result.dark_fill = await figure.evaluate((f) =>
     getComputedStyle(f.querySelector('g.frame:not(.thread) rect')).fill);
-  await context.close();
-} finally {
-  await browser.close();
-}
-process.stdout.write(JSON.stringify(result) + '\n');
+});

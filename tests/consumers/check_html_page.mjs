@@ -2,7 +2,7 @@
 // (Debian's /usr/bin/chromium, driven by npm's playwright-core) and prints
 // one line of JSON saying what the page holds as a browser sees it:
 //
-//   node check_html_page.mjs REPORT.html SCREENSHOT_DIR [TAG]
+//   node check_html_page.mjs REPORT.html SCREENSHOT_DIR [TAG [SEARCH]]
 //
 // {"requests": [urls other than the page itself], "console_errors": [...],
 //  "page_errors": [...], "ready": bool, "pwned": window.pwned,
@@ -12,49 +12,21 @@
 //             "svg": bool}],
 //  "data": the embedded JSON data, parsed,
 //  "tag_filter": {"tag", "visible": [ids]}   (with TAG)
+//  "search": {"text", "deferred": [ids whose details were not yet
+//             elements], "visible": [ids the text filter left]},
+//  "opened": {"id", "deferred_after", "output", "rerun", "copy_shown"}
+//             (with SEARCH: the first test it left, opened)
 //  "screenshots": [paths]}
 //
-// Every request the page makes is recorded and aborted, so nothing is
-// ever fetched; the page's own file is the only one allowed.
-import { chromium } from 'playwright-core';
-import fs from 'node:fs';
+// The browser, the page's requests (recorded and aborted: nothing is
+// ever fetched) and its errors are report_page.mjs's.
 import path from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { inspectReport } from './report_page.mjs';
 import { waitMs } from './wait_scale.mjs';
 
-const [report, shots, tag] = process.argv.slice(2);
-const executablePath = process.env.CHROMIUM || '/usr/bin/chromium';
-const url = pathToFileURL(path.resolve(report)).href;
-fs.mkdirSync(shots, { recursive: true });
+const [report, shots, tag, search] = process.argv.slice(2);
 
-const browser = await chromium.launch({
-  executablePath,
-  args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'],
-});
-const result = { requests: [], console_errors: [], page_errors: [],
-                 screenshots: [] };
-try {
-  const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
-  const page = await context.newPage();
-  await context.route('**/*', (route) => {
-    const requested = route.request().url();
-    if (requested === url)
-      return route.continue();
-    if (!result.requests.includes(requested))
-      result.requests.push(requested);
-    return route.abort();
-  });
-  // Requests routing cannot see (file: URLs) are recorded here.
-  page.on('request', (r) => {
-    if (r.url() !== url && !result.requests.includes(r.url()))
-      result.requests.push(r.url());
-  });
-  page.on('console', (m) => { if (m.type() === 'error') result.console_errors.push(m.text()); });
-  page.on('pageerror', (e) => result.page_errors.push(String(e)));
-  await page.goto(url, { waitUntil: 'load' });
-  result.ready = await page.waitForFunction(
-    () => document.documentElement.dataset.ready === 'true', null,
-    { timeout: waitMs(20000) }).then(() => true, () => false);
+await inspectReport(report, shots, async (page, result) => {
   Object.assign(result, await page.evaluate(() => {
     const count = (selector) => document.querySelectorAll(selector).length;
     const tests = [...document.querySelectorAll('details.test')].map((t) => {
@@ -100,6 +72,31 @@ try {
     await figures[i].screenshot({ path: shot });
     result.screenshots.push(shot);
   }
+  if (search) {
+    const ids = (selector) => page.$$eval(selector, (all) =>
+      all.map((t) => t.querySelector('summary .id').textContent));
+    const deferred = await ids('details.test[data-deferred]');
+    await page.fill('#filters input[name="text"]', search);
+    result.search = { text: search, deferred,
+                      visible: await ids('details.test:not([hidden])') };
+    await page.fill('#filters input[name="text"]', '');
+    if (result.search.visible.length) {
+      const id = result.search.visible[0];
+      const test = await page.evaluateHandle((want) =>
+        [...document.querySelectorAll('details.test')].find(
+          (t) => t.querySelector('summary .id').textContent === want), id);
+      await test.evaluate((t) => t.querySelector('summary').click());
+      await page.waitForFunction((t) => t.open && !t.dataset.deferred, test,
+                                 { timeout: waitMs(5000) }).catch(() => {});
+      result.opened = await test.evaluate((t) => ({
+        id: t.querySelector('summary .id').textContent,
+        deferred_after: !!t.dataset.deferred,
+        output: [...t.querySelectorAll('.output pre')].map((m) => m.textContent),
+        rerun: t.querySelector('.rerun code') ? t.querySelector('.rerun code').textContent : null,
+        copy_shown: !!t.querySelector('button.copy:not([hidden])'),
+      }));
+    }
+  }
   if (tag) {
     await page.selectOption('#filters select[name="tag"]', tag);
     result.tag_filter = {
@@ -126,8 +123,4 @@ try {
     focused.push(await page.evaluate(() => document.activeElement.tagName.toLowerCase()));
   }
   result.focused = focused;
-  await context.close();
-} finally {
-  await browser.close();
-}
-process.stdout.write(JSON.stringify(result) + '\n');
+});

@@ -16,18 +16,17 @@
 // thread of a Chrome trace) the sandwich view, whose table lists every
 // frame as text, is read; the flame chart itself is a canvas. Every wait
 // is for a condition on the page, bounded by wait_scale.mjs.
-import { chromium } from 'playwright-core';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { launchChromium } from './report_page.mjs';
 import { waitMs } from './wait_scale.mjs';
 
 const [profile] = process.argv.slice(2);
 const here = path.dirname(fileURLToPath(import.meta.url));
 const page_path = path.join(here, 'node_modules', 'speedscope', 'dist',
                             'release', 'index.html');
-const executablePath = process.env.CHROMIUM || '/usr/bin/chromium';
 const name = path.basename(profile);
 const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'tattle-speedscope-'));
 const loader = path.join(scratch, 'load.js');
@@ -35,10 +34,7 @@ fs.writeFileSync(loader, `speedscope.loadFileFromBase64(${JSON.stringify(name)},
                  `${JSON.stringify(fs.readFileSync(profile).toString('base64'))})`);
 const url = pathToFileURL(page_path).href + '#localProfilePath=' + loader;
 
-const browser = await chromium.launch({
-  executablePath,
-  args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'],
-});
+const browser = await launchChromium();
 const result = { alerts: [], page_errors: [], console_errors: [],
                  requests: [], profiles: [] };
 try {

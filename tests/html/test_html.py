@@ -3,6 +3,7 @@
 Mermaid diagrams of `tattle show --mermaid`, read by Mermaid's parser.
 
     test_html.py CASE --tattle TATTLE --fixture HTML_FIXTURE
+                 --calls-fixture HTML_CALLS_FIXTURE --profile PROFILE_FIXTURE
                  --artifacts DIR [--examples TATTLE_EXAMPLES]
 
 html_fixture (fixture_html.c) puts `</script>`, an `<img onerror>`,
@@ -12,7 +13,10 @@ report (validated against the schema) says what each string is, and the
 page must show exactly that as text. The browser cases open the page in
 headless Chromium (Debian's chromium, driven by npm's playwright-core:
 tests/consumers/check_html_page.mjs), abort and record every request,
-and keep their screenshots under DIR. Cases that need Chromium, node or
+and keep their screenshots under DIR. html_calls_fixture
+(fixture_html_calls.c) is a `trace_calls` test whose thread names itself
+with invalid UTF-8 and an <img onerror>, so the flame graph is checked on
+a name that came through the tracer. Cases that need Chromium, node or
 the npm packages exit 77 (skipped) naming what is missing.
 """
 import argparse
@@ -174,7 +178,8 @@ def matched_messages(trace):
 @CASES("html_report_escapes_hostile_strings")
 def html_report_escapes_hostile_strings(c):
     """The page as a document: only the reporter's own elements (no <img>,
-    no <iframe>, two <script> elements: the data and the script) and no
+    no <iframe>, three <script> elements: the passed tests' deferred
+    details, the data and the script) and no
     event-handler attribute, whatever the tests' strings held; every test
     id shown as the text it is; the embedded data a JSON document that
     reads back the failed ids; a Content-Security-Policy forbidding every
@@ -191,7 +196,7 @@ def html_report_escapes_hostile_strings(c):
     c.expect_eq(sorted(set(tags.elements) & {"img", "iframe", "object", "embed",
                                              "link", "base", "meta", "script"}),
                 ["meta", "script"], "elements that could fetch or run")
-    c.expect_eq(tags.elements.count("script"), 2, "<script> elements")
+    c.expect_eq(tags.elements.count("script"), 3, "<script> elements")
     c.expect(not [a for a in tags.attributes if a.startswith("on")],
              "no event-handler attribute")
     c.expect_eq(tags.ids, [visible(t["id"]) for t in report["tests"]],
@@ -205,6 +210,14 @@ def html_report_escapes_hostile_strings(c):
     c.expect_eq(data["failed"], failed, "the embedded data's failed ids")
     c.expect_eq(data["summary"]["total"], report["summary"]["total"],
                 "the embedded summary")
+    block = re.search(r'<script type="text/x-tattle-deferred" '
+                      r'id="tattle-deferred">(.*?)</script>', text, re.S)
+    c.require(block, "the passed tests' deferred details are in one block")
+    rows = text[:block.start()]
+    c.expect("a quiet pass" in block.group(1) and "a quiet pass" not in rows,
+             "a passed test's output is deferred, not in the page's rows")
+    c.expect("stdout &lt;/script&gt;&lt;script&gt;" in rows,
+             "a failed test's output is in the page's rows")
     c.expect("default-src 'none'" in text, "the CSP forbids every fetch")
     urls = set(re.findall(r"(?:https?|ftp)://[^\s\"'<>]*", text))
     c.expect_eq(urls, {"http://www.w3.org/2000/svg"}, "URLs in the page")
@@ -241,13 +254,13 @@ def html_report_in_chromium_hostile_strings_are_text(c):
     pending mailbox contents and the crash on it."""
     directory, report = c.report(c.options.fixture)
     page = node("check_html_page.mjs", os.path.join(directory, "report.html"),
-                c.artifacts("hostile"), "hostile")
+                c.artifacts("hostile"), "hostile", "a quiet pass")
     c.expect(page["ready"], "the page's script ran to its end")
     c.expect_eq(page["requests"], [], "requests made")
     c.expect_eq(page["console_errors"] + page["page_errors"], [], "errors")
     c.expect_eq(page["pwned"], None, "no test string ran as script")
     c.expect_eq(page["injected"], {"img": 0, "iframe": 0, "object": 0,
-                                   "embed": 0, "script": 2, "json_script": 1,
+                                   "embed": 0, "script": 3, "json_script": 1,
                                    "on_attributes": 0}, "elements")
     shown = {t["id"]: t for t in page["tests"]}
     c.expect_eq(list(shown), [visible(t["id"]) for t in report["tests"]],
@@ -277,6 +290,20 @@ def html_report_in_chromium_hostile_strings_are_text(c):
                     if "hostile" in t.get("tags", {}))
     c.expect_eq(sorted(page["tag_filter"]["visible"]), tagged,
                 "filtering to the tag `hostile`")
+    passed = [t for t in report["tests"] if t["state"] == "passed"]
+    c.expect_eq(sorted(page["search"]["deferred"]),
+                sorted(visible(t["id"]) for t in passed),
+                "the passed tests' details wait to be rendered")
+    quiet = by_id["html/passes_with_tags"]
+    c.expect_eq(page["search"]["visible"], ["html/passes_with_tags"],
+                "the text filter finds a passed test by its deferred output")
+    opened = page.get("opened") or {}
+    c.expect_eq(opened.get("id"), "html/passes_with_tags", "the test opened")
+    c.expect(not opened.get("deferred_after"), "opening renders its details")
+    c.expect_eq(opened.get("output"), [quiet["output"]["stdout"]],
+                "its output, rendered on opening")
+    c.expect_eq(opened.get("rerun"), quiet["rerun"], "its rerun command")
+    c.expect(opened.get("copy_shown"), "its copy button works")
 
 
 @CASES("html_report_in_chromium_examples", needs=("examples",))
@@ -566,7 +593,7 @@ def html_flame_graph_matches_folded_stacks(c):
 def html_flame_graph_hostile_names_are_text(c):
     """A report whose calls name a function, its file and its thread with
     `</script>`, an `<img onerror>`, quotes and control bytes: the page
-    holds only its own elements (two scripts, no <img>, no on-attribute)
+    holds only its own elements (three scripts, no <img>, no on-attribute)
     and the frames' titles and labels read back the names as text."""
     _, report, directory = c.run_for_report([c.options.profile,
                                                     "--trace-passed"])
@@ -585,7 +612,7 @@ def html_flame_graph_hostile_names_are_text(c):
     c.expect_eq(sorted(set(tags.elements) & {"img", "iframe", "object", "embed",
                                              "script"}), ["script"],
                 "elements that could fetch or run")
-    c.expect_eq(tags.elements.count("script"), 2, "<script> elements")
+    c.expect_eq(tags.elements.count("script"), 3, "<script> elements")
     c.expect(not [a for a in tags.attributes if a.startswith("on")],
              "no event-handler attribute")
     figure = read_flames(page).get("profile/weighted")
@@ -685,27 +712,36 @@ def html_flame_graph_stays_inside_with_hostile_times(c):
                  n[:20] + "...(%d)" % len(n) for n in names])
 
 
+def flame_in_chromium(c, page, artifacts, test_id):
+    """check_html_flame.mjs's reading of `page`, zooming in `test_id`'s
+    flame graph, after checking that nothing was requested, nothing went
+    wrong, no test string ran as script and no <img> was added."""
+    result = node("check_html_flame.mjs", page, c.artifacts(artifacts),
+                  test_id)
+    c.expect_eq(result["requests"], [], "requests made")
+    c.expect_eq(result["console_errors"] + result["page_errors"], [], "errors")
+    c.expect_eq(result["pwned"], None, "no test string ran as script")
+    c.expect_eq(result["img"], 0, "no <img> added")
+    return result
+
+
 @CASES("html_flame_graph_in_chromium")
 def html_flame_graph_in_chromium(c):
     """The profile report with one test's calls named with hostile
     strings, in headless Chromium: no test string ran or added an element,
-    nothing was requested, no error; a click on a frame zooms to it (it
-    spans the width, its callers too, its siblings are hidden), the reset
-    button restores every frame, Tab reaches a frame and Enter zooms to
-    it; screenshots of a flame graph in the light and dark schemes stay in
-    the build tree."""
+    nothing was requested, no error; a click on a frame with callers and
+    callees zooms to it (it and its callers span the width, its callees
+    fill it in proportion, every frame related to it by neither is
+    hidden), the reset button restores every frame, Tab reaches a frame
+    and Enter zooms to it; screenshots of a flame graph in the light and
+    dark schemes stay in the build tree."""
     _, report, directory = c.run_for_report([c.options.profile,
                                                     "--trace-passed"])
     calls = [(0, FLAME_HOSTILE, "enter", FLAME_HOSTILE, HOSTILE_PARTS[2]),
              (50, FLAME_HOSTILE, "exit", FLAME_HOSTILE, HOSTILE_PARTS[2])]
     craft_calls(report, "profile/weighted", calls)
     page = convert_to_html(c, report, directory, "flames")
-    result = node("check_html_flame.mjs", page, c.artifacts("flame"),
-                  "profile/threads")
-    c.expect_eq(result["requests"], [], "requests made")
-    c.expect_eq(result["console_errors"] + result["page_errors"], [], "errors")
-    c.expect_eq(result["pwned"], None, "no test string ran as script")
-    c.expect_eq(result["img"], 0, "no <img> added")
+    result = flame_in_chromium(c, page, "flame", "profile/threads")
     c.expect_eq(result["names"].get("profile/weighted"),
                 [FLAME_HOSTILE, FLAME_HOSTILE], "the hostile names as text")
     zoom = result["zoom"]
@@ -714,8 +750,13 @@ def html_flame_graph_in_chromium(c):
     c.expect(abs(zoom["target_width"] - FLAME_WIDTH) < 0.5 and
              abs(zoom["target_x"]) < 0.5, "the frame spans the width: %s"
              % zoom)
-    c.expect(zoom["callers_full"], "its callers span the width: %s" % zoom)
-    c.expect(zoom["hidden"] >= 1, "frames beside it are hidden: %s" % zoom)
+    c.expect(zoom["callers"] >= 1 and zoom["callers_full"],
+             "its callers stay drawn across the width: %s" % zoom)
+    c.expect(zoom["callees"] >= 1 and zoom["callees_fill"],
+             "its callees fill it, stretched with it: %s" % zoom)
+    c.expect(zoom["unrelated"] >= 1 and zoom["unrelated_hidden"],
+             "the frames neither calling it nor called by it are hidden: "
+             "%s" % zoom)
     c.expect_eq(zoom["after_reset"], zoom["before"], "reset restores them")
     c.expect(zoom["keyboard_focus"], "Tab reaches a frame")
     c.expect(zoom["keyboard_zoomed"], "Enter zooms to the focused frame")
@@ -724,6 +765,70 @@ def html_flame_graph_in_chromium(c):
                 % (result["light_fill"], result["dark_fill"]))
     for shot in result["screenshots"]:
         c.expect(os.path.getsize(shot) > 1000, "screenshot %s" % shot)
+
+
+# fixture_html_calls.c's thread name, as the test passes it to
+# tattle_actor_name(): two ill-formed bytes and an element.
+HOSTILE_ACTOR = b"\xfe\xff<img src=x onerror=pwned=3>"
+
+
+def hostile_thread_page(c):
+    """Runs html_calls_fixture with --trace-passed and --html; (page
+    path, the thread's name as a reader must see it: each ill-formed
+    byte as U+FFFD)."""
+    process, report, directory = c.run_for_report(
+        [c.options.calls_fixture, "--trace-passed", "--html",
+         "report.html"])
+    c.require(process.returncode == 0, "the run passes (status %d): %r"
+              % (process.returncode, process.stderr[-400:]))
+    expected = visible(HOSTILE_ACTOR.decode("utf-8", errors="replace"))
+    c.require(expected.startswith("\ufffd\ufffd<img"), "the expected name")
+    actors = {call["actor"] for test in report["tests"]
+              for call in (test.get("trace") or {}).get("calls", [])}
+    c.expect_eq(actors, {expected}, "the JSON report's actor of the calls")
+    return os.path.join(directory, "report.html"), expected
+
+
+@CASES("html_flame_graph_thread_named_with_invalid_utf8_is_text")
+def html_flame_graph_thread_named_with_invalid_utf8_is_text(c):
+    """A `trace_calls` test names its thread with two ill-formed bytes
+    and an <img onerror> (through the tracer, not a crafted report): the
+    page is UTF-8 with no element but its own, and the flame graph's
+    thread frame, read as a document, names the thread as text with
+    U+FFFD for each ill-formed byte, its calls under it."""
+    page, expected = hostile_thread_page(c)
+    with open(page, "rb") as f:
+        text = f.read().decode("utf-8")  # raises on invalid UTF-8
+    tags = Tags()
+    tags.feed(text)
+    tags.close()
+    c.expect_eq(sorted(set(tags.elements) & {"img", "iframe", "object",
+                                             "embed", "script"}),
+                ["script"], "elements that could fetch or run")
+    c.expect(not [a for a in tags.attributes if a.startswith("on")],
+             "no event-handler attribute")
+    figure = read_flames(page).get("html_calls/hostile_thread")
+    c.require(figure and figure["frames"], "the test has a flame graph")
+    threads = [f["title"].split("\n")[0] for f in figure["frames"]
+               if "thread" in f["classes"]]
+    c.expect_eq(threads, [expected], "the thread's frame names it as text")
+    paths = flame_paths(c, "html_calls/hostile_thread", figure)
+    c.expect(any(p[0] == expected and p[-2:] == ("outer", "inner")
+                 for p in paths), "outer and inner under the thread: %r"
+             % sorted(paths))
+
+
+@CASES("html_flame_graph_in_chromium_thread_named_with_invalid_utf8")
+def html_flame_graph_in_chromium_thread_named_with_invalid_utf8(c):
+    """The same page in headless Chromium: the thread's frame reads back
+    the name with U+FFFD for each ill-formed byte, no <img> was added and
+    no script ran, nothing was requested, no error."""
+    page, expected = hostile_thread_page(c)
+    result = flame_in_chromium(c, page, "flame-utf8",
+                               "html_calls/hostile_thread")
+    names = result["names"].get("html_calls/hostile_thread") or []
+    c.expect(names[:1] == [expected], "the thread's frame as text: %r"
+             % names[:3])
 
 
 def main():
@@ -735,8 +840,10 @@ def main():
     parser.add_argument("--artifacts", required=True)
     parser.add_argument("--examples")
     parser.add_argument("--profile", required=True)
+    parser.add_argument("--calls-fixture", required=True)
     options = parser.parse_args()
-    for name in ("tattle", "fixture", "examples", "artifacts", "profile"):
+    for name in ("tattle", "fixture", "examples", "artifacts", "profile",
+                 "calls_fixture"):
         if getattr(options, name):
             setattr(options, name, os.path.abspath(getattr(options, name)))
     try:
