@@ -747,6 +747,35 @@ def wraps_tap_crash(c):
                 "not run: the program crashed in sh/2", "skip reason")
 
 
+@CASES("wrap_tap_reads_a_framework_only_when_identified")
+def wraps_tap_unidentified(c):
+    # A description shaped like Check's "FILE:TCASE:TEST: MESSAGE" from a
+    # program that is not Check keeps its name; a comment after a failed
+    # point, from a program that is not cmocka, is not its message.
+    script = ("echo 1..3; echo 'not ok 1 - net.c:retry:connects: gave up'; "
+              "echo 'not ok 2 - fetches'; echo '# next: parses'; "
+              "echo 'ok 3 - parses'; exit 1")
+    run = c.tattle_run(["sh", "-c", script], tests=3)
+    c.expect_eq(states(run), {"sh/net.c:retry:connects: gave up": "failed",
+                              "sh/fetches": "failed", "sh/parses": "passed"},
+                "states")
+    c.expect_eq([f["message"] for f in
+                 run.tests.get("sh/fetches", {}).get("failures", [])],
+                ["not ok 2 - fetches"], "the failure of the point")
+    # The same lines with Check's summary among them are Check's; with
+    # cmocka's group line after them, cmocka's.
+    run = c.tattle_run(["sh", "-c", script.replace(
+        "exit 1", "echo '33%: Checks: 3, Failures: 2, Errors: 0'; exit 1")],
+        tests=3)
+    c.expect_eq(sorted(run.tests), ["retry/connects", "sh/fetches",
+                                    "sh/parses"], "Check's ids")
+    run = c.tattle_run(["sh", "-c", script.replace(
+        "exit 1", "echo '# not ok - group'; exit 1")], tests=3)
+    c.expect_eq([f["message"] for f in
+                 run.tests.get("sh/fetches", {}).get("failures", [])],
+                ["next: parses"], "cmocka's diagnostics")
+
+
 @CASES("wrap_inner_ids_are_valid_and_unique")
 def wraps_inner_ids(c):
     # TAP descriptions repeat, or are missing: a point without one is
