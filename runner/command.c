@@ -22,9 +22,12 @@
  * empty part "(empty)", a repeated id made unique by the test's number),
  * its state, duration and failures. The test that was running when the
  * program crashed or timed out carries the command's failure and output;
- * the tests it never reached are skipped as not run. A command that
- * failed with no inner test to carry its failure keeps its own result
- * besides.
+ * the tests it never reached are skipped as not run. Another failed test
+ * carries only its own section of stdout, which the progress lines mark;
+ * output no inner test can be given (stderr, a section cut from the
+ * capture) keeps the command's own result in the report, holding it once. A
+ * command that failed with no inner test to carry its failure keeps its own
+ * result besides.
  *
  * Two options serve `tattle ctest`: --will-fail (CTest's WILL_FAIL: a
  * failing exit passes, a passing one fails, a crash or timeout still
@@ -690,6 +693,36 @@ static const char *ending_words(const struct tattle__result_record *record)
     }
 }
 
+/* Whether the progress lines marked the part of `out` that `test`
+ * printed. */
+static bool inner_section_known(const struct tattle__gtest_test *test,
+                                const struct tattle_output *out)
+{
+    return test->output_end > test->output_start &&
+           test->output_end <= out->length;
+}
+
+/* Whether the command printed what no inner test carries: its stderr, or
+ * a GoogleTest stdout not divided among the failed tests (a TAP stdout is
+ * the points the results were read from; the test that was running at
+ * the end carries the whole of both). */
+static bool output_unattributed(const struct tattle__result_record *command,
+                                const struct tattle__gtest_tests *tests,
+                                long running, bool gtest)
+{
+    const struct tattle_output *out = &command->result.stdout_output;
+    if (running >= 0)
+        return false;
+    if (command->result.stderr_output.bytes > 0)
+        return true;
+    for (size_t i = 0; gtest && out->bytes > 0 && i < tests->count; i++)
+        if (tests->tests[i].state == TATTLE_STATE_FAILED &&
+            !tests->tests[i].stdout_text &&
+            !inner_section_known(&tests->tests[i], out))
+            return true;
+    return false;
+}
+
 /* The result of an inner test that finished, or never started. */
 static void build_inner(struct tattle__result_record *inner,
                         const struct tattle__result_record *command,
@@ -736,29 +769,21 @@ static void build_inner(struct tattle__result_record *inner,
             .bytes = test->stderr_text ? test->stderr_bytes : 0,
             .truncated = test->stderr_cut,
         };
-    } else if (result->state == TATTLE_STATE_FAILED) {
-        /* The command's output is the failed test's evidence: the test's
-         * own section of stdout when the progress lines mark it, else the
-         * whole; stderr, which they do not divide, whole. */
+    } else if (result->state == TATTLE_STATE_FAILED &&
+               inner_section_known(test, &command->result.stdout_output)) {
+        /* The failed test's own section of stdout, which the progress
+         * lines mark, is its evidence; stderr, which they do not divide,
+         * and a stdout they do not mark stay on the command's result. */
         const struct tattle_output *out = &command->result.stdout_output;
-        const struct tattle_output *err = &command->result.stderr_output;
-        if (test->output_end > test->output_start &&
-            test->output_end <= out->length) {
-            size_t length = test->output_end - test->output_start;
-            char *section = tattle__malloc(length + 1);
-            memcpy(section, out->text + test->output_start, length);
-            section[length] = '\0';
-            result->stdout_output = (struct tattle_output){
-                .text = tattle__record_own(inner, section),
-                .length = length,
-                .bytes = length,
-            };
-        } else {
-            result->stdout_output = *out;
-            result->stdout_output.text = tattle__record_copy(inner, out->text);
-        }
-        result->stderr_output = *err;
-        result->stderr_output.text = tattle__record_copy(inner, err->text);
+        size_t length = test->output_end - test->output_start;
+        char *section = tattle__malloc(length + 1);
+        memcpy(section, out->text + test->output_start, length);
+        section[length] = '\0';
+        result->stdout_output = (struct tattle_output){
+            .text = tattle__record_own(inner, section),
+            .length = length,
+            .bytes = length,
+        };
     }
 }
 
@@ -1013,6 +1038,7 @@ size_t tattle__command_expand(struct tattle__result_record *record,
         inner->result.rerun = inner_rerun(&tests.tests[running], gtest);
         *record = (struct tattle__result_record){0};
     }
+    bool unattributed = output_unattributed(record, &tests, running, gtest);
     tattle__buffer_release(&not_run);
     tattle__buffer_release(&lost);
     tattle__gtest_tests_release(&tests);
@@ -1021,9 +1047,11 @@ size_t tattle__command_expand(struct tattle__result_record *record,
     bool ended_unexplained =
         running < 0 && record->result.failure_count > 0 &&
         record->result.failures[0].kind != TATTLE_FAILURE_EXIT;
-    if (command_failed && (!inner_failed || ended_unexplained)) {
-        /* Nothing inside says how the command failed: its own result
-         * does. */
+    if (command_failed &&
+        (!inner_failed || ended_unexplained || unattributed)) {
+        /* Nothing inside says how the command failed, or what it printed
+         * is no inner test's: its own result does, and keeps that
+         * output (bounded as captured), once. */
         (*records)[count++] = *record;
     } else if (record->result.test) {
         tattle__record_release(record);

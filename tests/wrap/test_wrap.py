@@ -634,10 +634,11 @@ def wraps_gtest_cut_output(c):
     command, cwd = fake_gtest(c, LISTING, "\n".join((
         progress("[ RUN      ] A.one"), FILLER,
         progress("[  FAILED  ] A.one (5 ms)"), "exit 1")))
-    run = c.tattle_run(command, cwd=cwd, tests=4)
+    run = c.tattle_run(command, cwd=cwd, tests=5)
+    # Its section cut, A.one's output is not its own: the command keeps it.
     c.expect_eq(states(run), {"A/one": "failed", "A/two": "skipped",
-                              "A/three": "skipped", "A/four": "skipped"},
-                "states")
+                              "A/three": "skipped", "A/four": "skipped",
+                              "run/sh": "failed"}, "states")
 
 
 @CASES("wrap_gtest_parameterized_names_end_before_where")
@@ -886,6 +887,26 @@ def wraps_gtest_sections(c):
                     "the output of A/%s" % name)
 
 
+@CASES("wrap_gtest_stderr_stays_on_the_command")
+def wraps_gtest_stderr(c):
+    # stderr, which the progress lines do not divide, is no inner test's:
+    # the failed tests carry their own stdout only, and the command's
+    # result keeps the stderr, once.
+    command, cwd = fake_gtest(c, ["A.", "  one", "  two"], "\n".join((
+        progress("[ RUN      ] A.one", "[  FAILED  ] A.one (0 ms)",
+                 "[ RUN      ] A.two", "[  FAILED  ] A.two (0 ms)"),
+        "echo 'a complaint' >&2", "exit 1")))
+    run = c.tattle_run(command, cwd=cwd, tests=3)
+    c.expect_eq(states(run), {"A/one": "failed", "A/two": "failed",
+                              "run/sh": "failed"}, "states")
+    c.expect_eq([run.tests.get(i, {}).get("output", {}).get("stderr")
+                 for i in ("A/one", "A/two", "run/sh")],
+                ["", "", "a complaint\n"], "where stderr is")
+    c.expect_eq(run.tests.get("A/two", {}).get("output", {}).get("stdout"),
+                "[ RUN      ] A.two\n[  FAILED  ] A.two (0 ms)\n",
+                "the stdout of A/two")
+
+
 @CASES("wrap_gtest_crash_no_test_carries_is_kept")
 def wraps_gtest_unowned_crash(c):
     # A test failed, then the program crashed with no test running (in a
@@ -1015,12 +1036,17 @@ def wraps_criterion(c):
     program = framework_program(c, "criterion")
     line = marked_line("criterion_program.c")
     run = c.tattle_run([program, "--xml=criterion.xml"],
-                       ["--junit-in", "criterion.xml"], tests=4)
+                       ["--junit-in", "criterion.xml"], tests=5)
     c.expect_eq(run.process.returncode, 1, "exit status")
+    # Criterion's own lines on stderr are no one test's: the command's
+    # result keeps them.
     c.expect_eq(states(run), {"arith/passes": "passed",
                               "arith/fails": "failed",
                               "arith/skips": "skipped",
-                              "arith/segfaults": "failed"}, "states")
+                              "arith/segfaults": "failed",
+                              "run/criterion_program": "failed"}, "states")
+    c.expect("[FAIL]" in run.tests.get("run/criterion_program", {}).get(
+        "output", {}).get("stderr", ""), "the command's stderr")
     c.expect_eq(failures(run, "arith/fails"),
                 [("assertion", "1 assertion(s) failed.\nFILE:%d: three is "
                   "not 2" % line, "criterion_program.c", line)],
@@ -1029,11 +1055,13 @@ def wraps_criterion(c):
                 [("error", "The test crashed.", "", None)], "the crash")
     # Criterion's TAP, on stdout: "SUITE::TEST  (time)" points, a failure
     # in a YAML list, a crash in the point's description.
-    run = c.tattle_run([program, "--tap=/dev/stdout"], tests=4)
+    run = c.tattle_run([program, "--tap=/dev/stdout"], tests=5)
     c.expect_eq(states(run), {"arith/passes": "passed",
                               "arith/fails": "failed",
                               "arith/skips": "skipped",
-                              "arith/segfaults": "failed"}, "states from TAP")
+                              "arith/segfaults": "failed",
+                              "run/criterion_program": "failed"},
+                "states from TAP")
     c.expect_eq(failures(run, "arith/fails"),
                 [("assertion", "Assertion failed: three is not 2",
                   "criterion_program.c", line)], "the failure from TAP")
