@@ -788,7 +788,9 @@ static void build_inner(struct tattle__result_record *inner,
 }
 
 /* Gives every inner test a valid id no other has, as the registry
- * would: an empty suite or name is "(empty)"; a repeated id gets the
+ * would: an empty suite or name is "(empty)"; a '/' in a suite, which
+ * would end it in the id, is ':' (GoogleTest's "Values/Square" is
+ * "Values:Square", read back by turning ':' into '/'); a repeated id gets the
  * test's number (its TAP point's, or its place in the list) appended as
  * "[N]" until it is new. The first test of an id keeps it. With
  * --qualify-inner a GoogleTest suite is NAME.SUITE, NAME the wrapped
@@ -807,6 +809,14 @@ static void name_tests_uniquely(struct tattle__gtest_tests *tests, bool gtest)
         if (!*test->suite) {
             free(test->suite);
             test->suite = tattle__strdup("(empty)");
+            renamed = true;
+        }
+        if (strchr(test->suite, '/')) {
+            /* GoogleTest's "Instance/Suite" of a parameterized test: '/'
+             * ends the suite in an id, ':' is in no GoogleTest name. */
+            for (char *slash = strchr(test->suite, '/'); slash;
+                 slash = strchr(slash, '/'))
+                *slash = ':';
             renamed = true;
         }
         if (gtest && wrapped.qualify_inner) {

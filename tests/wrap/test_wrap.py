@@ -658,12 +658,25 @@ def wraps_gtest_parameterized(c):
             "[  FAILED  ] Values/Square.IsEven/0, where GetParam() = 4",
             "[  FAILED  ] Typed/0.Adds, where TypeParam = int"), "exit 1")))
     run = c.tattle_run(command, cwd=cwd, tests=3)
-    c.expect_eq(states(run), {"Values/Square/IsEven/0": "failed",
-                              "Typed/0/Adds": "failed",
+    # An "Instance/Suite" suite holds ':' for '/', which would end it in
+    # the id: the id reads back as the same suite and name.
+    c.expect_eq(states(run), {"Values:Square/IsEven/0": "failed",
+                              "Typed:0/Adds": "failed",
                               "A/never": "skipped"}, "states")
-    c.expect_eq([run.tests[t]["duration_us"] for t in
-                 ("Values/Square/IsEven/0", "Typed/0/Adds")], [3000, 2000],
+    c.expect_eq([(t["suite"], t["name"]) for t in run.report["tests"]],
+                [("Values:Square", "IsEven/0"), ("Typed:0", "Adds"),
+                 ("A", "never")], "suites and names")
+    c.expect_eq([run.tests.get(t, {}).get("duration_us") for t in
+                 ("Values:Square/IsEven/0", "Typed:0/Adds")], [3000, 2000],
                 "the durations after the where clauses")
+    c.expect(run.tests.get("Values:Square/IsEven/0", {}).get(
+        "rerun", "").endswith(" --gtest_filter=Values/Square.IsEven/0"),
+        "the rerun filters by the program's own name")
+    shown = subprocess.run([c.options.tattle, "show", "report.json",
+                            "Values:Square/IsEven/0"], cwd=run.cwd,
+                           capture_output=True, text=True)
+    c.expect(shown.returncode == 0 and "IsEven/0" in shown.stdout,
+             "tattle show finds the test by its id: %s" % shown.stderr)
 
 
 @CASES("wrap_gtest_edge_cases_of_names_durations_and_retries")
@@ -677,7 +690,7 @@ def wraps_gtest_edge_cases(c):
     saved = c.env
     c.env = dict(saved, GTEST_TOTAL_SHARDS="2", GTEST_SHARD_INDEX="0")
     run = c.tattle_run(command, cwd=cwd, tests=2)
-    c.expect_eq(sorted(run.tests), ["A/one", "Inst/DISABLED_S/t/0"],
+    c.expect_eq(sorted(run.tests), ["A/one", "Inst:DISABLED_S/t/0"],
                 "the tests of shard 0 with an instantiated disabled suite")
     # --gtest_also_run_disabled_tests=false is false, as GoogleTest reads
     # a flag: the disabled test is not dealt either.
