@@ -77,6 +77,7 @@ static struct {
     char **argv; /* COMMAND [ARGS...], NULL-terminated */
     char *suite, *name;
     char *rerun;
+    size_t command_line_at; /* where COMMAND [ARGS...] starts in rerun */
     char *program; /* the tattle command, for the inner tests' reruns */
     char *report_dir, *report_path; /* GoogleTest's JSON report */
     char *gtest_output;             /* json:PATH */
@@ -220,6 +221,11 @@ bool tattle__command_wrapping(void)
     return wrapped.path != NULL;
 }
 
+const char *tattle__command_line(void)
+{
+    return wrapped.rerun ? wrapped.rerun + wrapped.command_line_at : NULL;
+}
+
 bool tattle__command_test_is(const struct tattle_test *test)
 {
     return wrapped.path && test == &wrapped.test;
@@ -268,6 +274,15 @@ static char *find_command(const char *command)
 
 /* PROGRAM run --name=SUITE/NAME -- COMMAND [ARGS...], quoted for a POSIX
  * shell. */
+/* " COMMAND ARGS...", each word shell-quoted. */
+static void append_command(struct tattle__buffer *text, char **command)
+{
+    for (size_t i = 0; command[i]; i++) {
+        tattle__buffer_append_string(text, " ");
+        tattle__buffer_append_shell_quoted(text, command[i]);
+    }
+}
+
 static char *rerun_command(const char *program, char **command)
 {
     struct tattle__buffer text = {0};
@@ -278,10 +293,8 @@ static char *rerun_command(const char *program, char **command)
     tattle__buffer_append_shell_quoted(&text, name.data);
     tattle__buffer_release(&name);
     tattle__buffer_append_string(&text, " --");
-    for (size_t i = 0; command[i]; i++) {
-        tattle__buffer_append_string(&text, " ");
-        tattle__buffer_append_shell_quoted(&text, command[i]);
-    }
+    wrapped.command_line_at = text.length + 1;
+    append_command(&text, command);
     return tattle__buffer_take(&text);
 }
 
@@ -662,10 +675,7 @@ static char *inner_rerun(const struct tattle__gtest_test *test, bool gtest)
         tattle__buffer_release(&name);
     }
     tattle__buffer_append_string(&text, "--");
-    for (size_t i = 0; wrapped.argv[i]; i++) {
-        tattle__buffer_append_string(&text, " ");
-        tattle__buffer_append_shell_quoted(&text, wrapped.argv[i]);
-    }
+    append_command(&text, wrapped.argv);
     struct tattle__buffer filter = {0};
     if (test->program_name)
         tattle__buffer_printf(&filter, "--gtest_filter=%s", test->program_name);

@@ -191,6 +191,7 @@ static int run_tests(struct run_state *state, int argc, char **argv)
         .planned_open =
             tattle__command_wrapping() ||
             tattle__run_queue_late_results_possible(&state->plan, options),
+        .wrapped_command = tattle__command_line(),
     };
     tattle__fanout_begin(&state->fanout, &run_info);
 

@@ -920,6 +920,24 @@ def wraps_gtest_stderr(c):
                 "the stdout of A/two")
 
 
+@CASES("wrap_console_says_the_command_then_the_count")
+def wraps_console_header(c):
+    # Before it runs, a wrapped command's tests are not known: the header
+    # names the command, and the end says how many tests it held.
+    command, cwd = fake_gtest(c, ["A.", "  one", "  two"], "\n".join((
+        progress("[ RUN      ] A.one", "[       OK ] A.one (0 ms)",
+                 "[ RUN      ] A.two", "[       OK ] A.two (0 ms)"),
+        "exit 0")))
+    run = c.tattle_run(command, cwd=cwd, tests=2)
+    lines = run.stdout.splitlines()
+    c.expect(lines and ": running sh " in lines[0] and
+             "fake_gtest.sh, 1 job, seed " in lines[0] and
+             " tests," not in lines[0], "the header: %r" % lines[:1])
+    c.expect(len(lines) >= 2 and lines[-2].startswith("2 tests ran; 0 "
+                                                      "excluded"),
+             "the count at the end: %r" % lines[-2:])
+
+
 @CASES("wrap_gtest_crash_no_test_carries_is_kept")
 def wraps_gtest_unowned_crash(c):
     # A test failed, then the program crashed with no test running (in a
