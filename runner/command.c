@@ -221,6 +221,11 @@ bool tattle__command_wrapping(void)
     return wrapped.path != NULL;
 }
 
+const char *tattle__command_last_run_key(void)
+{
+    return wrapped.rerun;
+}
+
 const char *tattle__command_line(void)
 {
     return wrapped.rerun ? wrapped.rerun + wrapped.command_line_at : NULL;

@@ -938,6 +938,23 @@ def wraps_console_header(c):
              "the count at the end: %r" % lines[-2:])
 
 
+@CASES("wrap_last_run_is_kept_per_wrapped_command")
+def wraps_last_run(c):
+    # Two wrapped commands run in one directory each keep their outcomes
+    # in .tattle/last-run.json: the second does not overwrite the first's.
+    cwd = c.new_dir()
+    c.tattle_run(["sh", "-c", "exit 1"], ["--name", "a/fails"], cwd=cwd)
+    c.tattle_run(["true"], ["--name", "b/passes"], cwd=cwd)
+    with open(os.path.join(cwd, ".tattle", "last-run.json"),
+              encoding="utf-8") as f:
+        state = json.load(f)["executables"]
+    failed = sorted((key, entry.get("failed")) for key, entry in
+                    state.items() if entry.get("failed"))
+    c.expect(len(state) == 2 and len(failed) == 1 and
+             failed[0][1] == ["a/fails"] and "exit 1" in failed[0][0],
+             "one entry per wrapped command: %r" % state)
+
+
 @CASES("wrap_gtest_crash_no_test_carries_is_kept")
 def wraps_gtest_unowned_crash(c):
     # A test failed, then the program crashed with no test running (in a
