@@ -45,6 +45,7 @@ struct console {
     bool trace_passed; /* --trace-passed: passed tests' traces shown too */
     bool stop_workflow_commands; /* --reporter github: see print_stopped() */
     uint64_t planned;
+    bool wrapped; /* a wrapped command's run: its test count said at the end */
     uint64_t seed;
     char **failed_lines; /* one summary line per failed test */
     size_t failed_count;
@@ -104,17 +105,29 @@ static int console_create(void **self, const char *destination,
     return 0;
 }
 
+static size_t print_escaped(FILE *stream, const char *text, size_t length,
+                            const char *indent);
+
 static void print_header(void *self, const struct tattle_run_info *run)
 {
     struct console *console = self;
     console->planned = run->planned;
+    console->wrapped = run->wrapped_command != NULL;
     console->seed = run->seed;
     if (console->quiet)
         return;
-    fprintf(console->stream,
-            "%stattle %s%s: %" PRIu64 " tests, %u job%s, seed %" PRIu64,
-            paint(console, BOLD), TATTLE_VERSION, paint(console, RESET),
-            run->planned, run->jobs, run->jobs == 1 ? "" : "s", run->seed);
+    fprintf(console->stream, "%stattle %s%s: ", paint(console, BOLD),
+            TATTLE_VERSION, paint(console, RESET));
+    if (run->wrapped_command) {
+        /* How many tests it holds is known only when it ends. */
+        fputs("running ", console->stream);
+        print_escaped(console->stream, run->wrapped_command,
+                      strlen(run->wrapped_command), NULL);
+    } else {
+        fprintf(console->stream, "%" PRIu64 " tests", run->planned);
+    }
+    fprintf(console->stream, ", %u job%s, seed %" PRIu64, run->jobs,
+            run->jobs == 1 ? "" : "s", run->seed);
     if (run->sharded)
         fprintf(console->stream, ", shard %u/%u", run->shard_index,
                 run->shard_total);
@@ -607,8 +620,13 @@ static int console_end(void *self, const struct tattle_summary *summary)
         if (console->stop_workflow_commands)
             fprintf(out, "::%s::\n", token);
     }
+    fputc('\n', out);
+    if (console->wrapped)
+        fprintf(out, "%" PRIu64 " tests ran; ",
+                summary->passed + summary->failed + summary->skipped +
+                    summary->invalid);
     fprintf(out,
-            "\n%" PRIu64 " excluded, %" PRIu64 " invalid, %" PRIu64
+            "%" PRIu64 " excluded, %" PRIu64 " invalid, %" PRIu64
             " flaky; %.2f s; seed %" PRIu64 "%s\n",
             summary->excluded, summary->invalid, summary->flaky,
             (double)summary->duration_us / 1e6, console->seed,

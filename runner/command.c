@@ -22,9 +22,12 @@
  * empty part "(empty)", a repeated id made unique by the test's number),
  * its state, duration and failures. The test that was running when the
  * program crashed or timed out carries the command's failure and output;
- * the tests it never reached are skipped as not run. A command that
- * failed with no inner test to carry its failure keeps its own result
- * besides.
+ * the tests it never reached are skipped as not run. Another failed test
+ * carries only its own section of stdout, which the progress lines mark;
+ * output no inner test can be given (stderr, a section cut from the
+ * capture) keeps the command's own result in the report, holding it once. A
+ * command that failed with no inner test to carry its failure keeps its own
+ * result besides.
  *
  * Two options serve `tattle ctest`: --will-fail (CTest's WILL_FAIL: a
  * failing exit passes, a passing one fails, a crash or timeout still
@@ -74,6 +77,7 @@ static struct {
     char **argv; /* COMMAND [ARGS...], NULL-terminated */
     char *suite, *name;
     char *rerun;
+    size_t command_line_at; /* where COMMAND [ARGS...] starts in rerun */
     char *program; /* the tattle command, for the inner tests' reruns */
     char *report_dir, *report_path; /* GoogleTest's JSON report */
     char *gtest_output;             /* json:PATH */
@@ -217,6 +221,16 @@ bool tattle__command_wrapping(void)
     return wrapped.path != NULL;
 }
 
+const char *tattle__command_last_run_key(void)
+{
+    return wrapped.rerun;
+}
+
+const char *tattle__command_line(void)
+{
+    return wrapped.rerun ? wrapped.rerun + wrapped.command_line_at : NULL;
+}
+
 bool tattle__command_test_is(const struct tattle_test *test)
 {
     return wrapped.path && test == &wrapped.test;
@@ -265,6 +279,15 @@ static char *find_command(const char *command)
 
 /* PROGRAM run --name=SUITE/NAME -- COMMAND [ARGS...], quoted for a POSIX
  * shell. */
+/* " COMMAND ARGS...", each word shell-quoted. */
+static void append_command(struct tattle__buffer *text, char **command)
+{
+    for (size_t i = 0; command[i]; i++) {
+        tattle__buffer_append_string(text, " ");
+        tattle__buffer_append_shell_quoted(text, command[i]);
+    }
+}
+
 static char *rerun_command(const char *program, char **command)
 {
     struct tattle__buffer text = {0};
@@ -275,10 +298,8 @@ static char *rerun_command(const char *program, char **command)
     tattle__buffer_append_shell_quoted(&text, name.data);
     tattle__buffer_release(&name);
     tattle__buffer_append_string(&text, " --");
-    for (size_t i = 0; command[i]; i++) {
-        tattle__buffer_append_string(&text, " ");
-        tattle__buffer_append_shell_quoted(&text, command[i]);
-    }
+    wrapped.command_line_at = text.length + 1;
+    append_command(&text, command);
     return tattle__buffer_take(&text);
 }
 
@@ -659,10 +680,7 @@ static char *inner_rerun(const struct tattle__gtest_test *test, bool gtest)
         tattle__buffer_release(&name);
     }
     tattle__buffer_append_string(&text, "--");
-    for (size_t i = 0; wrapped.argv[i]; i++) {
-        tattle__buffer_append_string(&text, " ");
-        tattle__buffer_append_shell_quoted(&text, wrapped.argv[i]);
-    }
+    append_command(&text, wrapped.argv);
     struct tattle__buffer filter = {0};
     if (test->program_name)
         tattle__buffer_printf(&filter, "--gtest_filter=%s", test->program_name);
@@ -688,6 +706,36 @@ static const char *ending_words(const struct tattle__result_record *record)
     default:
         return "ended";
     }
+}
+
+/* Whether the progress lines marked the part of `out` that `test`
+ * printed. */
+static bool inner_section_known(const struct tattle__gtest_test *test,
+                                const struct tattle_output *out)
+{
+    return test->output_end > test->output_start &&
+           test->output_end <= out->length;
+}
+
+/* Whether the command printed what no inner test carries: its stderr, or
+ * a GoogleTest stdout not divided among the failed tests (a TAP stdout is
+ * the points the results were read from; the test that was running at
+ * the end carries the whole of both). */
+static bool output_unattributed(const struct tattle__result_record *command,
+                                const struct tattle__gtest_tests *tests,
+                                long running, bool gtest)
+{
+    const struct tattle_output *out = &command->result.stdout_output;
+    if (running >= 0)
+        return false;
+    if (command->result.stderr_output.bytes > 0)
+        return true;
+    for (size_t i = 0; gtest && out->bytes > 0 && i < tests->count; i++)
+        if (tests->tests[i].state == TATTLE_STATE_FAILED &&
+            !tests->tests[i].stdout_text &&
+            !inner_section_known(&tests->tests[i], out))
+            return true;
+    return false;
 }
 
 /* The result of an inner test that finished, or never started. */
@@ -736,34 +784,28 @@ static void build_inner(struct tattle__result_record *inner,
             .bytes = test->stderr_text ? test->stderr_bytes : 0,
             .truncated = test->stderr_cut,
         };
-    } else if (result->state == TATTLE_STATE_FAILED) {
-        /* The command's output is the failed test's evidence: the test's
-         * own section of stdout when the progress lines mark it, else the
-         * whole; stderr, which they do not divide, whole. */
+    } else if (result->state == TATTLE_STATE_FAILED &&
+               inner_section_known(test, &command->result.stdout_output)) {
+        /* The failed test's own section of stdout, which the progress
+         * lines mark, is its evidence; stderr, which they do not divide,
+         * and a stdout they do not mark stay on the command's result. */
         const struct tattle_output *out = &command->result.stdout_output;
-        const struct tattle_output *err = &command->result.stderr_output;
-        if (test->output_end > test->output_start &&
-            test->output_end <= out->length) {
-            size_t length = test->output_end - test->output_start;
-            char *section = tattle__malloc(length + 1);
-            memcpy(section, out->text + test->output_start, length);
-            section[length] = '\0';
-            result->stdout_output = (struct tattle_output){
-                .text = tattle__record_own(inner, section),
-                .length = length,
-                .bytes = length,
-            };
-        } else {
-            result->stdout_output = *out;
-            result->stdout_output.text = tattle__record_copy(inner, out->text);
-        }
-        result->stderr_output = *err;
-        result->stderr_output.text = tattle__record_copy(inner, err->text);
+        size_t length = test->output_end - test->output_start;
+        char *section = tattle__malloc(length + 1);
+        memcpy(section, out->text + test->output_start, length);
+        section[length] = '\0';
+        result->stdout_output = (struct tattle_output){
+            .text = tattle__record_own(inner, section),
+            .length = length,
+            .bytes = length,
+        };
     }
 }
 
 /* Gives every inner test a valid id no other has, as the registry
- * would: an empty suite or name is "(empty)"; a repeated id gets the
+ * would: an empty suite or name is "(empty)"; a '/' in a suite, which
+ * would end it in the id, is ':' (GoogleTest's "Values/Square" is
+ * "Values:Square", read back by turning ':' into '/'); a repeated id gets the
  * test's number (its TAP point's, or its place in the list) appended as
  * "[N]" until it is new. The first test of an id keeps it. With
  * --qualify-inner a GoogleTest suite is NAME.SUITE, NAME the wrapped
@@ -782,6 +824,14 @@ static void name_tests_uniquely(struct tattle__gtest_tests *tests, bool gtest)
         if (!*test->suite) {
             free(test->suite);
             test->suite = tattle__strdup("(empty)");
+            renamed = true;
+        }
+        if (strchr(test->suite, '/')) {
+            /* GoogleTest's "Instance/Suite" of a parameterized test: '/'
+             * ends the suite in an id, ':' is in no GoogleTest name. */
+            for (char *slash = strchr(test->suite, '/'); slash;
+                 slash = strchr(slash, '/'))
+                *slash = ':';
             renamed = true;
         }
         if (gtest && wrapped.qualify_inner) {
@@ -1013,6 +1063,7 @@ size_t tattle__command_expand(struct tattle__result_record *record,
         inner->result.rerun = inner_rerun(&tests.tests[running], gtest);
         *record = (struct tattle__result_record){0};
     }
+    bool unattributed = output_unattributed(record, &tests, running, gtest);
     tattle__buffer_release(&not_run);
     tattle__buffer_release(&lost);
     tattle__gtest_tests_release(&tests);
@@ -1021,9 +1072,11 @@ size_t tattle__command_expand(struct tattle__result_record *record,
     bool ended_unexplained =
         running < 0 && record->result.failure_count > 0 &&
         record->result.failures[0].kind != TATTLE_FAILURE_EXIT;
-    if (command_failed && (!inner_failed || ended_unexplained)) {
-        /* Nothing inside says how the command failed: its own result
-         * does. */
+    if (command_failed &&
+        (!inner_failed || ended_unexplained || unattributed)) {
+        /* Nothing inside says how the command failed, or what it printed
+         * is no inner test's: its own result does, and keeps that
+         * output (bounded as captured), once. */
         (*records)[count++] = *record;
     } else if (record->result.test) {
         tattle__record_release(record);

@@ -29,6 +29,15 @@ void tattle__command_set_junit_reader(tattle__junit_reader reader);
 /** Whether this run is `tattle run`'s, of a wrapped command. */
 bool tattle__command_wrapping(void);
 
+/** The wrapped command, "COMMAND ARGS..." shell-quoted, or NULL when
+ * this run wraps none. */
+const char *tattle__command_line(void);
+
+/** The key of this run's outcomes in .tattle/last-run.json: its rerun
+ * command, which names the wrapped command and its test; NULL when this
+ * run wraps none. */
+const char *tattle__command_last_run_key(void);
+
 /** Whether `test` is the test of a wrapped command. */
 bool tattle__command_test_is(const struct tattle_test *test);
 

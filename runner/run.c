@@ -97,6 +97,15 @@ static void release_state(struct run_state *state)
     tattle__options_release(&state->options);
 }
 
+/* What the run's outcomes are kept under in .tattle/last-run.json: the
+ * executable, or for `tattle run` the wrapped command (two wrapped
+ * commands would otherwise overwrite each other's). */
+static const char *last_run_key(const struct run_state *state)
+{
+    const char *command = tattle__command_last_run_key();
+    return command ? command : state->executable;
+}
+
 /* tattle.yml, then the command line, then the environment (each overrides
  * what came before), then what needs the registry. */
 static int read_settings(struct run_state *state, int argc, char **argv,
@@ -122,7 +131,7 @@ static int plan_tests(struct run_state *state, struct tattle__buffer *error)
         options->seed = tattle__plan_random_seed();
     int rc = tattle__plan_build(&state->plan, &state->registry, options,
                                 state->environment.timeout_multiplier,
-                                state->executable, error);
+                                last_run_key(state), error);
     if (rc != 0)
         return rc;
     if (state->plan.no_failure_recorded)
@@ -160,7 +169,7 @@ static int start_scheduler(struct run_state *state)
 /* Merged, so even an interrupted run records what it learned. */
 static void save_last_run(const struct run_state *state)
 {
-    int rc = tattle__last_run_save(state->executable, state->queue.outcomes,
+    int rc = tattle__last_run_save(last_run_key(state), state->queue.outcomes,
                                    state->queue.outcome_count);
     if (rc != 0)
         fprintf(stderr,
@@ -191,6 +200,7 @@ static int run_tests(struct run_state *state, int argc, char **argv)
         .planned_open =
             tattle__command_wrapping() ||
             tattle__run_queue_late_results_possible(&state->plan, options),
+        .wrapped_command = tattle__command_line(),
     };
     tattle__fanout_begin(&state->fanout, &run_info);
 

@@ -9,18 +9,28 @@
  * ("  ---" to "  ..."), whose "message" (one line, or a "|" block) and
  * "file" and "line" keys become the failure's.
  *
- * Two frameworks' ways are read too. cmocka writes a failure's
- * diagnostics as "# " comment lines after its point, the place among them
- * ("file.c:27: error: Failure!"): without a YAML block, those lines are
- * the message, up to the first that is not a comment or reads as a point
- * itself ("# not ok - arith", the group's result). Check describes each
- * point "FILE:TCASE:TEST: MESSAGE" and prints among its usual output
- * "FILE:LINE:F:TCASE:TEST:0: MESSAGE" for each failure (E for an error):
- * such a point is test TEST of suite TCASE, its failure MESSAGE at FILE,
- * at LINE when that line is there. Criterion's stream (after its
- * "# Criterion v..." line) names each point "SUITE::TEST  (0.01s)", or
- * "SUITE::TEST what ended it" for a crash, and lists a failure in YAML as
- * "failures:", "- FILE:LINE: |+" and the message indented below.
+ * A "#" line is a comment; one after a point is not taken for that
+ * point's message by itself, since nothing in TAP tells a diagnostic of
+ * the point before from a comment on the next or a plain remark (the
+ * point's message is then "not ok N - description", and the output is
+ * kept besides). A framework's own way is read only once the stream is
+ * known to be that framework's by a shape no one line has:
+ *
+ * - cmocka, which ends each group with a commented point, "# ok - GROUP"
+ *   or "# not ok - GROUP", writes a failure's diagnostics as "# " lines
+ *   after its point, the place among them ("file.c:27: error:
+ *   Failure!"): those lines are the message, up to the first that is not
+ *   a comment or reads as a point itself.
+ * - Check, whose usual output holds its summary line
+ *   "NN%: Checks: N, Failures: N, Errors: N", describes each point
+ *   "FILE:TCASE:TEST: MESSAGE" and prints among that output
+ *   "FILE:LINE:F:TCASE:TEST:0: MESSAGE" for each failure (E for an
+ *   error): such a point is test TEST of suite TCASE, its failure MESSAGE
+ *   at FILE, at LINE when that line is there.
+ * - Criterion's stream (after its "# Criterion v..." line) names each
+ *   point "SUITE::TEST  (0.01s)", or "SUITE::TEST what ended it" for a
+ *   crash, and lists a failure in YAML as "failures:", "- FILE:LINE: |+"
+ *   and the message indented below.
  */
 #include "runner/tap_in.h"
 
@@ -301,10 +311,44 @@ static int check_failure_line(const char *text, const char *file,
     return found;
 }
 
-/* `criterion`: the stream said it is Criterion's ("# Criterion v..."). */
+/* The frameworks whose own reading a stream gets (see the top). */
+struct tap_dialect {
+    bool cmocka, check, criterion;
+};
+
+/* Check's summary, "NN%: Checks: N, Failures: N, Errors: N". */
+static bool is_check_summary(const char *line, size_t length)
+{
+    size_t at = 0;
+    while (at < length && isdigit((unsigned char)line[at]))
+        at++;
+    return at > 0 && starts_with(line + at, length - at, "%: Checks: ") &&
+           memmem(line, length, ", Failures: ", 12) &&
+           memmem(line, length, ", Errors: ", 10);
+}
+
+/* Which framework's shape the whole of `text` has. */
+static struct tap_dialect identify_dialect(const char *text)
+{
+    struct tap_dialect dialect = {0};
+    const char *cursor = text;
+    const char *line;
+    size_t length;
+    while (next_line(&cursor, &line, &length)) {
+        if (starts_with(line, length, "# Criterion v"))
+            dialect.criterion = true;
+        else if (starts_with(line, length, "# ok - ") ||
+                 starts_with(line, length, "# not ok - "))
+            dialect.cmocka = true;
+        else if (is_check_summary(line, length))
+            dialect.check = true;
+    }
+    return dialect;
+}
+
 static void add_point(struct tattle__gtest_tests *tests, const char *suite,
                       bool ok, long number, const char *text, size_t length,
-                      const char **cursor, bool criterion_stream)
+                      const char **cursor, struct tap_dialect dialect)
 {
     /* "- description # DIRECTIVE reason" */
     while (length > 0 && (*text == ' ' || *text == '-')) {
@@ -342,7 +386,8 @@ static void add_point(struct tattle__gtest_tests *tests, const char *suite,
     read_yaml(cursor, &failure);
     size_t check_parts[3];
     struct criterion_description criterion;
-    if (!skip && !todo && is_check_description(text, described, check_parts)) {
+    if (dialect.check && !skip && !todo &&
+        is_check_description(text, described, check_parts)) {
         /* Check's point: the description holds where and what. */
         free(test->suite);
         free(test->name);
@@ -355,7 +400,7 @@ static void add_point(struct tattle__gtest_tests *tests, const char *suite,
             free(failure.file);
             failure.file = copy_span(text, check_parts[0]);
         }
-    } else if (criterion_stream &&
+    } else if (dialect.criterion &&
                is_criterion_description(text, described, &criterion)) {
         /* Criterion's point: SUITE::TEST, then its time or what ended it. */
         free(test->suite);
@@ -366,7 +411,7 @@ static void add_point(struct tattle__gtest_tests *tests, const char *suite,
         if (!ok && !failure.message && criterion.said < described)
             failure.message =
                 copy_span(text + criterion.said, described - criterion.said);
-    } else if (!ok && !skip && !todo && !failure.message) {
+    } else if (dialect.cmocka && !ok && !skip && !todo && !failure.message) {
         read_comments(cursor, &failure);
     }
     if (skip || (todo && !ok)) {
@@ -405,12 +450,8 @@ bool tattle__tap_read(const char *stdout_text, const char *suite,
     const char *cursor = stdout_text;
     const char *line;
     size_t length;
-    bool criterion_stream = false;
+    struct tap_dialect dialect = identify_dialect(stdout_text);
     while (next_line(&cursor, &line, &length)) {
-        if (starts_with(line, length, "# Criterion v")) {
-            criterion_stream = true;
-            continue;
-        }
         if (starts_with(line, length, "1..") && length > 3 &&
             isdigit((unsigned char)line[3])) {
             /* A plan past what any run holds is clamped: it only names
@@ -435,9 +476,9 @@ bool tattle__tap_read(const char *stdout_text, const char *suite,
                 at++;
         }
         add_point(tests, suite, ok, number, line + at, length - at, &cursor,
-                  criterion_stream);
+                  dialect);
     }
-    for (size_t i = 0; i < tests->count; i++) {
+    for (size_t i = 0; dialect.check && i < tests->count; i++) {
         struct tattle__gtest_test *test = &tests->tests[i];
         if (test->failure_count == 1 && test->failures[0].file &&
             test->failures[0].line == 0)

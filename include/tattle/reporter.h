@@ -299,6 +299,8 @@ struct tattle_run_info {
      * after_all that fails after its tests were reported is a result
      * `planned` does not count. */
     bool planned_open;
+    /* `tattle run`: the wrapped command, shell-quoted; else NULL. */
+    const char *wrapped_command;
 };
 
 /** The reporting options of the command line that shape what reporters

@@ -634,10 +634,11 @@ def wraps_gtest_cut_output(c):
     command, cwd = fake_gtest(c, LISTING, "\n".join((
         progress("[ RUN      ] A.one"), FILLER,
         progress("[  FAILED  ] A.one (5 ms)"), "exit 1")))
-    run = c.tattle_run(command, cwd=cwd, tests=4)
+    run = c.tattle_run(command, cwd=cwd, tests=5)
+    # Its section cut, A.one's output is not its own: the command keeps it.
     c.expect_eq(states(run), {"A/one": "failed", "A/two": "skipped",
-                              "A/three": "skipped", "A/four": "skipped"},
-                "states")
+                              "A/three": "skipped", "A/four": "skipped",
+                              "run/sh": "failed"}, "states")
 
 
 @CASES("wrap_gtest_parameterized_names_end_before_where")
@@ -657,12 +658,25 @@ def wraps_gtest_parameterized(c):
             "[  FAILED  ] Values/Square.IsEven/0, where GetParam() = 4",
             "[  FAILED  ] Typed/0.Adds, where TypeParam = int"), "exit 1")))
     run = c.tattle_run(command, cwd=cwd, tests=3)
-    c.expect_eq(states(run), {"Values/Square/IsEven/0": "failed",
-                              "Typed/0/Adds": "failed",
+    # An "Instance/Suite" suite holds ':' for '/', which would end it in
+    # the id: the id reads back as the same suite and name.
+    c.expect_eq(states(run), {"Values:Square/IsEven/0": "failed",
+                              "Typed:0/Adds": "failed",
                               "A/never": "skipped"}, "states")
-    c.expect_eq([run.tests[t]["duration_us"] for t in
-                 ("Values/Square/IsEven/0", "Typed/0/Adds")], [3000, 2000],
+    c.expect_eq([(t["suite"], t["name"]) for t in run.report["tests"]],
+                [("Values:Square", "IsEven/0"), ("Typed:0", "Adds"),
+                 ("A", "never")], "suites and names")
+    c.expect_eq([run.tests.get(t, {}).get("duration_us") for t in
+                 ("Values:Square/IsEven/0", "Typed:0/Adds")], [3000, 2000],
                 "the durations after the where clauses")
+    c.expect(run.tests.get("Values:Square/IsEven/0", {}).get(
+        "rerun", "").endswith(" --gtest_filter=Values/Square.IsEven/0"),
+        "the rerun filters by the program's own name")
+    shown = subprocess.run([c.options.tattle, "show", "report.json",
+                            "Values:Square/IsEven/0"], cwd=run.cwd,
+                           capture_output=True, text=True)
+    c.expect(shown.returncode == 0 and "IsEven/0" in shown.stdout,
+             "tattle show finds the test by its id: %s" % shown.stderr)
 
 
 @CASES("wrap_gtest_edge_cases_of_names_durations_and_retries")
@@ -676,7 +690,7 @@ def wraps_gtest_edge_cases(c):
     saved = c.env
     c.env = dict(saved, GTEST_TOTAL_SHARDS="2", GTEST_SHARD_INDEX="0")
     run = c.tattle_run(command, cwd=cwd, tests=2)
-    c.expect_eq(sorted(run.tests), ["A/one", "Inst/DISABLED_S/t/0"],
+    c.expect_eq(sorted(run.tests), ["A/one", "Inst:DISABLED_S/t/0"],
                 "the tests of shard 0 with an instantiated disabled suite")
     # --gtest_also_run_disabled_tests=false is false, as GoogleTest reads
     # a flag: the disabled test is not dealt either.
@@ -745,6 +759,35 @@ def wraps_tap_crash(c):
              "the crash on the running point: %r" % failures)
     c.expect_eq(run.tests["sh/3"].get("skip_reason"),
                 "not run: the program crashed in sh/2", "skip reason")
+
+
+@CASES("wrap_tap_reads_a_framework_only_when_identified")
+def wraps_tap_unidentified(c):
+    # A description shaped like Check's "FILE:TCASE:TEST: MESSAGE" from a
+    # program that is not Check keeps its name; a comment after a failed
+    # point, from a program that is not cmocka, is not its message.
+    script = ("echo 1..3; echo 'not ok 1 - net.c:retry:connects: gave up'; "
+              "echo 'not ok 2 - fetches'; echo '# next: parses'; "
+              "echo 'ok 3 - parses'; exit 1")
+    run = c.tattle_run(["sh", "-c", script], tests=3)
+    c.expect_eq(states(run), {"sh/net.c:retry:connects: gave up": "failed",
+                              "sh/fetches": "failed", "sh/parses": "passed"},
+                "states")
+    c.expect_eq([f["message"] for f in
+                 run.tests.get("sh/fetches", {}).get("failures", [])],
+                ["not ok 2 - fetches"], "the failure of the point")
+    # The same lines with Check's summary among them are Check's; with
+    # cmocka's group line after them, cmocka's.
+    run = c.tattle_run(["sh", "-c", script.replace(
+        "exit 1", "echo '33%: Checks: 3, Failures: 2, Errors: 0'; exit 1")],
+        tests=3)
+    c.expect_eq(sorted(run.tests), ["retry/connects", "sh/fetches",
+                                    "sh/parses"], "Check's ids")
+    run = c.tattle_run(["sh", "-c", script.replace(
+        "exit 1", "echo '# not ok - group'; exit 1")], tests=3)
+    c.expect_eq([f["message"] for f in
+                 run.tests.get("sh/fetches", {}).get("failures", [])],
+                ["next: parses"], "cmocka's diagnostics")
 
 
 @CASES("wrap_inner_ids_are_valid_and_unique")
@@ -855,6 +898,61 @@ def wraps_gtest_sections(c):
                      output["truncated"]),
                     (expected, len(expected), False),
                     "the output of A/%s" % name)
+
+
+@CASES("wrap_gtest_stderr_stays_on_the_command")
+def wraps_gtest_stderr(c):
+    # stderr, which the progress lines do not divide, is no inner test's:
+    # the failed tests carry their own stdout only, and the command's
+    # result keeps the stderr, once.
+    command, cwd = fake_gtest(c, ["A.", "  one", "  two"], "\n".join((
+        progress("[ RUN      ] A.one", "[  FAILED  ] A.one (0 ms)",
+                 "[ RUN      ] A.two", "[  FAILED  ] A.two (0 ms)"),
+        "echo 'a complaint' >&2", "exit 1")))
+    run = c.tattle_run(command, cwd=cwd, tests=3)
+    c.expect_eq(states(run), {"A/one": "failed", "A/two": "failed",
+                              "run/sh": "failed"}, "states")
+    c.expect_eq([run.tests.get(i, {}).get("output", {}).get("stderr")
+                 for i in ("A/one", "A/two", "run/sh")],
+                ["", "", "a complaint\n"], "where stderr is")
+    c.expect_eq(run.tests.get("A/two", {}).get("output", {}).get("stdout"),
+                "[ RUN      ] A.two\n[  FAILED  ] A.two (0 ms)\n",
+                "the stdout of A/two")
+
+
+@CASES("wrap_console_says_the_command_then_the_count")
+def wraps_console_header(c):
+    # Before it runs, a wrapped command's tests are not known: the header
+    # names the command, and the end says how many tests it held.
+    command, cwd = fake_gtest(c, ["A.", "  one", "  two"], "\n".join((
+        progress("[ RUN      ] A.one", "[       OK ] A.one (0 ms)",
+                 "[ RUN      ] A.two", "[       OK ] A.two (0 ms)"),
+        "exit 0")))
+    run = c.tattle_run(command, cwd=cwd, tests=2)
+    lines = run.stdout.splitlines()
+    c.expect(lines and ": running sh " in lines[0] and
+             "fake_gtest.sh, 1 job, seed " in lines[0] and
+             " tests," not in lines[0], "the header: %r" % lines[:1])
+    c.expect(len(lines) >= 2 and lines[-2].startswith("2 tests ran; 0 "
+                                                      "excluded"),
+             "the count at the end: %r" % lines[-2:])
+
+
+@CASES("wrap_last_run_is_kept_per_wrapped_command")
+def wraps_last_run(c):
+    # Two wrapped commands run in one directory each keep their outcomes
+    # in .tattle/last-run.json: the second does not overwrite the first's.
+    cwd = c.new_dir()
+    c.tattle_run(["sh", "-c", "exit 1"], ["--name", "a/fails"], cwd=cwd)
+    c.tattle_run(["true"], ["--name", "b/passes"], cwd=cwd)
+    with open(os.path.join(cwd, ".tattle", "last-run.json"),
+              encoding="utf-8") as f:
+        state = json.load(f)["executables"]
+    failed = sorted((key, entry.get("failed")) for key, entry in
+                    state.items() if entry.get("failed"))
+    c.expect(len(state) == 2 and len(failed) == 1 and
+             failed[0][1] == ["a/fails"] and "exit 1" in failed[0][0],
+             "one entry per wrapped command: %r" % state)
 
 
 @CASES("wrap_gtest_crash_no_test_carries_is_kept")
@@ -986,12 +1084,17 @@ def wraps_criterion(c):
     program = framework_program(c, "criterion")
     line = marked_line("criterion_program.c")
     run = c.tattle_run([program, "--xml=criterion.xml"],
-                       ["--junit-in", "criterion.xml"], tests=4)
+                       ["--junit-in", "criterion.xml"], tests=5)
     c.expect_eq(run.process.returncode, 1, "exit status")
+    # Criterion's own lines on stderr are no one test's: the command's
+    # result keeps them.
     c.expect_eq(states(run), {"arith/passes": "passed",
                               "arith/fails": "failed",
                               "arith/skips": "skipped",
-                              "arith/segfaults": "failed"}, "states")
+                              "arith/segfaults": "failed",
+                              "run/criterion_program": "failed"}, "states")
+    c.expect("[FAIL]" in run.tests.get("run/criterion_program", {}).get(
+        "output", {}).get("stderr", ""), "the command's stderr")
     c.expect_eq(failures(run, "arith/fails"),
                 [("assertion", "1 assertion(s) failed.\nFILE:%d: three is "
                   "not 2" % line, "criterion_program.c", line)],
@@ -1000,11 +1103,13 @@ def wraps_criterion(c):
                 [("error", "The test crashed.", "", None)], "the crash")
     # Criterion's TAP, on stdout: "SUITE::TEST  (time)" points, a failure
     # in a YAML list, a crash in the point's description.
-    run = c.tattle_run([program, "--tap=/dev/stdout"], tests=4)
+    run = c.tattle_run([program, "--tap=/dev/stdout"], tests=5)
     c.expect_eq(states(run), {"arith/passes": "passed",
                               "arith/fails": "failed",
                               "arith/skips": "skipped",
-                              "arith/segfaults": "failed"}, "states from TAP")
+                              "arith/segfaults": "failed",
+                              "run/criterion_program": "failed"},
+                "states from TAP")
     c.expect_eq(failures(run, "arith/fails"),
                 [("assertion", "Assertion failed: three is not 2",
                   "criterion_program.c", line)], "the failure from TAP")
