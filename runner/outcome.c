@@ -382,6 +382,22 @@ static void free_trace(struct tattle_trace *trace)
     tattle__trace_free(trace);
 }
 
+void tattle__result_set_output(struct tattle__result_record *record,
+                               const struct tattle__capture *stdout_capture,
+                               const struct tattle__capture *stderr_capture)
+{
+    struct tattle_result *result = &record->result;
+    if (stdout_capture) {
+        tattle__capture_render(stdout_capture, &result->stdout_output,
+                               &record->stdout_text);
+        tattle__capture_render(stderr_capture, &result->stderr_output,
+                               &record->stderr_text);
+    } else {
+        result->stdout_output = (struct tattle_output){.text = ""};
+        result->stderr_output = (struct tattle_output){.text = ""};
+    }
+}
+
 void tattle__result_build(struct tattle__result_record *record,
                           const struct tattle__job *job,
                           struct tattle__outcome *outcome)
@@ -425,15 +441,8 @@ void tattle__result_build(struct tattle__result_record *record,
     if (reading->skipped)
         result->skip_reason = tattle__record_copy(record, reading->skip_reason);
 
-    if (outcome->stdout_capture) {
-        tattle__capture_render(outcome->stdout_capture, &result->stdout_output,
-                               &record->stdout_text);
-        tattle__capture_render(outcome->stderr_capture, &result->stderr_output,
-                               &record->stderr_text);
-    } else {
-        result->stdout_output = (struct tattle_output){.text = ""};
-        result->stderr_output = (struct tattle_output){.text = ""};
-    }
+    tattle__result_set_output(record, outcome->stdout_capture,
+                              outcome->stderr_capture);
     if (outcome->trace)
         tattle__record_set_trace(record, outcome->trace, free_trace);
     outcome->trace = NULL;

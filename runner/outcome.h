@@ -16,6 +16,12 @@
 #include "results/record.h"
 #include "runner/scheduler.h"
 
+/** Puts the captured output into the record's result: empty when the
+ * captures are NULL (--no-fork captures nothing). */
+void tattle__result_set_output(struct tattle__result_record *record,
+                               const struct tattle__capture *stdout_capture,
+                               const struct tattle__capture *stderr_capture);
+
 /** Builds the record of one run. Takes over outcome->trace. */
 void tattle__result_build(struct tattle__result_record *record,
                           const struct tattle__job *job,

@@ -160,7 +160,9 @@ struct tattle__late_fixture {
 
 static void late_after_all_failed(void *context,
                                   const struct tattle_suite *suite,
-                                  const char *failure, uint64_t duration_us)
+                                  const char *failure, uint64_t duration_us,
+                                  const struct tattle__capture *stdout_capture,
+                                  const struct tattle__capture *stderr_capture)
 {
     struct tattle__run_queue *queue = context;
     struct tattle__late_fixture *late = tattle__malloc(sizeof *late);
@@ -197,6 +199,7 @@ static void late_after_all_failed(void *context,
     tattle__record_add_error(&record, "%s", failure);
     record.result.duration_us = duration_us;
     record.result.attempts = 1;
+    tattle__result_set_output(&record, stdout_capture, stderr_capture);
     /* Its suite's tests, run again, run after_all again. */
     tattle__buffer_printf(&text, "%s/*", suite->name);
     char *suite_glob = tattle__buffer_take(&text);
@@ -389,8 +392,6 @@ static bool suite_pending(void *context, const struct tattle_suite *suite,
 bool tattle__run_queue_late_results_possible(
     const struct tattle__plan *plan, const struct tattle__options *options)
 {
-    if (options->no_fork)
-        return false;
     /* The distinct suites that need a server, counted up to one past what
      * can live at once. */
     const struct tattle_suite *seen[TATTLE__SUITE_SERVERS_MAX + 1];
@@ -414,7 +415,9 @@ bool tattle__run_queue_late_results_possible(
      * runs at the end. */
     bool again =
         options->retry > 0 || options->repeat > 1 || options->max_failures > 0;
-    return after_all && (again || seen_count > TATTLE__SUITE_SERVERS_MAX);
+    /* With --no-fork there are no servers to make room for. */
+    bool crowded = !options->no_fork && seen_count > TATTLE__SUITE_SERVERS_MAX;
+    return after_all && (again || crowded);
 }
 
 struct tattle__schedule_callbacks

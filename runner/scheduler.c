@@ -572,10 +572,12 @@ static void start_suite_server(struct tattle__scheduler *scheduler,
 }
 
 /* Runs after_all in `run`'s job slot (its test has finished and nothing of
- * it is left) and ends the suite server; *failure says how it failed. */
+ * it is left) and ends the suite server; *failure says how it failed.
+ * What after_all prints is added to the job's captures when
+ * `keep_output`, else dropped. */
 static void end_suite_server(struct tattle__scheduler *scheduler,
                              struct suite_server *suite, struct running *run,
-                             long timeout_ms, char **failure)
+                             long timeout_ms, bool keep_output, char **failure)
 {
     *failure = NULL;
     tattle__slot_reset(run->slot, SLOT_BYTES);
@@ -584,14 +586,19 @@ static void end_suite_server(struct tattle__scheduler *scheduler,
     bool timed_out = false;
     int interrupted = 0;
     if (result == 0)
-        result = wait_fixture(scheduler, suite, run, timeout_ms, false,
+        result = wait_fixture(scheduler, suite, run, timeout_ms, keep_output,
                               &timed_out, &interrupted);
     if (interrupted)
         scheduler->stopping = interrupted;
     /* It ends after reporting: wait for that, so its pipes are quiet. */
     forget_suite_server(scheduler, suite);
-    for (int stream = 0; stream < 2; stream++)
-        drain_fixture_output(run, stream, false);
+    for (int stream = 0; stream < 2; stream++) {
+        if (keep_output)
+            while (read_output(run, stream))
+                ;
+        else
+            drain_fixture_output(run, stream, false);
+    }
     if (result != 0 && suite->suite->options.after_all) {
         struct tattle__slot_reading reading;
         tattle__slot_read(run->slot, SLOT_BYTES, &reading);
@@ -603,27 +610,43 @@ static void end_suite_server(struct tattle__scheduler *scheduler,
     tattle__slot_reset(run->slot, SLOT_BYTES);
 }
 
+/* An after_all that failed after its suite's tests had been reported:
+ * the failure goes to the callbacks as a result of its own, with what
+ * the fixture printed (NULL captures: nothing was captured), and fails
+ * the run. */
+static void report_late_after_all(struct tattle__scheduler *scheduler,
+                                  struct suite_server *suite,
+                                  const char *failure, uint64_t started_us,
+                                  const struct tattle__capture *captures)
+{
+    scheduler->late_fixture_failures++;
+    const struct tattle__schedule_callbacks *callbacks = scheduler->callbacks;
+    if (callbacks->late_after_all_failed)
+        callbacks->late_after_all_failed(callbacks->ctx, suite->suite, failure,
+                                         tattle__now_us() - started_us,
+                                         captures ? &captures[0] : NULL,
+                                         captures ? &captures[1] : NULL);
+    else
+        fprintf(stderr, "tattle: %s\n", failure);
+}
+
 /* Ends a suite server whose tests have all been reported, in `run`'s job
- * slot: a failure of its after_all goes to the callbacks as a result of
- * its own, and fails the run. */
+ * slot (idle, or a test's that has not started yet): what its after_all
+ * prints is captured in the slot for that fixture alone. */
 static void end_reported_suite_server(struct tattle__scheduler *scheduler,
                                       struct suite_server *suite,
                                       struct running *run)
 {
     uint64_t started_us = tattle__now_us();
     char *failure = NULL;
-    end_suite_server(scheduler, suite, run, suite->timeout_ms, &failure);
-    if (failure) {
-        scheduler->late_fixture_failures++;
-        const struct tattle__schedule_callbacks *callbacks =
-            scheduler->callbacks;
-        if (callbacks->late_after_all_failed)
-            callbacks->late_after_all_failed(callbacks->ctx, suite->suite,
-                                             failure,
-                                             tattle__now_us() - started_us);
-        else
-            fprintf(stderr, "tattle: %s\n", failure);
-    }
+    tattle__capture_reset(&run->captures[0]);
+    tattle__capture_reset(&run->captures[1]);
+    end_suite_server(scheduler, suite, run, suite->timeout_ms, true, &failure);
+    if (failure)
+        report_late_after_all(scheduler, suite, failure, started_us,
+                              run->captures);
+    tattle__capture_reset(&run->captures[0]);
+    tattle__capture_reset(&run->captures[1]);
     free(failure);
 }
 
@@ -723,7 +746,7 @@ static void finish(struct tattle__scheduler *scheduler, struct running *run)
             !(callbacks->suite_pending &&
               callbacks->suite_pending(callbacks->ctx, suite->suite,
                                        &run->job)))
-            end_suite_server(scheduler, suite, run, run->job.timeout_ms,
+            end_suite_server(scheduler, suite, run, run->job.timeout_ms, false,
                              &run->after_all_error);
     }
     outcome.fixture_error = run->fixture_error;
@@ -1556,6 +1579,27 @@ static char *run_fixture_in_process(struct tattle__scheduler *scheduler,
     return failure;
 }
 
+/* --no-fork: the run is over. A suite whose after_all has not run yet (a
+ * --retry or --repeat run of its tests could still have come after its
+ * last one, or --max-failures stopped the run first) runs it now; its
+ * tests were reported, so a failure is a result of its own. */
+static void end_suites_in_process(struct tattle__scheduler *scheduler)
+{
+    for (size_t i = 0; i < scheduler->suite_count; i++) {
+        struct suite_server *suite = &scheduler->suites[i];
+        if (!suite->pid || suite->failure)
+            continue;
+        uint64_t started_us = tattle__now_us();
+        char *failure = run_fixture_in_process(scheduler, suite, "after_all",
+                                               suite->suite->options.after_all,
+                                               TATTLE__PHASE_TEARDOWN);
+        suite->pid = 0;
+        if (failure)
+            report_late_after_all(scheduler, suite, failure, started_us, NULL);
+        free(failure);
+    }
+}
+
 /* --no-fork: every test in this process, one after the other. The stop
  * signals only set a flag, checked between tests. */
 static int loop_in_process(struct tattle__scheduler *scheduler)
@@ -1563,8 +1607,10 @@ static int loop_in_process(struct tattle__scheduler *scheduler)
     struct running *run = &scheduler->running[0];
     for (;;) {
         struct tattle__job job;
-        if (!scheduler->callbacks->next(scheduler->callbacks->ctx, &job))
+        if (!scheduler->callbacks->next(scheduler->callbacks->ctx, &job)) {
+            end_suites_in_process(scheduler);
             return 0;
+        }
         run->job = job;
         tattle__slot_reset(run->slot, SLOT_BYTES);
         scheduler->callbacks->started(scheduler->callbacks->ctx, &run->job);

@@ -88,9 +88,11 @@ struct tattle__schedule_callbacks {
     /* The after_all of `suite` failed when it ran after the last of the
      * suite's tests had been reported (at the end of the run, or to make
      * room for another suite server): `failure` says how, `duration_us`
-     * what it took. */
+     * what it took, the captures what it printed (NULL with --no-fork). */
     void (*late_after_all_failed)(void *ctx, const struct tattle_suite *suite,
-                                  const char *failure, uint64_t duration_us);
+                                  const char *failure, uint64_t duration_us,
+                                  const struct tattle__capture *stdout_capture,
+                                  const struct tattle__capture *stderr_capture);
     void *ctx;
 };
 

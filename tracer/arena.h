@@ -101,7 +101,8 @@ enum {
     TATTLE__ACTOR_FORKED = 1u << 0, /* first thread of a forked child */
     TATTLE__ACTOR_EXITED = 1u << 1, /* the thread or process ended */
     TATTLE__ACTOR_PROBED = 1u << 2, /* liveness probed at the test end */
-    TATTLE__ACTOR_ALIVE = 1u << 3   /* ... and found alive */
+    TATTLE__ACTOR_ALIVE = 1u << 3,  /* ... and found alive */
+    TATTLE__ACTOR_KILLED = 1u << 4  /* its death by a signal was recorded */
 };
 
 /* One recording thread (or the first thread of a forked process). */

@@ -21,6 +21,7 @@
 #include "tracer/clock.h"
 #include "tracer/freeze.h"
 #include "tracer/mailbox.h"
+#include "tracer/test_process/deaths.h"
 #include "tracer/test_process/recorder.h"
 #include "tracer/session.h"
 #include "tracer/snapshot.h"
@@ -176,6 +177,7 @@ void tattle__trace_session_child_finish(bool from_signal_handler)
             return;
         tattle__mailbox_run_watches(arena);
     }
+    tattle__deaths_note_unreaped(arena);
     tattle__recorder_release_budget();
     tattle__snapshot_probe_actors(arena);
     atomic_compare_exchange_strong(&arena->finish, &expected,

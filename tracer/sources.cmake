@@ -6,6 +6,7 @@ list(APPEND TATTLE_SOURCES
   tracer/clock.c
   tracer/freeze.c
   tracer/overhead.c
+  tracer/test_process/deaths.c
   tracer/test_process/ipc.c
   tracer/test_process/mailbox.c
   tracer/test_process/recorder.c

@@ -211,6 +211,8 @@ TEST(after_hanging, helper_is_gone)
 static void failing_after_all(void)
 {
     int leaked = 2;
+    printf("after_all counted %d leaked\n", leaked);
+    fprintf(stderr, "after_all stderr line\n");
     EXPECT_EQ(leaked, 0);
 }
 

@@ -1,14 +1,15 @@
 #!/usr/bin/env python3
 """Tests of what the console shows a person: the trace header says when it
 shows fewer messages than were recorded, --trace-passed shows the traces
-of passed tests too, and a crash's frame of the test body is named by the
-test id. Runs console_fixture (fixture_console.c).
+of passed tests too, a crash's frame of the test body is named by the
+test id, and a worker process killed by a signal shows its death. Runs console_fixture (fixture_console.c).
 
     test_console.py --list
     test_console.py CASE --fixture PATH
 
 Exits 0 when every check of the case held, 1 otherwise.
 """
+import json
 import os
 import re
 import subprocess
@@ -78,6 +79,27 @@ def crash_frame_named_by_id(c):
     c.expect(re.search(r"#\d+ console/crashes at .*fixture_console\.c:\d+", block),
              "the body's frame is named by the test id: %r" % block)
     c.expect("tattle__body__" not in block, "no generated name: %r" % block)
+
+
+@CASES("api_console_worker_killed_by_a_signal")
+def worker_killed(c):
+    """A traced test's worker process killed by SIGKILL shows it as an
+    exit event of the worker, in the JSON trace and on the console, once,
+    whether the test collected it (waitpid) or left it a zombie."""
+    for test_id in ("console/worker_killed_reaped", "console/worker_killed_unreaped"):
+        report = os.path.join(c.new_dir(), "report.json")
+        block = c.block(c.console(test_id, "--json", report), test_id)
+        c.expect(re.search(r"\d+us  worker +-> - +exit  killed +SIGKILL", block),
+                 "%s: the console shows the death: %r" % (test_id, block))
+        with open(report, encoding="utf-8") as f:
+            trace = json.load(f)["tests"][0].get("trace", {})
+        deaths = [(e.get("from"), e.get("label"), e.get("msg"))
+                  for e in trace.get("events", []) if e["kind"] == "exit"]
+        c.expect_eq(deaths, [("worker", "killed", "SIGKILL")],
+                    test_id + ": exit events")
+        worker = [a for a in trace.get("actors", []) if a["name"] == "worker"]
+        c.expect_eq([a["alive_at_exit"] for a in worker], [False],
+                    test_id + ": the worker actor")
 
 
 if __name__ == "__main__":

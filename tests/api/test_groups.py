@@ -115,6 +115,18 @@ def in_compact_and_summary(c):
     c.expect(re.search(pattern, text), "the digest's group: %s" % text[:1500])
 
 
+@CASES("api_groups_compact_keeps_both_values")
+def compact_keeps_both_values(c):
+    """--compact's "e" keeps both values of an assertion that gave a
+    message, after the message."""
+    done, cwd = c.run("--json", "-", "--compact", "files/missing")
+    lines = [json.loads(l) for l in done.stdout.decode().splitlines() if l]
+    c.require(lines and lines[0].get("id") == "files/missing",
+              "the test's compact line: %r" % lines[:1])
+    c.expect_eq(lines[0].get("e"), "%s (left: 2, right: 0)" % os.strerror(2),
+                "message then both values")
+
+
 def main():
     CASES.list_if_asked()
     parser = argparse.ArgumentParser()

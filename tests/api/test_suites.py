@@ -218,6 +218,24 @@ def late_after_all_failure(c):
                 (0, (["1..3"], 3)), "the stream converted to TAP")
 
 
+@CASES("api_suites_late_after_all_result_has_its_output")
+def late_after_all_output(c):
+    """The result of a late after_all carries what the fixture printed, on
+    stdout and on stderr, as a test's result would."""
+    status, tests = c.run("--retry", "1", "leaky/*")
+    c.expect_eq(status, 1, "exit status")
+    late = tests.get("leaky/(after_all)")
+    c.require(late, "no leaky/(after_all) result: %r" % sorted(tests))
+    output = late["output"]
+    c.expect_eq(output["stdout"], "after_all counted 2 leaked\n", "stdout")
+    c.expect_eq(output["stderr"], "after_all stderr line\n", "stderr")
+    c.expect_eq((output["stdout_bytes"], output["stderr_bytes"]), (27, 22),
+                "bytes written")
+    for test_id in ("leaky/first", "leaky/last"):
+        c.expect_eq(tests[test_id]["output"]["stdout"], "",
+                    test_id + ": after_all's output is not a test's")
+
+
 def tap_plan_and_points(lines):
     """The plan lines of a TAP document, and how many test points it has."""
     plans = [line for line in lines if line.startswith("1..")]
@@ -305,6 +323,29 @@ def no_fork(c):
                 "after_all evidence")
     for name in ("first", "second", "third"):
         c.error(tests, "asserting/" + name, "before_all of suite 'asserting' failed")
+
+
+@CASES("api_suites_no_fork_after_all_once_with_retry_or_repeat")
+def no_fork_after_all_once(c):
+    """With --no-fork, --retry and --repeat keep after_all waiting while a
+    run of the suite may come; it still runs once, after the suite's last
+    attempt, and a failure then is a result of its own."""
+    for again in (["--retry", "1"], ["--repeat", "2"]):
+        status, tests = c.run("--no-fork", *again, "ready/sees_state_*")
+        c.expect_eq(status, 0, "%s: exit status" % again)
+        runner = [line.split()[1] for line in c.lines("ready_before_all.log")]
+        c.require(len(runner) == 1, "%s: before_all ran %d times" % (again, len(runner)))
+        c.expect_eq(c.lines("ready_after_all.log"), ["after_all-intact " + runner[0]],
+                    "%s: after_all ran once" % again)
+    status, tests = c.run("--no-fork", "--retry", "1", "--tap", "report.tap",
+                          "leaky/*")
+    c.expect_eq(status, 1, "leaky: exit status")
+    c.state(tests, "leaky/last", "passed")
+    c.error(tests, "leaky/(after_all)", "after_all of suite 'leaky' failed",
+            "leaked")
+    with open(os.path.join(c.cwd, "report.tap"), encoding="utf-8") as f:
+        c.expect_eq(tap_plan_and_points(f.read().splitlines()), (["1..3"], 3),
+                    "TAP: the plan counts the after_all's result")
 
 
 if __name__ == "__main__":

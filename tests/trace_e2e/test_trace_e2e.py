@@ -156,13 +156,13 @@ FAILURE_KINDS = {"assert": ("assertion", None), "segv": ("crash", "SIGSEGV"),
                  "thread_live": ("assertion", None)}
 # Events a test records when no thread spins: the prologue (3 sends,
 # 3 receives, an event, 2 mailbox sends, 1 mailbox receive) and the last
-# words; fork_crash adds the spawn, the child's 3 sends, its mailbox send
-# and its last words.
+# words; fork_crash adds the spawn, the child's 3 sends, its mailbox send,
+# its last words and its death (SIGSEGV), recorded when the test collects it.
 PROLOGUE_EVENTS = 10
 
 
 def expected_recorded(kind):
-    return PROLOGUE_EVENTS + 1 + (6 if kind == "fork_crash" else 0)
+    return PROLOGUE_EVENTS + 1 + (7 if kind == "fork_crash" else 0)
 
 
 def names_only(value, token, where):
@@ -647,9 +647,13 @@ def case_worker_crash(args):
     check(spawns == [("main", "worker")], "the worker's spawn is recorded: %s" % spawns)
     worker_events = [e for e in trace["events"] if "worker" in (e.get("from"), e.get("to"))
                      and e["kind"] != "spawn"]
-    check(worker_events and worker_events[-1]["kind"] == "recv" and
-          worker_events[-1]["msg"] == "job #3 empty.txt",
-          "the worker's last event is receiving the job that crashed it")
+    check(len(worker_events) >= 2 and worker_events[-2]["kind"] == "recv" and
+          worker_events[-2]["msg"] == "job #3 empty.txt",
+          "the worker's last message is receiving the job that crashed it")
+    check(worker_events and (worker_events[-1]["kind"], worker_events[-1].get("from"),
+                             worker_events[-1].get("label"), worker_events[-1].get("msg"))
+          == ("exit", "worker", "killed", "SIGSEGV"),
+          "then its death by SIGSEGV: %s" % worker_events[-1:])
 
 
 @CASES("trace_e2e_example_deadlock_snapshot_is_live", needs=("examples",))
