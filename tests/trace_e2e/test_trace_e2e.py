@@ -59,10 +59,14 @@ class Run:
     """One run of a suite with --json and --jsonl, both validated."""
 
     def __init__(self, binary, *args, cwd, expect_status=None, complete=True,
-                 multiplier=1):
-        self.args = [binary, "--json", "report.json", "--jsonl", "stream.jsonl",
-                     "--color", "never"] + list(args)
+                 multiplier=1, command=(), extra_env=None):
+        """`command`: the tattle command's subcommand (`run`) after the
+        binary; `extra_env`: variables added to the clean environment."""
+        self.args = [binary] + list(command) + [
+            "--json", "report.json", "--jsonl", "stream.jsonl",
+            "--color", "never"] + list(args)
         env = clean_env()
+        env.update(extra_env or {})
         if multiplier != 1:
             env["TATTLE_TIMEOUT_MULTIPLIER"] = str(multiplier)
         started = time.monotonic()
