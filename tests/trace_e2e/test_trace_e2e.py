@@ -683,15 +683,10 @@ def case_deadlock(args):
           "bob's hello is sent and received: %s" % hello)
 
 
-def main():
-    CASES.list_if_asked()
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("case", choices=sorted(CASES))
-    parser.add_argument("--stress", required=True)
-    parser.add_argument("--options", required=True)
-    parser.add_argument("--examples")
-    args = parser.parse_args()
-    CASES[args.case](args)
+def run_case(cases, args):
+    """Runs the case `args.case` of `cases` and says how it went: the
+    driver's exit status (its runs' directories kept when a check failed)."""
+    cases[args.case](args)
     if FAILED:
         print("%d check(s) failed; runs kept in %s" % (len(FAILED), DIRECTORIES))
         return 1
@@ -699,6 +694,16 @@ def main():
         shutil.rmtree(path, ignore_errors=True)
     print("ok")
     return 0
+
+
+def main():
+    CASES.list_if_asked()
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("case", choices=sorted(CASES))
+    parser.add_argument("--stress", required=True)
+    parser.add_argument("--options", required=True)
+    parser.add_argument("--examples")
+    return run_case(CASES, parser.parse_args())
 
 
 if __name__ == "__main__":
