@@ -120,8 +120,16 @@ static void print_usage(FILE *stream)
             "  %-32s %s\n"
             "  %-32s %s\n"
             "  %-32s %s\n"
+            "  %-32s %s\n"
+            "  %-32s %s\n"
             "  %-32s %s\n",
             "    --name SUITE/NAME", "the test's id (default run/BASENAME)",
+            "    --trace",
+            "record the messages of the command's processes (a preload "
+            "library;",
+            "",
+            "dynamically linked programs) and keep the trace: --trace-all "
+            "--trace-passed",
             "    --junit-in FILE",
             "one result per <testcase> of the JUnit XML report", "",
             "the command writes at FILE (removed before it runs)",
@@ -379,6 +387,7 @@ struct split_line {
     const char *given_tags;
     const char *given_skip_code;
     const char *given_junit_in;
+    bool traced;       /* --trace: its two runner flags are added once */
     int command_start; /* argc when there is none */
 };
 
@@ -392,7 +401,7 @@ static int split_command_line(int argc, char **argv, struct split_line *line)
         if (strcmp(argv[i], "--") == 0)
             separator = i;
     line->runner_argv =
-        tattle__calloc((size_t)argc + 1, sizeof *line->runner_argv);
+        tattle__calloc((size_t)argc + 2, sizeof *line->runner_argv);
     line->runner_argv[line->runner_argc++] = (char *)program_name;
     for (int i = 2; i < separator; i++) {
         const char *arg = argv[i];
@@ -419,6 +428,12 @@ static int split_command_line(int argc, char **argv, struct split_line *line)
             if (i + 1 >= separator)
                 return usage_error("%s needs a value: 1 to 255", arg);
             line->given_skip_code = argv[++i];
+        } else if (strcmp(arg, "--trace") == 0) {
+            if (!line->traced) {
+                line->traced = true;
+                line->runner_argv[line->runner_argc++] = "--trace-all";
+                line->runner_argv[line->runner_argc++] = "--trace-passed";
+            }
         } else if (strcmp(arg, "--will-fail") == 0) {
             wrapped.will_fail = true;
         } else if (strcmp(arg, "--qualify-inner") == 0) {

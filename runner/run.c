@@ -36,6 +36,7 @@
 #include "runner/run.h"
 #include "runner/run_queue.h"
 #include "runner/scheduler.h"
+#include "tracer/session.h"
 
 struct run_state {
     const char *program;
@@ -277,6 +278,7 @@ int tattle__run_main(int argc, char **argv, int shown_argc, char **shown_argv)
 {
     struct run_state state;
     struct tattle__buffer error = {0};
+    tattle__trace_hand_down_remove();
     run_state_init(&state, argc, argv);
     int status =
         run_command_line(&state, argc, argv, shown_argc, shown_argv, &error);

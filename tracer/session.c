@@ -19,6 +19,7 @@
 
 #include "tracer/calls.h"
 #include "tracer/clock.h"
+#include "tracer/exec/hand_down.h"
 #include "tracer/freeze.h"
 #include "tracer/mailbox.h"
 #include "tracer/test_process/deaths.h"
@@ -90,6 +91,7 @@ static bool every_actor_gone(const struct tattle_trace_arena *arena)
 void tattle__trace_prepare_process(void)
 {
     tattle__recorder_prepare();
+    tattle__hand_down_locate_preload();
 }
 
 int tattle__trace_session_create(struct tattle__trace_session **out,
@@ -147,16 +149,29 @@ uint64_t tattle__trace_session_size(const struct tattle__trace_session *session)
     return session->layout.size;
 }
 
-int tattle__trace_attach(int fd, uint64_t size)
+int tattle__trace_attach(int fd, uint64_t size, bool *handed_down)
 {
+    *handed_down = false;
     void *base = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
     int error = base == MAP_FAILED ? -errno : 0;
-    close(fd);
-    if (error != 0)
+    if (error != 0) {
+        close(fd);
         return error;
-    tattle__recorder_activate(base);
-    tattle__ipc_start(base);
+    }
+    struct tattle_trace_arena *arena = base;
+    tattle__recorder_activate(arena);
+    tattle__ipc_start(arena);
+    /* Programs the test execs join it only when messages are captured:
+     * there is nothing else they could record. */
+    *handed_down = arena->ipc != 0 && tattle__hand_down_set(fd, arena) == 0;
+    if (!*handed_down)
+        close(fd);
     return 0;
+}
+
+void tattle__trace_hand_down_remove(void)
+{
+    tattle__hand_down_remove();
 }
 
 void tattle__trace_session_activate(struct tattle__trace_session *session)

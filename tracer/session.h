@@ -76,9 +76,17 @@ int tattle__trace_session_fd(struct tattle__trace_session *session);
 uint64_t
 tattle__trace_session_size(const struct tattle__trace_session *session);
 
-/** Test process started from a handed-over memfd: maps the arena, closes
- * `fd` and records from now on. Returns 0 or a negative errno. */
-int tattle__trace_attach(int fd, uint64_t size);
+/** Test process started from a handed-over memfd: maps the arena and
+ * records from now on. When messages are captured and the preload library
+ * was found, hands the arena down to the programs the test execs
+ * (tracer/exec/hand_down.h): `fd` stays open across exec and
+ * *handed_down is true; otherwise `fd` is closed. Returns 0 or a negative
+ * errno (`fd` closed). */
+int tattle__trace_attach(int fd, uint64_t size, bool *handed_down);
+
+/** Runner, at its start: no hand-down of an outer traced test reaches the
+ * processes it starts (tracer/exec/hand_down.h). */
+void tattle__trace_hand_down_remove(void);
 
 /** Test process that shares the runner's mapping (--no-fork, or a process
  * forked straight from the one that created the session): records into the

@@ -4,6 +4,7 @@
 list(APPEND TATTLE_SOURCES
   tracer/arena.c
   tracer/clock.c
+  tracer/exec/hand_down.c
   tracer/freeze.c
   tracer/overhead.c
   tracer/test_process/deaths.c

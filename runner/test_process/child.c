@@ -7,6 +7,7 @@
 #include "runner/test_process/slot_write.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <pthread.h>
 #include <setjmp.h>
 #include <stdatomic.h>
@@ -256,14 +257,26 @@ void tattle__child_on_crash(void)
         tattle__trace_session_child_finish(true);
 }
 
-/* Closes every descriptor from `first` up (the fork server's). */
-static void close_from(int first)
+/* Closes every descriptor from `first` to `last`. */
+static void close_between(int first, int last)
 {
-    if (syscall(SYS_close_range, (unsigned)first, ~0u, 0) == 0)
+    if (first > last ||
+        syscall(SYS_close_range, (unsigned)first, (unsigned)last, 0) == 0)
         return;
     long highest = sysconf(_SC_OPEN_MAX);
-    for (long fd = first; fd < highest; fd++)
+    for (long fd = first; fd <= last && fd < highest; fd++)
         close((int)fd);
+}
+
+/* Closes every descriptor from `first` up (the fork server's) but `kept`
+ * (the arena handed down to exec'd programs, or -1). */
+static void close_from(int first, int kept)
+{
+    if (kept >= first) {
+        close_between(first, kept - 1);
+        first = kept + 1;
+    }
+    close_between(first, INT_MAX);
 }
 
 void tattle__child_main(const struct tattle__child_start *start)
@@ -287,8 +300,13 @@ void tattle__child_main(const struct tattle__child_start *start)
     dup2(start->stdout_fd, STDOUT_FILENO);
     dup2(start->stderr_fd, STDERR_FILENO);
     tattle__crash_set_slot(start->slot);
+    int handed_down_fd = -1;
     if (start->arena_fd >= 0) {
-        int error = tattle__trace_attach(start->arena_fd, start->arena_size);
+        bool handed_down;
+        int error = tattle__trace_attach(start->arena_fd, start->arena_size,
+                                         &handed_down);
+        if (handed_down)
+            handed_down_fd = start->arena_fd;
         traced = error == 0;
         if (error != 0) {
             char message[96];
@@ -300,7 +318,7 @@ void tattle__child_main(const struct tattle__child_start *start)
             tattle__slot_add_failure(start->slot, &failure);
         }
     }
-    close_from(start->first_server_fd);
+    close_from(start->first_server_fd, handed_down_fd);
 
     tattle__child_run(start->test, start->suite, start->slot, true);
     if (traced)

@@ -14,7 +14,7 @@ failed=0
 fail() { echo "FAILED ($how): $*"; failed=1; }
 
 # What a parent may see of tattle: its libraries.
-allowed_targets="dependent_tests tattle tattle_main tattle_objects tattle_static"
+allowed_targets="dependent_tests tattle tattle_main tattle_objects tattle_preload tattle_static"
 parent_tests="dependent/adds
 dependent/compares_strings
 parent_own_test"

@@ -20,7 +20,7 @@ libdir="$prefix/${libdir%/pkgconfig}"
 for file in include/tattle/tattle.h include/tattle/trace.h include/tattle/reporter.h; do
   [ -f "$prefix/$file" ] || fail "$file is not installed"
 done
-for file in libtattle.so libtattle.a libtattle_main.a pkgconfig/tattle.pc \
+for file in libtattle.so libtattle_preload.so libtattle.a libtattle_main.a pkgconfig/tattle.pc \
             pkgconfig/tattle-main.pc cmake/tattle/tattleConfig.cmake; do
   [ -e "$libdir/$file" ] || fail "$file is not installed in $libdir"
 done

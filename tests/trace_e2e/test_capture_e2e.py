@@ -1097,16 +1097,7 @@ def main():
     parser.add_argument("--capture", required=True)
     parser.add_argument("--fortified", required=True)
     parser.add_argument("--tattle", help="the tattle command, to draw traces")
-    args = parser.parse_args()
-    CASES[args.case](args)
-    if e2e.FAILED:
-        print("%d check(s) failed; runs kept in %s"
-              % (len(e2e.FAILED), e2e.DIRECTORIES))
-        return 1
-    for path in e2e.DIRECTORIES:
-        e2e.shutil.rmtree(path, ignore_errors=True)
-    print("ok")
-    return 0
+    return e2e.run_case(CASES, parser.parse_args())
 
 
 if __name__ == "__main__":

@@ -59,10 +59,14 @@ class Run:
     """One run of a suite with --json and --jsonl, both validated."""
 
     def __init__(self, binary, *args, cwd, expect_status=None, complete=True,
-                 multiplier=1):
-        self.args = [binary, "--json", "report.json", "--jsonl", "stream.jsonl",
-                     "--color", "never"] + list(args)
+                 multiplier=1, command=(), extra_env=None):
+        """`command`: the tattle command's subcommand (`run`) after the
+        binary; `extra_env`: variables added to the clean environment."""
+        self.args = [binary] + list(command) + [
+            "--json", "report.json", "--jsonl", "stream.jsonl",
+            "--color", "never"] + list(args)
         env = clean_env()
+        env.update(extra_env or {})
         if multiplier != 1:
             env["TATTLE_TIMEOUT_MULTIPLIER"] = str(multiplier)
         started = time.monotonic()
@@ -683,15 +687,10 @@ def case_deadlock(args):
           "bob's hello is sent and received: %s" % hello)
 
 
-def main():
-    CASES.list_if_asked()
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("case", choices=sorted(CASES))
-    parser.add_argument("--stress", required=True)
-    parser.add_argument("--options", required=True)
-    parser.add_argument("--examples")
-    args = parser.parse_args()
-    CASES[args.case](args)
+def run_case(cases, args):
+    """Runs the case `args.case` of `cases` and says how it went: the
+    driver's exit status (its runs' directories kept when a check failed)."""
+    cases[args.case](args)
     if FAILED:
         print("%d check(s) failed; runs kept in %s" % (len(FAILED), DIRECTORIES))
         return 1
@@ -699,6 +698,16 @@ def main():
         shutil.rmtree(path, ignore_errors=True)
     print("ok")
     return 0
+
+
+def main():
+    CASES.list_if_asked()
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("case", choices=sorted(CASES))
+    parser.add_argument("--stress", required=True)
+    parser.add_argument("--options", required=True)
+    parser.add_argument("--examples")
+    return run_case(CASES, parser.parse_args())
 
 
 if __name__ == "__main__":

@@ -713,19 +713,38 @@ static void forget_own(int fd)
 
 void tattle__ipc_start(struct tattle_trace_arena *arena)
 {
+    uint64_t standard[STANDARD_FDS] = {0};
+    for (int fd = 0; fd < STANDARD_FDS; fd++) {
+        struct stat status;
+        if (fstat(fd, &status) == 0 &&
+            (S_ISFIFO(status.st_mode) || S_ISSOCK(status.st_mode)))
+            standard[fd] = object_key(status.st_dev, status.st_ino);
+    }
+    tattle__ipc_join(arena, standard, STANDARD_FDS);
+}
+
+void tattle__ipc_join(struct tattle_trace_arena *arena,
+                      const uint64_t *excluded_keys, size_t count)
+{
     for (int fd = 0; fd < FD_CACHE_SIZE; fd++)
         forget(fd);
-    for (int fd = 0; fd < EXCLUDED_MAX; fd++) {
-        struct stat status;
-        uint64_t key = 0;
-        if (fd < STANDARD_FDS && fstat(fd, &status) == 0 &&
-            (S_ISFIFO(status.st_mode) || S_ISSOCK(status.st_mode)))
-            key = object_key(status.st_dev, status.st_ino);
-        atomic_store_explicit(&excluded[fd], key, memory_order_relaxed);
-    }
+    for (size_t i = 0; i < EXCLUDED_MAX; i++)
+        atomic_store_explicit(&excluded[i], i < count ? excluded_keys[i] : 0,
+                              memory_order_relaxed);
     capture_arena = arena;
     cache_owner = getpid();
     capturing = arena->ipc != 0;
+}
+
+size_t tattle__ipc_excluded_keys(uint64_t *keys, size_t capacity)
+{
+    size_t count = 0;
+    for (size_t i = 0; i < EXCLUDED_MAX && count < capacity; i++) {
+        uint64_t key = atomic_load_explicit(&excluded[i], memory_order_relaxed);
+        if (key != 0)
+            keys[count++] = key;
+    }
+    return count;
 }
 
 void tattle__ipc_forked(void)

@@ -239,10 +239,21 @@ static void on_process_exit(void)
     release_budget(state, arena, true);
 }
 
+/* The first event of a process that joined the session (forked or
+ * exec'd), and, when `hook_exit` (atexit is not async-signal-safe), the
+ * hook that records its end. */
+static void announce_process(struct thread_state *state, bool hook_exit)
+{
+    write_record(state, &(struct tattle__event){.kind = TATTLE_TRACE_SPAWN});
+    if (hook_exit && !atexit_installed) {
+        atexit_installed = true;
+        atexit(on_process_exit);
+    }
+}
+
 /* Gives the calling thread of a new child process an actor and ring of
- * its own, recording a `spawn` event (its parent's would otherwise take
- * its events and write over them), and, when `hook_exit` (atexit is not
- * async-signal-safe), an `exit` event when it calls exit(). */
+ * its own (its parent's would otherwise take its events and write over
+ * them), announced as above. */
 static void attach_child(bool hook_exit)
 {
     struct tattle_trace_arena *arena = tattle_trace_current;
@@ -274,11 +285,7 @@ static void attach_child(bool hook_exit)
         atomic_store_explicit(&state->calls->depth, parent_depth,
                               memory_order_release);
     }
-    write_record(state, &(struct tattle__event){.kind = TATTLE_TRACE_SPAWN});
-    if (hook_exit && !atexit_installed) {
-        atexit_installed = true;
-        atexit(on_process_exit);
-    }
+    announce_process(state, hook_exit);
 }
 
 static void on_fork_child(void)
@@ -292,9 +299,8 @@ void tattle__recorder_forked_unseen(void)
     attach_child(false);
 }
 
-void tattle__recorder_prepare(void)
+static void install_hooks(void)
 {
-    tattle__static_strings_locate();
     if (!hooks_installed) {
         if (pthread_key_create(&exit_key, on_thread_exit) == 0 &&
             pthread_atfork(NULL, NULL, on_fork_child) == 0)
@@ -302,18 +308,30 @@ void tattle__recorder_prepare(void)
     }
 }
 
-void tattle__recorder_activate(struct tattle_trace_arena *arena)
+void tattle__recorder_prepare(void)
 {
-    tattle__recorder_prepare();
+    tattle__static_strings_locate();
+    install_hooks();
+}
+
+/* Copies the arena's configuration into the process's own. */
+static void load_config(const struct tattle_trace_arena *arena)
+{
     config.cap = arena->cap;
     config.record_size = arena->record_size;
     config.payload_bytes = arena->payload_bytes;
     config.level = arena->level;
     config.budget = arena->budget;
-    arena->test_pid = getpid();
-    arena->start_ticks = tattle__clock_ticks();
     config.generation = arena->generation;
     config.call_cap = arena->call_cap;
+}
+
+void tattle__recorder_activate(struct tattle_trace_arena *arena)
+{
+    tattle__recorder_prepare();
+    load_config(arena);
+    arena->test_pid = getpid();
+    arena->start_ticks = tattle__clock_ticks();
     arena->hook_address = (uint64_t)(uintptr_t)&__cyg_profile_func_enter;
     atomic_store(&arena->active, config.generation);
     thread_state.arena = NULL;
@@ -323,6 +341,26 @@ void tattle__recorder_activate(struct tattle_trace_arena *arena)
         memcpy(arena->actors[thread_state.actor].name, "main", sizeof "main");
     atomic_store_explicit(&tattle__calls_on, config.call_cap != 0,
                           memory_order_relaxed);
+}
+
+void tattle__recorder_join(struct tattle_trace_arena *arena, const char *name)
+{
+    install_hooks();
+    load_config(arena);
+    thread_state.arena = NULL;
+    thread_state.refused = NULL;
+    tattle_trace_current = arena;
+    if (!attach(&thread_state, arena, -1, true)) {
+        atomic_fetch_add_explicit(&arena->refused, 1, memory_order_relaxed);
+        return;
+    }
+    struct tattle__actor *actor = &arena->actors[thread_state.actor];
+    size_t length = strnlen(name, sizeof actor->name);
+    if (length == sizeof actor->name)
+        length = tattle__utf8_cut_length(name, sizeof actor->name - 1);
+    memcpy(actor->name, name, length);
+    actor->name[length] = '\0';
+    announce_process(&thread_state, true);
 }
 
 void tattle__recorder_forget(struct tattle_trace_arena *arena)

@@ -30,6 +30,12 @@ void tattle__recorder_prepare(void);
  * thread-exit hooks once per process, names the calling thread "main"). */
 void tattle__recorder_activate(struct tattle_trace_arena *arena);
 
+/** A process started with exec from a traced test (the preload library,
+ * tracer/exec/preload.c): records into the test's `arena` from now on as
+ * a new actor named `name`, its parent unknown, with a `spawn` event;
+ * strings are always copied (its read-only data is not the runner's). */
+void tattle__recorder_join(struct tattle_trace_arena *arena, const char *name);
+
 /** Stops this process from recording into `arena` if it does (used when a
  * session is frozen in the process that recorded it, as with --no-fork). */
 void tattle__recorder_forget(struct tattle_trace_arena *arena);
@@ -80,6 +86,16 @@ void tattle__recorder_forked_unseen(void);
  * messages its processes exchange through the kernel when the arena asks
  * for it (tracer/test_process/ipc.c). */
 void tattle__ipc_start(struct tattle_trace_arena *arena);
+
+/** A process started with exec from a traced test: starts capturing like
+ * tattle__ipc_start, but never through the objects whose keys the test
+ * process excluded (`count` keys, from tattle__ipc_excluded_keys). */
+void tattle__ipc_join(struct tattle_trace_arena *arena,
+                      const uint64_t *excluded_keys, size_t count);
+
+/** Copies the keys of the objects this process never records through (its
+ * runner's stdout and stderr pipes, ...) into `keys`; returns how many. */
+size_t tattle__ipc_excluded_keys(uint64_t *keys, size_t capacity);
 
 /** Never records messages through the object `fd` refers to (a pipe or
  * socket of tattle's own that the test's code may write to, as a death

@@ -1,0 +1,217 @@
+/*
+ * hand_down.c — writing and reading the hand-down of a traced test's
+ * arena across exec (see hand_down.h): the environment a traced test
+ * process leaves its exec'd programs, the removal of it everywhere else,
+ * and the strict parser the preload library reads it with.
+ */
+#include "tracer/exec/hand_down.h"
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "tracer/test_process/recorder.h"
+
+static char preload_path[PATH_MAX];
+static bool preload_located;
+
+/* Sets preload_path to `candidate` when a readable file is there. */
+static bool try_preload(const char *candidate)
+{
+    return candidate != NULL && access(candidate, R_OK) == 0 &&
+           realpath(candidate, preload_path) != NULL;
+}
+
+void tattle__hand_down_locate_preload(void)
+{
+    if (preload_located)
+        return;
+    preload_located = true;
+    preload_path[0] = '\0';
+    /* Beside the library (or the program) this code is linked into. */
+    Dl_info info;
+    if (dladdr((void *)(uintptr_t)tattle__hand_down_locate_preload, &info) !=
+            0 &&
+        info.dli_fname != NULL) {
+        const char *slash = strrchr(info.dli_fname, '/');
+        int directory = slash ? (int)(slash - info.dli_fname) : 1;
+        char candidate[PATH_MAX];
+        int length =
+            snprintf(candidate, sizeof candidate, "%.*s/%s", directory,
+                     slash ? info.dli_fname : ".", TATTLE__PRELOAD_FILE);
+        if (length > 0 && (size_t)length < sizeof candidate &&
+            try_preload(candidate))
+            return;
+    }
+#ifdef TATTLE_PRELOAD_BUILT
+    if (try_preload(TATTLE_PRELOAD_BUILT))
+        return;
+#endif
+#ifdef TATTLE_PRELOAD_INSTALLED
+    if (try_preload(TATTLE_PRELOAD_INSTALLED))
+        return;
+#endif
+    preload_path[0] = '\0';
+}
+
+const char *tattle__hand_down_preload_path(void)
+{
+    tattle__hand_down_locate_preload();
+    return preload_path[0] != '\0' ? preload_path : NULL;
+}
+
+/* Whether an LD_PRELOAD entry of `length` bytes names the preload library
+ * (any copy of it: a nested run's). */
+static bool is_preload_entry(const char *entry, size_t length)
+{
+    size_t name_length = sizeof TATTLE__PRELOAD_FILE - 1;
+    if (length < name_length || memcmp(entry + length - name_length,
+                                       TATTLE__PRELOAD_FILE, name_length) != 0)
+        return false;
+    return length == name_length || entry[length - name_length - 1] == '/';
+}
+
+/* LD_PRELOAD's entries (separated by colons or spaces, as ld.so reads
+ * them) but the preload library's, after `first` when not NULL. A new
+ * string (malloc). */
+static char *preload_list(const char *first, const char *list)
+{
+    size_t capacity = (first ? strlen(first) : 0) + (list ? strlen(list) : 0);
+    char *joined = malloc(capacity + 2);
+    if (joined == NULL)
+        return NULL;
+    size_t used = 0;
+    if (first != NULL) {
+        memcpy(joined, first, strlen(first));
+        used = strlen(first);
+    }
+    for (const char *entry = list; entry != NULL && *entry != '\0';) {
+        size_t length = strcspn(entry, ": ");
+        if (length > 0 && !is_preload_entry(entry, length)) {
+            if (used > 0)
+                joined[used++] = ':';
+            memcpy(joined + used, entry, length);
+            used += length;
+        }
+        entry += length;
+        if (*entry != '\0')
+            entry++;
+    }
+    joined[used] = '\0';
+    return joined;
+}
+
+/* Sets LD_PRELOAD to the preload library (when `ours` is not NULL) and the
+ * caller's other entries. Returns 0 or a negative errno. */
+static int set_preload(const char *ours)
+{
+    char *list = preload_list(ours, getenv("LD_PRELOAD"));
+    if (list == NULL)
+        return -ENOMEM;
+    int error = 0;
+    if (list[0] == '\0')
+        unsetenv("LD_PRELOAD");
+    else if (setenv("LD_PRELOAD", list, 1) != 0)
+        error = -errno;
+    free(list);
+    return error;
+}
+
+int tattle__hand_down_set(int fd, const struct tattle_trace_arena *arena)
+{
+    const char *preload = tattle__hand_down_preload_path();
+    if (preload == NULL)
+        return -ENOENT;
+    struct stat status;
+    if (fstat(fd, &status) != 0)
+        return -errno;
+    char value[64 + TATTLE__HAND_DOWN_KEYS_MAX * 17];
+    int used = snprintf(value, sizeof value, "%d:%" PRIu64 ":%" PRIu64 ":%u",
+                        fd, arena->size, (uint64_t)status.st_ino,
+                        (unsigned)arena->generation);
+    uint64_t keys[TATTLE__HAND_DOWN_KEYS_MAX];
+    size_t count = tattle__ipc_excluded_keys(keys, TATTLE__HAND_DOWN_KEYS_MAX);
+    for (size_t i = 0; i < count; i++)
+        used += snprintf(value + used, sizeof value - (size_t)used,
+                         ":%016" PRIx64, keys[i]);
+    int error = set_preload(preload);
+    if (error == 0 && setenv(TATTLE__HAND_DOWN_VARIABLE, value, 1) != 0)
+        error = -errno;
+    if (error == 0 && fcntl(fd, F_SETFD, 0) != 0)
+        error = -errno;
+    if (error != 0)
+        tattle__hand_down_remove();
+    return error;
+}
+
+void tattle__hand_down_remove(void)
+{
+    unsetenv(TATTLE__HAND_DOWN_VARIABLE);
+    const char *list = getenv("LD_PRELOAD");
+    if (list != NULL && strstr(list, TATTLE__PRELOAD_FILE) != NULL)
+        set_preload(NULL);
+}
+
+/* Reads one field of decimal digits (base 10) or exactly 16 lowercase hex
+ * digits (base 16) no greater than `max`, then a ':' or the end. Returns
+ * where the next field starts, the end of the text, or NULL. */
+static const char *parse_field(const char *text, int base, uint64_t max,
+                               uint64_t *out)
+{
+    uint64_t value = 0;
+    size_t digits = 0;
+    for (;; digits++) {
+        char c = text[digits];
+        unsigned digit;
+        if (c >= '0' && c <= '9')
+            digit = (unsigned)(c - '0');
+        else if (base == 16 && c >= 'a' && c <= 'f')
+            digit = (unsigned)(c - 'a' + 10);
+        else
+            break;
+        if (value > (max - digit) / (unsigned)base)
+            return NULL;
+        value = value * (unsigned)base + digit;
+    }
+    if (digits == 0 || (base == 16 && digits != 16) ||
+        (base == 10 && digits > 1 && text[0] == '0'))
+        return NULL;
+    if (text[digits] != ':' && text[digits] != '\0')
+        return NULL;
+    *out = value;
+    return text[digits] == ':' ? text + digits + 1 : text + digits;
+}
+
+bool tattle__hand_down_parse(const char *text, struct tattle__hand_down *out)
+{
+    uint64_t fd, generation;
+    *out = (struct tattle__hand_down){.fd = -1};
+    if (text == NULL || (text = parse_field(text, 10, INT_MAX, &fd)) == NULL ||
+        *text == '\0' ||
+        (text = parse_field(text, 10, UINT64_MAX, &out->size)) == NULL ||
+        *text == '\0' ||
+        (text = parse_field(text, 10, UINT64_MAX, &out->inode)) == NULL ||
+        *text == '\0' ||
+        (text = parse_field(text, 10, UINT32_MAX, &generation)) == NULL)
+        return false;
+    if (text[-1] == ':' && *text == '\0')
+        return false; /* a trailing colon */
+    while (*text != '\0') {
+        if (out->key_count == TATTLE__HAND_DOWN_KEYS_MAX)
+            return false;
+        text = parse_field(text, 16, UINT64_MAX, &out->keys[out->key_count]);
+        if (text == NULL || (text[-1] == ':' && *text == '\0'))
+            return false;
+        out->key_count++;
+    }
+    out->fd = (int)fd;
+    out->generation = (uint32_t)generation;
+    return true;
+}

@@ -1,0 +1,62 @@
+/*
+ * hand_down.h — how a traced test hands its arena down to the programs it
+ * starts with exec.
+ *
+ * A traced test process keeps the arena's memfd open across exec (close-
+ * on-exec cleared) and puts two things in its environment: LD_PRELOAD
+ * naming tattle's preload library (tracer/exec/preload.c), and
+ * TATTLE_TRACE_ARENA describing the memfd (its number, size and inode, the
+ * session's generation) and the objects the test never records through
+ * (its runner's stdout and stderr pipes). A program started with exec
+ * inherits both; the preload library parses the variable, checks the
+ * descriptor against it and the arena against itself, and joins the
+ * session. One module writes and reads the variable, so its format lives
+ * here only. Tests that are not traced, and the runner, remove both from
+ * their environment.
+ */
+#ifndef TATTLE_TRACER_EXEC_HAND_DOWN_H
+#define TATTLE_TRACER_EXEC_HAND_DOWN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "tracer/arena.h"
+
+#define TATTLE__HAND_DOWN_VARIABLE "TATTLE_TRACE_ARENA"
+#define TATTLE__PRELOAD_FILE "libtattle_preload.so"
+
+enum { TATTLE__HAND_DOWN_KEYS_MAX = 8 };
+
+/** What TATTLE_TRACE_ARENA says (untrusted until checked). */
+struct tattle__hand_down {
+    int fd;
+    uint64_t size;
+    uint64_t inode;
+    uint32_t generation;
+    size_t key_count;
+    uint64_t keys[TATTLE__HAND_DOWN_KEYS_MAX]; /* objects never recorded */
+};
+
+/** Runner, once per process (the fork server): finds the preload library
+ * (beside libtattle, in the build tree, or where it is installed), so
+ * each test process inherits the answer. */
+void tattle__hand_down_locate_preload(void);
+
+/** The preload library's path, or NULL when none was found. */
+const char *tattle__hand_down_preload_path(void);
+
+/** Traced test process, after it attached `arena` from memfd `fd`: keeps
+ * `fd` open across exec and sets LD_PRELOAD and TATTLE_TRACE_ARENA.
+ * Returns 0, or a negative errno (nothing handed down; `fd` untouched). */
+int tattle__hand_down_set(int fd, const struct tattle_trace_arena *arena);
+
+/** Removes TATTLE_TRACE_ARENA and the preload library from the
+ * environment (a process that is not a traced test, or its runner). */
+void tattle__hand_down_remove(void);
+
+/** Parses TATTLE_TRACE_ARENA's value strictly. Returns false when it is
+ * not exactly what tattle__hand_down_set writes. */
+bool tattle__hand_down_parse(const char *text, struct tattle__hand_down *out);
+
+#endif /* TATTLE_TRACER_EXEC_HAND_DOWN_H */
