@@ -29,7 +29,10 @@
  * keeps its last `call_cap` records whatever the budget. In every other
  * process the hooks stop at one predictable branch on tattle__calls_on. A
  * forked child starts with a copy of its parent thread's shadow stack,
- * since it returns through the same calls.
+ * since it returns through the same calls. A fatal assertion's longjmp
+ * leaves calls without their exit hooks: the phase it lands in unwinds
+ * the shadow stack to the depth it saved (tattle__calls_unwind), which
+ * records an exit for each call left.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -613,6 +616,38 @@ TATTLE__NO_INSTRUMENT static void record_exit(void *function, void *site)
     state->call_depth = depth - 1;
     write_call(state, ticks, (uint64_t)(uintptr_t)function,
                (uint64_t)(uintptr_t)site, depth - 1, TATTLE__CALL_EXIT);
+    leave_call_hook(state);
+}
+
+uint32_t tattle__calls_depth(void)
+{
+    if (TATTLE__LIKELY(
+            atomic_load_explicit(&tattle__calls_on, memory_order_relaxed) == 0))
+        return 0;
+    struct thread_state *state = call_state();
+    return state == NULL ? 0 : state->call_depth;
+}
+
+void tattle__calls_unwind(uint32_t depth)
+{
+    if (TATTLE__LIKELY(
+            atomic_load_explicit(&tattle__calls_on, memory_order_relaxed) == 0))
+        return;
+    struct thread_state *state = call_state();
+    if (state == NULL || !enter_call_hook(state))
+        return;
+    uint64_t ticks = tattle__clock_ticks();
+    struct tattle__call_area *calls = state->calls;
+    while (state->call_depth > depth) {
+        uint32_t left = state->call_depth - 1;
+        atomic_store_explicit(&calls->depth, left, memory_order_release);
+        state->call_depth = left;
+        /* A frame deeper than the stack stores has no known function:
+         * its depth is given up without a record. */
+        if (left < TATTLE__CALL_DEPTH_MAX)
+            write_call(state, ticks, calls->stack[left].function,
+                       calls->stack[left].site, left, TATTLE__CALL_EXIT);
+    }
     leave_call_hook(state);
 }
 

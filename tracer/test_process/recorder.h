@@ -96,6 +96,16 @@ void tattle__ipc_swap_io(ssize_t (**write_fn)(int, const void *, size_t),
 /** Non-zero while the process records calls (a `trace_calls` test). */
 extern TATTLE_API _Atomic uint32_t tattle__calls_on;
 
+/** The calling thread's shadow stack depth when it records calls, else
+ * 0: what a setjmp point saves to unwind to (tattle__calls_unwind). */
+uint32_t tattle__calls_depth(void);
+
+/** After a longjmp out of instrumented calls (a fatal assertion leaving
+ * its phase): pops the calling thread's shadow stack down to `depth`,
+ * recording an exit, innermost first, for each call left. No lock, no
+ * malloc; a no-op when the thread records no calls. */
+void tattle__calls_unwind(uint32_t depth);
+
 /** The hooks -finstrument-functions calls at every entry and exit of an
  * instrumented function: one predictable branch unless calls are traced. */
 TATTLE_API void __cyg_profile_func_enter(void *function, void *site);
