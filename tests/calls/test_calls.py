@@ -320,6 +320,20 @@ def fatal_failure(c):
     c.expect_no_stack_left(trace)
 
 
+@CASES("calls_program_keeps_its_own_hooks")
+def own_hooks(c):
+    c.require(len(c.options.own_hooks) == 2,
+              "--own-hooks names the shared and static programs")
+    for program in c.options.own_hooks:
+        ran = subprocess.run([program], stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE)
+        output = (ran.stdout + ran.stderr).decode("utf-8", "replace")
+        c.expect_eq(ran.returncode, 0, "%s: its hooks saw other calls "
+                    "than its own: %s" % (os.path.basename(program), output))
+        c.expect("entered 3 exited 2" in output,
+                 "%s: %s" % (os.path.basename(program), output))
+
+
 @CASES("calls_bad_cap_is_invalid")
 def bad_cap(c):
     process, report, _ = c.run(["calls/bad_cap"])
@@ -348,6 +362,8 @@ def main():
     parser.add_argument("case", choices=sorted(CASES))
     parser.add_argument("--fixture", required=True)
     parser.add_argument("--tattle", required=True)
+    parser.add_argument("--own-hooks", nargs="+", default=[],
+                        help="programs with hooks of their own")
     options = parser.parse_args()
     return driver.run_case(CASES[options.case], Case(options), options.case)
 

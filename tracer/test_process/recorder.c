@@ -23,7 +23,9 @@
  * (the actors table is full) records nothing, but every event it tries is
  * counted as refused, which makes the trace's `overflow` true.
  *
- * In a `trace_calls` test the hooks of -finstrument-functions record too
+ * In a `trace_calls` test the hooks of -finstrument-functions (compiled
+ * into the instrumented target by tattle_instrument(), which call
+ * tattle__call_enter/exit: include/tattle/call_hooks.h) record too
  * (tracer/calls.h): each entry and exit pushes or pops the thread's shadow
  * stack and writes one call record into the thread's call ring, which
  * keeps its last `call_cap` records whatever the budget. In every other
@@ -301,7 +303,7 @@ void tattle__recorder_activate(struct tattle_trace_arena *arena)
     arena->start_ticks = tattle__clock_ticks();
     config.generation = arena->generation;
     config.call_cap = arena->call_cap;
-    arena->hook_address = (uint64_t)(uintptr_t)&__cyg_profile_func_enter;
+    arena->hook_address = (uint64_t)(uintptr_t)&tattle__call_enter;
     atomic_store(&arena->active, config.generation);
     thread_state.arena = NULL;
     thread_state.refused = NULL;
@@ -651,20 +653,14 @@ void tattle__calls_unwind(uint32_t depth)
     leave_call_hook(state);
 }
 
-TATTLE_API TATTLE__NO_INSTRUMENT void __cyg_profile_func_enter(void *function,
-                                                               void *site)
+TATTLE_API TATTLE__NO_INSTRUMENT void tattle__call_enter(void *function,
+                                                         void *site)
 {
-    if (TATTLE__LIKELY(
-            atomic_load_explicit(&tattle__calls_on, memory_order_relaxed) == 0))
-        return;
     record_enter(function, site);
 }
 
-TATTLE_API TATTLE__NO_INSTRUMENT void __cyg_profile_func_exit(void *function,
-                                                              void *site)
+TATTLE_API TATTLE__NO_INSTRUMENT void tattle__call_exit(void *function,
+                                                        void *site)
 {
-    if (TATTLE__LIKELY(
-            atomic_load_explicit(&tattle__calls_on, memory_order_relaxed) == 0))
-        return;
     record_exit(function, site);
 }
