@@ -292,13 +292,13 @@ def agrees_with_trace(c):
                  "holds steps %r" % (way, progress, pending))
 
 
-def crash_failure(c, report, test_id):
+def crash_failure(c, report, test_id, signal="SIGSEGV"):
     tests = {t["id"]: t for t in report["tests"]}
     c.require(test_id in tests, "%s not in the report" % test_id)
     failures = tests[test_id]["failures"]
     c.require(len(failures) >= 1 and failures[0]["kind"] == "crash",
               "%s: expected a crash, got %r" % (test_id, failures))
-    c.expect_eq(failures[0]["signal"], "SIGSEGV", "signal")
+    c.expect_eq(failures[0]["signal"], signal, "signal")
     return failures[0]
 
 
@@ -367,6 +367,22 @@ def crash_untraced(c):
     c.expect(any(f["function"] == "write_to_inaccessible"
                  for f in failure.get("stacktrace", [])),
              "the crash lost its own stacktrace: %r" % failure)
+
+
+@CASES("stacks_crash_inside_the_crash_handler_names_the_death")
+def crash_in_handler(c):
+    test_id = "crash/faults_again_in_its_handler"
+    process, report, _ = c.run([test_id])
+    c.expect_eq(process.returncode, 1, "exit status")
+    # The SIGSEGV inside the handler of the SIGBUS does not become the
+    # death: the process dies of the crash its slot records, so the
+    # report keeps that crash's own stacktrace and place.
+    failure = crash_failure(c, report, test_id, "SIGBUS")
+    c.expect("SIGBUS" in failure["message"], "message: %r" % failure["message"])
+    c.expect(any(f["function"] == "bus_error_with_the_arena_hidden"
+                 for f in failure.get("stacktrace", [])),
+             "the crash lost its own stacktrace: %r" % failure)
+    c.expect_eq(failure.get("line"), marker_line("bus_error"), "crash line")
 
 
 def main():
