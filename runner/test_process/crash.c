@@ -189,7 +189,8 @@ static void crash_handler(int signal_number)
     void *frames[TATTLE__MAX_FRAMES];
     int count = backtrace(frames, TATTLE__MAX_FRAMES);
     if (crash_slot)
-        tattle__slot_add_crash(crash_slot, signal_number, frames, count);
+        tattle__slot_add_crash(crash_slot, getpid(), signal_number, frames,
+                               count);
     if (mirror_to && mirror_from && getpid() == mirror_owner)
         memcpy(mirror_to, mirror_from, mirror_bytes);
     if (crash_callback)

@@ -14,7 +14,8 @@
  * is stopped, and writes how far it got where the driver can read it
  * after the run: the stacks, the mailbox snapshot and the trace must all
  * show the moment the runner stopped it. One traced test crashes again
- * inside the crash handler (its arena hidden from its own process).
+ * inside the crash handler (its arena hidden from its own process), and
+ * two crash after a vfork child of theirs crashed.
  * Every wait is on something that never comes: the test ends only by its
  * timeout.
  */
@@ -25,6 +26,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/mman.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -326,4 +328,49 @@ TEST(crash, faults_again_in_its_handler, .tags = "trace_messages",
     ASSERT(mapped != MAP_FAILED);
     bus_error_with_the_arena_hidden(mapped);
     FAIL("the arena could not be made inaccessible");
+}
+
+/* A vfork child crashes first (in the parent's memory, before it could
+ * exec), then the test's own process crashes: the report names the test's
+ * crash, with its own stacktrace, never the child's. */
+__attribute__((noinline)) static void
+vfork_child_writes_to_inaccessible(volatile int *pointer)
+{
+    *pointer = 7; /* @vfork_child_crashes */
+}
+
+/* The status the vfork child ended with (it writes to `nowhere`). */
+__attribute__((noinline)) static int vfork_child_crashing(volatile int *nowhere)
+{
+    pid_t child = vfork();
+    if (child == 0) {
+        vfork_child_writes_to_inaccessible(nowhere);
+        _exit(0);
+    }
+    int status = -1;
+    if (child < 0 || waitpid(child, &status, 0) != child)
+        return -1;
+    return status;
+}
+
+static void crash_after_a_vfork_child_crashed(void)
+{
+    volatile int *nowhere = inaccessible_address();
+    ASSERT_NOT_NULL((void *)(uintptr_t)nowhere);
+    int status = vfork_child_crashing(nowhere);
+    ASSERT(status != -1 && WIFSIGNALED(status) && WTERMSIG(status) == SIGSEGV,
+           "the vfork child ended with status %#x", (unsigned)status);
+    tattle_trace_event(1, NULL, NULL, "child crashed", "vfork");
+    write_to_inaccessible(nowhere);
+}
+
+TEST(crash, vfork_child_then_traced_test, .tags = "trace_messages",
+     .timeout_ms = 20000)
+{
+    crash_after_a_vfork_child_crashed();
+}
+
+TEST(crash, vfork_child_then_untraced_test, .timeout_ms = 20000)
+{
+    crash_after_a_vfork_child_crashed();
 }

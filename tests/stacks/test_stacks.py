@@ -385,6 +385,30 @@ def crash_in_handler(c):
     c.expect_eq(failure.get("line"), marker_line("bus_error"), "crash line")
 
 
+@CASES("stacks_crash_after_a_vfork_child_crashed_names_the_test")
+def crash_after_vfork_child(c):
+    for test_id in ("crash/vfork_child_then_traced_test",
+                    "crash/vfork_child_then_untraced_test"):
+        process, report, _ = c.run([test_id])
+        c.expect_eq(process.returncode, 1, "%s: exit status" % test_id)
+        failure = crash_failure(c, report, test_id)
+        names = [f["function"] for f in failure.get("stacktrace", [])]
+        c.expect(names[:1] == ["write_to_inaccessible"],
+                 "%s: the crash is not the test's own: %r" % (test_id, names))
+        c.expect("vfork_child_writes_to_inaccessible" not in names,
+                 "%s: the child's frames are the test's: %r"
+                 % (test_id, names))
+        c.expect_eq(failure.get("line"), marker_line("crashes"),
+                    "%s: crash line" % test_id)
+        stacks = failure.get("stacks", [])
+        c.expect(all("vfork_child_writes_to_inaccessible" not in
+                     [f["function"] for f in s["frames"]] for s in stacks),
+                 "%s: a stack shows the dead child: %r" % (test_id, stacks))
+        c.expect(all(s["pid"] == failure.get("stacks")[0]["pid"]
+                     for s in stacks),
+                 "%s: stacks of another process: %r" % (test_id, stacks))
+
+
 def main():
     CASES.list_if_asked()
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
