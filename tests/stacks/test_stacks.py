@@ -371,6 +371,11 @@ def crash_untraced(c):
 
 @CASES("stacks_crash_inside_the_crash_handler_names_the_death")
 def crash_in_handler(c):
+    if os.environ.get("TATTLE_SANITIZED") == "thread":
+        print("skipped: the thread sanitizer's runtime takes a fault inside "
+              "a signal handler itself and ends the process with it, "
+              "before tattle's handler sees it; checked in the other builds")
+        sys.exit(77)
     test_id = "crash/faults_again_in_its_handler"
     process, report, _ = c.run([test_id])
     c.expect_eq(process.returncode, 1, "exit status")
