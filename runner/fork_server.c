@@ -884,7 +884,7 @@ static bool copy_fixture_result(const struct tattle__slot *own,
         void *frames[TATTLE__MAX_FRAMES];
         for (int i = 0; i < reading.crash_frame_count; i++)
             frames[i] = (void *)reading.crash_frames[i];
-        tattle__slot_add_crash(job, reading.crash_signal, frames,
+        tattle__slot_add_crash(job, 0, reading.crash_signal, frames,
                                reading.crash_frame_count);
     }
     if (reading.corruption) {

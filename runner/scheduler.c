@@ -724,7 +724,7 @@ static void finish(struct tattle__scheduler *scheduler, struct running *run)
         .trace_error = run->trace_error,
         .stacks = &run->stacks,
     };
-    tattle__slot_read(run->slot, SLOT_BYTES, &outcome.reading);
+    tattle__slot_read_of(run->slot, SLOT_BYTES, run->pid, &outcome.reading);
     forget_stacks_of_an_earlier_ring(run, &outcome.reading);
     if (run->trace) {
         int error = tattle__trace_session_freeze(run->trace, &outcome.trace);

@@ -99,9 +99,12 @@ static bool known_failure_kind(int32_t kind)
     return kind >= TATTLE_FAILURE_ASSERTION && kind <= TATTLE_FAILURE_ERROR;
 }
 
-/* Reads one committed record; returns NULL or what was impossible. */
+/* Reads one committed record; returns NULL or what was impossible. A
+ * crash record counts as the crash only when it names process `dying`
+ * (or `dying` or the record names none). */
 static const char *read_record(struct tattle__slot_reading *reading,
-                               uint32_t type, const unsigned char *payload,
+                               pid_t dying, uint32_t type,
+                               const unsigned char *payload,
                                size_t payload_size, size_t *capacity)
 {
     if (type == TATTLE__RECORD_FAILURE) {
@@ -159,7 +162,9 @@ static const char *read_record(struct tattle__slot_reading *reading,
             crash.signal_number <= 0 || crash.signal_number >= NSIG)
             return "a crash record that no handler wrote";
         reading->crash_records++;
-        if (!reading->crashed) {
+        bool of_the_dying =
+            dying == 0 || crash.pid == 0 || crash.pid == (int32_t)dying;
+        if (!reading->crashed && of_the_dying) {
             reading->crashed = true;
             reading->crash_signal = crash.signal_number;
             reading->crash_frame_count = crash.frame_count;
@@ -173,6 +178,12 @@ static const char *read_record(struct tattle__slot_reading *reading,
 
 void tattle__slot_read(const struct tattle__slot *slot, size_t size,
                        struct tattle__slot_reading *reading)
+{
+    tattle__slot_read_of(slot, size, 0, reading);
+}
+
+void tattle__slot_read_of(const struct tattle__slot *slot, size_t size,
+                          pid_t pid, struct tattle__slot_reading *reading)
 {
     *reading = (struct tattle__slot_reading){0};
     size_t capacity_bytes = size - sizeof *slot;
@@ -215,9 +226,9 @@ void tattle__slot_read(const struct tattle__slot *slot, size_t size,
             &((struct tattle__slot_record_header *)header)->type,
             memory_order_acquire);
         if (type != TATTLE__RECORD_UNCOMMITTED)
-            reading->corruption =
-                read_record(reading, type, (const unsigned char *)(header + 1),
-                            record_size - sizeof *header, &failures_capacity);
+            reading->corruption = read_record(
+                reading, pid, type, (const unsigned char *)(header + 1),
+                record_size - sizeof *header, &failures_capacity);
         offset += record_size;
     }
     if (reading->corruption) {

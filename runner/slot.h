@@ -26,6 +26,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include <tattle/reporter.h>
 
@@ -108,6 +109,8 @@ struct tattle__slot_strings_payload {
 struct tattle__slot_crash_payload {
     int32_t signal_number;
     int32_t frame_count;
+    int32_t pid; /* the process that crashed; 0: whichever died */
+    int32_t unused_;
     uint64_t frames[TATTLE__MAX_FRAMES];
 };
 
@@ -135,7 +138,7 @@ struct tattle__slot_reading {
     const char *skip_reason;
     const char *skip_file;
     int skip_line;
-    bool crashed;
+    bool crashed; /* a crash record of the process read for */
     int crash_signal;
     uintptr_t crash_frames[TATTLE__MAX_FRAMES];
     int crash_frame_count;
@@ -152,6 +155,12 @@ struct tattle__slot_reading {
 /** Reads a slot of `size` bytes (the size the runner keeps). */
 void tattle__slot_read(const struct tattle__slot *slot, size_t size,
                        struct tattle__slot_reading *reading);
+/** The same, for the death of process `pid`: `crashed` and the crash's
+ * signal and frames come from the first crash record of that process
+ * (or of none named), never from a crash of a process the test forked or
+ * vforked (crash_records counts them all). */
+void tattle__slot_read_of(const struct tattle__slot *slot, size_t size,
+                          pid_t pid, struct tattle__slot_reading *reading);
 void tattle__slot_reading_release(struct tattle__slot_reading *reading);
 
 #endif /* TATTLE_RUNNER_SLOT_H */

@@ -924,7 +924,7 @@ static int name_calls(struct trace_storage *storage, struct freezing *freezing,
      * code lies where this process sees it: unless the hook it recorded
      * lies elsewhere, which leaves the functions unnamed. */
     bool same_image = freezing->arena->hook_address ==
-                      (uint64_t)(uintptr_t)&__cyg_profile_func_enter;
+                      (uint64_t)(uintptr_t)&tattle__call_enter;
     if (call_symbolizer && same_image && distinct != 0) {
         struct tattle_frame *named = calloc(distinct, sizeof *named);
         if (named == NULL)

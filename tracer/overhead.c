@@ -1,7 +1,9 @@
 /*
  * overhead.c — tattle_trace_overhead(): what the call hooks cost here.
  *
- * The hooks are timed the way an instrumented program calls them, in
+ * The hooks' bodies (include/tattle/call_hooks.h, what the hooks
+ * tattle_instrument() adds run) are timed the way an instrumented
+ * program calls them, in
  * batches of 32 entries then 32 exits (a nest 32 calls deep, so the shadow
  * stack is written as in real code), each batch between two reads of
  * CLOCK_MONOTONIC so the clock's own cost is spread over 32 calls; the
@@ -46,10 +48,10 @@ static struct timing time_hooks(unsigned calls)
     for (unsigned done = 0; done < calls; done += BATCH) {
         uint64_t start = now_ns();
         for (int i = 0; i < BATCH; i++)
-            __cyg_profile_func_enter(function, site);
+            tattle__call_hook_enter(function, site);
         uint64_t middle = now_ns();
         for (int i = 0; i < BATCH; i++)
-            __cyg_profile_func_exit(function, site);
+            tattle__call_hook_exit(function, site);
         uint64_t end = now_ns();
         total.enter_ns += middle - start;
         total.exit_ns += end - middle;

@@ -1,7 +1,9 @@
 /*
  * child.c — a test's process: how it starts from what the fork server
- * hands it, the phases of one test, fatal-assertion unwinding, and the
- * on-exit callbacks.
+ * hands it, the phases of one test, fatal-assertion unwinding (the longjmp
+ * to the phase's setjmp point, which also unwinds the shadow stack of a
+ * `trace_calls` test to the depth saved there), and the on-exit
+ * callbacks.
  */
 #include "runner/test_process/child.h"
 #include "runner/test_process/slot_write.h"
@@ -23,6 +25,7 @@
 #include "runner/test_process/crash.h"
 #include "base/buffer.h"
 #include "tracer/session.h"
+#include "tracer/test_process/recorder.h"
 
 struct on_exit_callback {
     void (*fn)(void *ctx);
@@ -162,10 +165,13 @@ static bool run_phase(enum tattle__phase phase, struct phase_call call)
     jmp_buf exit_point;
     jmp_buf *outer = current_phase_exit;
     volatile bool completed = false;
+    uint32_t call_depth = tattle__calls_depth();
     current_phase_exit = &exit_point;
     if (setjmp(exit_point) == 0) {
         call_now(&call);
         completed = true;
+    } else {
+        tattle__calls_unwind(call_depth);
     }
     current_phase_exit = outer;
     return completed;
@@ -178,9 +184,12 @@ static void run_on_exit_callbacks(void)
         struct on_exit_callback callback = on_exit_callbacks[--on_exit_count];
         jmp_buf exit_point;
         jmp_buf *outer = current_phase_exit;
+        uint32_t call_depth = tattle__calls_depth();
         current_phase_exit = &exit_point;
         if (setjmp(exit_point) == 0)
             callback.fn(callback.ctx);
+        else
+            tattle__calls_unwind(call_depth);
         current_phase_exit = outer;
     }
 }

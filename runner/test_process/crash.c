@@ -11,7 +11,10 @@
  * (in the process's own memory, which the slot is not) and is the one whose
  * record, doorbell ring and signal the runner sees; a thread that crashes
  * while another holds the claim waits in its handler until the first one's
- * signal ends the process, for a bounded time (wait_for_other_crash).
+ * signal ends the process, for a bounded time (wait_for_other_crash). A
+ * crash with another signal inside the handler (a fault in the crash
+ * callback, say) comes back to the handler, which ends the process with
+ * the first crash's signal: the process dies of what its slot records.
  */
 #include "runner/test_process/crash.h"
 #include "runner/test_process/slot_write.h"
@@ -107,6 +110,9 @@ static void ring_and_wait_for_stacks(struct tattle__slot *slot)
 
 /* The thread whose crash this process reports and dies of, or 0. */
 static _Atomic pid_t crashing_thread;
+/* The signal of that crash, as the slot records it: what the process
+ * dies of, even when the handler faults again with another signal. */
+static _Atomic int crash_signal;
 
 enum crash_claim { CLAIMED, CLAIMED_BEFORE_BY_THIS_THREAD, CLAIMED_BY_ANOTHER };
 
@@ -172,14 +178,19 @@ static void crash_handler(int signal_number)
     if (claim == CLAIMED_BY_ANOTHER)
         claim = wait_for_other_crash();
     if (claim == CLAIMED_BEFORE_BY_THIS_THREAD) {
-        /* A crash inside this thread's own handling: no second report. */
-        die_of(signal_number);
+        /* A crash inside this thread's own handling (another signal than
+         * its first, which stays blocked while it is handled): no second
+         * report, and the process dies of the crash its slot names. */
+        int first = atomic_load(&crash_signal);
+        die_of(first > 0 ? first : signal_number);
         return;
     }
+    atomic_store(&crash_signal, signal_number);
     void *frames[TATTLE__MAX_FRAMES];
     int count = backtrace(frames, TATTLE__MAX_FRAMES);
     if (crash_slot)
-        tattle__slot_add_crash(crash_slot, signal_number, frames, count);
+        tattle__slot_add_crash(crash_slot, getpid(), signal_number, frames,
+                               count);
     if (mirror_to && mirror_from && getpid() == mirror_owner)
         memcpy(mirror_to, mirror_from, mirror_bytes);
     if (crash_callback)

@@ -134,8 +134,9 @@ bool tattle__slot_add_skip(struct tattle__slot *slot, const char *reason,
     return add_strings_record(slot, TATTLE__RECORD_SKIP, fixed, strings, 2);
 }
 
-bool tattle__slot_add_crash(struct tattle__slot *slot, int signal_number,
-                            void *const *frames, int frame_count)
+bool tattle__slot_add_crash(struct tattle__slot *slot, pid_t pid,
+                            int signal_number, void *const *frames,
+                            int frame_count)
 {
     struct tattle__slot_record_header *header;
     struct tattle__slot_crash_payload *payload =
@@ -146,6 +147,8 @@ bool tattle__slot_add_crash(struct tattle__slot *slot, int signal_number,
         frame_count = TATTLE__MAX_FRAMES;
     payload->signal_number = signal_number;
     payload->frame_count = frame_count;
+    payload->pid = (int32_t)pid;
+    payload->unused_ = 0;
     for (int i = 0; i < frame_count; i++)
         payload->frames[i] = (uint64_t)(uintptr_t)frames[i];
     record_commit(header, TATTLE__RECORD_CRASH);

@@ -14,8 +14,10 @@ bool tattle__slot_add_failure(struct tattle__slot *slot,
                               const struct tattle__slot_failure *failure);
 bool tattle__slot_add_skip(struct tattle__slot *slot, const char *reason,
                            const char *file, int line);
-/** Async-signal-safe: records a crash and the raw return addresses. */
-bool tattle__slot_add_crash(struct tattle__slot *slot, int signal_number,
-                            void *const *frames, int frame_count);
+/** Async-signal-safe: records a crash of process `pid` (0: of whichever
+ * process the runner sees die) and the raw return addresses. */
+bool tattle__slot_add_crash(struct tattle__slot *slot, pid_t pid,
+                            int signal_number, void *const *frames,
+                            int frame_count);
 
 #endif /* TATTLE_RUNNER_TEST_PROCESS_SLOT_WRITE_H */

@@ -7,8 +7,9 @@
  * between them, calls from a second thread and a forked child, a crash
  * three calls deep, a recursion deeper than the shadow stack stores, more
  * calls than are kept, and the same calls in a test without the tag
- * (which records nothing), and calls from a signal handler that a fast
- * timer runs while the thread is making calls (often inside a call hook).
+ * (which records nothing), calls from a signal handler that a fast
+ * timer runs while the thread is making calls (often inside a call hook),
+ * and a fatal assertion that leaves two calls before the teardown runs.
  * The threads and the child meet through joins and waitpid, never by
  * sleeping.
  */
@@ -180,6 +181,38 @@ TEST(calls, signal_handler, .tags = "trace_calls")
     tattle_trace_event(1, NULL, NULL, "made", "%lu %d", loops, (int)ticks_seen);
     signal(SIGALRM, SIG_IGN);
     sigprocmask(SIG_UNBLOCK, &alarm, NULL);
+}
+
+/* A fatal assertion two calls deep leaves fails_deep and fails_here by
+ * longjmp; the teardown that runs next, and the on-exit callback after
+ * it, are called at depth 0 again. */
+__attribute__((noinline)) static void fails_here(void)
+{
+    ASSERT(sink < 0, "fails two calls deep");
+}
+
+__attribute__((noinline)) static void fails_deep(void)
+{
+    fails_here();
+    sink = 2;
+}
+
+__attribute__((noinline)) static void tears_down(void)
+{
+    inner(5);
+}
+
+__attribute__((noinline)) static void on_exit_after_failure(void *unused)
+{
+    (void)unused;
+    inner(6);
+}
+
+TEST(calls, fatal_failure_unwinds, .tags = "trace_calls",
+     .teardown = tears_down)
+{
+    tattle_on_exit(on_exit_after_failure, NULL);
+    fails_deep();
 }
 
 TEST(calls, bad_cap, .tags = "trace_calls:0")

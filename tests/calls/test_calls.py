@@ -55,6 +55,18 @@ class Case(driver.Checks):
             [self.options.fixture, "--color=never", "--trace-passed"]
             + list(extra) + list(args))
 
+    def run_traced(self, test_id, status):
+        """Runs one test, checks the exit status, returns the report and
+        the test's trace."""
+        process, report, _ = self.run([test_id])
+        self.expect_eq(process.returncode, status, "exit status")
+        return report, self.trace(report, test_id)
+
+    def expect_no_stack_left(self, trace):
+        self.expect_eq([(s["actor"], s["depth"], s["frames"])
+                        for s in trace["stacks"]], [("main", 0, [])],
+                       "stacks at the end")
+
     def test(self, report, test_id):
         tests = {t["id"]: t for t in report["tests"]}
         self.require(test_id in tests, "%s not in the report" % test_id)
@@ -264,9 +276,7 @@ def check_nesting(c, calls, what):
 @CASES("calls_signal_handler_inside_a_hook_loses_no_record")
 def signal_handler(c):
     test_id = "calls/signal_handler"
-    process, report, _ = c.run([test_id])
-    c.expect_eq(process.returncode, 0, "exit status")
-    trace = c.trace(report, test_id)
+    _, trace = c.run_traced(test_id, 0)
     made = [e for e in trace["events"] if e.get("label") == "made"]
     c.require(len(made) == 1, "one event 'made': %r" % trace["events"])
     text = [v for k, v in made[0].items() if k not in ("label",)
@@ -286,9 +296,42 @@ def signal_handler(c):
     check_nesting(c, trace["calls"], test_id)
     c.expect_eq(named(trace["calls"][-1:]), [("exit", body(test_id), 0)],
                 "the last call")
-    c.expect_eq([(s["actor"], s["depth"], s["frames"])
-                 for s in trace["stacks"]], [("main", 0, [])],
-                "stacks at the end")
+    c.expect_no_stack_left(trace)
+
+
+@CASES("calls_fatal_failure_unwinds_the_shadow_stack")
+def fatal_failure(c):
+    test_id = "calls/fatal_failure_unwinds"
+    report, trace = c.run_traced(test_id, 1)
+    c.expect_eq([f["kind"] for f in c.test(report, test_id)["failures"]],
+                ["assertion"], "failures")
+    top = body(test_id)
+    # The calls the longjmp left end where it landed, innermost first;
+    # the teardown and the on-exit callback start again at depth 0.
+    expected = [("enter", top, 0), ("enter", "fails_deep", 1),
+                ("enter", "fails_here", 2), ("exit", "fails_here", 2),
+                ("exit", "fails_deep", 1), ("exit", top, 0),
+                ("enter", "tears_down", 0), ("enter", "inner", 1),
+                ("exit", "inner", 1), ("exit", "tears_down", 0),
+                ("enter", "on_exit_after_failure", 0), ("enter", "inner", 1),
+                ("exit", "inner", 1), ("exit", "on_exit_after_failure", 0)]
+    c.expect_eq(named(trace["calls"]), expected, "calls")
+    check_nesting(c, trace["calls"], test_id)
+    c.expect_no_stack_left(trace)
+
+
+@CASES("calls_program_keeps_its_own_hooks")
+def own_hooks(c):
+    c.require(len(c.options.own_hooks) == 2,
+              "--own-hooks names the shared and static programs")
+    for program in c.options.own_hooks:
+        ran = subprocess.run([program], stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE)
+        output = (ran.stdout + ran.stderr).decode("utf-8", "replace")
+        c.expect_eq(ran.returncode, 0, "%s: its hooks saw other calls "
+                    "than its own: %s" % (os.path.basename(program), output))
+        c.expect("entered 3 exited 2" in output,
+                 "%s: %s" % (os.path.basename(program), output))
 
 
 @CASES("calls_bad_cap_is_invalid")
@@ -319,6 +362,8 @@ def main():
     parser.add_argument("case", choices=sorted(CASES))
     parser.add_argument("--fixture", required=True)
     parser.add_argument("--tattle", required=True)
+    parser.add_argument("--own-hooks", nargs="+", default=[],
+                        help="programs with hooks of their own")
     options = parser.parse_args()
     return driver.run_case(CASES[options.case], Case(options), options.case)
 

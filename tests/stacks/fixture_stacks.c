@@ -13,16 +13,20 @@
  * inside the sanitizer's runtime. One traced test keeps working until it
  * is stopped, and writes how far it got where the driver can read it
  * after the run: the stacks, the mailbox snapshot and the trace must all
- * show the moment the runner stopped it.
+ * show the moment the runner stopped it. One traced test crashes again
+ * inside the crash handler (its arena hidden from its own process), and
+ * two crash after a vfork child of theirs crashed.
  * Every wait is on something that never comes: the test ends only by its
  * timeout.
  */
 #include <fcntl.h>
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/mman.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -294,4 +298,79 @@ TEST(crash, untraced_with_a_waiting_thread, .timeout_ms = 20000)
     char byte;
     ASSERT_EQ(read(worker_ready[0], &byte, 1), 1);
     write_to_inaccessible(inaccessible_address());
+}
+
+/* A traced test whose crash faults again inside the crash handler: its
+ * arena is made inaccessible to the test process, so the handler's
+ * finishing of the trace (its crash callback) takes a SIGSEGV while it
+ * handles the test's SIGBUS (a write past the end of an empty file's
+ * mapping). The report must name the signal the process died of, with
+ * the first crash's stacktrace. */
+__attribute__((noinline)) static void
+bus_error_with_the_arena_hidden(volatile char *past_the_end)
+{
+    long page = sysconf(_SC_PAGESIZE);
+    uintptr_t arena = (uintptr_t)tattle_trace_current;
+    void *first_page = (void *)(arena - arena % (uintptr_t)page);
+    if (mprotect(first_page, (size_t)page, PROT_NONE) == 0)
+        *past_the_end = 1; /* @bus_error */
+}
+
+TEST(crash, faults_again_in_its_handler, .tags = "trace_messages",
+     .timeout_ms = 20000)
+{
+    ASSERT_NOT_NULL(tattle_trace_current);
+    FILE *empty = tmpfile();
+    ASSERT_NOT_NULL(empty);
+    long page = sysconf(_SC_PAGESIZE);
+    void *mapped = mmap(NULL, (size_t)page, PROT_READ | PROT_WRITE, MAP_SHARED,
+                        fileno(empty), 0);
+    ASSERT(mapped != MAP_FAILED);
+    bus_error_with_the_arena_hidden(mapped);
+    FAIL("the arena could not be made inaccessible");
+}
+
+/* A vfork child crashes first (in the parent's memory, before it could
+ * exec), then the test's own process crashes: the report names the test's
+ * crash, with its own stacktrace, never the child's. */
+__attribute__((noinline)) static void
+vfork_child_writes_to_inaccessible(volatile int *pointer)
+{
+    *pointer = 7; /* @vfork_child_crashes */
+}
+
+/* The status the vfork child ended with (it writes to `nowhere`). */
+__attribute__((noinline)) static int vfork_child_crashing(volatile int *nowhere)
+{
+    pid_t child = vfork();
+    if (child == 0) {
+        vfork_child_writes_to_inaccessible(nowhere);
+        _exit(0);
+    }
+    int status = -1;
+    if (child < 0 || waitpid(child, &status, 0) != child)
+        return -1;
+    return status;
+}
+
+static void crash_after_a_vfork_child_crashed(void)
+{
+    volatile int *nowhere = inaccessible_address();
+    ASSERT_NOT_NULL((void *)(uintptr_t)nowhere);
+    int status = vfork_child_crashing(nowhere);
+    ASSERT(status != -1 && WIFSIGNALED(status) && WTERMSIG(status) == SIGSEGV,
+           "the vfork child ended with status %#x", (unsigned)status);
+    tattle_trace_event(1, NULL, NULL, "child crashed", "vfork");
+    write_to_inaccessible(nowhere);
+}
+
+TEST(crash, vfork_child_then_traced_test, .tags = "trace_messages",
+     .timeout_ms = 20000)
+{
+    crash_after_a_vfork_child_crashed();
+}
+
+TEST(crash, vfork_child_then_untraced_test, .timeout_ms = 20000)
+{
+    crash_after_a_vfork_child_crashed();
 }

@@ -292,13 +292,13 @@ def agrees_with_trace(c):
                  "holds steps %r" % (way, progress, pending))
 
 
-def crash_failure(c, report, test_id):
+def crash_failure(c, report, test_id, signal="SIGSEGV"):
     tests = {t["id"]: t for t in report["tests"]}
     c.require(test_id in tests, "%s not in the report" % test_id)
     failures = tests[test_id]["failures"]
     c.require(len(failures) >= 1 and failures[0]["kind"] == "crash",
               "%s: expected a crash, got %r" % (test_id, failures))
-    c.expect_eq(failures[0]["signal"], "SIGSEGV", "signal")
+    c.expect_eq(failures[0]["signal"], signal, "signal")
     return failures[0]
 
 
@@ -367,6 +367,51 @@ def crash_untraced(c):
     c.expect(any(f["function"] == "write_to_inaccessible"
                  for f in failure.get("stacktrace", [])),
              "the crash lost its own stacktrace: %r" % failure)
+
+
+@CASES("stacks_crash_inside_the_crash_handler_names_the_death")
+def crash_in_handler(c):
+    if os.environ.get("TATTLE_SANITIZED") == "thread":
+        print("skipped: the thread sanitizer's runtime takes a fault inside "
+              "a signal handler itself and ends the process with it, "
+              "before tattle's handler sees it; checked in the other builds")
+        sys.exit(77)
+    test_id = "crash/faults_again_in_its_handler"
+    process, report, _ = c.run([test_id])
+    c.expect_eq(process.returncode, 1, "exit status")
+    # The SIGSEGV inside the handler of the SIGBUS does not become the
+    # death: the process dies of the crash its slot records, so the
+    # report keeps that crash's own stacktrace and place.
+    failure = crash_failure(c, report, test_id, "SIGBUS")
+    c.expect("SIGBUS" in failure["message"], "message: %r" % failure["message"])
+    c.expect(any(f["function"] == "bus_error_with_the_arena_hidden"
+                 for f in failure.get("stacktrace", [])),
+             "the crash lost its own stacktrace: %r" % failure)
+    c.expect_eq(failure.get("line"), marker_line("bus_error"), "crash line")
+
+
+@CASES("stacks_crash_after_a_vfork_child_crashed_names_the_test")
+def crash_after_vfork_child(c):
+    for test_id in ("crash/vfork_child_then_traced_test",
+                    "crash/vfork_child_then_untraced_test"):
+        process, report, _ = c.run([test_id])
+        c.expect_eq(process.returncode, 1, "%s: exit status" % test_id)
+        failure = crash_failure(c, report, test_id)
+        names = [f["function"] for f in failure.get("stacktrace", [])]
+        c.expect(names[:1] == ["write_to_inaccessible"],
+                 "%s: the crash is not the test's own: %r" % (test_id, names))
+        c.expect("vfork_child_writes_to_inaccessible" not in names,
+                 "%s: the child's frames are the test's: %r"
+                 % (test_id, names))
+        c.expect_eq(failure.get("line"), marker_line("crashes"),
+                    "%s: crash line" % test_id)
+        stacks = failure.get("stacks", [])
+        c.expect(all("vfork_child_writes_to_inaccessible" not in
+                     [f["function"] for f in s["frames"]] for s in stacks),
+                 "%s: a stack shows the dead child: %r" % (test_id, stacks))
+        c.expect(all(s["pid"] == failure.get("stacks")[0]["pid"]
+                     for s in stacks),
+                 "%s: stacks of another process: %r" % (test_id, stacks))
 
 
 def main():

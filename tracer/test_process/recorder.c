@@ -25,13 +25,18 @@
  * (the actors table is full) records nothing, but every event it tries is
  * counted as refused, which makes the trace's `overflow` true.
  *
- * In a `trace_calls` test the hooks of -finstrument-functions record too
+ * In a `trace_calls` test the hooks of -finstrument-functions (compiled
+ * into the instrumented target by tattle_instrument(), which call
+ * tattle__call_enter/exit: include/tattle/call_hooks.h) record too
  * (tracer/calls.h): each entry and exit pushes or pops the thread's shadow
  * stack and writes one call record into the thread's call ring, which
  * keeps its last `call_cap` records whatever the budget. In every other
  * process the hooks stop at one predictable branch on tattle__calls_on. A
  * forked child starts with a copy of its parent thread's shadow stack,
- * since it returns through the same calls.
+ * since it returns through the same calls. A fatal assertion's longjmp
+ * leaves calls without their exit hooks: the phase it lands in unwinds
+ * the shadow stack to the depth it saved (tattle__calls_unwind), which
+ * records an exit for each call left.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -332,7 +337,7 @@ void tattle__recorder_activate(struct tattle_trace_arena *arena)
     load_config(arena);
     arena->test_pid = getpid();
     arena->start_ticks = tattle__clock_ticks();
-    arena->hook_address = (uint64_t)(uintptr_t)&__cyg_profile_func_enter;
+    arena->hook_address = (uint64_t)(uintptr_t)&tattle__call_enter;
     atomic_store(&arena->active, config.generation);
     thread_state.arena = NULL;
     thread_state.refused = NULL;
@@ -670,20 +675,46 @@ TATTLE__NO_INSTRUMENT static void record_exit(void *function, void *site)
     leave_call_hook(state);
 }
 
-TATTLE_API TATTLE__NO_INSTRUMENT void __cyg_profile_func_enter(void *function,
-                                                               void *site)
+uint32_t tattle__calls_depth(void)
+{
+    if (TATTLE__LIKELY(
+            atomic_load_explicit(&tattle__calls_on, memory_order_relaxed) == 0))
+        return 0;
+    struct thread_state *state = call_state();
+    return state == NULL ? 0 : state->call_depth;
+}
+
+void tattle__calls_unwind(uint32_t depth)
 {
     if (TATTLE__LIKELY(
             atomic_load_explicit(&tattle__calls_on, memory_order_relaxed) == 0))
         return;
+    struct thread_state *state = call_state();
+    if (state == NULL || !enter_call_hook(state))
+        return;
+    uint64_t ticks = tattle__clock_ticks();
+    struct tattle__call_area *calls = state->calls;
+    while (state->call_depth > depth) {
+        uint32_t left = state->call_depth - 1;
+        atomic_store_explicit(&calls->depth, left, memory_order_release);
+        state->call_depth = left;
+        /* A frame deeper than the stack stores has no known function:
+         * its depth is given up without a record. */
+        if (left < TATTLE__CALL_DEPTH_MAX)
+            write_call(state, ticks, calls->stack[left].function,
+                       calls->stack[left].site, left, TATTLE__CALL_EXIT);
+    }
+    leave_call_hook(state);
+}
+
+TATTLE_API TATTLE__NO_INSTRUMENT void tattle__call_enter(void *function,
+                                                         void *site)
+{
     record_enter(function, site);
 }
 
-TATTLE_API TATTLE__NO_INSTRUMENT void __cyg_profile_func_exit(void *function,
-                                                              void *site)
+TATTLE_API TATTLE__NO_INSTRUMENT void tattle__call_exit(void *function,
+                                                        void *site)
 {
-    if (TATTLE__LIKELY(
-            atomic_load_explicit(&tattle__calls_on, memory_order_relaxed) == 0))
-        return;
     record_exit(function, site);
 }

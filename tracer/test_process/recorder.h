@@ -15,6 +15,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include <tattle/call_hooks.h>
 #include <tattle/trace.h>
 
 #include "base/utf8.h"
@@ -117,12 +118,14 @@ void tattle__ipc_stop(void);
 void tattle__ipc_swap_io(ssize_t (**write_fn)(int, const void *, size_t),
                          ssize_t (**read_fn)(int, void *, size_t));
 
-/** Non-zero while the process records calls (a `trace_calls` test). */
-extern TATTLE_API _Atomic uint32_t tattle__calls_on;
+/** The calling thread's shadow stack depth when it records calls, else
+ * 0: what a setjmp point saves to unwind to (tattle__calls_unwind). */
+uint32_t tattle__calls_depth(void);
 
-/** The hooks -finstrument-functions calls at every entry and exit of an
- * instrumented function: one predictable branch unless calls are traced. */
-TATTLE_API void __cyg_profile_func_enter(void *function, void *site);
-TATTLE_API void __cyg_profile_func_exit(void *function, void *site);
+/** After a longjmp out of instrumented calls (a fatal assertion leaving
+ * its phase): pops the calling thread's shadow stack down to `depth`,
+ * recording an exit, innermost first, for each call left. No lock, no
+ * malloc; a no-op when the thread records no calls. */
+void tattle__calls_unwind(uint32_t depth);
 
 #endif /* TATTLE_TRACER_RECORDER_H */
