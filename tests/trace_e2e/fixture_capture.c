@@ -1408,6 +1408,8 @@ TEST(ipc, mq_receive_before_its_lookalike, .tags = "trace_messages")
     ASSERT_EQ(mq_send(queue, "same", 4, 0), 0);
     EXPECT_EQ(mq_receive(queue, got, sizeof got, NULL), 4);
     EXPECT_EQ(mq_close(queue), 0);
+}
+
 /* ---- Bytes still unread when the test ends ------------------------------
  * Each test leaves something in an endpoint; the driver checks the trace's
  * `endpoints` list. */

@@ -905,6 +905,8 @@ def case_mq_lookalike(args):
           "the receive before any send matches none: %s" % got[0])
     check(got[2].get("match") == got[1]["seq"],
           "the receive after the send matches it: %s" % got[2])
+
+
 def pending(trace, where):
     """The trace's unread endpoints, each checked against its events."""
     endpoints = trace.get("endpoints")
