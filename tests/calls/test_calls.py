@@ -334,6 +334,20 @@ def own_hooks(c):
                  "%s: %s" % (os.path.basename(program), output))
 
 
+@CASES("calls_program_keeps_its_own_wait4")
+def own_wait(c):
+    c.require(len(c.options.own_wait) == 2,
+              "--own-wait names the shared and static programs")
+    for program in c.options.own_wait:
+        ran = subprocess.run([program], stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE)
+        output = (ran.stdout + ran.stderr).decode("utf-8", "replace")
+        c.expect_eq(ran.returncode, 0, "%s: the runner called the program's "
+                    "own wait4: %s" % (os.path.basename(program), output))
+        c.expect("runner calls 0 own calls 1" in output,
+                 "%s: %s" % (os.path.basename(program), output))
+
+
 @CASES("calls_bad_cap_is_invalid")
 def bad_cap(c):
     process, report, _ = c.run(["calls/bad_cap"])
@@ -362,6 +376,9 @@ def main():
     parser.add_argument("case", choices=sorted(CASES))
     parser.add_argument("--fixture", required=True)
     parser.add_argument("--tattle", required=True)
+    parser.add_argument("--own-wait", nargs="+", default=[],
+                        help="programs with a wait4 of their own (shared, "
+                        "static)")
     parser.add_argument("--own-hooks", nargs="+", default=[],
                         help="programs with hooks of their own")
     options = parser.parse_args()

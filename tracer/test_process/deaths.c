@@ -34,8 +34,9 @@
 #include "tracer/test_process/recorder.h"
 
 /* Exported from libtattle (built with hidden visibility), so a test binary
- * calls these instead of libc's. */
-#define INTERPOSED __attribute__((visibility("default")))
+ * calls these instead of libc's; weak, so that a program linking the static
+ * library with a wait function of its own (a mock) keeps its own. */
+#define INTERPOSED __attribute__((visibility("default"), weak))
 
 static pid_t raw_wait4(pid_t pid, int *status, int options,
                        struct rusage *usage)
@@ -146,8 +147,11 @@ static void note_info(const siginfo_t *info, int options)
         tattle__deaths_record(info->si_pid, info->si_status);
 }
 
-INTERPOSED pid_t wait4(pid_t pid, int *status, int options,
-                       struct rusage *usage)
+/* wait4, waitpid and wait all come here, never through the exported
+ * wait4: a program's own wait4 (a mock) must not receive the runner's
+ * waitpid calls. */
+static pid_t collect_and_note(pid_t pid, int *status, int options,
+                              struct rusage *usage)
 {
     int own_status;
     int *where = status != NULL ? status : &own_status;
@@ -160,14 +164,20 @@ INTERPOSED pid_t wait4(pid_t pid, int *status, int options,
     return result;
 }
 
+INTERPOSED pid_t wait4(pid_t pid, int *status, int options,
+                       struct rusage *usage)
+{
+    return collect_and_note(pid, status, options, usage);
+}
+
 INTERPOSED pid_t waitpid(pid_t pid, int *status, int options)
 {
-    return wait4(pid, status, options, NULL);
+    return collect_and_note(pid, status, options, NULL);
 }
 
 INTERPOSED pid_t wait(int *status)
 {
-    return wait4(-1, status, 0, NULL);
+    return collect_and_note(-1, status, 0, NULL);
 }
 
 INTERPOSED int waitid(idtype_t type, id_t id, siginfo_t *info, int options)
