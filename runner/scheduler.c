@@ -1556,6 +1556,29 @@ static void note_interrupt(int signal_number)
     in_process_interrupted = 1;
 }
 
+/* --no-fork: when stdout carries a machine report, what a test or suite
+ * fixture prints goes to stderr for as long as it runs. Returns the saved
+ * stdout for stdout_restore, or -1 when nothing was swapped. */
+static int stdout_to_stderr(const struct tattle__scheduler *scheduler)
+{
+    if (!scheduler->config.stdout_carries_report)
+        return -1;
+    fflush(stdout);
+    int saved_stdout = fcntl(STDOUT_FILENO, F_DUPFD_CLOEXEC, 3);
+    if (saved_stdout >= 0)
+        dup2(STDERR_FILENO, STDOUT_FILENO);
+    return saved_stdout;
+}
+
+static void stdout_restore(int saved_stdout)
+{
+    if (saved_stdout < 0)
+        return;
+    fflush(stdout);
+    dup2(saved_stdout, STDOUT_FILENO);
+    close(saved_stdout);
+}
+
 /* --no-fork: a suite fixture in this process, recording into job 0's
  * slot. Returns its failure, or NULL. */
 static char *run_fixture_in_process(struct tattle__scheduler *scheduler,
@@ -1568,7 +1591,10 @@ static char *run_fixture_in_process(struct tattle__scheduler *scheduler,
         return NULL;
     tattle__slot_reset(run->slot, SLOT_BYTES);
     char *failure = NULL;
-    if (!tattle__child_run_suite_fixture(fn, phase, run->slot)) {
+    int saved_stdout = stdout_to_stderr(scheduler);
+    bool passed = tattle__child_run_suite_fixture(fn, phase, run->slot);
+    stdout_restore(saved_stdout);
+    if (!passed) {
         struct tattle__slot_reading reading;
         tattle__slot_read(run->slot, SLOT_BYTES, &reading);
         failure = fixture_failure(scheduler, suite, fixture, &reading, false, 0,
@@ -1641,20 +1667,9 @@ static int loop_in_process(struct tattle__scheduler *scheduler)
         if (job.traced &&
             tattle__trace_session_create(&trace, &job.trace_config) == 0)
             tattle__trace_session_activate(trace);
-        /* stdout carries a machine report: what the test prints goes to
-         * stderr for as long as it runs. */
-        int saved_stdout = -1;
-        if (scheduler->config.stdout_carries_report) {
-            fflush(stdout);
-            saved_stdout = fcntl(STDOUT_FILENO, F_DUPFD_CLOEXEC, 3);
-            dup2(STDERR_FILENO, STDOUT_FILENO);
-        }
+        int saved_stdout = stdout_to_stderr(scheduler);
         tattle__child_run(job.entry->test, job.entry->suite, run->slot, false);
-        if (saved_stdout >= 0) {
-            fflush(stdout);
-            dup2(saved_stdout, STDOUT_FILENO);
-            close(saved_stdout);
-        }
+        stdout_restore(saved_stdout);
         if (trace)
             tattle__trace_session_child_finish(false);
         outcome.duration_us = tattle__now_us() - outcome.started_us;

@@ -346,6 +346,25 @@ def no_fork_after_all_once(c):
     with open(os.path.join(c.cwd, "report.tap"), encoding="utf-8") as f:
         c.expect_eq(tap_plan_and_points(f.read().splitlines()), (["1..3"], 3),
                     "TAP: the plan counts the after_all's result")
+    # stdout carries the JSON report: what the fixture prints goes to stderr.
+    done = subprocess.run([c.fixture, "--no-fork", "--retry", "1", "--json",
+                           "-", "leaky/*"], cwd=c.new_dir(),
+                          env=driver.clean_env(), stdout=subprocess.PIPE,
+                          stderr=subprocess.PIPE,
+                          timeout=120 * driver.wait_scale())
+    try:
+        document = json.loads(done.stdout.decode("utf-8"))
+    except ValueError as error:
+        document = None
+        c.expect(False, "--json -: stdout is not the report (%s): %r"
+                 % (error, done.stdout[:200]))
+    if document is not None:
+        c.expect_eq(sorted(t["id"] for t in document["tests"]),
+                    ["leaky/(after_all)", "leaky/first", "leaky/last"],
+                    "--json -: the tests")
+    c.expect(b"after_all counted 2 leaked" in done.stderr,
+             "--json -: after_all's output is not on stderr: %r"
+             % done.stderr[-2000:])
 
 
 if __name__ == "__main__":
