@@ -162,7 +162,8 @@ struct tattle_trace_arena {
      * quota): on a cache line of their own, away from `active`, which
      * every event reads. */
     _Alignas(64) _Atomic uint64_t budget_reserved; /* handed out to writers */
-    _Atomic uint64_t refused;   /* events lost for lack of room */
+    _Atomic uint64_t refused;   /* events lost for lack of room, or recorded
+                                 * by a signal handler mid-record */
     _Atomic uint64_t heap_used; /* bytes of the mailbox heap carved */
     _Atomic uint32_t actor_count;
     _Atomic uint32_t live_actors; /* attached and not known to have ended */

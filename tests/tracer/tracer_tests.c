@@ -162,6 +162,52 @@ static void test_records_send_recv_event_fields_in_order(void)
     tattle__trace_session_destroy(session);
 }
 
+/* ---- A signal handler that records while its thread is recording ----
+ * The event's payload lies on a page that cannot be read: copying it
+ * faults inside the recorder, the SIGSEGV handler records an event of its
+ * own, makes the page readable and returns, and the copy goes on. */
+
+static char *unreadable_payload;
+
+static void record_from_handler(int signal_number)
+{
+    (void)signal_number;
+    tattle_trace_send("handler", "inside", "h", 1);
+    mprotect(unreadable_payload, (size_t)sysconf(_SC_PAGESIZE), PROT_READ);
+}
+
+static void body_handler_records_inside_a_record(void)
+{
+    size_t page = (size_t)sysconf(_SC_PAGESIZE);
+    unreadable_payload = mmap(NULL, page, PROT_READ | PROT_WRITE,
+                              MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (unreadable_payload == MAP_FAILED)
+        _exit(3);
+    memcpy(unreadable_payload, "outside!", 8);
+    mprotect(unreadable_payload, page, PROT_NONE);
+    struct sigaction action = {.sa_handler = record_from_handler};
+    sigaction(SIGSEGV, &action, NULL);
+    tattle_trace_send("peer", "outer", unreadable_payload, 8);
+    signal(SIGSEGV, SIG_DFL);
+}
+
+static void test_handler_recording_inside_a_record_is_lost_not_torn(void)
+{
+    struct tattle__trace_session *session = new_session(50, 5000, 100, 64);
+    struct tattle_trace *trace =
+        run_traced(session, body_handler_records_inside_a_record);
+    check_invariants(trace);
+    /* The handler's event is counted lost; the interrupted one is whole. */
+    CHECK(trace->event_count == 1 && trace->overflow, "events %zu overflow %d",
+          trace->event_count, trace->overflow);
+    const struct tattle_trace_event *e = trace->events;
+    CHECK(same(e[0].to, "peer") && same(e[0].label, "outer") &&
+              same(e[0].msg, "outside!"),
+          "torn record: to %s label %s msg %s", e[0].to, e[0].label, e[0].msg);
+    tattle__trace_free(trace);
+    tattle__trace_session_destroy(session);
+}
+
 static void body_many_sends(void)
 {
     for (int i = 1; i <= 100; i++) {
@@ -1439,6 +1485,8 @@ static const struct harness_test tests[] = {
     {"reused_arena_starts_empty", test_reused_arena_starts_empty},
     {"records_send_recv_event_fields_in_order",
      test_records_send_recv_event_fields_in_order},
+    {"handler_recording_inside_a_record_is_lost_not_torn",
+     test_handler_recording_inside_a_record_is_lost_not_torn},
     {"cap_keeps_last_events_and_counts_dropped",
      test_cap_keeps_last_events_and_counts_dropped},
     {"budget_stops_recording_and_sets_overflow",

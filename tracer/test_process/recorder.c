@@ -23,7 +23,8 @@
  * records an `exit` event (a pthread key destructor), as does a forked
  * child that calls exit() (an atexit hook). A thread that finds no room
  * (the actors table is full) records nothing, but every event it tries is
- * counted as refused, which makes the trace's `overflow` true.
+ * counted as refused, which makes the trace's `overflow` true; so is an
+ * event a signal handler records while its thread is inside a record.
  *
  * In a `trace_calls` test the hooks of -finstrument-functions (compiled
  * into the instrumented target by tattle_instrument(), which call
@@ -97,6 +98,11 @@ struct thread_state {
     /* Non-zero while a call hook of this thread runs: a signal handler's
      * calls made then are lost rather than written over its records. */
     volatile uint32_t in_call_hook;
+    /* Non-zero while this thread writes an event record: an event a
+     * signal handler records then (a SIGCHLD handler's collected death, a
+     * captured write) is counted refused rather than written into the
+     * same record. */
+    volatile uint32_t in_record;
 };
 
 static __thread struct thread_state thread_state
@@ -415,8 +421,17 @@ static inline void write_record(struct thread_state *state,
             atomic_load_explicit(&arena->active, memory_order_relaxed) !=
             config.generation))
         return;
-    if (TATTLE__UNLIKELY(state->quota == 0) && !reserve_budget(state, arena))
+    if (TATTLE__UNLIKELY(state->in_record != 0)) {
+        atomic_fetch_add_explicit(&arena->refused, 1, memory_order_relaxed);
         return;
+    }
+    state->in_record = 1;
+    atomic_signal_fence(memory_order_seq_cst);
+    if (TATTLE__UNLIKELY(state->quota == 0) && !reserve_budget(state, arena)) {
+        atomic_signal_fence(memory_order_seq_cst);
+        state->in_record = 0;
+        return;
+    }
     state->quota--;
     uint64_t number = state->written;
     struct tattle__record *record = state->next;
@@ -453,6 +468,8 @@ static inline void write_record(struct thread_state *state,
     struct tattle__record *next =
         (struct tattle__record *)((char *)record + config.record_size);
     state->next = next == state->end ? state->first : next;
+    atomic_signal_fence(memory_order_seq_cst);
+    state->in_record = 0;
 }
 
 /* The calling thread's state, attached to the current arena, or NULL. */
