@@ -320,32 +320,32 @@ def fatal_failure(c):
     c.expect_no_stack_left(trace)
 
 
-@CASES("calls_program_keeps_its_own_hooks")
-def own_hooks(c):
-    c.require(len(c.options.own_hooks) == 2,
-              "--own-hooks names the shared and static programs")
-    for program in c.options.own_hooks:
+def run_own_programs(c, programs, option, problem, expected):
+    """Runs the shared and static programs `option` names; each must exit
+    0 (else `problem`) and print `expected`."""
+    c.require(len(programs) == 2,
+              "%s names the shared and static programs" % option)
+    for program in programs:
         ran = subprocess.run([program], stdout=subprocess.PIPE,
                              stderr=subprocess.PIPE)
         output = (ran.stdout + ran.stderr).decode("utf-8", "replace")
-        c.expect_eq(ran.returncode, 0, "%s: its hooks saw other calls "
-                    "than its own: %s" % (os.path.basename(program), output))
-        c.expect("entered 3 exited 2" in output,
-                 "%s: %s" % (os.path.basename(program), output))
+        name = os.path.basename(program)
+        c.expect_eq(ran.returncode, 0, "%s: %s: %s" % (name, problem, output))
+        c.expect(expected in output, "%s: %s" % (name, output))
+
+
+@CASES("calls_program_keeps_its_own_hooks")
+def own_hooks(c):
+    run_own_programs(c, c.options.own_hooks, "--own-hooks",
+                     "its hooks saw other calls than its own",
+                     "entered 3 exited 2")
 
 
 @CASES("calls_program_keeps_its_own_wait4")
 def own_wait(c):
-    c.require(len(c.options.own_wait) == 2,
-              "--own-wait names the shared and static programs")
-    for program in c.options.own_wait:
-        ran = subprocess.run([program], stdout=subprocess.PIPE,
-                             stderr=subprocess.PIPE)
-        output = (ran.stdout + ran.stderr).decode("utf-8", "replace")
-        c.expect_eq(ran.returncode, 0, "%s: the runner called the program's "
-                    "own wait4: %s" % (os.path.basename(program), output))
-        c.expect("runner calls 0 own calls 1" in output,
-                 "%s: %s" % (os.path.basename(program), output))
+    run_own_programs(c, c.options.own_wait, "--own-wait",
+                     "the runner called the program's own wait4",
+                     "runner calls 0 own calls 1")
 
 
 @CASES("calls_bad_cap_is_invalid")
