@@ -733,19 +733,20 @@ static bool inner_section_known(const struct tattle__gtest_test *test,
 }
 
 /* Whether the command printed what no inner test carries: its stderr, or
- * a GoogleTest stdout not divided among the failed tests (a TAP stdout is
- * the points the results were read from; the test that was running at
- * the end carries the whole of both). */
+ * a stdout of which a failed test has neither its own text (a JUnit
+ * test case's system-out) nor a section the progress lines mark (a TAP
+ * or JUnit stdout never has one; the test that was running at the end
+ * carries the whole of both). */
 static bool output_unattributed(const struct tattle__result_record *command,
                                 const struct tattle__gtest_tests *tests,
-                                long running, bool gtest)
+                                long running)
 {
     const struct tattle_output *out = &command->result.stdout_output;
     if (running >= 0)
         return false;
     if (command->result.stderr_output.bytes > 0)
         return true;
-    for (size_t i = 0; gtest && out->bytes > 0 && i < tests->count; i++)
+    for (size_t i = 0; out->bytes > 0 && i < tests->count; i++)
         if (tests->tests[i].state == TATTLE_STATE_FAILED &&
             !tests->tests[i].stdout_text &&
             !inner_section_known(&tests->tests[i], out))
@@ -1078,7 +1079,7 @@ size_t tattle__command_expand(struct tattle__result_record *record,
         inner->result.rerun = inner_rerun(&tests.tests[running], gtest);
         *record = (struct tattle__result_record){0};
     }
-    bool unattributed = output_unattributed(record, &tests, running, gtest);
+    bool unattributed = output_unattributed(record, &tests, running);
     tattle__buffer_release(&not_run);
     tattle__buffer_release(&lost);
     tattle__gtest_tests_release(&tests);
@@ -1087,11 +1088,12 @@ size_t tattle__command_expand(struct tattle__result_record *record,
     bool ended_unexplained =
         running < 0 && record->result.failure_count > 0 &&
         record->result.failures[0].kind != TATTLE_FAILURE_EXIT;
-    if (command_failed &&
+    if ((command_failed || inner_failed) &&
         (!inner_failed || ended_unexplained || unattributed)) {
         /* Nothing inside says how the command failed, or what it printed
-         * is no inner test's: its own result does, and keeps that
-         * output (bounded as captured), once. */
+         * is no failed inner test's (even when the command exited 0): its
+         * own result does, and keeps that output (bounded as captured),
+         * once. */
         (*records)[count++] = *record;
     } else if (record->result.test) {
         tattle__record_release(record);
