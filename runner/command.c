@@ -76,6 +76,7 @@ static struct {
     char *path;  /* where it was found, for execv */
     char **argv; /* COMMAND [ARGS...], NULL-terminated */
     char *suite, *name;
+    char *id; /* "SUITE/NAME", made when first asked for */
     char *rerun;
     size_t command_line_at; /* where COMMAND [ARGS...] starts in rerun */
     char *program; /* the tattle command, for the inner tests' reruns */
@@ -239,6 +240,18 @@ const char *tattle__command_line(void)
     return wrapped.rerun ? wrapped.rerun + wrapped.command_line_at : NULL;
 }
 
+const char *tattle__command_test_id(void)
+{
+    if (!wrapped.path)
+        return NULL;
+    if (!wrapped.id) {
+        struct tattle__buffer id = {0};
+        tattle__buffer_printf(&id, "%s/%s", wrapped.suite, wrapped.name);
+        wrapped.id = tattle__buffer_take(&id);
+    }
+    return wrapped.id;
+}
+
 bool tattle__command_test_is(const struct tattle_test *test)
 {
     return wrapped.path && test == &wrapped.test;
@@ -367,6 +380,7 @@ static void release_wrapped(void)
     free(wrapped.path);
     free(wrapped.suite);
     free(wrapped.name);
+    free(wrapped.id);
     free(wrapped.rerun);
     free(wrapped.program);
     free(wrapped.report_dir);

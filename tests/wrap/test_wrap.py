@@ -974,6 +974,29 @@ def wraps_console_header(c):
              "the count at the end: %r" % lines[-2:])
 
 
+@CASES("wrap_console_counts_the_inner_tests")
+def wraps_console_counts(c):
+    # The command's own result, kept beside its inner tests for its
+    # output, is named at the end but not counted among them; when no
+    # inner test failed, it is the failure and counts as one.
+    script = ("echo 1..2; echo 'ok 1 - first'; echo '%s 2 - second'; "
+              "echo 'a complaint' >&2; exit 1")
+    run = c.tattle_run(["sh", "-c", script % "not ok"], tests=3)
+    lines = run.stdout.splitlines()
+    c.expect_eq(lines[-2:-1] and lines[-2].split(";")[0],
+                "2 tests ran, and the command's own result run/sh (failed, "
+                "not counted)", "the count of tests run")
+    c.expect_eq(lines[-1:], ["1 passed, 1 failed, 0 skipped"],
+                "the last line")
+    run = c.tattle_run(["sh", "-c", script % "ok"], tests=3)
+    lines = run.stdout.splitlines()
+    c.expect_eq(lines[-2:-1] and lines[-2].split(";")[0],
+                "2 tests ran, and the command's own result run/sh (failed)",
+                "the count of tests run when the command is the failure")
+    c.expect_eq(lines[-1:], ["2 passed, 1 failed, 0 skipped"],
+                "the last line when the command is the failure")
+
+
 @CASES("wrap_last_run_is_kept_per_wrapped_command")
 def wraps_last_run(c):
     # Two wrapped commands run in one directory each keep their outcomes
