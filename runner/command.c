@@ -835,7 +835,9 @@ static void build_inner(struct tattle__result_record *inner,
 /* Gives every inner test a valid id no other has, as the registry
  * would: an empty suite or name is "(empty)"; a '/' in a suite, which
  * would end it in the id, is ':' (GoogleTest's "Values/Square" is
- * "Values:Square", read back by turning ':' into '/'); a repeated id gets the
+ * "Values:Square", a TAP or JUnit suite's "a/b" is "a:b"; a rerun does not
+ * read the id back, its filter names the test as the program does, from
+ * program_name); a repeated id gets the
  * test's number (its TAP point's, or its place in the list) appended as
  * "[N]" until it is new. The first test of an id keeps it. With
  * --qualify-inner a GoogleTest suite is NAME.SUITE, NAME the wrapped
