@@ -46,6 +46,14 @@ struct console {
     bool stop_workflow_commands; /* --reporter github: see print_stopped() */
     uint64_t planned;
     bool wrapped; /* a wrapped command's run: its test count said at the end */
+    char *wrapped_id; /* the wrapped command's own result's id */
+    /* The wrapped command's inner tests' results, and its own result
+     * reported beside them: the counts at the end are the inner tests',
+     * the command's counted only as the failure when none of theirs is. */
+    uint64_t inner_count;
+    bool inner_failed;
+    bool command_result_seen;
+    enum tattle_state command_state;
     uint64_t seed;
     char **failed_lines; /* one summary line per failed test */
     size_t failed_count;
@@ -113,6 +121,7 @@ static void print_header(void *self, const struct tattle_run_info *run)
     struct console *console = self;
     console->planned = run->planned;
     console->wrapped = run->wrapped_command != NULL;
+    console->wrapped_id = run->wrapped_id ? strdup(run->wrapped_id) : NULL;
     console->seed = run->seed;
     if (console->quiet)
         return;
@@ -589,11 +598,33 @@ static void console_test_finished(void *self,
                                   const struct tattle_result *result)
 {
     struct console *console = self;
+    if (console->wrapped_id &&
+        strcmp(result->test->id, console->wrapped_id) == 0) {
+        console->command_result_seen = true;
+        console->command_state = result->state;
+    } else {
+        console->inner_count++;
+        if (result->state == TATTLE_STATE_FAILED ||
+            result->state == TATTLE_STATE_INVALID)
+            console->inner_failed = true;
+    }
     /* Flushing an empty stream still writes its lock: skip it when
      * nothing was printed (--quiet and a passing test). */
     if (console->stop_workflow_commands ? print_stopped(console, result)
                                         : print_result(console, result))
         fflush(console->stream);
+}
+
+/* Takes one result of `state` out of `summary`'s counts. */
+static void leave_out(struct tattle_summary *summary, enum tattle_state state)
+{
+    uint64_t *count = state == TATTLE_STATE_PASSED    ? &summary->passed
+                      : state == TATTLE_STATE_FAILED  ? &summary->failed
+                      : state == TATTLE_STATE_SKIPPED ? &summary->skipped
+                      : state == TATTLE_STATE_INVALID ? &summary->invalid
+                                                      : NULL;
+    if (count && *count > 0)
+        (*count)--;
 }
 
 static int console_end(void *self, const struct tattle_summary *summary)
@@ -621,7 +652,20 @@ static int console_end(void *self, const struct tattle_summary *summary)
             fprintf(out, "::%s::\n", token);
     }
     fputc('\n', out);
-    if (console->wrapped)
+    struct tattle_summary counted = *summary;
+    bool beside_inner =
+        console->command_result_seen && console->inner_count > 0;
+    if (beside_inner && console->inner_failed)
+        leave_out(&counted, console->command_state);
+    summary = &counted;
+    if (beside_inner)
+        fprintf(out,
+                "%" PRIu64 " tests ran, and the command's own result %s "
+                "(%s%s); ",
+                console->inner_count, console->wrapped_id,
+                tattle_state_name(console->command_state),
+                console->inner_failed ? ", not counted" : "");
+    else if (console->wrapped)
         fprintf(out, "%" PRIu64 " tests ran; ",
                 summary->passed + summary->failed + summary->skipped +
                     summary->invalid);
@@ -647,6 +691,7 @@ static void console_destroy(void *self)
     for (size_t i = 0; i < console->failed_count; i++)
         free(console->failed_lines[i]);
     free(console->failed_lines);
+    free(console->wrapped_id);
     fclose(console->stream);
     free(console);
 }

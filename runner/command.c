@@ -76,6 +76,7 @@ static struct {
     char *path;  /* where it was found, for execv */
     char **argv; /* COMMAND [ARGS...], NULL-terminated */
     char *suite, *name;
+    char *id; /* "SUITE/NAME", made when first asked for */
     char *rerun;
     size_t command_line_at; /* where COMMAND [ARGS...] starts in rerun */
     char *program; /* the tattle command, for the inner tests' reruns */
@@ -239,6 +240,18 @@ const char *tattle__command_line(void)
     return wrapped.rerun ? wrapped.rerun + wrapped.command_line_at : NULL;
 }
 
+const char *tattle__command_test_id(void)
+{
+    if (!wrapped.path)
+        return NULL;
+    if (!wrapped.id) {
+        struct tattle__buffer id = {0};
+        tattle__buffer_printf(&id, "%s/%s", wrapped.suite, wrapped.name);
+        wrapped.id = tattle__buffer_take(&id);
+    }
+    return wrapped.id;
+}
+
 bool tattle__command_test_is(const struct tattle_test *test)
 {
     return wrapped.path && test == &wrapped.test;
@@ -367,6 +380,7 @@ static void release_wrapped(void)
     free(wrapped.path);
     free(wrapped.suite);
     free(wrapped.name);
+    free(wrapped.id);
     free(wrapped.rerun);
     free(wrapped.program);
     free(wrapped.report_dir);
@@ -733,19 +747,20 @@ static bool inner_section_known(const struct tattle__gtest_test *test,
 }
 
 /* Whether the command printed what no inner test carries: its stderr, or
- * a GoogleTest stdout not divided among the failed tests (a TAP stdout is
- * the points the results were read from; the test that was running at
- * the end carries the whole of both). */
+ * a stdout of which a failed test has neither its own text (a JUnit
+ * test case's system-out) nor a section the progress lines mark (a TAP
+ * or JUnit stdout never has one; the test that was running at the end
+ * carries the whole of both). */
 static bool output_unattributed(const struct tattle__result_record *command,
                                 const struct tattle__gtest_tests *tests,
-                                long running, bool gtest)
+                                long running)
 {
     const struct tattle_output *out = &command->result.stdout_output;
     if (running >= 0)
         return false;
     if (command->result.stderr_output.bytes > 0)
         return true;
-    for (size_t i = 0; gtest && out->bytes > 0 && i < tests->count; i++)
+    for (size_t i = 0; out->bytes > 0 && i < tests->count; i++)
         if (tests->tests[i].state == TATTLE_STATE_FAILED &&
             !tests->tests[i].stdout_text &&
             !inner_section_known(&tests->tests[i], out))
@@ -820,7 +835,9 @@ static void build_inner(struct tattle__result_record *inner,
 /* Gives every inner test a valid id no other has, as the registry
  * would: an empty suite or name is "(empty)"; a '/' in a suite, which
  * would end it in the id, is ':' (GoogleTest's "Values/Square" is
- * "Values:Square", read back by turning ':' into '/'); a repeated id gets the
+ * "Values:Square", a TAP or JUnit suite's "a/b" is "a:b"; a rerun does not
+ * read the id back, its filter names the test as the program does, from
+ * program_name); a repeated id gets the
  * test's number (its TAP point's, or its place in the list) appended as
  * "[N]" until it is new. The first test of an id keeps it. With
  * --qualify-inner a GoogleTest suite is NAME.SUITE, NAME the wrapped
@@ -1078,7 +1095,7 @@ size_t tattle__command_expand(struct tattle__result_record *record,
         inner->result.rerun = inner_rerun(&tests.tests[running], gtest);
         *record = (struct tattle__result_record){0};
     }
-    bool unattributed = output_unattributed(record, &tests, running, gtest);
+    bool unattributed = output_unattributed(record, &tests, running);
     tattle__buffer_release(&not_run);
     tattle__buffer_release(&lost);
     tattle__gtest_tests_release(&tests);
@@ -1087,11 +1104,12 @@ size_t tattle__command_expand(struct tattle__result_record *record,
     bool ended_unexplained =
         running < 0 && record->result.failure_count > 0 &&
         record->result.failures[0].kind != TATTLE_FAILURE_EXIT;
-    if (command_failed &&
+    if ((command_failed || inner_failed) &&
         (!inner_failed || ended_unexplained || unattributed)) {
         /* Nothing inside says how the command failed, or what it printed
-         * is no inner test's: its own result does, and keeps that
-         * output (bounded as captured), once. */
+         * is no failed inner test's (even when the command exited 0): its
+         * own result does, and keeps that output (bounded as captured),
+         * once. */
         (*records)[count++] = *record;
     } else if (record->result.test) {
         tattle__record_release(record);

@@ -33,6 +33,10 @@ bool tattle__command_wrapping(void);
  * this run wraps none. */
 const char *tattle__command_line(void);
 
+/** The id of the wrapped command's own result ("SUITE/NAME"), or NULL
+ * when this run wraps none. */
+const char *tattle__command_test_id(void);
+
 /** The key of this run's outcomes in .tattle/last-run.json: its rerun
  * command, which names the wrapped command and its test; NULL when this
  * run wraps none. */

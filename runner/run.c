@@ -202,6 +202,7 @@ static int run_tests(struct run_state *state, int argc, char **argv)
             tattle__command_wrapping() ||
             tattle__run_queue_late_results_possible(&state->plan, options),
         .wrapped_command = tattle__command_line(),
+        .wrapped_id = tattle__command_test_id(),
     };
     tattle__fanout_begin(&state->fanout, &run_info);
 

@@ -301,6 +301,9 @@ struct tattle_run_info {
     bool planned_open;
     /* `tattle run`: the wrapped command, shell-quoted; else NULL. */
     const char *wrapped_command;
+    /* `tattle run`: the id of the command's own result, which is kept
+     * beside its inner tests' when it says what they do not; else NULL. */
+    const char *wrapped_id;
 };
 
 /** The reporting options of the command line that shape what reporters

@@ -730,11 +730,12 @@ exit 1
 
 @CASES("wrap_tap_one_result_per_test_point")
 def wraps_tap(c):
-    run = c.tattle_run(["sh", "-c", TAP_PROGRAM], tests=4)
+    run = c.tattle_run(["sh", "-c", TAP_PROGRAM], tests=5)
     c.expect_eq(run.process.returncode, 1, "exit status")
     c.expect_eq(states(run), {"sh/adds": "passed", "sh/subtracts": "failed",
                               "sh/reaches the network": "skipped",
-                              "sh/divides": "skipped"}, "states")
+                              "sh/divides": "skipped", "run/sh": "failed"},
+                "states (the command's result keeps the stdout)")
     failures = run.tests["sh/subtracts"]["failures"]
     c.expect_eq([(f["kind"], f["message"], f.get("file"), f.get("line"))
                  for f in failures],
@@ -769,9 +770,10 @@ def wraps_tap_unidentified(c):
     script = ("echo 1..3; echo 'not ok 1 - net.c:retry:connects: gave up'; "
               "echo 'not ok 2 - fetches'; echo '# next: parses'; "
               "echo 'ok 3 - parses'; exit 1")
-    run = c.tattle_run(["sh", "-c", script], tests=3)
+    run = c.tattle_run(["sh", "-c", script], tests=4)
     c.expect_eq(states(run), {"sh/net.c:retry:connects: gave up": "failed",
-                              "sh/fetches": "failed", "sh/parses": "passed"},
+                              "sh/fetches": "failed", "sh/parses": "passed",
+                              "run/sh": "failed"},
                 "states")
     c.expect_eq([f["message"] for f in
                  run.tests.get("sh/fetches", {}).get("failures", [])],
@@ -780,14 +782,48 @@ def wraps_tap_unidentified(c):
     # cmocka's group line after them, cmocka's.
     run = c.tattle_run(["sh", "-c", script.replace(
         "exit 1", "echo '33%: Checks: 3, Failures: 2, Errors: 0'; exit 1")],
-        tests=3)
-    c.expect_eq(sorted(run.tests), ["retry/connects", "sh/fetches",
+        tests=4)
+    c.expect_eq(sorted(run.tests), ["retry/connects", "run/sh", "sh/fetches",
                                     "sh/parses"], "Check's ids")
     run = c.tattle_run(["sh", "-c", script.replace(
-        "exit 1", "echo '# not ok - group'; exit 1")], tests=3)
+        "exit 1", "echo '# not ok - group'; exit 1")], tests=4)
     c.expect_eq([f["message"] for f in
                  run.tests.get("sh/fetches", {}).get("failures", [])],
                 ["next: parses"], "cmocka's diagnostics")
+
+
+TAP_WITH_DIAGNOSTICS = ("echo 1..2; echo 'ok 1 - first'; "
+                        "echo 'not ok 2 - second'; echo '# got: 3'; "
+                        "echo '# expected: 4'; exit %d")
+
+
+@CASES("wrap_tap_and_junit_output_kept_when_no_test_carries_it")
+def wraps_unattributed_output(c):
+    # A TAP stdout is not divided among its points: a failed point with
+    # no output of its own leaves the whole stdout, with its "#"
+    # diagnostics, on the command's result, whether the program exited
+    # 1 or 0.
+    for status in (1, 0):
+        run = c.tattle_run(["sh", "-c", TAP_WITH_DIAGNOSTICS % status],
+                           tests=3)
+        c.expect_eq(states(run), {"sh/first": "passed", "sh/second": "failed",
+                                  "run/sh": "failed" if status else "passed"},
+                    "states (exit %d)" % status)
+        stdout = run.tests.get("run/sh", {}).get("output", {}).get("stdout")
+        c.expect(stdout and "# got: 3" in stdout and
+                 "# expected: 4" in stdout,
+                 "the diagnostics are not kept (exit %d): %r"
+                 % (status, stdout))
+    # A JUnit test case with no system-out: the command's stdout is kept.
+    run = c.tattle_run(
+        ["sh", "-c", "printf '%s' \"$1\" > inner.xml; echo 'got: 3'; exit 1",
+         "sh", '<testsuite name="s"><testcase name="a"/>'
+         '<testcase name="b"><failure>no</failure></testcase></testsuite>'],
+        ["--junit-in", "inner.xml"], tests=3)
+    c.expect_eq(states(run), {"s/a": "passed", "s/b": "failed",
+                              "run/sh": "failed"}, "JUnit states")
+    c.expect_eq(run.tests.get("run/sh", {}).get("output", {}).get("stdout"),
+                "got: 3\n", "the JUnit command's stdout")
 
 
 @CASES("wrap_inner_ids_are_valid_and_unique")
@@ -797,10 +833,10 @@ def wraps_inner_ids(c):
     # description can take another point's id.
     run = c.tattle_run(["sh", "-c", "echo 1..6; echo ok 1 - adds; "
                         "echo not ok 2 - adds; echo ok 3; echo ok 4 - 3; "
-                        "echo ok 5 - 'adds[2]'; echo ok 6 - adds"], tests=6)
+                        "echo ok 5 - 'adds[2]'; echo ok 6 - adds"], tests=7)
     ids = [t["id"] for t in run.report["tests"]]
     c.expect_eq(ids, ["sh/adds", "sh/adds[2]", "sh/3", "sh/3[4]",
-                      "sh/adds[2][5]", "sh/adds[6]"], "ids")
+                      "sh/adds[2][5]", "sh/adds[6]", "run/sh"], "ids")
     c.expect_eq(run.tests["sh/adds[2]"]["state"], "failed",
                 "the repeated point's state")
     # GoogleTest progress lines with an empty suite or test name.
@@ -938,6 +974,29 @@ def wraps_console_header(c):
              "the count at the end: %r" % lines[-2:])
 
 
+@CASES("wrap_console_counts_the_inner_tests")
+def wraps_console_counts(c):
+    # The command's own result, kept beside its inner tests for its
+    # output, is named at the end but not counted among them; when no
+    # inner test failed, it is the failure and counts as one.
+    script = ("echo 1..2; echo 'ok 1 - first'; echo '%s 2 - second'; "
+              "echo 'a complaint' >&2; exit 1")
+    run = c.tattle_run(["sh", "-c", script % "not ok"], tests=3)
+    lines = run.stdout.splitlines()
+    c.expect_eq(lines[-2:-1] and lines[-2].split(";")[0],
+                "2 tests ran, and the command's own result run/sh (failed, "
+                "not counted)", "the count of tests run")
+    c.expect_eq(lines[-1:], ["1 passed, 1 failed, 0 skipped"],
+                "the last line")
+    run = c.tattle_run(["sh", "-c", script % "ok"], tests=3)
+    lines = run.stdout.splitlines()
+    c.expect_eq(lines[-2:-1] and lines[-2].split(";")[0],
+                "2 tests ran, and the command's own result run/sh (failed)",
+                "the count of tests run when the command is the failure")
+    c.expect_eq(lines[-1:], ["2 passed, 1 failed, 0 skipped"],
+                "the last line when the command is the failure")
+
+
 @CASES("wrap_last_run_is_kept_per_wrapped_command")
 def wraps_last_run(c):
     # Two wrapped commands run in one directory each keep their outcomes
@@ -1013,12 +1072,13 @@ def wraps_cmocka(c):
     # TAP: cmocka puts a failure's diagnostics on "# " lines after it.
     saved = c.env
     c.env = dict(saved, CMOCKA_MESSAGE_OUTPUT="TAP")
-    run = c.tattle_run([program], tests=4)
+    run = c.tattle_run([program], tests=5)
     c.expect_eq(run.process.returncode, 1, "exit status with TAP")
     c.expect_eq(states(run), {"cmocka_program/passes": "passed",
                               "cmocka_program/fails": "failed",
                               "cmocka_program/3": "skipped",
-                              "cmocka_program/segfaults": "failed"},
+                              "cmocka_program/segfaults": "failed",
+                              "run/cmocka_program": "failed"},
                 "states from TAP")
     c.expect_eq(failures(run, "cmocka_program/fails"),
                 [("assertion", "0x3 != 0x2\n" + where, "cmocka_program.c",
@@ -1065,11 +1125,12 @@ def wraps_check(c):
     # "FILE:TCASE:TEST: MESSAGE"; its usual lines say where
     # ("FILE:LINE:F:TCASE:TEST:0: MESSAGE").
     c.env = dict(c.env, CK_TAP_LOG_FILE_NAME="-", CK_FORK="yes")
-    run = c.tattle_run([program], tests=4)
+    run = c.tattle_run([program], tests=5)
     c.expect_eq(run.process.returncode, 1, "exit status")
     c.expect_eq(states(run), {"core/passes": "passed", "core/fails": "failed",
                               "core/segfaults": "failed",
-                              "core/exits_early": "failed"}, "states")
+                              "core/exits_early": "failed",
+                              "run/check_program": "failed"}, "states")
     c.expect_eq(failures(run, "core/fails"),
                 [("assertion", "Assertion '3 == sum' failed: 3 == 3, sum == 2",
                   "check_program.c", line)], "the failed assertion")
