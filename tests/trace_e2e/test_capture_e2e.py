@@ -1092,6 +1092,27 @@ def case_pending_hostile(args):
           "the next test's snapshot is its own: %s" % other.get("endpoints"))
 
 
+@CASES("capture_e2e_pending_forged_peer_is_corruption")
+def case_pending_forged_peer(args):
+    out = e2e.new_dir()
+    run = e2e.Run(args.capture, "--trace-passed", "ipc/pending_forged_peer",
+                  "ipc/pending_pipe", cwd=out)
+    check(run.status in (0, 1), "the runner survives (status %d): %s"
+          % (run.status, run.stderr[-400:]))
+    test = run.test("ipc/pending_forged_peer")
+    failures = test.get("failures", [])
+    check(any(f["kind"] == "error" and
+              f["message"].startswith("trace arena corrupted") for f in failures),
+          "endpoints sharing a forged peer are a corrupted arena: %s"
+          % failures)
+    trace = test.get("trace") or {}
+    check(trace.get("endpoints", []) == [],
+          "no unread datagram is listed twice: %s" % trace.get("endpoints"))
+    other = run.test("ipc/pending_pipe").get("trace") or {}
+    check([e["pending_bytes"] for e in other.get("endpoints", [])] == [9],
+          "the next test's snapshot is its own: %s" % other.get("endpoints"))
+
+
 def main():
     CASES.list_if_asked()
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
