@@ -221,4 +221,12 @@ TEST(exec, traced_hands_down, .tags = "trace_messages")
     EXPECT_NULL(strstr(printed, "TATTLE_TRACE_ARENA=(unset)"));
     EXPECT_NOT_NULL(strstr(printed, "libtattle_preload.so"));
     printf("%s", printed);
+    /* The arena's descriptor is out of the way of the test's own. */
+    const char *hand_down = getenv("TATTLE_TRACE_ARENA");
+    ASSERT_NOT_NULL(hand_down);
+    int handed = atoi(hand_down);
+    int opened = open("/dev/null", O_RDONLY);
+    EXPECT_GE(handed, 512);
+    EXPECT_LT(opened, handed);
+    close(opened);
 }

@@ -163,9 +163,13 @@ int tattle__hand_down_set(int fd, const struct tattle_trace_arena *arena)
     struct stat status;
     if (fstat(fd, &status) != 0)
         return -errno;
+    /* Not close-on-exec: every program the test execs inherits it. */
+    int high = fcntl(fd, F_DUPFD, TATTLE__HAND_DOWN_FIRST_FD);
+    if (high < 0)
+        high = fd;
     char value[64 + TATTLE__HAND_DOWN_KEYS_MAX * 17];
     int used = snprintf(value, sizeof value, "%d:%" PRIu64 ":%" PRIu64 ":%u",
-                        fd, arena->size, (uint64_t)status.st_ino,
+                        high, arena->size, (uint64_t)status.st_ino,
                         (unsigned)arena->generation);
     uint64_t keys[TATTLE__HAND_DOWN_KEYS_MAX];
     size_t count = tattle__ipc_excluded_keys(keys, TATTLE__HAND_DOWN_KEYS_MAX);
@@ -177,11 +181,17 @@ int tattle__hand_down_set(int fd, const struct tattle_trace_arena *arena)
         error = allow_asan_after_preload();
     if (error == 0 && setenv(TATTLE__HAND_DOWN_VARIABLE, value, 1) != 0)
         error = -errno;
-    if (error == 0 && fcntl(fd, F_SETFD, 0) != 0)
+    if (error == 0 && fcntl(high, F_SETFD, 0) != 0)
         error = -errno;
-    if (error != 0)
+    if (error != 0) {
         tattle__hand_down_remove();
-    return error;
+        if (high != fd)
+            close(high);
+        return error;
+    }
+    if (high != fd)
+        close(fd);
+    return high;
 }
 
 void tattle__hand_down_remove(void)
