@@ -332,6 +332,20 @@ static struct endpoint_view *read_endpoints(struct trace_storage *storage,
         if (view->display == NULL)
             return NULL;
     }
+    /* Peers as the tracer wrote them (socketpair) name a filled entry other
+     * than their own, and no two name the same one: otherwise every
+     * endpoint naming one peer would walk (and keep) its sends again. */
+    bool named[TATTLE__MAX_ENDPOINTS] = {false};
+    for (uint32_t i = 0; i < TATTLE__MAX_ENDPOINTS; i++) {
+        uint32_t peer = views[i].kind != 0 ? views[i].peer : 0;
+        if (peer == 0)
+            continue;
+        if (peer == i + 1 || views[peer - 1].kind == 0 || named[peer - 1]) {
+            freezing->corruption = "its endpoint table was overwritten";
+            return NULL;
+        }
+        named[peer - 1] = true;
+    }
     /* Sockets connected by address (TCP, UDP, Unix paths): the peer is the
      * one socket whose own address is this one's peer and the reverse. */
     for (uint32_t i = 0; i < TATTLE__MAX_ENDPOINTS; i++) {
@@ -359,6 +373,14 @@ static struct endpoint_view *read_endpoints(struct trace_storage *storage,
             views[i].kind <= TATTLE__ENDPOINT_DGRAM && peer != 0 &&
             views[peer - 1].peer == 0 && views[peer - 1].kind == views[i].kind)
             views[peer - 1].peer = i + 1;
+    }
+    /* A peer that does not name this socket back was guessed from
+     * addresses more than one socket shares: whose bytes it got is not
+     * known, and one source read by two endpoints would be counted twice. */
+    for (uint32_t i = 0; i < TATTLE__MAX_ENDPOINTS; i++) {
+        uint32_t peer = views[i].peer;
+        if (peer != 0 && views[peer - 1].peer != i + 1)
+            views[i].peer = 0;
     }
     return views;
 }
@@ -606,7 +628,7 @@ static int freeze_pending(struct trace_storage *storage,
         free(kept);
         return -ENOMEM;
     }
-    size_t count = 0;
+    size_t count = 0, kept_total = 0;
     for (uint32_t i = 0; i < TATTLE__MAX_ENDPOINTS; i++) {
         const struct endpoint_view *view = &views[i];
         if (view->kind == 0)
@@ -662,8 +684,10 @@ static int freeze_pending(struct trace_storage *storage,
         else
             endpoint->pending_bytes = known_bytes;
         endpoint->pending_messages = stream ? 0 : clamp_exact(units);
-        size_t keep =
-            found < freezing->layout->cap ? found : freezing->layout->cap;
+        /* At most `cap` messages are kept across all endpoints. */
+        size_t room = freezing->layout->cap - kept_total;
+        size_t keep = found < room ? found : room;
+        kept_total += keep;
         struct tattle_trace_pending_send *messages =
             pool_alloc(storage, (keep + 1) * sizeof *messages);
         if (messages == NULL) {

@@ -149,9 +149,9 @@ uint64_t tattle__trace_session_size(const struct tattle__trace_session *session)
     return session->layout.size;
 }
 
-int tattle__trace_attach(int fd, uint64_t size, bool *handed_down)
+int tattle__trace_attach(int fd, uint64_t size, int *handed_down_fd)
 {
-    *handed_down = false;
+    *handed_down_fd = -1;
     void *base = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
     int error = base == MAP_FAILED ? -errno : 0;
     if (error != 0) {
@@ -163,8 +163,10 @@ int tattle__trace_attach(int fd, uint64_t size, bool *handed_down)
     tattle__ipc_start(arena);
     /* Programs the test execs join it only when messages are captured:
      * there is nothing else they could record. */
-    *handed_down = arena->ipc != 0 && tattle__hand_down_set(fd, arena) == 0;
-    if (!*handed_down)
+    int handed_down = arena->ipc != 0 ? tattle__hand_down_set(fd, arena) : -1;
+    if (handed_down >= 0)
+        *handed_down_fd = handed_down;
+    else
         close(fd);
     return 0;
 }

@@ -79,10 +79,11 @@ tattle__trace_session_size(const struct tattle__trace_session *session);
 /** Test process started from a handed-over memfd: maps the arena and
  * records from now on. When messages are captured and the preload library
  * was found, hands the arena down to the programs the test execs
- * (tracer/exec/hand_down.h): `fd` stays open across exec and
- * *handed_down is true; otherwise `fd` is closed. Returns 0 or a negative
- * errno (`fd` closed). */
-int tattle__trace_attach(int fd, uint64_t size, bool *handed_down);
+ * (tracer/exec/hand_down.h): the arena's descriptor, moved to a high
+ * number, stays open across exec and is *handed_down_fd; otherwise `fd` is
+ * closed and *handed_down_fd is -1. Returns 0 or a negative errno (`fd`
+ * closed). */
+int tattle__trace_attach(int fd, uint64_t size, int *handed_down_fd);
 
 /** Runner, at its start: no hand-down of an outer traced test reaches the
  * processes it starts (tracer/exec/hand_down.h). */

@@ -311,11 +311,8 @@ void tattle__child_main(const struct tattle__child_start *start)
     tattle__crash_set_slot(start->slot);
     int handed_down_fd = -1;
     if (start->arena_fd >= 0) {
-        bool handed_down;
         int error = tattle__trace_attach(start->arena_fd, start->arena_size,
-                                         &handed_down);
-        if (handed_down)
-            handed_down_fd = start->arena_fd;
+                                         &handed_down_fd);
         traced = error == 0;
         if (error != 0) {
             char message[96];

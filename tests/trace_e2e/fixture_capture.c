@@ -1493,6 +1493,30 @@ TEST(ipc, pending_killed, .tags = "trace_messages")
 /* Bytes left in two pipes, then the endpoint table's counters forged:
  * readers past the writers on the first, writers at the end of numbers
  * on the second. */
+/* Every socket entry is forged to name the one socket with unread
+ * datagrams as its peer: believed, each would list those datagrams again. */
+TEST(ipc, pending_forged_peer, .tags = "trace_messages")
+{
+    int unread_pair[2], read_pair[2];
+    ASSERT_EQ(socketpair(AF_UNIX, SOCK_DGRAM, 0, unread_pair), 0);
+    ASSERT_EQ(socketpair(AF_UNIX, SOCK_DGRAM, 0, read_pair), 0);
+    for (int i = 0; i < 3; i++)
+        ASSERT_EQ(send(unread_pair[0], "shared", 6, 0), 6);
+    char buffer[8];
+    ASSERT_EQ(send(read_pair[0], "drained", 7, 0), 7);
+    ASSERT_EQ(recv(read_pair[1], buffer, sizeof buffer, 0), 7);
+    struct tattle_trace_arena *arena = tattle_trace_current;
+    ASSERT_NOT_NULL(arena);
+    uint32_t writer = 0;
+    for (uint32_t i = 0; i < TATTLE__MAX_ENDPOINTS; i++)
+        if (atomic_load(&arena->endpoints[i].sent) == 3)
+            writer = i + 1;
+    ASSERT_NE(writer, 0u);
+    for (uint32_t i = 0; i < TATTLE__MAX_ENDPOINTS; i++)
+        if (i + 1 != writer && atomic_load(&arena->endpoints[i].kind) != 0)
+            atomic_store(&arena->endpoints[i].peer, writer);
+}
+
 TEST(ipc, pending_hostile, .tags = "trace_messages")
 {
     int first[2], second[2];

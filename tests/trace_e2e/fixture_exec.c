@@ -26,17 +26,23 @@
 
 extern char **environ;
 
-/* exec_helper's path: beside this program. */
-static const char *helper_path(void)
+/* The path of `file` beside this program. */
+static const char *beside_this_program(const char *file)
 {
     static char path[PATH_MAX];
     ssize_t length = readlink("/proc/self/exe", path, sizeof path - 32);
     if (length <= 0)
-        return "exec_helper";
+        return file;
     path[length] = '\0';
     char *slash = strrchr(path, '/');
-    strcpy(slash ? slash + 1 : path, "exec_helper");
+    snprintf(slash ? slash + 1 : path, 32, "%s", file);
     return path;
+}
+
+/* exec_helper's path: beside this program. */
+static const char *helper_path(void)
+{
+    return beside_this_program("exec_helper");
 }
 
 /* The environment with TATTLE_TRACE_ARENA replaced by `hand_down` (a
@@ -55,9 +61,10 @@ static char **environment_with(const char *hand_down)
     return entries;
 }
 
-/* Starts exec_helper as `name` serving one exchange, runs the client's
- * side and waits for it: true when both sides went as expected. */
-static bool exchange_with_helper(const char *name, char **environment)
+/* Starts `path` as `name` serving one exchange, runs the client's side
+ * and waits for it: true when both sides went as expected. */
+static bool exchange_with_program(const char *path, const char *name,
+                                  char **environment)
 {
     int request[2], sockets[2];
     if (pipe(request) != 0 || socketpair(AF_UNIX, SOCK_STREAM, 0, sockets) != 0)
@@ -67,8 +74,7 @@ static bool exchange_with_helper(const char *name, char **environment)
     snprintf(socket_fd, sizeof socket_fd, "%d", sockets[1]);
     char *argv[] = {(char *)name, "serve", pipe_fd, socket_fd, NULL};
     pid_t helper;
-    int spawned =
-        posix_spawn(&helper, helper_path(), NULL, NULL, argv, environment);
+    int spawned = posix_spawn(&helper, path, NULL, NULL, argv, environment);
     close(request[0]);
     close(sockets[1]);
     bool exchanged = spawned == 0 && exchange_client(request[1], sockets[0]);
@@ -77,6 +83,22 @@ static bool exchange_with_helper(const char *name, char **environment)
     int status = 0;
     return exchanged && waitpid(helper, &status, 0) == helper &&
            WIFEXITED(status) && WEXITSTATUS(status) == 0;
+}
+
+/* Starts exec_helper as `name` (see exchange_with_program). */
+static bool exchange_with_helper(const char *name, char **environment)
+{
+    return exchange_with_program(helper_path(), name, environment);
+}
+
+/* exec_helper built with -fsanitize=address (exec_helper_asan, beside
+ * this program when the compiler builds it): the preload library comes
+ * before the ASan runtime in LD_PRELOAD, and the helper still starts. */
+TEST(exec, asan_helper, .tags = "trace_messages")
+{
+    const char *path = beside_this_program("exec_helper_asan");
+    ASSERT_EQ(access(path, X_OK), 0, "%s is not built", path);
+    EXPECT(exchange_with_program(path, "exec_helper_asan", environ));
 }
 
 TEST(exec, spawned_helper, .tags = "trace_messages")
@@ -199,4 +221,12 @@ TEST(exec, traced_hands_down, .tags = "trace_messages")
     EXPECT_NULL(strstr(printed, "TATTLE_TRACE_ARENA=(unset)"));
     EXPECT_NOT_NULL(strstr(printed, "libtattle_preload.so"));
     printf("%s", printed);
+    /* The arena's descriptor is out of the way of the test's own. */
+    const char *hand_down = getenv("TATTLE_TRACE_ARENA");
+    ASSERT_NOT_NULL(hand_down);
+    int handed = atoi(hand_down);
+    int opened = open("/dev/null", O_RDONLY);
+    EXPECT_GE(handed, 512);
+    EXPECT_LT(opened, handed);
+    close(opened);
 }

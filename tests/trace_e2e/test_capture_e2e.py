@@ -777,6 +777,15 @@ def case_bad_flag(args):
           "no report written")
 
 
+def check_corrupted(test, what):
+    """Checks that `test` has an error failure saying its trace arena was
+    corrupted."""
+    failures = test.get("failures", [])
+    check(any(f["kind"] == "error" and
+              f["message"].startswith("trace arena corrupted") for f in failures),
+          "%s: %s" % (what, failures))
+
+
 @CASES("capture_e2e_hostile_endpoint_table_is_reported")
 def case_hostile(args):
     out = e2e.new_dir()
@@ -785,10 +794,7 @@ def case_hostile(args):
     check(run.status in (0, 1), "the runner survives (status %d): %s"
           % (run.status, run.stderr[-400:]))
     test = run.test("ipc/hostile_endpoints")
-    failures = test.get("failures", [])
-    check(any(f["kind"] == "error" and
-              f["message"].startswith("trace arena corrupted") for f in failures),
-          "the damage is reported as a corrupted arena: %s" % failures)
+    check_corrupted(test, "the damage is reported as a corrupted arena")
     trace = test.get("trace")
     check(trace is None or trace.get("events") == [],
           "no event of a corrupted arena is kept: %s" % trace)
@@ -1087,6 +1093,24 @@ def case_pending_hostile(args):
     check(len(endless) == 1 and not endless[0]["complete"] and
           len(endpoints) == 1,
           "a count past what was kept is said to be incomplete: %s" % endpoints)
+    other = run.test("ipc/pending_pipe").get("trace") or {}
+    check([e["pending_bytes"] for e in other.get("endpoints", [])] == [9],
+          "the next test's snapshot is its own: %s" % other.get("endpoints"))
+
+
+@CASES("capture_e2e_pending_forged_peer_is_corruption")
+def case_pending_forged_peer(args):
+    out = e2e.new_dir()
+    run = e2e.Run(args.capture, "--trace-passed", "ipc/pending_forged_peer",
+                  "ipc/pending_pipe", cwd=out)
+    check(run.status in (0, 1), "the runner survives (status %d): %s"
+          % (run.status, run.stderr[-400:]))
+    test = run.test("ipc/pending_forged_peer")
+    check_corrupted(test, "endpoints sharing a forged peer are a corrupted "
+                    "arena")
+    trace = test.get("trace") or {}
+    check(trace.get("endpoints", []) == [],
+          "no unread datagram is listed twice: %s" % trace.get("endpoints"))
     other = run.test("ipc/pending_pipe").get("trace") or {}
     check([e["pending_bytes"] for e in other.get("endpoints", [])] == [9],
           "the next test's snapshot is its own: %s" % other.get("endpoints"))

@@ -93,6 +93,19 @@ def case_spawned_helper(args):
     check_exchange(trace, "main", "exec_helper", "exec/spawned_helper")
 
 
+@CASES("exec_e2e_asan_built_helper_starts_and_is_traced")
+def case_asan_helper(args):
+    """A traced test that starts exec_helper built with -fsanitize=address:
+    the preload library first in LD_PRELOAD does not stop it (ASan's
+    link-order check is turned off in the hand-down), and it is traced."""
+    asan = os.path.join(os.path.dirname(args.helper), "exec_helper_asan")
+    if not os.access(asan, os.X_OK):
+        print("SKIP: the compiler does not build -fsanitize=address programs")
+        sys.exit(77)
+    _, trace = traced_test(args, "exec/asan_helper")
+    check_exchange(trace, "main", "exec_helper_asan", "exec/asan_helper")
+
+
 @CASES("exec_e2e_system_helper_traced_through_the_shell")
 def case_system_helper(args):
     """system() runs /bin/sh, which runs exec_helper: both record into the

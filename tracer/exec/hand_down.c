@@ -124,17 +124,52 @@ static int set_preload(const char *ours)
     return error;
 }
 
+/* The ASan option that lets a program built with -fsanitize=address (and
+ * not linked statically to its runtime) start with the preload library
+ * ahead of the ASan runtime in LD_PRELOAD; the library defines no
+ * allocator, so ASan still sees every allocation. */
+#define ASAN_LINK_ORDER_OFF "verify_asan_link_order=0"
+
+/* Adds ASAN_LINK_ORDER_OFF to ASAN_OPTIONS, after the caller's options.
+ * Returns 0 or a negative errno. */
+static int allow_asan_after_preload(void)
+{
+    const char *options = getenv("ASAN_OPTIONS");
+    if (options != NULL && strstr(options, ASAN_LINK_ORDER_OFF) != NULL)
+        return 0;
+    if (options == NULL || options[0] == '\0')
+        return setenv("ASAN_OPTIONS", ASAN_LINK_ORDER_OFF, 1) != 0 ? -errno : 0;
+    size_t length = strlen(options);
+    char *joined = malloc(length + sizeof ":" ASAN_LINK_ORDER_OFF);
+    if (joined == NULL)
+        return -ENOMEM;
+    memcpy(joined, options, length);
+    memcpy(joined + length, ":" ASAN_LINK_ORDER_OFF,
+           sizeof ":" ASAN_LINK_ORDER_OFF);
+    int error = setenv("ASAN_OPTIONS", joined, 1) != 0 ? -errno : 0;
+    free(joined);
+    return error;
+}
+
 int tattle__hand_down_set(int fd, const struct tattle_trace_arena *arena)
 {
     const char *preload = tattle__hand_down_preload_path();
     if (preload == NULL)
         return -ENOENT;
+    /* ld.so splits LD_PRELOAD at spaces and colons: such a path would be
+     * read as pieces, each an error in every program exec'd. */
+    if (strpbrk(preload, " :") != NULL)
+        return -EINVAL;
     struct stat status;
     if (fstat(fd, &status) != 0)
         return -errno;
+    /* Not close-on-exec: every program the test execs inherits it. */
+    int high = fcntl(fd, F_DUPFD, TATTLE__HAND_DOWN_FIRST_FD);
+    if (high < 0)
+        high = fd;
     char value[64 + TATTLE__HAND_DOWN_KEYS_MAX * 17];
     int used = snprintf(value, sizeof value, "%d:%" PRIu64 ":%" PRIu64 ":%u",
-                        fd, arena->size, (uint64_t)status.st_ino,
+                        high, arena->size, (uint64_t)status.st_ino,
                         (unsigned)arena->generation);
     uint64_t keys[TATTLE__HAND_DOWN_KEYS_MAX];
     size_t count = tattle__ipc_excluded_keys(keys, TATTLE__HAND_DOWN_KEYS_MAX);
@@ -142,13 +177,21 @@ int tattle__hand_down_set(int fd, const struct tattle_trace_arena *arena)
         used += snprintf(value + used, sizeof value - (size_t)used,
                          ":%016" PRIx64, keys[i]);
     int error = set_preload(preload);
+    if (error == 0)
+        error = allow_asan_after_preload();
     if (error == 0 && setenv(TATTLE__HAND_DOWN_VARIABLE, value, 1) != 0)
         error = -errno;
-    if (error == 0 && fcntl(fd, F_SETFD, 0) != 0)
+    if (error == 0 && fcntl(high, F_SETFD, 0) != 0)
         error = -errno;
-    if (error != 0)
+    if (error != 0) {
         tattle__hand_down_remove();
-    return error;
+        if (high != fd)
+            close(high);
+        return error;
+    }
+    if (high != fd)
+        close(fd);
+    return high;
 }
 
 void tattle__hand_down_remove(void)

@@ -24,6 +24,10 @@
 #include "tracer/arena.h"
 
 #define TATTLE__HAND_DOWN_VARIABLE "TATTLE_TRACE_ARENA"
+
+/* The lowest number the handed-down descriptor is moved to; when the
+ * descriptor limit is below it, the descriptor stays where it is. */
+#define TATTLE__HAND_DOWN_FIRST_FD 512
 #define TATTLE__PRELOAD_FILE "libtattle_preload.so"
 
 enum { TATTLE__HAND_DOWN_KEYS_MAX = 8 };
@@ -46,9 +50,12 @@ void tattle__hand_down_locate_preload(void);
 /** The preload library's path, or NULL when none was found. */
 const char *tattle__hand_down_preload_path(void);
 
-/** Traced test process, after it attached `arena` from memfd `fd`: keeps
- * `fd` open across exec and sets LD_PRELOAD and TATTLE_TRACE_ARENA.
- * Returns 0, or a negative errno (nothing handed down; `fd` untouched). */
+/** Traced test process, after it attached `arena` from memfd `fd`: moves
+ * `fd` to a high number (TATTLE__HAND_DOWN_FIRST_FD or above, so the
+ * test's own descriptors keep the low numbers they would have), keeps it
+ * open across exec and sets LD_PRELOAD and TATTLE_TRACE_ARENA. Returns
+ * the descriptor handed down (`fd` closed when it moved), or a negative
+ * errno (nothing handed down; `fd` untouched). */
 int tattle__hand_down_set(int fd, const struct tattle_trace_arena *arena);
 
 /** Removes TATTLE_TRACE_ARENA and the preload library from the

@@ -21,6 +21,7 @@
  * stderr pipes). A program with no TATTLE_TRACE_ARENA pays one getenv.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -70,6 +71,17 @@ map_arena(const struct tattle__hand_down *hand_down)
     return base;
 }
 
+/* A hand-down this process does not join: when its descriptor is the
+ * memfd it names, the programs this one execs do not inherit it. Any
+ * other descriptor of that number is the program's own, left alone. */
+static void keep_from_exec(const struct tattle__hand_down *hand_down)
+{
+    struct stat status;
+    if (fstat(hand_down->fd, &status) == 0 && S_ISREG(status.st_mode) &&
+        (uint64_t)status.st_ino == hand_down->inode)
+        fcntl(hand_down->fd, F_SETFD, FD_CLOEXEC);
+}
+
 __attribute__((constructor)) static void join_traced_test(void)
 {
     const char *text = getenv(TATTLE__HAND_DOWN_VARIABLE);
@@ -80,6 +92,8 @@ __attribute__((constructor)) static void join_traced_test(void)
     struct tattle_trace_arena *arena = tattle__hand_down_parse(text, &hand_down)
                                            ? map_arena(&hand_down)
                                            : NULL;
+    if (arena == NULL && hand_down.fd >= 0)
+        keep_from_exec(&hand_down);
     if (arena != NULL) {
         const char *name = program_invocation_short_name;
         tattle__recorder_join(arena,
