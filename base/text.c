@@ -4,7 +4,6 @@
 #include "base/text.h"
 
 #include <signal.h>
-#include <stdio.h>
 #include <string.h>
 
 void tattle__buffer_append_shell_quoted(struct tattle__buffer *buffer,
@@ -27,11 +26,28 @@ void tattle__buffer_append_shell_quoted(struct tattle__buffer *buffer,
 
 const char *tattle__signal_name(int signal_number, char scratch[16])
 {
+    /* No snprintf: a crash handler and the capture's wait wrappers call
+     * this from signal handlers. */
+    memcpy(scratch, "SIG", 3);
+    size_t length = 3;
     const char *abbreviation = sigabbrev_np(signal_number);
     if (abbreviation) {
-        snprintf(scratch, 16, "SIG%s", abbreviation);
-        return scratch;
+        for (size_t i = 0; abbreviation[i] != '\0' && length < 15; i++)
+            scratch[length++] = abbreviation[i];
+    } else {
+        unsigned value = signal_number < 0 ? 0u - (unsigned)signal_number
+                                           : (unsigned)signal_number;
+        char digits[12];
+        size_t count = 0;
+        do {
+            digits[count++] = (char)('0' + value % 10);
+            value /= 10;
+        } while (value != 0);
+        if (signal_number < 0)
+            digits[count++] = '-';
+        while (count > 0 && length < 15)
+            scratch[length++] = digits[--count];
     }
-    snprintf(scratch, 16, "SIG%d", signal_number);
+    scratch[length] = '\0';
     return scratch;
 }

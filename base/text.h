@@ -12,7 +12,7 @@ void tattle__buffer_append_shell_quoted(struct tattle__buffer *buffer,
                                         const char *text);
 
 /** "SIGSEGV" for SIGSEGV; "SIG42" for a number without a name. Returns a
- * pointer into `scratch`. */
+ * pointer into `scratch`. Async-signal-safe (signal handlers call it). */
 const char *tattle__signal_name(int signal_number, char scratch[16]);
 
 #endif /* TATTLE_BASE_TEXT_H */

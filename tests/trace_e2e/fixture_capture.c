@@ -1454,15 +1454,8 @@ TEST(ipc, pending_eventfd, .tags = "trace_messages")
 TEST(ipc, pending_queue, .tags = "trace_messages")
 {
     tattle_actor_name("poster");
-    char name[64];
-    snprintf(name, sizeof name, "/tattle-pending-%d", (int)getpid());
-    struct mq_attr attributes = {.mq_maxmsg = 4, .mq_msgsize = 16};
-    mq_unlink(name);
-    mqd_t queue = mq_open(name, O_CREAT | O_EXCL | O_RDWR, 0600, &attributes);
-    if (queue == (mqd_t)-1 && (errno == ENOSYS || errno == EACCES))
-        SKIP("no POSIX message queues here: %s", strerror(errno));
-    ASSERT_NE(queue, (mqd_t)-1);
-    ASSERT_EQ(mq_unlink(name), 0);
+    mqd_t queue;
+    OPEN_TEST_QUEUE(queue, "pending", 4);
     ASSERT_EQ(mq_send(queue, "first", 5, 0), 0);
     ASSERT_EQ(mq_send(queue, "second", 6, 0), 0);
     ASSERT_EQ(mq_send(queue, "third", 5, 0), 0);

@@ -46,11 +46,12 @@ static const char *helper_path(void)
 }
 
 /* The environment with TATTLE_TRACE_ARENA replaced by `hand_down` (a
- * static array, enough for the runner's clean environment). */
+ * static array, enough for the runner's clean environment; the variable
+ * holds any hand-down the tests build, up to 511 bytes). */
 static char **environment_with(const char *hand_down)
 {
     static char *entries[256];
-    static char variable[256];
+    static char variable[sizeof "TATTLE_TRACE_ARENA=" + 512];
     size_t count = 0;
     for (char **entry = environ; *entry && count < 254; entry++)
         if (strncmp(*entry, "TATTLE_TRACE_ARENA=", 19) != 0)

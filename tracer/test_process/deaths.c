@@ -31,6 +31,8 @@
 #include <unistd.h>
 
 #include "tracer/test_process/deaths.h"
+
+#include "base/text.h"
 #include "tracer/test_process/recorder.h"
 
 /* Exported from libtattle (built with hidden visibility), so a test binary
@@ -78,21 +80,6 @@ static size_t append_unsigned(char *out, size_t length, unsigned value)
     return length;
 }
 
-/* "SIGKILL" into `out` (at least 16 bytes); its length. */
-static size_t signal_text(int signal_number, char *out)
-{
-    const char *abbreviation = sigabbrev_np(signal_number);
-    memcpy(out, "SIG", 3);
-    size_t length = 3;
-    if (abbreviation != NULL)
-        for (size_t i = 0; abbreviation[i] != '\0' && length < 15; i++)
-            out[length++] = abbreviation[i];
-    else
-        length = append_unsigned(out, length, (unsigned)signal_number);
-    out[length] = '\0';
-    return length;
-}
-
 void tattle__deaths_record(pid_t pid, int signal_number)
 {
     struct tattle_trace_arena *arena = tattle_trace_current;
@@ -119,8 +106,9 @@ void tattle__deaths_record(pid_t pid, int signal_number)
             length = append_unsigned(name, 8, (unsigned)pid);
         }
         name[length] = '\0';
-        char text[16];
-        size_t text_length = signal_text(signal_number, text);
+        char scratch[16];
+        const char *text = tattle__signal_name(signal_number, scratch);
+        size_t text_length = strlen(text);
         tattle__recorder_record(
             &(struct tattle__event){.kind = TATTLE_TRACE_EXIT,
                                     .from = TATTLE__NAMED(name),
