@@ -107,8 +107,8 @@ struct running {
     unsigned rings_answered;        /* rings answered with stacks, bounded:
                                        the runner's count, not the slot's */
     unsigned stacks_ring;           /* the ring `stacks` were taken at, or 0 */
-    uint32_t crash_records_at_ring; /* what the slot held at that ring: */
-    uint32_t failures_dropped_at_ring; /* the crash it was rung for */
+    uint32_t crash_records_at_ring; /* what the slot held of the test at */
+    uint32_t failures_dropped_at_ring; /* that ring: its crash */
     pid_t *tracees;      /* owned: threads a taking of stacks left traced by
                             the runner, released once they show a stop */
     size_t tracee_count; /* (or their end): never dropped while they live */
@@ -801,15 +801,17 @@ static void keep_tracees(struct running *run, struct tattle__stacks *stacks)
 
 /* Stacks taken at a ring of the crash doorbell belong with the crash the
  * test died of only when that crash had rung: an honest crash handler
- * adds its crash record to the slot before it rings, so a crash record (or
- * one dropped for want of room) that came after the ring the runner last
- * answered is a crash that did not ring, and the stacks are of another
- * moment (a forged ring). The runner compares what it counted at the ring
- * with what it reads now. A crash failure carries stacks only with the
- * slot's crash record of its signal (runner/outcome.c), so a test that
- * replaced tattle's handler keeps stale stacks only by forging that record
- * too, before its ring: then the frames it reports are forged as well.
- * Stacks taken at a timeout are left alone. */
+ * adds its crash record to the slot before it rings, so a crash record of
+ * the test process (or one dropped for want of room) that came after the
+ * ring the runner last answered is a crash that did not ring, and the
+ * stacks are of another moment (a forged ring). The runner compares what
+ * it counted at the ring with what it reads now, both of the test process
+ * alone: a process the test forked that crashed after the ring (at the
+ * test's death, say) leaves the stacks of the test's crash in place. A crash
+ * failure carries stacks only with the slot's crash record of its signal
+ * (runner/outcome.c), so a test that replaced tattle's handler keeps stale
+ * stacks only by forging that record too, before its ring: then the frames it
+ * reports are forged as well. Stacks taken at a timeout are left alone. */
 static void
 forget_stacks_of_an_earlier_ring(struct running *run,
                                  const struct tattle__slot_reading *reading)
@@ -1068,13 +1070,13 @@ static void answer_ring(struct running *run, uint32_t answer)
             INT32_MAX, NULL, NULL, 0);
 }
 
-/* What the slot holds that an honest crash handler adds before it rings:
+/* What the slot holds that the test's crash handler adds before it rings:
  * counted at each ring answered, compared once the test is gone
  * (forget_stacks_of_an_earlier_ring). */
 static void count_crash_records(struct running *run)
 {
     struct tattle__slot_reading reading;
-    tattle__slot_read(run->slot, SLOT_BYTES, &reading);
+    tattle__slot_read_of(run->slot, SLOT_BYTES, run->pid, &reading);
     run->crash_records_at_ring = reading.crash_records;
     run->failures_dropped_at_ring = reading.failures_dropped;
     tattle__slot_reading_release(&reading);

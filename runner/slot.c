@@ -161,10 +161,12 @@ static const char *read_record(struct tattle__slot_reading *reading,
         if (crash.frame_count < 0 || crash.frame_count > TATTLE__MAX_FRAMES ||
             crash.signal_number <= 0 || crash.signal_number >= NSIG)
             return "a crash record that no handler wrote";
-        reading->crash_records++;
         bool of_the_dying =
             dying == 0 || crash.pid == 0 || crash.pid == (int32_t)dying;
-        if (!reading->crashed && of_the_dying) {
+        if (!of_the_dying)
+            return NULL;
+        reading->crash_records++;
+        if (!reading->crashed) {
             reading->crashed = true;
             reading->crash_signal = crash.signal_number;
             reading->crash_frame_count = crash.frame_count;

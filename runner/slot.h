@@ -142,8 +142,8 @@ struct tattle__slot_reading {
     int crash_signal;
     uintptr_t crash_frames[TATTLE__MAX_FRAMES];
     int crash_frame_count;
-    uint32_t crash_records; /* every crash record read: the first is the
-                               one above */
+    uint32_t crash_records; /* the crash records of the process read for
+                               (or naming none): the first is the one above */
     uint32_t failures_dropped;
     bool setup_failed;
     enum tattle__phase phase;
@@ -155,10 +155,10 @@ struct tattle__slot_reading {
 /** Reads a slot of `size` bytes (the size the runner keeps). */
 void tattle__slot_read(const struct tattle__slot *slot, size_t size,
                        struct tattle__slot_reading *reading);
-/** The same, for the death of process `pid`: `crashed` and the crash's
- * signal and frames come from the first crash record of that process
- * (or of none named), never from a crash of a process the test forked or
- * vforked (crash_records counts them all). */
+/** The same, for the death of process `pid`: `crashed`, the crash's
+ * signal and frames and crash_records come from the crash records of that
+ * process (or of none named), never from a crash of a process the test
+ * forked or vforked. */
 void tattle__slot_read_of(const struct tattle__slot *slot, size_t size,
                           pid_t pid, struct tattle__slot_reading *reading);
 void tattle__slot_reading_release(struct tattle__slot_reading *reading);

@@ -21,10 +21,12 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <execinfo.h>
 #include <linux/futex.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/mman.h>
@@ -335,6 +337,74 @@ TEST(doorbell, two_threads_crash, .tags = "trace_messages", .timeout_ms = 60000)
     ASSERT_EQ(pthread_create(&thread, NULL, crash_while_the_first_rings, NULL),
               0);
     crash_first(inaccessible_address());
+}
+
+/* Records a crash of this process as its crash handler does
+ * (runner/test_process/slot_write.c lays the record out): claimed, written,
+ * then committed by its type. The frames are this thread's own. */
+static bool record_own_crash(struct tattle__slot *slot, int signal_number)
+{
+    struct {
+        struct tattle__slot_record_header header;
+        struct tattle__slot_crash_payload crash;
+    } record = {.header = {.size = sizeof record}};
+    void *frames[TATTLE__MAX_FRAMES];
+    int count = backtrace(frames, TATTLE__MAX_FRAMES);
+    record.crash.signal_number = signal_number;
+    record.crash.frame_count = count;
+    record.crash.pid = (int32_t)getpid();
+    for (int i = 0; i < count; i++)
+        record.crash.frames[i] = (uint64_t)(uintptr_t)frames[i];
+    uint32_t at = atomic_fetch_add(&slot->reserved, (uint32_t)sizeof record);
+    if (at + sizeof record > slot->capacity)
+        return false;
+    struct tattle__slot_record_header *header =
+        (struct tattle__slot_record_header *)(slot->records + at);
+    header->size = record.header.size;
+    memcpy(header + 1, &record.crash, sizeof record.crash);
+    atomic_store_explicit(&header->type, TATTLE__RECORD_CRASH,
+                          memory_order_release);
+    return true;
+}
+
+/* Forks a worker that crashes (SIGABRT); returns once it is dead of it. */
+static bool worker_crashed(void)
+{
+    fflush(NULL);
+    pid_t worker = fork();
+    if (worker == 0)
+        abort();
+    int status = 0;
+    return worker > 0 && waitpid(worker, &status, 0) == worker &&
+           WIFSIGNALED(status) && WTERMSIG(status) == SIGABRT;
+}
+
+/* Where the test's own crash happens: its thread's stack must show it. */
+__attribute__((noinline)) static void crash_while_a_worker_crashes(void)
+{
+    struct tattle__slot *slot = own_slot();
+    if (!slot || !record_own_crash(slot, SIGABRT))
+        _exit(3);
+    ring(slot);
+    if (!wait_while(slot, TATTLE__CRASH_STOP_RUNG) ||
+        atomic_load(&slot->crash_stop) != TATTLE__CRASH_STOP_TAKEN)
+        _exit(4);
+    if (!worker_crashed())
+        _exit(5);
+    signal(SIGABRT, SIG_DFL);
+    raise(SIGABRT);
+}
+
+/* The test crashes as its handler would (its record, then its ring,
+ * answered with its stacks), and a worker it forked crashes after the
+ * runner answered, before the test dies: the worker's crash record, the
+ * later one in the slot, is not the test's, and leaves the stacks taken
+ * for the test's crash in place. (An honest handler dies as soon as it is
+ * answered; a worker crashing at that moment, say of the test's end,
+ * leaves its record in the same place.) */
+TEST(doorbell, worker_crashes_after_the_ring, .tags = "trace_messages")
+{
+    crash_while_a_worker_crashes();
 }
 
 TEST(doorbell, after_passes)

@@ -209,6 +209,35 @@ def two_threads_crash(c):
                 "the top of the stack of the thread reported first")
 
 
+@CASES("hardening_doorbell_worker_crash_after_the_ring_keeps_the_stacks")
+def worker_crashes_after_the_ring(c):
+    """The test records its crash and rings as its handler does, is
+    answered with its stacks, then a worker it forked crashes (SIGABRT)
+    before the test dies of SIGABRT: the worker's later crash record is
+    not the test's, so the stacks taken at the test's ring are reported,
+    the ringing thread's first, stopped where the test crashed."""
+    test_id = "doorbell/worker_crashes_after_the_ring"
+    process, tests, _ = c.run([test_id])
+    c.expect_eq(process.returncode, 1, "exit status")
+    test = tests.get(test_id)
+    c.require(test is not None, "%s not in the report" % test_id)
+    failures = test["failures"]
+    c.require(failures and failures[0]["kind"] == "crash",
+              "expected a crash, got %r" % failures)
+    failure = failures[0]
+    c.expect_eq(failure["signal"], "SIGABRT", "signal")
+    ptrace_refused(failure)
+    c.expect("last answered before this crash" not in failure["message"],
+             "the worker's crash threw the test's stacks away: %r"
+             % failure["message"])
+    c.require("stacks" in failure,
+              "the crash has no stacks of its threads: %r" % failure)
+    names = [f.get("function") for f in failure["stacks"][0].get("frames", [])]
+    c.expect("crash_while_a_worker_crashes" in names,
+             "the ringing thread's stack is not where the test crashed: %r"
+             % names)
+
+
 @CASES("hardening_doorbell_signal_kills_a_process_the_runner_forks")
 def runner_child_dies_of_doorbell_signal(c):
     """A reporter of the test binary forks a process in the runner while
