@@ -869,12 +869,15 @@ static void protect_slots(const struct server_state *state, unsigned open_job)
 /* Copies what a fixture recorded in its private slot into the job's slot,
  * read as any slot a hostile writer had is read (runner/slot.h): only
  * records an honest writer leaves are written again, and an impossible
- * one becomes an error. Returns whether it recorded nothing. */
+ * one becomes an error. A crash is copied only when the record is of the
+ * server (`server`) itself, never that of a process the fixture forked.
+ * Returns whether it recorded nothing. */
 static bool copy_fixture_result(const struct tattle__slot *own,
-                                struct tattle__slot *job, size_t bytes)
+                                struct tattle__slot *job, size_t bytes,
+                                pid_t server)
 {
     struct tattle__slot_reading reading;
-    tattle__slot_read(own, bytes, &reading);
+    tattle__slot_read_of(own, bytes, server, &reading);
     for (size_t i = 0; i < reading.failure_count; i++)
         tattle__slot_add_failure(job, &reading.failures[i]);
     if (reading.skipped)
@@ -884,7 +887,7 @@ static bool copy_fixture_result(const struct tattle__slot *own,
         void *frames[TATTLE__MAX_FRAMES];
         for (int i = 0; i < reading.crash_frame_count; i++)
             frames[i] = (void *)reading.crash_frames[i];
-        tattle__slot_add_crash(job, 0, reading.crash_signal, frames,
+        tattle__slot_add_crash(job, server, reading.crash_signal, frames,
                                reading.crash_frame_count);
     }
     if (reading.corruption) {
@@ -947,7 +950,8 @@ static bool run_suite_fixture(struct server_state *state, unsigned job,
     take_server_signals(&server_signals);
     tattle__crash_set_mirror(NULL, NULL, 0, 0);
     tattle__crash_set_slot(NULL);
-    passed = copy_fixture_result(own, slot, config->slot_bytes) && passed;
+    passed = copy_fixture_result(own, slot, config->slot_bytes, state->pid) &&
+             passed;
     tattle__slot_destroy(own, config->slot_bytes);
     fflush(NULL);
     forward_fixture_output(

@@ -22,6 +22,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <linux/futex.h>
 #include <poll.h>
 #include <pthread.h>
@@ -319,9 +320,37 @@ static void suite_server_status(struct tattle__scheduler *scheduler,
         suite->exited = true;
 }
 
+/* Where a fixture crashed, after the line that says how its process
+ * ended: a line per frame of its crash record, innermost first, as far as
+ * the fixture's own function (the suite server's frames below it are
+ * left out), sixteen at most. */
+static void describe_crash_site(struct tattle__buffer *text,
+                                const struct tattle__slot_reading *reading)
+{
+    enum { SITE_FRAMES_MAX = 16 };
+    size_t count;
+    struct tattle_frame *frames = tattle__symbolize(
+        reading->crash_frames, reading->crash_frame_count, &count);
+    for (size_t i = 0; i < count && i < SITE_FRAMES_MAX; i++) {
+        const struct tattle_frame *frame = &frames[i];
+        if (frame->function)
+            tattle__buffer_printf(text, "\n  in %s", frame->function);
+        else
+            tattle__buffer_printf(text, "\n  in 0x%" PRIxPTR, frame->address);
+        if (frame->file)
+            tattle__buffer_printf(text, " (%s:%d)", frame->file, frame->line);
+    }
+    if (count > SITE_FRAMES_MAX)
+        tattle__buffer_printf(text, "\n  (%zu more frames)",
+                              count - SITE_FRAMES_MAX);
+    tattle__frames_free(frames, count);
+    free(frames);
+}
+
 /* The failure of a suite fixture, in one line: what failed, then each
  * failure it recorded, and how its process ended when that was not its
- * end. */
+ * end (where, when it crashed: `reading` is of the suite server's own
+ * process, never of one the fixture forked). */
 static char *fixture_failure(struct tattle__scheduler *scheduler,
                              struct suite_server *suite, const char *fixture,
                              const struct tattle__slot_reading *reading,
@@ -364,6 +393,10 @@ static char *fixture_failure(struct tattle__scheduler *scheduler,
             describe_status(&text, suite->exit_status);
         else
             tattle__buffer_printf(&text, "ended");
+        if (suite->exited && WIFSIGNALED(suite->exit_status) &&
+            reading->crashed &&
+            reading->crash_signal == WTERMSIG(suite->exit_status))
+            describe_crash_site(&text, reading);
     }
     return tattle__buffer_take(&text);
 }
@@ -563,7 +596,7 @@ static void start_suite_server(struct tattle__scheduler *scheduler,
     forget_suite_server(scheduler, suite);
     drain_outputs(run);
     struct tattle__slot_reading reading;
-    tattle__slot_read(run->slot, SLOT_BYTES, &reading);
+    tattle__slot_read_of(run->slot, SLOT_BYTES, suite->pid, &reading);
     suite->failure =
         fixture_failure(scheduler, suite, "before_all", &reading, timed_out,
                         timeout_ms, interrupted, result != 1);
@@ -601,7 +634,7 @@ static void end_suite_server(struct tattle__scheduler *scheduler,
     }
     if (result != 0 && suite->suite->options.after_all) {
         struct tattle__slot_reading reading;
-        tattle__slot_read(run->slot, SLOT_BYTES, &reading);
+        tattle__slot_read_of(run->slot, SLOT_BYTES, suite->pid, &reading);
         *failure =
             fixture_failure(scheduler, suite, "after_all", &reading, timed_out,
                             timeout_ms, interrupted, result != 1);

@@ -7,7 +7,8 @@
  * that writes garbage into every descriptor it inherited, scribble over
  * every shared mapping they can find, hang in an end-of-run after_all,
  * start a helper that fails and crashes after before_all returned, fork
- * from a thread before_all left running, and flood the output.
+ * from a thread before_all left running, flood the output, and crash
+ * after a child they forked crashed.
  *
  * Evidence goes to files in the working directory the driver gives each
  * run; waits are bounded by SUITE_WAIT_MS (the driver scales it) and meet
@@ -25,6 +26,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/pidfd.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -639,4 +641,60 @@ TEST(threaded, thread_child_fails)
     void *status;
     ASSERT_EQ(pthread_join(thread, &status), 0);
     note("threaded_child.txt", (intptr_t)status == 0 ? "exit-0" : "other");
+}
+
+/* ---- crashing: a fixture crashes after a child it forked crashed ---- */
+
+/* The child's crash: SIGSEGV, in a function of its own, on a page mapped
+ * without access (not NULL, so that sanitizer builds see a real SIGSEGV
+ * rather than UBSan's null-pointer check). */
+__attribute__((noinline)) static void child_segfaults(void)
+{
+    void *page =
+        mmap(NULL, 4096, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (page == MAP_FAILED)
+        _exit(2);
+    *(volatile int *)page = 1;
+    _exit(3);
+}
+
+/* The fixture's own crash: SIGABRT, once its child is dead of SIGSEGV
+ * (its crash record is in the fixture's slot first). */
+__attribute__((noinline)) static void
+fixture_aborts_after_its_child(const char *evidence)
+{
+    fflush(NULL);
+    pid_t child = fork();
+    if (child == 0)
+        child_segfaults();
+    int status = child > 0 ? wait_child(child, wait_ms()) : -1;
+    note(evidence,
+         status != -1 && WIFSIGNALED(status) && WTERMSIG(status) == SIGSEGV
+             ? "child-segfaulted"
+             : "child-did-not-segfault");
+    abort();
+}
+
+static void crashing_before_all(void)
+{
+    fixture_aborts_after_its_child("crashing_before_all.txt");
+}
+
+SUITE(crashing, .before_all = crashing_before_all);
+
+TEST(crashing, first)
+{
+    note("crashing_ran.txt", "test");
+}
+
+static void crashing_after_all(void)
+{
+    fixture_aborts_after_its_child("crashing_after_all.txt");
+}
+
+SUITE(crashing_late, .after_all = crashing_after_all);
+
+TEST(crashing_late, first)
+{
+    note("crashing_late_ran.txt", "test");
 }

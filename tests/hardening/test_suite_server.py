@@ -290,6 +290,51 @@ def thread_fork_descriptors(c):
              "the thread's child did not run: %r" % triggered)
 
 
+def fixture_crash_is_its_own(c, tests, test_id, fixture, evidence):
+    """Checks that `test_id` carries the error of `fixture`, which forked
+    a child that crashed (SIGSEGV) and then aborted: the error names the
+    fixture's SIGABRT and its frames, nothing of the child's crash."""
+    c.expect_eq([line.split()[0] for line in c.lines(evidence)],
+                ["child-segfaulted"], "the fixture's evidence")
+    c.require(test_id in tests, "%s is not in the report" % test_id)
+    messages = [f.get("message", "") for f in tests[test_id]["failures"]
+                if f.get("kind") == "error" and fixture in f.get("message", "")]
+    c.require(len(messages) == 1, "%s: no single %s error: %r"
+              % (test_id, fixture, tests[test_id]["failures"]))
+    message = messages[0]
+    c.expect("killed by SIGABRT" in message, "no SIGABRT in %r" % message)
+    c.expect("fixture_aborts_after_its_child" in message,
+             "the fixture's frames are not named: %r" % message)
+    c.expect("SIGSEGV" not in message and "child_segfaults" not in message,
+             "the child's crash is taken for the fixture's: %r" % message)
+
+
+@CASES("hardening_suite_before_all_crash_after_child_crash_is_its_own")
+def before_all_crash_after_child_crash(c):
+    """A before_all that forks a child which crashes (SIGSEGV, waited
+    for), then aborts, fails its suite's test with an error naming
+    SIGABRT and before_all's own frames: the child's crash record, first
+    in the slot, is not taken for the fixture's."""
+    status, tests = c.run("-j", "1", "crashing/first")
+    c.expect_eq(status, 1, "exit status (stderr %r)" % c.stderr[-800:])
+    fixture_crash_is_its_own(c, tests, "crashing/first",
+                             "before_all of suite 'crashing' failed",
+                             "crashing_before_all.txt")
+    c.expect_eq(c.lines("crashing_ran.txt"), [], "the test body ran")
+
+
+@CASES("hardening_suite_after_all_crash_after_child_crash_is_its_own")
+def after_all_crash_after_child_crash(c):
+    """The same of an after_all: its error, on the suite's last test,
+    names SIGABRT and after_all's own frames, not its child's SIGSEGV."""
+    status, tests = c.run("-j", "1", "crashing_late/first")
+    c.expect_eq(status, 1, "exit status (stderr %r)" % c.stderr[-800:])
+    c.expect_eq(len(c.lines("crashing_late_ran.txt")), 1, "the test ran")
+    fixture_crash_is_its_own(c, tests, "crashing_late/first",
+                             "after_all of suite 'crashing_late' failed",
+                             "crashing_after_all.txt")
+
+
 @CASES("hardening_suite_fixture_helper_output_is_capped")
 def fixture_helper_output_capped(c):
     """What processes before_all forked printed (4 MiB) reaches the
