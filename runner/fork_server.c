@@ -903,9 +903,7 @@ static bool copy_fixture_result(const struct tattle__slot *own,
     atomic_store(&job->setup_failed, reading.setup_failed ? 1u : 0u);
     atomic_store(&job->fixture, (uint32_t)reading.fixture);
     atomic_store(&job->phase, (uint32_t)reading.phase);
-    bool clean = !reading.corruption && reading.failure_count == 0 &&
-                 !reading.skipped && !reading.crashed &&
-                 reading.failures_dropped == 0;
+    bool clean = tattle__slot_reading_is_clean(&reading);
     tattle__slot_reading_release(&reading);
     return clean;
 }
@@ -943,15 +941,16 @@ static bool run_suite_fixture(struct server_state *state, unsigned job,
     struct server_signals server_signals;
     give_test_signals(state, &server_signals);
     atomic_store(&fixture_fork.active, true);
-    bool passed = tattle__child_run_suite_fixture(fn, phase, own);
+    bool completed = tattle__child_run_suite_fixture(fn, phase, own);
     if (getpid() != state->pid)
         _exit(0); /* a child the fixture forked returned from it */
     atomic_store(&fixture_fork.active, false);
     take_server_signals(&server_signals);
     tattle__crash_set_mirror(NULL, NULL, 0, 0);
     tattle__crash_set_slot(NULL);
-    passed = copy_fixture_result(own, slot, config->slot_bytes, state->pid) &&
-             passed;
+    bool passed =
+        copy_fixture_result(own, slot, config->slot_bytes, state->pid) &&
+        completed;
     tattle__slot_destroy(own, config->slot_bytes);
     fflush(NULL);
     forward_fixture_output(

@@ -1627,15 +1627,14 @@ static char *run_fixture_in_process(struct tattle__scheduler *scheduler,
     tattle__slot_reset(run->slot, SLOT_BYTES);
     char *failure = NULL;
     int saved_stdout = stdout_to_stderr(scheduler);
-    bool passed = tattle__child_run_suite_fixture(fn, phase, run->slot);
+    bool completed = tattle__child_run_suite_fixture(fn, phase, run->slot);
     stdout_restore(saved_stdout);
-    if (!passed) {
-        struct tattle__slot_reading reading;
-        tattle__slot_read(run->slot, SLOT_BYTES, &reading);
+    struct tattle__slot_reading reading;
+    tattle__slot_read_of(run->slot, SLOT_BYTES, getpid(), &reading);
+    if (!completed || !tattle__slot_reading_is_clean(&reading))
         failure = fixture_failure(scheduler, suite, fixture, &reading, false, 0,
                                   0, false);
-        tattle__slot_reading_release(&reading);
-    }
+    tattle__slot_reading_release(&reading);
     tattle__slot_reset(run->slot, SLOT_BYTES);
     return failure;
 }

@@ -243,6 +243,13 @@ void tattle__slot_read_of(const struct tattle__slot *slot, size_t size,
     }
 }
 
+bool tattle__slot_reading_is_clean(const struct tattle__slot_reading *reading)
+{
+    return !reading->corruption && reading->failure_count == 0 &&
+           !reading->skipped && !reading->crashed &&
+           reading->failures_dropped == 0;
+}
+
 void tattle__slot_reading_release(struct tattle__slot_reading *reading)
 {
     for (size_t i = 0; i < reading->failure_count; i++) {

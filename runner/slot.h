@@ -161,6 +161,10 @@ void tattle__slot_read(const struct tattle__slot *slot, size_t size,
  * forked or vforked. */
 void tattle__slot_read_of(const struct tattle__slot *slot, size_t size,
                           pid_t pid, struct tattle__slot_reading *reading);
+/** Whether the process read for recorded nothing that fails it: no
+ * failure (or one dropped), skip or crash of its own, and no corruption.
+ * A crash of a process it forked is no failure of its own. */
+bool tattle__slot_reading_is_clean(const struct tattle__slot_reading *reading);
 void tattle__slot_reading_release(struct tattle__slot_reading *reading);
 
 #endif /* TATTLE_RUNNER_SLOT_H */

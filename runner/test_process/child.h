@@ -64,9 +64,12 @@ void tattle__child_run(const struct tattle_test *test,
                        struct tattle__slot *slot, bool forked);
 
 /** Runs a suite's before_all or after_all (`phase`: setup or teardown) in
- * the calling process, recording into `slot`. Returns whether it finished
- * without a failure recorded. A process the fixture forked that returns
- * from it ends (_exit(0)) instead of returning. */
+ * the calling process, recording into `slot`. Returns whether it ran to
+ * its end (no ASSERT or SKIP left it); whether it recorded a failure is
+ * the slot's to say (tattle__slot_reading_is_clean, read for the calling
+ * process: a crash of a process it forked is not its own). A process the
+ * fixture forked that returns from it ends (_exit(0)) instead of
+ * returning. */
 bool tattle__child_run_suite_fixture(void (*fn)(void), enum tattle__phase phase,
                                      struct tattle__slot *slot);
 

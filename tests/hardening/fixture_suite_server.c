@@ -658,10 +658,9 @@ __attribute__((noinline)) static void child_segfaults(void)
     _exit(3);
 }
 
-/* The fixture's own crash: SIGABRT, once its child is dead of SIGSEGV
- * (its crash record is in the fixture's slot first). */
-__attribute__((noinline)) static void
-fixture_aborts_after_its_child(const char *evidence)
+/* Forks a child that crashes (its crash record goes into the fixture's
+ * slot) and waits for it; notes in `evidence` whether it died of SIGSEGV. */
+static void fork_a_segfaulting_child(const char *evidence)
 {
     fflush(NULL);
     pid_t child = fork();
@@ -672,6 +671,14 @@ fixture_aborts_after_its_child(const char *evidence)
          status != -1 && WIFSIGNALED(status) && WTERMSIG(status) == SIGSEGV
              ? "child-segfaulted"
              : "child-did-not-segfault");
+}
+
+/* The fixture's own crash: SIGABRT, once its child is dead of SIGSEGV
+ * (its crash record is in the fixture's slot first). */
+__attribute__((noinline)) static void
+fixture_aborts_after_its_child(const char *evidence)
+{
+    fork_a_segfaulting_child(evidence);
     abort();
 }
 
@@ -697,4 +704,19 @@ SUITE(crashing_late, .after_all = crashing_after_all);
 TEST(crashing_late, first)
 {
     note("crashing_late_ran.txt", "test");
+}
+
+/* A before_all whose child crashes, and which then returns: the child's
+ * crash is no failure of before_all's, as a crash of a process a test
+ * forked is none of the test's. */
+static void surviving_before_all(void)
+{
+    fork_a_segfaulting_child("surviving_before_all.txt");
+}
+
+SUITE(surviving, .before_all = surviving_before_all);
+
+TEST(surviving, first)
+{
+    note("surviving_ran.txt", "test");
 }

@@ -335,6 +335,26 @@ def after_all_crash_after_child_crash(c):
                              "crashing_after_all.txt")
 
 
+@CASES("hardening_suite_before_all_child_crash_is_not_its_failure")
+def before_all_child_crash_not_its_failure(c):
+    """A before_all that forks a child which crashes (SIGSEGV, waited
+    for) and then returns has not failed: its suite's test runs and
+    passes, as a test whose forked child crashed does. With --no-fork too
+    (before_all then runs in the runner's own process)."""
+    for options in ((), ("--no-fork",)):
+        status, tests = c.run("-j", "1", *(options + ("surviving/first",)))
+        c.expect_eq(status, 0, "exit status %r (stderr %r)"
+                    % (options, c.stderr[-800:]))
+        c.expect_eq([line.split()[0]
+                     for line in c.lines("surviving_before_all.txt")],
+                    ["child-segfaulted"], "before_all's evidence %r" % (options,))
+        if c.passed(tests, "surviving/first"):
+            c.expect_eq(tests["surviving/first"].get("failures", []), [],
+                        "surviving/first failures %r" % (options,))
+        c.expect_eq(len(c.lines("surviving_ran.txt")), 1,
+                    "the test body ran %r" % (options,))
+
+
 @CASES("hardening_suite_fixture_helper_output_is_capped")
 def fixture_helper_output_capped(c):
     """What processes before_all forked printed (4 MiB) reaches the
