@@ -108,8 +108,8 @@ struct running {
     unsigned rings_answered;        /* rings answered with stacks, bounded:
                                        the runner's count, not the slot's */
     unsigned stacks_ring;           /* the ring `stacks` were taken at, or 0 */
-    uint32_t crash_records_at_ring; /* what the slot held of the test at */
-    uint32_t failures_dropped_at_ring; /* that ring: its crash */
+    uint32_t crash_records_at_ring; /* the test process's crash records */
+    uint32_t failures_dropped_at_ring; /* and dropped ones, at that ring */
     pid_t *tracees;      /* owned: threads a taking of stacks left traced by
                             the runner, released once they show a stop */
     size_t tracee_count; /* (or their end): never dropped while they live */
@@ -349,8 +349,8 @@ static void describe_crash_site(struct tattle__buffer *text,
 
 /* The failure of a suite fixture, in one line: what failed, then each
  * failure it recorded, and how its process ended when that was not its
- * end (where, when it crashed: `reading` is of the suite server's own
- * process, never of one the fixture forked). */
+ * end; when it crashed, the lines of where follow (`reading` is of the
+ * suite server's own process, never of one the fixture forked). */
 static char *fixture_failure(struct tattle__scheduler *scheduler,
                              struct suite_server *suite, const char *fixture,
                              const struct tattle__slot_reading *reading,
