@@ -47,6 +47,7 @@ class Case(driver.Checks):
                               + list(args), cwd=self.cwd, env=env,
                               stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                               timeout=120 * driver.wait_scale())
+        self.done = done
         self.require(os.path.exists(report),
                      "no report; stderr: %r" % done.stderr[-2000:])
         with open(report, encoding="utf-8") as f:
@@ -67,6 +68,21 @@ class Case(driver.Checks):
     def state(self, tests, test_id, state):
         self.require(test_id in tests, "%s is not in the report" % test_id)
         return self.expect_eq(tests[test_id]["state"], state, test_id + " state")
+
+    def stacks(self, failure, *functions):
+        """The failure carries the stacks of the fixture's threads, one of
+        them in each function; skips the case when ptrace is refused."""
+        if "ptrace was refused" in failure["message"]:
+            print("skipped: ptrace is refused on this machine: %s"
+                  % failure["message"])
+            sys.exit(77)
+        stacks = failure.get("stacks")
+        self.require(stacks, "no stacks in %r" % failure)
+        for function in functions:
+            self.expect(any(frame["function"] == function
+                            for thread in stacks for frame in thread["frames"]),
+                        "no thread in %s: %r" % (function, stacks))
+        return stacks
 
     def error(self, tests, test_id, *words):
         """The test failed with an error failure whose message holds every
@@ -166,6 +182,49 @@ def before_all_timeout(c):
         c.error(tests, "hanging/" + name, "before_all of suite 'hanging' failed",
                 "a connection was left open", "did not finish within 300 ms")
     c.expect_eq(len(c.lines("hanging_before_all.log")), 1, "before_all started")
+
+
+@CASES("api_suites_before_all_timeout_shows_stacks")
+def before_all_timeout_stacks(c):
+    """A before_all that blocks forever is halted at the timeout like a
+    test: the error on the test that started the suite shows where every
+    thread of it was (its own, in the function it blocks in, and the thread
+    it started), and keeps what it recorded before it hung; the suite's
+    other test fails with the error too, and another suite is unaffected."""
+    status, tests = c.run("-j", "1", "blocked_before/*", "ready/sees_state_1")
+    c.expect_eq(status, 1, "exit status")
+    c.state(tests, "ready/sees_state_1", "passed")
+    errors = {}
+    for name in ("first", "second"):
+        errors[name] = c.error(tests, "blocked_before/" + name,
+                               "before_all of suite 'blocked_before' failed",
+                               "a connection was left open",
+                               "did not finish within 1000 ms")
+    stacks = c.stacks(errors["first"], "read_a_pipe_nobody_writes",
+                      "blocked_fixture_thread")
+    c.expect_eq(len({thread["pid"] for thread in stacks}), 1,
+                "processes in the stacks (the suite server)")
+
+
+@CASES("api_suites_after_all_timeout_shows_stacks")
+def after_all_timeout_stacks(c):
+    """An after_all that blocks forever after its suite's last test is
+    halted at that test's timeout: its error on that test shows where the
+    fixture was. Run at the end of the run (--retry), its own result shows
+    the same."""
+    status, tests = c.run("blocked_after/*")
+    c.expect_eq(status, 1, "exit status")
+    error = c.error(tests, "blocked_after/only",
+                    "after_all of suite 'blocked_after' failed",
+                    "did not finish within 1000 ms")
+    c.stacks(error, "read_a_pipe_nobody_writes")
+    status, tests = c.run("--retry", "1", "blocked_after/*")
+    c.expect_eq(status, 1, "exit status with --retry")
+    c.state(tests, "blocked_after/only", "passed")
+    error = c.error(tests, "blocked_after/(after_all)",
+                    "after_all of suite 'blocked_after' failed",
+                    "did not finish within 1000 ms")
+    c.stacks(error, "read_a_pipe_nobody_writes")
 
 
 @CASES("api_suites_after_all_failure")
