@@ -121,6 +121,11 @@ struct running {
      * job were: before_all's, when this test started its suite, or
      * after_all's, run after this test. */
     struct tattle__stacks fixture_stacks;
+    /* While after_all runs after this test: the line put before what it
+     * prints on each stream, once (headed), so its output follows the
+     * test's, marked as its own. */
+    const char *output_heading;
+    bool headed[2];
 };
 
 /* A suite with before_all or after_all, once its first test came up. */
@@ -275,6 +280,11 @@ static bool read_output(struct running *run, int stream)
     for (int rounds = 0; rounds < 16; rounds++) {
         ssize_t n = read(run->output_fds[stream], buffer, sizeof buffer);
         if (n > 0) {
+            if (run->output_heading && !run->headed[stream]) {
+                tattle__capture_note(&run->captures[stream],
+                                     run->output_heading);
+                run->headed[stream] = true;
+            }
             tattle__capture_feed(&run->captures[stream], buffer, (size_t)n);
             continue;
         }
@@ -804,7 +814,8 @@ static void finish(struct tattle__scheduler *scheduler, struct running *run)
         run->trace = NULL;
     }
     if (run->suite >= 0) {
-        /* The suite's last test: after_all, reported with this test. */
+        /* The suite's last test: after_all, reported with this test,
+         * what it prints after the test's own output, under a heading. */
         struct suite_server *suite = &scheduler->suites[run->suite];
         suite->running--;
         const struct tattle__schedule_callbacks *callbacks =
@@ -812,9 +823,18 @@ static void finish(struct tattle__scheduler *scheduler, struct running *run)
         if (suite->server && suite->running == 0 && !scheduler->stopping &&
             !(callbacks->suite_pending &&
               callbacks->suite_pending(callbacks->ctx, suite->suite,
-                                       &run->job)))
-            end_suite_server(scheduler, suite, run, run->job.timeout_ms, false,
+                                       &run->job))) {
+            struct tattle__buffer heading = {0};
+            tattle__buffer_printf(
+                &heading, "[tattle: what after_all of suite '%s' printed]",
+                suite->suite->name);
+            run->output_heading = heading.data;
+            end_suite_server(scheduler, suite, run, run->job.timeout_ms, true,
                              &run->fixture_stacks, &run->after_all_error);
+            run->output_heading = NULL;
+            run->headed[0] = run->headed[1] = false;
+            tattle__buffer_release(&heading);
+        }
     }
     outcome.fixture_error = run->fixture_error;
     outcome.after_all_error = run->after_all_error;

@@ -210,14 +210,18 @@ def before_all_timeout_stacks(c):
 def after_all_timeout_stacks(c):
     """An after_all that blocks forever after its suite's last test is
     halted at that test's timeout: its error on that test shows where the
-    fixture was. Run at the end of the run (--retry), its own result shows
-    the same."""
+    fixture was, and what it printed follows the test's own output. Run at
+    the end of the run (--retry), its own result shows the same."""
     status, tests = c.run("blocked_after/*")
     c.expect_eq(status, 1, "exit status")
     error = c.error(tests, "blocked_after/only",
                     "after_all of suite 'blocked_after' failed",
                     "did not finish within 1000 ms")
     c.stacks(error, "read_a_pipe_nobody_writes")
+    c.expect_eq(tests["blocked_after/only"]["output"]["stdout"],
+                "the test's own line\n"
+                "[tattle: what after_all of suite 'blocked_after' printed]\n"
+                "after_all waits for a writer\n", "stdout")
     status, tests = c.run("--retry", "1", "blocked_after/*")
     c.expect_eq(status, 1, "exit status with --retry")
     c.state(tests, "blocked_after/only", "passed")
@@ -225,6 +229,40 @@ def after_all_timeout_stacks(c):
                     "after_all of suite 'blocked_after' failed",
                     "did not finish within 1000 ms")
     c.stacks(error, "read_a_pipe_nobody_writes")
+
+
+@CASES("api_suites_after_all_output_follows_the_last_test")
+def after_all_output_on_last_test(c):
+    """What an after_all run right after its suite's last test prints
+    follows that test's output in its result, under a heading that names
+    the fixture, on each stream it printed to: in the JSON report, the
+    JUnit report and the console. The counts of bytes are those of the
+    output shown, heading included."""
+    status, tests = c.run("--junit", "report.xml", "leaky/*")
+    c.expect_eq(status, 1, "exit status")
+    heading = "[tattle: what after_all of suite 'leaky' printed]\n"
+    output = tests["leaky/last"]["output"]
+    c.expect_eq(output["stdout"], heading + "after_all counted 2 leaked\n",
+                "stdout")
+    c.expect_eq(output["stderr"], heading + "after_all stderr line\n",
+                "stderr")
+    c.expect_eq((output["stdout_bytes"], output["stderr_bytes"]),
+                (len(heading) + 27, len(heading) + 22), "bytes counted")
+    c.expect_eq(tests["leaky/first"]["output"]["stdout"], "",
+                "the first test's output")
+    cases = {case.get("name"): case for case in
+             ElementTree.parse(os.path.join(c.cwd, "report.xml")).getroot()
+             .iter("testcase")}
+    c.require("last" in cases, "no JUnit testcase 'last': %r" % sorted(cases))
+    for element, line in (("system-out", "after_all counted 2 leaked"),
+                          ("system-err", "after_all stderr line")):
+        text = cases["last"].findtext(element) or ""
+        c.expect(heading + line in text,
+                 "JUnit %s: %r" % (element, text))
+    console = c.done.stdout.decode(errors="replace")
+    c.expect("what after_all of suite 'leaky' printed" in console and
+             "after_all counted 2 leaked" in console,
+             "the console shows the after_all's output: %r" % console[-2000:])
 
 
 @CASES("api_suites_after_all_failure")
