@@ -180,7 +180,7 @@ def before_all_timeout(c):
     c.state(tests, "after_hanging/helper_is_gone", "passed")
     for name in ("first", "second"):
         c.error(tests, "hanging/" + name, "before_all of suite 'hanging' failed",
-                "a connection was left open", "did not finish within 300 ms")
+                "a connection was left open", "did not finish within 1000 ms")
     c.expect_eq(len(c.lines("hanging_before_all.log")), 1, "before_all started")
 
 
@@ -189,21 +189,22 @@ def before_all_timeout_stacks(c):
     """A before_all that blocks forever is halted at the timeout like a
     test: the error on the test that started the suite shows where every
     thread of it was (its own, in the function it blocks in, and the thread
-    it started), and keeps what it recorded before it hung; the suite's
-    other test fails with the error too, and another suite is unaffected."""
-    status, tests = c.run("-j", "1", "blocked_before/*", "ready/sees_state_1")
+    it started, and the helper process it forked), and keeps what it
+    recorded before it hung; the suite's other test fails with the error
+    too, and another suite is unaffected."""
+    status, tests = c.run("-j", "1", "hanging/*", "ready/sees_state_1")
     c.expect_eq(status, 1, "exit status")
     c.state(tests, "ready/sees_state_1", "passed")
     errors = {}
     for name in ("first", "second"):
-        errors[name] = c.error(tests, "blocked_before/" + name,
-                               "before_all of suite 'blocked_before' failed",
+        errors[name] = c.error(tests, "hanging/" + name,
+                               "before_all of suite 'hanging' failed",
                                "a connection was left open",
                                "did not finish within 1000 ms")
     stacks = c.stacks(errors["first"], "read_a_pipe_nobody_writes",
                       "blocked_fixture_thread")
-    c.expect_eq(len({thread["pid"] for thread in stacks}), 1,
-                "processes in the stacks (the suite server)")
+    c.expect_eq(len({thread["pid"] for thread in stacks}), 2,
+                "processes in the stacks (the suite server, its helper)")
 
 
 @CASES("api_suites_after_all_timeout_shows_stacks")
