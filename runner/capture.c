@@ -64,6 +64,26 @@ void tattle__capture_feed(struct tattle__capture *capture, const void *data,
         capture->tail_length = capture->tail_limit;
 }
 
+/* The last byte kept, or -1 when nothing is. */
+static int last_kept_byte(const struct tattle__capture *capture)
+{
+    if (capture->tail_length > 0)
+        return capture->tail[(capture->tail_next + capture->tail_limit - 1) %
+                             capture->tail_limit];
+    if (capture->head_length > 0)
+        return capture->head[capture->head_length - 1];
+    return -1;
+}
+
+void tattle__capture_note(struct tattle__capture *capture, const char *note)
+{
+    int last = last_kept_byte(capture);
+    if (last >= 0 && last != '\n')
+        tattle__capture_feed(capture, "\n", 1);
+    tattle__capture_feed(capture, note, strlen(note));
+    tattle__capture_feed(capture, "\n", 1);
+}
+
 void tattle__capture_render(const struct tattle__capture *capture,
                             struct tattle_output *output,
                             struct tattle__buffer *storage)

@@ -39,6 +39,9 @@ void tattle__capture_release(struct tattle__capture *capture);
 void tattle__capture_reset(struct tattle__capture *capture);
 void tattle__capture_feed(struct tattle__capture *capture, const void *data,
                           size_t length);
+/** Adds `note`, a line of the runner's own, to the stream: on a line of
+ * its own, counted as the stream's (the report's text and counts agree). */
+void tattle__capture_note(struct tattle__capture *capture, const char *note);
 /** Fills `output` with the kept text (head, an omission marker, tail),
  * stored in `storage` (the caller releases it). */
 void tattle__capture_render(const struct tattle__capture *capture,

@@ -68,16 +68,19 @@ static void take_frames(struct tattle__result_record *record,
     }
 }
 
-/* A timed-out (or a traced, crashed) test's stacks go into the record: the
- * threads array is taken over, their strings among its owned strings. A thread
- * the trace named is called by its actor's name; the test's body by the test's
- * id. What kept stacks out is said in the failure's message. */
+/* A timed-out (or a traced, crashed) test's stacks, or a timed-out suite
+ * fixture's, go into the record as `failure`'s: the threads array is taken
+ * over, their strings among its owned strings. A thread the trace named is
+ * called by its actor's name; the test's body by the test's id (`entry`
+ * may be NULL: no test). What kept stacks out is said in the failure's
+ * message. A record holds the stacks of one moment: a second set is
+ * left out, and the failure says so. */
 static void take_stacks(struct tattle__result_record *record,
                         const struct tattle__test_entry *entry,
-                        const struct tattle__outcome *outcome,
+                        struct tattle__stacks *stacks,
+                        const struct tattle_trace *trace,
                         struct tattle_failure *failure)
 {
-    struct tattle__stacks *stacks = outcome->stacks;
     if (!stacks || !stacks->taken)
         return;
     if (stacks->note)
@@ -85,9 +88,16 @@ static void take_stacks(struct tattle__result_record *record,
             record, "%s (stacks: %s)", failure->message, stacks->note);
     if (stacks->thread_count == 0)
         return;
-    const char *body = tattle__record_printf(
-        record, "tattle__body__%s__%s", entry->test->suite, entry->test->name);
-    const struct tattle_trace *trace = outcome->trace;
+    if (record->stacks) {
+        failure->message = tattle__record_printf(
+            record, "%s (stacks: left out, the test's own are shown)",
+            failure->message);
+        return;
+    }
+    const char *body =
+        entry ? tattle__record_printf(record, "tattle__body__%s__%s",
+                                      entry->test->suite, entry->test->name)
+              : NULL;
     for (size_t i = 0; i < stacks->thread_count; i++) {
         struct tattle_thread_stack *thread = &stacks->threads[i];
         tattle__record_own(record, (char *)thread->actor);
@@ -100,7 +110,8 @@ static void take_stacks(struct tattle__result_record *record,
         for (size_t f = 0; f < thread->frame_count; f++) {
             tattle__record_own(record, (char *)frames[f].function);
             tattle__record_own(record, (char *)frames[f].file);
-            if (frames[f].function && strcmp(frames[f].function, body) == 0)
+            if (body && frames[f].function &&
+                strcmp(frames[f].function, body) == 0)
                 frames[f].function = entry->info.id;
         }
     }
@@ -140,7 +151,7 @@ static void add_crash(struct tattle__result_record *record,
         }
     }
     /* A traced test's handler rang the runner: every thread's stack. */
-    take_stacks(record, entry, outcome, failure);
+    take_stacks(record, entry, outcome->stacks, outcome->trace, failure);
 }
 
 static void add_recorded_failures(struct tattle__result_record *record,
@@ -289,7 +300,8 @@ static bool add_ending(struct tattle__result_record *record,
             tattle__record_add_failure(record, TATTLE_FAILURE_TIMEOUT);
         failure->message = message;
         failure->timeout_ms = job->timeout_ms;
-        take_stacks(record, job->entry, outcome, failure);
+        take_stacks(record, job->entry, outcome->stacks, outcome->trace,
+                    failure);
         return true;
     }
     if (!outcome->forked)
@@ -382,6 +394,17 @@ static void free_trace(struct tattle_trace *trace)
     tattle__trace_free(trace);
 }
 
+void tattle__result_add_fixture_error(struct tattle__result_record *record,
+                                      const struct tattle__test_entry *entry,
+                                      const char *message,
+                                      struct tattle__stacks *stacks,
+                                      const struct tattle_trace *trace)
+{
+    tattle__record_add_error(record, "%s", message);
+    take_stacks(record, entry, stacks, trace,
+                &record->failures[record->result.failure_count - 1]);
+}
+
 void tattle__result_set_output(struct tattle__result_record *record,
                                const struct tattle__capture *stdout_capture,
                                const struct tattle__capture *stderr_capture)
@@ -412,11 +435,15 @@ void tattle__result_build(struct tattle__result_record *record,
         result->rerun = tattle__command_rerun();
 
     if (outcome->fixture_error)
-        tattle__record_add_error(record, "%s", outcome->fixture_error);
+        tattle__result_add_fixture_error(
+            record, job->entry, outcome->fixture_error, outcome->fixture_stacks,
+            outcome->trace);
     add_recorded_failures(record, reading);
     bool broken = add_ending(record, job, outcome);
     if (outcome->after_all_error)
-        tattle__record_add_error(record, "%s", outcome->after_all_error);
+        tattle__result_add_fixture_error(
+            record, job->entry, outcome->after_all_error,
+            outcome->fixture_stacks, outcome->trace);
     if (outcome->trace_corruption) {
         tattle__record_add_error(record,
                                  "trace arena corrupted: %s; events discarded",

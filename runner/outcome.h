@@ -22,6 +22,16 @@ void tattle__result_set_output(struct tattle__result_record *record,
                                const struct tattle__capture *stdout_capture,
                                const struct tattle__capture *stderr_capture);
 
+/** Adds a suite fixture's failure to the record: an error with `message`,
+ * and where the fixture's threads were when it ran out of time (`stacks`,
+ * NULL or not taken when none; its threads are taken over). `entry` is
+ * the test it is reported on, or NULL. */
+void tattle__result_add_fixture_error(struct tattle__result_record *record,
+                                      const struct tattle__test_entry *entry,
+                                      const char *message,
+                                      struct tattle__stacks *stacks,
+                                      const struct tattle_trace *trace);
+
 /** Builds the record of one run. Takes over outcome->trace. */
 void tattle__result_build(struct tattle__result_record *record,
                           const struct tattle__job *job,

@@ -162,7 +162,8 @@ static void late_after_all_failed(void *context,
                                   const struct tattle_suite *suite,
                                   const char *failure, uint64_t duration_us,
                                   const struct tattle__capture *stdout_capture,
-                                  const struct tattle__capture *stderr_capture)
+                                  const struct tattle__capture *stderr_capture,
+                                  struct tattle__stacks *stacks)
 {
     struct tattle__run_queue *queue = context;
     struct tattle__late_fixture *late = tattle__malloc(sizeof *late);
@@ -196,7 +197,7 @@ static void late_after_all_failed(void *context,
     struct tattle__result_record record;
     tattle__record_init_not_run(&record, &late->info, TATTLE_STATE_FAILED,
                                 NULL);
-    tattle__record_add_error(&record, "%s", failure);
+    tattle__result_add_fixture_error(&record, NULL, failure, stacks, NULL);
     record.result.duration_us = duration_us;
     record.result.attempts = 1;
     tattle__result_set_output(&record, stdout_capture, stderr_capture);

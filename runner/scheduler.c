@@ -118,6 +118,15 @@ struct running {
     bool server_lost;      /* its suite server died under it */
     char *fixture_error;   /* owned: the suite's fixture failed */
     char *after_all_error; /* owned: after_all after it failed */
+    /* Where the threads of a suite fixture that ran out of time in this
+     * job were: before_all's, when this test started its suite, or
+     * after_all's, run after this test. */
+    struct tattle__stacks fixture_stacks;
+    /* While after_all runs after this test: the line put before what it
+     * prints on each stream, once (headed), so its output follows the
+     * test's, marked as its own. */
+    const char *output_heading;
+    bool headed[2];
 };
 
 /* A suite with before_all or after_all, once its first test came up. */
@@ -272,6 +281,11 @@ static bool read_output(struct running *run, int stream)
     for (int rounds = 0; rounds < 16; rounds++) {
         ssize_t n = read(run->output_fds[stream], buffer, sizeof buffer);
         if (n > 0) {
+            if (run->output_heading && !run->headed[stream]) {
+                tattle__capture_note(&run->captures[stream],
+                                     run->output_heading);
+                run->headed[stream] = true;
+            }
             tattle__capture_feed(&run->captures[stream], buffer, (size_t)n);
             continue;
         }
@@ -290,6 +304,44 @@ static void drain_outputs(struct running *run)
     for (int s = 0; s < 2; s++)
         while (read_output(run, s))
             ;
+}
+
+/* ---- halting processes and taking their stacks ---- */
+
+/* When halting what timed out must be done by: the halt budget from now. */
+static uint64_t halt_deadline(const struct tattle__scheduler *scheduler)
+{
+    return tattle__now_us() +
+           (uint64_t)((double)halt_budget_us * scheduler->timeout_multiplier);
+}
+
+/* Sends SIGSTOP to `root` and to every process below it as it is found,
+ * until a walk finds no new one, and waits until their threads show
+ * stopped. Bounded by `deadline_us`: a thread in an uninterruptible sleep
+ * halts only when it leaves it. */
+static void halt_tree(pid_t root, uint64_t deadline_us)
+{
+    struct tattle__pid_list tree = {0};
+    tattle__process_tree_stop(root, true, &tree);
+    tattle__process_tree_wait_stopped(&tree, deadline_us);
+    tattle__pid_list_release(&tree);
+}
+
+/* Takes the stacks of every thread of the first STACKS_PROCESSES of
+ * `processes` into *stacks (which must be zero), within the stacks
+ * budget; `before` are the threads' states before they were halted. */
+static void take_stacks_of(const struct tattle__scheduler *scheduler,
+                           const struct tattle__pid_list *processes,
+                           const struct tattle__thread_states *before,
+                           struct tattle__stacks *stacks)
+{
+    tattle__stacks_take(processes->items,
+                        processes->count < STACKS_PROCESSES ? processes->count
+                                                            : STACKS_PROCESSES,
+                        before,
+                        (unsigned long)((double)stacks_budget_us *
+                                        scheduler->timeout_multiplier),
+                        stacks);
 }
 
 /* ---- suite servers ---- */
@@ -414,26 +466,42 @@ static void drain_fixture_output(struct running *run, int stream, bool keep)
         ;
 }
 
-/* Stops a suite server whose fixture ran out of time. Its helpers are
- * killed first, while they are still its descendants (once it is dead
- * they belong to the fork server and no walk from it finds them). Then it
- * is asked to abort: its crash handler copies what the fixture had
- * recorded into the job's slot, so the failure keeps the fixture's own
- * failures. A server that does not die of it within a short grace (it may
- * block the signal) is killed, with anything it forked meanwhile. */
+/* Stops a suite server whose fixture ran out of time. It is halted
+ * first, with its helpers, as a timed-out test is, and the stacks of all
+ * their threads are taken into *stacks (which must be zero): where the
+ * fixture was. Its helpers are then killed, while they are still its
+ * descendants (once it is dead they belong to the fork server and no walk
+ * from it finds them). Then it is asked to abort, and let go on: its
+ * crash handler copies what the fixture had recorded into the job's slot,
+ * so the failure keeps the fixture's own failures. A server that does not
+ * die of it within a short grace (it may block the signal) is killed,
+ * with anything it forked meanwhile. */
 static void stop_timed_out_fixture(struct tattle__scheduler *scheduler,
-                                   struct suite_server *suite)
+                                   struct suite_server *suite,
+                                   struct tattle__stacks *stacks)
 {
     enum { ABORT_GRACE_MS = 250 };
+    struct tattle__pid_list processes = {0};
+    tattle__process_tree_list(suite->pid, &processes);
+    struct tattle__thread_states states = {0};
+    tattle__thread_states_read(processes.items, processes.count, &states);
+    halt_tree(suite->pid, halt_deadline(scheduler));
+    take_stacks_of(scheduler, &processes, &states, stacks);
+    tattle__thread_states_release(&states);
+    tattle__pid_list_release(&processes);
     tattle__process_tree_kill(suite->pid, false, NULL);
     int pidfd = tattle__fork_server_pidfd(suite->server);
     if (pidfd >= 0 && pidfd_send_signal(pidfd, SIGABRT, NULL, 0) == 0) {
+        pidfd_send_signal(pidfd, SIGCONT, NULL, 0);
         struct pollfd gone = {pidfd, POLLIN, 0};
         int grace_ms = (int)(ABORT_GRACE_MS * scheduler->timeout_multiplier);
         while (poll(&gone, 1, grace_ms) < 0 && errno == EINTR)
             ;
     }
     tattle__process_tree_kill(suite->pid, true, NULL);
+    /* Threads that never showed a stop are still traced: dead now, they
+     * are reaped here. */
+    tattle__stacks_forget_tracees(stacks);
 }
 
 static int read_stop_signal(struct tattle__scheduler *scheduler);
@@ -444,11 +512,13 @@ forget_stacks_of_an_earlier_ring(struct running *run,
 
 /* Waits for the suite server's fixture (before_all or after_all) in job
  * slot `run`: for its report, its death, its deadline or a stop signal.
+ * At its deadline the stacks of its threads are taken into *stacks.
  * Returns 0 passed, 1 failed, or a negative errno when the server is gone
  * or was killed. */
 static int wait_fixture(struct tattle__scheduler *scheduler,
                         struct suite_server *suite, struct running *run,
-                        long timeout_ms, bool keep_output, bool *timed_out,
+                        long timeout_ms, bool keep_output,
+                        struct tattle__stacks *stacks, bool *timed_out,
                         int *interrupted)
 {
     uint64_t deadline =
@@ -482,7 +552,7 @@ static int wait_fixture(struct tattle__scheduler *scheduler,
             uint64_t now = tattle__now_us();
             if (now >= deadline) {
                 *timed_out = true;
-                stop_timed_out_fixture(scheduler, suite);
+                stop_timed_out_fixture(scheduler, suite, stacks);
                 return -ETIMEDOUT;
             }
             wait_ms = (int)((deadline - now + 999) / 1000);
@@ -584,7 +654,7 @@ static void start_suite_server(struct tattle__scheduler *scheduler,
     bool timed_out;
     int interrupted;
     int result = wait_fixture(scheduler, suite, run, timeout_ms, true,
-                              &timed_out, &interrupted);
+                              &run->fixture_stacks, &timed_out, &interrupted);
     if (result == 0) {
         /* Nothing of the suite's tests runs yet: every process below the
          * server is before_all's. */
@@ -605,12 +675,14 @@ static void start_suite_server(struct tattle__scheduler *scheduler,
 }
 
 /* Runs after_all in `run`'s job slot (its test has finished and nothing of
- * it is left) and ends the suite server; *failure says how it failed.
- * What after_all prints is added to the job's captures when
+ * it is left) and ends the suite server; *failure says how it failed, and
+ * *stacks (which must be zero) where its threads were when it ran out of
+ * time. What after_all prints is added to the job's captures when
  * `keep_output`, else dropped. */
 static void end_suite_server(struct tattle__scheduler *scheduler,
                              struct suite_server *suite, struct running *run,
-                             long timeout_ms, bool keep_output, char **failure)
+                             long timeout_ms, bool keep_output,
+                             struct tattle__stacks *stacks, char **failure)
 {
     *failure = NULL;
     tattle__slot_reset(run->slot, SLOT_BYTES);
@@ -620,7 +692,7 @@ static void end_suite_server(struct tattle__scheduler *scheduler,
     int interrupted = 0;
     if (result == 0)
         result = wait_fixture(scheduler, suite, run, timeout_ms, keep_output,
-                              &timed_out, &interrupted);
+                              stacks, &timed_out, &interrupted);
     if (interrupted)
         scheduler->stopping = interrupted;
     /* It ends after reporting: wait for that, so its pipes are quiet. */
@@ -645,20 +717,22 @@ static void end_suite_server(struct tattle__scheduler *scheduler,
 
 /* An after_all that failed after its suite's tests had been reported:
  * the failure goes to the callbacks as a result of its own, with what
- * the fixture printed (NULL captures: nothing was captured), and fails
- * the run. */
+ * the fixture printed (NULL captures: nothing was captured) and where its
+ * threads were when it ran out of time (NULL: nothing was taken), and
+ * fails the run. */
 static void report_late_after_all(struct tattle__scheduler *scheduler,
                                   struct suite_server *suite,
                                   const char *failure, uint64_t started_us,
-                                  const struct tattle__capture *captures)
+                                  const struct tattle__capture *captures,
+                                  struct tattle__stacks *stacks)
 {
     scheduler->late_fixture_failures++;
     const struct tattle__schedule_callbacks *callbacks = scheduler->callbacks;
     if (callbacks->late_after_all_failed)
-        callbacks->late_after_all_failed(callbacks->ctx, suite->suite, failure,
-                                         tattle__now_us() - started_us,
-                                         captures ? &captures[0] : NULL,
-                                         captures ? &captures[1] : NULL);
+        callbacks->late_after_all_failed(
+            callbacks->ctx, suite->suite, failure,
+            tattle__now_us() - started_us, captures ? &captures[0] : NULL,
+            captures ? &captures[1] : NULL, stacks);
     else
         fprintf(stderr, "tattle: %s\n", failure);
 }
@@ -674,12 +748,15 @@ static void end_reported_suite_server(struct tattle__scheduler *scheduler,
     char *failure = NULL;
     tattle__capture_reset(&run->captures[0]);
     tattle__capture_reset(&run->captures[1]);
-    end_suite_server(scheduler, suite, run, suite->timeout_ms, true, &failure);
+    struct tattle__stacks stacks = {0};
+    end_suite_server(scheduler, suite, run, suite->timeout_ms, true, &stacks,
+                     &failure);
     if (failure)
         report_late_after_all(scheduler, suite, failure, started_us,
-                              run->captures);
+                              run->captures, &stacks);
     tattle__capture_reset(&run->captures[0]);
     tattle__capture_reset(&run->captures[1]);
+    tattle__stacks_release(&stacks);
     free(failure);
 }
 
@@ -770,7 +847,8 @@ static void finish(struct tattle__scheduler *scheduler, struct running *run)
         run->trace = NULL;
     }
     if (run->suite >= 0) {
-        /* The suite's last test: after_all, reported with this test. */
+        /* The suite's last test: after_all, reported with this test,
+         * what it prints after the test's own output, under a heading. */
         struct suite_server *suite = &scheduler->suites[run->suite];
         suite->running--;
         const struct tattle__schedule_callbacks *callbacks =
@@ -778,18 +856,29 @@ static void finish(struct tattle__scheduler *scheduler, struct running *run)
         if (suite->server && suite->running == 0 && !scheduler->stopping &&
             !(callbacks->suite_pending &&
               callbacks->suite_pending(callbacks->ctx, suite->suite,
-                                       &run->job)))
-            end_suite_server(scheduler, suite, run, run->job.timeout_ms, false,
-                             &run->after_all_error);
+                                       &run->job))) {
+            struct tattle__buffer heading = {0};
+            tattle__buffer_printf(
+                &heading, "[tattle: what after_all of suite '%s' printed]",
+                suite->suite->name);
+            run->output_heading = heading.data;
+            end_suite_server(scheduler, suite, run, run->job.timeout_ms, true,
+                             &run->fixture_stacks, &run->after_all_error);
+            run->output_heading = NULL;
+            run->headed[0] = run->headed[1] = false;
+            tattle__buffer_release(&heading);
+        }
     }
     outcome.fixture_error = run->fixture_error;
     outcome.after_all_error = run->after_all_error;
+    outcome.fixture_stacks = &run->fixture_stacks;
     run->busy = false;
     scheduler->running_count--;
     scheduler->callbacks->finished(scheduler->callbacks->ctx, &run->job,
                                    &outcome);
     tattle__slot_reading_release(&outcome.reading);
     tattle__stacks_release(&run->stacks);
+    tattle__stacks_release(&run->fixture_stacks);
     /* Reaped with their process: nothing of them is left to wait for. */
     release_stopped_tracees(run);
     free(run->tracees);
@@ -933,13 +1022,7 @@ static void take_stacks(struct tattle__scheduler *scheduler,
     run->stacks_ring = 0;
     struct tattle__pid_list processes = {0};
     list_test_processes(scheduler, run, &processes);
-    tattle__stacks_take(processes.items,
-                        processes.count < STACKS_PROCESSES ? processes.count
-                                                           : STACKS_PROCESSES,
-                        before,
-                        (unsigned long)((double)stacks_budget_us *
-                                        scheduler->timeout_multiplier),
-                        &run->stacks);
+    take_stacks_of(scheduler, &processes, before, &run->stacks);
     tattle__pid_list_release(&processes);
 }
 
@@ -966,9 +1049,7 @@ static bool in_job_cgroup(struct tattle__scheduler *scheduler, unsigned job,
 static void halt_test(struct tattle__scheduler *scheduler, struct running *run)
 {
     unsigned job = (unsigned)(run - scheduler->running);
-    uint64_t deadline_us =
-        tattle__now_us() +
-        (uint64_t)((double)halt_budget_us * scheduler->timeout_multiplier);
+    uint64_t deadline_us = halt_deadline(scheduler);
     if (tattle__job_cgroups_available(&scheduler->cgroups)) {
         run->frozen = true; /* thawed after the kill, whatever happened */
         if (tattle__job_cgroup_freeze(&scheduler->cgroups, job, deadline_us) &&
@@ -977,10 +1058,7 @@ static void halt_test(struct tattle__scheduler *scheduler, struct running *run)
         /* A test that has not joined its cgroup yet is not frozen with it:
          * its tree is stopped as where there are no cgroups. */
     }
-    struct tattle__pid_list tree = {0};
-    tattle__process_tree_stop(run->pid, true, &tree);
-    tattle__process_tree_wait_stopped(&tree, deadline_us);
-    tattle__pid_list_release(&tree);
+    halt_tree(run->pid, deadline_us);
 }
 
 /* TATTLE_TEST_DELAY_BEFORE_KILL_MS, a hook for the project's own tests
@@ -1655,7 +1733,8 @@ static void end_suites_in_process(struct tattle__scheduler *scheduler)
                                                TATTLE__PHASE_TEARDOWN);
         suite->pid = 0;
         if (failure)
-            report_late_after_all(scheduler, suite, failure, started_us, NULL);
+            report_late_after_all(scheduler, suite, failure, started_us, NULL,
+                                  NULL);
         free(failure);
     }
 }

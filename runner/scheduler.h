@@ -73,6 +73,10 @@ struct tattle__outcome {
                                     or its suite server died: why */
     const char *after_all_error; /* non-NULL: the suite's after_all, run
                                     after this test, failed: how */
+    /* Where the threads of the suite fixture that failed were, when it ran
+     * out of time (before_all's, which this test's job ran, or
+     * after_all's); the callback may take its threads over. */
+    struct tattle__stacks *fixture_stacks;
 };
 
 struct tattle__schedule_callbacks {
@@ -88,11 +92,14 @@ struct tattle__schedule_callbacks {
     /* The after_all of `suite` failed when it ran after the last of the
      * suite's tests had been reported (at the end of the run, or to make
      * room for another suite server): `failure` says how, `duration_us`
-     * what it took, the captures what it printed (NULL with --no-fork). */
+     * what it took, the captures what it printed (NULL with --no-fork),
+     * `stacks` where its threads were when it ran out of time (NULL or not
+     * taken: none; the callback may take its threads over). */
     void (*late_after_all_failed)(void *ctx, const struct tattle_suite *suite,
                                   const char *failure, uint64_t duration_us,
                                   const struct tattle__capture *stdout_capture,
-                                  const struct tattle__capture *stderr_capture);
+                                  const struct tattle__capture *stderr_capture,
+                                  struct tattle__stacks *stacks);
     void *ctx;
 };
 

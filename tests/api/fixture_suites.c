@@ -3,10 +3,12 @@
  * test_suites.py: state before_all leaves that every test sees (each in
  * its own copy), evidence files that show how often and in which process
  * each fixture ran, before_all failing by assertion, crash, exit and
- * timeout, after_all running after a crash and failing itself, and a
+ * timeout, fixtures blocked forever (where their threads were is shown),
+ * after_all running after a crash and failing itself, and a
  * hostile test that kills the process its suite's tests are forked from.
  * Evidence files go to the working directory the driver gives each run.
  */
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -155,6 +157,28 @@ TEST(exiting, first)
     ASSERT(1);
 }
 
+/* ---- fixtures that block forever in a named function ---- */
+
+static int never_written[2];
+
+/* Reads a pipe whose write end stays open and is never written: the
+ * stacks taken at the fixture's timeout show this function. */
+__attribute__((noinline)) static void read_a_pipe_nobody_writes(void)
+{
+    char byte;
+    while (read(never_written[0], &byte, 1) != 0)
+        ;
+    abort(); /* not reached: the write end stays open */
+}
+
+/* A thread the fixture starts, blocked as well: its stack is shown too. */
+__attribute__((noinline)) static void *blocked_fixture_thread(void *unused)
+{
+    (void)unused;
+    pause();
+    return NULL;
+}
+
 static void hanging_before_all(void)
 {
     note("hanging_before_all.log", "before_all");
@@ -167,15 +191,19 @@ static void hanging_before_all(void)
     char pid[32];
     snprintf(pid, sizeof pid, "%d", (int)helper);
     note("hanging_helper.pid", pid);
+    if (pipe(never_written) != 0)
+        abort();
+    pthread_t thread;
+    if (pthread_create(&thread, NULL, blocked_fixture_thread, NULL) != 0)
+        abort();
     int open_connections = 1;
     EXPECT_EQ(open_connections, 0, "a connection was left open");
-    for (;;)
-        pause();
+    read_a_pipe_nobody_writes();
 }
 
 SUITE(hanging, .before_all = hanging_before_all);
 
-TEST(hanging, first, .timeout_ms = 300)
+TEST(hanging, first, .timeout_ms = 1000)
 {
     ASSERT(1);
 }
@@ -204,6 +232,21 @@ TEST(after_hanging, helper_is_gone)
     }
     /* 'X': gone; 'Z': killed, not yet reaped. */
     ASSERT_EQ(state == 'X' || state == 'Z', 1, "the helper is still running");
+}
+
+static void blocked_after_all(void)
+{
+    if (pipe(never_written) != 0)
+        abort();
+    printf("after_all waits for a writer\n");
+    read_a_pipe_nobody_writes();
+}
+
+SUITE(blocked_after, .after_all = blocked_after_all);
+
+TEST(blocked_after, only, .timeout_ms = 1000)
+{
+    printf("the test's own line\n");
 }
 
 /* ---- after_all failing ---- */

@@ -47,6 +47,7 @@ class Case(driver.Checks):
                               + list(args), cwd=self.cwd, env=env,
                               stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                               timeout=120 * driver.wait_scale())
+        self.done = done
         self.require(os.path.exists(report),
                      "no report; stderr: %r" % done.stderr[-2000:])
         with open(report, encoding="utf-8") as f:
@@ -67,6 +68,21 @@ class Case(driver.Checks):
     def state(self, tests, test_id, state):
         self.require(test_id in tests, "%s is not in the report" % test_id)
         return self.expect_eq(tests[test_id]["state"], state, test_id + " state")
+
+    def stacks(self, failure, *functions):
+        """The failure carries the stacks of the fixture's threads, one of
+        them in each function; skips the case when ptrace is refused."""
+        if "ptrace was refused" in failure["message"]:
+            print("skipped: ptrace is refused on this machine: %s"
+                  % failure["message"])
+            sys.exit(77)
+        stacks = failure.get("stacks")
+        self.require(stacks, "no stacks in %r" % failure)
+        for function in functions:
+            self.expect(any(frame["function"] == function
+                            for thread in stacks for frame in thread["frames"]),
+                        "no thread in %s: %r" % (function, stacks))
+        return stacks
 
     def error(self, tests, test_id, *words):
         """The test failed with an error failure whose message holds every
@@ -164,8 +180,90 @@ def before_all_timeout(c):
     c.state(tests, "after_hanging/helper_is_gone", "passed")
     for name in ("first", "second"):
         c.error(tests, "hanging/" + name, "before_all of suite 'hanging' failed",
-                "a connection was left open", "did not finish within 300 ms")
+                "a connection was left open", "did not finish within 1000 ms")
     c.expect_eq(len(c.lines("hanging_before_all.log")), 1, "before_all started")
+
+
+@CASES("api_suites_before_all_timeout_shows_stacks")
+def before_all_timeout_stacks(c):
+    """A before_all that blocks forever is halted at the timeout like a
+    test: the error on the test that started the suite shows where every
+    thread of it was (its own, in the function it blocks in, and the thread
+    it started, and the helper process it forked), and keeps what it
+    recorded before it hung; the suite's other test fails with the error
+    too, and another suite is unaffected."""
+    status, tests = c.run("-j", "1", "hanging/*", "ready/sees_state_1")
+    c.expect_eq(status, 1, "exit status")
+    c.state(tests, "ready/sees_state_1", "passed")
+    errors = {}
+    for name in ("first", "second"):
+        errors[name] = c.error(tests, "hanging/" + name,
+                               "before_all of suite 'hanging' failed",
+                               "a connection was left open",
+                               "did not finish within 1000 ms")
+    stacks = c.stacks(errors["first"], "read_a_pipe_nobody_writes",
+                      "blocked_fixture_thread")
+    c.expect_eq(len({thread["pid"] for thread in stacks}), 2,
+                "processes in the stacks (the suite server, its helper)")
+
+
+@CASES("api_suites_after_all_timeout_shows_stacks")
+def after_all_timeout_stacks(c):
+    """An after_all that blocks forever after its suite's last test is
+    halted at that test's timeout: its error on that test shows where the
+    fixture was, and what it printed follows the test's own output. Run at
+    the end of the run (--retry), its own result shows the same."""
+    status, tests = c.run("blocked_after/*")
+    c.expect_eq(status, 1, "exit status")
+    error = c.error(tests, "blocked_after/only",
+                    "after_all of suite 'blocked_after' failed",
+                    "did not finish within 1000 ms")
+    c.stacks(error, "read_a_pipe_nobody_writes")
+    c.expect_eq(tests["blocked_after/only"]["output"]["stdout"],
+                "the test's own line\n"
+                "[tattle: what after_all of suite 'blocked_after' printed]\n"
+                "after_all waits for a writer\n", "stdout")
+    status, tests = c.run("--retry", "1", "blocked_after/*")
+    c.expect_eq(status, 1, "exit status with --retry")
+    c.state(tests, "blocked_after/only", "passed")
+    error = c.error(tests, "blocked_after/(after_all)",
+                    "after_all of suite 'blocked_after' failed",
+                    "did not finish within 1000 ms")
+    c.stacks(error, "read_a_pipe_nobody_writes")
+
+
+@CASES("api_suites_after_all_output_follows_the_last_test")
+def after_all_output_on_last_test(c):
+    """What an after_all run right after its suite's last test prints
+    follows that test's output in its result, under a heading that names
+    the fixture, on each stream it printed to: in the JSON report, the
+    JUnit report and the console. The counts of bytes are those of the
+    output shown, heading included."""
+    status, tests = c.run("--junit", "report.xml", "leaky/*")
+    c.expect_eq(status, 1, "exit status")
+    heading = "[tattle: what after_all of suite 'leaky' printed]\n"
+    output = tests["leaky/last"]["output"]
+    c.expect_eq(output["stdout"], heading + "after_all counted 2 leaked\n",
+                "stdout")
+    c.expect_eq(output["stderr"], heading + "after_all stderr line\n",
+                "stderr")
+    c.expect_eq((output["stdout_bytes"], output["stderr_bytes"]),
+                (len(heading) + 27, len(heading) + 22), "bytes counted")
+    c.expect_eq(tests["leaky/first"]["output"]["stdout"], "",
+                "the first test's output")
+    cases = {case.get("name"): case for case in
+             ElementTree.parse(os.path.join(c.cwd, "report.xml")).getroot()
+             .iter("testcase")}
+    c.require("last" in cases, "no JUnit testcase 'last': %r" % sorted(cases))
+    for element, line in (("system-out", "after_all counted 2 leaked"),
+                          ("system-err", "after_all stderr line")):
+        text = cases["last"].findtext(element) or ""
+        c.expect(heading + line in text,
+                 "JUnit %s: %r" % (element, text))
+    console = c.done.stdout.decode(errors="replace")
+    c.expect("what after_all of suite 'leaky' printed" in console and
+             "after_all counted 2 leaked" in console,
+             "the console shows the after_all's output: %r" % console[-2000:])
 
 
 @CASES("api_suites_after_all_failure")
