@@ -78,7 +78,9 @@ static struct {
     char *suite, *name;
     char *id; /* "SUITE/NAME", made when first asked for */
     char *rerun;
-    size_t command_line_at; /* where COMMAND [ARGS...] starts in rerun */
+    /* Where COMMAND [ARGS...] starts in rerun, COMMAND resolved: the key
+     * of the run's outcomes in .tattle/last-run.json. */
+    size_t command_line_at;
     /* PROGRAM run OPTIONS, shell-quoted: every option that shapes what the
      * run does, for the reruns. */
     char *rerun_head;
@@ -302,7 +304,7 @@ bool tattle__command_wrapping(void)
 
 const char *tattle__command_last_run_key(void)
 {
-    return wrapped.rerun;
+    return wrapped.rerun ? wrapped.rerun + wrapped.command_line_at : NULL;
 }
 
 const char *tattle__command_line(void)

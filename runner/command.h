@@ -37,9 +37,10 @@ const char *tattle__command_line(void);
  * when this run wraps none. */
 const char *tattle__command_test_id(void);
 
-/** The key of this run's outcomes in .tattle/last-run.json: its rerun
- * command, which names the wrapped command and its test; NULL when this
- * run wraps none. */
+/** The key of this run's outcomes in .tattle/last-run.json: the wrapped
+ * command shell-quoted, COMMAND as the absolute path of the file it runs
+ * (its directory's symbolic links resolved), so that `./x` and `/abs/x`
+ * meet; NULL when this run wraps none. */
 const char *tattle__command_last_run_key(void);
 
 /** Whether `test` is the test of a wrapped command. */

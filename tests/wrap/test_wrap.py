@@ -1017,6 +1017,46 @@ def wraps_last_run(c):
              "one entry per wrapped command: %r" % state)
 
 
+@CASES("wrap_last_run_key_is_the_resolved_command")
+def wraps_last_run_resolved(c):
+    # One program typed three ways (relative, absolute through a symbolic
+    # link to its directory, found on PATH) keeps one entry in
+    # .tattle/last-run.json, under its absolute path: --failed through one
+    # spelling sees the failure recorded through another, and a pass
+    # clears it.
+    cwd = c.new_dir()
+    real = os.path.realpath(cwd)
+    os.mkdir(os.path.join(cwd, "bin"))
+    script = os.path.join(cwd, "bin", "check.sh")
+    driver.write(script, "#!/bin/sh\n[ -e %s/pass ] && exit 0\nexit 1\n"
+                 % real)
+    os.chmod(script, 0o755)
+    os.symlink(os.path.join(cwd, "bin"), os.path.join(cwd, "linked"))
+    key = os.path.join(real, "bin", "check.sh")
+
+    def state():
+        with open(os.path.join(cwd, ".tattle", "last-run.json"),
+                  encoding="utf-8") as f:
+            return json.load(f)["executables"]
+
+    run = c.tattle_run(["./bin/check.sh"], cwd=cwd)
+    c.expect_eq(run.test["state"], "failed", "the first run")
+    c.expect_eq(state(), {key: {"failed": ["run/check.sh"]}},
+                "the state after ./bin/check.sh")
+    run = c.tattle_run([os.path.join(cwd, "linked", "check.sh")], ["--failed"],
+                       cwd=cwd)
+    c.expect("no failure of this binary is recorded" not in run.stderr,
+             "--failed through another spelling: %s" % run.stderr)
+    c.expect_eq(state(), {key: {"failed": ["run/check.sh"]}},
+                "the state after the absolute path through a link")
+    driver.write(os.path.join(cwd, "pass"), "")
+    c.env["PATH"] = os.path.join(cwd, "bin") + os.pathsep + c.env["PATH"]
+    run = c.tattle_run(["check.sh"], ["--failed"], cwd=cwd)
+    c.expect_eq(run.test["state"], "passed", "the run found on PATH")
+    c.expect_eq(state(), {key: {"failed": []}},
+                "the state after the run found on PATH")
+
+
 @CASES("wrap_gtest_crash_no_test_carries_is_kept")
 def wraps_gtest_unowned_crash(c):
     # A test failed, then the program crashed with no test running (in a
