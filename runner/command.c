@@ -228,9 +228,11 @@ static void drop_variable(char **variables, size_t *count, const char *variable)
 
 /* The environment the command runs in: this process's with --env and
  * --unset-env applied in their order, its GTEST_OUTPUT replaced by
- * `gtest_output` (NAME=VALUE; NULL: none). Made before a fork, so that
- * the child only execs; the caller frees the array, not its strings. */
-static char **command_environment(const char *gtest_output)
+ * `gtest_output` (NAME=VALUE; NULL: kept, unless `without_gtest_output`).
+ * Made before a fork, so that the child only execs; the caller frees the
+ * array, not its strings. */
+static char **command_environment(const char *gtest_output,
+                                  bool without_gtest_output)
 {
     size_t count = 0;
     while (environ[count])
@@ -238,7 +240,8 @@ static char **command_environment(const char *gtest_output)
     char **variables = tattle__calloc(
         count + wrapped.environment_change_count + 2, sizeof *variables);
     memcpy(variables, environ, count * sizeof *variables);
-    drop_variable(variables, &count, "GTEST_OUTPUT");
+    if (gtest_output || without_gtest_output)
+        drop_variable(variables, &count, "GTEST_OUTPUT");
     for (size_t i = 0; i < wrapped.environment_change_count; i++) {
         char *change = wrapped.environment_changes[i];
         drop_variable(variables, &count, change);
@@ -280,7 +283,7 @@ static void exec_command(void)
                               "cannot enter the directory %s (--chdir): %s",
                               wrapped.directory, strerror(errno));
     } else {
-        char **environment = command_environment(wrapped.gtest_output);
+        char **environment = command_environment(wrapped.gtest_output, false);
         execve(wrapped.path, wrapped.argv, environment);
         tattle__buffer_printf(&message, "cannot run %s: %s", wrapped.path,
                               strerror(errno));
@@ -710,7 +713,7 @@ static char *list_tests(long timeout_ms)
     /* The command's environment without GTEST_OUTPUT, made before the
      * fork: a listing would otherwise be written where the caller's says.
      */
-    char **environment = command_environment(NULL);
+    char **environment = command_environment(NULL, true);
     pid_t pid = fork();
     if (pid == 0) {
         setpgid(0, 0);
