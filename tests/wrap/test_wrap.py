@@ -1017,6 +1017,36 @@ def wraps_last_run(c):
              "one entry per wrapped command: %r" % state)
 
 
+@CASES("wrap_chdir_and_environment_options_reach_the_command")
+def wraps_chdir_and_environment(c):
+    # --chdir, --env and --unset-env shape what the command finds, and
+    # the rerun, run by a shell elsewhere, gives them again.
+    cwd = c.new_dir()
+    sub = os.path.join(cwd, "sub")
+    os.mkdir(sub)
+    driver.write(os.path.join(sub, "marker"), "")
+    c.env["DROPPED"] = "here"
+    script = ('test -e marker && [ "$GIVEN" = "b c" ] && '
+              '[ -z "${DROPPED+set}" ]')
+    run = c.tattle_run(["sh", "-c", script],
+                       ["--chdir", "sub", "--env", "GIVEN=b c",
+                        "--unset-env", "DROPPED"], cwd=cwd)
+    c.expect_eq(run.test["state"], "passed", "the command's directory and "
+                "environment: %r" % run.test.get("failures"))
+    again = subprocess.run(run.test["rerun"], shell=True, cwd=c.new_dir(),
+                           env=c.env, capture_output=True, text=True,
+                           timeout=60 * driver.wait_scale())
+    c.expect_eq(again.returncode, 0, "the rerun %r elsewhere (%s)"
+                % (run.test["rerun"], again.stdout + again.stderr))
+    for options in (["--env", "NOVALUE"], ["--unset-env", "A=1"],
+                    ["--env", "=1"], ["--chdir", "missing"]):
+        run = c.tattle_run(["true"], options, reports=False, cwd=cwd)
+        c.expect(run.process.returncode == 2 and
+                 "tattle run: " in run.stderr,
+                 "%r is a usage error: %d %s"
+                 % (options, run.process.returncode, run.stderr))
+
+
 @CASES("wrap_last_run_key_is_the_resolved_command")
 def wraps_last_run_resolved(c):
     # One program typed three ways (relative, absolute through a symbolic
