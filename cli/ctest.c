@@ -7,10 +7,13 @@
  * (-R/-E/-L/-LE, --test-dir, -C); ctest adds the setup and cleanup tests
  * of the fixtures the selected ones require. Each listed test is run by
  * `tattle run` in a child process of its own (this program re-executed)
- * and a process group of its own, in its working directory, with its
- * ENVIRONMENT and ENVIRONMENT_MODIFICATION, its TIMEOUT as the timeout,
- * its LABELS as tags, its WILL_FAIL and SKIP_RETURN_CODE, and the id
- * ctest/NAME, writing a JSON Lines stream into a private temporary
+ * and a process group of its own, in its working directory (and with
+ * --chdir to it), its ENVIRONMENT and ENVIRONMENT_MODIFICATION given as
+ * --env and --unset-env of each variable they change, its TIMEOUT as the
+ * timeout, its LABELS as tags, its WILL_FAIL and SKIP_RETURN_CODE, and
+ * the id ctest/NAME, writing a JSON Lines stream into a private temporary
+ * directory. Being options of tattle run, all of them are in each
+ * result's rerun, which thus runs the test as the run did from any
  * directory. At most -j of them run at once, in CTest's order as far as
  * DEPENDS, the fixtures (setup tests first, cleanup tests after the tests
  * requiring them), RUN_SERIAL and RESOURCE_LOCK allow; one loop waits on
@@ -74,6 +77,7 @@ static const char help[] =
     "its WORKING_DIRECTORY with its ENVIRONMENT and ENVIRONMENT_MODIFICATION;\n"
     "its LABELS are its tags; exiting with its SKIP_RETURN_CODE skips it;\n"
     "WILL_FAIL inverts its exit status (a crash or timeout still fails).\n"
+    "Each result's rerun runs the test so, from any directory.\n"
     "DEPENDS, FIXTURES_SETUP/CLEANUP/REQUIRED, RUN_SERIAL and RESOURCE_LOCK\n"
     "order the tests as CTest does; a test whose fixture's setup failed is\n"
     "skipped. Inner tests are NAME.SUITE/TEST (GoogleTest) or NAME/POINT "
@@ -727,6 +731,50 @@ static char **test_environment(const struct ctest_test *test,
     return env.variables;
 }
 
+/* Adds "--FLAG=TEXT" to a NULL-terminated list of `*count` words. */
+static void add_option(char ***words, size_t *count, const char *flag,
+                       const char *text, size_t length)
+{
+    struct tattle__buffer word = {0};
+    tattle__buffer_printf(&word, "--%s=", flag);
+    tattle__buffer_append(&word, text, length);
+    *words = tattle__realloc(*words, (*count + 2) * sizeof **words);
+    (*words)[(*count)++] = tattle__buffer_take(&word);
+    (*words)[*count] = NULL;
+}
+
+/* `tattle run`'s options that give the command `environment` where this
+ * process's differs: --unset-env=NAME for a variable it lacks,
+ * --env=NAME=VALUE for one it sets otherwise. They are in the reruns,
+ * which thus run the test in the environment the run gave it. NULL when
+ * there is no difference. */
+static char **environment_options(char **environment)
+{
+    struct environment given = {.variables = environment}, here = {0};
+    while (environment[given.count])
+        given.count++;
+    char **options = NULL;
+    size_t count = 0;
+    for (size_t i = 0; environ[i]; i++) {
+        const char *variable = environ[i];
+        size_t length = name_length(variable);
+        if (variable[length] != '=')
+            continue;
+        set_variable(&here, variable, length, variable + length + 1);
+        if (find_variable(&given, variable, length) == given.count)
+            add_option(&options, &count, "unset-env", variable, length);
+    }
+    for (size_t i = 0; i < given.count; i++) {
+        const char *variable = given.variables[i];
+        size_t length = name_length(variable);
+        const char *value = variable_value(&here, variable, length);
+        if (!value || strcmp(value, variable + length + 1) != 0)
+            add_option(&options, &count, "env", variable, strlen(variable));
+    }
+    release_environment(&here);
+    return options;
+}
+
 /* ---- Running the tests ---- */
 
 /* What the process started for a test says when it could not become
@@ -748,13 +796,23 @@ static pid_t start_test(const struct ctest_run *run, size_t index,
     char **environment = test_environment(test, why);
     if (!environment)
         return -1;
+    char **environment_changes = environment_options(environment);
+    free_strings(environment);
+    size_t change_count = 0;
+    while (environment_changes && environment_changes[change_count])
+        change_count++;
+    /* Absolute, for the reruns in any directory. */
+    char *directory = test->working_directory
+                          ? realpath(test->working_directory, NULL)
+                          : NULL;
     struct tattle__buffer name = {0}, timeout = {0}, skip = {0};
     tattle__buffer_printf(&name, "--name=ctest/%s", test->name);
     tattle__buffer_printf(&timeout, "--timeout=%ld", test->timeout_ms);
     size_t command_count = 0;
     while (test->argv[command_count])
         command_count++;
-    char **argv = tattle__calloc(command_count + 14, sizeof *argv);
+    char **argv =
+        tattle__calloc(command_count + change_count + 16, sizeof *argv);
     size_t n = 0;
     argv[n++] = (char *)self; /* the reruns name it */
     argv[n++] = "run";
@@ -774,6 +832,12 @@ static pid_t start_test(const struct ctest_run *run, size_t index,
         argv[n++] = "--tags";
         argv[n++] = test->tags;
     }
+    if (directory) {
+        argv[n++] = "--chdir";
+        argv[n++] = directory;
+    }
+    for (size_t i = 0; i < change_count; i++)
+        argv[n++] = environment_changes[i];
     argv[n++] = "--";
     for (size_t i = 0; i < command_count; i++)
         argv[n++] = test->argv[i];
@@ -802,7 +866,7 @@ static pid_t start_test(const struct ctest_run *run, size_t index,
         }
         struct start_error failed = {.step = 1};
         if (!test->working_directory || chdir(test->working_directory) == 0) {
-            execve(self, argv, environment);
+            execv(self, argv);
             failed.step = 2;
         }
         failed.error = errno;
@@ -838,7 +902,8 @@ static pid_t start_test(const struct ctest_run *run, size_t index,
     }
     if (report[0] >= 0)
         close(report[0]);
-    free_strings(environment);
+    free_strings(environment_changes);
+    free(directory);
     free(argv);
     tattle__buffer_release(&name);
     tattle__buffer_release(&timeout);

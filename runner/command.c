@@ -78,10 +78,19 @@ static struct {
     char *suite, *name;
     char *id; /* "SUITE/NAME", made when first asked for */
     char *rerun;
-    size_t command_line_at; /* where COMMAND [ARGS...] starts in rerun */
-    char *program; /* the tattle command, for the inner tests' reruns */
+    /* Where COMMAND [ARGS...] starts in rerun, COMMAND resolved: the key
+     * of the run's outcomes in .tattle/last-run.json. */
+    size_t command_line_at;
+    /* PROGRAM run OPTIONS, shell-quoted: every option that shapes what the
+     * run does, for the reruns. */
+    char *rerun_head;
+    char *typed_command; /* COMMAND [ARGS...] as given, shell-quoted */
+    char *directory;     /* --chdir, absolute; NULL: the caller's */
+    /* --env NAME=VALUE and --unset-env NAME (no '='), in their order. */
+    char **environment_changes;
+    size_t environment_change_count;
     char *report_dir, *report_path; /* GoogleTest's JSON report */
-    char *gtest_output;             /* json:PATH */
+    char *gtest_output;             /* GTEST_OUTPUT=json:PATH */
     char *junit_path;   /* --junit-in: the JUnit report it writes, absolute */
     int skip_exit_code; /* 0: none */
     bool will_fail;     /* CTest's WILL_FAIL: a failing exit passes */
@@ -123,6 +132,9 @@ static void print_usage(FILE *stream)
             "  %-32s %s\n"
             "  %-32s %s\n"
             "  %-32s %s\n"
+            "  %-32s %s\n"
+            "  %-32s %s\n"
+            "  %-32s %s\n"
             "  %-32s %s\n",
             "    --name SUITE/NAME", "the test's id (default run/BASENAME)",
             "    --trace",
@@ -141,7 +153,11 @@ static void print_usage(FILE *stream)
             "a non-zero exit passes, 0 fails (CTest's WILL_FAIL; not with "
             "--retry, --repeat)",
             "    --qualify-inner",
-            "a GoogleTest program's tests are NAME.SUITE/TEST");
+            "a GoogleTest program's tests are NAME.SUITE/TEST",
+            "    --chdir DIR", "run the command in DIR", "    --env NAME=VALUE",
+            "set NAME in the command's environment (repeatable)",
+            "    --unset-env NAME",
+            "remove NAME from the command's environment (repeatable)");
     tattle__options_print_flags(stream);
     fprintf(stream, "\nExit status: 0 passed, 1 the command failed, 2 usage "
                     "error (a command not found),\n3 internal error or "
@@ -185,6 +201,59 @@ static const char *earlier_report_removed(const char *path)
     return NULL;
 }
 
+/* The length of the NAME of "NAME=VALUE" (all of a NAME alone). */
+static size_t variable_name_length(const char *variable)
+{
+    const char *equals = strchr(variable, '=');
+    return equals ? (size_t)(equals - variable) : strlen(variable);
+}
+
+static bool same_variable(const char *a, const char *b)
+{
+    size_t length = variable_name_length(a);
+    return length == variable_name_length(b) && strncmp(a, b, length) == 0;
+}
+
+/* Removes NAME's entries (of `variable`, NAME=VALUE or NAME) from a
+ * NULL-terminated list of `*count` entries. */
+static void drop_variable(char **variables, size_t *count, const char *variable)
+{
+    size_t kept = 0;
+    for (size_t i = 0; i < *count; i++)
+        if (!same_variable(variables[i], variable))
+            variables[kept++] = variables[i];
+    *count = kept;
+    variables[kept] = NULL;
+}
+
+/* The environment the command runs in: this process's with --env and
+ * --unset-env applied in their order, its GTEST_OUTPUT replaced by
+ * `gtest_output` (NAME=VALUE; NULL: kept, unless `without_gtest_output`).
+ * Made before a fork, so that the child only execs; the caller frees the
+ * array, not its strings. */
+static char **command_environment(const char *gtest_output,
+                                  bool without_gtest_output)
+{
+    size_t count = 0;
+    while (environ[count])
+        count++;
+    char **variables = tattle__calloc(
+        count + wrapped.environment_change_count + 2, sizeof *variables);
+    memcpy(variables, environ, count * sizeof *variables);
+    if (gtest_output || without_gtest_output)
+        drop_variable(variables, &count, "GTEST_OUTPUT");
+    for (size_t i = 0; i < wrapped.environment_change_count; i++) {
+        char *change = wrapped.environment_changes[i];
+        drop_variable(variables, &count, change);
+        if (strchr(change, '='))
+            variables[count++] = change;
+    }
+    if (gtest_output)
+        variables[count++] = (char *)gtest_output;
+    variables[count] = NULL;
+    return variables;
+}
+
 /* Body of the wrapped command's test, in the forked test process. */
 static void exec_command(void)
 {
@@ -206,14 +275,20 @@ static void exec_command(void)
             return;
         }
     }
-    if (wrapped.report_path) {
+    if (wrapped.report_path)
         unlink(wrapped.report_path);
-        setenv("GTEST_OUTPUT", wrapped.gtest_output, 1);
-    }
-    execv(wrapped.path, wrapped.argv);
     struct tattle__buffer message = {0};
-    tattle__buffer_printf(&message, "cannot run %s: %s", wrapped.path,
-                          strerror(errno));
+    if (wrapped.directory && chdir(wrapped.directory) != 0) {
+        tattle__buffer_printf(&message,
+                              "cannot enter the directory %s (--chdir): %s",
+                              wrapped.directory, strerror(errno));
+    } else {
+        char **environment = command_environment(wrapped.gtest_output, false);
+        execve(wrapped.path, wrapped.argv, environment);
+        tattle__buffer_printf(&message, "cannot run %s: %s", wrapped.path,
+                              strerror(errno));
+        free(environment);
+    }
     struct tattle__slot_failure failure = {.kind = TATTLE_FAILURE_ERROR,
                                            .message = message.data};
     tattle__slot_add_failure(tattle__child_slot(), &failure);
@@ -232,12 +307,12 @@ bool tattle__command_wrapping(void)
 
 const char *tattle__command_last_run_key(void)
 {
-    return wrapped.rerun;
+    return wrapped.rerun ? wrapped.rerun + wrapped.command_line_at : NULL;
 }
 
 const char *tattle__command_line(void)
 {
-    return wrapped.rerun ? wrapped.rerun + wrapped.command_line_at : NULL;
+    return wrapped.typed_command;
 }
 
 const char *tattle__command_test_id(void)
@@ -262,24 +337,52 @@ char *tattle__command_rerun(void)
     return wrapped.rerun ? tattle__strdup(wrapped.rerun) : NULL;
 }
 
-static bool is_executable_file(const char *path)
+/* `path` made absolute against `base` (NULL: the working directory), the
+ * symbolic links of its directory resolved; its own name is kept (a
+ * multi-call program tells its applets by it). NULL when it is no
+ * executable file. */
+static char *resolved_executable(const char *base, const char *path)
 {
+    struct tattle__buffer text = {0};
+    if (path[0] != '/') {
+        char *here = base ? NULL : getcwd(NULL, 0);
+        tattle__buffer_printf(&text, "%s/", base ? base : here ? here : ".");
+        free(here);
+    }
+    tattle__buffer_append_string(&text, path);
+    char *slash = strrchr(text.data, '/');
+    *slash = '\0';
+    char *directory = realpath(text.data[0] ? text.data : "/", NULL);
     struct stat status;
-    return stat(path, &status) == 0 && S_ISREG(status.st_mode) &&
-           access(path, X_OK) == 0;
+    char *found = NULL;
+    if (directory && slash[1]) {
+        struct tattle__buffer file = {0};
+        tattle__buffer_printf(
+            &file, "%s/%s", strcmp(directory, "/") ? directory : "", slash + 1);
+        if (stat(file.data, &status) == 0 && S_ISREG(status.st_mode) &&
+            access(file.data, X_OK) == 0)
+            found = tattle__buffer_take(&file);
+        tattle__buffer_release(&file);
+    }
+    free(directory);
+    tattle__buffer_release(&text);
+    return found;
 }
 
-/* The file execv() runs for `command`, as a shell finds it: a name with a
- * slash as it is, any other on PATH. NULL when there is none. */
-static char *find_command(const char *command)
+/* The file execve() runs for `command`, as execvp() finds it: a name with
+ * a slash from `base` (NULL: the working directory), any other on
+ * `search_path` (a relative entry from `base` too); see
+ * resolved_executable(). NULL when there is none. */
+static char *find_command(const char *command, const char *base,
+                          const char *search_path)
 {
     if (strchr(command, '/'))
-        return is_executable_file(command) ? tattle__strdup(command) : NULL;
-    const char *path = getenv("PATH");
-    if (!path)
-        path = "/usr/local/bin:/usr/bin:/bin";
+        return resolved_executable(base, command);
+    if (!search_path)
+        search_path = "/usr/local/bin:/usr/bin:/bin";
     struct tattle__buffer candidate = {0};
-    for (const char *start = path;; start++) {
+    char *found = NULL;
+    for (const char *start = search_path; !found; start++) {
         const char *end = strchr(start, ':');
         size_t length = end ? (size_t)(end - start) : strlen(start);
         tattle__buffer_clear(&candidate);
@@ -288,40 +391,50 @@ static char *find_command(const char *command)
         else
             tattle__buffer_append(&candidate, start, length);
         tattle__buffer_printf(&candidate, "/%s", command);
-        if (is_executable_file(candidate.data))
-            return tattle__buffer_take(&candidate);
+        found = resolved_executable(base, candidate.data);
         if (!end)
             break;
         start = end;
     }
     tattle__buffer_release(&candidate);
-    return NULL;
+    return found;
 }
 
-/* PROGRAM run --name=SUITE/NAME -- COMMAND [ARGS...], quoted for a POSIX
- * shell. */
+/* The PATH the command is found on: the last --env or --unset-env of
+ * PATH, else this process's. */
+static const char *command_search_path(void)
+{
+    for (size_t i = wrapped.environment_change_count; i-- > 0;) {
+        const char *change = wrapped.environment_changes[i];
+        if (same_variable(change, "PATH"))
+            return strchr(change, '=') ? change + 5 : NULL;
+    }
+    return getenv("PATH");
+}
+
+/* " WORD", shell-quoted. */
+static void append_word(struct tattle__buffer *text, const char *word)
+{
+    tattle__buffer_append_string(text, " ");
+    tattle__buffer_append_shell_quoted(text, word);
+}
+
+/* " --FLAG=VALUE", shell-quoted. */
+static void append_flag(struct tattle__buffer *text, const char *flag,
+                        const char *value)
+{
+    struct tattle__buffer word = {0};
+    tattle__buffer_printf(&word, "--%s=%s", flag, value);
+    append_word(text, word.data);
+    tattle__buffer_release(&word);
+}
+
 /* " COMMAND ARGS...", each word shell-quoted. */
 static void append_command(struct tattle__buffer *text, char **command)
 {
-    for (size_t i = 0; command[i]; i++) {
-        tattle__buffer_append_string(text, " ");
-        tattle__buffer_append_shell_quoted(text, command[i]);
-    }
-}
-
-static char *rerun_command(const char *program, char **command)
-{
-    struct tattle__buffer text = {0};
-    tattle__buffer_append_shell_quoted(&text, program);
-    tattle__buffer_append_string(&text, " run ");
-    struct tattle__buffer name = {0};
-    tattle__buffer_printf(&name, "--name=%s/%s", wrapped.suite, wrapped.name);
-    tattle__buffer_append_shell_quoted(&text, name.data);
-    tattle__buffer_release(&name);
-    tattle__buffer_append_string(&text, " --");
-    wrapped.command_line_at = text.length + 1;
-    append_command(&text, command);
-    return tattle__buffer_take(&text);
+    append_word(text, wrapped.path);
+    for (size_t i = 1; command[i]; i++)
+        append_word(text, command[i]);
 }
 
 /* Splits --name's SUITE/NAME, or names the test run/BASENAME. */
@@ -359,7 +472,7 @@ static void make_report_path(void)
     tattle__buffer_printf(&path, "%s/gtest.json", wrapped.report_dir);
     wrapped.report_path = tattle__buffer_take(&path);
     struct tattle__buffer output = {0};
-    tattle__buffer_printf(&output, "json:%s", wrapped.report_path);
+    tattle__buffer_printf(&output, "GTEST_OUTPUT=json:%s", wrapped.report_path);
     wrapped.gtest_output = tattle__buffer_take(&output);
 }
 
@@ -382,7 +495,10 @@ static void release_wrapped(void)
     free(wrapped.name);
     free(wrapped.id);
     free(wrapped.rerun);
-    free(wrapped.program);
+    free(wrapped.rerun_head);
+    free(wrapped.typed_command);
+    free(wrapped.directory);
+    free(wrapped.environment_changes);
     free(wrapped.report_dir);
     free(wrapped.report_path);
     free(wrapped.gtest_output);
@@ -401,6 +517,8 @@ struct split_line {
     const char *given_tags;
     const char *given_skip_code;
     const char *given_junit_in;
+    const char *given_timeout; /* also handed to the runner */
+    const char *given_directory;
     bool traced;       /* --trace: its two runner flags are added once */
     int command_start; /* argc when there is none */
 };
@@ -448,6 +566,40 @@ static int split_command_line(int argc, char **argv, struct split_line *line)
                 line->runner_argv[line->runner_argc++] = "--trace-all";
                 line->runner_argv[line->runner_argc++] = "--trace-passed";
             }
+        } else if (strncmp(arg, "--timeout=", 10) == 0) {
+            line->given_timeout = arg + 10;
+            line->runner_argv[line->runner_argc++] = argv[i];
+        } else if (strcmp(arg, "--timeout") == 0 && i + 1 < separator) {
+            line->given_timeout = argv[i + 1];
+            line->runner_argv[line->runner_argc++] = argv[i];
+            line->runner_argv[line->runner_argc++] = argv[++i];
+        } else if (strncmp(arg, "--chdir=", 8) == 0) {
+            line->given_directory = arg + 8;
+        } else if (strcmp(arg, "--chdir") == 0) {
+            if (i + 1 >= separator)
+                return usage_error("%s needs a value: DIR", arg);
+            line->given_directory = argv[++i];
+        } else if (strncmp(arg, "--env=", 6) == 0 ||
+                   strncmp(arg, "--unset-env=", 12) == 0 ||
+                   strcmp(arg, "--env") == 0 ||
+                   strcmp(arg, "--unset-env") == 0) {
+            bool set = strncmp(arg, "--env", 5) == 0;
+            const char *equals = strchr(arg, '=');
+            const char *value = equals ? equals + 1 : NULL;
+            if (!value && i + 1 < separator)
+                value = argv[++i];
+            size_t length = value ? variable_name_length(value) : 0;
+            if (!value || length == 0 || (set && !value[length]) ||
+                (!set && value[length]))
+                return usage_error("%s needs a value: %s",
+                                   set ? "--env" : "--unset-env",
+                                   set ? "NAME=VALUE" : "NAME");
+            wrapped.environment_changes =
+                tattle__realloc(wrapped.environment_changes,
+                                (wrapped.environment_change_count + 1) *
+                                    sizeof *wrapped.environment_changes);
+            wrapped.environment_changes[wrapped.environment_change_count++] =
+                (char *)value;
         } else if (strcmp(arg, "--will-fail") == 0) {
             wrapped.will_fail = true;
         } else if (strcmp(arg, "--qualify-inner") == 0) {
@@ -558,15 +710,10 @@ static char *list_tests(long timeout_ms)
     argv[argc] = "--gtest_list_tests";
     unsigned long long bound_us =
         (unsigned long long)(timeout_ms > 0 ? timeout_ms : 60000) * 1000;
-    /* The environment without GTEST_OUTPUT, made before the fork: a
-     * listing would otherwise be written where the caller's says. */
-    size_t variables = 0;
-    while (environ[variables])
-        variables++;
-    char **environment = tattle__calloc(variables + 1, sizeof *environment);
-    for (size_t i = 0, kept = 0; i < variables; i++)
-        if (strncmp(environ[i], "GTEST_OUTPUT=", 13) != 0)
-            environment[kept++] = environ[i];
+    /* The command's environment without GTEST_OUTPUT, made before the
+     * fork: a listing would otherwise be written where the caller's says.
+     */
+    char **environment = command_environment(NULL, true);
     pid_t pid = fork();
     if (pid == 0) {
         setpgid(0, 0);
@@ -574,6 +721,8 @@ static char *list_tests(long timeout_ms)
         sigemptyset(&none);
         sigprocmask(SIG_SETMASK, &none, NULL);
         dup2(pipe_ends[1], STDOUT_FILENO);
+        if (wrapped.directory && chdir(wrapped.directory) != 0)
+            _exit(127);
         execve(wrapped.path, argv, environment);
         _exit(127);
     }
@@ -689,26 +838,17 @@ inner_info(const struct tattle_test_info *command,
     return &inner->info;
 }
 
-/* PROGRAM run -- COMMAND [ARGS...] --gtest_filter=Suite.Name (with
- * --qualify-inner, after the --name that qualifies it, so that the rerun
- * reports the same id); a TAP program's tests cannot be picked: their
- * rerun runs the command again. */
+/* PROGRAM run OPTIONS -- COMMAND [ARGS...] --gtest_filter=Suite.Name (the
+ * options the run had, --name and --qualify-inner among them, so that the
+ * rerun reports the same id); a TAP program's tests cannot be picked:
+ * their rerun runs the command again. */
 static char *inner_rerun(const struct tattle__gtest_test *test, bool gtest)
 {
     if (!gtest)
         return tattle__strdup(wrapped.rerun);
     struct tattle__buffer text = {0};
-    tattle__buffer_append_shell_quoted(&text, wrapped.program);
-    tattle__buffer_append_string(&text, " run ");
-    if (wrapped.qualify_inner) {
-        struct tattle__buffer name = {0};
-        tattle__buffer_printf(&name, "--name=%s/%s", wrapped.suite,
-                              wrapped.name);
-        tattle__buffer_append_shell_quoted(&text, name.data);
-        tattle__buffer_append_string(&text, " --qualify-inner ");
-        tattle__buffer_release(&name);
-    }
-    tattle__buffer_append_string(&text, "--");
+    tattle__buffer_append_string(&text, wrapped.rerun_head);
+    tattle__buffer_append_string(&text, " --");
     append_command(&text, wrapped.argv);
     struct tattle__buffer filter = {0};
     if (test->program_name)
@@ -1118,6 +1258,68 @@ size_t tattle__command_expand(struct tattle__result_record *record,
     return count;
 }
 
+/* The options of `line` that shape what the run does, as a rerun gives
+ * them after PROGRAM run: the test's name, timeout, skip code, WILL_FAIL,
+ * qualified inner tests, tags, JUnit report, tracing, directory and
+ * environment changes. (The reports it writes are the caller's choice.) */
+static void append_rerun_options(struct tattle__buffer *text,
+                                 const struct split_line *line)
+{
+    struct tattle__buffer name = {0};
+    tattle__buffer_printf(&name, "%s/%s", wrapped.suite, wrapped.name);
+    append_flag(text, "name", name.data);
+    tattle__buffer_release(&name);
+    if (line->given_timeout)
+        append_flag(text, "timeout", line->given_timeout);
+    if (wrapped.skip_exit_code) {
+        char code[16];
+        snprintf(code, sizeof code, "%d", wrapped.skip_exit_code);
+        append_flag(text, "skip-exit-code", code);
+    }
+    if (wrapped.will_fail)
+        append_word(text, "--will-fail");
+    if (wrapped.qualify_inner)
+        append_word(text, "--qualify-inner");
+    if (line->given_tags)
+        append_flag(text, "tags", line->given_tags);
+    if (wrapped.junit_path)
+        append_flag(text, "junit-in", wrapped.junit_path);
+    if (line->traced)
+        append_word(text, "--trace");
+    if (wrapped.directory)
+        append_flag(text, "chdir", wrapped.directory);
+    for (size_t i = 0; i < wrapped.environment_change_count; i++) {
+        const char *change = wrapped.environment_changes[i];
+        append_flag(text, strchr(change, '=') ? "env" : "unset-env", change);
+    }
+}
+
+/* Sets the reruns: PROGRAM run OPTIONS -- COMMAND [ARGS...], PROGRAM and
+ * COMMAND as absolute paths, so that the rerun pasted in a shell in any
+ * directory runs the test as this run did. */
+static void make_reruns(const char *program, const struct split_line *line)
+{
+    char *found = find_command(program, NULL, getenv("PATH"));
+    if (!found)
+        found = realpath("/proc/self/exe", NULL);
+    struct tattle__buffer text = {0};
+    tattle__buffer_append_shell_quoted(&text, found ? found : program);
+    free(found);
+    tattle__buffer_append_string(&text, " run");
+    append_rerun_options(&text, line);
+    wrapped.rerun_head = tattle__strdup(text.data);
+    tattle__buffer_append_string(&text, " --");
+    wrapped.command_line_at = text.length + 1;
+    append_command(&text, wrapped.argv);
+    wrapped.rerun = tattle__buffer_take(&text);
+    for (size_t i = 0; wrapped.argv[i]; i++) {
+        if (i)
+            tattle__buffer_append_string(&text, " ");
+        tattle__buffer_append_shell_quoted(&text, wrapped.argv[i]);
+    }
+    wrapped.typed_command = tattle__buffer_take(&text);
+}
+
 int tattle__run_command_main(int argc, char **argv)
 {
     struct split_line line = {0};
@@ -1125,8 +1327,16 @@ int tattle__run_command_main(int argc, char **argv)
     if (status < 0 && !no_stray_word(&line))
         status = 2;
     char **command = argv + line.command_start;
+    if (status < 0 && line.given_directory) {
+        /* Absolute, for the rerun in any directory. */
+        wrapped.directory = realpath(line.given_directory, NULL);
+        if (!wrapped.directory)
+            status = usage_error("--chdir: %s: %s", line.given_directory,
+                                 strerror(errno));
+    }
     if (status < 0) {
-        wrapped.path = find_command(command[0]);
+        wrapped.path =
+            find_command(command[0], wrapped.directory, command_search_path());
         if (!wrapped.path)
             status = usage_error("command not found: %s", command[0]);
     }
@@ -1152,8 +1362,7 @@ int tattle__run_command_main(int argc, char **argv)
     }
     if (status < 0) {
         wrapped.argv = command;
-        wrapped.rerun = rerun_command(argv[0], command);
-        wrapped.program = tattle__strdup(argv[0]);
+        make_reruns(argv[0], &line);
         make_report_path();
         wrapped.test = (struct tattle_test){
             .suite = wrapped.suite,

@@ -29,24 +29,26 @@ void tattle__command_set_junit_reader(tattle__junit_reader reader);
 /** Whether this run is `tattle run`'s, of a wrapped command. */
 bool tattle__command_wrapping(void);
 
-/** The wrapped command, "COMMAND ARGS..." shell-quoted, or NULL when
- * this run wraps none. */
+/** The wrapped command as given, "COMMAND ARGS..." shell-quoted, or NULL
+ * when this run wraps none. */
 const char *tattle__command_line(void);
 
 /** The id of the wrapped command's own result ("SUITE/NAME"), or NULL
  * when this run wraps none. */
 const char *tattle__command_test_id(void);
 
-/** The key of this run's outcomes in .tattle/last-run.json: its rerun
- * command, which names the wrapped command and its test; NULL when this
- * run wraps none. */
+/** The key of this run's outcomes in .tattle/last-run.json: the wrapped
+ * command shell-quoted, COMMAND as the absolute path of the file it runs
+ * (its directory's symbolic links resolved), so that `./x` and `/abs/x`
+ * meet; NULL when this run wraps none. */
 const char *tattle__command_last_run_key(void);
 
 /** Whether `test` is the test of a wrapped command. */
 bool tattle__command_test_is(const struct tattle_test *test);
 
 /** A copy (the caller frees it) of the shell command that runs the
- * wrapped command again, alone, under tattle. */
+ * wrapped command again, alone, under tattle, as this run did (its
+ * options that shape the run, absolute paths), from any directory. */
 char *tattle__command_rerun(void);
 
 /** Whether `result` is the wrapped command's own. */

@@ -99,8 +99,9 @@ static void release_state(struct run_state *state)
 }
 
 /* What the run's outcomes are kept under in .tattle/last-run.json: the
- * executable, or for `tattle run` the wrapped command (two wrapped
- * commands would otherwise overwrite each other's). */
+ * executable, or for `tattle run` the wrapped command with its program's
+ * absolute path (two wrapped commands would otherwise overwrite each
+ * other's; one command keeps one key however it was typed). */
 static const char *last_run_key(const struct run_state *state)
 {
     const char *command = tattle__command_last_run_key();

@@ -583,6 +583,75 @@ def will_fail(c):
              "the message names WILL_FAIL: %r" % failures)
 
 
+@CASES("ctest_a_rerun_runs_the_test_as_the_run_did")
+def rerun_as_run(c):
+    # Each test depends on what CTest gives it: its WORKING_DIRECTORY and
+    # ENVIRONMENT (passes), WILL_FAIL, SKIP_RETURN_CODE, an environment
+    # that sets and unsets variables, its TIMEOUT (hangs). Each result's
+    # rerun, run by a shell in another directory whose environment has
+    # none of the test's, gives the result the run gave.
+    build = c.project(
+        'add_test(NAME expected_failure COMMAND tool exit 3)\n'
+        'set_tests_properties(expected_failure PROPERTIES WILL_FAIL TRUE)\n'
+        'add_test(NAME skips COMMAND skip)\n'
+        'set_tests_properties(skips PROPERTIES SKIP_RETURN_CODE 77)\n'
+        'add_test(NAME env COMMAND tool env ${CMAKE_BINARY_DIR}/env.txt '
+        'E_SET E_UNSET)\n'
+        'set_tests_properties(env PROPERTIES ENVIRONMENT "E_SET=one"\n'
+        '  ENVIRONMENT_MODIFICATION "E_UNSET=unset:")\n')
+    c.env["E_UNSET"] = "present"
+    done = c.tattle_ctest(["-R", "^(passes|expected_failure|skips|env|"
+                           "hangs)$", "--json", "r.json"], build)
+    c.expect_eq(done.returncode, 1, "exit status (%s)" % done.stderr)
+    tests = {t["id"]: t for t in
+             c.report(os.path.join(build, "r.json"))["tests"]}
+    c.require(sorted(tests) == ["ctest/env", "ctest/expected_failure",
+                                "ctest/hangs", "ctest/passes",
+                                "ctest/skips"], "the tests: %r" % tests)
+    env_file = os.path.join(build, "env.txt")
+    c.expect_eq(driver.read(env_file).splitlines(),
+                ["E_SET=one", "E_UNSET unset"], "the run's environment")
+    os.unlink(env_file)
+    elsewhere = c.new_dir()
+    for name, state in (("passes", "passed"), ("expected_failure", "passed"),
+                        ("skips", "skipped"), ("env", "passed")):
+        test = tests["ctest/" + name]
+        c.expect_eq(test["state"], state, "the run's %s" % name)
+        again = subprocess.run(test["rerun"], shell=True, cwd=elsewhere,
+                               env=c.env, capture_output=True, text=True,
+                               timeout=120 * driver.wait_scale())
+        c.expect(again.returncode == 0 and
+                 "%s  ctest/%s " % ("SKIP" if state == "skipped" else "PASS",
+                                    name) in again.stdout,
+                 "the rerun of %s, %r, exited %d:\n%s%s"
+                 % (name, test["rerun"], again.returncode, again.stdout,
+                    again.stderr))
+    c.expect(os.path.exists(env_file) and
+             driver.read(env_file).splitlines() ==
+             ["E_SET=one", "E_UNSET unset"],
+             "the rerun's environment: %r" % (os.path.exists(env_file) and
+                                              driver.read(env_file)))
+    # The hang's rerun times out at its TIMEOUT, not the default minute
+    # (bounded here by the run's own timeout, with room).
+    hang = tests["ctest/hangs"]
+    timeout = hang["failures"][0].get("timeout_ms") if hang.get(
+        "failures") else None
+    c.require(timeout == int(c.timeout_s * 1000),
+              "the run's timeout: %r" % hang)
+    argv = shlex.split(hang["rerun"])
+    c.require("--timeout=%d" % timeout in argv, "the rerun of the hang "
+              "keeps its TIMEOUT: %r" % hang["rerun"])
+    again = subprocess.run(argv[:2] + ["--json", "again.json"] + argv[2:],
+                           cwd=elsewhere, env=c.env, capture_output=True,
+                           text=True, timeout=120 * driver.wait_scale())
+    rerun = c.report(os.path.join(elsewhere, "again.json"))["tests"]
+    c.expect_eq([(t["id"], [(f["kind"], f.get("timeout_ms"))
+                            for f in t.get("failures", [])])
+                 for t in rerun],
+                [("ctest/hangs", [("timeout", timeout)])],
+                "the hang's rerun (exit %d)" % again.returncode)
+
+
 ENVIRONMENT_NAMES = ["E_SET", "E_UNSET", "E_SA", "E_SP", "E_PA", "E_PP",
                      "E_CA", "E_CP", "E_RESET", "E_NEW", "E_EMPTY"]
 

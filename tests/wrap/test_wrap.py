@@ -163,8 +163,11 @@ def wraps_true(c):
     c.expect(argv[-2:] == ["--", "true"] and argv[1] == "run",
              "run.argv is the whole command line: %r" % argv)
     rerun = run.test["rerun"]
-    c.expect(rerun.endswith(" run --name=run/true -- true"),
-             "rerun: %r" % rerun)
+    words = rerun.split(" ")
+    c.expect(words[1:4] == ["run", "--name=run/true", "--"] and
+             words[0].startswith("/") and words[4].startswith("/") and
+             words[4].endswith("/true") and len(words) == 5,
+             "rerun: tattle and true as absolute paths: %r" % rerun)
     # The rerun command runs the command again, alone.
     again = subprocess.run(rerun, shell=True, cwd=run.cwd, env=c.env,
                            capture_output=True, text=True, timeout=60)
@@ -1012,6 +1015,76 @@ def wraps_last_run(c):
     c.expect(len(state) == 2 and len(failed) == 1 and
              failed[0][1] == ["a/fails"] and "exit 1" in failed[0][0],
              "one entry per wrapped command: %r" % state)
+
+
+@CASES("wrap_chdir_and_environment_options_reach_the_command")
+def wraps_chdir_and_environment(c):
+    # --chdir, --env and --unset-env shape what the command finds, and
+    # the rerun, run by a shell elsewhere, gives them again.
+    cwd = c.new_dir()
+    sub = os.path.join(cwd, "sub")
+    os.mkdir(sub)
+    driver.write(os.path.join(sub, "marker"), "")
+    c.env["DROPPED"] = "here"
+    script = ('test -e marker && [ "$GIVEN" = "b c" ] && '
+              '[ -z "${DROPPED+set}" ]')
+    run = c.tattle_run(["sh", "-c", script],
+                       ["--chdir", "sub", "--env", "GIVEN=b c",
+                        "--unset-env", "DROPPED"], cwd=cwd)
+    c.expect_eq(run.test["state"], "passed", "the command's directory and "
+                "environment: %r" % run.test.get("failures"))
+    again = subprocess.run(run.test["rerun"], shell=True, cwd=c.new_dir(),
+                           env=c.env, capture_output=True, text=True,
+                           timeout=60 * driver.wait_scale())
+    c.expect_eq(again.returncode, 0, "the rerun %r elsewhere (%s)"
+                % (run.test["rerun"], again.stdout + again.stderr))
+    for options in (["--env", "NOVALUE"], ["--unset-env", "A=1"],
+                    ["--env", "=1"], ["--chdir", "missing"]):
+        run = c.tattle_run(["true"], options, reports=False, cwd=cwd)
+        c.expect(run.process.returncode == 2 and
+                 "tattle run: " in run.stderr,
+                 "%r is a usage error: %d %s"
+                 % (options, run.process.returncode, run.stderr))
+
+
+@CASES("wrap_last_run_key_is_the_resolved_command")
+def wraps_last_run_resolved(c):
+    # One program typed three ways (relative, absolute through a symbolic
+    # link to its directory, found on PATH) keeps one entry in
+    # .tattle/last-run.json, under its absolute path: --failed through one
+    # spelling sees the failure recorded through another, and a pass
+    # clears it.
+    cwd = c.new_dir()
+    real = os.path.realpath(cwd)
+    os.mkdir(os.path.join(cwd, "bin"))
+    script = os.path.join(cwd, "bin", "check.sh")
+    driver.write(script, "#!/bin/sh\n[ -e %s/pass ] && exit 0\nexit 1\n"
+                 % real)
+    os.chmod(script, 0o755)
+    os.symlink(os.path.join(cwd, "bin"), os.path.join(cwd, "linked"))
+    key = os.path.join(real, "bin", "check.sh")
+
+    def state():
+        with open(os.path.join(cwd, ".tattle", "last-run.json"),
+                  encoding="utf-8") as f:
+            return json.load(f)["executables"]
+
+    run = c.tattle_run(["./bin/check.sh"], cwd=cwd)
+    c.expect_eq(run.test["state"], "failed", "the first run")
+    c.expect_eq(state(), {key: {"failed": ["run/check.sh"]}},
+                "the state after ./bin/check.sh")
+    run = c.tattle_run([os.path.join(cwd, "linked", "check.sh")], ["--failed"],
+                       cwd=cwd)
+    c.expect("no failure of this binary is recorded" not in run.stderr,
+             "--failed through another spelling: %s" % run.stderr)
+    c.expect_eq(state(), {key: {"failed": ["run/check.sh"]}},
+                "the state after the absolute path through a link")
+    driver.write(os.path.join(cwd, "pass"), "")
+    c.env["PATH"] = os.path.join(cwd, "bin") + os.pathsep + c.env["PATH"]
+    run = c.tattle_run(["check.sh"], ["--failed"], cwd=cwd)
+    c.expect_eq(run.test["state"], "passed", "the run found on PATH")
+    c.expect_eq(state(), {key: {"failed": []}},
+                "the state after the run found on PATH")
 
 
 @CASES("wrap_gtest_crash_no_test_carries_is_kept")
