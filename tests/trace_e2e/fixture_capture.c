@@ -151,6 +151,64 @@ TEST(ipc, pipe_to_thread, .tags = "trace_messages")
     close(fds[1]);
 }
 
+struct gathering_reader {
+    int pipe_end, socket_end;
+    char from_pipe[16], from_socket[16];
+    ssize_t got_from_pipe, got_from_socket;
+};
+
+static void *read_both_at_once(void *argument)
+{
+    struct gathering_reader *reader = argument;
+    tattle_actor_name("gatherer");
+    reader->got_from_pipe = read(reader->pipe_end, reader->from_pipe, 12);
+    reader->got_from_socket =
+        recv(reader->socket_end, reader->from_socket, 10, 0);
+    return NULL;
+}
+
+/* Two writes into a pipe and two sends into a stream socketpair, each
+ * pair taken by one read (recv) of a thread started after both: every
+ * send was received. */
+TEST(ipc, two_writes_one_read, .tags = "trace_messages")
+{
+    int fds[2], pair[2];
+    ASSERT_EQ(pipe(fds), 0);
+    ASSERT_EQ(socketpair(AF_UNIX, SOCK_STREAM, 0, pair), 0);
+    tattle_actor_name("scatterer");
+    ASSERT_EQ(write(fds[1], "first-", 6), 6);
+    ASSERT_EQ(write(fds[1], "second", 6), 6);
+    ASSERT_EQ(send(pair[0], "ping-", 5, 0), 5);
+    ASSERT_EQ(send(pair[0], "pong!", 5, 0), 5);
+    struct gathering_reader reader = {.pipe_end = fds[0],
+                                      .socket_end = pair[1]};
+    pthread_t thread;
+    ASSERT_EQ(pthread_create(&thread, NULL, read_both_at_once, &reader), 0);
+    pthread_join(thread, NULL);
+    EXPECT_EQ(reader.got_from_pipe, 12);
+    EXPECT_EQ(memcmp(reader.from_pipe, "first-second", 12), 0);
+    EXPECT_EQ(reader.got_from_socket, 10);
+    EXPECT_EQ(memcmp(reader.from_socket, "ping-pong!", 10), 0);
+    close(fds[0]);
+    close(fds[1]);
+    close(pair[0]);
+    close(pair[1]);
+}
+
+/* Two writes, one read taking the whole first and two bytes of the
+ * second: three bytes of it wait in the pipe at the end. */
+TEST(ipc, read_across_writes_partly, .tags = "trace_messages")
+{
+    tattle_actor_name("producer");
+    int fds[2];
+    ASSERT_EQ(pipe(fds), 0);
+    ASSERT_EQ(write(fds[1], "abc", 3), 3);
+    ASSERT_EQ(write(fds[1], "defgh", 5), 5);
+    char got[5];
+    ASSERT_EQ(read(fds[0], got, sizeof got), 5);
+    EXPECT_EQ(memcmp(got, "abcde", 5), 0);
+}
+
 static const char forty_bytes[] = "datagram of forty bytes, 8 of them fit.";
 
 /* Receives with MSG_TRUNC return a datagram's whole length however little
