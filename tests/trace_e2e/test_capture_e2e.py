@@ -791,6 +791,23 @@ def case_created_after_unseen_close(args):
           "each receive is matched: %s" % messages(trace))
 
 
+@CASES("capture_e2e_numbers_reused_by_open_are_not_the_old_endpoint")
+def case_reused_by_open(args):
+    """A pipe's number closed by a raw close system call, then handed out
+    by open, openat, creat, fopen, mkstemp and memfd_create: what is
+    written into each file is no message, only the pipes' own are."""
+    _, traces = traced_run(args, "ipc/reused_by_open")
+    trace = traces.get("ipc/reused_by_open")
+    if not trace:
+        return
+    got = [(e["kind"], e.get("label"), e.get("msg")) for e in messages(trace)]
+    check(got == [("send", "write", "through the pipe"),
+                  ("recv", "read", "through the pipe")] * 6,
+          "only the messages through the pipes: %s" % got)
+    check(not trace.get("endpoints"),
+          "no endpoint left with bytes unread: %s" % trace.get("endpoints"))
+
+
 @CASES("capture_e2e_read_interrupted_by_signal_then_retried")
 def case_read_interrupted(args):
     """A read blocked on an empty pipe, interrupted by a signal without
