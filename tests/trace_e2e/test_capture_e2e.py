@@ -101,19 +101,32 @@ def show(args, directory, *arguments):
     return p.stdout.decode("utf-8", "replace")
 
 
-@CASES("capture_e2e_captured_messages_are_drawn_delivered")
-def case_drawn_delivered(args):
-    """A write read by a thread in two parts, drawn by `tattle show`, its
-    --mermaid diagram and the HTML report: arrows from the writer to the
-    reader, none marked never received or sent before the trace."""
+def drawn_run(args, test_id):
+    """Runs one passing test with --trace-passed and --html, to be drawn
+    by `tattle show` too: its directory and its checked trace (None when
+    it has none). Skips when there is no tattle command to draw with."""
     if not args.tattle:
         print("skipped: no tattle command to draw with")
         sys.exit(77)
     out = e2e.new_dir()
     run = e2e.Run(args.capture, "--trace-passed", "--html", "report.html",
-                  "ipc/pipe_to_thread", cwd=out, expect_status=0)
-    trace = run.test("ipc/pipe_to_thread").get("trace")
-    if not check(trace is not None, "ipc/pipe_to_thread has a trace"):
+                  test_id, cwd=out, expect_status=0)
+    test = run.test(test_id)
+    check(test.get("state") == "passed", "%s passes: %s"
+          % (test_id, test.get("failures")))
+    trace = test.get("trace")
+    if check(trace is not None, "%s has a trace" % test_id):
+        e2e.trace_is_consistent(trace, test_id)
+    return out, trace
+
+
+@CASES("capture_e2e_captured_messages_are_drawn_delivered")
+def case_drawn_delivered(args):
+    """A write read by a thread in two parts, drawn by `tattle show`, its
+    --mermaid diagram and the HTML report: arrows from the writer to the
+    reader, none marked never received or sent before the trace."""
+    out, trace = drawn_run(args, "ipc/pipe_to_thread")
+    if trace is None:
         return
     got = [(e["kind"], e.get("from"), e.get("to"), e.get("msg"), e.get("match"))
            for e in messages(trace)]
@@ -176,19 +189,9 @@ def case_one_read_two_writes(args):
     pair taken by one read: the read matches the first, both sends name
     the read by their "match", nothing is left pending, and every drawing
     has an arrow per send, none marked never received."""
-    if not args.tattle:
-        print("skipped: no tattle command to draw with")
-        sys.exit(77)
-    out = e2e.new_dir()
-    run = e2e.Run(args.capture, "--trace-passed", "--html", "report.html",
-                  "ipc/two_writes_one_read", cwd=out, expect_status=0)
-    test = run.test("ipc/two_writes_one_read")
-    check(test.get("state") == "passed", "the test passes: %s"
-          % test.get("failures"))
-    trace = test.get("trace")
-    if not check(trace is not None, "the test has a trace"):
+    out, trace = drawn_run(args, "ipc/two_writes_one_read")
+    if trace is None:
         return
-    e2e.trace_is_consistent(trace, "ipc/two_writes_one_read")
     sends = [e for e in messages(trace) if e["kind"] == "send"]
     recvs = [e for e in messages(trace) if e["kind"] == "recv"]
     check([e.get("msg") for e in sends] == ["first-", "second", "ping-",
@@ -251,16 +254,9 @@ def case_partial_read_across_writes(args):
     """A read of the whole first write and part of the second: both writes
     name that read, the snapshot lists the second's unread bytes, and the
     drawings show two delivered arrows and the pipe's pending bytes."""
-    if not args.tattle:
-        print("skipped: no tattle command to draw with")
-        sys.exit(77)
-    out = e2e.new_dir()
-    run = e2e.Run(args.capture, "--trace-passed", "--html", "report.html",
-                  "ipc/read_across_writes_partly", cwd=out, expect_status=0)
-    trace = run.test("ipc/read_across_writes_partly").get("trace")
-    if not check(trace is not None, "the test has a trace"):
+    out, trace = drawn_run(args, "ipc/read_across_writes_partly")
+    if trace is None:
         return
-    e2e.trace_is_consistent(trace, "ipc/read_across_writes_partly")
     sends = [e for e in messages(trace) if e["kind"] == "send"]
     recvs = [e for e in messages(trace) if e["kind"] == "recv"]
     if not check([e.get("msg") for e in sends] == ["abc", "defgh"] and
