@@ -7,7 +7,10 @@
  * `match` (the seq of the send whose bytes it got first): the first such
  * receive is joined to the send, and a later one that got more of the
  * same send's bytes (a write read in parts) is drawn as an arrow of its
- * own from the sender. A receive without `match` (a mailbox message) is
+ * own from the sender. A send no receive names, because a receive that
+ * got the bytes of several sends names only the first, names that
+ * receive by its own `match` and is joined to it: one arrow per send
+ * ends there. A receive without `match` (a mailbox message) is
  * joined by content: the first later receive of the same message (same
  * mailbox, label and payload, looked for within JOIN_WINDOW events).
  * Participants are numbered through a name index, so a trace naming many
@@ -76,44 +79,64 @@ static size_t matching_receive(const struct tattle_trace_event *events,
     return n;
 }
 
-struct send_seq {
+struct seq_at {
     uint64_t seq;
     size_t at;
 };
 
-static int compare_send_seqs(const void *left, const void *right)
+static int compare_seqs(const void *left, const void *right)
 {
-    const struct send_seq *a = left, *b = right;
+    const struct seq_at *a = left, *b = right;
     return a->seq < b->seq ? -1 : a->seq > b->seq;
 }
 
-/* Joins the receives that name their send by `match`: receive_of[send] is
- * the first receive of a send's bytes, sender_of[receive] the send of
- * every such receive (both n when none is in the trace). */
-static void join_by_match(const struct tattle_trace_event *events, size_t n,
-                          size_t *receive_of, size_t *sender_of)
+/* The index of the event of `kind` whose seq is `seq`, or n. */
+static size_t event_of_seq(const struct tattle_trace_event *events, size_t n,
+                           const struct seq_at *by_seq, uint64_t seq,
+                           enum tattle_trace_event_kind kind)
 {
-    struct send_seq *sends = tattle__calloc(n ? n : 1, sizeof *sends);
-    size_t send_count = 0;
+    struct seq_at key = {seq, 0};
+    const struct seq_at *found =
+        bsearch(&key, by_seq, n, sizeof *by_seq, compare_seqs);
+    return found != NULL && events[found->at].kind == kind ? found->at : n;
+}
+
+/* Joins sends and receives by `match`: receive_of[send] is the receive a
+ * send's arrow ends at (the first receive that names the send, else the
+ * receive the send names), ends_arrow[receive] whether some send's arrow
+ * ends there, and sender_of[receive] the send each receive names (n when
+ * none is in the trace: sent before the trace begins). */
+static void join_by_match(const struct tattle_trace_event *events, size_t n,
+                          size_t *receive_of, size_t *sender_of,
+                          bool *ends_arrow)
+{
+    struct seq_at *by_seq = tattle__calloc(n ? n : 1, sizeof *by_seq);
     for (size_t i = 0; i < n; i++) {
         receive_of[i] = sender_of[i] = n;
-        if (events[i].kind == TATTLE_TRACE_SEND)
-            sends[send_count++] = (struct send_seq){events[i].seq, i};
+        by_seq[i] = (struct seq_at){events[i].seq, i};
     }
-    qsort(sends, send_count, sizeof *sends, compare_send_seqs);
+    qsort(by_seq, n, sizeof *by_seq, compare_seqs);
     for (size_t j = 0; j < n; j++) {
         if (events[j].kind != TATTLE_TRACE_RECV || events[j].match == 0)
             continue;
-        struct send_seq key = {events[j].match, 0};
-        const struct send_seq *found =
-            bsearch(&key, sends, send_count, sizeof *sends, compare_send_seqs);
-        if (found == NULL)
-            continue; /* sent before the trace begins */
-        sender_of[j] = found->at;
-        if (receive_of[found->at] == n)
-            receive_of[found->at] = j;
+        size_t send =
+            event_of_seq(events, n, by_seq, events[j].match, TATTLE_TRACE_SEND);
+        if (send == n)
+            continue;
+        sender_of[j] = send;
+        if (receive_of[send] == n)
+            receive_of[send] = j;
     }
-    free(sends);
+    for (size_t i = 0; i < n; i++) {
+        if (events[i].kind != TATTLE_TRACE_SEND)
+            continue;
+        if (receive_of[i] == n && events[i].match != 0)
+            receive_of[i] = event_of_seq(events, n, by_seq, events[i].match,
+                                         TATTLE_TRACE_RECV);
+        if (receive_of[i] < n)
+            ends_arrow[receive_of[i]] = true;
+    }
+    free(by_seq);
 }
 
 void tattle__sequence_build(struct tattle__sequence *sequence,
@@ -130,7 +153,8 @@ void tattle__sequence_build(struct tattle__sequence *sequence,
     bool *joined = tattle__calloc(n ? n : 1, sizeof *joined);
     size_t *receive_of = tattle__calloc(n ? n : 1, sizeof *receive_of);
     size_t *sender_of = tattle__calloc(n ? n : 1, sizeof *sender_of);
-    join_by_match(events, n, receive_of, sender_of);
+    bool *ends_arrow = tattle__calloc(n ? n : 1, sizeof *ends_arrow);
+    join_by_match(events, n, receive_of, sender_of, ends_arrow);
     for (size_t i = 0; i < n; i++) {
         const struct tattle_trace_event *e = &events[i];
         struct tattle__sequence_row row = {
@@ -154,8 +178,7 @@ void tattle__sequence_build(struct tattle__sequence *sequence,
             break;
         }
         case TATTLE_TRACE_RECV:
-            if (joined[i] ||
-                (sender_of[i] < n && receive_of[sender_of[i]] == i))
+            if (joined[i] || ends_arrow[i])
                 continue; /* drawn with its send */
             if (sender_of[i] < n) {
                 /* More bytes of a send another receive took first. */
@@ -190,6 +213,7 @@ void tattle__sequence_build(struct tattle__sequence *sequence,
     free(joined);
     free(receive_of);
     free(sender_of);
+    free(ends_arrow);
     for (size_t i = 0; i < trace->actor_count; i++)
         if (!trace->actors[i].alive_at_exit) {
             size_t at =

@@ -6,7 +6,8 @@
  * A participant per actor (and per mailbox or endpoint a message waits
  * in), then one row per thing drawn, in the trace's order: a message (its
  * send joined to its receive: one arrow; a captured message read in parts
- * has an arrow per receive), a send never received (to the
+ * has an arrow per receive, and a receive that took several sends' bytes
+ * an arrow per send), a send never received (to the
  * mailbox, pending), a receive whose send fell out of the recorder's
  * window (from the mailbox), a spawn, an event or an exit on one actor,
  * and at the end a row per actor that was not alive when the test ended.

@@ -264,9 +264,10 @@ static int read_rings(struct freezing *freezing, uint32_t actor_count,
 /* ---- Captured messages -------------------------------------------------
  * Events recorded by tracer/test_process/ipc.c carry an endpoint (the
  * index + 1 of its arena entry) and the offset of their bytes in it; here
- * each receive is matched to the send whose bytes it got first, and the
- * ends are named: by the actor at the other end of the match, else the
- * first actor seen at that side of the endpoint, else the endpoint. */
+ * each receive is matched to the send whose bytes it got first, each send
+ * to the receive that took its last byte, and the ends are named: by the actor
+ * at the other end of the match, else the first actor seen at that side of the
+ * endpoint, else the endpoint. */
 
 struct capture_ref {
     uint32_t endpoint; /* index + 1, 0: not a captured message */
@@ -547,16 +548,60 @@ static ptrdiff_t queue_send(const struct tattle_trace_event *events,
                              endpoint, receive);
 }
 
-/* Pairs a receive with sends[send]'s event: the receive is of it, and
- * each end is named by the other's actor. */
+/* Pairs a receive with sends[send]'s event: the receive is of it, the
+ * send names the receive (the latest of it so far, unless one took its
+ * last byte: `finished`), and each end is named by the other's actor. */
 static void claim(struct tattle_trace_event *events, size_t send,
-                  struct tattle_trace_event *receive, bool *claimed)
+                  struct tattle_trace_event *receive, bool *claimed,
+                  const bool *finished)
 {
     claimed[send] = true;
     receive->match = events[send].seq;
     receive->from = events[send].from;
+    if (!finished[send])
+        events[send].match = receive->seq;
     if (events[send].to == NULL)
         events[send].to = receive->to;
+}
+
+/* A receive of a byte stream (pipe, stream socket) takes the bytes from
+ * its offset to its offset + size, which may run on into later sends
+ * than sends[found], the one whose bytes it got first (two writes taken
+ * by one read). Each send whose bytes it took names it by `match`: the
+ * receive that took the send's last byte (`finished` remembers that one
+ * did), else the latest that took some (the rest is unread, listed in
+ * the snapshot). The walk costs one step per send a receive spans, taken
+ * from `budget`, shared by every receive: an honest trace's receives
+ * span fewer sends than there are events and receives together, and a
+ * forged one (receives claiming every offset) stops there. */
+static void take_spanned_sends(struct tattle_trace_event *events,
+                               const struct capture_ref *refs,
+                               const size_t *sends, size_t send_count,
+                               size_t found, size_t receive, bool *finished,
+                               bool *claimed, size_t *budget)
+{
+    uint64_t start = refs[receive].offset;
+    uint64_t end = start + events[receive].size;
+    if (end < start)
+        end = UINT64_MAX;
+    uint32_t endpoint = refs[sends[found]].endpoint;
+    for (size_t at = found; at<send_count && * budget> 0; at++) {
+        --*budget;
+        size_t send = sends[at];
+        if (refs[send].endpoint != endpoint || refs[send].offset >= end)
+            break;
+        uint64_t send_end = refs[send].offset + events[send].size;
+        if (send_end < refs[send].offset)
+            send_end = UINT64_MAX;
+        bool last = send_end <= end;
+        if (finished[send] && !last)
+            continue;
+        finished[send] = finished[send] || last;
+        claimed[send] = claimed[send] || last;
+        events[send].match = events[receive].seq;
+        if (events[send].to == NULL)
+            events[send].to = events[receive].to;
+    }
 }
 
 static const char *side_name(const struct endpoint_view *views,
@@ -732,10 +777,14 @@ static int resolve_captures(struct trace_storage *storage,
     qsort(sends, send_count, sizeof *sends, compare_sends);
     sorting_refs = NULL;
     bool *claimed = calloc(count + 1, sizeof *claimed);
-    if (claimed == NULL) {
+    bool *finished = calloc(count + 1, sizeof *finished);
+    if (claimed == NULL || finished == NULL) {
         free(sends);
+        free(claimed);
+        free(finished);
         return -ENOMEM;
     }
+    size_t span_budget = 2 * count + 64;
 
     for (size_t i = 0; i < count; i++) {
         if (refs[i].endpoint == 0 || events[i].kind != TATTLE_TRACE_RECV)
@@ -749,7 +798,7 @@ static int resolve_captures(struct trace_storage *storage,
             ptrdiff_t send = queue_send(events, refs, sends, send_count,
                                         claimed, found, source, &events[i]);
             if (send >= 0)
-                claim(events, sends[send], &events[i], claimed);
+                claim(events, sends[send], &events[i], claimed, finished);
             continue;
         }
         if (found < 0)
@@ -772,12 +821,18 @@ static int resolve_captures(struct trace_storage *storage,
             if (better >= 0)
                 send = sends[better];
         }
-        claim(events, send, &events[i], claimed);
+        claim(events, send, &events[i], claimed, finished);
+        uint32_t kind = views[source - 1].kind;
+        if (send == sends[found] &&
+            (kind == TATTLE__ENDPOINT_PIPE || kind == TATTLE__ENDPOINT_STREAM))
+            take_spanned_sends(events, refs, sends, send_count, (size_t)found,
+                               i, finished, claimed, &span_budget);
     }
     int error = freeze_pending(storage, freezing, views, events, refs, sends,
                                send_count, claimed, names);
     free(sends);
     free(claimed);
+    free(finished);
     if (error != 0)
         return error;
 

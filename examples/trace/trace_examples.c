@@ -12,13 +12,20 @@
  *     read after a crash);
  *   - actors_deadlock_until_timeout: two actors each wait for the other
  *     until the runner's timeout; the snapshot is taken while they are
- *     still alive, then they are killed.
+ *     still alive, then they are killed;
+ *   - exec_server_answers_short: the test starts upcase_server (a program
+ *     of its own, beside this one) with fork and exec and talks to it
+ *     through a socketpair, with no tracer call on either side; the trace
+ *     shows the request the server read and the short answer it wrote.
  */
+#include <limits.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/mman.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -187,4 +194,55 @@ TEST(trace_demo, actors_deadlock_until_timeout, .timeout_ms = 300)
     tattle_mailbox_recv(alice_inbox, NULL, 0, message, sizeof message, -1);
     tattle_mailbox_send(bob_inbox, "confirm", "ok", 2);
     pthread_join(thread, NULL);
+}
+
+/* ---- A server program started with exec, answering short
+ * --------------------- */
+
+/* The path of upcase_server: beside this program. */
+static const char *server_path(void)
+{
+    static char path[PATH_MAX];
+    ssize_t length = readlink("/proc/self/exe", path, sizeof path - 16);
+    if (length <= 0)
+        return "upcase_server";
+    path[length] = '\0';
+    char *slash = strrchr(path, '/');
+    snprintf(slash ? slash + 1 : path, 16, "upcase_server");
+    return path;
+}
+
+TEST(trace_demo, exec_server_answers_short, .timeout_ms = 5000)
+{
+    tattle_actor_name("client");
+    const char *path = server_path();
+    int sockets[2];
+    ASSERT_EQ(socketpair(AF_UNIX, SOCK_STREAM, 0, sockets), 0);
+    pid_t server = fork();
+    ASSERT_NE(server, -1);
+    if (server == 0) {
+        /* The server's standard input and output are its end of the
+         * pair, as inetd would connect them. */
+        dup2(sockets[1], STDIN_FILENO);
+        dup2(sockets[1], STDOUT_FILENO);
+        close(sockets[0]);
+        close(sockets[1]);
+        execl(path, "upcase_server", (char *)NULL);
+        _exit(127);
+    }
+    close(sockets[1]);
+    const char request[] = "hello, exec'd server\n";
+    ASSERT_EQ(write(sockets[0], request, strlen(request)),
+              (ssize_t)strlen(request));
+    char answer[64] = "";
+    ssize_t got = read(sockets[0], answer, sizeof answer - 1);
+    ASSERT_GT(got, 0, "the server answered");
+    answer[got] = '\0';
+    int status = 0;
+    ASSERT_EQ(waitpid(server, &status, 0), server);
+    ASSERT(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+           "upcase_server (%s) ran and exited 0", path);
+    /* Fails: the server answers only the first word. */
+    EXPECT_STR_EQ(answer, "HELLO, EXEC'D SERVER\n");
+    close(sockets[0]);
 }

@@ -149,11 +149,15 @@ class Case(driver.Checks):
 def matched_messages(trace):
     """The arrows the diagram must draw for delivered messages, counted
     here independently of the C code: one per receive of a captured
-    message whose send (named by its "match") is in the trace, then each
-    send joined to a later receive without "match" of the same message
-    (the same mailbox, label and payload), each receive taken once."""
+    message whose send (named by its "match") is in the trace, one per
+    send no receive names whose own "match" names a receive in the trace
+    (a receive that took several sends' bytes names only the first), then
+    each send joined to a later receive without "match" of the same
+    message (the same mailbox, label and payload), each receive taken
+    once."""
     events = trace.get("events", [])
     sends = {e["seq"] for e in events if e["kind"] == "send"}
+    recvs = {e["seq"] for e in events if e["kind"] == "recv"}
     count = sum(1 for e in events
                 if e["kind"] == "recv" and e.get("match") in sends)
     taken = set()
@@ -161,6 +165,9 @@ def matched_messages(trace):
         if send["kind"] != "send" or any(
                 e["kind"] == "recv" and e.get("match") == send["seq"]
                 for e in events):
+            continue
+        if send.get("match") in recvs:
+            count += 1
             continue
         for j in range(i + 1, min(len(events), i + 4096)):
             recv = events[j]

@@ -687,6 +687,40 @@ def case_deadlock(args):
           "bob's hello is sent and received: %s" % hello)
 
 
+@CASES("trace_e2e_example_exec_server_shows_its_short_answer", needs=("examples",))
+def case_exec_server(args):
+    """The example that starts upcase_server with fork and exec: the trace
+    holds the client's request and the server's answer, each sent by one
+    side and received by the other, the server named after its program,
+    with no tracer call in either."""
+    test = example_run(args, "trace_demo/exec_server_answers_short")
+    if not test or test.get("trace") is None:
+        return
+    failure = test["failures"][0]
+    check(failure["kind"] == "assertion" and "HELLO,\\n" in
+          failure["assertion"]["left"],
+          "the failure shows the short answer: %s" % failure)
+    trace = test["trace"]
+    by_seq = {e["seq"]: e for e in trace["events"]}
+    got = [(e["kind"], e.get("from"), e.get("to"), e.get("label"), e.get("msg"))
+           for e in trace["events"] if e["kind"] in ("send", "recv")]
+    request, answer = "hello, exec'd server\n", "HELLO,\n"
+    check(got == [("send", "client", "upcase_server", "write", request),
+                  ("recv", "client", "upcase_server", "read", request),
+                  ("send", "upcase_server", "client", "write", answer),
+                  ("recv", "upcase_server", "client", "read", answer)],
+          "request and answer, each sent and received: %s" % got)
+    for e in trace["events"]:
+        if e["kind"] == "recv":
+            sent = by_seq.get(e.get("match"), {})
+            check(sent.get("kind") == "send" and sent.get("msg") == e.get("msg")
+                  and sent.get("match") == e["seq"],
+                  "receive %s and its send name each other: %s" % (e, sent))
+    names = {a["name"] for a in trace["actors"]}
+    check({"client", "upcase_server"} <= names,
+          "the client and the exec'd server are actors: %s" % names)
+
+
 def run_case(cases, args):
     """Runs the case `args.case` of `cases` and says how it went: the
     driver's exit status (its runs' directories kept when a check failed)."""

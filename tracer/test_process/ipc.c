@@ -11,7 +11,8 @@
  * tattle calls these instead of libc's; connect, accept, accept4,
  * shutdown, close, mq_close, close_range, closefrom and fclose of an
  * endpoint are recorded as `event`s, and dup, dup2, dup3, fcntl, pipe,
- * pipe2, socket, socketpair and eventfd are defined to keep the
+ * pipe2, socket, socketpair, eventfd and the calls that open files
+ * (open, fopen, mkstemp, memfd_create, ... below) are defined to keep the
  * descriptor cache right. Each calls the real function, found once with
  * dlsym(RTLD_NEXT) when the library is loaded (a raw system call until
  * then). When the process is
@@ -34,10 +35,15 @@
  * dropped for a descriptor closed or replaced through close, close_range,
  * closefrom, fclose, dup2 or dup3, and for the number each of dup, fcntl's
  * F_DUPFD, pipe, pipe2, socket, socketpair, eventfd, accept and accept4
- * hands out (its number may have been closed where the cache did not see
- * it: a raw close system call, closedir). A number closed unseen and
- * reused by a call not listed (open, fopen, opendir) may still be taken
- * for what it was; the hot path never checks the cache against fstat.
+ * hands out, and each of the calls that open files or descriptors that
+ * are no endpoint: open, openat, creat (and their 64 and fortified
+ * __open_2 forms), fopen, freopen, tmpfile, mkstemp, mkostemp,
+ * memfd_create, timerfd_create, signalfd, inotify_init (its number may
+ * have been closed where the cache did not see it: a raw close system
+ * call, closedir, a library's own close). A number closed unseen and
+ * reused by a call not listed (opendir, epoll_create, a raw system call)
+ * may still be taken for what it was; the hot path never checks the
+ * cache against fstat (a system call per message).
  *
  * A vfork child shares its parent's memory, the cache with it, but not
  * its descriptors: what it closes or replaces before it execs or exits
@@ -69,10 +75,14 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/eventfd.h>
+#include <sys/inotify.h>
+#include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/timerfd.h>
 #include <sys/uio.h>
 #include <sys/un.h>
 #include <unistd.h>
@@ -276,6 +286,95 @@ static int raw_eventfd_read(int fd, eventfd_t *value)
     return raw_read(fd, value, sizeof *value) == sizeof *value ? 0 : -1;
 }
 
+/* The calls that open a descriptor, as system calls. */
+static int raw_openat(int directory, const char *path, int flags, ...)
+{
+    va_list arguments;
+    va_start(arguments, flags);
+    mode_t mode = va_arg(arguments, mode_t);
+    va_end(arguments);
+    return (int)syscall(SYS_openat, directory, path, flags, mode);
+}
+static int raw_open(const char *path, int flags, ...)
+{
+    va_list arguments;
+    va_start(arguments, flags);
+    mode_t mode = va_arg(arguments, mode_t);
+    va_end(arguments);
+    return raw_openat(AT_FDCWD, path, flags, mode);
+}
+static int raw_creat(const char *path, mode_t mode)
+{
+    return raw_openat(AT_FDCWD, path, O_CREAT | O_WRONLY | O_TRUNC, mode);
+}
+/* The fortified open of flags that need no mode. */
+static int raw_open_2(const char *path, int flags)
+{
+    return raw_openat(AT_FDCWD, path, flags, 0);
+}
+static int raw_openat_2(int directory, const char *path, int flags)
+{
+    return raw_openat(directory, path, flags, 0);
+}
+static int raw_memfd_create(const char *name, unsigned flags)
+{
+    return (int)syscall(SYS_memfd_create, name, flags);
+}
+static int raw_timerfd_create(int clock, int flags)
+{
+    return (int)syscall(SYS_timerfd_create, clock, flags);
+}
+static int raw_signalfd(int fd, const sigset_t *mask, int flags)
+{
+    return (int)syscall(SYS_signalfd4, fd, mask, _NSIG / 8, flags);
+}
+static int raw_inotify_init1(int flags)
+{
+    return (int)syscall(SYS_inotify_init1, flags);
+}
+static int raw_inotify_init(void)
+{
+    return raw_inotify_init1(0);
+}
+
+/* libc's definition of `name`, looked up at each call: the fallback of a
+ * call with no system call of its own (fopen, mkstemp), used only before
+ * the constructor below ran. */
+#define NEXT_DEFINITION(name, pointer)                                         \
+    do {                                                                       \
+        void *next = dlsym(RTLD_NEXT, #name);                                  \
+        memcpy(&(pointer), &next, sizeof next);                                \
+    } while (0)
+
+static FILE *raw_fopen(const char *path, const char *mode)
+{
+    FILE *(*next_fopen)(const char *, const char *);
+    NEXT_DEFINITION(fopen, next_fopen);
+    return next_fopen(path, mode);
+}
+static FILE *raw_freopen(const char *path, const char *mode, FILE *stream)
+{
+    FILE *(*next_freopen)(const char *, const char *, FILE *);
+    NEXT_DEFINITION(freopen, next_freopen);
+    return next_freopen(path, mode, stream);
+}
+static FILE *raw_tmpfile(void)
+{
+    FILE *(*next_tmpfile)(void);
+    NEXT_DEFINITION(tmpfile, next_tmpfile);
+    return next_tmpfile();
+}
+static int raw_mkostemp(char *template, int flags)
+{
+    int (*next_mkostemp)(char *, int);
+    NEXT_DEFINITION(mkostemp, next_mkostemp);
+    return next_mkostemp(template, flags);
+}
+static int raw_mkstemp(char *template)
+{
+    return raw_mkostemp(template, 0);
+}
+
 static struct {
     ssize_t (*write)(int, const void *, size_t);
     ssize_t (*read)(int, void *, size_t);
@@ -318,17 +417,63 @@ static struct {
     int (*close_range)(unsigned, unsigned, int);
     void (*closefrom)(int);
     int (*fclose)(FILE *);
+    int (*open)(const char *, int, ...);
+    int (*open64)(const char *, int, ...);
+    int (*openat)(int, const char *, int, ...);
+    int (*openat64)(int, const char *, int, ...);
+    int (*creat)(const char *, mode_t);
+    int (*creat64)(const char *, mode_t);
+    int (*__open_2)(const char *, int);
+    int (*__open64_2)(const char *, int);
+    int (*__openat_2)(int, const char *, int);
+    int (*__openat64_2)(int, const char *, int);
+    int (*memfd_create)(const char *, unsigned);
+    int (*timerfd_create)(int, int);
+    int (*signalfd)(int, const sigset_t *, int);
+    int (*inotify_init)(void);
+    int (*inotify_init1)(int);
+    FILE *(*fopen)(const char *, const char *);
+    FILE *(*fopen64)(const char *, const char *);
+    FILE *(*freopen)(const char *, const char *, FILE *);
+    FILE *(*freopen64)(const char *, const char *, FILE *);
+    FILE *(*tmpfile)(void);
+    FILE *(*tmpfile64)(void);
+    int (*mkstemp)(char *);
+    int (*mkstemp64)(char *);
+    int (*mkostemp)(char *, int);
+    int (*mkostemp64)(char *, int);
 } real = {
-    raw_write,    raw_read,         raw_writev,        raw_readv,
-    raw_send,     raw_recv,         raw_sendto,        raw_recvfrom,
-    raw_sendmsg,  raw_recvmsg,      raw_close,         raw_dup2,
-    raw_dup3,     raw_socketpair,   raw_eventfd_write, raw_eventfd_read,
-    raw_connect,  raw_accept,       raw_accept4,       raw_shutdown,
-    raw_mq_send,  raw_mq_timedsend, raw_mq_receive,    raw_mq_timedreceive,
-    raw_mq_close, raw_sendmmsg,     raw_recvmmsg,      raw_dup,
-    raw_fcntl,    raw_fcntl,        raw_pipe,          raw_pipe2,
-    raw_socket,   raw_eventfd,      raw_close_range,   raw_closefrom,
-    raw_fclose,
+    raw_write,          raw_read,
+    raw_writev,         raw_readv,
+    raw_send,           raw_recv,
+    raw_sendto,         raw_recvfrom,
+    raw_sendmsg,        raw_recvmsg,
+    raw_close,          raw_dup2,
+    raw_dup3,           raw_socketpair,
+    raw_eventfd_write,  raw_eventfd_read,
+    raw_connect,        raw_accept,
+    raw_accept4,        raw_shutdown,
+    raw_mq_send,        raw_mq_timedsend,
+    raw_mq_receive,     raw_mq_timedreceive,
+    raw_mq_close,       raw_sendmmsg,
+    raw_recvmmsg,       raw_dup,
+    raw_fcntl,          raw_fcntl,
+    raw_pipe,           raw_pipe2,
+    raw_socket,         raw_eventfd,
+    raw_close_range,    raw_closefrom,
+    raw_fclose,         raw_open,
+    raw_open,           raw_openat,
+    raw_openat,         raw_creat,
+    raw_creat,          raw_open_2,
+    raw_open_2,         raw_openat_2,
+    raw_openat_2,       raw_memfd_create,
+    raw_timerfd_create, raw_signalfd,
+    raw_inotify_init,   raw_inotify_init1,
+    raw_fopen,          raw_fopen,
+    raw_freopen,        raw_freopen,
+    raw_tmpfile,        raw_tmpfile,
+    raw_mkstemp,        raw_mkstemp,
+    raw_mkostemp,       raw_mkostemp,
 };
 
 /* Replaces *slot with the next definition of `name` when there is one. */
@@ -378,6 +523,31 @@ __attribute__((constructor)) static void resolve_real_functions(void)
     RESOLVE(close_range);
     RESOLVE(closefrom);
     RESOLVE(fclose);
+    RESOLVE(open);
+    RESOLVE(open64);
+    RESOLVE(openat);
+    RESOLVE(openat64);
+    RESOLVE(creat);
+    RESOLVE(creat64);
+    RESOLVE(__open_2);
+    RESOLVE(__open64_2);
+    RESOLVE(__openat_2);
+    RESOLVE(__openat64_2);
+    RESOLVE(memfd_create);
+    RESOLVE(timerfd_create);
+    RESOLVE(signalfd);
+    RESOLVE(inotify_init);
+    RESOLVE(inotify_init1);
+    RESOLVE(fopen);
+    RESOLVE(fopen64);
+    RESOLVE(freopen);
+    RESOLVE(freopen64);
+    RESOLVE(tmpfile);
+    RESOLVE(tmpfile64);
+    RESOLVE(mkstemp);
+    RESOLVE(mkstemp64);
+    RESOLVE(mkostemp);
+    RESOLVE(mkostemp64);
 }
 
 /* ---- Endpoints ---------------------------------------------------------- */
@@ -1445,6 +1615,185 @@ static int forget_created(int fd)
     if (TATTLE__UNLIKELY(capturing) && fd >= 0)
         forget_own(fd);
     return fd;
+}
+
+/* The same for a stream's descriptor (fopen, freopen, tmpfile). */
+static FILE *forget_opened_stream(FILE *stream)
+{
+    if (TATTLE__UNLIKELY(capturing) && stream != NULL) {
+        int saved_errno = errno;
+        forget_created(fileno(stream));
+        errno = saved_errno;
+    }
+    return stream;
+}
+
+/* open's mode, passed only with O_CREAT or O_TMPFILE. */
+#define OPEN_MODE(flags, mode)                                                 \
+    do {                                                                       \
+        if (((flags)&O_CREAT) || ((flags)&O_TMPFILE) == O_TMPFILE) {           \
+            va_list arguments;                                                 \
+            va_start(arguments, flags);                                        \
+            (mode) = va_arg(arguments, mode_t);                                \
+            va_end(arguments);                                                 \
+        }                                                                      \
+    } while (0)
+
+/* Every call that opens a file (or a descriptor that is no endpoint:
+ * memfd, timerfd, signalfd, inotify) hands out a number a close the
+ * capture did not see may have freed: writes to the file must not be
+ * taken for messages through what the number was. */
+INTERPOSED int open(const char *path, int flags, ...)
+{
+    mode_t mode = 0;
+    OPEN_MODE(flags, mode);
+    return forget_created(real.open(path, flags, mode));
+}
+
+INTERPOSED int open64(const char *path, int flags, ...)
+{
+    mode_t mode = 0;
+    OPEN_MODE(flags, mode);
+    return forget_created(real.open64(path, flags, mode));
+}
+
+INTERPOSED int openat(int directory, const char *path, int flags, ...)
+{
+    mode_t mode = 0;
+    OPEN_MODE(flags, mode);
+    return forget_created(real.openat(directory, path, flags, mode));
+}
+
+INTERPOSED int openat64(int directory, const char *path, int flags, ...)
+{
+    mode_t mode = 0;
+    OPEN_MODE(flags, mode);
+    return forget_created(real.openat64(directory, path, flags, mode));
+}
+
+INTERPOSED int creat(const char *path, mode_t mode)
+{
+    return forget_created(real.creat(path, mode));
+}
+
+INTERPOSED int creat64(const char *path, mode_t mode)
+{
+    return forget_created(real.creat64(path, mode));
+}
+
+/* Declared by libc's headers only under _GNU_SOURCE or
+ * _LARGEFILE64_SOURCE. */
+int open64(const char *path, int flags, ...);
+int openat64(int directory, const char *path, int flags, ...);
+int creat64(const char *path, mode_t mode);
+int memfd_create(const char *name, unsigned flags);
+FILE *fopen64(const char *path, const char *mode);
+FILE *freopen64(const char *path, const char *mode, FILE *stream);
+FILE *tmpfile64(void);
+int mkstemp64(char *template);
+int mkostemp(char *template, int flags);
+int mkostemp64(char *template, int flags);
+
+/* The fortified entry points open calls with flags known to need no mode
+ * (<bits/fcntl2.h>); libc's checks the flags. */
+int __open_2(const char *path, int flags);
+int __open64_2(const char *path, int flags);
+int __openat_2(int directory, const char *path, int flags);
+int __openat64_2(int directory, const char *path, int flags);
+
+INTERPOSED int __open_2(const char *path, int flags)
+{
+    return forget_created(real.__open_2(path, flags));
+}
+
+INTERPOSED int __open64_2(const char *path, int flags)
+{
+    return forget_created(real.__open64_2(path, flags));
+}
+
+INTERPOSED int __openat_2(int directory, const char *path, int flags)
+{
+    return forget_created(real.__openat_2(directory, path, flags));
+}
+
+INTERPOSED int __openat64_2(int directory, const char *path, int flags)
+{
+    return forget_created(real.__openat64_2(directory, path, flags));
+}
+
+INTERPOSED int memfd_create(const char *name, unsigned flags)
+{
+    return forget_created(real.memfd_create(name, flags));
+}
+
+INTERPOSED int timerfd_create(int clock, int flags)
+{
+    return forget_created(real.timerfd_create(clock, flags));
+}
+
+INTERPOSED int signalfd(int fd, const sigset_t *mask, int flags)
+{
+    return forget_created(real.signalfd(fd, mask, flags));
+}
+
+INTERPOSED int inotify_init(void)
+{
+    return forget_created(real.inotify_init());
+}
+
+INTERPOSED int inotify_init1(int flags)
+{
+    return forget_created(real.inotify_init1(flags));
+}
+
+INTERPOSED FILE *fopen(const char *path, const char *mode)
+{
+    return forget_opened_stream(real.fopen(path, mode));
+}
+
+INTERPOSED FILE *fopen64(const char *path, const char *mode)
+{
+    return forget_opened_stream(real.fopen64(path, mode));
+}
+
+INTERPOSED FILE *freopen(const char *path, const char *mode, FILE *stream)
+{
+    return forget_opened_stream(real.freopen(path, mode, stream));
+}
+
+INTERPOSED FILE *freopen64(const char *path, const char *mode, FILE *stream)
+{
+    return forget_opened_stream(real.freopen64(path, mode, stream));
+}
+
+INTERPOSED FILE *tmpfile(void)
+{
+    return forget_opened_stream(real.tmpfile());
+}
+
+INTERPOSED FILE *tmpfile64(void)
+{
+    return forget_opened_stream(real.tmpfile64());
+}
+
+INTERPOSED int mkstemp(char *template)
+{
+    return forget_created(real.mkstemp(template));
+}
+
+INTERPOSED int mkstemp64(char *template)
+{
+    return forget_created(real.mkstemp64(template));
+}
+
+INTERPOSED int mkostemp(char *template, int flags)
+{
+    return forget_created(real.mkostemp(template, flags));
+}
+
+INTERPOSED int mkostemp64(char *template, int flags)
+{
+    return forget_created(real.mkostemp64(template, flags));
 }
 
 INTERPOSED int dup(int fd)
