@@ -866,25 +866,28 @@ static void append_test(struct html_reporter *self,
         append(out, " data-flaky=\"true\"");
     if (deferred)
         append(out, " data-deferred=\"true\"");
+    /* The summary is a row of 10,000 in a big run: the state is drawn by
+     * the style (from the class), the duration and tags are one text. */
     append(out, failed ? " open><summary>" : "><summary>");
-    tattle__buffer_printf(out, "<span class=\"state\">%s</span>", state);
     if (result->flaky)
-        append(out, " <span class=\"flaky\">flaky</span>");
-    append(out, " <span class=\"id\">");
+        append(out, "<span class=\"flaky\">flaky</span> ");
+    append(out, "<span class=\"id\">");
     tattle__html_string(out, test->id);
-    append(out, "</span> <span class=\"duration\">");
+    append(out, "</span> <small>");
     append_duration(out, result->duration_us);
-    append(out, "</span>");
     for (size_t i = 0; i < test->tag_count; i++) {
-        append(out, " <span class=\"tag\">");
+        append(out, " \xc2\xb7 ");
         tattle__html_string(out, test->tags[i].name);
         if (test->tags[i].value) {
             append(out, ":");
             tattle__html_string(out, test->tags[i].value);
         }
-        append(out, "</span>");
     }
-    append(out, "</summary><div class=\"body\">");
+    append(out, "</small></summary>");
+    /* A deferred test without pictures gets its body from the script. */
+    bool body = !deferred || result->trace;
+    if (body)
+        append(out, "<div class=\"body\">");
     if (test->file) {
         append(details, "<p class=\"declared\">declared at <span "
                         "class=\"place\">");
@@ -919,7 +922,7 @@ static void append_test(struct html_reporter *self,
     if (result->trace && result->trace->calls_traced &&
         result->trace->call_count)
         append_flame_svg(self, out, result);
-    append(out, "</div></details>\n");
+    append(out, body ? "</div></details>\n" : "</details>\n");
 
     if (failed) {
         struct tattle__buffer *index = &self->failure_index;
@@ -989,22 +992,22 @@ static const char page_style[] =
     "button,select,input{font:inherit;color:inherit;background:var(--bg);"
     "border:1px solid var(--line);border-radius:4px;padding:.1rem .4rem}\n"
     ":focus-visible{outline:2px solid var(--link);outline-offset:2px}\n"
-    "details.test{border:1px solid var(--line);border-left-width:4px;"
+    "details.test{border:1px solid var(--line);border-left:4px solid "
+    "var(--state-colour);"
     "border-radius:4px;margin:.3rem 0;padding:.2rem .6rem;"
     "content-visibility:auto;contain-intrinsic-size:auto 1.6rem}\n"
     "details.test>summary{cursor:pointer}\n"
-    "details.passed{border-left-color:var(--pass)}"
-    "details.failed{border-left-color:var(--fail)}"
-    "details.skipped{border-left-color:var(--skip)}"
-    "details.excluded{border-left-color:var(--excl)}"
-    "details.invalid{border-left-color:var(--inv)}\n"
-    ".state{font-weight:bold;text-transform:uppercase;font-size:.8rem}"
-    ".passed .state{color:var(--pass)}.failed .state{color:var(--fail)}"
-    ".skipped .state{color:var(--skip)}.excluded .state{color:var(--excl)}"
-    ".invalid .state{color:var(--inv)}\n"
-    ".id{font-weight:600}.duration,.declared,.place{color:var(--muted)}\n"
-    ".tag,.flaky{font-size:.8rem;border:1px solid var(--line);"
-    "border-radius:8px;padding:0 .4rem}.flaky{color:var(--skip)}\n"
+    "details.test>summary::before{content:var(--state) \" \";"
+    "color:var(--state-colour);font-weight:bold;text-transform:uppercase;"
+    "font-size:.8rem}\n"
+    "details.passed{--state:\"passed\";--state-colour:var(--pass)}"
+    "details.failed{--state:\"failed\";--state-colour:var(--fail)}"
+    "details.skipped{--state:\"skipped\";--state-colour:var(--skip)}"
+    "details.excluded{--state:\"excluded\";--state-colour:var(--excl)}"
+    "details.invalid{--state:\"invalid\";--state-colour:var(--inv)}\n"
+    ".id{font-weight:600}summary small,.declared,.place{color:var(--muted)}"
+    "\n.flaky{font-size:.8rem;border:1px solid var(--line);"
+    "border-radius:8px;padding:0 .4rem;color:var(--skip)}\n"
     ".failure{border-top:1px solid var(--line);margin-top:.4rem}"
     ".failure .kind{color:var(--fail)}\n"
     "dl.values{display:grid;grid-template-columns:max-content 1fr;"
@@ -1067,6 +1070,8 @@ static const char page_script[] =
     "parked[d.dataset.test]=d;});}return t.dataset.deferred&&parked[t.id];}\n"
     "function render(t){var d=deferred(t);if(!d)return;"
     "delete t.dataset.deferred;var b=t.querySelector('.body');"
+    "if(!b){b=document.createElement('div');b.className='body';"
+    "t.appendChild(b);}"
     "while(d.lastChild)b.insertBefore(d.lastChild,b.firstChild);"
     "Array.prototype.forEach.call(b.querySelectorAll('button.copy'),copy);}\n"
     "document.addEventListener('toggle',function(e){var t=e.target;"
