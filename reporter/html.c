@@ -39,6 +39,10 @@
 
 enum {
     FLUSH_BYTES = 1 << 18,
+    /* Tests per block the browser skips rendering while it is off screen:
+     * one such block per test made Chromium track 10,000 of them through
+     * every frame while the page was parsed. */
+    CHUNK_TESTS = 100,
     LANE_WIDTH = 150,
     MAX_LANES = 24,
     TIME_MARGIN = 70,
@@ -839,6 +843,8 @@ static void append_test(struct html_reporter *self,
     /* Where the details go: in the page, or deferred to the inert block. */
     bool deferred = result->state == TATTLE_STATE_PASSED && !result->flaky &&
                     !result->failure_count;
+    if (number % CHUNK_TESTS == 0)
+        append(out, "<div class=\"chunk\">\n");
     struct tattle__buffer *details = out;
     if (deferred) {
         details = &self->deferred_page;
@@ -923,6 +929,8 @@ static void append_test(struct html_reporter *self,
         result->trace->call_count)
         append_flame_svg(self, out, result);
     append(out, body ? "</div></details>\n" : "</details>\n");
+    if (number % CHUNK_TESTS == CHUNK_TESTS - 1)
+        append(out, "</div>\n");
 
     if (failed) {
         struct tattle__buffer *index = &self->failure_index;
@@ -994,8 +1002,8 @@ static const char page_style[] =
     ":focus-visible{outline:2px solid var(--link);outline-offset:2px}\n"
     "details.test{border:1px solid var(--line);border-left:4px solid "
     "var(--state-colour);"
-    "border-radius:4px;margin:.3rem 0;padding:.2rem .6rem;"
-    "content-visibility:auto;contain-intrinsic-size:auto 1.6rem}\n"
+    "border-radius:4px;margin:.3rem 0;padding:.2rem .6rem}\n"
+    ".chunk{content-visibility:auto;contain-intrinsic-size:auto 4000px}\n"
     "details.test>summary{cursor:pointer}\n"
     "details.test>summary::before{content:var(--state) \" \";"
     "color:var(--state-colour);font-weight:bold;text-transform:uppercase;"
@@ -1063,6 +1071,8 @@ static const char page_script[] =
     "var state=form.elements.state,suite=form.elements.suite,"
     "tag=form.elements.tag,text=form.elements.text;\n"
     "var shown=document.getElementById('shown');\n"
+    "var chunks=Array.prototype.slice.call("
+    "document.querySelectorAll('main>.chunk'));\n"
     "var block=document.getElementById('tattle-deferred'),parked=null;\n"
     "function deferred(t){if(!parked){parked={};var box=document.createElement("
     "'div');box.innerHTML=block?block.textContent:'';"
@@ -1079,12 +1089,13 @@ static const char page_script[] =
     "function words(t){var d=t.dataset.deferred&&deferred(t);"
     "return (t.textContent+(d?d.textContent:'')).toLowerCase();}\n"
     "function apply(){var n=0,q=text.value.toLowerCase();\n"
+    " chunks.forEach(function(c){c.hidden=true;});\n"
     " tests.forEach(function(t){var ok=(!state.value||"
     "t.dataset.state===state.value||(state.value==='flaky'&&"
     "t.dataset.flaky))&&(!suite.value||t.dataset.suite===suite.value)&&"
     "(!tag.value||t.dataset.tags.split('\\n').indexOf(tag.value)>=0)&&"
     "(!q||words(t).indexOf(q)>=0);"
-    "t.hidden=!ok;if(ok)n++;});\n"
+    "t.hidden=!ok;if(ok){n++;t.parentNode.hidden=false;}});\n"
     " shown.textContent=n+' of '+tests.length+' tests shown';}\n"
     "form.addEventListener('input',apply);form.addEventListener('change',apply)"
     ";\n"
@@ -1394,6 +1405,8 @@ static int html_end(void *opaque, const struct tattle_summary *summary)
     struct html_reporter *self = opaque;
     if (self->error)
         return self->error;
+    if (self->test_count % CHUNK_TESTS)
+        append(&self->page, "</div>\n"); /* the last chunk */
     flush_to_scratch(self, &self->tests, &self->page, 0);
     flush_to_scratch(self, &self->deferred, &self->deferred_page, 0);
     append_head(self, summary);
