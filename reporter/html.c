@@ -39,6 +39,10 @@
 
 enum {
     FLUSH_BYTES = 1 << 18,
+    /* Tests per block the browser skips rendering while it is off screen:
+     * one such block per test made Chromium track 10,000 of them through
+     * every frame while the page was parsed. */
+    CHUNK_TESTS = 100,
     LANE_WIDTH = 150,
     MAX_LANES = 24,
     TIME_MARGIN = 70,
@@ -839,6 +843,8 @@ static void append_test(struct html_reporter *self,
     /* Where the details go: in the page, or deferred to the inert block. */
     bool deferred = result->state == TATTLE_STATE_PASSED && !result->flaky &&
                     !result->failure_count;
+    if (number % CHUNK_TESTS == 0)
+        append(out, "<div class=\"chunk\">\n");
     struct tattle__buffer *details = out;
     if (deferred) {
         details = &self->deferred_page;
@@ -866,25 +872,28 @@ static void append_test(struct html_reporter *self,
         append(out, " data-flaky=\"true\"");
     if (deferred)
         append(out, " data-deferred=\"true\"");
+    /* The summary is a row of 10,000 in a big run: the state is drawn by
+     * the style (from the class), the duration and tags are one text. */
     append(out, failed ? " open><summary>" : "><summary>");
-    tattle__buffer_printf(out, "<span class=\"state\">%s</span>", state);
     if (result->flaky)
-        append(out, " <span class=\"flaky\">flaky</span>");
-    append(out, " <span class=\"id\">");
+        append(out, "<span class=\"flaky\">flaky</span> ");
+    append(out, "<span class=\"id\">");
     tattle__html_string(out, test->id);
-    append(out, "</span> <span class=\"duration\">");
+    append(out, "</span> <small>");
     append_duration(out, result->duration_us);
-    append(out, "</span>");
     for (size_t i = 0; i < test->tag_count; i++) {
-        append(out, " <span class=\"tag\">");
+        append(out, " \xc2\xb7 ");
         tattle__html_string(out, test->tags[i].name);
         if (test->tags[i].value) {
             append(out, ":");
             tattle__html_string(out, test->tags[i].value);
         }
-        append(out, "</span>");
     }
-    append(out, "</summary><div class=\"body\">");
+    append(out, "</small></summary>");
+    /* A deferred test without pictures gets its body from the script. */
+    bool body = !deferred || result->trace;
+    if (body)
+        append(out, "<div class=\"body\">");
     if (test->file) {
         append(details, "<p class=\"declared\">declared at <span "
                         "class=\"place\">");
@@ -919,7 +928,9 @@ static void append_test(struct html_reporter *self,
     if (result->trace && result->trace->calls_traced &&
         result->trace->call_count)
         append_flame_svg(self, out, result);
-    append(out, "</div></details>\n");
+    append(out, body ? "</div></details>\n" : "</details>\n");
+    if (number % CHUNK_TESTS == CHUNK_TESTS - 1)
+        append(out, "</div>\n");
 
     if (failed) {
         struct tattle__buffer *index = &self->failure_index;
@@ -989,22 +1000,22 @@ static const char page_style[] =
     "button,select,input{font:inherit;color:inherit;background:var(--bg);"
     "border:1px solid var(--line);border-radius:4px;padding:.1rem .4rem}\n"
     ":focus-visible{outline:2px solid var(--link);outline-offset:2px}\n"
-    "details.test{border:1px solid var(--line);border-left-width:4px;"
-    "border-radius:4px;margin:.3rem 0;padding:.2rem .6rem;"
-    "content-visibility:auto;contain-intrinsic-size:auto 1.6rem}\n"
+    "details.test{border:1px solid var(--line);border-left:4px solid "
+    "var(--state-colour);"
+    "border-radius:4px;margin:.3rem 0;padding:.2rem .6rem}\n"
+    ".chunk{content-visibility:auto;contain-intrinsic-size:auto 4000px}\n"
     "details.test>summary{cursor:pointer}\n"
-    "details.passed{border-left-color:var(--pass)}"
-    "details.failed{border-left-color:var(--fail)}"
-    "details.skipped{border-left-color:var(--skip)}"
-    "details.excluded{border-left-color:var(--excl)}"
-    "details.invalid{border-left-color:var(--inv)}\n"
-    ".state{font-weight:bold;text-transform:uppercase;font-size:.8rem}"
-    ".passed .state{color:var(--pass)}.failed .state{color:var(--fail)}"
-    ".skipped .state{color:var(--skip)}.excluded .state{color:var(--excl)}"
-    ".invalid .state{color:var(--inv)}\n"
-    ".id{font-weight:600}.duration,.declared,.place{color:var(--muted)}\n"
-    ".tag,.flaky{font-size:.8rem;border:1px solid var(--line);"
-    "border-radius:8px;padding:0 .4rem}.flaky{color:var(--skip)}\n"
+    "details.test>summary::before{content:var(--state) \" \";"
+    "color:var(--state-colour);font-weight:bold;text-transform:uppercase;"
+    "font-size:.8rem}\n"
+    "details.passed{--state:\"passed\";--state-colour:var(--pass)}"
+    "details.failed{--state:\"failed\";--state-colour:var(--fail)}"
+    "details.skipped{--state:\"skipped\";--state-colour:var(--skip)}"
+    "details.excluded{--state:\"excluded\";--state-colour:var(--excl)}"
+    "details.invalid{--state:\"invalid\";--state-colour:var(--inv)}\n"
+    ".id{font-weight:600}summary small,.declared,.place{color:var(--muted)}"
+    "\n.flaky{font-size:.8rem;border:1px solid var(--line);"
+    "border-radius:8px;padding:0 .4rem;color:var(--skip)}\n"
     ".failure{border-top:1px solid var(--line);margin-top:.4rem}"
     ".failure .kind{color:var(--fail)}\n"
     "dl.values{display:grid;grid-template-columns:max-content 1fr;"
@@ -1060,6 +1071,8 @@ static const char page_script[] =
     "var state=form.elements.state,suite=form.elements.suite,"
     "tag=form.elements.tag,text=form.elements.text;\n"
     "var shown=document.getElementById('shown');\n"
+    "var chunks=Array.prototype.slice.call("
+    "document.querySelectorAll('main>.chunk'));\n"
     "var block=document.getElementById('tattle-deferred'),parked=null;\n"
     "function deferred(t){if(!parked){parked={};var box=document.createElement("
     "'div');box.innerHTML=block?block.textContent:'';"
@@ -1067,6 +1080,8 @@ static const char page_script[] =
     "parked[d.dataset.test]=d;});}return t.dataset.deferred&&parked[t.id];}\n"
     "function render(t){var d=deferred(t);if(!d)return;"
     "delete t.dataset.deferred;var b=t.querySelector('.body');"
+    "if(!b){b=document.createElement('div');b.className='body';"
+    "t.appendChild(b);}"
     "while(d.lastChild)b.insertBefore(d.lastChild,b.firstChild);"
     "Array.prototype.forEach.call(b.querySelectorAll('button.copy'),copy);}\n"
     "document.addEventListener('toggle',function(e){var t=e.target;"
@@ -1074,12 +1089,13 @@ static const char page_script[] =
     "function words(t){var d=t.dataset.deferred&&deferred(t);"
     "return (t.textContent+(d?d.textContent:'')).toLowerCase();}\n"
     "function apply(){var n=0,q=text.value.toLowerCase();\n"
+    " chunks.forEach(function(c){c.hidden=true;});\n"
     " tests.forEach(function(t){var ok=(!state.value||"
     "t.dataset.state===state.value||(state.value==='flaky'&&"
     "t.dataset.flaky))&&(!suite.value||t.dataset.suite===suite.value)&&"
     "(!tag.value||t.dataset.tags.split('\\n').indexOf(tag.value)>=0)&&"
     "(!q||words(t).indexOf(q)>=0);"
-    "t.hidden=!ok;if(ok)n++;});\n"
+    "t.hidden=!ok;if(ok){n++;t.parentNode.hidden=false;}});\n"
     " shown.textContent=n+' of '+tests.length+' tests shown';}\n"
     "form.addEventListener('input',apply);form.addEventListener('change',apply)"
     ";\n"
@@ -1389,6 +1405,8 @@ static int html_end(void *opaque, const struct tattle_summary *summary)
     struct html_reporter *self = opaque;
     if (self->error)
         return self->error;
+    if (self->test_count % CHUNK_TESTS)
+        append(&self->page, "</div>\n"); /* the last chunk */
     flush_to_scratch(self, &self->tests, &self->page, 0);
     flush_to_scratch(self, &self->deferred, &self->deferred_page, 0);
     append_head(self, summary);

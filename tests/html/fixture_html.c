@@ -7,7 +7,8 @@
  * values, failure messages, captured output, actor names, message labels
  * and payloads, and the messages left pending in a mailbox. A traced
  * test crashes with a worker's message never received, another passes
- * with tags the filters offer.
+ * with tags the filters offer, a third passes printing what would end or
+ * break the inert block its output is deferred into.
  */
 #include <signal.h>
 #include <stdio.h>
@@ -38,6 +39,19 @@ TEST(html, hostile_failure, .tags = "area:web hostile")
 TEST(html, passes_with_tags, .tags = "area:web quick")
 {
     printf("a quiet pass\n");
+}
+
+/* A passed test's output is deferred into the page's inert block: these
+ * must stay text there and not end the block or open a comment or a
+ * script inside it. */
+#define BLOCK_BREAKERS                                                         \
+    "</script><script>window.pwned=3</script> <!-- <script> "                  \
+    "<!--<script>window.pwned=4//-->"
+
+TEST(html, passes_with_hostile_output, .tags = "area:web")
+{
+    printf("deferred-hostile " BLOCK_BREAKERS " " BAD_BYTES "\n");
+    fprintf(stderr, "stderr " BLOCK_BREAKERS "\n");
 }
 
 static size_t format_job(const char *label, const void *message, size_t length,

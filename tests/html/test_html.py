@@ -313,6 +313,71 @@ def html_report_in_chromium_hostile_strings_are_text(c):
     c.expect(opened.get("copy_shown"), "its copy button works")
 
 
+DEFERRED_HOSTILE = "html/passes_with_hostile_output"  # fixture_html.c
+
+
+def deferred_block(text):
+    """The inert block of the passed tests' deferred details, as the HTML
+    tokenizer ends it: at the first `</script`, whatever came before."""
+    opening = '<script type="text/x-tattle-deferred" id="tattle-deferred">'
+    start = text.index(opening) + len(opening)
+    return text[start:text.index("</script", start)]
+
+
+@CASES("html_report_deferred_block_holds_hostile_output_inert")
+def html_report_deferred_block_holds_hostile_output_inert(c):
+    """A passed test printed `</script>`, `<!--`, `<script>` and invalid
+    UTF-8: its details are in the inert block, whose text holds none of
+    them raw (a `<!--<script>` there would make the tokenizer pass the
+    block's end), and the block runs to the details of every passed test
+    (its end is the reporter's, not the test's)."""
+    directory, report = c.report(c.options.fixture)
+    with open(os.path.join(directory, "report.html"), "rb") as f:
+        text = f.read().decode("utf-8")
+    passed = [t["id"] for t in report["tests"] if t["state"] == "passed"]
+    c.require(DEFERRED_HOSTILE in passed, "the fixture's hostile pass passed")
+    block = deferred_block(text)
+    for raw in ("<!--", "<script", "-->"):
+        c.expect(raw not in block, "no raw %r in the block" % raw)
+    c.expect("deferred-hostile &lt;/script&gt;&lt;script&gt;" in block,
+             "the hostile output is in the block, escaped")
+    c.expect_eq(block.count("<div data-test="), len(passed),
+                "the block holds every passed test's details")
+    c.expect(text.rstrip().endswith("</html>"), "the page is whole")
+
+
+@CASES("html_report_in_chromium_deferred_hostile_output_is_text")
+def html_report_in_chromium_deferred_hostile_output_is_text(c):
+    """In headless Chromium, the passed test whose output holds
+    `</script>`, `<!--`, `<script>` and invalid UTF-8: found by the text
+    filter while its details still wait in the inert block, opened, its
+    output rendered as the JSON report's text; nothing ran (window.pwned
+    unset, three <script> elements), no console error, and every test
+    still on the page after it."""
+    directory, report = c.report(c.options.fixture)
+    page = node("check_html_page.mjs", os.path.join(directory, "report.html"),
+                c.artifacts("deferred-hostile"), "", "deferred-hostile")
+    c.expect(page["ready"], "the page's script ran to its end")
+    c.expect_eq(page["console_errors"] + page["page_errors"], [], "errors")
+    c.expect_eq(page["pwned"], None, "no test string ran as script")
+    c.expect_eq(page["injected"]["script"], 3, "<script> elements")
+    c.expect_eq([t["id"] for t in page["tests"]],
+                [visible(t["id"]) for t in report["tests"]],
+                "every test on the page, in order")
+    c.expect(DEFERRED_HOSTILE in page["search"]["deferred"],
+             "its details waited in the block")
+    c.expect_eq(page["search"]["visible"], [DEFERRED_HOSTILE],
+                "the text filter finds it by its deferred output")
+    test = next(t for t in report["tests"] if t["id"] == DEFERRED_HOSTILE)
+    opened = page.get("opened") or {}
+    c.expect_eq(opened.get("id"), DEFERRED_HOSTILE, "the test opened")
+    c.expect(not opened.get("deferred_after"), "opening renders its details")
+    c.expect_eq(opened.get("output"),
+                [visible(test["output"]["stdout"]),
+                 visible(test["output"]["stderr"])],
+                "its output, rendered as text")
+
+
 @CASES("html_report_in_chromium_examples", needs=("examples",))
 def html_report_in_chromium_examples(c):
     """The examples' report in headless Chromium: every failed test is
