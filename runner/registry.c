@@ -1,5 +1,6 @@
 /*
- * registry.c — the lists TEST() and SUITE() fill from constructors, and
+ * registry.c — the lists TEST() and SUITE() fill before main() (TEST()
+ * records from their linker section, SUITE() from constructors), and
  * their resolution into run entries (ids, effective tags, validity).
  *
  * An id is "suite/name". tattle_test_register() is public, so a record may
@@ -23,7 +24,7 @@
 #include "runner/private_memory.h"
 #include "base/buffer.h"
 
-/* Filled by constructors, before main(): plain growable arrays. */
+/* Filled before main(): plain growable arrays. */
 static const struct tattle_test **registered_tests;
 static size_t registered_test_count, registered_test_capacity;
 static const struct tattle_suite **registered_suites;
@@ -39,6 +40,74 @@ void tattle_test_register(const struct tattle_test *test)
                                                   sizeof *registered_tests);
     }
     registered_tests[registered_test_count++] = test;
+}
+
+/* The sections already registered: one per executable or shared object
+ * holding tests, handed over by each of its translation units. */
+static const struct tattle__registration **registered_sections;
+static size_t registered_section_count;
+
+/* An entry of a section, with what puts it in source order: the run of
+ * entries from one file it belongs to, its line, its place. */
+struct placed_entry {
+    const struct tattle__registration *entry;
+    size_t file_run;
+    size_t place;
+};
+
+static int placed_entry_compare(const void *left, const void *right)
+{
+    const struct placed_entry *a = left, *b = right;
+    if (a->file_run != b->file_run)
+        return a->file_run < b->file_run ? -1 : 1;
+    if (a->entry->test->line != b->entry->test->line)
+        return a->entry->test->line < b->entry->test->line ? -1 : 1;
+    return a->place < b->place ? -1 : a->place > b->place;
+}
+
+static bool same_file(const struct tattle_test *a, const struct tattle_test *b)
+{
+    return a->file == b->file ||
+           (a->file && b->file && strcmp(a->file, b->file) == 0);
+}
+
+/* The linker puts the files' entries in link order, but a compiler may
+ * emit one file's entries in any order (GCC reverses them): each run of
+ * entries from one file is put back in the order of their lines. */
+void tattle__register_section(const struct tattle__registration *first,
+                              const struct tattle__registration *end)
+{
+    if (!first || first >= end)
+        return;
+    for (size_t i = 0; i < registered_section_count; i++)
+        if (registered_sections[i] == first)
+            return;
+    registered_sections =
+        tattle__realloc(registered_sections, (registered_section_count + 1) *
+                                                 sizeof *registered_sections);
+    registered_sections[registered_section_count++] = first;
+
+    struct placed_entry *placed =
+        tattle__calloc((size_t)(end - first), sizeof *placed);
+    size_t count = 0, file_run = 0;
+    for (const struct tattle__registration *entry = first; entry < end;
+         entry++) {
+        if (!entry->test)
+            continue; /* padding a compiler put between two files */
+        if (count > 0 && !same_file(placed[count - 1].entry->test, entry->test))
+            file_run++;
+        placed[count] = (struct placed_entry){entry, file_run, count};
+        count++;
+    }
+    qsort(placed, count, sizeof *placed, placed_entry_compare);
+    for (size_t i = 0; i < count; i++) {
+        const struct tattle__registration *entry = placed[i].entry;
+        if (entry->params)
+            tattle_test_register_params(entry->test, entry->params);
+        else
+            tattle_test_register(entry->test);
+    }
+    free(placed);
 }
 
 void tattle_suite_register(const struct tattle_suite *suite)

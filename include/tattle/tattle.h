@@ -2,7 +2,7 @@
  * tattle.h — writing tests with tattle.
  *
  * This is the header a test file includes. It declares tests and suites
- * (registered automatically by constructors, so there is no hand-kept list),
+ * (registered automatically before main(), so there is no hand-kept list),
  * the assertion macros (fatal ASSERT_*, non-fatal EXPECT_*, each with an
  * optional trailing printf-style message), tattle_on_exit() and
  * tattle_main(). Every macro exists with a TATTLE_ prefix; the short names
@@ -209,11 +209,64 @@ struct tattle_suite {
     struct tattle_suite_options options;
 };
 
-/** Adds a test to the registry (called by the constructor TEST() emits).
- * The registry keeps the pointer; the test must outlive the run. */
+/** Adds a test to the registry (TEST() records are registered from their
+ * section, see tattle__registration). The registry keeps the pointer; the
+ * test must outlive the run. */
 TATTLE_API void tattle_test_register(const struct tattle_test *test);
 /** Adds a suite to the registry (called by SUITE()). */
 TATTLE_API void tattle_suite_register(const struct tattle_suite *suite);
+
+/* Registration without a function per test: TEST() and TEST_P() each put
+ * one tattle__registration in the section "tattle_tests", which the linker
+ * gathers, in link order, between __start_tattle_tests and
+ * __stop_tattle_tests of each executable or shared object. One
+ * constructor per translation unit (below) hands that range to
+ * tattle__register_section(), which registers the range once, in order
+ * (a TEST_P through tattle_test_register_params()), and skips zero
+ * entries. The records are read from the section at registration, before
+ * main(); a C++ record whose options need a constructor is read later,
+ * when the run starts. */
+struct tattle_params;
+struct tattle__registration {
+    const struct tattle_test *test;
+    const struct tattle_params *params; /* NULL: a TEST */
+};
+TATTLE_API void
+tattle__register_section(const struct tattle__registration *first,
+                         const struct tattle__registration *end);
+#if defined(__has_attribute)
+#if __has_attribute(retain)
+/* Kept under --gc-sections by linkers that collect __start_ sections. */
+#define TATTLE__RETAIN retain,
+#endif
+#endif
+#ifndef TATTLE__RETAIN
+#define TATTLE__RETAIN
+#endif
+#define TATTLE__REGISTRATION(suite_, name_, params_)                           \
+    __attribute__((                                                            \
+        TATTLE__RETAIN used, section("tattle_tests"),                          \
+        aligned(sizeof(struct tattle__registration)))) static const struct     \
+        tattle__registration tattle__registration__##suite_##__##name_ = {     \
+            &tattle__test__##suite_##__##name_, params_}
+/* Every file that includes a tattle header gets the constructor; weak
+ * references let one that is linked without libtattle (a reporter plugin,
+ * the preload library) and one without tests link as well. */
+#ifndef TATTLE_BUILDING
+extern const struct tattle__registration __start_tattle_tests[]
+    __attribute__((weak, visibility("hidden")));
+extern const struct tattle__registration __stop_tattle_tests[]
+    __attribute__((weak, visibility("hidden")));
+TATTLE_API void
+tattle__register_section(const struct tattle__registration *first,
+                         const struct tattle__registration *end)
+    __attribute__((weak));
+__attribute__((constructor)) static void tattle__register_unit(void)
+{
+    if (tattle__register_section)
+        tattle__register_section(__start_tattle_tests, __stop_tattle_tests);
+}
+#endif
 
 #define TATTLE__CAT_(a, b) a##b
 #define TATTLE__CAT(a, b) TATTLE__CAT_(a, b)
@@ -245,11 +298,7 @@ TATTLE_API void tattle_suite_register(const struct tattle_suite *suite);
             __LINE__,                                                          \
             tattle__body__##suite_##__##name_,                                 \
             TATTLE__OPTIONS(__VA_ARGS__)};                                     \
-    __attribute__((                                                            \
-        constructor)) static void tattle__register__##suite_##__##name_(void)  \
-    {                                                                          \
-        tattle_test_register(&tattle__test__##suite_##__##name_);              \
-    }                                                                          \
+    TATTLE__REGISTRATION(suite_, name_, 0);                                    \
     static void tattle__body__##suite_##__##name_(void)
 
 /* ---- Parameterized tests ---- */
@@ -275,9 +324,9 @@ struct tattle_params {
     const char *source; /* the values as written, comma-separated */
 };
 
-/** Registers one test per value of `params` (called by the constructor
- * TEST_P() emits), with ids suite/name[0], suite/name[1], ... Both records
- * must outlive the run. */
+/** Registers one test per value of `params` (TEST_P()'s record is
+ * registered so from its section), with ids suite/name[0], suite/name[1], ...
+ * Both records must outlive the run. */
 TATTLE_API void tattle_test_register_params(const struct tattle_test *test,
                                             const struct tattle_params *params);
 
@@ -349,12 +398,7 @@ extern "C" {
             __LINE__,                                                          \
             tattle__body__##suite_##__##name_,                                 \
             TATTLE__OPTIONS()};                                                \
-    __attribute__((                                                            \
-        constructor)) static void tattle__register__##suite_##__##name_(void)  \
-    {                                                                          \
-        tattle_test_register_params(&tattle__test__##suite_##__##name_,        \
-                                    &tattle__params__##suite_##__##name_);     \
-    }                                                                          \
+    TATTLE__REGISTRATION(suite_, name_, &tattle__params__##suite_##__##name_); \
     static void tattle__body__##suite_##__##name_(void)
 
 /** The running parameterized test's value as `type_` (the TEST_P's type). */
@@ -459,6 +503,56 @@ TATTLE_API int tattle__check_compare(const struct tattle_assert_site *site,
                                      const struct tattle_value *right,
                                      const char *format, ...)
     TATTLE__PRINTF(5, 6);
+#ifndef __cplusplus
+/** How a comparison's operand travels through tattle__check_operands()'s
+ * variadic arguments (after the default argument promotions) and how it
+ * is rendered. */
+enum tattle__operand_kind {
+    TATTLE__OPERAND_INT = 1,        /* int, and signed types promoted to it */
+    TATTLE__OPERAND_UNSIGNED_SMALL, /* unsigned char, unsigned short: int */
+    TATTLE__OPERAND_BOOL,           /* _Bool, promoted to int */
+    TATTLE__OPERAND_CHAR,           /* char, promoted to int */
+    TATTLE__OPERAND_LONG,
+    TATTLE__OPERAND_LONG_LONG,
+    TATTLE__OPERAND_UNSIGNED,
+    TATTLE__OPERAND_UNSIGNED_LONG,
+    TATTLE__OPERAND_UNSIGNED_LONG_LONG,
+    TATTLE__OPERAND_DOUBLE, /* float and double */
+    TATTLE__OPERAND_LONG_DOUBLE,
+    TATTLE__OPERAND_POINTER /* any other type: an address */
+};
+#define TATTLE__OPERAND_KIND(x)                                                \
+    _Generic((x), _Bool                                                        \
+             : TATTLE__OPERAND_BOOL, char                                      \
+             : TATTLE__OPERAND_CHAR, signed char                               \
+             : TATTLE__OPERAND_INT, short                                      \
+             : TATTLE__OPERAND_INT, int                                        \
+             : TATTLE__OPERAND_INT, long                                       \
+             : TATTLE__OPERAND_LONG, long long                                 \
+             : TATTLE__OPERAND_LONG_LONG, unsigned char                        \
+             : TATTLE__OPERAND_UNSIGNED_SMALL, unsigned short                  \
+             : TATTLE__OPERAND_UNSIGNED_SMALL, unsigned int                    \
+             : TATTLE__OPERAND_UNSIGNED, unsigned long                         \
+             : TATTLE__OPERAND_UNSIGNED_LONG, unsigned long long               \
+             : TATTLE__OPERAND_UNSIGNED_LONG_LONG, float                       \
+             : TATTLE__OPERAND_DOUBLE, double                                  \
+             : TATTLE__OPERAND_DOUBLE, long double                             \
+             : TATTLE__OPERAND_LONG_DOUBLE, default                            \
+             : TATTLE__OPERAND_POINTER)
+/* The descriptor: the comparison, each operand's kind, whether a format
+ * (and its arguments) follows the operands. */
+#define TATTLE__OPERANDS(cmp_, left_kind_, right_kind_, has_message_)          \
+    ((int)(cmp_) | (left_kind_) << 4 | (right_kind_) << 8 |                    \
+     (has_message_) << 12)
+/** tattle__check_compare() for C: `descriptor` is TATTLE__OPERANDS(); the
+ * two operands follow it, then, when it says so, the format and its
+ * arguments. */
+TATTLE_API int tattle__check_operands(const struct tattle_assert_site *site,
+                                      int descriptor, ...);
+/* Never defined nor called: gives the message of a comparison, inside
+ * sizeof, printf's format checks. */
+int tattle__format_check(const char *format, ...) TATTLE__PRINTF(1, 2);
+#endif
 TATTLE_API int tattle__check_true(const struct tattle_assert_site *site,
                                   int holds, const char *format, ...)
     TATTLE__PRINTF(3, 4);
@@ -534,10 +628,17 @@ TATTLE_API TATTLE__NORETURN void tattle__skip_now(const char *file, int line,
  * NULL format (no message) to it. */
 
 /* Comparisons: ASSERT_EQ(a, b [, fmt, ...]) and friends. Operands are
- * evaluated once, into typed values passed by address. */
+ * evaluated once, left to right. In C they travel as the variadic
+ * arguments of one call, each with the code of its type
+ * (TATTLE__OPERAND_KIND) in the call's descriptor, which keeps an
+ * assertion as cheap to compile as a call; the sizeof operands give them
+ * the diagnostics of the tattle__value_* functions (a struct does not
+ * compile) and the message printf's, without evaluating anything. In C++
+ * the operands become tattle_values. */
 #define TATTLE__COMPARE(macro_, fatal_, cmp_, written_, ...)                   \
     TATTLE__CAT(TATTLE__COMPARE_, TATTLE__MSG_AFTER_2(__VA_ARGS__))            \
     (macro_, fatal_, cmp_, written_, __VA_ARGS__)
+#ifdef __cplusplus
 #define TATTLE__COMPARE_NOMSG(macro_, fatal_, cmp_, written_, a_, b_)          \
     TATTLE__COMPARE_MSG(macro_, fatal_, cmp_, written_, a_, b_, NULL)
 #define TATTLE__COMPARE_MSG(macro_, fatal_, cmp_, written_, a_, b_, ...)       \
@@ -548,6 +649,33 @@ TATTLE_API TATTLE__NORETURN void tattle__skip_now(const char *file, int line,
         tattle__check_compare(&tattle__site, cmp_, &tattle__left,              \
                               &tattle__right, __VA_ARGS__);                    \
     } while (0)
+#else
+/* The operands are evaluated left to right, into variables of their
+ * promoted types (`0 ? 0 :` turns a bit-field, an array or a function
+ * into a value). Then the call's start: the _MSG form adds the message
+ * before closing it. */
+#define TATTLE__COMPARE_OPERANDS(cmp_, a_, b_, has_message_)                   \
+    (void)sizeof(TATTLE__VALUE(a_));                                           \
+    (void)sizeof(TATTLE__VALUE(b_));                                           \
+    __extension__ __auto_type tattle__left = 0 ? 0 : (a_);                     \
+    __extension__ __auto_type tattle__right = 0 ? 0 : (b_);                    \
+    tattle__check_operands(                                                    \
+        &tattle__site,                                                         \
+        TATTLE__OPERANDS(cmp_, TATTLE__OPERAND_KIND(a_),                       \
+                         TATTLE__OPERAND_KIND(b_), has_message_),              \
+        tattle__left, tattle__right
+#define TATTLE__COMPARE_NOMSG(macro_, fatal_, cmp_, written_, a_, b_)          \
+    do {                                                                       \
+        TATTLE__SITE(macro_, fatal_, written_, 2);                             \
+        TATTLE__COMPARE_OPERANDS(cmp_, a_, b_, 0));                            \
+    } while (0)
+#define TATTLE__COMPARE_MSG(macro_, fatal_, cmp_, written_, a_, b_, ...)       \
+    do {                                                                       \
+        TATTLE__SITE(macro_, fatal_, written_, 2);                             \
+        (void)sizeof(tattle__format_check(__VA_ARGS__));                       \
+        TATTLE__COMPARE_OPERANDS(cmp_, a_, b_, 1), __VA_ARGS__);               \
+    } while (0)
+#endif
 
 /* One-operand truth checks: ASSERT(cond [, fmt, ...]). */
 #define TATTLE__TRUTH(macro_, fatal_, written_, ...)                           \

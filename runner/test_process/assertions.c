@@ -356,13 +356,18 @@ static int report_failure(const struct tattle_assert_site *site,
         return 0;                                                              \
     } while (0)
 
-int tattle__check_compare(const struct tattle_assert_site *site,
-                          enum tattle_comparison comparison,
-                          const struct tattle_value *left_value,
-                          const struct tattle_value *right_value,
-                          const char *format, ...)
+/* The check behind both comparison entry points. */
+static int check_comparison(const struct tattle_assert_site *site,
+                            enum tattle_comparison comparison,
+                            struct tattle_value left, struct tattle_value right,
+                            const char *format, va_list args)
+    TATTLE__PRINTF(5, 0);
+
+static int check_comparison(const struct tattle_assert_site *site,
+                            enum tattle_comparison comparison,
+                            struct tattle_value left, struct tattle_value right,
+                            const char *format, va_list args)
 {
-    struct tattle_value left = *left_value, right = *right_value;
     if (comparison_holds(comparison, compare_values(left, right)))
         return 1;
     struct failure_texts texts = {0};
@@ -375,7 +380,69 @@ int tattle__check_compare(const struct tattle_assert_site *site,
                           operands[1].data, texts.left.data, texts.right.data);
     for (int i = 0; i < 3; i++)
         tattle__buffer_release(&operands[i]);
-    FAIL_WITH(site, &texts, format);
+    return report_failure(site, &texts, format, args);
+}
+
+int tattle__check_compare(const struct tattle_assert_site *site,
+                          enum tattle_comparison comparison,
+                          const struct tattle_value *left_value,
+                          const struct tattle_value *right_value,
+                          const char *format, ...)
+{
+    va_list args;
+    va_start(args, format);
+    int holds = check_comparison(site, comparison, *left_value, *right_value,
+                                 format, args);
+    va_end(args);
+    return holds;
+}
+
+/* Reads one operand of tattle__check_operands() as its kind says it was
+ * passed (after the default argument promotions). */
+static struct tattle_value operand_read(va_list *args, int kind)
+{
+    switch (kind) {
+    case TATTLE__OPERAND_INT:
+        return tattle__value_signed(va_arg(*args, int));
+    case TATTLE__OPERAND_UNSIGNED_SMALL:
+        return tattle__value_unsigned((uintmax_t)va_arg(*args, int));
+    case TATTLE__OPERAND_BOOL:
+        return tattle__value_bool(va_arg(*args, int) != 0);
+    case TATTLE__OPERAND_CHAR:
+        return tattle__value_char((char)va_arg(*args, int));
+    case TATTLE__OPERAND_LONG:
+        return tattle__value_signed(va_arg(*args, long));
+    case TATTLE__OPERAND_LONG_LONG:
+        return tattle__value_signed(va_arg(*args, long long));
+    case TATTLE__OPERAND_UNSIGNED:
+        return tattle__value_unsigned(va_arg(*args, unsigned));
+    case TATTLE__OPERAND_UNSIGNED_LONG:
+        return tattle__value_unsigned(va_arg(*args, unsigned long));
+    case TATTLE__OPERAND_UNSIGNED_LONG_LONG:
+        return tattle__value_unsigned(va_arg(*args, unsigned long long));
+    case TATTLE__OPERAND_DOUBLE:
+        return tattle__value_floating(va_arg(*args, double));
+    case TATTLE__OPERAND_LONG_DOUBLE:
+        return tattle__value_floating(va_arg(*args, long double));
+    default:
+        return tattle__value_pointer(va_arg(*args, const void *));
+    }
+}
+
+int tattle__check_operands(const struct tattle_assert_site *site,
+                           int descriptor, ...)
+{
+    va_list args;
+    va_start(args, descriptor);
+    struct tattle_value left = operand_read(&args, descriptor >> 4 & 15);
+    struct tattle_value right = operand_read(&args, descriptor >> 8 & 15);
+    const char *format =
+        descriptor >> 12 & 1 ? va_arg(args, const char *) : NULL;
+    int holds =
+        check_comparison(site, (enum tattle_comparison)(descriptor & 15), left,
+                         right, format, args);
+    va_end(args);
+    return holds;
 }
 
 int tattle__check_true(const struct tattle_assert_site *site, int holds,

@@ -468,6 +468,60 @@ def compile_silent(c):
                                or "warning:" in l)[:600]))
 
 
+def elf_section_size(path, section):
+    """The size of `section` in the ELF file at `path`, 0 without it."""
+    out = subprocess.run(["readelf", "-SW", path], check=True,
+                         capture_output=True, text=True).stdout
+    for line in out.splitlines():
+        words = line.replace("[ ", "[").split()
+        if len(words) > 5 and words[1] == section:
+            return int(words[5], 16)
+    return 0
+
+
+def relocated_symbols(path):
+    """The symbol each relocation of the object file at `path` names."""
+    out = subprocess.run(["readelf", "-rW", path], check=True,
+                         capture_output=True, text=True).stdout
+    return [line.split()[4] for line in out.splitlines()
+            if len(line.split()) > 4 and line.split()[0][:1].isdigit()]
+
+
+@CASES("runner_headers_test_costs_a_body_and_one_call_gcc", needs=("gcc",),
+       labels=("headers",))
+def test_compile_cost(c):
+    """What a TEST costs the compiler (bench/compile): the body is its only
+    function (no constructor per test, one per file), and an ASSERT_EQ is
+    one call, not a call per operand as well."""
+    if not shutil.which("readelf"):
+        print("skipped: readelf (binutils) is not installed")
+        sys.exit(77)
+    count = 20
+    source = os.path.join(c.scratch, "many_tests.c")
+    with open(source, "w") as f:
+        f.write("#include <tattle/tattle.h>\n")
+        for i in range(count):
+            f.write("TEST(trivial, t%d) { int v = %d; ASSERT_EQ(v, %d); }\n"
+                    % (i, i, i))
+    out = source + ".o"
+    p = subprocess.run([c.options.gcc, "-std=c11", "-O2", "-Wall", "-Wextra",
+                        "-Wpedantic", "-Werror", "-I",
+                        os.path.join(SOURCE_DIR, "include"), "-c", source,
+                        "-o", out], capture_output=True, text=True)
+    c.require(p.returncode == 0, "does not compile: %s" % p.stderr[-2000:])
+    pointer = 8 if "ELF64" in subprocess.run(
+        ["readelf", "-h", out], capture_output=True, text=True).stdout else 4
+    constructors = elf_section_size(out, ".init_array") // pointer
+    c.expect(constructors <= 1, "%d constructors for %d tests (at most one "
+             "per file)" % (constructors, count))
+    calls = [s for s in relocated_symbols(out) if s.startswith("tattle_")]
+    value_calls = [s for s in calls if s.startswith("tattle__value_")]
+    c.expect_eq(len(value_calls), 0, "calls to tattle__value_* (%s)"
+                % sorted(set(value_calls)))
+    c.expect(len(calls) <= count + 2, "%d relocations to tattle functions "
+             "for %d ASSERT_EQs: %s" % (len(calls), count, sorted(set(calls))))
+
+
 @CASES("runner_headers_macros_run_as_documented")
 def all_macros_run(c):
     r = c.run(c.options.all_macros)
