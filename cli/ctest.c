@@ -743,12 +743,28 @@ static void add_option(char ***words, size_t *count, const char *flag,
     (*words)[*count] = NULL;
 }
 
-/* `tattle run`'s options that give the command `environment` where this
- * process's differs: --unset-env=NAME for a variable it lacks,
- * --env=NAME=VALUE for one it sets otherwise. They are in the reruns,
- * which thus run the test in the environment the run gave it. NULL when
- * there is no difference. */
-static char **environment_options(char **environment)
+/* Whether `test`'s ENVIRONMENT or ENVIRONMENT_MODIFICATION names the
+ * variable NAME (of `length` bytes). */
+static bool test_names_variable(const struct ctest_test *test,
+                                const char *name, size_t length)
+{
+    char **lists[] = {test->environment, test->environment_modification};
+    for (size_t l = 0; l < 2; l++)
+        for (size_t i = 0; lists[l] && lists[l][i]; i++)
+            if (name_length(lists[l][i]) == length &&
+                strncmp(lists[l][i], name, length) == 0)
+                return true;
+    return false;
+}
+
+/* `tattle run`'s options that give the command `environment`, the one
+ * `test` runs in: --unset-env=NAME for a variable it lacks,
+ * --env=NAME=VALUE for one it sets, for every variable the test's
+ * properties name and every other one where this process's environment
+ * differs. They are in the reruns, which thus run the test in the
+ * environment the run gave it. NULL when there is none. */
+static char **environment_options(char **environment,
+                                  const struct ctest_test *test)
 {
     struct environment given = {.variables = environment}, here = {0};
     while (environment[given.count])
@@ -761,14 +777,30 @@ static char **environment_options(char **environment)
         if (variable[length] != '=')
             continue;
         set_variable(&here, variable, length, variable + length + 1);
-        if (find_variable(&given, variable, length) == given.count)
-            add_option(&options, &count, "unset-env", variable, length);
     }
+    /* Removed: a variable of this environment or one the test names
+     * that the test's environment lacks, each once. */
+    struct environment removed = {0};
+    char **lists[] = {environ, test->environment,
+                      test->environment_modification};
+    for (size_t l = 0; l < 3; l++)
+        for (size_t i = 0; lists[l] && lists[l][i]; i++) {
+            const char *variable = lists[l][i];
+            size_t length = name_length(variable);
+            if (length == 0 || (l == 0 && variable[length] != '=') ||
+                find_variable(&given, variable, length) != given.count ||
+                find_variable(&removed, variable, length) != removed.count)
+                continue;
+            set_variable(&removed, variable, length, "");
+            add_option(&options, &count, "unset-env", variable, length);
+        }
+    release_environment(&removed);
     for (size_t i = 0; i < given.count; i++) {
         const char *variable = given.variables[i];
         size_t length = name_length(variable);
         const char *value = variable_value(&here, variable, length);
-        if (!value || strcmp(value, variable + length + 1) != 0)
+        if (!value || strcmp(value, variable + length + 1) != 0 ||
+            test_names_variable(test, variable, length))
             add_option(&options, &count, "env", variable, strlen(variable));
     }
     release_environment(&here);
@@ -796,7 +828,7 @@ static pid_t start_test(const struct ctest_run *run, size_t index,
     char **environment = test_environment(test, why);
     if (!environment)
         return -1;
-    char **environment_changes = environment_options(environment);
+    char **environment_changes = environment_options(environment, test);
     free_strings(environment);
     size_t change_count = 0;
     while (environment_changes && environment_changes[change_count])

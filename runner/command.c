@@ -63,6 +63,7 @@
 #include "runner/tags.h"
 #include "runner/test_process/child.h"
 #include "runner/test_process/slot_write.h"
+#include "tracer/exec/hand_down.h"
 
 static const char program_name[] = "tattle run";
 
@@ -240,14 +241,16 @@ static char **command_environment(const char *gtest_output,
     char **variables = tattle__calloc(
         count + wrapped.environment_change_count + 2, sizeof *variables);
     memcpy(variables, environ, count * sizeof *variables);
-    if (gtest_output || without_gtest_output)
-        drop_variable(variables, &count, "GTEST_OUTPUT");
     for (size_t i = 0; i < wrapped.environment_change_count; i++) {
         char *change = wrapped.environment_changes[i];
         drop_variable(variables, &count, change);
         if (strchr(change, '='))
             variables[count++] = change;
     }
+    /* After the changes: a GTEST_OUTPUT given with --env gives way to
+     * tattle's own report file, as the caller's environment's does. */
+    if (gtest_output || without_gtest_output)
+        drop_variable(variables, &count, "GTEST_OUTPUT");
     if (gtest_output)
         variables[count++] = (char *)gtest_output;
     variables[count] = NULL;
@@ -284,7 +287,12 @@ static void exec_command(void)
                               wrapped.directory, strerror(errno));
     } else {
         char **environment = command_environment(wrapped.gtest_output, false);
-        execve(wrapped.path, wrapped.argv, environment);
+        /* Under --trace, --env may have replaced LD_PRELOAD or
+         * ASAN_OPTIONS, which the trace's hand-down had set in this test
+         * process: they are set again over the changes. */
+        environ = environment;
+        tattle__hand_down_reassert();
+        execve(wrapped.path, wrapped.argv, environ);
         tattle__buffer_printf(&message, "cannot run %s: %s", wrapped.path,
                               strerror(errno));
         free(environment);
@@ -1330,7 +1338,15 @@ int tattle__run_command_main(int argc, char **argv)
     if (status < 0 && line.given_directory) {
         /* Absolute, for the rerun in any directory. */
         wrapped.directory = realpath(line.given_directory, NULL);
+        struct stat directory;
         if (!wrapped.directory)
+            status = usage_error("--chdir: %s: %s", line.given_directory,
+                                 strerror(errno));
+        else if (stat(wrapped.directory, &directory) != 0 ||
+                 !S_ISDIR(directory.st_mode))
+            status = usage_error("--chdir: %s: not a directory",
+                                 line.given_directory);
+        else if (access(wrapped.directory, X_OK) != 0)
             status = usage_error("--chdir: %s: %s", line.given_directory,
                                  strerror(errno));
     }

@@ -589,17 +589,23 @@ def rerun_as_run(c):
     # ENVIRONMENT (passes), WILL_FAIL, SKIP_RETURN_CODE, an environment
     # that sets and unsets variables, its TIMEOUT (hangs). Each result's
     # rerun, run by a shell in another directory whose environment has
-    # none of the test's, gives the result the run gave.
+    # none of the test's, gives the result the run gave: the rerun sets
+    # and unsets every variable the test's properties name, also those
+    # the run's own environment had as the test wanted them (E_SET set to
+    # one, E_GONE unset, when tattle ctest ran) and the rerun's shell has
+    # otherwise.
     build = c.project(
         'add_test(NAME expected_failure COMMAND tool exit 3)\n'
         'set_tests_properties(expected_failure PROPERTIES WILL_FAIL TRUE)\n'
         'add_test(NAME skips COMMAND skip)\n'
         'set_tests_properties(skips PROPERTIES SKIP_RETURN_CODE 77)\n'
         'add_test(NAME env COMMAND tool env ${CMAKE_BINARY_DIR}/env.txt '
-        'E_SET E_UNSET)\n'
+        'E_SET E_UNSET E_GONE)\n'
         'set_tests_properties(env PROPERTIES ENVIRONMENT "E_SET=one"\n'
-        '  ENVIRONMENT_MODIFICATION "E_UNSET=unset:")\n')
+        '  ENVIRONMENT_MODIFICATION "E_UNSET=unset:;E_GONE=unset:")\n')
     c.env["E_UNSET"] = "present"
+    c.env["E_SET"] = "one"
+    c.env.pop("E_GONE", None)
     done = c.tattle_ctest(["-R", "^(passes|expected_failure|skips|env|"
                            "hangs)$", "--json", "r.json"], build)
     c.expect_eq(done.returncode, 1, "exit status (%s)" % done.stderr)
@@ -610,7 +616,10 @@ def rerun_as_run(c):
                                 "ctest/skips"], "the tests: %r" % tests)
     env_file = os.path.join(build, "env.txt")
     c.expect_eq(driver.read(env_file).splitlines(),
-                ["E_SET=one", "E_UNSET unset"], "the run's environment")
+                ["E_SET=one", "E_UNSET unset", "E_GONE unset"],
+                "the run's environment")
+    shell_env = dict(c.env, E_GONE="present")
+    del shell_env["E_SET"]
     os.unlink(env_file)
     elsewhere = c.new_dir()
     for name, state in (("passes", "passed"), ("expected_failure", "passed"),
@@ -618,7 +627,7 @@ def rerun_as_run(c):
         test = tests["ctest/" + name]
         c.expect_eq(test["state"], state, "the run's %s" % name)
         again = subprocess.run(test["rerun"], shell=True, cwd=elsewhere,
-                               env=c.env, capture_output=True, text=True,
+                               env=shell_env, capture_output=True, text=True,
                                timeout=120 * driver.wait_scale())
         c.expect(again.returncode == 0 and
                  "%s  ctest/%s " % ("SKIP" if state == "skipped" else "PASS",
@@ -628,7 +637,7 @@ def rerun_as_run(c):
                     again.stderr))
     c.expect(os.path.exists(env_file) and
              driver.read(env_file).splitlines() ==
-             ["E_SET=one", "E_UNSET unset"],
+             ["E_SET=one", "E_UNSET unset", "E_GONE unset"],
              "the rerun's environment: %r" % (os.path.exists(env_file) and
                                               driver.read(env_file)))
     # The hang's rerun times out at its TIMEOUT, not the default minute

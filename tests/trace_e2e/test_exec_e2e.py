@@ -173,6 +173,28 @@ def case_tattle_run(args):
     check_exchange(trace, "exec_helper", "echo-server", "tattle run")
 
 
+@CASES("exec_e2e_tattle_run_trace_keeps_its_preload_over_env")
+def case_tattle_run_env(args):
+    """`tattle run --trace --env LD_PRELOAD= --env ASAN_OPTIONS=...`: the
+    variables the command is given do not take the preload library (nor,
+    under ASan, the option that lets it load) from the trace: the
+    command's exchange is still recorded."""
+    if not args.tattle:
+        print("skipped: no tattle command")
+        sys.exit(77)
+    out = e2e.new_dir()
+    run = e2e.Run(args.tattle, "--trace", "--env", "LD_PRELOAD=",
+                  "--env", "ASAN_OPTIONS=detect_leaks=0", "--", args.helper,
+                  "pair", command=["run"], cwd=out, expect_status=0)
+    tests = run.report["tests"] if run.report else []
+    if not check(len(tests) == 1, "one test: %s" % [t["id"] for t in tests]):
+        return
+    trace = tests[0].get("trace")
+    if not check(trace is not None, "the command's test has a trace"):
+        return
+    check_exchange(trace, "exec_helper", "echo-server", "tattle run --env")
+
+
 def main():
     CASES.list_if_asked()
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])

@@ -471,6 +471,23 @@ def wraps_gtest(c):
                 [("Basics/Fails", "failed")], "the rerun's tests")
 
 
+@CASES("wrap_gtest_output_given_with_env_gives_way_to_tattles")
+def wraps_gtest_output_given_with_env(c):
+    # A GTEST_OUTPUT given with --env is replaced by tattle's own report
+    # file, as one in the caller's environment is: the results come from
+    # GoogleTest's report (with file and line), and the listing of the
+    # tests is not written where the given variable says.
+    program = gtest_program(c)
+    mine = os.path.join(c.new_dir(), "mine.json")
+    run = c.tattle_run([program, "--gtest_filter=Basics.*"],
+                       ["--env", "GTEST_OUTPUT=json:" + mine], tests=3)
+    failure = (run.tests["Basics/Fails"].get("failures") or [{}])[0]
+    c.expect(failure.get("file", "").endswith("gtest_program.cpp"),
+             "the failure read from GoogleTest's report: %r" % failure)
+    c.expect(not os.path.exists(mine),
+             "nothing written at the GTEST_OUTPUT given with --env")
+
+
 @CASES("wrap_gtest_segfault_is_attributed_to_its_test")
 def wraps_gtest_segfault(c):
     program = gtest_program(c)
@@ -1039,7 +1056,8 @@ def wraps_chdir_and_environment(c):
     c.expect_eq(again.returncode, 0, "the rerun %r elsewhere (%s)"
                 % (run.test["rerun"], again.stdout + again.stderr))
     for options in (["--env", "NOVALUE"], ["--unset-env", "A=1"],
-                    ["--env", "=1"], ["--chdir", "missing"]):
+                    ["--env", "=1"], ["--chdir", "missing"],
+                    ["--chdir", "sub/marker"]):
         run = c.tattle_run(["true"], options, reports=False, cwd=cwd)
         c.expect(run.process.returncode == 2 and
                  "tattle run: " in run.stderr,

@@ -194,6 +194,15 @@ int tattle__hand_down_set(int fd, const struct tattle_trace_arena *arena)
     return high;
 }
 
+int tattle__hand_down_reassert(void)
+{
+    const char *preload = tattle__hand_down_preload_path();
+    if (getenv(TATTLE__HAND_DOWN_VARIABLE) == NULL || preload == NULL)
+        return 0;
+    int error = set_preload(preload);
+    return error != 0 ? error : allow_asan_after_preload();
+}
+
 void tattle__hand_down_remove(void)
 {
     unsetenv(TATTLE__HAND_DOWN_VARIABLE);

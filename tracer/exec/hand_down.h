@@ -58,6 +58,13 @@ const char *tattle__hand_down_preload_path(void);
  * errno (nothing handed down; `fd` untouched). */
 int tattle__hand_down_set(int fd, const struct tattle_trace_arena *arena);
 
+/** Traced test process whose environment was replaced after
+ * tattle__hand_down_set (a wrapped command's --env/--unset-env): when
+ * TATTLE_TRACE_ARENA is still set, puts the preload library back at the
+ * head of LD_PRELOAD and the ASan option back into ASAN_OPTIONS.
+ * Returns 0 (nothing to do included) or a negative errno. */
+int tattle__hand_down_reassert(void);
+
 /** Removes TATTLE_TRACE_ARENA and the preload library from the
  * environment (a process that is not a traced test, or its runner). */
 void tattle__hand_down_remove(void);
