@@ -745,8 +745,8 @@ static void add_option(char ***words, size_t *count, const char *flag,
 
 /* Whether `test`'s ENVIRONMENT or ENVIRONMENT_MODIFICATION names the
  * variable NAME (of `length` bytes). */
-static bool test_names_variable(const struct ctest_test *test,
-                                const char *name, size_t length)
+static bool test_names_variable(const struct ctest_test *test, const char *name,
+                                size_t length)
 {
     char **lists[] = {test->environment, test->environment_modification};
     for (size_t l = 0; l < 2; l++)
