@@ -11,7 +11,9 @@
 //             "arrows": {"matched", "unmatched"}, "declared_matched",
 //             "svg": bool}],
 //  "data": the embedded JSON data, parsed,
-//  "tag_filter": {"tag", "visible": [ids]}   (with TAG)
+//  "tag_filter": {"tag", "visible": [ids], "shown",
+//                 "blocks": {"sizes": [tests per block], "hidden": [bool]}}
+//                                           (with TAG)
 //  "search": {"text", "deferred": [ids whose details were not yet
 //             elements], "visible": [ids the text filter left]},
 //  "opened": {"id", "deferred_after", "output", "rerun", "copy_shown"}
@@ -104,6 +106,10 @@ await inspectReport(report, shots, async (page, result) => {
       visible: await page.$$eval('details.test', (all) =>
         all.filter((t) => !t.hidden).map((t) => t.querySelector('summary .id').textContent)),
       shown: await page.$eval('#shown', (s) => s.textContent),
+      blocks: await page.$$eval('main>.chunk', (all) => ({
+        sizes: all.map((c) => c.querySelectorAll('details.test').length),
+        hidden: all.map((c) => c.hidden),
+      })),
     };
     const shot = path.join(shots, 'filtered.png');
     await page.screenshot({ path: shot, fullPage: true });

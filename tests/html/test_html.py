@@ -313,6 +313,47 @@ def html_report_in_chromium_hostile_strings_are_text(c):
     c.expect(opened.get("copy_shown"), "its copy button works")
 
 
+@CASES("html_report_in_chromium_blocks_of_tests_filter_whole")
+def html_report_in_chromium_blocks_of_tests_filter_whole(c):
+    """A report of 250 results (the fixture's, its passed tests repeated
+    under new names, one failure tagged `lone`) is drawn in blocks of 100
+    tests: every test is on the page once, in the report's order, in
+    blocks of 100, 100 and 50; filtering to the tag `lone` leaves that
+    test alone, and every block without it hidden."""
+    directory, report = c.report(c.options.fixture)
+    passed = [t for t in report["tests"] if t["state"] == "passed"]
+    failed = [t for t in report["tests"] if t["state"] == "failed"]
+    c.require(passed and failed, "the fixture has passed and failed tests")
+    tests = []
+    while len(tests) < 249:
+        copy = json.loads(json.dumps(passed[len(tests) % len(passed)]))
+        copy["name"] = "copy_%03d" % len(tests)
+        copy["id"] = "%s/%s" % (copy["suite"], copy["name"])
+        copy["tags"] = {}
+        tests.append(copy)
+    lone = json.loads(json.dumps(failed[0]))
+    lone["tags"] = {"lone": True}
+    tests.insert(160, lone)
+    report["tests"] = tests
+    summary = report["summary"]
+    summary.update(total=250, passed=249, failed=1, skipped=0)
+    for key in ("errored", "timed_out", "crashed", "flaky"):
+        if key in summary:
+            summary[key] = 0
+    page = node("check_html_page.mjs",
+                convert_to_html(c, report, directory, "blocks"),
+                c.artifacts("blocks"), "lone")
+    c.expect_eq(page["console_errors"] + page["page_errors"], [], "errors")
+    c.expect_eq([t["id"] for t in page["tests"]],
+                [visible(t["id"]) for t in tests], "every test, in order")
+    blocks = page["tag_filter"]["blocks"]
+    c.expect_eq(blocks["sizes"], [100, 100, 50], "tests per block")
+    c.expect_eq(page["tag_filter"]["visible"], [visible(lone["id"])],
+                "filtering to the tag `lone`")
+    c.expect_eq(blocks["hidden"], [True, False, True],
+                "the blocks without the tagged test are hidden")
+
+
 DEFERRED_HOSTILE = "html/passes_with_hostile_output"  # fixture_html.c
 
 
