@@ -261,7 +261,10 @@ TATTLE_API void
 tattle__register_section(const struct tattle__registration *first,
                          const struct tattle__registration *end)
     __attribute__((weak));
-__attribute__((constructor)) static void tattle__register_unit(void)
+/* Not instrumented: a program built with -finstrument-functions sees
+ * its own calls in its hooks, not tattle's registration. */
+__attribute__((constructor, no_instrument_function)) static void
+tattle__register_unit(void)
 {
     if (tattle__register_section)
         tattle__register_section(__start_tattle_tests, __stop_tattle_tests);
