@@ -566,31 +566,32 @@ static void claim(struct tattle_trace_event *events, size_t send,
 
 /* A receive of a byte stream (pipe, stream socket) takes the bytes from
  * its offset to its offset + size, which may run on into later sends
- * than sends[found], the one whose bytes it got first (two writes taken
- * by one read). Each send whose bytes it took names it by `match`: the
- * receive that took the send's last byte (`finished` remembers that one
- * did), else the latest that took some (the rest is unread, listed in
- * the snapshot). The walk costs one step per send a receive spans, taken
+ * than the one whose bytes it got first (two writes taken by one read);
+ * a read of an eventfd that is no semaphore takes every write since the
+ * last read. The sends from sends[from] on whose units start before
+ * `end` are the ones it took. Each names it by `match`: the receive that
+ * took the send's last unit (`finished` remembers that one did), else
+ * the latest that took some (the rest is unread, listed in the
+ * snapshot). The walk costs one step per send a receive spans, taken
  * from `budget`, shared by every receive: an honest trace's receives
  * span fewer sends than there are events and receives together, and a
  * forged one (receives claiming every offset) stops there. */
 static void take_spanned_sends(struct tattle_trace_event *events,
+                               const struct endpoint_view *views,
                                const struct capture_ref *refs,
                                const size_t *sends, size_t send_count,
-                               size_t found, size_t receive, bool *finished,
-                               bool *claimed, size_t *budget)
+                               size_t from, uint32_t endpoint, uint64_t end,
+                               size_t receive, bool *finished, bool *claimed,
+                               size_t *budget)
 {
-    uint64_t start = refs[receive].offset;
-    uint64_t end = start + events[receive].size;
-    if (end < start)
-        end = UINT64_MAX;
-    uint32_t endpoint = refs[sends[found]].endpoint;
-    for (size_t at = found; at<send_count && * budget> 0; at++) {
+    for (size_t at = from; at<send_count && * budget> 0; at++) {
         --*budget;
         size_t send = sends[at];
         if (refs[send].endpoint != endpoint || refs[send].offset >= end)
             break;
-        uint64_t send_end = refs[send].offset + events[send].size;
+        uint64_t send_end =
+            refs[send].offset + capture_units(views, refs, sends, send_count,
+                                              at, events[send].size);
         if (send_end < refs[send].offset)
             send_end = UINT64_MAX;
         bool last = send_end <= end;
@@ -769,16 +770,26 @@ static int resolve_captures(struct trace_storage *storage,
     size_t *sends = malloc((captured + 1) * sizeof *sends);
     if (sends == NULL)
         return -ENOMEM;
-    size_t send_count = 0;
-    for (size_t i = 0; i < count; i++)
+    size_t *receives = malloc((captured + 1) * sizeof *receives);
+    if (receives == NULL) {
+        free(sends);
+        return -ENOMEM;
+    }
+    size_t send_count = 0, receive_count = 0;
+    for (size_t i = 0; i < count; i++) {
         if (refs[i].endpoint != 0 && events[i].kind == TATTLE_TRACE_SEND)
             sends[send_count++] = i;
+        else if (refs[i].endpoint != 0 && events[i].kind == TATTLE_TRACE_RECV)
+            receives[receive_count++] = i;
+    }
     sorting_refs = refs;
     qsort(sends, send_count, sizeof *sends, compare_sends);
+    qsort(receives, receive_count, sizeof *receives, compare_sends);
     sorting_refs = NULL;
     bool *claimed = calloc(count + 1, sizeof *claimed);
     bool *finished = calloc(count + 1, sizeof *finished);
     if (claimed == NULL || finished == NULL) {
+        free(receives);
         free(sends);
         free(claimed);
         free(finished);
@@ -801,13 +812,28 @@ static int resolve_captures(struct trace_storage *storage,
                 claim(events, sends[send], &events[i], claimed, finished);
             continue;
         }
-        if (found < 0)
+        uint32_t kind = views[source - 1].kind;
+        bool stream =
+            kind == TATTLE__ENDPOINT_PIPE || kind == TATTLE__ENDPOINT_STREAM;
+        uint64_t end = refs[i].offset + events[i].size;
+        if (end < refs[i].offset)
+            end = UINT64_MAX;
+        if (found < 0 ||
+            refs[i].offset >= refs[sends[found]].offset +
+                                  capture_units(views, refs, sends, send_count,
+                                                (size_t)found,
+                                                events[sends[found]].size)) {
+            /* Its first bytes came from a send the ring lost: the later
+             * sends it took are still its own. */
+            if (stream)
+                take_spanned_sends(events, views, refs, sends, send_count,
+                                   sends_through(sends, send_count, refs,
+                                                 source, refs[i].offset),
+                                   source, end, i, finished, claimed,
+                                   &span_budget);
             continue;
+        }
         size_t send = sends[found];
-        if (refs[i].offset >=
-            refs[send].offset + capture_units(views, refs, sends, send_count,
-                                              (size_t)found, events[send].size))
-            continue;
         if (!same_message(&events[i], &events[send]) &&
             refs[i].offset == refs[send].offset) {
             /* Two readers (or writers) of one object advanced its counter
@@ -822,14 +848,25 @@ static int resolve_captures(struct trace_storage *storage,
                 send = sends[better];
         }
         claim(events, send, &events[i], claimed, finished);
-        uint32_t kind = views[source - 1].kind;
+        if (kind == TATTLE__ENDPOINT_EVENTFD) {
+            /* Up to the next read (a semaphore's reads are one unit
+             * apart), else to where the readers ended. */
+            size_t next = sends_through(receives, receive_count, refs, source,
+                                        refs[i].offset);
+            end =
+                next < receive_count && refs[receives[next]].endpoint == source
+                    ? refs[receives[next]].offset
+                    : views[source - 1].received;
+        }
         if (send == sends[found] &&
-            (kind == TATTLE__ENDPOINT_PIPE || kind == TATTLE__ENDPOINT_STREAM))
-            take_spanned_sends(events, refs, sends, send_count, (size_t)found,
-                               i, finished, claimed, &span_budget);
+            (stream || kind == TATTLE__ENDPOINT_EVENTFD))
+            take_spanned_sends(events, views, refs, sends, send_count,
+                               (size_t)found, source, end, i, finished, claimed,
+                               &span_budget);
     }
     int error = freeze_pending(storage, freezing, views, events, refs, sends,
                                send_count, claimed, names);
+    free(receives);
     free(sends);
     free(claimed);
     free(finished);

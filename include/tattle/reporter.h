@@ -131,8 +131,11 @@ struct tattle_trace_event {
     const char *msg; /* payload rendered as text (bounded) */
     uint64_t size;   /* payload size in bytes */
     int level;
-    uint64_t match; /* recv of a captured message: the seq of the send whose
-                       bytes it received first; 0 when unknown */
+    uint64_t match; /* captured message: on a recv, the seq of the send
+                       whose bytes it received first; on a send, the seq of
+                       the recv that took its last byte (else the latest
+                       that took some); 0 when unknown (never received, or
+                       the other end lost to the ring cap or walk bound) */
 };
 
 struct tattle_trace_mailbox {

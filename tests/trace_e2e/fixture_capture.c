@@ -1654,3 +1654,32 @@ TEST(ipc, pending_hostile, .tags = "trace_messages")
             atomic_store(&entry->sent, UINT64_MAX);
     }
 }
+
+/* Ten one-byte writes into a pipe, then one read of all ten, with room
+ * in the ring for four events: the read's first bytes came from writes
+ * the ring lost, the writes it kept are still the read's. */
+TEST(ipc, many_writes_one_read_small_ring, .tags = "trace_messages:4")
+{
+    int ends[2];
+    ASSERT_EQ(pipe(ends), 0);
+    for (int i = 0; i < 10; i++)
+        ASSERT_EQ(write(ends[1], "abcdefghij" + i, 1), 1);
+    char got[16];
+    ASSERT_EQ(read(ends[0], got, sizeof got), 10);
+    close(ends[0]);
+    close(ends[1]);
+}
+
+/* An eventfd that is no semaphore, written twice and read once: the
+ * read takes both writes. */
+TEST(ipc, eventfd_two_writes_one_read, .tags = "trace_messages")
+{
+    int event = eventfd(0, EFD_CLOEXEC);
+    ASSERT_GE(event, 0);
+    ASSERT_EQ(eventfd_write(event, 1), 0);
+    ASSERT_EQ(eventfd_write(event, 2), 0);
+    eventfd_t value = 0;
+    ASSERT_EQ(eventfd_read(event, &value), 0);
+    EXPECT_EQ(value, 3);
+    close(event);
+}

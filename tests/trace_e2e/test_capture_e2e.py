@@ -484,6 +484,48 @@ def case_eventfd_semaphore(args):
               for e in got), "from the poster to the taker: %s" % got)
 
 
+@CASES("capture_e2e_read_after_lost_writes_takes_the_kept_ones")
+def case_read_after_lost_writes(args):
+    """Ten one-byte writes and one read of them all, with a ring of four
+    events (the test's own take some): the writes the ring kept all name the read by "match" (it
+    took their bytes), though the send its first byte came from is lost,
+    so the read itself matches none."""
+    _, traces = traced_run(args, "ipc/many_writes_one_read_small_ring")
+    trace = traces.get("ipc/many_writes_one_read_small_ring")
+    if not trace:
+        return
+    got = messages(trace)
+    sends = [e for e in got if e["kind"] == "send"]
+    recvs = [e for e in got if e["kind"] == "recv"]
+    if not check(1 <= len(sends) < 10 and len(recvs) == 1,
+                 "some writes lost, some kept, and the read: %s" % got):
+        return
+    check("match" not in recvs[0],
+          "the read matches no kept write: %s" % recvs[0])
+    check(all(e.get("match") == recvs[0]["seq"] for e in sends),
+          "every kept write names the read: %s" % sends)
+
+
+@CASES("capture_e2e_eventfd_read_takes_every_write")
+def case_eventfd_read_takes_every_write(args):
+    """An eventfd (no semaphore) written twice and read once: the read
+    matches the first write and both writes name the read."""
+    _, traces = traced_run(args, "ipc/eventfd_two_writes_one_read")
+    trace = traces.get("ipc/eventfd_two_writes_one_read")
+    if not trace:
+        return
+    got = messages(trace)
+    sends = [e for e in got if e["kind"] == "send"]
+    recvs = [e for e in got if e["kind"] == "recv"]
+    if not check(len(sends) == 2 and len(recvs) == 1,
+                 "two writes and one read: %s" % got):
+        return
+    check(recvs[0].get("match") == sends[0]["seq"],
+          "the read matches the first write: %s" % got)
+    check(all(e.get("match") == recvs[0]["seq"] for e in sends),
+          "both writes name the read: %s" % sends)
+
+
 @CASES("capture_e2e_mq_messages_matched_across_priorities")
 def case_mq_priorities(args):
     """Three messages on a POSIX queue, the last of a higher priority, so

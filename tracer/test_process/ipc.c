@@ -1583,24 +1583,32 @@ INTERPOSED void closefrom(int lowest)
 
 /* libc's fclose closes the stream's descriptor without the interposed
  * close, so its number would keep what the cache said of it. */
+/* Takes what the cache says of the descriptor under `stream`, which is
+ * about to be closed (its number in *fd): 0 when nothing. */
+static uint64_t take_stream_word(FILE *stream, int *fd)
+{
+    /* fileno sets EBADF for a stream with no descriptor (fmemopen,
+     * open_memstream), and the call closing it may succeed without
+     * touching errno. */
+    int saved_errno = errno;
+    *fd = fileno(stream);
+    errno = saved_errno;
+    return *fd >= 0 && *fd < FD_CACHE_SIZE ? atomic_exchange(&fd_cache[*fd], 0)
+                                           : 0;
+}
+
 INTERPOSED int fclose(FILE *stream)
 {
     if (TATTLE__LIKELY(!capturing))
         return real.fclose(stream);
     if (borrowing_cache())
         return real.fclose(stream);
-    /* fileno sets EBADF for a stream with no descriptor (fmemopen,
-     * open_memstream), and fclose itself may succeed without touching
-     * errno. */
-    int saved_errno = errno;
-    int fd = fileno(stream);
-    errno = saved_errno;
-    uint64_t word =
-        fd >= 0 && fd < FD_CACHE_SIZE ? atomic_exchange(&fd_cache[fd], 0) : 0;
+    int fd;
+    uint64_t word = take_stream_word(stream, &fd);
     int result = real.fclose(stream);
     /* fclose closes the descriptor even when flushing fails. */
     if (((word >> 1) & 0x7fu) != 0) {
-        saved_errno = errno;
+        int saved_errno = errno;
         record_endpoint_event(fd, word, "fclose", NULL);
         errno = saved_errno;
     }
@@ -1758,12 +1766,34 @@ INTERPOSED FILE *fopen64(const char *path, const char *mode)
 
 INTERPOSED FILE *freopen(const char *path, const char *mode, FILE *stream)
 {
-    return forget_opened_stream(real.freopen(path, mode, stream));
+    if (TATTLE__LIKELY(!capturing) || borrowing_cache() || path == NULL)
+        return forget_opened_stream(real.freopen(path, mode, stream));
+    /* It closes the stream's old descriptor (a NULL path keeps it). */
+    int fd;
+    uint64_t word = take_stream_word(stream, &fd);
+    FILE *result = real.freopen(path, mode, stream);
+    if (((word >> 1) & 0x7fu) != 0) {
+        int saved_errno = errno;
+        record_endpoint_event(fd, word, "freopen", NULL);
+        errno = saved_errno;
+    }
+    return forget_opened_stream(result);
 }
 
 INTERPOSED FILE *freopen64(const char *path, const char *mode, FILE *stream)
 {
-    return forget_opened_stream(real.freopen64(path, mode, stream));
+    if (TATTLE__LIKELY(!capturing) || borrowing_cache() || path == NULL)
+        return forget_opened_stream(real.freopen64(path, mode, stream));
+    /* It closes the stream's old descriptor (a NULL path keeps it). */
+    int fd;
+    uint64_t word = take_stream_word(stream, &fd);
+    FILE *result = real.freopen64(path, mode, stream);
+    if (((word >> 1) & 0x7fu) != 0) {
+        int saved_errno = errno;
+        record_endpoint_event(fd, word, "freopen64", NULL);
+        errno = saved_errno;
+    }
+    return forget_opened_stream(result);
 }
 
 INTERPOSED FILE *tmpfile(void)
