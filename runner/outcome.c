@@ -397,11 +397,10 @@ static void free_trace(struct tattle_trace *trace)
 void tattle__result_add_fixture_error(struct tattle__result_record *record,
                                       const struct tattle__test_entry *entry,
                                       const char *message,
-                                      struct tattle__stacks *stacks,
-                                      const struct tattle_trace *trace)
+                                      struct tattle__stacks *stacks)
 {
     tattle__record_add_error(record, "%s", message);
-    take_stacks(record, entry, stacks, trace,
+    take_stacks(record, entry, stacks, NULL,
                 &record->failures[record->result.failure_count - 1]);
 }
 
@@ -435,15 +434,15 @@ void tattle__result_build(struct tattle__result_record *record,
         result->rerun = tattle__command_rerun();
 
     if (outcome->fixture_error)
-        tattle__result_add_fixture_error(
-            record, job->entry, outcome->fixture_error, outcome->fixture_stacks,
-            outcome->trace);
+        tattle__result_add_fixture_error(record, job->entry,
+                                         outcome->fixture_error,
+                                         outcome->fixture_stacks);
     add_recorded_failures(record, reading);
     bool broken = add_ending(record, job, outcome);
     if (outcome->after_all_error)
-        tattle__result_add_fixture_error(
-            record, job->entry, outcome->after_all_error,
-            outcome->fixture_stacks, outcome->trace);
+        tattle__result_add_fixture_error(record, job->entry,
+                                         outcome->after_all_error,
+                                         outcome->fixture_stacks);
     if (outcome->trace_corruption) {
         tattle__record_add_error(record,
                                  "trace arena corrupted: %s; events discarded",

@@ -197,7 +197,7 @@ static void late_after_all_failed(void *context,
     struct tattle__result_record record;
     tattle__record_init_not_run(&record, &late->info, TATTLE_STATE_FAILED,
                                 NULL);
-    tattle__result_add_fixture_error(&record, NULL, failure, stacks, NULL);
+    tattle__result_add_fixture_error(&record, NULL, failure, stacks);
     record.result.duration_us = duration_us;
     record.result.attempts = 1;
     tattle__result_set_output(&record, stdout_capture, stderr_capture);

@@ -171,11 +171,16 @@ __attribute__((noinline)) static void read_a_pipe_nobody_writes(void)
     abort(); /* not reached: the write end stays open */
 }
 
-/* A thread the fixture starts, blocked as well: its stack is shown too. */
+/* A thread the fixture starts, blocked as well: its stack is shown too.
+ * It says it is running, from inside its function, on `started`. */
+static int started[2];
 __attribute__((noinline)) static void *blocked_fixture_thread(void *unused)
 {
     (void)unused;
-    pause();
+    if (write(started[1], "r", 1) != 1)
+        abort();
+    for (;;)
+        pause();
     return NULL;
 }
 
@@ -191,10 +196,13 @@ static void hanging_before_all(void)
     char pid[32];
     snprintf(pid, sizeof pid, "%d", (int)helper);
     note("hanging_helper.pid", pid);
-    if (pipe(never_written) != 0)
+    if (pipe(never_written) != 0 || pipe(started) != 0)
         abort();
     pthread_t thread;
     if (pthread_create(&thread, NULL, blocked_fixture_thread, NULL) != 0)
+        abort();
+    char running;
+    if (read(started[0], &running, 1) != 1) /* inside its function now */
         abort();
     int open_connections = 1;
     EXPECT_EQ(open_connections, 0, "a connection was left open");
