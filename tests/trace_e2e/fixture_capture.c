@@ -1663,7 +1663,7 @@ TEST(ipc, many_writes_one_read_small_ring, .tags = "trace_messages:4")
     int ends[2];
     ASSERT_EQ(pipe(ends), 0);
     for (int i = 0; i < 10; i++)
-        ASSERT_EQ(write(ends[1], "abcdefghij" + i, 1), 1);
+        ASSERT_EQ(write(ends[1], &"abcdefghij"[i], 1), 1);
     char got[16];
     ASSERT_EQ(read(ends[0], got, sizeof got), 10);
     close(ends[0]);
