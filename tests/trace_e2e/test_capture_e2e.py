@@ -47,6 +47,18 @@ def messages(trace):
     return [e for e in trace["events"] if e["kind"] in ("send", "recv")]
 
 
+def sends_and_receives(args, test_id):
+    """The messages of `test_id`'s trace, alone in a traced run: all,
+    the sends and the receives; None when it has no trace."""
+    _, traces = traced_run(args, test_id)
+    trace = traces.get(test_id)
+    if not trace:
+        return None
+    got = messages(trace)
+    return (got, [e for e in got if e["kind"] == "send"],
+            [e for e in got if e["kind"] == "recv"])
+
+
 def check_matches(trace, where):
     """Every recv with a match points at a send of the same bytes."""
     by_seq = {e["seq"]: e for e in trace["events"]}
@@ -467,13 +479,10 @@ def case_eventfd_semaphore(args):
     """An EFD_SEMAPHORE eventfd written 1, then 2, read three times: each
     read takes one from the counter, so the first is of the first write
     and the other two of the second."""
-    _, traces = traced_run(args, "ipc/eventfd_semaphore")
-    trace = traces.get("ipc/eventfd_semaphore")
-    if not trace:
+    found = sends_and_receives(args, "ipc/eventfd_semaphore")
+    if not found:
         return
-    got = messages(trace)
-    sends = [e for e in got if e["kind"] == "send"]
-    recvs = [e for e in got if e["kind"] == "recv"]
+    got, sends, recvs = found
     if not check(len(sends) == 2 and len(recvs) == 3,
                  "two writes and three reads: %s" % got):
         return
@@ -490,13 +499,10 @@ def case_read_after_lost_writes(args):
     events (the test's own take some): the writes the ring kept all name the read by "match" (it
     took their bytes), though the send its first byte came from is lost,
     so the read itself matches none."""
-    _, traces = traced_run(args, "ipc/many_writes_one_read_small_ring")
-    trace = traces.get("ipc/many_writes_one_read_small_ring")
-    if not trace:
+    found = sends_and_receives(args, "ipc/many_writes_one_read_small_ring")
+    if not found:
         return
-    got = messages(trace)
-    sends = [e for e in got if e["kind"] == "send"]
-    recvs = [e for e in got if e["kind"] == "recv"]
+    got, sends, recvs = found
     if not check(1 <= len(sends) < 10 and len(recvs) == 1,
                  "some writes lost, some kept, and the read: %s" % got):
         return
@@ -510,13 +516,10 @@ def case_read_after_lost_writes(args):
 def case_eventfd_read_takes_every_write(args):
     """An eventfd (no semaphore) written twice and read once: the read
     matches the first write and both writes name the read."""
-    _, traces = traced_run(args, "ipc/eventfd_two_writes_one_read")
-    trace = traces.get("ipc/eventfd_two_writes_one_read")
-    if not trace:
+    found = sends_and_receives(args, "ipc/eventfd_two_writes_one_read")
+    if not found:
         return
-    got = messages(trace)
-    sends = [e for e in got if e["kind"] == "send"]
-    recvs = [e for e in got if e["kind"] == "recv"]
+    got, sends, recvs = found
     if not check(len(sends) == 2 and len(recvs) == 1,
                  "two writes and one read: %s" % got):
         return

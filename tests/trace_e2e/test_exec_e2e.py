@@ -152,16 +152,15 @@ def case_untraced(args):
           "the stale preload is not handed down: %s" % traced)
 
 
-@CASES("exec_e2e_tattle_run_trace_records_the_command")
-def case_tattle_run(args):
-    """`tattle run --trace -- exec_helper pair`: the command and the
-    server it starts with posix_spawn are actors of the run's trace, their
-    exchange matched."""
+def tattle_run_trace(args, options, label):
+    """Runs `tattle run --trace OPTIONS -- exec_helper pair` and checks
+    that the command and the echo server it starts are actors of its
+    one test's trace, their exchange matched."""
     if not args.tattle:
         print("skipped: no tattle command")
         sys.exit(77)
     out = e2e.new_dir()
-    run = e2e.Run(args.tattle, "--trace", "--", args.helper, "pair",
+    run = e2e.Run(args.tattle, "--trace", *options, "--", args.helper, "pair",
                   command=["run"], cwd=out, expect_status=0)
     tests = run.report["tests"] if run.report else []
     if not check(len(tests) == 1, "one test: %s" % [t["id"] for t in tests]):
@@ -169,8 +168,16 @@ def case_tattle_run(args):
     trace = tests[0].get("trace")
     if not check(trace is not None, "the command's test has a trace"):
         return
-    e2e.trace_is_consistent(trace, "tattle run")
-    check_exchange(trace, "exec_helper", "echo-server", "tattle run")
+    e2e.trace_is_consistent(trace, label)
+    check_exchange(trace, "exec_helper", "echo-server", label)
+
+
+@CASES("exec_e2e_tattle_run_trace_records_the_command")
+def case_tattle_run(args):
+    """`tattle run --trace -- exec_helper pair`: the command and the
+    server it starts with posix_spawn are actors of the run's trace, their
+    exchange matched."""
+    tattle_run_trace(args, [], "tattle run")
 
 
 @CASES("exec_e2e_tattle_run_trace_keeps_its_preload_over_env")
@@ -179,20 +186,9 @@ def case_tattle_run_env(args):
     variables the command is given do not take the preload library (nor,
     under ASan, the option that lets it load) from the trace: the
     command's exchange is still recorded."""
-    if not args.tattle:
-        print("skipped: no tattle command")
-        sys.exit(77)
-    out = e2e.new_dir()
-    run = e2e.Run(args.tattle, "--trace", "--env", "LD_PRELOAD=",
-                  "--env", "ASAN_OPTIONS=detect_leaks=0", "--", args.helper,
-                  "pair", command=["run"], cwd=out, expect_status=0)
-    tests = run.report["tests"] if run.report else []
-    if not check(len(tests) == 1, "one test: %s" % [t["id"] for t in tests]):
-        return
-    trace = tests[0].get("trace")
-    if not check(trace is not None, "the command's test has a trace"):
-        return
-    check_exchange(trace, "exec_helper", "echo-server", "tattle run --env")
+    tattle_run_trace(args, ["--env", "LD_PRELOAD=", "--env",
+                            "ASAN_OPTIONS=detect_leaks=0"],
+                     "tattle run --env")
 
 
 def main():
