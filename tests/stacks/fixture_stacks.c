@@ -94,6 +94,10 @@ TEST(hostile, more_threads_than_shown, .timeout_ms = 1000)
     pthread_attr_setstacksize(&small, 64 * 1024);
     for (int i = 0; i < MANY_THREADS; i++)
         ASSERT_EQ(pthread_create(&threads[i], &small, waiting_thread, NULL), 0);
+    /* The driver reads this from the output: with it the timeout came after
+     * every thread existed, and the bound is what left threads out. */
+    printf("all %d threads started\n", MANY_THREADS);
+    fflush(stdout);
     wait_forever(never_written[0]);
 }
 
