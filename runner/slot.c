@@ -31,6 +31,7 @@ static void write_header(struct tattle__slot *slot, size_t size)
     atomic_store(&slot->doorbell_wait_ms, 0);
     atomic_store(&slot->crash_stop, TATTLE__CRASH_STOP_NONE);
     atomic_store(&slot->crash_tid, 0);
+    atomic_store(&slot->owner_pid, 0);
 }
 
 struct tattle__slot *tattle__slot_create(size_t size)

@@ -66,6 +66,10 @@ struct tattle__slot {
     _Atomic uint32_t doorbell_wait_ms; /* how long the handler waits */
     _Atomic uint32_t crash_stop;       /* enum tattle__crash_stop */
     _Atomic int32_t crash_tid;         /* the thread that crashed */
+    /* The process the slot was handed to (the test process, or the suite
+     * server running a fixture): room for its crash record is kept at the
+     * end, which the processes it forks cannot claim. 0: none named. */
+    _Atomic int32_t owner_pid;
     _Alignas(8) unsigned char records[];
 };
 

@@ -50,6 +50,8 @@ static bool installed;
 void tattle__crash_set_slot(struct tattle__slot *slot)
 {
     crash_slot = slot;
+    if (slot)
+        tattle__slot_claim_ownership(slot);
 }
 
 void tattle__crash_set_mirror(const struct tattle__slot *from,

@@ -22,7 +22,9 @@
  * errno. */
 int tattle__crash_install(void (*on_crash)(void));
 
-/** Runner, before each fork: the slot the next test process writes to. */
+/** The test process, or the suite server before a fixture: the slot the
+ * calling process writes its crash to, which it then owns (the room kept
+ * there for crash records is its own: runner/test_process/slot_write.h). */
 void tattle__crash_set_slot(struct tattle__slot *slot);
 
 /** Suite server, while a fixture runs: the fixture records into a private

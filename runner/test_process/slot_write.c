@@ -5,36 +5,52 @@
  * `reserved` past the capacity (a record that does not fit only counts in
  * failures_dropped, so no number of dropped records can wrap the counter
  * onto old ones), writes the size, then the payload, and commits by
- * storing the type with release order. Each string of a record is cut to
- * TATTLE__SLOT_FIELD_BYTES_MAX, so one huge message cannot cost a failure
- * its file, line and macro. Adding a crash is async-signal-safe.
+ * storing the type with release order. The last bytes of the capacity are
+ * kept for the crash records of the slot's owner: the crashes of
+ * processes it forked, however many, leave it room for its own, and one of
+ * theirs that finds no room is let go uncounted (it was no failure of the
+ * owner's: runner/slot.h reads a crash as the dying process's only). Each
+ * string of a record is cut to TATTLE__SLOT_FIELD_BYTES_MAX, so one huge
+ * message cannot cost a failure its file, line and macro. Adding a crash is
+ * async-signal-safe.
  */
 #include "runner/test_process/slot_write.h"
 
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 static size_t align8(size_t n)
 {
     return (n + 7) & ~(size_t)7;
 }
 
-/* Claims `payload_size` bytes; returns the payload, or NULL when full. */
+/* The room at the end of the capacity that only the owner's crash records
+ * may claim: two of them (a fixture's crash copied into the slot before
+ * the test process took it, and the test's own). */
+static size_t crash_room_kept(void)
+{
+    return 2 * align8(sizeof(struct tattle__slot_record_header) +
+                      sizeof(struct tattle__slot_crash_payload));
+}
+
+/* Claims `payload_size` bytes, up to `keep` bytes short of the capacity;
+ * returns the payload, or NULL when it does not fit. */
 static void *record_claim(struct tattle__slot *slot, size_t payload_size,
+                          size_t keep,
                           struct tattle__slot_record_header **header_out)
 {
     size_t size =
         align8(sizeof(struct tattle__slot_record_header) + payload_size);
+    size_t limit = slot->capacity > keep ? slot->capacity - keep : 0;
     uint32_t offset =
         atomic_load_explicit(&slot->reserved, memory_order_relaxed);
     do {
         /* Keep room for a zero header after the last record: it ends the
          * walk. */
         if ((size_t)offset + size + sizeof(struct tattle__slot_record_header) >
-            slot->capacity) {
-            atomic_fetch_add(&slot->failures_dropped, 1);
+            limit)
             return NULL;
-        }
     } while (!atomic_compare_exchange_weak(&slot->reserved, &offset,
                                            (uint32_t)(offset + size)));
     struct tattle__slot_record_header *header =
@@ -97,9 +113,12 @@ static bool add_strings_record(struct tattle__slot *slot,
         size += fixed.lengths[i] + 1;
     }
     struct tattle__slot_record_header *header;
-    unsigned char *payload = record_claim(slot, size, &header);
-    if (!payload)
+    unsigned char *payload =
+        record_claim(slot, size, crash_room_kept(), &header);
+    if (!payload) {
+        atomic_fetch_add(&slot->failures_dropped, 1);
         return false;
+    }
     memcpy(payload, &fixed, sizeof fixed);
     unsigned char *cursor = payload + sizeof fixed;
     for (int i = 0; i < count; i++) {
@@ -139,10 +158,16 @@ bool tattle__slot_add_crash(struct tattle__slot *slot, pid_t pid,
                             int frame_count)
 {
     struct tattle__slot_record_header *header;
+    int32_t owner = atomic_load(&slot->owner_pid);
+    bool of_the_owner = owner == 0 || owner == (int32_t)pid;
     struct tattle__slot_crash_payload *payload =
-        record_claim(slot, sizeof(struct tattle__slot_crash_payload), &header);
-    if (!payload)
+        record_claim(slot, sizeof(struct tattle__slot_crash_payload),
+                     of_the_owner ? 0 : crash_room_kept(), &header);
+    if (!payload) {
+        if (of_the_owner)
+            atomic_fetch_add(&slot->failures_dropped, 1);
         return false;
+    }
     if (frame_count > TATTLE__MAX_FRAMES)
         frame_count = TATTLE__MAX_FRAMES;
     payload->signal_number = signal_number;
@@ -153,4 +178,9 @@ bool tattle__slot_add_crash(struct tattle__slot *slot, pid_t pid,
         payload->frames[i] = (uint64_t)(uintptr_t)frames[i];
     record_commit(header, TATTLE__RECORD_CRASH);
     return true;
+}
+
+void tattle__slot_claim_ownership(struct tattle__slot *slot)
+{
+    atomic_store(&slot->owner_pid, (int32_t)getpid());
 }

@@ -7,8 +7,9 @@
  * that writes garbage into every descriptor it inherited, scribble over
  * every shared mapping they can find, hang in an end-of-run after_all,
  * start a helper that fails and crashes after before_all returned, fork
- * from a thread before_all left running, flood the output, and crash
- * after a child they forked crashed.
+ * from a thread before_all left running, flood the output, crash after a
+ * child they forked crashed, and fork more crashing children than the
+ * result slot has room for.
  *
  * Evidence goes to files in the working directory the driver gives each
  * run; waits are bounded by SUITE_WAIT_MS (the driver scales it) and meet
@@ -719,4 +720,43 @@ SUITE(surviving, .before_all = surviving_before_all);
 TEST(surviving, first)
 {
     note("surviving_ran.txt", "test");
+}
+
+/* ---- crash_flood: more crashed children than the slot has room for ---- */
+
+/* More than the crash records a 256 KiB slot holds (about 490). */
+enum { FLOODING_CHILDREN = 600 };
+
+/* Forks FLOODING_CHILDREN children that crash, one after the other, and
+ * notes in `evidence` how many died of SIGSEGV. */
+static void fork_crashing_children(const char *evidence)
+{
+    int segfaulted = 0;
+    for (int i = 0; i < FLOODING_CHILDREN; i++) {
+        fflush(NULL);
+        pid_t child = fork();
+        if (child == 0)
+            child_segfaults();
+        int status = child > 0 ? wait_child(child, wait_ms()) : -1;
+        if (status != -1 && WIFSIGNALED(status) && WTERMSIG(status) == SIGSEGV)
+            segfaulted++;
+    }
+    char line[64];
+    snprintf(line, sizeof line, "segfaulted-%d", segfaulted);
+    note(evidence, line);
+}
+
+/* The crash records of the children fill the slot and the last ones find
+ * no room: neither the fixture nor the test lost anything of its own, and
+ * both pass. */
+static void crash_flood_before_all(void)
+{
+    fork_crashing_children("crash_flood_before_all.txt");
+}
+
+SUITE(crash_flood, .before_all = crash_flood_before_all);
+
+TEST(crash_flood, first)
+{
+    fork_crashing_children("crash_flood_test.txt");
 }

@@ -361,6 +361,23 @@ def before_all_child_crash_not_its_failure(c):
                     "the test body ran %r" % (options,))
 
 
+@CASES("hardening_suite_children_crashes_past_the_slot_fail_nothing")
+def children_crashes_past_the_slot(c):
+    """A before_all, and then a test, that each fork 600 children which
+    crash: their crash records fill the result slot and the last ones
+    find no room. Those records are the children's, so neither the
+    fixture nor the test failed, and no failure is said to be lost."""
+    status, tests = c.run("-j", "1", "crash_flood/first")
+    c.expect_eq(status, 0, "exit status (stderr %r)" % c.stderr[-800:])
+    for evidence in ("crash_flood_before_all.txt", "crash_flood_test.txt"):
+        c.expect_eq([line.split()[0] for line in c.lines(evidence)],
+                    ["segfaulted-600"], evidence)
+    c.require("crash_flood/first" in tests, "crash_flood/first not reported")
+    c.expect_eq(tests["crash_flood/first"]["state"], "passed", "state")
+    c.expect_eq(tests["crash_flood/first"].get("failures", []), [],
+                "failures")
+
+
 @CASES("hardening_suite_fixture_helper_output_is_capped")
 def fixture_helper_output_capped(c):
     """What processes before_all forked printed (4 MiB) reaches the
