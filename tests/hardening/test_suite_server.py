@@ -361,21 +361,33 @@ def before_all_child_crash_not_its_failure(c):
                     "the test body ran %r" % (options,))
 
 
-@CASES("hardening_suite_children_crashes_past_the_slot_fail_nothing")
-def children_crashes_past_the_slot(c):
-    """A before_all, and then a test, that each fork 600 children which
-    crash: their crash records fill the result slot and the last ones
-    find no room. Those records are the children's, so neither the
-    fixture nor the test failed, and no failure is said to be lost."""
-    status, tests = c.run("-j", "1", "crash_flood/first")
+def children_crashes_past_the_slot(c, test_id, evidence):
+    """Runs `test_id`, which (or whose before_all) starts 600 children
+    that crash, one after the other: their crash records fill the result
+    slot and the last ones find no room. Those records are the
+    children's, so nothing failed and no failure is said to be lost.
+    600 children take long under a sanitizer: the timeout is scaled."""
+    status, tests = c.run("-j", "1", test_id,
+                          timeout_ms=int(20000 * driver.wait_scale()))
     c.expect_eq(status, 0, "exit status (stderr %r)" % c.stderr[-800:])
-    for evidence in ("crash_flood_before_all.txt", "crash_flood_test.txt"):
-        c.expect_eq([line.split()[0] for line in c.lines(evidence)],
-                    ["segfaulted-600"], evidence)
-    c.require("crash_flood/first" in tests, "crash_flood/first not reported")
-    c.expect_eq(tests["crash_flood/first"]["state"], "passed", "state")
-    c.expect_eq(tests["crash_flood/first"].get("failures", []), [],
-                "failures")
+    c.expect_eq([line.split()[0] for line in c.lines(evidence)],
+                ["segfaulted-600"], evidence)
+    c.require(test_id in tests, "%s not reported" % test_id)
+    c.expect_eq(tests[test_id]["state"], "passed", "state")
+    c.expect_eq(tests[test_id].get("failures", []), [], "failures")
+
+
+@CASES("hardening_suite_before_all_children_crashes_past_the_slot_pass")
+def before_all_children_crashes_past_the_slot(c):
+    children_crashes_past_the_slot(c, "crash_flood/first",
+                                   "crash_flood_before_all.txt")
+    c.expect_eq(len(c.lines("crash_flood_ran.txt")), 1, "the test ran")
+
+
+@CASES("hardening_test_children_crashes_past_the_slot_pass")
+def test_children_crashes_past_the_slot(c):
+    children_crashes_past_the_slot(c, "crash_flood_in_test/first",
+                                   "crash_flood_test.txt")
 
 
 @CASES("hardening_suite_fixture_helper_output_is_capped")
