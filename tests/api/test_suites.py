@@ -126,6 +126,18 @@ def state_seen_once(c):
     c.expect_eq(after, ["after_all-intact " + server], "after_all evidence")
 
 
+@CASES("api_suites_j2_runs_a_suite_side_by_side_from_one_server")
+def side_by_side(c):
+    """Under -j2 the two jobs run tests of one suite at the same time,
+    each forked from the one process before_all ran in: the two tests meet
+    at a FIFO (each open blocks until the other's), so they pass only
+    when they run at once, and each checks its parent is that process."""
+    status, tests = c.run("-j", "2", "side_by_side/*")
+    c.expect_eq(status, 0, "exit status: %s" % c.done.stdout[-2000:])
+    c.state(tests, "side_by_side/reader", "passed")
+    c.state(tests, "side_by_side/writer", "passed")
+
+
 @CASES("api_suites_after_all_after_crash")
 def after_all_after_crash(c):
     """after_all runs after the suite's last test even when a test of it
