@@ -138,6 +138,29 @@ def side_by_side(c):
     c.state(tests, "side_by_side/writer", "passed")
 
 
+@CASES("api_suites_schema_describes_fixture_errors")
+def schema_describes_fixture_errors(c):
+    """The report's schema says how a suite fixture's failure is reported
+    (kind error, the message naming the fixture and the suite), and a
+    failing before_all's and after_all's messages read as it says."""
+    with open(os.path.join(SOURCE_DIR, "schemas", "report.schema.json"),
+              encoding="utf-8") as f:
+        schema = json.load(f)
+    kind = schema["$defs"]["failure"]["properties"]["kind"]
+    description = kind.get("description", "")
+    for prefix in ("before_all of suite 'S' failed: ",
+                   "after_all of suite 'S' failed: "):
+        c.expect(prefix in description,
+                 "the failure kind's description names %r: %r" % (prefix, description))
+    status, tests = c.run("asserting/first")
+    c.error(tests, "asserting/first", "before_all of suite 'asserting' failed: ")
+    status, tests = c.run("leaky/*")
+    errors = [f["message"] for t in tests.values() for f in t["failures"]
+              if f["kind"] == "error"]
+    c.expect_eq([m.startswith("after_all of suite 'leaky' failed: ")
+                 for m in errors], [True], "the after_all error: %r" % errors)
+
+
 @CASES("api_suites_after_all_after_crash")
 def after_all_after_crash(c):
     """after_all runs after the suite's last test even when a test of it
