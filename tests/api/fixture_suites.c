@@ -2,17 +2,20 @@
  * fixture_suites.c — suites with before_all and after_all, for
  * test_suites.py: state before_all leaves that every test sees (each in
  * its own copy), evidence files that show how often and in which process
- * each fixture ran, before_all failing by assertion, crash, exit and
- * timeout, fixtures blocked forever (where their threads were is shown),
- * after_all running after a crash and failing itself, and a
- * hostile test that kills the process its suite's tests are forked from.
- * Evidence files go to the working directory the driver gives each run.
+ * each fixture ran, two tests that run only side by side (under -j2),
+ * before_all failing by assertion, crash, exit and timeout, fixtures blocked
+ * forever (where their threads were is shown), after_all running after a crash
+ * and failing itself, and a hostile test that kills the process its suite's
+ * tests are forked from. Evidence files go to the working directory the driver
+ * gives each run.
  */
+#include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <tattle/tattle.h>
@@ -81,6 +84,37 @@ TEST(ready, sees_state_after_a_change)
 {
     ASSERT_EQ(ready_value, 42);
     ASSERT_EQ(ready_corpus[0], 'x');
+}
+
+/* ---- side_by_side: under -j2 two tests of one suite run at once, both
+ * forked from the one process before_all ran in ---- */
+
+static int side_by_side_server; /* the pid before_all ran in */
+
+static void side_by_side_before_all(void)
+{
+    side_by_side_server = (int)getpid();
+    ASSERT_EQ(mkfifo("side_by_side.fifo", 0600), 0);
+}
+
+SUITE(side_by_side, .before_all = side_by_side_before_all);
+
+/* Opening a FIFO blocks until its other end is opened: each test returns
+ * only if the other runs at the same time (else it times out). */
+TEST(side_by_side, reader)
+{
+    ASSERT_EQ((int)getppid(), side_by_side_server);
+    int fd = open("side_by_side.fifo", O_RDONLY);
+    ASSERT_GE(fd, 0);
+    close(fd);
+}
+
+TEST(side_by_side, writer)
+{
+    ASSERT_EQ((int)getppid(), side_by_side_server);
+    int fd = open("side_by_side.fifo", O_WRONLY);
+    ASSERT_GE(fd, 0);
+    close(fd);
 }
 
 /* ---- crashing: after_all runs after a test crashed ---- */

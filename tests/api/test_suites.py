@@ -126,6 +126,41 @@ def state_seen_once(c):
     c.expect_eq(after, ["after_all-intact " + server], "after_all evidence")
 
 
+@CASES("api_suites_j2_runs_a_suite_side_by_side_from_one_server")
+def side_by_side(c):
+    """Under -j2 the two jobs run tests of one suite at the same time,
+    each forked from the one process before_all ran in: the two tests meet
+    at a FIFO (each open blocks until the other's), so they pass only
+    when they run at once, and each checks its parent is that process."""
+    status, tests = c.run("-j", "2", "side_by_side/*")
+    c.expect_eq(status, 0, "exit status: %s" % c.done.stdout[-2000:])
+    c.state(tests, "side_by_side/reader", "passed")
+    c.state(tests, "side_by_side/writer", "passed")
+
+
+@CASES("api_suites_schema_describes_fixture_errors")
+def schema_describes_fixture_errors(c):
+    """The report's schema says how a suite fixture's failure is reported
+    (kind error, the message naming the fixture and the suite), and a
+    failing before_all's and after_all's messages read as it says."""
+    with open(os.path.join(SOURCE_DIR, "schemas", "report.schema.json"),
+              encoding="utf-8") as f:
+        schema = json.load(f)
+    kind = schema["$defs"]["failure"]["properties"]["kind"]
+    description = kind.get("description", "")
+    for prefix in ("before_all of suite 'S' failed: ",
+                   "after_all of suite 'S' failed: "):
+        c.expect(prefix in description,
+                 "the failure kind's description names %r: %r" % (prefix, description))
+    status, tests = c.run("asserting/first")
+    c.error(tests, "asserting/first", "before_all of suite 'asserting' failed: ")
+    status, tests = c.run("leaky/*")
+    errors = [f["message"] for t in tests.values() for f in t["failures"]
+              if f["kind"] == "error"]
+    c.expect_eq([m.startswith("after_all of suite 'leaky' failed: ")
+                 for m in errors], [True], "the after_all error: %r" % errors)
+
+
 @CASES("api_suites_after_all_after_crash")
 def after_all_after_crash(c):
     """after_all runs after the suite's last test even when a test of it

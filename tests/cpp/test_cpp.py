@@ -165,7 +165,7 @@ def exception(c):
 
 @CASES("cpp20_designated_options_reach_the_report")
 def options(c):
-    status, report = c.run(c.options.options)
+    status, report = c.run(c.options.options, ["cpp_options/*"])
     c.expect_eq(status, 1, "exit status (the traced test fails)")
     tests = c.tests(report)
     c.require(len(tests) == 6, "every TEST registered: %s" % sorted(tests))
@@ -198,6 +198,35 @@ def options(c):
     c.expect_eq((timeouts.get("cpp_options/every_option"),
                  timeouts.get("cpp_options/one_option")), (5000, 4000),
                 ".timeout_ms")
+
+
+@CASES("cpp20_suite_setup_and_deaths_from_cpp")
+def deaths_and_suite_setup(c):
+    """A C++ suite's before_all state reaches its tests and after_all, a
+    declared death passes only when it happens, and the death checks
+    report as from C: written in C++, compiled with the options as C++20
+    designated initializers."""
+    status, report = c.run(c.options.options, ["cpp_deaths/*"])
+    c.expect_eq(status, 1, "exit status (two tests fail on purpose)")
+    tests = c.tests(report)
+    c.require(len(tests) == 5, "every TEST registered: %s" % sorted(tests))
+    states = {test_id: test["state"] for test_id, test in tests.items()}
+    c.expect_eq(states, {"cpp_deaths/sees_before_all_state": "passed",
+                         "cpp_deaths/aborts_as_declared": "passed",
+                         "cpp_deaths/exits_as_declared": "passed",
+                         "cpp_deaths/does_not_die": "failed",
+                         "cpp_deaths/death_checks": "failed"}, "states")
+    c.expect_eq([(f["kind"], "finished without dying" in f["message"])
+                 for f in tests["cpp_deaths/does_not_die"]["failures"]],
+                [("exit", True)], "a declared death that does not happen")
+    c.expect_eq(c.failures(tests["cpp_deaths/death_checks"]),
+                [("EXPECT_SIGNAL", "returned without dying",
+                  "killed by SIGSEGV (Segmentation fault)", "returns instead")],
+                "the death checks: three hold, the last fails")
+    c.expect(all(f["kind"] != "error" for test in tests.values()
+                 for f in test["failures"]),
+             "no fixture error (after_all saw before_all's state): %s"
+             % [t["failures"] for t in tests.values()])
 
 
 def compile_file(c, compiler, source, standard, flags):
