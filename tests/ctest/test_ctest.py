@@ -300,6 +300,29 @@ class Case(driver.Checks):
             self.problems.append("%s does not validate: %s" % (path, p))
         return report
 
+    def check_hang_stacks(self, hang, build):
+        """The hanging program's timeout `hang` shows both its threads'
+        stacks; exits 77 when ptrace was refused."""
+        if "ptrace was refused" in hang["message"]:
+            print("skipped: ptrace is refused here: %s" % hang["message"])
+            sys.exit(77)
+        self.require(os.path.exists(os.path.join(build, "hang-ready")),
+                     "the hanging program never got its thread waiting")
+        functions = [f.get("function") for thread in hang.get("stacks", [])
+                     for f in thread["frames"]]
+        for function in ("ctest_hang_in_thread", "ctest_hang_in_main"):
+            self.expect(function in functions, "%s not in the hang's "
+                        "stacks: %r" % (function, functions))
+
+    def check_junit_schema(self, path):
+        """The JUnit XML at `path` checked against schemas/junit.xsd, when
+        xmllint is here."""
+        if not shutil.which("xmllint"):
+            return
+        lint = subprocess.run(["xmllint", "--noout", "--schema", JUNIT_SCHEMA,
+                               path], capture_output=True, text=True)
+        self.expect(lint.returncode == 0, "xmllint: %s" % lint.stderr[-2000:])
+
 
 CASES = driver.Cases()
 
@@ -355,16 +378,7 @@ def runs_each_test(c):
     hang = tests["ctest/hangs"]["failures"][0]
     c.expect_eq(hang.get("timeout_ms"), int(c.timeout_s * 1000),
                 "the TIMEOUT property as the timeout")
-    if "ptrace was refused" in hang["message"]:
-        print("skipped: ptrace is refused here: %s" % hang["message"])
-        sys.exit(77)
-    c.require(os.path.exists(os.path.join(build, "hang-ready")),
-              "the hanging program never got its thread waiting")
-    functions = [f.get("function") for thread in hang.get("stacks", [])
-                 for f in thread["frames"]]
-    for function in ("ctest_hang_in_thread", "ctest_hang_in_main"):
-        c.expect(function in functions,
-                 "%s not in the hang's stacks: %r" % (function, functions))
+    c.check_hang_stacks(hang, build)
 
     stream = driver.read(os.path.join(build, "r.jsonl"))
     for p in validate_json.check_stream(stream):
@@ -372,11 +386,7 @@ def runs_each_test(c):
     junit = driver.read(os.path.join(build, "r.xml"))
     c.expect_eq(junit.count("<testcase "), 4, "JUnit testcases")
     c.expect('name="fails loudly"' in junit, "JUnit lacks the failing test")
-    if shutil.which("xmllint"):
-        lint = subprocess.run(["xmllint", "--noout", "--schema", JUNIT_SCHEMA,
-                               os.path.join(build, "r.xml")],
-                              capture_output=True, text=True)
-        c.expect(lint.returncode == 0, "xmllint: %s" % lint.stderr[-2000:])
+    c.check_junit_schema(os.path.join(build, "r.xml"))
     tap = driver.read(os.path.join(build, "r.tap"))
     c.expect("1..4" in tap and "ok 1 - ctest/passes" in tap and
              "not ok 4 - ctest/hangs" in tap, "TAP:\n%s" % tap)
@@ -598,21 +608,10 @@ def mixed_suites(c):
                 "the test the crash kept from running")
     hang = tests.get("ctest/hangs", {}).get("failures", [{}])[0]
     c.require(hang.get("kind") == "timeout", "hang: %r" % hang)
-    if "ptrace was refused" in hang["message"]:
-        print("skipped: ptrace is refused here: %s" % hang["message"])
-        sys.exit(77)
-    functions = [f.get("function") for thread in hang.get("stacks", [])
-                 for f in thread["frames"]]
-    for function in ("ctest_hang_in_thread", "ctest_hang_in_main"):
-        c.expect(function in functions,
-                 "%s not in the hang's stacks: %r" % (function, functions))
+    c.check_hang_stacks(hang, build)
     junit = driver.read(os.path.join(build, "r.xml"))
     c.expect_eq(junit.count("<testcase "), len(tests), "JUnit testcases")
-    if shutil.which("xmllint"):
-        lint = subprocess.run(["xmllint", "--noout", "--schema", JUNIT_SCHEMA,
-                               os.path.join(build, "r.xml")],
-                              capture_output=True, text=True)
-        c.expect(lint.returncode == 0, "xmllint: %s" % lint.stderr[-2000:])
+    c.check_junit_schema(os.path.join(build, "r.xml"))
 
 
 @CASES("ctest_will_fail_inverts_an_exit_status")
