@@ -95,7 +95,7 @@ static struct {
     char *junit_path;   /* --junit-in: the JUnit report it writes, absolute */
     int skip_exit_code; /* 0: none */
     bool will_fail;     /* CTest's WILL_FAIL: a failing exit passes */
-    bool qualify_inner; /* GoogleTest suites become NAME.SUITE */
+    bool qualify_inner; /* the program's suites become NAME.SUITE */
     struct tattle_test test;
     /* The tattle command's reader of --junit-in's report, or NULL. */
     tattle__junit_reader read_junit;
@@ -154,7 +154,7 @@ static void print_usage(FILE *stream)
             "a non-zero exit passes, 0 fails (CTest's WILL_FAIL; not with "
             "--retry, --repeat)",
             "    --qualify-inner",
-            "a GoogleTest program's tests are NAME.SUITE/TEST",
+            "the tests the program names are NAME.SUITE/TEST",
             "    --chdir DIR", "run the command in DIR", "    --env NAME=VALUE",
             "set NAME in the command's environment (repeatable)",
             "    --unset-env NAME",
@@ -988,9 +988,11 @@ static void build_inner(struct tattle__result_record *inner,
  * program_name); a repeated id gets the
  * test's number (its TAP point's, or its place in the list) appended as
  * "[N]" until it is new. The first test of an id keeps it. With
- * --qualify-inner a GoogleTest suite is NAME.SUITE, NAME the wrapped
- * test's (`tattle ctest` gives each CTest test's inner tests ids no other
- * CTest test's can have); the rerun's filter keeps the program's own. */
+ * --qualify-inner a suite the program named (GoogleTest's, Check's TCASE,
+ * Criterion's, a JUnit report's) is NAME.SUITE, NAME the wrapped test's,
+ * as a TAP point's suite already is NAME (`tattle ctest` gives each CTest
+ * test's inner tests ids no other CTest test's can have); the rerun's
+ * filter keeps the program's own. */
 static void name_tests_uniquely(struct tattle__gtest_tests *tests, bool gtest)
 {
     struct tattle__name_index ids = {0};
@@ -1001,6 +1003,9 @@ static void name_tests_uniquely(struct tattle__gtest_tests *tests, bool gtest)
         struct tattle__buffer own = {0};
         tattle__buffer_printf(&own, "%s.%s", test->suite, test->name);
         bool renamed = false;
+        bool qualified_by_name =
+            wrapped.qualify_inner &&
+            (gtest || strcmp(test->suite, wrapped.name) != 0);
         if (!*test->suite) {
             free(test->suite);
             test->suite = tattle__strdup("(empty)");
@@ -1014,7 +1019,7 @@ static void name_tests_uniquely(struct tattle__gtest_tests *tests, bool gtest)
                 *slash = ':';
             renamed = true;
         }
-        if (gtest && wrapped.qualify_inner) {
+        if (qualified_by_name) {
             struct tattle__buffer qualified = {0};
             tattle__buffer_printf(&qualified, "%s.%s", wrapped.name,
                                   test->suite);

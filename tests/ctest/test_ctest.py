@@ -17,7 +17,7 @@ an interrupted run (SIGINT to its process group once the hanging test
 wrote its pid) and a tattle that can no longer be executed.
 
     test_ctest.py CASE --tattle PATH --cmake PATH --ctest PATH --cc PATH
-                  [--gtest-program PATH]
+                  [--gtest-program PATH] [--check-program PATH]
 
 The hanging program writes a file once its thread waits; the case checks
 that file, not a time. Exits 0 when every check held, 1 otherwise, 77 when
@@ -300,6 +300,29 @@ class Case(driver.Checks):
             self.problems.append("%s does not validate: %s" % (path, p))
         return report
 
+    def check_hang_stacks(self, hang, build):
+        """The hanging program's timeout `hang` shows both its threads'
+        stacks; exits 77 when ptrace was refused."""
+        if "ptrace was refused" in hang["message"]:
+            print("skipped: ptrace is refused here: %s" % hang["message"])
+            sys.exit(77)
+        self.require(os.path.exists(os.path.join(build, "hang-ready")),
+                     "the hanging program never got its thread waiting")
+        functions = [f.get("function") for thread in hang.get("stacks", [])
+                     for f in thread["frames"]]
+        for function in ("ctest_hang_in_thread", "ctest_hang_in_main"):
+            self.expect(function in functions, "%s not in the hang's "
+                        "stacks: %r" % (function, functions))
+
+    def check_junit_schema(self, path):
+        """The JUnit XML at `path` checked against schemas/junit.xsd, when
+        xmllint is here."""
+        if not shutil.which("xmllint"):
+            return
+        lint = subprocess.run(["xmllint", "--noout", "--schema", JUNIT_SCHEMA,
+                               path], capture_output=True, text=True)
+        self.expect(lint.returncode == 0, "xmllint: %s" % lint.stderr[-2000:])
+
 
 CASES = driver.Cases()
 
@@ -355,16 +378,7 @@ def runs_each_test(c):
     hang = tests["ctest/hangs"]["failures"][0]
     c.expect_eq(hang.get("timeout_ms"), int(c.timeout_s * 1000),
                 "the TIMEOUT property as the timeout")
-    if "ptrace was refused" in hang["message"]:
-        print("skipped: ptrace is refused here: %s" % hang["message"])
-        sys.exit(77)
-    c.require(os.path.exists(os.path.join(build, "hang-ready")),
-              "the hanging program never got its thread waiting")
-    functions = [f.get("function") for thread in hang.get("stacks", [])
-                 for f in thread["frames"]]
-    for function in ("ctest_hang_in_thread", "ctest_hang_in_main"):
-        c.expect(function in functions,
-                 "%s not in the hang's stacks: %r" % (function, functions))
+    c.check_hang_stacks(hang, build)
 
     stream = driver.read(os.path.join(build, "r.jsonl"))
     for p in validate_json.check_stream(stream):
@@ -372,11 +386,7 @@ def runs_each_test(c):
     junit = driver.read(os.path.join(build, "r.xml"))
     c.expect_eq(junit.count("<testcase "), 4, "JUnit testcases")
     c.expect('name="fails loudly"' in junit, "JUnit lacks the failing test")
-    if shutil.which("xmllint"):
-        lint = subprocess.run(["xmllint", "--noout", "--schema", JUNIT_SCHEMA,
-                               os.path.join(build, "r.xml")],
-                              capture_output=True, text=True)
-        c.expect(lint.returncode == 0, "xmllint: %s" % lint.stderr[-2000:])
+    c.check_junit_schema(os.path.join(build, "r.xml"))
     tap = driver.read(os.path.join(build, "r.tap"))
     c.expect("1..4" in tap and "ok 1 - ctest/passes" in tap and
              "not ok 4 - ctest/hangs" in tap, "TAP:\n%s" % tap)
@@ -556,6 +566,52 @@ def equal_inner_ids(c):
     c.expect_eq([(t["id"], t["state"]) for t in
                  c.report(os.path.join(build, "again.json"))["tests"]],
                 [("second.Basics/Passes", "passed")], "the rerun's report")
+
+
+@CASES("ctest_mixed_suites_give_one_result_per_inner_test")
+def mixed_suites(c):
+    # A project as people have one: a GoogleTest program (a passing, a
+    # failing and a segfaulting test), a Check suite printing TAP, a
+    # crashing and a hanging executable, run together with -j2.
+    gtest, check = c.options.gtest_program, c.options.check_program
+    if not gtest or not check:
+        print("skipped: no GoogleTest (libgtest-dev) or Check in this build")
+        sys.exit(77)
+    build = c.project(
+        'add_test(NAME unit COMMAND "%s" --gtest_filter=-Hangs.*)\n'
+        'add_test(NAME checks COMMAND "%s")\n'
+        'set_tests_properties(checks PROPERTIES LABELS c\n'
+        '  ENVIRONMENT "CK_TAP_LOG_FILE_NAME=-;CK_FORK=yes")\n'
+        % (gtest, check))
+    done = c.tattle_ctest(["-j2", "-R", "^(unit|checks|crashes|hangs)$",
+                           "--json", "r.json", "--junit", "r.xml"], build)
+    c.expect_eq(done.returncode, 1, "exit status (%s)" % done.stderr)
+    report = c.report(os.path.join(build, "r.json"))
+    tests = {t["id"]: t for t in report["tests"]}
+    # Each inner test is qualified by its CTest test's name, whatever
+    # framework named it: Check's TCASE/TEST as GoogleTest's Suite/Name.
+    c.expect_eq({i: t["state"] for i, t in tests.items()}, {
+        "unit.Basics/Passes": "passed", "unit.Basics/Fails": "failed",
+        "unit.Basics/Skips": "skipped", "unit.Crashes/Segfaults": "failed",
+        "unit.After/NeverReached": "skipped",
+        "checks.core/passes": "passed", "checks.core/fails": "failed",
+        "checks.core/segfaults": "failed", "checks.core/exits_early": "failed",
+        "ctest/checks": "failed", "ctest/crashes": "failed",
+        "ctest/hangs": "failed"}, "one result per inner test")
+    c.expect_eq(tests.get("checks.core/fails", {}).get("tags"), {"c": True},
+                "a Check point's tags are its CTest test's labels")
+    segfault = tests.get("unit.Crashes/Segfaults", {}).get("failures", [])
+    c.expect_eq([(f["kind"], f.get("signal")) for f in segfault],
+                [("crash", "SIGSEGV")], "the segfault, on its inner test")
+    c.expect_eq(tests.get("unit.After/NeverReached", {}).get("skip_reason"),
+                "not run: the program crashed in Crashes.Segfaults",
+                "the test the crash kept from running")
+    hang = tests.get("ctest/hangs", {}).get("failures", [{}])[0]
+    c.require(hang.get("kind") == "timeout", "hang: %r" % hang)
+    c.check_hang_stacks(hang, build)
+    junit = driver.read(os.path.join(build, "r.xml"))
+    c.expect_eq(junit.count("<testcase "), len(tests), "JUnit testcases")
+    c.check_junit_schema(os.path.join(build, "r.xml"))
 
 
 @CASES("ctest_will_fail_inverts_an_exit_status")
@@ -1044,6 +1100,7 @@ def main():
     parser.add_argument("--ctest", required=True)
     parser.add_argument("--cc", required=True)
     parser.add_argument("--gtest-program")
+    parser.add_argument("--check-program")
     options = parser.parse_args()
     return driver.run_case(CASES[options.case], Case(options), options.case)
 
