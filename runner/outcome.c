@@ -123,6 +123,19 @@ static void take_stacks(struct tattle__result_record *record,
     failure->stack_count = record->stack_count;
 }
 
+/* A crash's failure happened where the innermost of its frames with a
+ * source location is. */
+static void locate_at_frames(struct tattle_failure *failure)
+{
+    for (size_t i = 0; i < failure->frame_count; i++) {
+        if (failure->frames[i].file) {
+            failure->file = failure->frames[i].file;
+            failure->line = failure->frames[i].line;
+            return;
+        }
+    }
+}
+
 static void add_crash(struct tattle__result_record *record,
                       const struct tattle__test_entry *entry,
                       const struct tattle__outcome *outcome, int signal_number)
@@ -142,14 +155,7 @@ static void add_crash(struct tattle__result_record *record,
     take_frames(record, entry, reading);
     failure->frames = record->frames;
     failure->frame_count = record->frame_count;
-    /* The innermost frame with a source location is where it happened. */
-    for (size_t i = 0; i < record->frame_count; i++) {
-        if (record->frames[i].file) {
-            failure->file = record->frames[i].file;
-            failure->line = record->frames[i].line;
-            break;
-        }
-    }
+    locate_at_frames(failure);
     /* A traced test's handler rang the runner: every thread's stack. */
     take_stacks(record, entry, outcome->stacks, outcome->trace, failure);
 }
@@ -394,14 +400,57 @@ static void free_trace(struct tattle_trace *trace)
     tattle__trace_free(trace);
 }
 
-void tattle__result_add_fixture_error(struct tattle__result_record *record,
-                                      const struct tattle__test_entry *entry,
-                                      const char *message,
-                                      struct tattle__stacks *stacks)
+/* Gives the record's last failure copies of `frames` (their strings
+ * among the record's owned ones), at the end of the record's one frames
+ * array: the array is moved into a larger one, and the failures whose
+ * frames lay in it are pointed at the same frames there. */
+static void add_frames_to_last_failure(struct tattle__result_record *record,
+                                       const struct tattle_frame *frames,
+                                       size_t count)
 {
-    tattle__record_add_error(record, "%s", message);
-    take_stacks(record, entry, stacks, NULL,
-                &record->failures[record->result.failure_count - 1]);
+    struct tattle_frame *old = record->frames;
+    size_t old_count = record->frame_count;
+    struct tattle_frame *joined =
+        tattle__calloc(old_count + count, sizeof *joined);
+    if (old_count)
+        memcpy(joined, old, old_count * sizeof *joined);
+    for (size_t i = 0; i < count; i++) {
+        joined[old_count + i] = frames[i];
+        joined[old_count + i].function =
+            tattle__record_copy(record, frames[i].function);
+        joined[old_count + i].file =
+            tattle__record_copy(record, frames[i].file);
+    }
+    size_t failure_count = record->result.failure_count;
+    for (size_t i = 0; i + 1 < failure_count; i++) {
+        struct tattle_failure *failure = &record->failures[i];
+        if (failure->frame_count && failure->frames >= old &&
+            failure->frames < old + old_count)
+            failure->frames = joined + (failure->frames - old);
+    }
+    free(old);
+    record->frames = joined;
+    record->frame_count = old_count + count;
+    struct tattle_failure *last = &record->failures[failure_count - 1];
+    last->frames = joined + old_count;
+    last->frame_count = count;
+}
+
+void tattle__result_add_fixture_error(
+    struct tattle__result_record *record,
+    const struct tattle__test_entry *entry,
+    const struct tattle__fixture_failure *failure,
+    struct tattle__stacks *stacks)
+{
+    tattle__record_add_error(record, "%s", failure->message);
+    struct tattle_failure *error =
+        &record->failures[record->result.failure_count - 1];
+    if (failure->frame_count) {
+        add_frames_to_last_failure(record, failure->frames,
+                                   failure->frame_count);
+        locate_at_frames(error);
+    }
+    take_stacks(record, entry, stacks, NULL, error);
 }
 
 void tattle__result_set_output(struct tattle__result_record *record,

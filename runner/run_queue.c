@@ -160,7 +160,8 @@ struct tattle__late_fixture {
 
 static void late_after_all_failed(void *context,
                                   const struct tattle_suite *suite,
-                                  const char *failure, uint64_t duration_us,
+                                  const struct tattle__fixture_failure *failure,
+                                  uint64_t duration_us,
                                   const struct tattle__capture *stdout_capture,
                                   const struct tattle__capture *stderr_capture,
                                   struct tattle__stacks *stacks)

@@ -114,10 +114,15 @@ struct running {
                             the runner, released once they show a stop */
     size_t tracee_count; /* (or their end): never dropped while they live */
     struct tattle__fork_server *server; /* the server that spawned it */
-    int suite;             /* its index in the suite servers, or -1 */
-    bool server_lost;      /* its suite server died under it */
-    char *fixture_error;   /* owned: the suite's fixture failed */
-    char *after_all_error; /* owned: after_all after it failed */
+    int suite;           /* its index in the suite servers, or -1 */
+    bool server_lost;    /* its suite server died under it */
+    char *fixture_error; /* owned: the suite's fixture failed */
+    /* and where the fixture crashed: its suite's frames, which live as
+     * long as the scheduler */
+    const struct tattle_frame *fixture_frames;
+    size_t fixture_frame_count;
+    /* owned: after_all after it failed (message NULL: it did not) */
+    struct tattle__fixture_failure after_all_error;
     /* Where the threads of a suite fixture that ran out of time in this
      * job were: before_all's, when this test started its suite, or
      * after_all's, run after this test. */
@@ -136,7 +141,8 @@ struct suite_server {
     pid_t pid;
     bool exited; /* the fork server told how it ended */
     int exit_status;
-    char *failure;    /* non-NULL: its tests fail with this error */
+    /* owned; message non-NULL: its tests fail with this error */
+    struct tattle__fixture_failure failure;
     unsigned running; /* its tests running now */
     /* The server and what before_all left running in it (helper
      * processes: a server its tests talk to): not a test's leftovers,
@@ -372,43 +378,27 @@ static void suite_server_status(struct tattle__scheduler *scheduler,
         suite->exited = true;
 }
 
-/* Where a fixture crashed, after the line that says how its process
- * ended: a line per frame of its crash record, innermost first, as far as
- * the fixture's own function (the suite server's frames below it are
- * left out), sixteen at most. */
-static void describe_crash_site(struct tattle__buffer *text,
-                                const struct tattle__slot_reading *reading)
+/* Frees what a fixture's failure owns, and empties it. */
+static void fixture_failure_release(struct tattle__fixture_failure *failure)
 {
-    enum { SITE_FRAMES_MAX = 16 };
-    size_t count;
-    struct tattle_frame *frames = tattle__symbolize(
-        reading->crash_frames, reading->crash_frame_count, &count);
-    for (size_t i = 0; i < count && i < SITE_FRAMES_MAX; i++) {
-        const struct tattle_frame *frame = &frames[i];
-        if (frame->function)
-            tattle__buffer_printf(text, "\n  in %s", frame->function);
-        else
-            tattle__buffer_printf(text, "\n  in 0x%" PRIxPTR, frame->address);
-        if (frame->file)
-            tattle__buffer_printf(text, " (%s:%d)", frame->file, frame->line);
-    }
-    if (count > SITE_FRAMES_MAX)
-        tattle__buffer_printf(text, "\n  (%zu more frames)",
-                              count - SITE_FRAMES_MAX);
-    tattle__frames_free(frames, count);
+    struct tattle_frame *frames = (struct tattle_frame *)failure->frames;
+    tattle__frames_free(frames, failure->frame_count);
     free(frames);
+    free((char *)failure->message);
+    *failure = (struct tattle__fixture_failure){0};
 }
 
 /* The failure of a suite fixture, in one line: what failed, then each
  * failure it recorded, and how its process ended when that was not its
- * end; when it crashed, the lines of where follow (`reading` is of the
- * suite server's own process, never of one the fixture forked). */
-static char *fixture_failure(struct tattle__scheduler *scheduler,
-                             struct suite_server *suite, const char *fixture,
-                             const struct tattle__slot_reading *reading,
-                             bool timed_out, long timeout_ms, int interrupted,
-                             bool server_gone)
+ * end; when it crashed, the frames of its crash record (`reading` is of
+ * the suite server's own process, never of one the fixture forked). */
+static struct tattle__fixture_failure
+fixture_failure(struct tattle__scheduler *scheduler, struct suite_server *suite,
+                const char *fixture, const struct tattle__slot_reading *reading,
+                bool timed_out, long timeout_ms, int interrupted,
+                bool server_gone)
 {
+    struct tattle__fixture_failure failed = {0};
     struct tattle__buffer text = {0};
     tattle__buffer_printf(&text, "%s of suite '%s' failed", fixture,
                           suite->suite->name);
@@ -447,10 +437,15 @@ static char *fixture_failure(struct tattle__scheduler *scheduler,
             tattle__buffer_printf(&text, "ended");
         if (suite->exited && WIFSIGNALED(suite->exit_status) &&
             reading->crashed &&
-            reading->crash_signal == WTERMSIG(suite->exit_status))
-            describe_crash_site(&text, reading);
+            reading->crash_signal == WTERMSIG(suite->exit_status)) {
+            size_t count;
+            failed.frames = tattle__symbolize(
+                reading->crash_frames, reading->crash_frame_count, &count);
+            failed.frame_count = count;
+        }
     }
-    return tattle__buffer_take(&text);
+    failed.message = tattle__buffer_take(&text);
+    return failed;
 }
 
 /* Drains job output while a fixture runs: kept in the job's captures, or
@@ -647,7 +642,7 @@ static void start_suite_server(struct tattle__scheduler *scheduler,
         tattle__buffer_printf(&text,
                               "before_all of suite '%s' could not start: %s",
                               suite->suite->name, strerror(-error));
-        suite->failure = tattle__buffer_take(&text);
+        suite->failure.message = tattle__buffer_take(&text);
         return;
     }
     suite->pid = tattle__fork_server_pid(suite->server);
@@ -682,9 +677,10 @@ static void start_suite_server(struct tattle__scheduler *scheduler,
 static void end_suite_server(struct tattle__scheduler *scheduler,
                              struct suite_server *suite, struct running *run,
                              long timeout_ms, bool keep_output,
-                             struct tattle__stacks *stacks, char **failure)
+                             struct tattle__stacks *stacks,
+                             struct tattle__fixture_failure *failure)
 {
-    *failure = NULL;
+    *failure = (struct tattle__fixture_failure){0};
     tattle__slot_reset(run->slot, SLOT_BYTES);
     int result = tattle__fork_server_end_suite(
         suite->server, (unsigned)(run - scheduler->running));
@@ -722,7 +718,8 @@ static void end_suite_server(struct tattle__scheduler *scheduler,
  * fails the run. */
 static void report_late_after_all(struct tattle__scheduler *scheduler,
                                   struct suite_server *suite,
-                                  const char *failure, uint64_t started_us,
+                                  const struct tattle__fixture_failure *failure,
+                                  uint64_t started_us,
                                   const struct tattle__capture *captures,
                                   struct tattle__stacks *stacks)
 {
@@ -734,7 +731,7 @@ static void report_late_after_all(struct tattle__scheduler *scheduler,
             tattle__now_us() - started_us, captures ? &captures[0] : NULL,
             captures ? &captures[1] : NULL, stacks);
     else
-        fprintf(stderr, "tattle: %s\n", failure);
+        fprintf(stderr, "tattle: %s\n", failure->message);
 }
 
 /* Ends a suite server whose tests have all been reported, in `run`'s job
@@ -745,19 +742,19 @@ static void end_reported_suite_server(struct tattle__scheduler *scheduler,
                                       struct running *run)
 {
     uint64_t started_us = tattle__now_us();
-    char *failure = NULL;
+    struct tattle__fixture_failure failure;
     tattle__capture_reset(&run->captures[0]);
     tattle__capture_reset(&run->captures[1]);
     struct tattle__stacks stacks = {0};
     end_suite_server(scheduler, suite, run, suite->timeout_ms, true, &stacks,
                      &failure);
-    if (failure)
-        report_late_after_all(scheduler, suite, failure, started_us,
+    if (failure.message)
+        report_late_after_all(scheduler, suite, &failure, started_us,
                               run->captures, &stacks);
     tattle__capture_reset(&run->captures[0]);
     tattle__capture_reset(&run->captures[1]);
     tattle__stacks_release(&stacks);
-    free(failure);
+    fixture_failure_release(&failure);
 }
 
 /* A suite server died while its tests ran (a test killed it, or it
@@ -800,7 +797,7 @@ static void suite_server_died(struct tattle__scheduler *scheduler,
                           "ran in, pid %d) %s before this test could start",
                           suite->suite->name, (int)suite->pid,
                           how.data ? how.data : "");
-    suite->failure = tattle__buffer_take(&text);
+    suite->failure.message = tattle__buffer_take(&text);
     tattle__buffer_release(&how);
     for (unsigned i = 0; i < scheduler->job_count; i++) {
         struct running *run = &scheduler->running[i];
@@ -869,8 +866,11 @@ static void finish(struct tattle__scheduler *scheduler, struct running *run)
             tattle__buffer_release(&heading);
         }
     }
-    outcome.fixture_error = run->fixture_error;
-    outcome.after_all_error = run->after_all_error;
+    struct tattle__fixture_failure fixture_error = {
+        run->fixture_error, run->fixture_frames, run->fixture_frame_count};
+    outcome.fixture_error = run->fixture_error ? &fixture_error : NULL;
+    outcome.after_all_error =
+        run->after_all_error.message ? &run->after_all_error : NULL;
     outcome.fixture_stacks = &run->fixture_stacks;
     run->busy = false;
     scheduler->running_count--;
@@ -885,8 +885,10 @@ static void finish(struct tattle__scheduler *scheduler, struct running *run)
     run->tracees = NULL;
     run->tracee_count = 0;
     free(run->fixture_error);
-    free(run->after_all_error);
-    run->fixture_error = run->after_all_error = NULL;
+    run->fixture_error = NULL;
+    run->fixture_frames = NULL;
+    run->fixture_frame_count = 0;
+    fixture_failure_release(&run->after_all_error);
 }
 
 /* Finishes the test once it was reaped and nothing of it is left. */
@@ -1309,15 +1311,17 @@ static int start_next(struct tattle__scheduler *scheduler, struct running *run)
     if (has_suite_fixture(job.entry->suite)) {
         struct suite_server *suite = suite_of(scheduler, job.entry->suite);
         run->suite = (int)(suite - scheduler->suites);
-        if (!suite->server && !suite->failure)
+        if (!suite->server && !suite->failure.message)
             start_suite_server(scheduler, suite, run, job.timeout_ms);
-        if (suite->failure) {
+        if (suite->failure.message) {
             /* The test cannot run: it is reported with the suite's error
              * (and, first after a failed before_all, with its output). */
             suite->running++;
             run->busy = true;
             scheduler->running_count++;
-            run->fixture_error = tattle__strdup(suite->failure);
+            run->fixture_error = tattle__strdup(suite->failure.message);
+            run->fixture_frames = suite->failure.frames;
+            run->fixture_frame_count = suite->failure.frame_count;
             run->started_us = tattle__now_us();
             run->pid = 0;
             run->reaped = true;
@@ -1693,17 +1697,17 @@ static void stdout_restore(int saved_stdout)
 }
 
 /* --no-fork: a suite fixture in this process, recording into job 0's
- * slot. Returns its failure, or NULL. */
-static char *run_fixture_in_process(struct tattle__scheduler *scheduler,
-                                    struct suite_server *suite,
-                                    const char *fixture, void (*fn)(void),
-                                    enum tattle__phase phase)
+ * slot. Returns its failure (message NULL: none). */
+static struct tattle__fixture_failure
+run_fixture_in_process(struct tattle__scheduler *scheduler,
+                       struct suite_server *suite, const char *fixture,
+                       void (*fn)(void), enum tattle__phase phase)
 {
     struct running *run = &scheduler->running[0];
+    struct tattle__fixture_failure failure = {0};
     if (!fn)
-        return NULL;
+        return failure;
     tattle__slot_reset(run->slot, SLOT_BYTES);
-    char *failure = NULL;
     int saved_stdout = stdout_to_stderr(scheduler);
     bool completed = tattle__child_run_suite_fixture(fn, phase, run->slot);
     stdout_restore(saved_stdout);
@@ -1725,17 +1729,17 @@ static void end_suites_in_process(struct tattle__scheduler *scheduler)
 {
     for (size_t i = 0; i < scheduler->suite_count; i++) {
         struct suite_server *suite = &scheduler->suites[i];
-        if (!suite->pid || suite->failure)
+        if (!suite->pid || suite->failure.message)
             continue;
         uint64_t started_us = tattle__now_us();
-        char *failure = run_fixture_in_process(scheduler, suite, "after_all",
-                                               suite->suite->options.after_all,
-                                               TATTLE__PHASE_TEARDOWN);
+        struct tattle__fixture_failure failure = run_fixture_in_process(
+            scheduler, suite, "after_all", suite->suite->options.after_all,
+            TATTLE__PHASE_TEARDOWN);
         suite->pid = 0;
-        if (failure)
-            report_late_after_all(scheduler, suite, failure, started_us, NULL,
+        if (failure.message)
+            report_late_after_all(scheduler, suite, &failure, started_us, NULL,
                                   NULL);
-        free(failure);
+        fixture_failure_release(&failure);
     }
 }
 
@@ -1756,15 +1760,15 @@ static int loop_in_process(struct tattle__scheduler *scheduler)
         struct suite_server *suite = NULL;
         if (has_suite_fixture(job.entry->suite)) {
             suite = suite_of(scheduler, job.entry->suite);
-            if (!suite->pid && !suite->failure)
+            if (!suite->pid && !suite->failure.message)
                 suite->failure = run_fixture_in_process(
                     scheduler, suite, "before_all",
                     suite->suite->options.before_all, TATTLE__PHASE_SETUP);
             suite->pid = getpid(); /* before_all ran in this process */
         }
-        if (suite && suite->failure) {
+        if (suite && suite->failure.message) {
             struct tattle__outcome failed = {.started_us = tattle__now_us(),
-                                             .fixture_error = suite->failure};
+                                             .fixture_error = &suite->failure};
             tattle__slot_read(run->slot, SLOT_BYTES, &failed.reading);
             scheduler->callbacks->finished(scheduler->callbacks->ctx, &run->job,
                                            &failed);
@@ -1794,7 +1798,7 @@ static int loop_in_process(struct tattle__scheduler *scheduler)
             outcome.trace_corruption = tattle__trace_session_corruption(trace);
             tattle__trace_session_destroy(trace);
         }
-        char *after_all_error = NULL;
+        struct tattle__fixture_failure after_all_error = {0};
         const struct tattle__schedule_callbacks *callbacks =
             scheduler->callbacks;
         if (suite && !(callbacks->suite_pending &&
@@ -1805,12 +1809,13 @@ static int loop_in_process(struct tattle__scheduler *scheduler)
                 scheduler, suite, "after_all", suite->suite->options.after_all,
                 TATTLE__PHASE_TEARDOWN);
             suite->pid = 0; /* a later run of the suite starts it again */
-            outcome.after_all_error = after_all_error;
+            if (after_all_error.message)
+                outcome.after_all_error = &after_all_error;
         }
         scheduler->callbacks->finished(scheduler->callbacks->ctx, &run->job,
                                        &outcome);
         tattle__slot_reading_release(&outcome.reading);
-        free(after_all_error);
+        fixture_failure_release(&after_all_error);
         if (in_process_interrupted)
             return 1;
     }
@@ -2007,7 +2012,7 @@ void tattle__scheduler_destroy(struct tattle__scheduler *scheduler)
     for (size_t i = 0; i < scheduler->suite_count; i++) {
         if (scheduler->suites[i].server)
             tattle__fork_server_stop(scheduler->suites[i].server);
-        free(scheduler->suites[i].failure);
+        fixture_failure_release(&scheduler->suites[i].failure);
         tattle__pid_list_release(&scheduler->suites[i].helpers);
     }
     free(scheduler->suites);

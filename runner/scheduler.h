@@ -51,6 +51,16 @@ struct tattle__job {
  * callback takes over (and must free with tattle__trace_free). */
 struct tattle__stacks;
 
+/** How a suite fixture (before_all, after_all) failed, or its suite server
+ * died: a one-line message and, when the fixture crashed, the frames of
+ * its crash record, symbolized as a test's crash's are (innermost first,
+ * as far as the fixture's own function; none when it did not crash). */
+struct tattle__fixture_failure {
+    const char *message;
+    const struct tattle_frame *frames;
+    size_t frame_count;
+};
+
 struct tattle__outcome {
     struct tattle__slot_reading reading;
     bool forked;
@@ -69,10 +79,11 @@ struct tattle__outcome {
     /* A timed-out test's stacks (NULL when none were taken); the callback
      * may take its threads over. */
     struct tattle__stacks *stacks;
-    const char *fixture_error;   /* non-NULL: the suite's before_all failed
-                                    or its suite server died: why */
-    const char *after_all_error; /* non-NULL: the suite's after_all, run
-                                    after this test, failed: how */
+    /* non-NULL: the suite's before_all failed or its suite server died:
+     * why */
+    const struct tattle__fixture_failure *fixture_error;
+    /* non-NULL: the suite's after_all, run after this test, failed: how */
+    const struct tattle__fixture_failure *after_all_error;
     /* Where the threads of the suite fixture that failed were, when it ran
      * out of time (before_all's, which this test's job ran, or
      * after_all's); the callback may take its threads over. */
@@ -96,7 +107,8 @@ struct tattle__schedule_callbacks {
      * `stacks` where its threads were when it ran out of time (NULL or not
      * taken: none; the callback may take its threads over). */
     void (*late_after_all_failed)(void *ctx, const struct tattle_suite *suite,
-                                  const char *failure, uint64_t duration_us,
+                                  const struct tattle__fixture_failure *failure,
+                                  uint64_t duration_us,
                                   const struct tattle__capture *stdout_capture,
                                   const struct tattle__capture *stderr_capture,
                                   struct tattle__stacks *stacks);

@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -177,6 +178,48 @@ TEST(aborting, first)
 TEST(aborting, second)
 {
     note("aborting_ran.log", "test");
+}
+
+/* A before_all that segfaults in a function it calls: its frames, those
+ * two functions, are shown one per line like a test's crash's. The write
+ * is to a page mapped without access (not NULL, so that sanitizer builds
+ * see a real SIGSEGV rather than UBSan's null-pointer check). */
+__attribute__((noinline)) static void open_a_missing_database(void)
+{
+    void *page =
+        mmap(NULL, 4096, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (page == MAP_FAILED)
+        abort();
+    *(volatile int *)page = 1;
+}
+
+static void segfaulting_before_all(void)
+{
+    open_a_missing_database();
+    note("segfaulting_before_all.log", "not reached"); /* no tail call */
+}
+
+SUITE(segfaulting, .before_all = segfaulting_before_all);
+
+TEST(segfaulting, first)
+{
+    note("segfaulting_ran.log", "test");
+}
+
+/* A test that segfaults, then its suite's after_all likewise: one result
+ * with both crashes' frames. */
+static void crashing_twice_after_all(void)
+{
+    open_a_missing_database();
+    note("crashing_twice_after_all.log", "not reached"); /* no tail call */
+}
+
+SUITE(crashing_twice, .after_all = crashing_twice_after_all);
+
+TEST(crashing_twice, segfaults)
+{
+    open_a_missing_database();
+    note("crashing_twice_ran.log", "not reached");
 }
 
 static void exiting_before_all(void)

@@ -204,6 +204,72 @@ def before_all_crash_exit(c):
     c.state(tests, "ready/sees_state_1", "passed")
 
 
+@CASES("api_suites_before_all_crash_frames")
+def before_all_crash_frames(c):
+    """A before_all that segfaults fails its suite's test with a one-line
+    error (which fixture, which signal) whose frames are the failure's
+    frames, as a test's crash's are: innermost first, named after the
+    function it crashed in and the fixture itself, in the JSON report's
+    stacktrace and one per line on the console; `tattle convert` writes
+    them back the same."""
+    status, tests = c.run("segfaulting/*")
+    c.expect_eq(status, 1, "exit status")
+    c.expect_eq(c.lines("segfaulting_ran.log"), [], "no test body runs")
+    error = c.error(tests, "segfaulting/first",
+                    "before_all of suite 'segfaulting' failed", "SIGSEGV")
+    c.expect("\n" not in error["message"],
+             "the message is not one line: %r" % error["message"])
+    functions = [frame.get("function")
+                 for frame in error.get("stacktrace", [])]
+    c.expect(functions[:2] == ["open_a_missing_database",
+                               "segfaulting_before_all"],
+             "the fixture's frames, innermost first, are not the "
+             "failure's: %r" % error)
+    console = c.done.stdout.decode(errors="replace")
+    converted = subprocess.run(
+        [c.tattle, "convert", os.path.join(c.cwd, "report.json"),
+         "--to", "console"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        timeout=60 * driver.wait_scale())
+    c.expect_eq(converted.returncode, 0,
+                "convert: %r" % converted.stderr[-800:])
+    for name, text in (("the console", console),
+                       ("the converted console",
+                        converted.stdout.decode(errors="replace"))):
+        c.expect("\\x0a" not in text,
+                 "%s escapes a newline: %r" % (name, text[-2000:]))
+        lines = text.split("\n")
+        for function in ("open_a_missing_database", "segfaulting_before_all"):
+            c.expect(any(line.lstrip().startswith("#") and
+                         (" %s " % function) in line + " " for line in lines),
+                     "%s has no frame line of %s: %r"
+                     % (name, function, text[-2000:]))
+
+
+@CASES("api_suites_after_all_crash_frames_beside_the_test_s")
+def after_all_crash_frames_beside_the_test_s(c):
+    """A test that segfaults, then its suite's after_all that segfaults:
+    the test's result has both crashes, each with its own frames (the
+    test's named by its id, after_all's by the fixture function), and the
+    error is one line."""
+    status, tests = c.run("crashing_twice/*")
+    c.expect_eq(status, 1, "exit status")
+    c.state(tests, "crashing_twice/segfaults", "failed")
+    failures = tests["crashing_twice/segfaults"]["failures"]
+    frames = {f["kind"]: [frame.get("function")
+                          for frame in f.get("stacktrace", [])]
+              for f in failures}
+    c.expect_eq(frames.get("crash", [])[:2],
+                ["open_a_missing_database", "crashing_twice/segfaults"],
+                "the test's crash frames")
+    c.expect_eq(frames.get("error", [])[:2],
+                ["open_a_missing_database", "crashing_twice_after_all"],
+                "after_all's crash frames")
+    errors = [f["message"] for f in failures if f["kind"] == "error"]
+    c.expect(len(errors) == 1 and "after_all of suite 'crashing_twice' "
+             "failed" in errors[0] and "\n" not in errors[0],
+             "after_all's error: %r" % errors)
+
+
 @CASES("api_suites_before_all_timeout")
 def before_all_timeout(c):
     """A before_all that does not finish is stopped at the timeout of the

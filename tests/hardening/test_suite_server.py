@@ -293,20 +293,24 @@ def thread_fork_descriptors(c):
 def fixture_crash_is_its_own(c, tests, test_id, fixture, evidence):
     """Checks that `test_id` carries the error of `fixture`, which forked
     a child that crashed (SIGSEGV) and then aborted: the error names the
-    fixture's SIGABRT and its frames, nothing of the child's crash."""
+    fixture's SIGABRT and its frames are the fixture's, nothing of the
+    child's crash."""
     c.expect_eq([line.split()[0] for line in c.lines(evidence)],
                 ["child-segfaulted"], "the fixture's evidence")
     c.require(test_id in tests, "%s is not in the report" % test_id)
-    messages = [f.get("message", "") for f in tests[test_id]["failures"]
-                if f.get("kind") == "error" and fixture in f.get("message", "")]
-    c.require(len(messages) == 1, "%s: no single %s error: %r"
+    errors = [f for f in tests[test_id]["failures"]
+              if f.get("kind") == "error" and fixture in f.get("message", "")]
+    c.require(len(errors) == 1, "%s: no single %s error: %r"
               % (test_id, fixture, tests[test_id]["failures"]))
-    message = messages[0]
+    message = errors[0]["message"]
+    functions = [frame.get("function")
+                 for frame in errors[0].get("stacktrace", [])]
     c.expect("killed by SIGABRT" in message, "no SIGABRT in %r" % message)
-    c.expect("fixture_aborts_after_its_child" in message,
-             "the fixture's frames are not named: %r" % message)
-    c.expect("SIGSEGV" not in message and "child_segfaults" not in message,
-             "the child's crash is taken for the fixture's: %r" % message)
+    c.expect("fixture_aborts_after_its_child" in functions,
+             "the fixture's frames are not named: %r" % errors[0])
+    c.expect("SIGSEGV" not in message and
+             "child_segfaults" not in message + " ".join(map(str, functions)),
+             "the child's crash is taken for the fixture's: %r" % errors[0])
 
 
 @CASES("hardening_suite_before_all_crash_after_child_crash_is_its_own")
