@@ -281,8 +281,20 @@ static void append_event_text(struct tattle__buffer *out,
     }
 }
 
-/* The tooltip of a row: everything known of it, uncut but bounded by the
- * recorder's own payload bound. */
+/* Whether a row's lanes are the shared "others" lane, which names
+ * neither end of it. */
+static bool row_in_others(const struct tattle__sequence *sequence,
+                          const struct tattle__sequence_row *row)
+{
+    return sequence->participants.count > MAX_LANES &&
+           (lane_of(row->from) == MAX_LANES - 1 ||
+            lane_of(row->to) == MAX_LANES - 1);
+}
+
+/* The tooltip of a row: what the picture cuts or does not show, uncut
+ * but bounded by the recorder's own payload bound. Its time is the row's
+ * time label and its ends are the lifelines it joins, so they are named
+ * only where a lane is shared: a big report holds thousands of these. */
 static void append_row_title(struct tattle__buffer *out,
                              const struct tattle__sequence *sequence,
                              const struct tattle__sequence_row *row)
@@ -290,13 +302,15 @@ static void append_row_title(struct tattle__buffer *out,
     const struct tattle_trace_event *e = row->event;
     append(out, "<title>");
     if (e)
-        tattle__buffer_printf(out, "#%" PRIu64 " %s at %.3f ms: ", e->seq,
-                              tattle_trace_event_kind_name(e->kind),
-                              (double)row->t_us / 1000.0);
-    tattle__html_string(out, sequence->participants.names[row->from]);
-    if (row->to != row->from) {
-        append(out, " \xe2\x86\x92 ");
-        tattle__html_string(out, sequence->participants.names[row->to]);
+        tattle__buffer_printf(out, "#%" PRIu64 " %s", e->seq,
+                              tattle_trace_event_kind_name(e->kind));
+    if (!e || row_in_others(sequence, row)) {
+        append(out, e ? " " : "");
+        tattle__html_string(out, sequence->participants.names[row->from]);
+        if (row->to != row->from) {
+            append(out, " \xe2\x86\x92 ");
+            tattle__html_string(out, sequence->participants.names[row->to]);
+        }
     }
     if (e && (e->label || e->msg)) {
         append(out, "\n");
@@ -313,7 +327,7 @@ static void append_row_title(struct tattle__buffer *out,
         append(out, "\nnever received");
         break;
     case TATTLE__ROW_RECV_ONLY:
-        append(out, "\nreceived; sent before the trace begins");
+        append(out, "\nsent before the trace begins");
         break;
     case TATTLE__ROW_GONE:
         append(out, "\nnot alive when the test ended");
@@ -324,6 +338,9 @@ static void append_row_title(struct tattle__buffer *out,
     append(out, "</title>");
 }
 
+/* An arrow is one path, its head the marker the page's shared <defs>
+ * hold (the style picks it by the arrow's class), and its label; a
+ * diagram of 10,000 reports' failures is parsed faster for it. */
 static void append_arrow(struct tattle__buffer *out,
                          const struct tattle__sequence *sequence,
                          const struct tattle__sequence_row *row, size_t y)
@@ -335,34 +352,20 @@ static void append_arrow(struct tattle__buffer *out,
         [TATTLE__ROW_SPAWN] = "arrow spawn",
     };
     size_t x1 = lane_x(row->from), x2 = lane_x(row->to);
-    tattle__buffer_printf(out, "<g class=\"%s\"", classes[row->kind]);
-    if (row->event)
-        tattle__buffer_printf(out, " data-seq=\"%" PRIu64 "\"",
-                              row->event->seq);
-    append(out, ">");
+    bool self_arrow = x1 == x2; /* to itself, or within the "others" lane */
+    tattle__buffer_printf(out, "<g class=\"%s%s\">", classes[row->kind],
+                          self_arrow ? " self" : "");
     append_row_title(out, sequence, row);
-    if (x1 == x2) { /* to itself, or within the "others" lane */
-        tattle__buffer_printf(
-            out,
-            "<path class=\"line\" d=\"M%zu %zu h40 v12 h-36\"/>"
-            "<path class=\"head\" d=\"M%zu %zu l8 -4 v8 z\"/>",
-            x1, y - 6, x1, y + 6);
-        tattle__buffer_printf(out, "<text x=\"%zu\" y=\"%zu\">", x1 + 46,
-                              y + 4);
-    } else {
-        bool right = x2 > x1;
+    if (self_arrow)
         tattle__buffer_printf(out,
-                              "<line class=\"line\" x1=\"%zu\" y1=\"%zu\" "
-                              "x2=\"%zu\" y2=\"%zu\"/>",
-                              x1, y, right ? x2 - 8 : x2 + 8, y);
-        tattle__buffer_printf(
-            out, "<path class=\"head\" d=\"M%zu %zu l%s8 -4 v8 z\"/>", x2, y,
-            right ? "-" : "");
+                              "<path d=\"M%zu %zuh40v12h-40\"/>"
+                              "<text x=\"%zu\" y=\"%zu\">",
+                              x1, y - 6, x1 + 46, y + 4);
+    else
         tattle__buffer_printf(out,
-                              "<text class=\"label\" x=\"%zu\" y=\"%zu\" "
-                              "text-anchor=\"middle\">",
-                              (x1 + x2) / 2, y - 5);
-    }
+                              "<path d=\"M%zu %zuH%zu\"/>"
+                              "<text x=\"%zu\" y=\"%zu\">",
+                              x1, y, x2, (x1 + x2) / 2, y - 5);
     if (row->kind == TATTLE__ROW_SPAWN)
         append(out, "spawn");
     else if (row->event->label)
@@ -503,13 +506,9 @@ static void append_sequence_svg(struct tattle__buffer *out,
                               "; %zu participants, the last lane holds all "
                               "past the %dth",
                               participants, MAX_LANES - 1);
-    append(out,
-           "<span class=\"zoom\" hidden><button type=\"button\" "
-           "data-zoom=\"out\" aria-label=\"zoom out\">\xe2\x88\x92</button>"
-           "<button type=\"button\" data-zoom=\"reset\">100%</button>"
-           "<button type=\"button\" data-zoom=\"in\" aria-label=\"zoom "
-           "in\">+</button></span></figcaption><div class=\"scroll\" "
-           "tabindex=\"0\" role=\"region\" aria-label=\"diagram\">");
+    /* The zoom buttons are the script's: they only work with it. */
+    append(out, "</figcaption><div class=\"scroll\" tabindex=\"0\" "
+                "role=\"region\" aria-label=\"diagram\">");
     tattle__buffer_printf(
         out,
         "<svg class=\"sequence\" xmlns=\"http://www.w3.org/"
@@ -551,9 +550,7 @@ static void append_sequence_svg(struct tattle__buffer *out,
         const struct tattle__sequence_row *row = &sequence.rows[r];
         size_t y = HEAD_HEIGHT + 20 + r * ROW_HEIGHT + ROW_HEIGHT / 2;
         if (row->kind != TATTLE__ROW_GONE)
-            tattle__buffer_printf(out,
-                                  "<text class=\"time\" x=\"4\" y=\"%zu\">"
-                                  "%.3f ms</text>",
+            tattle__buffer_printf(out, "<text x=\"4\" y=\"%zu\">%.3f ms</text>",
                                   y + 4, (double)row->t_us / 1000.0);
         switch (row->kind) {
         case TATTLE__ROW_MESSAGE:
@@ -917,8 +914,8 @@ static void append_test(struct html_reporter *self,
     if (result->rerun) {
         append(details, "<div class=\"rerun\"><span>rerun:</span> <code>");
         tattle__html_string(details, result->rerun);
-        append(details, "</code><button type=\"button\" class=\"copy\" "
-                        "hidden>Copy</button></div>");
+        /* Its copy button is the script's: it only works with it. */
+        append(details, "</code></div>");
     }
     if (deferred)
         append(details, "</div>\n");
@@ -1030,15 +1027,20 @@ static const char page_style[] =
     "background:var(--bg)}\n"
     "svg.sequence{font:12px ui-monospace,monospace;display:block}\n"
     "svg.sequence text{fill:var(--fg)}"
-    "svg.sequence .time{fill:var(--muted)}\n"
+    "svg.sequence>text{fill:var(--muted)}\n"
     "svg.sequence .participant rect{fill:var(--panel);stroke:var(--fg)}"
     "svg.sequence .mailbox rect{stroke-dasharray:4 3}\n"
     "svg.sequence .life{stroke:var(--line);stroke-width:2}\n"
-    "svg.sequence .arrow .line{stroke:var(--arrow);fill:none;"
-    "stroke-width:1.5}svg.sequence .arrow .head{fill:var(--arrow)}\n"
-    "svg.sequence .unmatched .line{stroke:var(--pend);"
-    "stroke-dasharray:6 4}svg.sequence .unmatched .head{fill:var(--pend)}"
+    "svg.sequence .arrow path{stroke:var(--arrow);fill:none;"
+    "stroke-width:1.5;marker-end:url(#tattle-head)}"
+    "svg.sequence .arrow text{text-anchor:middle}"
+    "svg.sequence .self text{text-anchor:start}\n"
+    "svg.sequence .unmatched path{stroke:var(--pend);"
+    "stroke-dasharray:6 4;marker-end:url(#tattle-head-pending)}"
     "svg.sequence .unmatched text{fill:var(--pend)}\n"
+    ".heads{position:absolute;width:0;height:0}"
+    "#tattle-head path{fill:var(--arrow)}"
+    "#tattle-head-pending path{fill:var(--pend)}\n"
     "svg.sequence .event circle{fill:var(--arrow)}"
     "svg.sequence .cross{stroke:var(--fail);stroke-width:2.5}"
     "svg.sequence .gone text{fill:var(--fail)}\n"
@@ -1062,6 +1064,19 @@ static const char page_style[] =
     "stroke:var(--link);stroke-width:2}\n"
     "</style>\n";
 
+/* The arrows' heads, once for every sequence diagram of the page (each
+ * arrow's style names one): the solid and the pending colour. */
+static const char arrow_heads[] =
+    "<svg class=\"heads\" aria-hidden=\"true\"><defs>"
+    "<marker id=\"tattle-head\" viewBox=\"0 0 8 8\" refX=\"8\" "
+    "refY=\"4\" markerWidth=\"8\" markerHeight=\"8\" "
+    "markerUnits=\"userSpaceOnUse\" orient=\"auto\"><path d=\"M0 0L8 "
+    "4L0 8z\"/></marker>"
+    "<marker id=\"tattle-head-pending\" viewBox=\"0 0 8 8\" refX=\"8\" "
+    "refY=\"4\" markerWidth=\"8\" markerHeight=\"8\" "
+    "markerUnits=\"userSpaceOnUse\" orient=\"auto\"><path d=\"M0 0L8 "
+    "4L0 8z\"/></marker></defs></svg>\n";
+
 static const char page_script[] =
     "<script>\n"
     "(function(){'use strict';\n"
@@ -1083,7 +1098,7 @@ static const char page_script[] =
     "if(!b){b=document.createElement('div');b.className='body';"
     "t.appendChild(b);}"
     "while(d.lastChild)b.insertBefore(d.lastChild,b.firstChild);"
-    "Array.prototype.forEach.call(b.querySelectorAll('button.copy'),copy);}\n"
+    "Array.prototype.forEach.call(b.querySelectorAll('.rerun'),copy);}\n"
     "document.addEventListener('toggle',function(e){var t=e.target;"
     "if(t.open&&t.dataset&&t.dataset.deferred)render(t);},true);\n"
     "function words(t){var d=t.dataset.deferred&&deferred(t);"
@@ -1107,21 +1122,29 @@ static const char page_script[] =
     "Array.prototype.forEach.call(document.querySelectorAll('[data-count]'),"
     "function(b){b.hidden=false;b.addEventListener('click',function(){"
     "state.value=b.dataset.count;apply();});});\n"
-    "function copy(b){b.hidden=false;b.addEventListener('click',function(){"
+    "function copy(r){var b=document.createElement('button');b.type='button';"
+    "b.className='copy';b.textContent='Copy';r.appendChild(b);\n"
+    " b.addEventListener('click',function(){"
     "var done=function(){b.textContent='Copied';setTimeout(function(){"
     "b.textContent='Copy';},1500);};\n"
     " if(navigator.clipboard&&navigator.clipboard.writeText)"
     "navigator.clipboard.writeText(b.previousElementSibling.textContent)"
     ".then(done,function(){"
     "select(b);});else select(b);});}\n"
-    "Array.prototype.forEach.call(document.querySelectorAll('button.copy'),"
+    "Array.prototype.forEach.call(document.querySelectorAll('.rerun'),"
     "copy);\n"
     "function select(b){var r=document.createRange();"
     "r.selectNodeContents(b.previousElementSibling);"
     "var s=window.getSelection();s.removeAllRanges();s.addRange(r);}\n"
+    "var zoomBar=document.createElement('span');zoomBar.className='zoom';"
+    "zoomBar.innerHTML='<button type=\"button\" data-zoom=\"out\" "
+    "aria-label=\"zoom out\">\\u2212</button><button type=\"button\" "
+    "data-zoom=\"reset\">100%</button><button type=\"button\" "
+    "data-zoom=\"in\" aria-label=\"zoom in\">+</button>';\n"
     "Array.prototype.forEach.call(document.querySelectorAll('figure.trace'),"
-    "function(f){var z=f.querySelector('.zoom'),svg=f.querySelector('svg'),"
-    "w=+svg.dataset.width,h=+svg.getAttribute('height'),k=1;z.hidden=false;\n"
+    "function(f){var z=zoomBar.cloneNode(true),svg=f.querySelector('svg'),"
+    "w=+svg.dataset.width,h=+svg.getAttribute('height'),k=1;"
+    "f.querySelector('figcaption').appendChild(z);\n"
     " z.addEventListener('click',function(e){var d=e.target.dataset.zoom;"
     "if(!d)return;k=d==='in'?Math.min(k*1.25,4):d==='out'?"
     "Math.max(k/1.25,0.25):1;svg.setAttribute('width',w*k);"
@@ -1199,7 +1222,9 @@ static void append_head(struct html_reporter *self,
     }
     append(out, "</title>\n");
     append(out, page_style);
-    append(out, "</head>\n<body>\n<header><h1>tattle report</h1>"
+    append(out, "</head>\n<body>\n");
+    append(out, arrow_heads);
+    append(out, "<header><h1>tattle report</h1>"
                 "<p class=\"run\">");
     tattle__buffer_printf(out, "<span class=\"result-%s\">%s</span>",
                           failed ? "failed" : "passed",
