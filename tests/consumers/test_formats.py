@@ -351,7 +351,11 @@ def tap_interrupted(c):
     c.expect(result["bailout"], "tap-parser sees the bail-out: %r" % result["bailout"])
 
 
-NEEDS_NODE = {"tap_tap_parser", "ctrf"}
+# The cases, by CTest name, that cannot run at all without the npm
+# packages (formats_tap_bails_out_when_interrupted checks its tap-parser
+# part only when they are there).
+NEEDS_NODE = {"formats_tap_read_by_tap_parser_strict_exactly",
+              "formats_ctrf_valid_for_ctrf_package_counts_agree"}
 
 @CASES("formats_reporter_tap_without_file_owns_stdout")
 def tap_reporter_owns_stdout(c):
@@ -367,6 +371,24 @@ def tap_reporter_owns_stdout(c):
                     "backslash in its reason\n", "%s: standard output" % arguments)
         c.expect(b"formats/passes" in process.stderr,
                  "%s: the console is on stderr" % arguments)
+
+
+@CASES("formats_npm_cases_skip_naming_why_without_node")
+def npm_cases_skip_without_node(c):
+    """Each case that needs the npm packages names a case that exists, and
+    run where there is no node (an empty PATH) it exits 77, which CTest
+    counts as skipped, saying why, rather than failing."""
+    c.expect_eq(sorted(NEEDS_NODE - set(CASES)), [], "NEEDS_NODE names no case")
+    empty = c.new_dir()
+    for name in sorted(NEEDS_NODE):
+        process = subprocess.run(
+            [sys.executable, os.path.abspath(__file__), name, "--fixture", c.options.fixture],
+            cwd=empty, env=dict(os.environ, PATH=empty), capture_output=True,
+            timeout=300 * driver.wait_scale())
+        c.expect_eq(process.returncode, SKIP_STATUS, "%s without node: exit status (%s)"
+                    % (name, process.stderr.decode(errors="replace")[-500:]))
+        c.expect(b"SKIPPED: node is not installed" in process.stdout,
+                 "%s without node says why: %r" % (name, process.stdout[-500:]))
 
 
 def main():
