@@ -391,6 +391,49 @@ def npm_cases_skip_without_node(c):
                  "%s without node says why: %r" % (name, process.stdout[-500:]))
 
 
+@CASES("formats_npm_install_runs_only_for_a_changed_lock")
+def npm_install_only_for_changed_lock(c):
+    """scripts/install-npm-deps.sh runs `npm ci` (here a stand-in npm that
+    records its call) when node_modules is missing or was installed from
+    another lock, and not for the same lock checked out anew (a fresh clone
+    or worktree: a newer file, the same bytes), whose node_modules may be a
+    shared one linked in that `npm ci` would empty."""
+    tree = c.new_dir()
+    source = os.path.join(HERE, "..", "..")
+    os.makedirs(os.path.join(tree, "scripts"))
+    os.makedirs(os.path.join(tree, "tests", "consumers"))
+    shutil.copy(os.path.join(source, "scripts", "install-npm-deps.sh"),
+                os.path.join(tree, "scripts"))
+    lock = os.path.join(tree, "tests", "consumers", "package-lock.json")
+    shutil.copy(os.path.join(HERE, "package-lock.json"), lock)
+    bin_dir = os.path.join(tree, "bin")
+    os.mkdir(bin_dir)
+    calls = os.path.join(tree, "npm-calls")
+    with open(os.path.join(bin_dir, "npm"), "w", encoding="utf-8") as f:
+        f.write("#!/bin/sh\necho \"$*\" >> '%s'\n"
+                "mkdir -p node_modules && echo '{}' > node_modules/.package-lock.json\n" % calls)
+    os.chmod(os.path.join(bin_dir, "npm"), 0o755)
+
+    def npm_calls_after_install():
+        subprocess.run(["bash", os.path.join(tree, "scripts", "install-npm-deps.sh")],
+                       env=dict(os.environ, PATH=bin_dir + os.pathsep + os.environ["PATH"]),
+                       capture_output=True, check=True, timeout=60 * driver.wait_scale())
+        if not os.path.exists(calls):
+            return 0
+        with open(calls, encoding="utf-8") as f:
+            return sum(1 for line in f if line.startswith("ci "))
+
+    c.expect_eq(npm_calls_after_install(), 1, "npm ci without node_modules")
+    c.expect_eq(npm_calls_after_install(), 1, "no npm ci again for the same lock")
+    later = os.stat(lock).st_mtime + 60
+    os.utime(lock, (later, later))
+    c.expect_eq(npm_calls_after_install(), 1,
+                "no npm ci for the same lock checked out anew (newer, same bytes)")
+    with open(lock, "a", encoding="utf-8") as f:
+        f.write("\n")
+    c.expect_eq(npm_calls_after_install(), 2, "npm ci for a lock that changed")
+
+
 def main():
     CASES.list_if_asked()
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
