@@ -23,6 +23,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "tools"))
 import driver  # noqa: E402
 import validate_json  # noqa: E402
+sys.path.insert(0, os.path.join(HERE, "..", "consumers"))
+import report_consumers  # noqa: E402
 
 
 # The cases, by CTest test name (`test_cli.py --list`).
@@ -150,6 +152,39 @@ def case_formats(out):
     check(rc == 2 and one_line_error(err, "nope", "json", "jsonl", "compact", "console"),
           "an unknown format is named and the formats listed: %r" % err)
     check(not os.path.exists(os.path.join(out, "x")), "nothing written for a bad format")
+
+
+@CASES("cli_convert_to_ci_formats_read_by_their_consumers")
+def case_ci_formats(out):
+    """convert --to junit, tap and ctrf, from reports and from a stream
+    (every state and failure kind, hostile strings, and the example
+    suite's crashes, timeouts and traces), writes what the real consumers
+    accept and count as the report does (tests/consumers/
+    report_consumers.py: xmllint --schema and junit2json, TAP::Parser and
+    tap-parser in strict mode, the ctrf validator). Skipped (77), saying
+    why, without node or the npm packages."""
+    missing = report_consumers.npm_consumers_missing()
+    if missing:
+        print("SKIPPED: %s: the npm consumers cannot run" % missing)
+        raise SystemExit(77)
+    fixture = fixture_reports(out)
+    sources = [os.path.join(fixture, n) for n in ("full.json", "stream.jsonl", "hostile.json")]
+    if EXAMPLES:
+        run = example_run(out, "examples", "--json", "report.json", "--jsonl", "run.jsonl")
+        sources += [os.path.join(run, "report.json"), os.path.join(run, "run.jsonl")]
+    for source in sources:
+        name = os.path.relpath(source, out)
+        rc, text, err = tattle("convert", source, "--to", "json")
+        if not check(rc == 0, "convert %s --to json: %s" % (name, err)):
+            continue
+        written = {}
+        for fmt in ("junit", "tap", "ctrf"):
+            written[fmt] = os.path.join(out, "converted." + fmt)
+            rc, _, err = tattle("convert", source, "--to", fmt, "-o", written[fmt])
+            check(rc == 0 and os.path.exists(written[fmt]),
+                  "convert %s --to %s: %d %s" % (name, fmt, rc, err))
+        for problem in report_consumers.check(json.loads(text)["summary"], **written):
+            check(False, "%s converted: %s" % (name, problem))
 
 
 # ---- bad inputs ---------------------------------------------------------------

@@ -351,7 +351,11 @@ def tap_interrupted(c):
     c.expect(result["bailout"], "tap-parser sees the bail-out: %r" % result["bailout"])
 
 
-NEEDS_NODE = {"tap_tap_parser", "ctrf"}
+# The cases, by CTest name, that cannot run at all without the npm
+# packages (formats_tap_bails_out_when_interrupted checks its tap-parser
+# part only when they are there).
+NEEDS_NODE = {"formats_tap_read_by_tap_parser_strict_exactly",
+              "formats_ctrf_valid_for_ctrf_package_counts_agree"}
 
 @CASES("formats_reporter_tap_without_file_owns_stdout")
 def tap_reporter_owns_stdout(c):
@@ -367,6 +371,67 @@ def tap_reporter_owns_stdout(c):
                     "backslash in its reason\n", "%s: standard output" % arguments)
         c.expect(b"formats/passes" in process.stderr,
                  "%s: the console is on stderr" % arguments)
+
+
+@CASES("formats_npm_cases_skip_naming_why_without_node")
+def npm_cases_skip_without_node(c):
+    """Each case that needs the npm packages names a case that exists, and
+    run where there is no node (an empty PATH) it exits 77, which CTest
+    counts as skipped, saying why, rather than failing."""
+    c.expect_eq(sorted(NEEDS_NODE - set(CASES)), [], "NEEDS_NODE names no case")
+    empty = c.new_dir()
+    for name in sorted(NEEDS_NODE):
+        process = subprocess.run(
+            [sys.executable, os.path.abspath(__file__), name, "--fixture", c.options.fixture],
+            cwd=empty, env=dict(os.environ, PATH=empty), capture_output=True,
+            timeout=300 * driver.wait_scale())
+        c.expect_eq(process.returncode, SKIP_STATUS, "%s without node: exit status (%s)"
+                    % (name, process.stderr.decode(errors="replace")[-500:]))
+        c.expect(b"SKIPPED: node is not installed" in process.stdout,
+                 "%s without node says why: %r" % (name, process.stdout[-500:]))
+
+
+@CASES("formats_npm_install_runs_only_for_a_changed_lock")
+def npm_install_only_for_changed_lock(c):
+    """scripts/install-npm-deps.sh runs `npm ci` (here a stand-in npm that
+    records its call) when node_modules is missing or was installed from
+    another lock, and not for the same lock checked out anew (a fresh clone
+    or worktree: a newer file, the same bytes), whose node_modules may be a
+    shared one linked in that `npm ci` would empty."""
+    tree = c.new_dir()
+    source = os.path.join(HERE, "..", "..")
+    os.makedirs(os.path.join(tree, "scripts"))
+    os.makedirs(os.path.join(tree, "tests", "consumers"))
+    shutil.copy(os.path.join(source, "scripts", "install-npm-deps.sh"),
+                os.path.join(tree, "scripts"))
+    lock = os.path.join(tree, "tests", "consumers", "package-lock.json")
+    shutil.copy(os.path.join(HERE, "package-lock.json"), lock)
+    bin_dir = os.path.join(tree, "bin")
+    os.mkdir(bin_dir)
+    calls = os.path.join(tree, "npm-calls")
+    with open(os.path.join(bin_dir, "npm"), "w", encoding="utf-8") as f:
+        f.write("#!/bin/sh\necho \"$*\" >> '%s'\n"
+                "mkdir -p node_modules && echo '{}' > node_modules/.package-lock.json\n" % calls)
+    os.chmod(os.path.join(bin_dir, "npm"), 0o755)
+
+    def npm_calls_after_install():
+        subprocess.run(["bash", os.path.join(tree, "scripts", "install-npm-deps.sh")],
+                       env=dict(os.environ, PATH=bin_dir + os.pathsep + os.environ["PATH"]),
+                       capture_output=True, check=True, timeout=60 * driver.wait_scale())
+        if not os.path.exists(calls):
+            return 0
+        with open(calls, encoding="utf-8") as f:
+            return sum(1 for line in f if line.startswith("ci "))
+
+    c.expect_eq(npm_calls_after_install(), 1, "npm ci without node_modules")
+    c.expect_eq(npm_calls_after_install(), 1, "no npm ci again for the same lock")
+    later = os.stat(lock).st_mtime + 60
+    os.utime(lock, (later, later))
+    c.expect_eq(npm_calls_after_install(), 1,
+                "no npm ci for the same lock checked out anew (newer, same bytes)")
+    with open(lock, "a", encoding="utf-8") as f:
+        f.write("\n")
+    c.expect_eq(npm_calls_after_install(), 2, "npm ci for a lock that changed")
 
 
 def main():

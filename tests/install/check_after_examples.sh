@@ -3,7 +3,8 @@
 # `cmake --install build --prefix DIR`, as a newcomer types them: runs
 # scripts/run-examples.sh in a fresh copy of the source tree (its files
 # as git knows them, or the whole tree less build directories), checks
-# that it wrote a valid build/examples/report.json, then runs
+# that it wrote a valid build/examples/report.json and JUnit, TAP and
+# CTRF reports that their real consumers accept, then runs
 # check_install.sh on the copy's build directory.
 set -euo pipefail
 source="$(cd "$1" && pwd)"
@@ -27,13 +28,15 @@ fi
 [ -s "$copy/build/examples/report.json" ] || fail "no build/examples/report.json"
 python3 "$source/tests/tools/validate_json.py" --kind report --complete \
   "$copy/build/examples/report.json" || fail "build/examples/report.json is not valid"
-xmllint --noout --schema "$source/schemas/junit.xsd" "$copy/build/examples/report.xml" \
-  2>"$scratch/xmllint.log" ||
-  { cat "$scratch/xmllint.log"; fail "build/examples/report.xml fails schemas/junit.xsd"; }
 [ "$(head -n 1 "$copy/build/examples/report.tap")" = "TAP version 14" ] ||
   fail "build/examples/report.tap is not TAP version 14"
-python3 -c 'import json, sys; assert json.load(open(sys.argv[1]))["reportFormat"] == "CTRF"' \
-  "$copy/build/examples/report.ctrf.json" || fail "build/examples/report.ctrf.json is not CTRF"
+# The CI formats as their real readers take them, counting what the JSON
+# report counts (xmllint --schema, junit2json, TAP::Parser, tap-parser
+# strict, the ctrf validator).
+python3 "$source/tests/consumers/report_consumers.py" \
+  --json "$copy/build/examples/report.json" --junit "$copy/build/examples/report.xml" \
+  --tap "$copy/build/examples/report.tap" --ctrf "$copy/build/examples/report.ctrf.json" ||
+  fail "a consumer rejects build/examples/report.{xml,tap,ctrf.json}"
 head -c 15 "$copy/build/examples/report.html" | grep -q '^<!DOCTYPE html>' ||
   fail "build/examples/report.html is not the HTML report"
 

@@ -6,7 +6,8 @@
 # `ctest -j2` (every test in its own run, two at a time), then
 # `tattle merge DIR -o report.json` and `tattle convert --to junit`, and
 # checks that the report is valid, complete and holds every CTest test
-# exactly once with the state CTest saw.
+# exactly once with the state CTest saw, and that the JUnit report passes
+# xmllint --schema and junit2json with the same counts.
 set -euo pipefail
 build="$1"; source="$(cd "$2" && pwd)"
 scratch="$(mktemp -d)"
@@ -36,7 +37,8 @@ streams="$project/tattle-reports"
   fail "tattle merge of $streams failed"
 "$prefix/bin/tattle" convert "$scratch/report.json" --to junit -o "$scratch/report.xml" ||
   fail "tattle convert --to junit failed"
-grep -q '<testsuites' "$scratch/report.xml" || fail "report.xml is no JUnit report"
+python3 "$source/tests/consumers/report_consumers.py" --json "$scratch/report.json" \
+  --junit "$scratch/report.xml" || fail "a JUnit consumer rejects the converted report.xml"
 TATTLE_SOURCE_DIR="$source" python3 "$source/tests/tools/validate_json.py" \
   --kind report --complete "$scratch/report.json" || fail "the merged report is not valid"
 
