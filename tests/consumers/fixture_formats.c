@@ -3,13 +3,13 @@
  * test_formats.py, which runs it with --json, --tap and --ctrf and hands
  * the TAP and CTRF reports to their real consumers (prove's TAP::Parser,
  * npm's tap-parser and ctrf): a pass, an assertion failure, a crash, a
- * skip, a timeout, a flaky test (fails once, passes on --retry), a traced
- * failure, a tagged test, output and messages of hostile bytes (every
- * byte value, invalid UTF-8, TAP's `#` and `\`, YAML and XML
- * metacharacters), and ids registered by hand that TAP must escape or
- * that are not valid at all. The interrupt/ suite waits inside a test
- * until the driver interrupts the runner (a handshake through a file in
- * the working directory, never a sleep).
+ * skip, a timeout, a flaky test (fails once, passes on --retry), a
+ * failure whose output and message hold an empty line, a traced failure, a
+ * tagged test, output and messages of hostile bytes (every byte value, invalid
+ * UTF-8, TAP's `#` and `\`, YAML and XML metacharacters), and ids registered by
+ * hand that TAP must escape or that are not valid at all. The interrupt/ suite
+ * waits inside a test until the driver interrupts the runner (a handshake
+ * through a file in the working directory, never a sleep).
  */
 #include <signal.h>
 #include <stdio.h>
@@ -38,6 +38,15 @@ TEST(formats, fails_an_assertion)
      * it in a form prove reads (not a `|-` block). */
     EXPECT_EQ(1 + 1, 3, "arithmetic is broken\nsince the second line");
     EXPECT_STR_EQ("true", "null");
+}
+
+TEST(formats, fails_with_blank_lines)
+{
+    /* Output and a message with an empty line inside: a literal block
+     * would hold a line of indentation alone, which prove reads as the
+     * end of the YAML. */
+    printf("first paragraph\n\nsecond paragraph\n");
+    FAIL("one paragraph\n\nand another\n");
 }
 
 TEST(formats, crashes)
