@@ -169,13 +169,16 @@ static void emit_key(struct tap_reporter *self, const char *key)
  * TAP::Parser (prove) reads: lines ending in exactly one line break, the
  * first neither indented nor empty. Any other text would need a chomping
  * or indentation indicator (`|-`, `|+`, `|2`), which it cannot read. No
- * line may be empty either: the emitter writes an empty line of a block
- * without the block's indentation, and TAP::Parser takes it for the end
- * of the block (it then stops reading the stream). */
+ * line may be empty either, and none may hold U+2028 or U+2029, which
+ * YAML also takes for line breaks: the emitter writes what follows such a
+ * break without the block's indentation, and TAP::Parser takes that line
+ * for the end of the block (it then stops reading the stream). */
 static bool fits_plain_literal_block(const char *text, size_t length)
 {
     return length >= 2 && text[0] != ' ' && text[0] != '\n' &&
-           text[length - 1] == '\n' && !memmem(text, length, "\n\n", 2);
+           text[length - 1] == '\n' && !memmem(text, length, "\n\n", 2) &&
+           !memmem(text, length, "\xe2\x80\xa8", 3) &&
+           !memmem(text, length, "\xe2\x80\xa9", 3);
 }
 
 /* A string scalar holding `bytes[0..length)` exactly (repaired to UTF-8):

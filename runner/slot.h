@@ -5,7 +5,8 @@
  * test process (its threads and forked children too) writes failures, a
  * skip and crash frames into memory the runner still reads after the
  * process died. Records are claimed atomically (never past the end: a
- * record that does not fit is only counted) and committed by writing
+ * record that does not fit is only counted, or let go when it is the crash
+ * of a process the test forked) and committed by writing
  * their type last, so a writer killed mid-record leaves a record the
  * reader skips or stops at, never one read half-written. Strings longer
  * than 16 KiB are cut, with a note of how much was left out.
@@ -56,7 +57,8 @@ struct tattle__slot {
                                           more than capacity */
     uint32_t capacity;                 /* bytes available for records */
     _Atomic uint32_t phase;            /* enum tattle__phase */
-    _Atomic uint32_t failures_dropped; /* records that did not fit */
+    _Atomic uint32_t failures_dropped; /* the owner's records, and
+                                          failures, that did not fit */
     _Atomic uint32_t setup_failed;     /* a fixture before the body failed */
     _Atomic uint32_t fixture;          /* enum tattle__fixture_role */
     /* The crash doorbell of a traced test: set by the runner before the

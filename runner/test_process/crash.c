@@ -2,8 +2,8 @@
  * crash.c — fatal signal handlers for the test process.
  *
  * The runner installs them once; every forked test process inherits the
- * handlers and the alternate stack, and the runner points crash_slot at
- * the next test's result slot before each fork. A suite server running a
+ * handlers and the alternate stack, and points crash_slot at its own result
+ * slot (of which it becomes the owner) before it runs. A suite server running a
  * fixture also names a mirror: the fixture's private slot, copied into
  * the job's slot when the server itself crashes.
  *

@@ -2,14 +2,14 @@
  * slot_write.c — the test process's side of its result slot.
  *
  * The writer claims space with a compare-and-swap that never moves
- * `reserved` past the capacity (a record that does not fit only counts in
- * failures_dropped, so no number of dropped records can wrap the counter
- * onto old ones), writes the size, then the payload, and commits by
- * storing the type with release order. The last bytes of the capacity are
- * kept for the crash records of the slot's owner: the crashes of
- * processes it forked, however many, leave it room for its own, and one of
- * theirs that finds no room is let go uncounted (it was no failure of the
- * owner's: runner/slot.h reads a crash as the dying process's only). Each
+ * `reserved` past the capacity (a failure, skip or owner's crash record
+ * that does not fit only counts in failures_dropped, so no number of
+ * dropped records can wrap the counter onto old ones), writes the size, then
+ * the payload, and commits by storing the type with release order. The last
+ * bytes of the capacity are kept for the crash records of the slot's owner: the
+ * crashes of processes it forked, however many, leave it room for its own, and
+ * one of theirs that finds no room is let go uncounted (it was no failure of
+ * the owner's: runner/slot.h reads a crash as the dying process's only). Each
  * string of a record is cut to TATTLE__SLOT_FIELD_BYTES_MAX, so one huge
  * message cannot cost a failure its file, line and macro. Adding a crash is
  * async-signal-safe.

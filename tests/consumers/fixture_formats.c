@@ -43,9 +43,12 @@ TEST(formats, fails_an_assertion)
 TEST(formats, fails_with_blank_lines)
 {
     /* Output and a message with an empty line inside: a literal block
-     * would hold a line of indentation alone, which prove reads as the
-     * end of the YAML. */
+     * would hold a line without the block's indentation, which prove reads
+     * as the end of the YAML. */
     printf("first paragraph\n\nsecond paragraph\n");
+    /* A line that starts with U+2028, which YAML also takes for a line
+     * break. */
+    fprintf(stderr, "a line\n\xe2\x80\xa8 after a line separator\n");
     FAIL("one paragraph\n\nand another\n");
 }
 
