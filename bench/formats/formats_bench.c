@@ -2,14 +2,14 @@
  * formats_bench.c — how fast the CI formats are written for a big run,
  * and with how much memory.
  *
- * For each format reporter it finds by name (junit today; tap and ctrf
- * when they exist), it runs 100,000 results through the reporter type as
- * the runner does (create, begin, test_started and test_finished for each,
- * end) into a file, in a child process of its own so that each peak RSS
- * (wait4's rusage) is that format's alone. One failure in ten, with an
- * assertion, a 10-event trace and output; the others passed. The same-run
- * baseline is a child that fwrites as many bytes as the format wrote.
- * Targets (SPEC section 9): <= 2 s and <= 32 MB peak RSS per format.
+ * For each CI format reporter it finds by name (junit, tap, ctrf), it runs
+ * 100,000 results through the reporter type as the runner does (create, begin,
+ * test_started and test_finished for each, end) into a file, in a child process
+ * of its own so that each peak RSS (wait4's rusage) is that format's alone. One
+ * failure in ten, with an assertion, a 10-event trace and output; the others
+ * passed. The same-run baseline is a child that fwrites as many bytes as the
+ * format wrote. Targets (SPEC section 9): <= 2 s and <= 32 MB peak RSS per
+ * format.
  *
  * The HTML report is measured on a tenth of the results (10,000 by
  * default; target <= 1 s, the same fwrite baseline), and then, when
