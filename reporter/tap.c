@@ -175,10 +175,19 @@ static void emit_key(struct tap_reporter *self, const char *key)
  * for the end of the block (it then stops reading the stream). */
 static bool fits_plain_literal_block(const char *text, size_t length)
 {
-    return length >= 2 && text[0] != ' ' && text[0] != '\n' &&
-           text[length - 1] == '\n' && !memmem(text, length, "\n\n", 2) &&
-           !memmem(text, length, "\xe2\x80\xa8", 3) &&
-           !memmem(text, length, "\xe2\x80\xa9", 3);
+    if (length < 2 || text[0] == ' ' || text[0] == '\n' ||
+        text[length - 1] != '\n')
+        return false;
+    for (size_t i = 1; i < length; i++) {
+        if (text[i] == '\n' && text[i - 1] == '\n')
+            return false;
+        /* U+2028 and U+2029 are E2 80 A8 and E2 80 A9. */
+        if (i >= 2 && (unsigned char)text[i - 2] == 0xe2 &&
+            (unsigned char)text[i - 1] == 0x80 &&
+            ((unsigned char)text[i] == 0xa8 || (unsigned char)text[i] == 0xa9))
+            return false;
+    }
+    return true;
 }
 
 /* A string scalar holding `bytes[0..length)` exactly (repaired to UTF-8):
