@@ -23,11 +23,14 @@
  * its state, duration and failures. The test that was running when the
  * program crashed or timed out carries the command's failure and output;
  * the tests it never reached are skipped as not run. Another failed test
- * carries only its own section of stdout, which the progress lines mark;
- * output no inner test can be given (stderr, a section cut from the
- * capture) keeps the command's own result in the report, holding it once. A
- * command that failed with no inner test to carry its failure keeps its own
- * result besides.
+ * carries its own section of stdout, which the progress lines mark, and
+ * the program's output the program did not divide among its tests
+ * (stderr, a TAP stdout, a stdout without its section) whole, bounded as
+ * captured. The command's own result is kept beside its inner tests only
+ * when its failure is no inner test's: it exited non-zero with every test
+ * passed, or crashed or timed out when none was running. A program that
+ * exited 0 before its last test ended (a TAP plan not reached, a test
+ * GoogleTest started and never ended) fails that test with an error.
  *
  * Two options serve `tattle ctest`: --will-fail (CTest's WILL_FAIL: a
  * failing exit passes, a passing one fails, a crash or timeout still
@@ -123,8 +126,15 @@ static void print_usage(FILE *stream)
             "(failure kind\n"
             "exit), death by a signal is a crash. The test is run/BASENAME "
             "unless\n"
-            "--name SUITE/NAME says otherwise. The options are a test "
-            "binary's:\n\n"
+            "--name SUITE/NAME says otherwise. A GoogleTest program, one "
+            "printing TAP\n"
+            "or one writing a JUnit report (--junit-in) gives one result "
+            "per inner test,\n"
+            "each failed one with the program's output; the command's own "
+            "result stays\n"
+            "beside them only for a failure none of them explains. The "
+            "options are a\n"
+            "test binary's:\n\n"
             "  %-32s %s\n"
             "  %-32s %s\n"
             "  %-32s %s\n"
@@ -894,26 +904,45 @@ static bool inner_section_known(const struct tattle__gtest_test *test,
            test->output_end <= out->length;
 }
 
-/* Whether the command printed what no inner test carries: its stderr, or
- * a stdout of which a failed test has neither its own text (a JUnit
- * test case's system-out) nor a section the progress lines mark (a TAP
- * or JUnit stdout never has one; the test that was running at the end
- * carries the whole of both). */
-static bool output_unattributed(const struct tattle__result_record *command,
-                                const struct tattle__gtest_tests *tests,
-                                long running)
+/* `part` of the captured `out`, owned by `record`. */
+static struct tattle_output output_part(struct tattle__result_record *record,
+                                        const struct tattle_output *out,
+                                        size_t start, size_t end)
 {
-    const struct tattle_output *out = &command->result.stdout_output;
-    if (running >= 0)
-        return false;
-    if (command->result.stderr_output.bytes > 0)
-        return true;
-    for (size_t i = 0; out->bytes > 0 && i < tests->count; i++)
-        if (tests->tests[i].state == TATTLE_STATE_FAILED &&
-            !tests->tests[i].stdout_text &&
-            !inner_section_known(&tests->tests[i], out))
-            return true;
-    return false;
+    size_t length = end - start;
+    char *part = tattle__malloc(length + 1);
+    memcpy(part, out->text + start, length);
+    part[length] = '\0';
+    return (struct tattle_output){
+        .text = tattle__record_own(record, part),
+        .length = length,
+        .bytes = length,
+    };
+}
+
+/* The whole of the captured `out` (its head and tail when it was cut),
+ * owned by `record`: what the program printed, for an inner test with no
+ * output of its own. */
+static struct tattle_output output_whole(struct tattle__result_record *record,
+                                         const struct tattle_output *out)
+{
+    struct tattle_output whole = output_part(record, out, 0, out->length);
+    whole.bytes = out->bytes;
+    whole.truncated = out->truncated;
+    return whole;
+}
+
+/* A JUnit report's own text of a test's stream, held by `record`. */
+static struct tattle_output own_output(struct tattle__result_record *record,
+                                       const char *text, uint64_t bytes,
+                                       bool cut)
+{
+    return (struct tattle_output){
+        .text = tattle__record_copy(record, text),
+        .length = strlen(text),
+        .bytes = bytes,
+        .truncated = cut,
+    };
 }
 
 /* The result of an inner test that finished, or never started. */
@@ -946,38 +975,29 @@ static void build_inner(struct tattle__result_record *inner,
         failure->file = tattle__record_copy(inner, test->failures[i].file);
         failure->line = test->failures[i].line;
     }
-    if (test->stdout_text || test->stderr_text) {
-        /* A JUnit report's own output of the test. */
-        const char *out = test->stdout_text ? test->stdout_text : "";
-        const char *err = test->stderr_text ? test->stderr_text : "";
-        result->stdout_output = (struct tattle_output){
-            .text = tattle__record_copy(inner, out),
-            .length = strlen(out),
-            .bytes = test->stdout_text ? test->stdout_bytes : 0,
-            .truncated = test->stdout_cut,
-        };
-        result->stderr_output = (struct tattle_output){
-            .text = tattle__record_copy(inner, err),
-            .length = strlen(err),
-            .bytes = test->stderr_text ? test->stderr_bytes : 0,
-            .truncated = test->stderr_cut,
-        };
-    } else if (result->state == TATTLE_STATE_FAILED &&
-               inner_section_known(test, &command->result.stdout_output)) {
-        /* The failed test's own section of stdout, which the progress
-         * lines mark, is its evidence; stderr, which they do not divide,
-         * and a stdout they do not mark stay on the command's result. */
-        const struct tattle_output *out = &command->result.stdout_output;
-        size_t length = test->output_end - test->output_start;
-        char *section = tattle__malloc(length + 1);
-        memcpy(section, out->text + test->output_start, length);
-        section[length] = '\0';
-        result->stdout_output = (struct tattle_output){
-            .text = tattle__record_own(inner, section),
-            .length = length,
-            .bytes = length,
-        };
-    }
+    /* Each stream of the test is its own where the program said which
+     * part is (a JUnit test case's <system-out> or <system-err>, the part
+     * of stdout GoogleTest's progress lines mark). A failed test with no
+     * part of its own carries the whole of what the program printed on
+     * that stream (bounded as captured): TAP points and stderr are not
+     * divided, and the program's output is the evidence of its failures.
+     * A test that did not fail carries only its own. */
+    bool failed = result->state == TATTLE_STATE_FAILED;
+    const struct tattle_output *out = &command->result.stdout_output;
+    const struct tattle_output *err = &command->result.stderr_output;
+    if (test->stdout_text)
+        result->stdout_output = own_output(
+            inner, test->stdout_text, test->stdout_bytes, test->stdout_cut);
+    else if (failed && inner_section_known(test, out))
+        result->stdout_output =
+            output_part(inner, out, test->output_start, test->output_end);
+    else if (failed && out->bytes > 0)
+        result->stdout_output = output_whole(inner, out);
+    if (test->stderr_text)
+        result->stderr_output = own_output(
+            inner, test->stderr_text, test->stderr_bytes, test->stderr_cut);
+    else if (failed && err->bytes > 0)
+        result->stderr_output = output_whole(inner, err);
 }
 
 /* Gives every inner test a valid id no other has, as the registry
@@ -1092,6 +1112,22 @@ static bool read_junit_report(struct tattle__result_record *record,
     return false;
 }
 
+/* Fails the command that exited 0 with a test unfinished: an error
+ * saying so, which the unfinished test carries. */
+TATTLE__PRINTF(2, 3)
+static void fail_unfinished(struct tattle__result_record *record,
+                            const char *format, ...)
+{
+    va_list arguments;
+    va_start(arguments, format);
+    struct tattle__buffer message = {0};
+    tattle__buffer_vprintf(&message, format, arguments);
+    va_end(arguments);
+    tattle__record_add_error(record, "%s", message.data);
+    tattle__buffer_release(&message);
+    record->result.state = TATTLE_STATE_FAILED;
+}
+
 size_t tattle__command_expand(struct tattle__result_record *record,
                               struct tattle__result_record **records)
 {
@@ -1160,6 +1196,16 @@ size_t tattle__command_expand(struct tattle__result_record *record,
             !tattle__tap_read(printed, wrapped.name, &tests, &planned))
             return 0;
         gtest = false;
+        if (record->result.state == TATTLE_STATE_PASSED &&
+            (long)tests.count < planned)
+            /* The plan is the program's word: a program that ended well
+             * short of it failed, and the first point it never printed
+             * carries that (as a crash would be). */
+            fail_unfinished(record,
+                            "the program exited 0 after %zu of the "
+                            "%ld test points its plan 1..%ld "
+                            "announced",
+                            tests.count, planned, planned);
         bool command_failed = tattle__result_failed(&record->result);
         /* The test after the last point was running when the program
          * failed; those after it never ran. A plan is the program's word:
@@ -1193,6 +1239,9 @@ size_t tattle__command_expand(struct tattle__result_record *record,
         free(listing);
         running =
             tattle__gtest_read_progress(&tests, &record->result.stdout_output);
+        if (running >= 0 && record->result.state == TATTLE_STATE_PASSED)
+            fail_unfinished(record, "the program exited 0 before this test "
+                                    "ended");
     }
     if (tests.count == 0) {
         tattle__gtest_tests_release(&tests);
@@ -1248,7 +1297,6 @@ size_t tattle__command_expand(struct tattle__result_record *record,
         inner->result.rerun = inner_rerun(&tests.tests[running], gtest);
         *record = (struct tattle__result_record){0};
     }
-    bool unattributed = output_unattributed(record, &tests, running);
     tattle__buffer_release(&not_run);
     tattle__buffer_release(&lost);
     tattle__gtest_tests_release(&tests);
@@ -1257,12 +1305,10 @@ size_t tattle__command_expand(struct tattle__result_record *record,
     bool ended_unexplained =
         running < 0 && record->result.failure_count > 0 &&
         record->result.failures[0].kind != TATTLE_FAILURE_EXIT;
-    if ((command_failed || inner_failed) &&
-        (!inner_failed || ended_unexplained || unattributed)) {
-        /* Nothing inside says how the command failed, or what it printed
-         * is no failed inner test's (even when the command exited 0): its
-         * own result does, and keeps that output (bounded as captured),
-         * once. */
+    if ((command_failed && !inner_failed) || ended_unexplained) {
+        /* How the command failed belongs to no inner test (it exited
+         * non-zero with every test passed, or crashed or timed out when
+         * none was running): its own result says so, with its output. */
         (*records)[count++] = *record;
     } else if (record->result.test) {
         tattle__record_release(record);

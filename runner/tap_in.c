@@ -12,11 +12,11 @@
  * A "#" line is a comment; one after a point is not taken for that
  * point's message by itself, since nothing in TAP tells a diagnostic of
  * the point before from a comment on the next or a plain remark (the
- * point's message is then "not ok N - description", and the whole stdout
- * is kept on the command's own result, which runner/command.c keeps
- * whenever a failed test carries no output of its own). A framework's
- * own way is read only once the stream is
- * known to be that framework's by a shape no one line has:
+ * point's message is then "not ok N - description", and the failed
+ * point carries the whole stdout, diagnostics among it: runner/command.c
+ * gives it to each failed point). A framework's own way is read only
+ * once the stream is known to be that framework's by a shape no one line
+ * has:
  *
  * - cmocka, which ends each group with a commented point, "# ok - GROUP"
  *   or "# not ok - GROUP", writes a failure's diagnostics as "# " lines

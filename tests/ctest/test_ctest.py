@@ -14,7 +14,9 @@ reruns), WILL_FAIL, ENVIRONMENT_MODIFICATION (against ctest's own),
 RUN_SERIAL and RESOURCE_LOCK (probes that fail when they meet), DEPENDS
 and the fixtures (marker files each test requires), a cycle of DEPENDS,
 an interrupted run (SIGINT to its process group once the hanging test
-wrote its pid) and a tattle that can no longer be executed.
+wrote its pid), a tattle that can no longer be executed, and the
+launcher's equivalent on CMake before 3.29 (`tattle run` in each
+add_test, then ctest -j2 and tattle merge).
 
     test_ctest.py CASE --tattle PATH --cmake PATH --ctest PATH --cc PATH
                   [--gtest-program PATH] [--check-program PATH]
@@ -596,8 +598,13 @@ def mixed_suites(c):
         "unit.After/NeverReached": "skipped",
         "checks.core/passes": "passed", "checks.core/fails": "failed",
         "checks.core/segfaults": "failed", "checks.core/exits_early": "failed",
-        "ctest/checks": "failed", "ctest/crashes": "failed",
-        "ctest/hangs": "failed"}, "one result per inner test")
+        "ctest/crashes": "failed", "ctest/hangs": "failed"},
+        "one result per inner test")
+    # The Check suite's output is its failed points', not a result of
+    # the CTest test beside them.
+    c.expect("core:fails" in tests.get("checks.core/fails", {}).get(
+        "output", {}).get("stdout", ""),
+        "the Check point's stdout: %r" % tests.get("checks.core/fails"))
     c.expect_eq(tests.get("checks.core/fails", {}).get("tags"), {"c": True},
                 "a Check point's tags are its CTest test's labels")
     segfault = tests.get("unit.Crashes/Segfaults", {}).get("failures", [])
@@ -612,6 +619,39 @@ def mixed_suites(c):
     junit = driver.read(os.path.join(build, "r.xml"))
     c.expect_eq(junit.count("<testcase "), len(tests), "JUnit testcases")
     c.check_junit_schema(os.path.join(build, "r.xml"))
+
+
+@CASES("ctest_launcher_equivalent_for_older_cmake_then_merge")
+def launcher_equivalent(c):
+    # What CMake 3.29's TEST_LAUNCHER does, on any CMake: each add_test
+    # runs its program by tattle run, named by its CTest name, into one
+    # report directory; ctest -j2 runs them and tattle merge joins them.
+    reports = os.path.join(c.scratch, "reports")
+    build = c.project(
+        'set(TATTLE "%s")\n'
+        'set(TATTLE_REPORTS "%s")\n'
+        'foreach(program pass fail)\n'
+        '  add_test(NAME wrapped_${program} COMMAND ${TATTLE} run\n'
+        '    --name ctest/wrapped_${program} --report-dir ${TATTLE_REPORTS}\n'
+        '    -- $<TARGET_FILE:${program}>)\n'
+        'endforeach()\n'
+        'set_tests_properties(wrapped_pass PROPERTIES\n'
+        '  WORKING_DIRECTORY ${CMAKE_SOURCE_DIR}/work\n'
+        '  ENVIRONMENT "CTEST_CASE_GREETING=hello there")\n'
+        % (os.path.abspath(c.options.tattle), reports))
+    done = subprocess.run([c.options.ctest, "-j2", "-R", "^wrapped_"],
+                          cwd=build, env=c.env, capture_output=True,
+                          text=True, timeout=120 * driver.wait_scale())
+    c.expect_eq(done.returncode, 8, "ctest's exit status (%s)" % done.stdout)
+    merged = os.path.join(build, "r.json")
+    done = subprocess.run([c.options.tattle, "merge", "-o", merged, reports],
+                          cwd=build, env=c.env, capture_output=True,
+                          text=True, timeout=60 * driver.wait_scale())
+    c.expect_eq(done.returncode, 0, "tattle merge (%s)" % done.stderr)
+    report = c.report(merged)
+    c.expect_eq(sorted((t["id"], t["state"]) for t in report["tests"]),
+                [("ctest/wrapped_fail", "failed"),
+                 ("ctest/wrapped_pass", "passed")], "the merged report")
 
 
 @CASES("ctest_will_fail_inverts_an_exit_status")
