@@ -156,6 +156,47 @@ def case_errors(case):
     case.expect(re.fullmatch(r".*tattle\.yml:3:7: 'markdown' is not a path to a "
                              r"shared object.*\n", result.stderr) is not None,
                 "config error names file, line and column:\n" + result.stderr)
+    # A plugin that tattle.yml names and that cannot be loaded: the error
+    # names the entry's place, as every bad value of the file does.
+    for entry, place, path, why in (
+            ("- {path: ./missing.so, file: out.md}", "3:7", "./missing.so",
+             "No such file or directory"),
+            ("- " + case.options.bad_abi, "3:7", case.options.bad_abi,
+             "reporter ABI version 2"),
+            ("- {file: out.md, path: %s}" % case.options.no_symbol, "3:7",
+             case.options.no_symbol, "exports no tattle_reporter_plugin_v1()")):
+        cwd = case.new_dir()
+        driver.write(os.path.join(cwd, "tattle.yml"),
+                     "reports:\n  plugins:\n    %s\n" % entry)
+        driver.write(os.path.join(cwd, "out.md"), "OLD")
+        driver.write(os.path.join(cwd, "report.json"), "OLD")
+        result = case.run(["--json", "report.json"], cwd)
+        what = "config naming " + os.path.basename(path)
+        case.expect_eq(result.returncode, 2, what + ": exit status")
+        case.expect(re.fullmatch(r".*: tattle\.yml:%s: cannot load the reporter "
+                                 r"plugin '%s': .*%s.*\n"
+                                 % (place, re.escape(path), re.escape(why)),
+                                 result.stderr) is not None,
+                    "%s: one line naming tattle.yml:%s, the path and '%s':\n%s"
+                    % (what, place, why, result.stderr))
+        case.expect_eq(result.stdout, "", what + ": stdout")
+        for name in ("out.md", "report.json"):
+            case.expect_eq(driver.read(os.path.join(cwd, name)), "OLD",
+                           "%s: %s is left as it was" % (what, name))
+        case.expect_eq(sorted(os.listdir(cwd)),
+                       ["out.md", "report.json", "tattle.yml"],
+                       what + ": files (nothing run, nothing created)")
+    # A flag naming the same plugin replaces the entry: the error is the
+    # flag's, with no place in tattle.yml.
+    cwd = case.new_dir()
+    driver.write(os.path.join(cwd, "tattle.yml"),
+                 "reports:\n  plugins: [./missing.so]\n")
+    result = case.run(["--reporter", "./missing.so=flag.md"], cwd)
+    case.expect_eq(result.returncode, 2, "flag over config: exit status")
+    case.expect("tattle.yml" not in result.stderr and
+                "'./missing.so': No such file" in result.stderr,
+                "flag over config: the flag's error:\n" + result.stderr)
+
     cwd = case.new_dir()
     driver.write(os.path.join(cwd, "tattle.yml"),
                  "reports:\n  plugins:\n    - {path: ./x.so, name: y}\n")
