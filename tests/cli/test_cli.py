@@ -196,6 +196,7 @@ def bad_inputs(out):
     report = read_bytes(os.path.join(fixture, "full.json"))
     stream = read_bytes(os.path.join(fixture, "stream.jsonl"))
     lines = stream.split(b"\n")
+    cut = stream[:stream.index(b"test_finished") + 200]
     parsed = json.loads(report)
     wrong_version = dict(parsed, version=2)
     bad_type = json.loads(report)
@@ -209,9 +210,9 @@ def bad_inputs(out):
         ("wrong-version.json", json.dumps(wrong_version).encode(), [".version", "version 2"]),
         ("bad-type.json", json.dumps(bad_type).encode(), [".tests[2].duration_us", "integer"]),
         ("bad-state.json", json.dumps(bad_state).encode(), [".tests[1].state", "exploded"]),
-        ("cut-mid-line.jsonl", stream[:stream.index(b"test_finished") + 200],
-         ["cut mid-line", "line"]),
-        ("second-run.jsonl", stream + lines[0] + b"\n", ["run_finished", "line"]),
+        ("cut-mid-line.jsonl", cut, ["cut mid-line", "line %d:" % (cut.count(b"\n") + 1)]),
+        ("second-run.jsonl", stream + lines[0] + b"\n",
+         ["run_finished", "line %d:" % (stream.count(b"\n") + 1)]),
         ("empty.json", b"", ["empty"]),
         ("array.json", b"[1, 2]\n", ["not a JSON object"]),
     ]
@@ -869,6 +870,65 @@ def case_validate(out):
     write_bytes(os.path.join(work, "bad.json"), b'{"version": 1,')
     rc, _, err = tattle("validate", os.path.join(work, "bad.json"))
     check(rc == 2 and one_line_error(err, "bad.json", "line 1"), "broken JSON exits 2: %r" % err)
+
+
+@CASES("cli_validate_bad_inputs_one_line_error_or_invalid")
+def case_validate_bad_inputs(out):
+    """tattle validate on each broken input: what cannot be read as JSON
+    (missing, empty, truncated, not JSON, cut mid-line) exits 2 with one
+    line on stderr naming the file and the place; what is JSON but not a
+    valid report or stream (wrong version, a field of the wrong type or
+    value, a second run in a stream) exits 1 naming the place on stdout."""
+    cases = bad_inputs(out) + [("missing.json", None, [])]
+    stream = read_bytes(os.path.join(out, "fixture", "stream.jsonl"))
+    cut = stream[:stream.index(b"test_finished") + 200]
+    expected = {
+        "truncated.json": (2, ["truncated", "line", "byte"]),
+        "not-json.json": (2, ["not JSON", "line 1", "byte 0"]),
+        "garbage-inside.json": (2, ["not JSON", "byte"]),
+        "wrong-version.json": (1, ["invalid report", ".version"]),
+        "bad-type.json": (1, ["invalid report", ".tests[2].duration_us"]),
+        "bad-state.json": (1, ["invalid report", ".tests[1].state"]),
+        "cut-mid-line.jsonl": (2, ["truncated", "line %d," % (cut.count(b"\n") + 1)]),
+        "second-run.jsonl": (1, ["invalid stream", "line %d:" % (stream.count(b"\n") + 1),
+                                 "after run_finished"]),
+        "empty.json": (2, ["empty"]),
+        "array.json": (1, ["invalid list", ".[0]"]),
+        "missing.json": (2, ["cannot read", "No such file"]),
+    }
+    work = os.path.join(out, "work")
+    os.mkdir(work)
+    check(sorted(name for name, _, _ in cases) == sorted(expected),
+          "an expectation for each bad input")
+    lines = stream.split(b"\n")
+    cases += [("second-start.jsonl", b"\n".join(lines[:2] + lines[:1] + lines[2:]),
+               None),
+              ("no-start.jsonl", b"\n".join(lines[1:]), None)]
+    expected["second-start.jsonl"] = (1, ["invalid stream", "line 3:", "second run_started"])
+    expected["no-start.jsonl"] = (1, ["invalid stream", "line 1:", "starts with run_started"])
+    for name, data, _ in cases:
+        path = os.path.join(work, name)
+        if data is not None:
+            write_bytes(path, data)
+        status, words = expected[name]
+        rc, text, err = tattle("validate", path, cwd=work)
+        check(rc == status, "validate %s exits %d, not %d: %r %r"
+              % (name, status, rc, text, err))
+        if status == 2:
+            check(text == "" and one_line_error(err, name, *words),
+                  "validate %s: one line on stderr naming the file and %s: %r"
+                  % (name, words, err))
+        else:
+            check(err == "" and text.count("\n") == 1 and text.startswith(path + ": ")
+                  and all(w in text for w in words),
+                  "validate %s: one line on stdout naming the file and %s: %r"
+                  % (name, words, text))
+    # The whole stream, and a killed run's (no run_finished), are valid.
+    for name, data in (("whole.jsonl", stream),
+                       ("killed.jsonl", b"\n".join(lines[:-2]) + b"\n")):
+        write_bytes(os.path.join(work, name), data)
+        rc, text, err = tattle("validate", os.path.join(work, name))
+        check(rc == 0 and "valid stream" in text, "validate %s: %r %r" % (name, text, err))
 
 
 # ---- fuzz ------------------------------------------------------------------------------
