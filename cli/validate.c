@@ -4,7 +4,8 @@
  *
  * The kind is told from the content (or given with --kind): a JSON report,
  * a JSON Lines stream, a --compact report, a --list --json listing, the
- * last-run state, or CTRF once its schema is among schemas/. A file of
+ * last-run state, or a CTRF report (schemas/ctrf.schema.json: the
+ * project's description of the CTRF fields a reader relies on). A file of
  * lines is checked line by line. The first error is printed with its
  * place: the line for a file of lines, and the JSON path in the value.
  */
@@ -33,7 +34,7 @@ static const char help[] =
     "  compact    a --compact report, one line at a time\n"
     "  list       a test listing (--list --json)\n"
     "  last-run   the state --failed reads (.tattle/last-run.json)\n"
-    "  ctrf       a CTRF report (when this build has its schema)\n"
+    "  ctrf       a CTRF report (--ctrf): its envelope, counts and tests\n"
     "\n"
     "exit status: 0 every file valid, 1 a file does not match its schema,\n"
     "2 usage error, or a file that cannot be read or is not JSON.\n";

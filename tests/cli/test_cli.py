@@ -872,6 +872,84 @@ def case_validate(out):
     check(rc == 2 and one_line_error(err, "bad.json", "line 1"), "broken JSON exits 2: %r" % err)
 
 
+def ctrf_variants(doc):
+    """(name, broken copy) of a CTRF report: one thing a CTRF reader relies
+    on wrong each."""
+    out = []
+
+    def add(name, change):
+        broken = json.loads(json.dumps(doc))
+        change(broken)
+        out.append((name, broken))
+    add("format", lambda r: r.__setitem__("reportFormat", "JUnit"))
+    add("no-spec-version", lambda r: r.pop("specVersion"))
+    add("no-tool", lambda r: r["results"].pop("tool"))
+    add("tool-name", lambda r: r["results"]["tool"].__setitem__("name", 7))
+    add("no-summary", lambda r: r["results"].pop("summary"))
+    add("summary-count", lambda r: r["results"]["summary"].__setitem__("failed", -1))
+    add("summary-start", lambda r: r["results"]["summary"].__setitem__("start", "now"))
+    add("tests-object", lambda r: r["results"].__setitem__("tests", {}))
+    add("status", lambda r: r["results"]["tests"][-1].__setitem__("status", "exploded"))
+    add("no-name", lambda r: r["results"]["tests"][0].pop("name"))
+    add("duration", lambda r: r["results"]["tests"][0].__setitem__("duration", "slow"))
+    add("no-status", lambda r: r["results"]["tests"][-1].pop("status"))
+    return out
+
+
+@CASES("cli_validate_checks_ctrf_against_its_built_in_schema")
+def case_validate_ctrf(out):
+    """tattle validate checks a CTRF report against schemas/ctrf.schema.json,
+    built into the command: the CTRF files tattle writes (every state, a
+    stream's, hostile strings) are valid, and each variant with one field
+    wrong is invalid, with a JSON path python-jsonschema names too. When
+    node and npm's ctrf are installed, ctrf agrees that tattle's files
+    are valid and that a wrong format or status is not."""
+    fixture = fixture_reports(out)
+    v = validate_json.validator("ctrf.schema.json")
+    npm = report_consumers.npm_consumers_missing() is None
+    work = os.path.join(out, "ctrf")
+    os.mkdir(work)
+    for source in ("full.json", "stream.jsonl", "hostile.json"):
+        path = os.path.join(work, source + ".ctrf.json")
+        rc, _, err = tattle("convert", os.path.join(fixture, source), "--to", "ctrf",
+                            "-o", path)
+        if not check(rc == 0, "convert %s --to ctrf: %s" % (source, err)):
+            continue
+        doc = json.loads(read_bytes(path))
+        if not check(doc["results"]["tests"], "%s: a CTRF with tests" % source):
+            continue
+        for variant, broken in [("as-is", doc)] + ctrf_variants(doc):
+            target = os.path.join(work, "v.json")
+            write_bytes(target, json.dumps(broken).encode())
+            what = "%s/%s" % (source, variant)
+            python_errors = list(v.iter_errors(broken))
+            check(bool(python_errors) == (variant != "as-is"),
+                  "%s: python-jsonschema finds %d errors" % (what, len(python_errors)))
+            for how in ([], ["--kind", "ctrf"]):
+                rc, text, err = tattle("validate", *how, target)
+                if variant == "as-is":
+                    check(rc == 0 and text == target + ": valid ctrf\n",
+                          "%s %s: valid ctrf: %d %r %r" % (what, how, rc, text, err))
+                    continue
+                got = re.search(r"invalid ctrf: (\S+): ", text)
+                paths = ["".join("[%d]" % x if isinstance(x, int) else "." + x
+                                 for x in e.absolute_path) for e in python_errors]
+                check(rc == 1 and got and (got.group(1) in paths or
+                                           any(got.group(1).startswith(p + ".")
+                                               for p in paths)),
+                      "%s %s: invalid at a path python names (%s): %d %r %r"
+                      % (what, how, paths, rc, text, err))
+            # npm's ctrf checks less (it takes a negative count, and a
+            # reader of it stops at tests that are no list): it is asked
+            # about the files tattle writes and two variants it must refuse.
+            if npm and variant in ("as-is", "format", "status"):
+                verdict = report_consumers.run_json(
+                    ["node", os.path.join(HERE, "..", "consumers", "check_ctrf.mjs"),
+                     target], "ctrf on " + what, FAILED)
+                check(verdict is not None and verdict["valid"] == (variant == "as-is"),
+                      "%s: npm's ctrf agrees: %r" % (what, verdict and verdict["errors"][:2]))
+
+
 @CASES("cli_validate_bad_inputs_one_line_error_or_invalid")
 def case_validate_bad_inputs(out):
     """tattle validate on each broken input: what cannot be read as JSON
