@@ -4,7 +4,8 @@
  *
  * The kind is told from the content (or given with --kind): a JSON report,
  * a JSON Lines stream, a --compact report, a --list --json listing, the
- * last-run state, or CTRF once its schema is among schemas/. A file of
+ * last-run state, or a CTRF report (schemas/ctrf.schema.json: the
+ * project's description of the CTRF fields a reader relies on). A file of
  * lines is checked line by line. The first error is printed with its
  * place: the line for a file of lines, and the JSON path in the value.
  */
@@ -33,7 +34,7 @@ static const char help[] =
     "  compact    a --compact report, one line at a time\n"
     "  list       a test listing (--list --json)\n"
     "  last-run   the state --failed reads (.tattle/last-run.json)\n"
-    "  ctrf       a CTRF report (when this build has its schema)\n"
+    "  ctrf       a CTRF report (--ctrf): its envelope, counts and tests\n"
     "\n"
     "exit status: 0 every file valid, 1 a file does not match its schema,\n"
     "2 usage error, or a file that cannot be read or is not JSON.\n";
@@ -148,6 +149,35 @@ static const struct kind *guess_kind(const cJSON *first, bool more_values)
     return kind_named("report");
 }
 
+/* A stream is one run: run_started on its first line and nowhere else,
+ * and nothing after run_finished (a stream without run_finished is a run
+ * that was killed, and valid). Checks `line_value`, the stream's line
+ * `line`, valid against the stream schema; false with the error in
+ * `error`. */
+static bool stream_order_holds(const cJSON *line_value, uint64_t line,
+                               bool *run_finished, struct tattle__buffer *error)
+{
+    const cJSON *event_item =
+        cJSON_GetObjectItemCaseSensitive(line_value, "event");
+    const char *event = cJSON_GetStringValue(event_item);
+    if (!event)
+        return true;
+    bool starts = strcmp(event, "run_started") == 0;
+    if (*run_finished)
+        tattle__buffer_append_string(error, "a line after run_finished: one "
+                                            "run per stream");
+    else if (line == 1 && !starts)
+        tattle__buffer_printf(error,
+                              ".event: a stream starts with run_started, "
+                              "not %s",
+                              event);
+    else if (line > 1 && starts)
+        tattle__buffer_append_string(error, ".event: a second run_started: "
+                                            "one run per stream");
+    *run_finished = strcmp(event, "run_finished") == 0;
+    return error->length == 0;
+}
+
 /* Returns 0 valid, 1 invalid, 2 unreadable or not JSON. */
 static int validate_file(struct tattle__schemas *schemas, const char *path,
                          const struct kind *kind)
@@ -213,6 +243,7 @@ static int validate_file(struct tattle__schemas *schemas, const char *path,
         cJSON_Delete(first);
         first = NULL;
         uint64_t line = 0;
+        bool run_finished = false;
         for (size_t at = 0; at < length && status == TATTLE__EXIT_OK;) {
             const char *newline = memchr(text + at, '\n', length - at);
             size_t line_end = newline ? (size_t)(newline - text) : length;
@@ -241,7 +272,9 @@ static int validate_file(struct tattle__schemas *schemas, const char *path,
                 break;
             }
             if (!tattle__schemas_validate(schemas, kind->schema, value,
-                                          &error)) {
+                                          &error) ||
+                (strcmp(kind->name, "stream") == 0 &&
+                 !stream_order_holds(value, line, &run_finished, &error))) {
                 error_line = line;
                 status = TATTLE__EXIT_FAILED;
             }

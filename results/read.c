@@ -1669,9 +1669,9 @@ static int next_stream_test(struct tattle__reader *reader,
             break;
         }
         if (reader->finished) {
-            release_line(&line);
             set_error(reader, "line %" PRIu64 ": a line after run_finished",
                       line.line);
+            release_line(&line);
             return -1;
         }
         struct build build = {.reader = reader, .line = line.line, .offset = 0};

@@ -51,17 +51,40 @@ struct config_reader {
 static int fail_at(struct config_reader *reader, const yaml_node_t *node,
                    const char *format, ...) TATTLE__PRINTF(3, 4);
 
+/* "FILE:LINE:COLUMN" of `node`, appended to `out`. */
+static void append_place(struct tattle__buffer *out,
+                         const struct config_reader *reader,
+                         const yaml_node_t *node)
+{
+    tattle__buffer_printf(out, "%s:%zu:%zu", reader->path,
+                          node->start_mark.line + 1,
+                          node->start_mark.column + 1);
+}
+
 static int fail_at(struct config_reader *reader, const yaml_node_t *node,
                    const char *format, ...)
 {
-    tattle__buffer_printf(reader->error, "%s:%zu:%zu: ", reader->path,
-                          node->start_mark.line + 1,
-                          node->start_mark.column + 1);
+    append_place(reader->error, reader, node);
+    tattle__buffer_append_string(reader->error, ": ");
     va_list args;
     va_start(args, format);
     tattle__buffer_vprintf(reader->error, format, args);
     va_end(args);
     return -EINVAL;
+}
+
+/* Asks for reporter `name` (built in, or a plugin's path) writing to
+ * `destination`, remembering that `node` asked: a plugin that cannot be
+ * loaded later is an error at this place. */
+static void add_reporter_at(struct config_reader *reader,
+                            const yaml_node_t *node, const char *name,
+                            const char *destination)
+{
+    struct tattle__buffer place = {0};
+    append_place(&place, reader, node);
+    tattle__options_add_reporter(reader->options, name, destination,
+                                 place.data);
+    tattle__buffer_release(&place);
 }
 
 static yaml_node_t *node_at(struct config_reader *reader, int index)
@@ -253,7 +276,7 @@ static int read_report(struct config_reader *reader, const yaml_node_t *value,
     const char *path = NULL;
     int rc = read_string(reader, value, &path);
     if (rc == 0)
-        tattle__options_add_reporter(reader->options, name, path);
+        add_reporter_at(reader, value, name, path);
     return rc;
 }
 
@@ -270,7 +293,7 @@ static int read_plugin(struct config_reader *reader, const yaml_node_t *node)
                 "'%s' is not a path to a shared object (./%s would be)", path,
                 path);
         if (rc == 0)
-            tattle__options_add_reporter(reader->options, path, NULL);
+            add_reporter_at(reader, node, path, NULL);
         return rc;
     }
     if (node->type != YAML_MAPPING_NODE)
@@ -299,7 +322,7 @@ static int read_plugin(struct config_reader *reader, const yaml_node_t *node)
         return fail_at(reader, node,
                        "'%s' is not a path to a shared object (./%s would be)",
                        path, path);
-    tattle__options_add_reporter(reader->options, path, file);
+    add_reporter_at(reader, node, path, file);
     return 0;
 }
 

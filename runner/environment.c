@@ -119,7 +119,7 @@ int tattle__environment_read(struct tattle__environment *environment,
         tattle__string_list_add(&options->patterns, only);
     const char *xml = variable("XML_OUTPUT_FILE");
     if (xml && !junit_requested(options))
-        tattle__options_add_reporter(options, "junit", xml);
+        tattle__options_add_reporter(options, "junit", xml, NULL);
     const char *report_dir = variable("TATTLE_REPORT_DIR");
     if (report_dir && !options->report_dir)
         options->report_dir = tattle__strdup(report_dir);

@@ -68,6 +68,7 @@ void tattle__options_release(struct tattle__options *options)
     for (size_t i = 0; i < options->reporter_count; i++) {
         free(options->reporters[i].name);
         free(options->reporters[i].destination);
+        free(options->reporters[i].named_at);
     }
     free(options->reporters);
     free(options->config_file);
@@ -76,12 +77,15 @@ void tattle__options_release(struct tattle__options *options)
 }
 
 void tattle__options_add_reporter(struct tattle__options *options,
-                                  const char *name, const char *destination)
+                                  const char *name, const char *destination,
+                                  const char *named_at)
 {
     for (size_t i = 0; i < options->reporter_count; i++) {
         if (strcmp(options->reporters[i].name, name) == 0) {
             free(options->reporters[i].destination);
+            free(options->reporters[i].named_at);
             options->reporters[i].destination = tattle__strdup(destination);
+            options->reporters[i].named_at = tattle__strdup(named_at);
             return;
         }
     }
@@ -90,7 +94,8 @@ void tattle__options_add_reporter(struct tattle__options *options,
                                                 sizeof *options->reporters);
     options->reporters[options->reporter_count++] =
         (struct tattle__reporter_request){tattle__strdup(name),
-                                          tattle__strdup(destination)};
+                                          tattle__strdup(destination),
+                                          tattle__strdup(named_at)};
 }
 
 void tattle__options_describe_unknown_reporter(struct tattle__buffer *error,
@@ -395,7 +400,7 @@ static int apply_report(struct tattle__options *options,
 {
     if (check_destination(flag, value, true, error) != 0)
         return -EINVAL;
-    tattle__options_add_reporter(options, spec->noun, value);
+    tattle__options_add_reporter(options, spec->noun, value, NULL);
     return 0;
 }
 
@@ -414,7 +419,7 @@ static int apply_reporter(struct tattle__options *options,
         int rc = equals ? check_destination(flag, equals + 1, true, error) : 0;
         if (rc == 0)
             tattle__options_add_reporter(options, plugin_path,
-                                         equals ? equals + 1 : NULL);
+                                         equals ? equals + 1 : NULL, NULL);
         free(plugin_path);
         return rc;
     }
@@ -434,7 +439,8 @@ static int apply_reporter(struct tattle__options *options,
     }
     if (equals && check_destination(flag, equals + 1, true, error) != 0)
         return -EINVAL;
-    tattle__options_add_reporter(options, name, equals ? equals + 1 : NULL);
+    tattle__options_add_reporter(options, name, equals ? equals + 1 : NULL,
+                                 NULL);
     return 0;
 }
 

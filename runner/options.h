@@ -45,6 +45,8 @@ void tattle__string_list_release(struct tattle__string_list *list);
 struct tattle__reporter_request {
     char *name;
     char *destination; /* NULL: the reporter's default */
+    char *named_at;    /* "FILE:LINE:COLUMN" of the tattle.yml entry that
+                          asked for it; NULL when a flag or variable did */
 };
 
 struct tattle__options {
@@ -91,9 +93,12 @@ int tattle__options_parse(struct tattle__options *options, int argc,
                           char **argv, struct tattle__buffer *error);
 
 /** Adds a reporter request `name` writing to `destination`, replacing an
- * earlier request for the same reporter. */
+ * earlier request for the same reporter. `named_at` is the place in
+ * tattle.yml that asked for it ("FILE:LINE:COLUMN"), NULL for a flag or
+ * a variable: errors found later (a plugin that cannot load) name it. */
 void tattle__options_add_reporter(struct tattle__options *options,
-                                  const char *name, const char *destination);
+                                  const char *name, const char *destination,
+                                  const char *named_at);
 
 /** Appends the error for a reporter `name` that does not exist to `error`:
  * "no reporter named 'NAME' (known reporters: console, json, ...)". */

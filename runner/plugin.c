@@ -28,17 +28,22 @@ bool tattle__plugin_is_path(const char *name)
            (length > 3 && strcmp(name + length - 3, ".so") == 0);
 }
 
-/* The one-line error "cannot load the reporter plugin 'PATH': WHY". */
-static int fail(struct tattle__buffer *error, const char *path, const char *why)
+/* The one-line error "cannot load the reporter plugin 'PATH': WHY",
+ * after the place in tattle.yml that named the plugin, if one did. */
+static int fail(struct tattle__buffer *error,
+                const struct tattle__reporter_request *request, const char *why)
 {
+    if (request->named_at)
+        tattle__buffer_printf(error, "%s: ", request->named_at);
     tattle__buffer_printf(error, "cannot load the reporter plugin '%s': %s",
-                          path, why);
+                          request->name, why);
     return -EINVAL;
 }
 
 /* dlerror() text on one line (it names the path already, and may name
  * the missing symbol or library). */
-static int fail_dlerror(struct tattle__buffer *error, const char *path)
+static int fail_dlerror(struct tattle__buffer *error,
+                        const struct tattle__reporter_request *request)
 {
     const char *why = dlerror();
     struct tattle__buffer line = {0};
@@ -46,7 +51,7 @@ static int fail_dlerror(struct tattle__buffer *error, const char *path)
     for (size_t i = 0; i < line.length; i++)
         if (line.data[i] == '\n')
             line.data[i] = ' ';
-    fail(error, path, line.data);
+    fail(error, request, line.data);
     tattle__buffer_release(&line);
     return -EINVAL;
 }
@@ -57,18 +62,20 @@ static bool name_is_usable(const char *name)
            !tattle__plugin_is_path(name);
 }
 
-/* Opens `path` and returns its checked reporter type, or NULL with the
- * error in `error`. */
+/* Opens the plugin `request` names and returns its checked reporter
+ * type, or NULL with the error in `error`. */
 static const struct tattle_reporter_type *
-load_type(const char *path, struct tattle__buffer *error)
+load_type(const struct tattle__reporter_request *request,
+          struct tattle__buffer *error)
 {
+    const char *path = request->name;
     struct stat status;
     if (stat(path, &status) != 0) {
-        fail(error, path, strerror(errno));
+        fail(error, request, strerror(errno));
         return NULL;
     }
     if (!S_ISREG(status.st_mode)) {
-        fail(error, path, "not a regular file");
+        fail(error, request, "not a regular file");
         return NULL;
     }
     /* dlopen searches the library path for a name without a '/': a plugin
@@ -78,13 +85,13 @@ load_type(const char *path, struct tattle__buffer *error)
     void *library = dlopen(file.data, RTLD_NOW | RTLD_LOCAL);
     tattle__buffer_release(&file);
     if (!library) {
-        fail_dlerror(error, path);
+        fail_dlerror(error, request);
         return NULL;
     }
     tattle_reporter_plugin_function *entry;
     *(void **)&entry = dlsym(library, TATTLE_REPORTER_PLUGIN_SYMBOL);
     if (!entry) {
-        fail(error, path,
+        fail(error, request,
              "it exports no " TATTLE_REPORTER_PLUGIN_SYMBOL
              "() (define it with TATTLE_REPORTER_PLUGIN, tattle/reporter.h)");
         return NULL;
@@ -112,7 +119,7 @@ load_type(const char *path, struct tattle__buffer *error)
                               "required)",
                               type->name);
     if (why.length > 0) {
-        fail(error, path, why.data);
+        fail(error, request, why.data);
         tattle__buffer_release(&why);
         return NULL;
     }
@@ -120,7 +127,8 @@ load_type(const char *path, struct tattle__buffer *error)
 }
 
 static int register_type(const struct tattle_reporter_type *type,
-                         const char *path, struct tattle__buffer *error)
+                         const struct tattle__reporter_request *request,
+                         struct tattle__buffer *error)
 {
     const struct tattle_reporter_type *existing =
         tattle_reporter_find(type->name);
@@ -136,7 +144,7 @@ static int register_type(const struct tattle_reporter_type *type,
     else if (rc != 0)
         tattle__buffer_printf(&why, "%s", tattle_error_message(rc));
     if (rc != 0)
-        fail(error, path, why.data);
+        fail(error, request, why.data);
     tattle__buffer_release(&why);
     return rc != 0 ? -EINVAL : 0;
 }
@@ -148,9 +156,8 @@ int tattle__plugins_load(struct tattle__options *options,
         struct tattle__reporter_request *request = &options->reporters[i];
         if (!tattle__plugin_is_path(request->name))
             continue;
-        const struct tattle_reporter_type *type =
-            load_type(request->name, error);
-        if (!type || register_type(type, request->name, error) != 0)
+        const struct tattle_reporter_type *type = load_type(request, error);
+        if (!type || register_type(type, request, error) != 0)
             return -EINVAL;
         free(request->name);
         request->name = tattle__strdup(type->name);

@@ -133,3 +133,13 @@ __attribute__((constructor)) static void register_hostile_names(void)
     for (size_t i = 0; i < sizeof hostile_names / sizeof *hostile_names; i++)
         tattle_test_register(&hostile_names[i]);
 }
+
+/* A source file whose name holds what a workflow command's property must
+ * escape (`,` ends a property, `:` the properties, `%` starts an escape;
+ * compilers take no line break in a file name). Last in the file:
+ * __FILE__ stays so to its end. */
+#line 1 "odd,dir/a:b %25 c.c"
+TEST(places, in_an_odd_file)
+{
+    FAIL("a failure in a file with an odd name");
+}

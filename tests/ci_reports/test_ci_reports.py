@@ -435,7 +435,7 @@ def repository_path(path):
 def github_annotations(c):
     """One ::error per failure, with the place, the values and the rerun
     command; a ::warning for a flaky pass; nothing for the others."""
-    run = github_run(c, ["outcomes/*", "names/*"])
+    run = github_run(c, ["outcomes/*", "names/*", "places/*"])
     annotations = [x for x in run.commands if x["name"] in ("error", "warning")]
     for test in run.report["tests"]:
         mine = [x for x in annotations
@@ -484,6 +484,12 @@ def github_annotations(c):
     c.expect("title=names/quotes \"double\" 'single' ]]> <tag> & %2525 a%3Ab%2Cc"
              in quoted[0]["raw"],
              "the title escapes %%, : and ,: %r" % quoted[0]["raw"])
+    odd = [x for x in run.commands
+           if x["properties"].get("title") == "places/in_an_odd_file"]
+    c.require(odd, "an annotation of places/in_an_odd_file")
+    c.expect(odd[0]["raw"].startswith(
+        "::error file=odd%2Cdir/a%3Ab %2525 c.c,line=3,title="),
+        "the file property escapes , : and %%: %r" % odd[0]["raw"])
 
 
 @CASES("github_test_output_cannot_issue_commands")
@@ -597,7 +603,7 @@ def github_step_summary(c):
     directory = c.new_dir()
     summary_path = os.path.join(directory, "summary.md")
     driver.write(summary_path, "earlier step\n")
-    run = github_run(c, ["outcomes/*", "names/*", "hostile/*"],
+    run = github_run(c, ["outcomes/*", "names/*", "hostile/*", "places/*"],
                      env={"GITHUB_STEP_SUMMARY": summary_path})
     text = driver.read(summary_path)
     c.expect(text.startswith("earlier step\n"), "the summary is appended")
@@ -614,6 +620,10 @@ def github_step_summary(c):
     c.expect_eq(len(failure_rows), len(failed), "one row per failed test")
     for row in failure_rows:
         c.expect_eq(len(row), 3, "three cells in %r" % row)
+    where = {markdown_text(r[0]): markdown_text(r[1]) for r in failure_rows}
+    c.expect_eq(where.get("places/in_an_odd_file"),
+                "odd,dir/a:b %25 c.c:3",
+                "the place of a failure in a file with an odd name")
     ids = sorted(markdown_text(r[0]) for r in failure_rows)
     c.expect_eq(ids, sorted(log_visible(t["id"]).replace("\r", "\\u000d")
                             .replace("\n", "\\u000a") for t in failed),

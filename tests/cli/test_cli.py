@@ -196,6 +196,7 @@ def bad_inputs(out):
     report = read_bytes(os.path.join(fixture, "full.json"))
     stream = read_bytes(os.path.join(fixture, "stream.jsonl"))
     lines = stream.split(b"\n")
+    cut = stream[:stream.index(b"test_finished") + 200]
     parsed = json.loads(report)
     wrong_version = dict(parsed, version=2)
     bad_type = json.loads(report)
@@ -209,9 +210,9 @@ def bad_inputs(out):
         ("wrong-version.json", json.dumps(wrong_version).encode(), [".version", "version 2"]),
         ("bad-type.json", json.dumps(bad_type).encode(), [".tests[2].duration_us", "integer"]),
         ("bad-state.json", json.dumps(bad_state).encode(), [".tests[1].state", "exploded"]),
-        ("cut-mid-line.jsonl", stream[:stream.index(b"test_finished") + 200],
-         ["cut mid-line", "line"]),
-        ("second-run.jsonl", stream + lines[0] + b"\n", ["run_finished", "line"]),
+        ("cut-mid-line.jsonl", cut, ["cut mid-line", "line %d:" % (cut.count(b"\n") + 1)]),
+        ("second-run.jsonl", stream + lines[0] + b"\n",
+         ["run_finished", "line %d:" % (stream.count(b"\n") + 1)]),
         ("empty.json", b"", ["empty"]),
         ("array.json", b"[1, 2]\n", ["not a JSON object"]),
     ]
@@ -869,6 +870,143 @@ def case_validate(out):
     write_bytes(os.path.join(work, "bad.json"), b'{"version": 1,')
     rc, _, err = tattle("validate", os.path.join(work, "bad.json"))
     check(rc == 2 and one_line_error(err, "bad.json", "line 1"), "broken JSON exits 2: %r" % err)
+
+
+def ctrf_variants(doc):
+    """(name, broken copy) of a CTRF report: one thing a CTRF reader relies
+    on wrong each."""
+    out = []
+
+    def add(name, change):
+        broken = json.loads(json.dumps(doc))
+        change(broken)
+        out.append((name, broken))
+    add("format", lambda r: r.__setitem__("reportFormat", "JUnit"))
+    add("no-spec-version", lambda r: r.pop("specVersion"))
+    add("no-tool", lambda r: r["results"].pop("tool"))
+    add("tool-name", lambda r: r["results"]["tool"].__setitem__("name", 7))
+    add("no-summary", lambda r: r["results"].pop("summary"))
+    add("summary-count", lambda r: r["results"]["summary"].__setitem__("failed", -1))
+    add("summary-start", lambda r: r["results"]["summary"].__setitem__("start", "now"))
+    add("tests-object", lambda r: r["results"].__setitem__("tests", {}))
+    add("status", lambda r: r["results"]["tests"][-1].__setitem__("status", "exploded"))
+    add("no-name", lambda r: r["results"]["tests"][0].pop("name"))
+    add("duration", lambda r: r["results"]["tests"][0].__setitem__("duration", "slow"))
+    add("no-status", lambda r: r["results"]["tests"][-1].pop("status"))
+    return out
+
+
+@CASES("cli_validate_checks_ctrf_against_its_built_in_schema")
+def case_validate_ctrf(out):
+    """tattle validate checks a CTRF report against schemas/ctrf.schema.json,
+    built into the command: the CTRF files tattle writes (every state, a
+    stream's, hostile strings) are valid, and each variant with one field
+    wrong is invalid, with a JSON path python-jsonschema names too. When
+    node and npm's ctrf are installed, ctrf agrees that tattle's files
+    are valid and that a wrong format or status is not."""
+    fixture = fixture_reports(out)
+    v = validate_json.validator("ctrf.schema.json")
+    npm = report_consumers.npm_consumers_missing() is None
+    work = os.path.join(out, "ctrf")
+    os.mkdir(work)
+    for source in ("full.json", "stream.jsonl", "hostile.json"):
+        path = os.path.join(work, source + ".ctrf.json")
+        rc, _, err = tattle("convert", os.path.join(fixture, source), "--to", "ctrf",
+                            "-o", path)
+        if not check(rc == 0, "convert %s --to ctrf: %s" % (source, err)):
+            continue
+        doc = json.loads(read_bytes(path))
+        if not check(doc["results"]["tests"], "%s: a CTRF with tests" % source):
+            continue
+        for variant, broken in [("as-is", doc)] + ctrf_variants(doc):
+            target = os.path.join(work, "v.json")
+            write_bytes(target, json.dumps(broken).encode())
+            what = "%s/%s" % (source, variant)
+            python_errors = list(v.iter_errors(broken))
+            check(bool(python_errors) == (variant != "as-is"),
+                  "%s: python-jsonschema finds %d errors" % (what, len(python_errors)))
+            for how in ([], ["--kind", "ctrf"]):
+                rc, text, err = tattle("validate", *how, target)
+                if variant == "as-is":
+                    check(rc == 0 and text == target + ": valid ctrf\n",
+                          "%s %s: valid ctrf: %d %r %r" % (what, how, rc, text, err))
+                    continue
+                got = re.search(r"invalid ctrf: (\S+): ", text)
+                paths = ["".join("[%d]" % x if isinstance(x, int) else "." + x
+                                 for x in e.absolute_path) for e in python_errors]
+                check(rc == 1 and got and (got.group(1) in paths or
+                                           any(got.group(1).startswith(p + ".")
+                                               for p in paths)),
+                      "%s %s: invalid at a path python names (%s): %d %r %r"
+                      % (what, how, paths, rc, text, err))
+            # npm's ctrf checks less (it takes a negative count, and a
+            # reader of it stops at tests that are no list): it is asked
+            # about the files tattle writes and two variants it must refuse.
+            if npm and variant in ("as-is", "format", "status"):
+                verdict = report_consumers.run_json(
+                    ["node", os.path.join(HERE, "..", "consumers", "check_ctrf.mjs"),
+                     target], "ctrf on " + what, FAILED)
+                check(verdict is not None and verdict["valid"] == (variant == "as-is"),
+                      "%s: npm's ctrf agrees: %r" % (what, verdict and verdict["errors"][:2]))
+
+
+@CASES("cli_validate_bad_inputs_one_line_error_or_invalid")
+def case_validate_bad_inputs(out):
+    """tattle validate on each broken input: what cannot be read as JSON
+    (missing, empty, truncated, not JSON, cut mid-line) exits 2 with one
+    line on stderr naming the file and the place; what is JSON but not a
+    valid report or stream (wrong version, a field of the wrong type or
+    value, a second run in a stream) exits 1 naming the place on stdout."""
+    cases = bad_inputs(out) + [("missing.json", None, [])]
+    stream = read_bytes(os.path.join(out, "fixture", "stream.jsonl"))
+    cut = stream[:stream.index(b"test_finished") + 200]
+    expected = {
+        "truncated.json": (2, ["truncated", "line", "byte"]),
+        "not-json.json": (2, ["not JSON", "line 1", "byte 0"]),
+        "garbage-inside.json": (2, ["not JSON", "byte"]),
+        "wrong-version.json": (1, ["invalid report", ".version"]),
+        "bad-type.json": (1, ["invalid report", ".tests[2].duration_us"]),
+        "bad-state.json": (1, ["invalid report", ".tests[1].state"]),
+        "cut-mid-line.jsonl": (2, ["truncated", "line %d," % (cut.count(b"\n") + 1)]),
+        "second-run.jsonl": (1, ["invalid stream", "line %d:" % (stream.count(b"\n") + 1),
+                                 "after run_finished"]),
+        "empty.json": (2, ["empty"]),
+        "array.json": (1, ["invalid list", ".[0]"]),
+        "missing.json": (2, ["cannot read", "No such file"]),
+    }
+    work = os.path.join(out, "work")
+    os.mkdir(work)
+    check(sorted(name for name, _, _ in cases) == sorted(expected),
+          "an expectation for each bad input")
+    lines = stream.split(b"\n")
+    cases += [("second-start.jsonl", b"\n".join(lines[:2] + lines[:1] + lines[2:]),
+               None),
+              ("no-start.jsonl", b"\n".join(lines[1:]), None)]
+    expected["second-start.jsonl"] = (1, ["invalid stream", "line 3:", "second run_started"])
+    expected["no-start.jsonl"] = (1, ["invalid stream", "line 1:", "starts with run_started"])
+    for name, data, _ in cases:
+        path = os.path.join(work, name)
+        if data is not None:
+            write_bytes(path, data)
+        status, words = expected[name]
+        rc, text, err = tattle("validate", path, cwd=work)
+        check(rc == status, "validate %s exits %d, not %d: %r %r"
+              % (name, status, rc, text, err))
+        if status == 2:
+            check(text == "" and one_line_error(err, name, *words),
+                  "validate %s: one line on stderr naming the file and %s: %r"
+                  % (name, words, err))
+        else:
+            check(err == "" and text.count("\n") == 1 and text.startswith(path + ": ")
+                  and all(w in text for w in words),
+                  "validate %s: one line on stdout naming the file and %s: %r"
+                  % (name, words, text))
+    # The whole stream, and a killed run's (no run_finished), are valid.
+    for name, data in (("whole.jsonl", stream),
+                       ("killed.jsonl", b"\n".join(lines[:-2]) + b"\n")):
+        write_bytes(os.path.join(work, name), data)
+        rc, text, err = tattle("validate", os.path.join(work, name))
+        check(rc == 0 and "valid stream" in text, "validate %s: %r %r" % (name, text, err))
 
 
 # ---- fuzz ------------------------------------------------------------------------------

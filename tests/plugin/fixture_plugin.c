@@ -34,6 +34,14 @@ TEST(stdio, crashes_with_unflushed_output)
     abort();
 }
 
+/* Flushes every stdio stream of the test's process: a reporter plugin's
+ * buffered bytes must not be among them. */
+TEST(stdio, flushes_every_stream)
+{
+    printf("FLUSHED-BY-TEST");
+    fflush(NULL);
+}
+
 /* The plugin is loaded after the fork server that test processes come
  * from: none of its code is in a test's address space. */
 TEST(isolation, no_plugin_is_mapped_in_the_test)

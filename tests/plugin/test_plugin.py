@@ -90,6 +90,38 @@ def case_stdout_once(case):
                    "passed", "the test that looks for plugins in its process")
 
 
+@CASES("plugin_stdio_buffer_never_flushed_by_a_test")
+def case_buffer_not_flushed_by_tests(case):
+    """A plugin keeps lines in stdout's stdio buffer while tests run, and a
+    test flushes every stream of its process: stdout holds each of the
+    plugin's lines exactly once, in order, and in a forked run none of the
+    test's bytes. With --no-fork (that test alone: the others exit or
+    crash) the test flushes the runner's own buffer, and the plugin's
+    lines still reach stdout, not the test's captured output."""
+    for how in ([], ["--no-fork", "stdio/flushes_every_stream"]):
+        cwd = case.new_dir()
+        result = case.run(["--reporter", case.options.buffering + "=-",
+                           "--json", "report.json"] + how, cwd)
+        what = how[0] if how else "forked"
+        report = json.loads(driver.read(os.path.join(cwd, "report.json")))
+        ids = [t["id"] for t in report["tests"]]
+        case.require("stdio/flushes_every_stream" in ids,
+                     "%s: the test that flushes every stream ran" % what)
+        lines = [l for l in result.stdout.replace("FLUSHED-BY-TEST", "").split("\n")
+                 if l]
+        expected = (["buffering-plugin: begin"] +
+                    ["buffering-plugin: finished " + i for i in ids] +
+                    ["buffering-plugin: end"])
+        case.expect_eq(lines, expected, what + ": stdout")
+        outputs = {t["id"]: t["output"]["stdout"] for t in report["tests"]}
+        case.expect("buffering-plugin" not in outputs["stdio/flushes_every_stream"],
+                    "%s: the plugin's bytes in the test's output: %r"
+                    % (what, outputs["stdio/flushes_every_stream"]))
+        if not how:
+            case.expect("FLUSHED-BY-TEST" not in result.stdout,
+                        "forked: a test's bytes reached stdout:\n" + result.stdout)
+
+
 @CASES("plugin_markdown_to_file_from_flag_and_config")
 def case_file(case):
     """To a file from the flag, and from tattle.yml as {path, file} and as
@@ -156,6 +188,47 @@ def case_errors(case):
     case.expect(re.fullmatch(r".*tattle\.yml:3:7: 'markdown' is not a path to a "
                              r"shared object.*\n", result.stderr) is not None,
                 "config error names file, line and column:\n" + result.stderr)
+    # A plugin that tattle.yml names and that cannot be loaded: the error
+    # names the entry's place, as every bad value of the file does.
+    for entry, place, path, why in (
+            ("- {path: ./missing.so, file: out.md}", "3:7", "./missing.so",
+             "No such file or directory"),
+            ("- " + case.options.bad_abi, "3:7", case.options.bad_abi,
+             "reporter ABI version 2"),
+            ("- {file: out.md, path: %s}" % case.options.no_symbol, "3:7",
+             case.options.no_symbol, "exports no tattle_reporter_plugin_v1()")):
+        cwd = case.new_dir()
+        driver.write(os.path.join(cwd, "tattle.yml"),
+                     "reports:\n  plugins:\n    %s\n" % entry)
+        driver.write(os.path.join(cwd, "out.md"), "OLD")
+        driver.write(os.path.join(cwd, "report.json"), "OLD")
+        result = case.run(["--json", "report.json"], cwd)
+        what = "config naming " + os.path.basename(path)
+        case.expect_eq(result.returncode, 2, what + ": exit status")
+        case.expect(re.fullmatch(r".*: tattle\.yml:%s: cannot load the reporter "
+                                 r"plugin '%s': .*%s.*\n"
+                                 % (place, re.escape(path), re.escape(why)),
+                                 result.stderr) is not None,
+                    "%s: one line naming tattle.yml:%s, the path and '%s':\n%s"
+                    % (what, place, why, result.stderr))
+        case.expect_eq(result.stdout, "", what + ": stdout")
+        for name in ("out.md", "report.json"):
+            case.expect_eq(driver.read(os.path.join(cwd, name)), "OLD",
+                           "%s: %s is left as it was" % (what, name))
+        case.expect_eq(sorted(os.listdir(cwd)),
+                       ["out.md", "report.json", "tattle.yml"],
+                       what + ": files (nothing run, nothing created)")
+    # A flag naming the same plugin replaces the entry: the error is the
+    # flag's, with no place in tattle.yml.
+    cwd = case.new_dir()
+    driver.write(os.path.join(cwd, "tattle.yml"),
+                 "reports:\n  plugins: [./missing.so]\n")
+    result = case.run(["--reporter", "./missing.so=flag.md"], cwd)
+    case.expect_eq(result.returncode, 2, "flag over config: exit status")
+    case.expect("tattle.yml" not in result.stderr and
+                "'./missing.so': No such file" in result.stderr,
+                "flag over config: the flag's error:\n" + result.stderr)
+
     cwd = case.new_dir()
     driver.write(os.path.join(cwd, "tattle.yml"),
                  "reports:\n  plugins:\n    - {path: ./x.so, name: y}\n")
@@ -249,7 +322,7 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("case", choices=sorted(CASES))
     parser.add_argument("--fixture", required=True)
-    for kind in ("bad_abi", "no_symbol", "name_clash", "no_type"):
+    for kind in ("bad_abi", "no_symbol", "name_clash", "no_type", "buffering"):
         parser.add_argument("--" + kind, required=True)
     parser.add_argument("--markdown", default="")
     parser.add_argument("--tattle", default="")
