@@ -16,7 +16,9 @@
  * runs, so the parser only scans it for its end) that the script turns
  * into elements when the test is opened or searched. Without the script a
  * passed test shows its summary; every other test, failures first of
- * all, is in the page in full.
+ * all, is in the page in full. A passed test without pictures is a <div>
+ * row the script opens, not a <details>: 10,000 of those each built a
+ * shadow tree with a style sheet while the page was parsed.
  */
 #include "reporter/html.h"
 
@@ -849,9 +851,14 @@ static void append_test(struct html_reporter *self,
                               number);
     }
 
-    tattle__buffer_printf(out, "<details class=\"test %s\" id=\"t%" PRIu64 "\"",
-                          state, number);
-    append_attribute(out, "data-state", state);
+    /* A deferred test without pictures has nothing to show without the
+     * script but its summary: its row is a <div>, which the parser makes
+     * far faster than a <details> (each of those carries a shadow tree
+     * with a style sheet of its own), and the script opens it. The state
+     * is the second of the row's classes. */
+    bool row = deferred && !result->trace;
+    tattle__buffer_printf(out, "<%s class=\"test %s\" id=\"t%" PRIu64 "\"",
+                          row ? "div" : "details", state, number);
     append_attribute(out, "data-suite", test->suite ? test->suite : "");
     append(out, " data-tags=\"");
     for (size_t i = 0; i < test->tag_count; i++) {
@@ -867,11 +874,11 @@ static void append_test(struct html_reporter *self,
     tattle__name_index_add(&self->suites, test->suite ? test->suite : "", NULL);
     if (result->flaky)
         append(out, " data-flaky=\"true\"");
-    if (deferred)
-        append(out, " data-deferred=\"true\"");
     /* The summary is a row of 10,000 in a big run: the state is drawn by
      * the style (from the class), the duration and tags are one text. */
-    append(out, failed ? " open><summary>" : "><summary>");
+    append(out, row      ? "><p class=\"summary\" tabindex=\"0\">"
+                : failed ? " open><summary>"
+                         : "><summary>");
     if (result->flaky)
         append(out, "<span class=\"flaky\">flaky</span> ");
     append(out, "<span class=\"id\">");
@@ -886,9 +893,9 @@ static void append_test(struct html_reporter *self,
             tattle__html_string(out, test->tags[i].value);
         }
     }
-    append(out, "</small></summary>");
+    append(out, row ? "</small></p>" : "</small></summary>");
     /* A deferred test without pictures gets its body from the script. */
-    bool body = !deferred || result->trace;
+    bool body = !row;
     if (body)
         append(out, "<div class=\"body\">");
     if (test->file) {
@@ -925,7 +932,7 @@ static void append_test(struct html_reporter *self,
     if (result->trace && result->trace->calls_traced &&
         result->trace->call_count)
         append_flame_svg(self, out, result);
-    append(out, body ? "</div></details>\n" : "</details>\n");
+    append(out, body ? "</div></details>\n" : "</div>\n");
     if (number % CHUNK_TESTS == CHUNK_TESTS - 1)
         append(out, "</div>\n");
 
@@ -997,20 +1004,23 @@ static const char page_style[] =
     "button,select,input{font:inherit;color:inherit;background:var(--bg);"
     "border:1px solid var(--line);border-radius:4px;padding:.1rem .4rem}\n"
     ":focus-visible{outline:2px solid var(--link);outline-offset:2px}\n"
-    "details.test{border:1px solid var(--line);border-left:4px solid "
+    ".test{border:1px solid var(--line);border-left:4px solid "
     "var(--state-colour);"
     "border-radius:4px;margin:.3rem 0;padding:.2rem .6rem}\n"
     ".chunk{content-visibility:auto;contain-intrinsic-size:auto 4000px}\n"
-    "details.test>summary{cursor:pointer}\n"
-    "details.test>summary::before{content:var(--state) \" \";"
+    ".test>summary,.test>.summary{cursor:pointer}.test>.summary{margin:0}\n"
+    ".test>summary::before,.test>.summary::before{content:var(--state) \" \";"
     "color:var(--state-colour);font-weight:bold;text-transform:uppercase;"
     "font-size:.8rem}\n"
-    "details.passed{--state:\"passed\";--state-colour:var(--pass)}"
-    "details.failed{--state:\"failed\";--state-colour:var(--fail)}"
-    "details.skipped{--state:\"skipped\";--state-colour:var(--skip)}"
-    "details.excluded{--state:\"excluded\";--state-colour:var(--excl)}"
-    "details.invalid{--state:\"invalid\";--state-colour:var(--inv)}\n"
-    ".id{font-weight:600}summary small,.declared,.place{color:var(--muted)}"
+    "div.test>.summary::before{content:\"\\25b8\\a0\" var(--state) \" \"}"
+    "div.test[data-open=true]>.summary::before{content:\"\\25be\\a0\" "
+    "var(--state) \" \"}div.test:not([data-open=true])>.body{display:none}\n"
+    ".test.passed{--state:\"passed\";--state-colour:var(--pass)}"
+    ".test.failed{--state:\"failed\";--state-colour:var(--fail)}"
+    ".test.skipped{--state:\"skipped\";--state-colour:var(--skip)}"
+    ".test.excluded{--state:\"excluded\";--state-colour:var(--excl)}"
+    ".test.invalid{--state:\"invalid\";--state-colour:var(--inv)}\n"
+    ".id{font-weight:600}.test small,.declared,.place{color:var(--muted)}"
     "\n.flaky{font-size:.8rem;border:1px solid var(--line);"
     "border-radius:8px;padding:0 .4rem;color:var(--skip)}\n"
     ".failure{border-top:1px solid var(--line);margin-top:.4rem}"
@@ -1082,7 +1092,7 @@ static const char page_script[] =
     "(function(){'use strict';\n"
     "var form=document.getElementById('filters');form.hidden=false;\n"
     "var tests=Array.prototype.slice.call("
-    "document.querySelectorAll('details.test'));\n"
+    "document.querySelectorAll('main .test'));\n"
     "var state=form.elements.state,suite=form.elements.suite,"
     "tag=form.elements.tag,text=form.elements.text;\n"
     "var shown=document.getElementById('shown');\n"
@@ -1092,21 +1102,32 @@ static const char page_script[] =
     "function deferred(t){if(!parked){parked={};var box=document.createElement("
     "'div');box.innerHTML=block?block.textContent:'';"
     "Array.prototype.forEach.call(box.children,function(d){"
-    "parked[d.dataset.test]=d;});}return t.dataset.deferred&&parked[t.id];}\n"
+    "parked[d.dataset.test]=d;});}return parked[t.id];}\n"
     "function render(t){var d=deferred(t);if(!d)return;"
-    "delete t.dataset.deferred;var b=t.querySelector('.body');"
+    "delete parked[t.id];t.dataset.rendered='true';var "
+    "b=t.querySelector('.body');"
     "if(!b){b=document.createElement('div');b.className='body';"
     "t.appendChild(b);}"
     "while(d.lastChild)b.insertBefore(d.lastChild,b.firstChild);"
     "Array.prototype.forEach.call(b.querySelectorAll('.rerun'),copy);}\n"
     "document.addEventListener('toggle',function(e){var t=e.target;"
-    "if(t.open&&t.dataset&&t.dataset.deferred)render(t);},true);\n"
-    "function words(t){var d=t.dataset.deferred&&deferred(t);"
+    "if(t.open&&t.classList.contains('test'))render(t);},true);\n"
+    "function open(t,v){if(t.tagName==='DETAILS'){t.open=v;return;}"
+    "if(v)render(t);t.dataset.open=v;"
+    "t.firstChild.setAttribute('aria-expanded',v);}\n"
+    "function row(e){var s=e.target.closest&&"
+    "e.target.closest('div.test>.summary');return s?s.parentNode:null;}\n"
+    "document.addEventListener('click',function(e){var t=row(e);"
+    "if(t)open(t,t.dataset.open!=='true');});\n"
+    "document.addEventListener('keydown',function(e){var t=row(e);"
+    "if(t&&(e.key==='Enter'||e.key===' ')){e.preventDefault();"
+    "open(t,t.dataset.open!=='true');}});\n"
+    "function words(t){var d=deferred(t);"
     "return (t.textContent+(d?d.textContent:'')).toLowerCase();}\n"
     "function apply(){var n=0,q=text.value.toLowerCase();\n"
     " chunks.forEach(function(c){c.hidden=true;});\n"
     " tests.forEach(function(t){var ok=(!state.value||"
-    "t.dataset.state===state.value||(state.value==='flaky'&&"
+    "t.classList[1]===state.value||(state.value==='flaky'&&"
     "t.dataset.flaky))&&(!suite.value||t.dataset.suite===suite.value)&&"
     "(!tag.value||t.dataset.tags.split('\\n').indexOf(tag.value)>=0)&&"
     "(!q||words(t).indexOf(q)>=0);"
@@ -1116,9 +1137,9 @@ static const char page_script[] =
     ";\n"
     "form.addEventListener('submit',function(e){e.preventDefault();});\n"
     "document.getElementById('expand').addEventListener('click',function(){"
-    "tests.forEach(function(t){if(!t.hidden)t.open=true;});});\n"
+    "tests.forEach(function(t){if(!t.hidden)open(t,true);});});\n"
     "document.getElementById('collapse').addEventListener('click',function(){"
-    "tests.forEach(function(t){t.open=false;});});\n"
+    "tests.forEach(function(t){open(t,false);});});\n"
     "Array.prototype.forEach.call(document.querySelectorAll('[data-count]'),"
     "function(b){b.hidden=false;b.addEventListener('click',function(){"
     "state.value=b.dataset.count;apply();});});\n"
