@@ -18,6 +18,8 @@
 //             elements], "visible": [ids the text filter left]},
 //  "opened": {"id", "deferred_after", "output", "rerun", "copy_shown"}
 //             (with SEARCH: the first test it left, opened)
+//  "keyboard_opened": {"id", "focusable", "open", "rendered", "output"}
+//             (with SEARCH: a passed test's row opened with Enter)
 //  "screenshots": [paths]}
 //
 // The browser, the page's requests (recorded and aborted: nothing is
@@ -98,6 +100,22 @@ await inspectReport(report, shots, async (page, result) => {
         output: [...t.querySelectorAll('.output pre')].map((m) => m.textContent),
         rerun: t.querySelector('.rerun code') ? t.querySelector('.rerun code').textContent : null,
         copy_shown: !!t.querySelector('button.copy:not([hidden])'),
+      }));
+    }
+    // A passed test's row opens from the keyboard too: Tab reaches it,
+    // Enter opens it and renders its details.
+    const row = await page.$('div.test:not([data-rendered])>.summary');
+    if (row) {
+      await row.focus();
+      await page.keyboard.press('Enter');
+      await page.waitForFunction((s) => s.parentNode.dataset.rendered, row,
+                                 { timeout: waitMs(5000) }).catch(() => {});
+      result.keyboard_opened = await row.evaluate((s) => ({
+        id: s.querySelector('.id').textContent,
+        focusable: s.tabIndex === 0,
+        open: s.parentNode.dataset.open === 'true',
+        rendered: !!s.parentNode.dataset.rendered,
+        output: [...s.parentNode.querySelectorAll('.output pre')].map((m) => m.textContent),
       }));
     }
   }
