@@ -16,7 +16,9 @@
  * runs, so the parser only scans it for its end) that the script turns
  * into elements when the test is opened or searched. Without the script a
  * passed test shows its summary; every other test, failures first of
- * all, is in the page in full.
+ * all, is in the page in full. A passed test without pictures is a <div>
+ * row the script opens, not a <details>: 10,000 of those each built a
+ * shadow tree with a style sheet while the page was parsed.
  */
 #include "reporter/html.h"
 
@@ -237,22 +239,25 @@ static void append_failure(struct tattle__buffer *out,
     append(out, "</section>");
 }
 
+/* A stream's output under its heading: a failure's is shown, a <div> (a
+ * <details> would cost the parser a shadow tree and a style sheet for
+ * each of 1,000 failures); another test's is folded in a <details>. */
 static void append_output(struct tattle__buffer *out, const char *name,
-                          const struct tattle_output *output, bool open)
+                          const struct tattle_output *output, bool shown)
 {
     if (!output->length && !output->bytes)
         return;
-    append(out, "<details class=\"output\"");
-    append(out, open ? " open><summary>" : "><summary>");
+    append(out, shown ? "<div class=\"output\"><p class=\"output-head\">"
+                      : "<details class=\"output\"><summary>");
     append(out, name);
     append(out, " (");
     append_uint(out, output->bytes);
     append(out, output->bytes == 1 ? " byte" : " bytes");
     if (output->truncated)
         append(out, ", head and tail kept");
-    append(out, ")</summary><pre>");
+    append(out, shown ? ")</p><pre>" : ")</summary><pre>");
     tattle__html_text(out, output->text ? output->text : "", output->length);
-    append(out, "</pre></details>");
+    append(out, shown ? "</pre></div>" : "</pre></details>");
 }
 
 /* ---- The sequence diagram --------------------------------------------- */
@@ -339,8 +344,10 @@ static void append_row_title(struct tattle__buffer *out,
 }
 
 /* An arrow is one path, its head the marker the page's shared <defs>
- * hold (the style picks it by the arrow's class), and its label; a
- * diagram of 10,000 reports' failures is parsed faster for it. */
+ * hold (the style picks it by the arrow's class), and its label, which
+ * holds the tooltip; the style finds the label as the path's next
+ * sibling. No group around them: 1,000 failures' diagrams are parsed
+ * faster for every element fewer per row. */
 static void append_arrow(struct tattle__buffer *out,
                          const struct tattle__sequence *sequence,
                          const struct tattle__sequence_row *row, size_t y)
@@ -353,19 +360,19 @@ static void append_arrow(struct tattle__buffer *out,
     };
     size_t x1 = lane_x(row->from), x2 = lane_x(row->to);
     bool self_arrow = x1 == x2; /* to itself, or within the "others" lane */
-    tattle__buffer_printf(out, "<g class=\"%s%s\">", classes[row->kind],
+    tattle__buffer_printf(out, "<path class=\"%s%s\" ", classes[row->kind],
                           self_arrow ? " self" : "");
-    append_row_title(out, sequence, row);
     if (self_arrow)
         tattle__buffer_printf(out,
-                              "<path d=\"M%zu %zuh40v12h-40\"/>"
+                              "d=\"M%zu %zuh40v12h-40\"/>"
                               "<text x=\"%zu\" y=\"%zu\">",
                               x1, y - 6, x1 + 46, y + 4);
     else
         tattle__buffer_printf(out,
-                              "<path d=\"M%zu %zuH%zu\"/>"
+                              "d=\"M%zu %zuH%zu\"/>"
                               "<text x=\"%zu\" y=\"%zu\">",
                               x1, y, x2, (x1 + x2) / 2, y - 5);
+    append_row_title(out, sequence, row);
     if (row->kind == TATTLE__ROW_SPAWN)
         append(out, "spawn");
     else if (row->event->label)
@@ -376,7 +383,7 @@ static void append_arrow(struct tattle__buffer *out,
         append(out, " (never received)");
     else if (row->kind == TATTLE__ROW_RECV_ONLY)
         append(out, " (sent before the trace)");
-    append(out, "</text></g>");
+    append(out, "</text>");
 }
 
 static void append_mark(struct tattle__buffer *out,
@@ -849,9 +856,14 @@ static void append_test(struct html_reporter *self,
                               number);
     }
 
-    tattle__buffer_printf(out, "<details class=\"test %s\" id=\"t%" PRIu64 "\"",
-                          state, number);
-    append_attribute(out, "data-state", state);
+    /* A deferred test without pictures has nothing to show without the
+     * script but its summary: its row is a <div>, which the parser makes
+     * far faster than a <details> (each of those carries a shadow tree
+     * with a style sheet of its own), and the script opens it. The state
+     * is the second of the row's classes. */
+    bool row = deferred && !result->trace;
+    tattle__buffer_printf(out, "<%s class=\"test %s\" id=\"t%" PRIu64 "\"",
+                          row ? "div" : "details", state, number);
     append_attribute(out, "data-suite", test->suite ? test->suite : "");
     append(out, " data-tags=\"");
     for (size_t i = 0; i < test->tag_count; i++) {
@@ -867,11 +879,11 @@ static void append_test(struct html_reporter *self,
     tattle__name_index_add(&self->suites, test->suite ? test->suite : "", NULL);
     if (result->flaky)
         append(out, " data-flaky=\"true\"");
-    if (deferred)
-        append(out, " data-deferred=\"true\"");
     /* The summary is a row of 10,000 in a big run: the state is drawn by
      * the style (from the class), the duration and tags are one text. */
-    append(out, failed ? " open><summary>" : "><summary>");
+    append(out, row      ? "><p class=\"summary\" tabindex=\"0\">"
+                : failed ? " open><summary>"
+                         : "><summary>");
     if (result->flaky)
         append(out, "<span class=\"flaky\">flaky</span> ");
     append(out, "<span class=\"id\">");
@@ -886,9 +898,9 @@ static void append_test(struct html_reporter *self,
             tattle__html_string(out, test->tags[i].value);
         }
     }
-    append(out, "</small></summary>");
+    append(out, row ? "</small></p>" : "</small></summary>");
     /* A deferred test without pictures gets its body from the script. */
-    bool body = !deferred || result->trace;
+    bool body = !row;
     if (body)
         append(out, "<div class=\"body\">");
     if (test->file) {
@@ -925,7 +937,7 @@ static void append_test(struct html_reporter *self,
     if (result->trace && result->trace->calls_traced &&
         result->trace->call_count)
         append_flame_svg(self, out, result);
-    append(out, body ? "</div></details>\n" : "</details>\n");
+    append(out, body ? "</div></details>\n" : "</div>\n");
     if (number % CHUNK_TESTS == CHUNK_TESTS - 1)
         append(out, "</div>\n");
 
@@ -997,20 +1009,24 @@ static const char page_style[] =
     "button,select,input{font:inherit;color:inherit;background:var(--bg);"
     "border:1px solid var(--line);border-radius:4px;padding:.1rem .4rem}\n"
     ":focus-visible{outline:2px solid var(--link);outline-offset:2px}\n"
-    "details.test{border:1px solid var(--line);border-left:4px solid "
+    ".test{border:1px solid var(--line);border-left:4px solid "
     "var(--state-colour);"
     "border-radius:4px;margin:.3rem 0;padding:.2rem .6rem}\n"
     ".chunk{content-visibility:auto;contain-intrinsic-size:auto 4000px}\n"
-    "details.test>summary{cursor:pointer}\n"
-    "details.test>summary::before{content:var(--state) \" \";"
+    ".test>summary,.test>.summary{cursor:pointer}.test>.summary{margin:0}\n"
+    ".test>summary::before,.test>.summary::before{content:var(--state) \" \";"
     "color:var(--state-colour);font-weight:bold;text-transform:uppercase;"
     "font-size:.8rem}\n"
-    "details.passed{--state:\"passed\";--state-colour:var(--pass)}"
-    "details.failed{--state:\"failed\";--state-colour:var(--fail)}"
-    "details.skipped{--state:\"skipped\";--state-colour:var(--skip)}"
-    "details.excluded{--state:\"excluded\";--state-colour:var(--excl)}"
-    "details.invalid{--state:\"invalid\";--state-colour:var(--inv)}\n"
-    ".id{font-weight:600}summary small,.declared,.place{color:var(--muted)}"
+    "div.test>.summary::before{content:\"\\25b8\\a0\" var(--state) \" \"}"
+    "div.test[data-open=true]>.summary::before{content:\"\\25be\\a0\" "
+    "var(--state) \" \"}div.test:not([data-open=true])>.body{display:none}\n"
+    ".test.passed{--state:\"passed\";--state-colour:var(--pass)}"
+    ".test.failed{--state:\"failed\";--state-colour:var(--fail)}"
+    ".test.skipped{--state:\"skipped\";--state-colour:var(--skip)}"
+    ".test.excluded{--state:\"excluded\";--state-colour:var(--excl)}"
+    ".test.invalid{--state:\"invalid\";--state-colour:var(--inv)}\n"
+    ".output-head{margin:.3rem 0 0;color:var(--muted)}\n"
+    ".id{font-weight:600}.test small,.declared,.place{color:var(--muted)}"
     "\n.flaky{font-size:.8rem;border:1px solid var(--line);"
     "border-radius:8px;padding:0 .4rem;color:var(--skip)}\n"
     ".failure{border-top:1px solid var(--line);margin-top:.4rem}"
@@ -1031,13 +1047,13 @@ static const char page_style[] =
     "svg.sequence .participant rect{fill:var(--panel);stroke:var(--fg)}"
     "svg.sequence .mailbox rect{stroke-dasharray:4 3}\n"
     "svg.sequence .life{stroke:var(--line);stroke-width:2}\n"
-    "svg.sequence .arrow path{stroke:var(--arrow);fill:none;"
+    "svg.sequence path.arrow{stroke:var(--arrow);fill:none;"
     "stroke-width:1.5;marker-end:url(#tattle-head)}"
-    "svg.sequence .arrow text{text-anchor:middle}"
-    "svg.sequence .self text{text-anchor:start}\n"
-    "svg.sequence .unmatched path{stroke:var(--pend);"
+    "svg.sequence path.arrow+text{text-anchor:middle}"
+    "svg.sequence path.self+text{text-anchor:start}\n"
+    "svg.sequence path.unmatched{stroke:var(--pend);"
     "stroke-dasharray:6 4;marker-end:url(#tattle-head-pending)}"
-    "svg.sequence .unmatched text{fill:var(--pend)}\n"
+    "svg.sequence path.unmatched+text{fill:var(--pend)}\n"
     ".heads{position:absolute;width:0;height:0}"
     "#tattle-head path{fill:var(--arrow)}"
     "#tattle-head-pending path{fill:var(--pend)}\n"
@@ -1082,7 +1098,7 @@ static const char page_script[] =
     "(function(){'use strict';\n"
     "var form=document.getElementById('filters');form.hidden=false;\n"
     "var tests=Array.prototype.slice.call("
-    "document.querySelectorAll('details.test'));\n"
+    "document.querySelectorAll('main .test'));\n"
     "var state=form.elements.state,suite=form.elements.suite,"
     "tag=form.elements.tag,text=form.elements.text;\n"
     "var shown=document.getElementById('shown');\n"
@@ -1092,21 +1108,32 @@ static const char page_script[] =
     "function deferred(t){if(!parked){parked={};var box=document.createElement("
     "'div');box.innerHTML=block?block.textContent:'';"
     "Array.prototype.forEach.call(box.children,function(d){"
-    "parked[d.dataset.test]=d;});}return t.dataset.deferred&&parked[t.id];}\n"
+    "parked[d.dataset.test]=d;});}return parked[t.id];}\n"
     "function render(t){var d=deferred(t);if(!d)return;"
-    "delete t.dataset.deferred;var b=t.querySelector('.body');"
+    "delete parked[t.id];t.dataset.rendered='true';var "
+    "b=t.querySelector('.body');"
     "if(!b){b=document.createElement('div');b.className='body';"
     "t.appendChild(b);}"
     "while(d.lastChild)b.insertBefore(d.lastChild,b.firstChild);"
     "Array.prototype.forEach.call(b.querySelectorAll('.rerun'),copy);}\n"
     "document.addEventListener('toggle',function(e){var t=e.target;"
-    "if(t.open&&t.dataset&&t.dataset.deferred)render(t);},true);\n"
-    "function words(t){var d=t.dataset.deferred&&deferred(t);"
+    "if(t.open&&t.classList.contains('test'))render(t);},true);\n"
+    "function open(t,v){if(t.tagName==='DETAILS'){t.open=v;return;}"
+    "if(v)render(t);t.dataset.open=v;"
+    "t.firstChild.setAttribute('aria-expanded',v);}\n"
+    "function row(e){var s=e.target.closest&&"
+    "e.target.closest('div.test>.summary');return s?s.parentNode:null;}\n"
+    "document.addEventListener('click',function(e){var t=row(e);"
+    "if(t)open(t,t.dataset.open!=='true');});\n"
+    "document.addEventListener('keydown',function(e){var t=row(e);"
+    "if(t&&(e.key==='Enter'||e.key===' ')){e.preventDefault();"
+    "open(t,t.dataset.open!=='true');}});\n"
+    "function words(t){var d=deferred(t);"
     "return (t.textContent+(d?d.textContent:'')).toLowerCase();}\n"
     "function apply(){var n=0,q=text.value.toLowerCase();\n"
     " chunks.forEach(function(c){c.hidden=true;});\n"
     " tests.forEach(function(t){var ok=(!state.value||"
-    "t.dataset.state===state.value||(state.value==='flaky'&&"
+    "t.classList[1]===state.value||(state.value==='flaky'&&"
     "t.dataset.flaky))&&(!suite.value||t.dataset.suite===suite.value)&&"
     "(!tag.value||t.dataset.tags.split('\\n').indexOf(tag.value)>=0)&&"
     "(!q||words(t).indexOf(q)>=0);"
@@ -1116,9 +1143,9 @@ static const char page_script[] =
     ";\n"
     "form.addEventListener('submit',function(e){e.preventDefault();});\n"
     "document.getElementById('expand').addEventListener('click',function(){"
-    "tests.forEach(function(t){if(!t.hidden)t.open=true;});});\n"
+    "tests.forEach(function(t){if(!t.hidden)open(t,true);});});\n"
     "document.getElementById('collapse').addEventListener('click',function(){"
-    "tests.forEach(function(t){t.open=false;});});\n"
+    "tests.forEach(function(t){open(t,false);});});\n"
     "Array.prototype.forEach.call(document.querySelectorAll('[data-count]'),"
     "function(b){b.hidden=false;b.addEventListener('click',function(){"
     "state.value=b.dataset.count;apply();});});\n"

@@ -18,6 +18,8 @@
 //             elements], "visible": [ids the text filter left]},
 //  "opened": {"id", "deferred_after", "output", "rerun", "copy_shown"}
 //             (with SEARCH: the first test it left, opened)
+//  "keyboard_opened": {"id", "focusable", "open", "rendered", "output"}
+//             (with SEARCH: a passed test's row opened with Enter)
 //  "screenshots": [paths]}
 //
 // The browser, the page's requests (recorded and aborted: nothing is
@@ -30,15 +32,16 @@ const [report, shots, tag, search] = process.argv.slice(2);
 
 await inspectReport(report, shots, async (page, result) => {
   Object.assign(result, await page.evaluate(() => {
+    const isOpen = (t) => t.open || t.dataset.open === 'true';
     const count = (selector) => document.querySelectorAll(selector).length;
-    const tests = [...document.querySelectorAll('details.test')].map((t) => {
+    const tests = [...document.querySelectorAll('main .test')].map((t) => {
       const svg = t.querySelector('svg.sequence');
       return {
-        id: t.querySelector('summary .id').textContent,
-        state: t.dataset.state,
+        id: t.querySelector('.id').textContent,
+        state: t.classList[1],
         suite: t.dataset.suite,
         tags: t.dataset.tags ? t.dataset.tags.split('\n') : [],
-        open: t.open,
+        open: isOpen(t),
         messages: [...t.querySelectorAll('.failure pre.message')].map((m) => m.textContent),
         values: [...t.querySelectorAll('.failure dd code')].map((m) => m.textContent),
         output: [...t.querySelectorAll('.output pre')].map((m) => m.textContent),
@@ -67,7 +70,7 @@ await inspectReport(report, shots, async (page, result) => {
   const full = path.join(shots, 'report.png');
   await page.screenshot({ path: full, fullPage: true });
   result.screenshots.push(full);
-  const figures = await page.$$('details.test[data-state="failed"] figure.trace');
+  const figures = await page.$$('.test.failed figure.trace');
   for (let i = 0; i < figures.length; i++) {
     const shot = path.join(shots, `diagram-${i + 1}.png`);
     await figures[i].scrollIntoViewIfNeeded();
@@ -76,26 +79,43 @@ await inspectReport(report, shots, async (page, result) => {
   }
   if (search) {
     const ids = (selector) => page.$$eval(selector, (all) =>
-      all.map((t) => t.querySelector('summary .id').textContent));
-    const deferred = await ids('details.test[data-deferred]');
+      all.map((t) => t.querySelector('.id').textContent));
+    const deferred = await ids('.test.passed:not([data-rendered]):not([data-flaky])');
     await page.fill('#filters input[name="text"]', search);
     result.search = { text: search, deferred,
-                      visible: await ids('details.test:not([hidden])') };
+                      visible: await ids('main .test:not([hidden])') };
     await page.fill('#filters input[name="text"]', '');
     if (result.search.visible.length) {
       const id = result.search.visible[0];
       const test = await page.evaluateHandle((want) =>
-        [...document.querySelectorAll('details.test')].find(
-          (t) => t.querySelector('summary .id').textContent === want), id);
-      await test.evaluate((t) => t.querySelector('summary').click());
-      await page.waitForFunction((t) => t.open && !t.dataset.deferred, test,
+        [...document.querySelectorAll('main .test')].find(
+          (t) => t.querySelector('.id').textContent === want), id);
+      await test.evaluate((t) => t.querySelector('summary, .summary').click());
+      await page.waitForFunction((t) => (t.open || t.dataset.open === 'true') &&
+                                 t.dataset.rendered, test,
                                  { timeout: waitMs(5000) }).catch(() => {});
       result.opened = await test.evaluate((t) => ({
-        id: t.querySelector('summary .id').textContent,
-        deferred_after: !!t.dataset.deferred,
+        id: t.querySelector('.id').textContent,
+        deferred_after: !t.dataset.rendered,
         output: [...t.querySelectorAll('.output pre')].map((m) => m.textContent),
         rerun: t.querySelector('.rerun code') ? t.querySelector('.rerun code').textContent : null,
         copy_shown: !!t.querySelector('button.copy:not([hidden])'),
+      }));
+    }
+    // A passed test's row opens from the keyboard too: Tab reaches it,
+    // Enter opens it and renders its details.
+    const row = await page.$('div.test:not([data-rendered])>.summary');
+    if (row) {
+      await row.focus();
+      await page.keyboard.press('Enter');
+      await page.waitForFunction((s) => s.parentNode.dataset.rendered, row,
+                                 { timeout: waitMs(5000) }).catch(() => {});
+      result.keyboard_opened = await row.evaluate((s) => ({
+        id: s.querySelector('.id').textContent,
+        focusable: s.tabIndex === 0,
+        open: s.parentNode.dataset.open === 'true',
+        rendered: !!s.parentNode.dataset.rendered,
+        output: [...s.parentNode.querySelectorAll('.output pre')].map((m) => m.textContent),
       }));
     }
   }
@@ -103,11 +123,11 @@ await inspectReport(report, shots, async (page, result) => {
     await page.selectOption('#filters select[name="tag"]', tag);
     result.tag_filter = {
       tag,
-      visible: await page.$$eval('details.test', (all) =>
-        all.filter((t) => !t.hidden).map((t) => t.querySelector('summary .id').textContent)),
+      visible: await page.$$eval('main .test', (all) =>
+        all.filter((t) => !t.hidden).map((t) => t.querySelector('.id').textContent)),
       shown: await page.$eval('#shown', (s) => s.textContent),
       blocks: await page.$$eval('main>.chunk', (all) => ({
-        sizes: all.map((c) => c.querySelectorAll('details.test').length),
+        sizes: all.map((c) => c.querySelectorAll('.test').length),
         hidden: all.map((c) => c.hidden),
       })),
     };

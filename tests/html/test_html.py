@@ -311,6 +311,11 @@ def html_report_in_chromium_hostile_strings_are_text(c):
                 "its output, rendered on opening")
     c.expect_eq(opened.get("rerun"), quiet["rerun"], "its rerun command")
     c.expect(opened.get("copy_shown"), "its copy button works")
+    keyboard = page.get("keyboard_opened") or {}
+    c.expect(keyboard.get("focusable"), "a passed test's row is a Tab stop")
+    c.expect(keyboard.get("open") and keyboard.get("rendered"),
+             "Enter opens a passed test's row and renders its details: %s"
+             % keyboard)
 
 
 @CASES("html_report_in_chromium_blocks_of_tests_filter_whole")
