@@ -339,6 +339,26 @@ enum { ARENA_FIRST_CHUNK = 32 * 1024 };
  * one; cJSON's hooks are the library's own at every other moment. */
 static struct tattle__json_arena *filling;
 
+/* The largest chunk an arena gave back, kept for the next arena: reading
+ * a stream fills and drops one arena per test, and a chunk malloc'd and
+ * freed each time costs more than the test's parse (free of a chunk that
+ * large makes malloc consolidate its free lists). One chunk at most is
+ * kept, so memory stays that of the largest test. */
+static struct tattle__json_arena_chunk *spare;
+
+static struct tattle__json_arena_chunk *new_chunk(size_t bytes)
+{
+    if (spare && spare->size >= bytes) {
+        struct tattle__json_arena_chunk *reused = spare;
+        spare = NULL;
+        return reused;
+    }
+    struct tattle__json_arena_chunk *added = malloc(sizeof *added + bytes);
+    if (added)
+        added->size = bytes;
+    return added;
+}
+
 static void *CJSON_CDECL arena_allocate(size_t size)
 {
     size_t align = _Alignof(max_align_t);
@@ -348,10 +368,11 @@ static void *CJSON_CDECL arena_allocate(size_t size)
         size_t bytes = chunk ? 2 * chunk->size : ARENA_FIRST_CHUNK;
         while (bytes < size)
             bytes *= 2;
-        struct tattle__json_arena_chunk *added = malloc(sizeof *added + bytes);
+        struct tattle__json_arena_chunk *added = new_chunk(bytes);
         if (!added)
             return NULL;
-        *added = (struct tattle__json_arena_chunk){chunk, 0, bytes};
+        added->previous = chunk;
+        added->used = 0;
         filling->chunks = chunk = added;
     }
     void *at = chunk->bytes + chunk->used;
@@ -368,9 +389,13 @@ static void CJSON_CDECL arena_deallocate(void *pointer)
 void tattle__json_arena_release(struct tattle__json_arena *arena)
 {
     while (arena->chunks) {
-        struct tattle__json_arena_chunk *previous = arena->chunks->previous;
-        free(arena->chunks);
-        arena->chunks = previous;
+        struct tattle__json_arena_chunk *chunk = arena->chunks;
+        arena->chunks = chunk->previous;
+        if (!spare || spare->size < chunk->size) {
+            free(spare);
+            spare = chunk;
+        } else
+            free(chunk);
     }
 }
 

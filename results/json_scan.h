@@ -73,7 +73,9 @@ struct tattle__json_arena {
 };
 
 /** Frees the arena's memory, and with it every tree parsed into it (never
- * cJSON_Delete such a tree). The arena is empty again. */
+ * cJSON_Delete such a tree). The arena is empty again. Its largest chunk
+ * is kept for the next arena to fill (one chunk in all, on the one thread
+ * that parses: see tattle__json_scan_parse_in()). */
 void tattle__json_arena_release(struct tattle__json_arena *arena);
 
 /** tattle__json_scan_parse() into `arena` (NULL: cJSON's allocator). It

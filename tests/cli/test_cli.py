@@ -322,6 +322,55 @@ def case_merge_shards(out):
           "merging one report writes that report again")
 
 
+def report_test_lines(data):
+    """The tests of a json report as the bytes it wrote them: one line
+    each, without the separating comma."""
+    lines = data.split(b"\n")
+    return [line.rstrip(b",") for line in lines if line.startswith(b'{"id":')]
+
+
+@CASES("cli_merge_writes_each_streamed_test_as_the_json_reporter_does",
+       needs=("examples",))
+def case_merge_same_bytes(out):
+    """A merged stream's tests are the very bytes the json reporter wrote
+    for the same results: streams of report_fixture (every state, failure
+    kind, a trace, hostile strings) against its reports, a stream cut
+    short after some tests, and the example suite's stream against the
+    report of the same run."""
+    fixture = fixture_reports(out)
+    pairs = (("stream.jsonl", "group_by_error.json"), ("hostile.jsonl", "hostile.json"))
+    for stream, report in pairs:
+        merged = os.path.join(out, "merged.json")
+        rc, _, err = tattle("merge", "-o", merged, os.path.join(fixture, stream))
+        check(rc == 0, "merge %s exits 0: %s" % (stream, err))
+        mine = report_test_lines(read_bytes(merged)) if rc == 0 else []
+        theirs = report_test_lines(read_bytes(os.path.join(fixture, report)))
+        check(len(theirs) >= 2 and mine == theirs,
+              "merge of %s writes the tests of %s byte for byte" % (stream, report))
+    # Cut after the second finished test, inside the third test's run.
+    lines = read_bytes(os.path.join(fixture, "stream.jsonl")).split(b"\n")
+    finished = [i for i, line in enumerate(lines) if b'"event":"test_finished"' in line]
+    check(len(finished) >= 3, "the fixture stream has three finished tests")
+    cut = os.path.join(out, "cut.jsonl")
+    write_bytes(cut, b"\n".join(lines[:finished[2]]) + b"\n")
+    merged = os.path.join(out, "cut.json")
+    rc, _, err = tattle("merge", "-o", merged, cut)
+    check(rc == 0, "merge of a cut stream exits 0: %s" % err)
+    mine = report_test_lines(read_bytes(merged)) if rc == 0 else []
+    theirs = report_test_lines(read_bytes(os.path.join(fixture, "group_by_error.json")))
+    check(mine[:2] == theirs[:2] and len(mine) == 3 and b'"killed: ' in mine[2],
+          "a cut stream keeps its finished tests byte for byte, then the killed one")
+    run = example_run(out, "examples", "--json", "report.json", "--jsonl", "s.jsonl")
+    merged = os.path.join(out, "examples.json")
+    rc, _, err = tattle("merge", "-o", merged, os.path.join(run, "s.jsonl"))
+    check(rc == 0, "merge of the example suite's stream exits 0: %s" % err)
+    mine = report_test_lines(read_bytes(merged)) if rc == 0 else []
+    theirs = report_test_lines(read_bytes(os.path.join(run, "report.json")))
+    check(len(theirs) > 10 and sorted(mine) == sorted(theirs),
+          "the example suite's stream merges to the tests of its own report, "
+          "byte for byte (%d and %d tests)" % (len(mine), len(theirs)))
+
+
 @CASES("cli_merge_duplicate_id_is_an_error_unless_keep_last")
 def case_merge_duplicates(out):
     """A test id in two inputs is an error naming both, unless --keep-last,
