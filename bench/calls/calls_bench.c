@@ -16,7 +16,7 @@
 #include "bench/measure.h"
 #include "tracer/clock.h"
 
-enum { BATCH = 32, ROUNDS = 5 };
+enum { BATCH = 32 };
 
 /* Hooks that do nothing, called as the compiler calls the real ones. */
 /* GCC could still see through a noinline function's body; clang has no
@@ -39,45 +39,68 @@ BENCH_OPAQUE static void empty_exit(void *function, void *site)
     (void)site;
 }
 
-/* The best ns per call of the empty hooks, in the batches tattle's are
- * timed in (tracer/overhead.c). */
-static double empty_hook_ns(unsigned calls)
+/* The median of `batches` timings, in ns, of BATCH runs of `statement`
+ * between two clock reads, less the median of the clock reads alone: how
+ * tracer/overhead.c times tattle's hooks, so the figures compare. */
+#define MEDIAN_BATCH_NS(result, batches, statement)                            \
+    do {                                                                       \
+        for (unsigned batch_ = 0; batch_ < (batches); batch_++) {              \
+            double start_ = bench_nanoseconds();                               \
+            for (int i_ = 0; i_ < BATCH; i_++) {                               \
+                statement;                                                     \
+            }                                                                  \
+            double end_ = bench_nanoseconds();                                 \
+            batch_ns[batch_] = end_ - start_;                                  \
+            clock_ns[batch_] = bench_nanoseconds() - end_;                     \
+        }                                                                      \
+        (result) = median(batch_ns, (batches)) - median(clock_ns, (batches));  \
+    } while (0)
+
+static int compare_doubles(const void *a, const void *b)
 {
-    void *function = (void *)(uintptr_t)&empty_enter;
-    void *site = (void *)(uintptr_t)&empty_hook_ns;
-    double best = 1e300;
-    for (int round = 0; round < ROUNDS; round++) {
-        double total = 0;
-        for (unsigned done = 0; done < calls; done += BATCH) {
-            double start = bench_nanoseconds();
-            for (int i = 0; i < BATCH; i++)
-                empty_enter(function, site);
-            for (int i = 0; i < BATCH; i++)
-                empty_exit(function, site);
-            total += bench_nanoseconds() - start;
-        }
-        if (total < best)
-            best = total;
-    }
-    return best / (2.0 * calls);
+    double x = *(const double *)a;
+    double y = *(const double *)b;
+    return (x > y) - (x < y);
 }
 
-/* The best ns per read of the recorder's clock: each traced call reads it
- * once, so it bounds what a traced pair can cost from below. */
-static double clock_read_ns(unsigned calls)
+static double median(double *values, unsigned count)
 {
-    double best = 1e300;
-    volatile uint64_t sink = 0;
-    for (int round = 0; round < ROUNDS; round++) {
-        double start = bench_nanoseconds();
-        for (unsigned i = 0; i < calls; i++)
-            sink = tattle__clock_ticks();
-        double total = bench_nanoseconds() - start;
-        if (total < best)
-            best = total;
+    qsort(values, count, sizeof *values, compare_doubles);
+    return values[count / 2];
+}
+
+struct baselines {
+    double empty_hook_ns; /* per call of an empty hook */
+    double clock_ns;      /* per read of the recorder's clock */
+};
+
+/* The empty hooks (in a nest 32 deep, as tattle's are timed) and the
+ * recorder's clock: each traced call reads it once, so two reads are the
+ * floor of a traced pair. */
+static struct baselines measure_baselines(unsigned calls)
+{
+    unsigned batches = calls / BATCH;
+    double *batch_ns = malloc(batches * sizeof *batch_ns);
+    double *clock_ns = malloc(batches * sizeof *clock_ns);
+    struct baselines result = {0};
+    if (batch_ns == NULL || clock_ns == NULL) {
+        perror("calls_bench");
+        exit(1);
     }
+    void *function = (void *)(uintptr_t)&empty_enter;
+    void *site = (void *)(uintptr_t)&measure_baselines;
+    double pairs = 0;
+    MEDIAN_BATCH_NS(pairs, batches, empty_enter(function, site);
+                    empty_exit(function, site));
+    result.empty_hook_ns = pairs / (2.0 * BATCH);
+    volatile uint64_t sink = 0;
+    double reads = 0;
+    MEDIAN_BATCH_NS(reads, batches, sink = tattle__clock_ticks());
     (void)sink;
-    return best / calls;
+    result.clock_ns = reads / BATCH;
+    free(batch_ns);
+    free(clock_ns);
+    return result;
 }
 
 int main(int argc, char **argv)
@@ -86,23 +109,27 @@ int main(int argc, char **argv)
     if (calls < BATCH)
         calls = BATCH;
     calls = calls / BATCH * BATCH;
-    double baseline = empty_hook_ns(calls);
-    double clock_ns = clock_read_ns(calls);
+    struct baselines baselines = measure_baselines(calls);
     struct tattle_trace_overhead cost = tattle_trace_overhead(calls);
     if (cost.enter_ns == 0 && cost.exit_ns == 0) {
         perror("tattle_trace_overhead");
         return 1;
     }
-    printf("calls: %u calls of each hook, best of %d rounds\n", calls, ROUNDS);
+    double pair_ns = cost.enter_ns + cost.exit_ns;
+    double floor_ns = 2 * baselines.clock_ns;
+    printf("calls: %u calls of each hook, median batch of %d\n", calls, BATCH);
     printf("  traced:   %.1f ns per enter+exit pair (enter %.1f, exit %.1f;"
            " target <= 25)\n",
-           cost.enter_ns + cost.exit_ns, cost.enter_ns, cost.exit_ns);
+           pair_ns, cost.enter_ns, cost.exit_ns);
     printf("  untraced: %.2f ns per call (target <= 3)\n", cost.untraced_ns);
     printf("  baseline: %.2f ns per call of an empty hook, same run\n",
-           baseline);
+           baselines.empty_hook_ns);
     printf("  clock:    %.1f ns per read of the recorder's clock (one per"
            " traced call), same run\n",
-           clock_ns);
+           baselines.clock_ns);
+    printf("  floor:    two timestamps = %.1f ns per traced pair; the hooks"
+           " add %.1f ns above it\n",
+           floor_ns, pair_ns - floor_ns);
     printf("  anchor:   uftrace, about 100 ns per traced call (its published"
            " figure; not measured here)\n");
     return 0;
