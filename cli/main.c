@@ -21,6 +21,7 @@
 #include "cli/junit_in.h"
 #include "results/read.h"
 #include "runner/command.h"
+#include "runner/version.h"
 
 static const char usage[] =
     "usage: tattle COMMAND [ARGS]   (tattle COMMAND --help for more)\n"
@@ -55,6 +56,10 @@ static const char usage[] =
     "                              run a CMake project's CTest tests, each "
     "by run,\n"
     "                              into one report (tattle ctest --help)\n"
+    "\n"
+    "  --version [--verbose]       the version; --verbose adds what call "
+    "tracing\n"
+    "                              costs on this machine, measured then\n"
     "\n"
     "REPORT may be a JSON report or a JSON Lines stream ('-' reads stdin).\n"
     "exit status: 0 success, 1 failures (summary) or invalid files "
@@ -187,7 +192,8 @@ int main(int argc, char **argv)
         return TATTLE__EXIT_OK;
     }
     if (strcmp(name, "--version") == 0) {
-        printf("tattle %s\n", TATTLE_VERSION);
+        tattle__version_print(stdout,
+                              argc > 2 && strcmp(argv[2], "--verbose") == 0);
         return TATTLE__EXIT_OK;
     }
     if (strcmp(name, "run") == 0)

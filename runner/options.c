@@ -271,6 +271,9 @@ static const struct flag_spec flags[] = {
      FILE_NAME(config_file)},
     {"help", 'h', NULL, "show this help", SWITCH(help)},
     {"version", 0, NULL, "show the version", SWITCH(version)},
+    {"verbose", 0, NULL,
+     "with --version: also measure what call tracing costs here",
+     SWITCH(verbose)},
 };
 
 /* ---- the appliers, one per kind ---- */

@@ -77,6 +77,7 @@ struct tattle__options {
         quiet;
     enum tattle__color_mode color;
     bool list, list_json, help, version;
+    bool verbose; /* --version --verbose measures call tracing */
     char *config_file;
     char *report_dir; /* --report-dir: a stream per run goes there; NULL */
     /* tags added by the configuration file: pairs of glob, tag word */

@@ -35,6 +35,7 @@
 #include "runner/registry.h"
 #include "runner/run.h"
 #include "runner/run_queue.h"
+#include "runner/version.h"
 #include "runner/scheduler.h"
 #include "tracer/session.h"
 
@@ -254,7 +255,7 @@ static int run_command_line(struct run_state *state, int argc, char **argv,
         return 0;
     }
     if (state->options.version) {
-        printf("tattle %s\n", TATTLE_VERSION);
+        tattle__version_print(stdout, state->options.verbose);
         return 0;
     }
     rc = plan_tests(state, error);

@@ -33,4 +33,5 @@ list(APPEND TATTLE_SOURCES
   runner/gtest.c
   runner/tap_in.c
   runner/command.c
+  runner/version.c
 )

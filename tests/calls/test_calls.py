@@ -370,6 +370,36 @@ def overhead(c):
                 "the traced test's calls after the refusal")
 
 
+@CASES("calls_overhead_shown_by_version_verbose")
+def version_verbose(c):
+    """`--version --verbose` measures the hooks here and shows the three
+    figures of tattle_trace_overhead(); `--version` alone does not."""
+    import re
+    plain = subprocess.run([c.options.fixture, "--version"],
+                           capture_output=True, text=True, timeout=60)
+    c.expect_eq(plain.returncode, 0, "--version: %r" % plain.stderr)
+    c.expect("call tracing" not in plain.stdout,
+             "--version alone measured: %r" % plain.stdout)
+    for program in (c.options.fixture, c.options.tattle):
+        shown = subprocess.run([program, "--version", "--verbose"],
+                               capture_output=True, text=True, timeout=120)
+        c.expect_eq(shown.returncode, 0,
+                    "%s --version --verbose: %r" % (program, shown.stderr))
+        c.expect(shown.stdout.startswith("tattle "),
+                 "the version first: %r" % shown.stdout)
+        found = re.search(r"call tracing: traced ([0-9.]+) ns per "
+                          r"enter\+exit pair \(enter ([0-9.]+), exit "
+                          r"([0-9.]+)\), untraced ([0-9.]+) ns per call",
+                          shown.stdout)
+        c.expect(found is not None,
+                 "%s: no call tracing figures in %r" % (program, shown.stdout))
+        if found:
+            pair, enter, exit_, untraced = map(float, found.groups())
+            c.expect(enter > 0 and exit_ > 0 and untraced > 0,
+                     "figures not measured: %r" % shown.stdout)
+            c.expect(abs(pair - (enter + exit_)) < 0.15,
+                     "the pair is not enter + exit: %r" % shown.stdout)
+
 def main():
     CASES.list_if_asked()
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
