@@ -1173,7 +1173,8 @@ def case_pending_drawn(args):
     name = endpoints[0].get("name", "pipe:[?]")
     chart = show(args, out, "ipc/pending_pipe")
     check(re.search(r"unread in endpoints when the test ended:\n +%s \(owner "
-                    r"producer\): 9 bytes unread\n +#\d+ abcdefgh\n +#\d+ "
+                    r"producer\): 9 bytes unread; the kernel held 9 bytes: defghtail\n"
+                    r" +#\d+ abcdefgh\n +#\d+ "
                     r"tail\n" % re.escape(name), chart) is not None,
           "show's chart lists the unread writes:\n%s" % chart)
     mermaid = show(args, out, "ipc/pending_pipe", "--mermaid")
@@ -1182,12 +1183,14 @@ def case_pending_drawn(args):
     pipe = names.get(name.replace(":", "#58;"), "p?")
     check(re.search(r"participant %s as \S+ \(endpoint\)\n" % pipe, mermaid)
           is not None and
-          re.search(r"Note over %s: 9 bytes unread #58; abcdefgh<br/>tail\n"
+          re.search(r"Note over %s: 9 bytes unread; the kernel held 9 bytes: "
+                    r"defghtail #58; abcdefgh<br/>tail\n"
                     % pipe, mermaid) is not None,
           "--mermaid notes them on the pipe's lifeline:\n%s" % mermaid)
     with open(os.path.join(out, "report.html"), encoding="utf-8") as f:
         page = f.read()
-    check(re.search(r"%s</tspan>: 9 bytes unread</text>.*?>abcdefgh</text>.*?"
+    check(re.search(r"%s</tspan>: 9 bytes unread; the kernel held 9 bytes: defghtail"
+                    r"</text>.*?>abcdefgh</text>.*?"
                     r">tail</text>" % re.escape(name), page, re.S) is not None,
           "the HTML diagram shows them under the pipe")
 
@@ -1270,7 +1273,8 @@ def case_pending_crash(args):
                        timeout=120 * driver.wait_scale(), env=e2e.clean_env())
     text = p.stdout.decode("utf-8", "replace")
     check(re.search(r"endpoint pipe:\[\d+\] \(pipe, owner boss\): 8 bytes "
-                    r"unread\n +\[0\] send #\d+, 8 bytes: \"?lost job", text)
+                    r"unread\n +the kernel held 8 bytes: lost job\n +\[0\] send #\d+, "
+                    r"8 bytes: \"?lost job", text)
           is not None, "the console shows the unread job: %s" % text[-1500:])
 
 
