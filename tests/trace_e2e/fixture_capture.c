@@ -1718,8 +1718,7 @@ TEST(ipc, kernel_socketpair_held, .tags = "trace_messages")
 
 /* A pipe with a job in it while the test hangs past its timeout: the
  * runner peeks it on the halted process, before the kill. */
-TEST(ipc, kernel_pipe_at_timeout, .tags = "trace_messages",
-     .timeout_ms = 300)
+TEST(ipc, kernel_pipe_at_timeout, .tags = "trace_messages", .timeout_ms = 300)
 {
     tattle_actor_name("boss");
     int jobs[2], never[2];
