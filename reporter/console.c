@@ -25,6 +25,7 @@
 #include <string.h>
 
 #include "reporter/builtin.h"
+#include "reporter/sequence_diagram.h"
 #include "results/model.h"
 #include "base/utf8.h"
 
@@ -432,6 +433,15 @@ static void print_trace(const struct console *console,
                     endpoint->pending_messages);
         fprintf(out, "%s%s\n", endpoint->complete ? "" : ", incomplete",
                 paint(console, RESET));
+        if (endpoint->kernel_peeked) {
+            struct tattle__buffer kernel = {0};
+            tattle__sequence_kernel_summary(&kernel, endpoint);
+            fputs("    ", out);
+            print_escaped(out, kernel.data ? kernel.data : "", kernel.length,
+                          NULL);
+            fputc('\n', out);
+            tattle__buffer_release(&kernel);
+        }
         for (size_t k = 0; k < endpoint->message_count; k++) {
             const struct tattle_trace_pending_send *send =
                 &endpoint->messages[k];

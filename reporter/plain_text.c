@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "base/text.h"
+#include "reporter/sequence_diagram.h"
 
 enum { COLUMN_WIDTH = 10 };
 
@@ -267,6 +268,11 @@ void tattle__text_trace(struct tattle__buffer *out,
             append(out, " messages");
         }
         append(out, endpoint->complete ? "\n" : ", incomplete\n");
+        if (endpoint->kernel_peeked) {
+            append(out, "  ");
+            tattle__sequence_kernel_summary(out, endpoint);
+            tattle__buffer_append(out, "\n", 1);
+        }
         for (size_t k = 0; k < endpoint->message_count; k++) {
             append(out, "  [");
             tattle__text_uint(out, k);

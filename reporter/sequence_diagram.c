@@ -246,6 +246,33 @@ void tattle__sequence_endpoint_summary(
                               endpoint->pending_messages);
     if (!endpoint->complete)
         tattle__buffer_append_string(out, ", incomplete");
+    if (endpoint->kernel_peeked) {
+        tattle__buffer_append_string(out, "; ");
+        tattle__sequence_kernel_summary(out, endpoint);
+    }
+}
+
+void tattle__sequence_kernel_summary(
+    struct tattle__buffer *out, const struct tattle_trace_endpoint *endpoint)
+{
+    if (!endpoint->kernel_peeked)
+        return;
+    bool queue = endpoint->kind && strcmp(endpoint->kind, "mq") == 0;
+    if (queue)
+        tattle__buffer_printf(out, "the kernel held %" PRIu64 " messages",
+                              endpoint->kernel_pending_messages);
+    else
+        tattle__buffer_printf(out, "the kernel held %" PRIu64 " bytes",
+                              endpoint->kernel_pending_bytes);
+    if (!queue && endpoint->kernel_pending_messages)
+        tattle__buffer_printf(out, " in %" PRIu64 " messages",
+                              endpoint->kernel_pending_messages);
+    if (endpoint->kernel_peeked_by_runner)
+        tattle__buffer_append_string(out, " at the timeout");
+    if (endpoint->kernel_msg && endpoint->kernel_msg[0]) {
+        tattle__buffer_append_string(out, ": ");
+        tattle__buffer_append_string(out, endpoint->kernel_msg);
+    }
 }
 
 void tattle__sequence_release(struct tattle__sequence *sequence)

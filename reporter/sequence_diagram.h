@@ -69,8 +69,16 @@ size_t tattle__sequence_participant(struct tattle__sequence *sequence,
 
 /** Appends what an endpoint held unread: "9 bytes unread", then " in N
  * messages" for datagrams, queues and eventfds, ", incomplete" when the
- * kept sends do not account for all of it. */
+ * kept sends do not account for all of it, then "; " and the kernel's
+ * summary (tattle__sequence_kernel_summary) when it was peeked. */
 void tattle__sequence_endpoint_summary(
+    struct tattle__buffer *out, const struct tattle_trace_endpoint *endpoint);
+
+/** Appends what the live peek found the kernel still held in an endpoint:
+ * "the kernel held 9 bytes" (" in N messages" for eventfds; "N messages"
+ * alone for a queue), " at the timeout" when the runner peeked, ": " and
+ * the peeked bytes when some were read; nothing when no process peeked. */
+void tattle__sequence_kernel_summary(
     struct tattle__buffer *out, const struct tattle_trace_endpoint *endpoint);
 
 void tattle__sequence_release(struct tattle__sequence *sequence);

@@ -452,6 +452,22 @@ static cJSON *create_endpoint(const struct tattle_trace_endpoint *endpoint)
         ok =
             append(messages, create_pending_send(&endpoint->messages[i])) && ok;
     ok = add_bool(object, "complete", endpoint->complete) && ok;
+    if (endpoint->kernel_peeked) {
+        ok = tattle__json_add_text(
+                 object, "kernel_peeked_by",
+                 endpoint->kernel_peeked_by_runner ? "runner" : "test") &&
+             ok;
+        ok = tattle__json_add_uint(object, "kernel_pending_bytes",
+                                   endpoint->kernel_pending_bytes) &&
+             ok;
+        ok = tattle__json_add_uint(object, "kernel_pending_messages",
+                                   endpoint->kernel_pending_messages) &&
+             ok;
+        ok = tattle__json_add_text(object, "kernel_msg",
+                                   endpoint->kernel_msg ? endpoint->kernel_msg
+                                                        : "") &&
+             ok;
+    }
     if (!ok) {
         cJSON_Delete(object);
         return NULL;

@@ -906,6 +906,32 @@ static const char *const call_kind_names[] = {"enter", "exit"};
 
 /* A `trace_calls` test's "call_cap", "calls_recorded", "calls_lost" (absent
  * in older reports: none), "calls" and "stacks". */
+/* What the kernel held in an endpoint, when a live process peeked it
+ * ("kernel_peeked_by" names which; absent in older reports and when none
+ * did). */
+static bool read_kernel_peek(struct build *build, const cJSON *item,
+                             const struct where *at,
+                             struct tattle_trace_endpoint *endpoint)
+{
+    const char *by;
+    if (!get_optional_text(build, item, "kernel_peeked_by", at, &by))
+        return false;
+    if (by == NULL)
+        return true;
+    if (strcmp(by, "test") != 0 && strcmp(by, "runner") != 0) {
+        struct where here = {at, "kernel_peeked_by", 0};
+        return fail_in(build, &here, "expected \"test\" or \"runner\"");
+    }
+    endpoint->kernel_peeked = true;
+    endpoint->kernel_peeked_by_runner = strcmp(by, "runner") == 0;
+    return get_uint(build, item, "kernel_pending_bytes", at, UINT64_MAX,
+                    &endpoint->kernel_pending_bytes) &&
+           get_uint(build, item, "kernel_pending_messages", at, UINT64_MAX,
+                    &endpoint->kernel_pending_messages) &&
+           get_text(build, item, "kernel_msg", at, false,
+                    &endpoint->kernel_msg);
+}
+
 /* The trace's unread endpoints (reports written before they were added
  * have none). */
 static bool read_endpoints(struct build *build, const cJSON *object,
@@ -946,7 +972,8 @@ static bool read_endpoints(struct build *build, const cJSON *object,
             !get_uint(build, item, "pending_messages", &at, UINT64_MAX,
                       &endpoint->pending_messages) ||
             !check_array(build, item, "messages", &at, &messages, &count) ||
-            !get_bool(build, item, "complete", &at, &endpoint->complete))
+            !get_bool(build, item, "complete", &at, &endpoint->complete) ||
+            !read_kernel_peek(build, item, &at, endpoint))
             return false;
         if (count > total - used)
             return fail_in(build, &at, "more messages than were counted");

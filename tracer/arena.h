@@ -87,6 +87,25 @@ struct tattle__endpoint {
     uint64_t id;                            /* the inode, or the eventfd's id */
     char name[TATTLE__ENDPOINT_NAME_BYTES]; /* a socket's peer, `mq:/NAME` */
     char local[TATTLE__ENDPOINT_NAME_BYTES]; /* ... and its own */
+    /* What the kernel still held at the end, peeked without consuming it
+     * by a process holding a descriptor of the object (the test process
+     * at its end or in its crash handler, or the runner before a
+     * timeout's kill: tattle__ipc_peek_pending). Untrusted like the rest:
+     * the freeze checks `peek_length` against the payload bound. */
+    _Atomic uint32_t peeked;  /* TATTLE__PEEKED once a holder peeked */
+    uint32_t peek_length;     /* bytes of `peek` filled */
+    uint64_t kernel_bytes;    /* bytes waiting (a datagram socket: the
+                               * first datagram's; an eventfd: 8 if its
+                               * counter is not 0; a queue: not known) */
+    uint64_t kernel_messages; /* a queue's messages, an eventfd's counter */
+    unsigned char peek[TATTLE__PAYLOAD_MAX]; /* the first bytes waiting */
+};
+
+/* An endpoint entry's `peeked`, and the arena's `peek_taken`: who peeked. */
+enum tattle__peek_taker {
+    TATTLE__PEEK_NONE = 0,
+    TATTLE__PEEK_TEST = 1,  /* the test process, at its end or crash */
+    TATTLE__PEEK_RUNNER = 2 /* the runner, at a timeout, before the kill */
 };
 
 /* How a test process ended, as far as the tracer knows. */
@@ -156,8 +175,11 @@ struct tattle_trace_arena {
     _Atomic uint32_t active;   /* the generation while recording, else 0 */
     _Atomic uint32_t overflow; /* budget exhausted: an event was refused */
     _Atomic uint32_t finish;   /* enum tattle__finish */
-    int32_t test_pid;          /* the activating process */
-    uint64_t start_ticks;      /* at activation */
+    /* enum tattle__peek_taker: a live peek of every endpoint the test
+     * process held ran to its end (tattle__ipc_peek_pending) */
+    _Atomic uint32_t peek_taken;
+    int32_t test_pid;     /* the activating process */
+    uint64_t start_ticks; /* at activation */
     /* Written while recording (budget_reserved by every writer, once per
      * quota): on a cache line of their own, away from `active`, which
      * every event reads. */

@@ -284,6 +284,10 @@ struct endpoint_view {
     const char *display;     /* `pipe:[4711]`, `unix:/tmp/s`, ... */
     char name[TATTLE__ENDPOINT_NAME_BYTES];
     char local[TATTLE__ENDPOINT_NAME_BYTES];
+    uint32_t peeked;      /* enum tattle__peek_taker */
+    uint32_t peek_length; /* checked against payload_bytes */
+    uint64_t kernel_bytes, kernel_messages;
+    unsigned char peek[TATTLE__PAYLOAD_MAX];
 };
 
 /* Copies the endpoint table; NULL and freezing->corruption set when it
@@ -307,12 +311,19 @@ static struct endpoint_view *read_endpoints(struct trace_storage *storage,
         view->reader = atomic_load(&entry->reader);
         view->sent = atomic_load(&entry->sent);
         view->received = atomic_load(&entry->received);
+        view->peeked = atomic_load(&entry->peeked);
+        view->peek_length = entry->peek_length;
+        view->kernel_bytes = entry->kernel_bytes;
+        view->kernel_messages = entry->kernel_messages;
         if (view->kind > TATTLE__ENDPOINT_KIND_LAST ||
             view->peer > TATTLE__MAX_ENDPOINTS || view->writer > actor_count ||
-            view->reader > actor_count) {
+            view->reader > actor_count || view->peeked > TATTLE__PEEK_RUNNER ||
+            view->peek_length > freezing->layout->payload_bytes ||
+            view->peek_length > TATTLE__PAYLOAD_MAX) {
             freezing->corruption = "its endpoint table was overwritten";
             return NULL;
         }
+        memcpy(view->peek, entry->peek, view->peek_length);
         size_t length = strnlen(entry->name, sizeof view->name - 1);
         memcpy(view->name, entry->name, length);
         view->name[length] = '\0';
@@ -658,6 +669,45 @@ static uint64_t unread_units(const struct endpoint_view *views,
     return send->offset >= received ? units : end - received;
 }
 
+/* A process of the test other than the test process was alive when the
+ * actors were probed at the end: the endpoints the test process no
+ * longer held may still be open in it. */
+static bool other_process_alive(const struct freezing *freezing)
+{
+    const struct tattle_trace_arena *arena = freezing->arena;
+    uint32_t count = atomic_load(&arena->actor_count);
+    for (uint32_t i = 0; i < count && i < TATTLE__MAX_ACTORS; i++) {
+        const struct tattle__actor *actor = &arena->actors[i];
+        if (actor->pid != arena->test_pid &&
+            (atomic_load(&actor->flags) & TATTLE__ACTOR_ALIVE))
+            return true;
+    }
+    return false;
+}
+
+/* What the live peek found in the endpoint (tracer/peek.c), when a
+ * process holding it peeked: its count, and its first bytes rendered as
+ * a captured message is. */
+static int freeze_kernel_peek(struct trace_storage *storage,
+                              const struct freezing *freezing,
+                              const struct endpoint_view *view,
+                              struct tattle_trace_endpoint *endpoint)
+{
+    endpoint->kernel_peeked = view->peeked != TATTLE__PEEK_NONE;
+    if (!endpoint->kernel_peeked)
+        return 0;
+    endpoint->kernel_peeked_by_runner = view->peeked == TATTLE__PEEK_RUNNER;
+    endpoint->kernel_pending_bytes = clamp_exact(view->kernel_bytes);
+    endpoint->kernel_pending_messages = clamp_exact(view->kernel_messages);
+    char text[TATTLE__PAYLOAD_MAX * 2 + 8];
+    size_t text_size = (size_t)freezing->layout->payload_bytes * 2 + 5;
+    tattle__snapshot_render(view->peek, view->peek_length, false,
+                            view->kernel_bytes > view->peek_length, text,
+                            text_size);
+    endpoint->kernel_msg = pool_string(storage, text, sizeof text);
+    return endpoint->kernel_msg != NULL ? 0 : -ENOMEM;
+}
+
 static int freeze_pending(struct trace_storage *storage,
                           struct freezing *freezing,
                           const struct endpoint_view *views,
@@ -675,17 +725,30 @@ static int freeze_pending(struct trace_storage *storage,
         return -ENOMEM;
     }
     size_t count = 0, kept_total = 0;
+    bool peek_taken = atomic_load(&freezing->arena->peek_taken) != 0;
+    bool others_alive = other_process_alive(freezing);
     for (uint32_t i = 0; i < TATTLE__MAX_ENDPOINTS; i++) {
         const struct endpoint_view *view = &views[i];
         if (view->kind == 0)
             continue;
         uint32_t source = capture_source(views, i + 1);
-        if (source == 0 || views[source - 1].sent <= view->received)
-            continue; /* nothing unread, or readers past the writers */
-        uint64_t units = views[source - 1].sent - view->received;
+        if (source != 0 && views[source - 1].sent < view->received)
+            continue; /* readers past the writers: forged */
+        uint64_t units =
+            source != 0 ? views[source - 1].sent - view->received : 0;
+        bool kernel_holds =
+            view->peeked != TATTLE__PEEK_NONE &&
+            (view->kernel_bytes != 0 || view->kernel_messages != 0 ||
+             view->peek_length != 0);
+        if (units == 0 && !kernel_holds)
+            continue; /* nothing unread */
+        if (peek_taken && view->peeked == TATTLE__PEEK_NONE && !others_alive)
+            continue; /* no live process holds it open any more */
         bool stream = view->kind == TATTLE__ENDPOINT_STREAM ||
                       view->kind == TATTLE__ENDPOINT_PIPE;
-        ptrdiff_t last = find_send(sends, send_count, refs, source, UINT64_MAX);
+        ptrdiff_t last =
+            units != 0 ? find_send(sends, send_count, refs, source, UINT64_MAX)
+                       : -1;
         ptrdiff_t first = last;
         while (first > 0 && refs[sends[first - 1]].endpoint == source)
             first--;
@@ -720,7 +783,9 @@ static int freeze_pending(struct trace_storage *storage,
         struct tattle_trace_endpoint *endpoint = &out[count++];
         endpoint->name = view->display;
         endpoint->kind = endpoint_kind_name(view->kind);
-        uint32_t actor = view->reader ? view->reader : views[source - 1].writer;
+        uint32_t actor = view->reader  ? view->reader
+                         : source != 0 ? views[source - 1].writer
+                                       : view->writer;
         endpoint->owner = actor != 0 ? names[actor - 1] : NULL;
         endpoint->complete = known_units == units;
         if (stream)
@@ -745,6 +810,10 @@ static int freeze_pending(struct trace_storage *storage,
             messages[k] = kept[found - 1 - k];
         endpoint->messages = messages;
         endpoint->message_count = keep;
+        if (freeze_kernel_peek(storage, freezing, view, endpoint) != 0) {
+            free(kept);
+            return -ENOMEM;
+        }
     }
     free(kept);
     storage->trace.endpoints = out;

@@ -22,6 +22,7 @@
 #include "tracer/exec/hand_down.h"
 #include "tracer/freeze.h"
 #include "tracer/mailbox.h"
+#include "tracer/peek.h"
 #include "tracer/test_process/deaths.h"
 #include "tracer/test_process/recorder.h"
 #include "tracer/session.h"
@@ -197,21 +198,43 @@ void tattle__trace_session_child_finish(bool from_signal_handler)
     tattle__deaths_note_unreaped(arena);
     tattle__recorder_release_budget();
     tattle__snapshot_probe_actors(arena);
+    tattle__ipc_peek_pending();
     atomic_compare_exchange_strong(&arena->finish, &expected,
                                    from_signal_handler ? TATTLE__FINISH_SIGNAL
                                                        : TATTLE__FINISH_NORMAL);
     atomic_store(&arena->active, 0);
 }
 
+/* What the kernel still holds in the endpoints the halted test process
+ * has descriptors of, peeked through pidfd_getfd before the kill (a test
+ * killed at a timeout runs no end of its own to peek them). Only the
+ * test process: the pid is the runner's own, while the other processes'
+ * are the arena's, which the test could forge to make the runner read
+ * another process's descriptors. Refused (no pidfd_getfd before Linux
+ * 5.6, or no ptrace right over the test), the trace keeps the counts
+ * alone. */
+static void peek_halted_test(struct tattle__trace_session *session,
+                             int test_pid)
+{
+    struct tattle_trace_arena *arena = session->arena;
+    if (test_pid <= 0 || !session->layout.ipc)
+        return;
+    int pidfd = (int)syscall(SYS_pidfd_open, test_pid, 0);
+    if (pidfd < 0)
+        return;
+    tattle__peek_held(arena, pidfd, test_pid, TATTLE__PEEK_RUNNER);
+    close(pidfd);
+}
+
 void tattle__trace_session_snapshot_live(struct tattle__trace_session *session,
                                          int test_pid)
 {
-    (void)test_pid;
     if (session == NULL || session->live_taken)
         return;
     struct tattle_trace_arena *arena = session->arena;
     atomic_store(&arena->active, 0);
     tattle__snapshot_probe_actors(arena);
+    peek_halted_test(session, test_pid);
     /* On failure the snapshot keeps what was read: the freeze does not
      * read again. */
     tattle__snapshot_take(&session->live, arena, &session->layout, true);

@@ -7,6 +7,7 @@ list(APPEND TATTLE_SOURCES
   tracer/exec/hand_down.c
   tracer/freeze.c
   tracer/overhead.c
+  tracer/peek.c
   tracer/test_process/deaths.c
   tracer/test_process/ipc.c
   tracer/test_process/mailbox.c

@@ -170,6 +170,19 @@ struct tattle_trace_endpoint {
     const struct tattle_trace_pending_send *messages; /* oldest first */
     size_t message_count;
     bool complete; /* every unread send is in messages */
+    /* What the kernel still held, peeked without consuming it by a process
+     * holding the endpoint open: the test process at its end or in its
+     * crash handler, or the runner before a timeout's kill. kernel_peeked
+     * is false when none did (killed, or the peek refused); the rest is
+     * then empty. */
+    bool kernel_peeked;
+    bool kernel_peeked_by_runner;     /* at a timeout, before the kill */
+    uint64_t kernel_pending_bytes;    /* a datagram socket: its first
+                                         datagram's; a queue: 0, not known */
+    uint64_t kernel_pending_messages; /* a queue's messages, an eventfd's
+                                         counter; 0 for the rest */
+    const char *kernel_msg; /* the first payload_bytes waiting, rendered
+                               like a message; "" when none were read */
 };
 
 struct tattle_trace_actor {

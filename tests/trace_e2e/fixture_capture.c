@@ -1683,3 +1683,93 @@ TEST(ipc, eventfd_two_writes_one_read, .tags = "trace_messages")
     EXPECT_EQ(value, 3);
     close(event);
 }
+
+/* ---- What the kernel still held (the live peek) ---- */
+
+/* A FIFO the driver made and holds open (TATTLE_TEST_FIFO), so the bytes
+ * left in it outlive the test process: the driver reads them after the
+ * run, which shows the peek at the test's end took none of them. */
+TEST(ipc, kernel_fifo_held, .tags = "trace_messages")
+{
+    tattle_actor_name("producer");
+    const char *path = getenv("TATTLE_TEST_FIFO");
+    if (path == NULL)
+        SKIP("TATTLE_TEST_FIFO names no FIFO");
+    int fifo = open(path, O_RDWR | O_CLOEXEC);
+    ASSERT_GE(fifo, 0);
+    ASSERT_EQ(write(fifo, "abcdefgh", 8), 8);
+    char got[3];
+    ASSERT_EQ(read(fifo, got, sizeof got), 3);
+    ASSERT_EQ(write(fifo, "tail", 4), 4);
+}
+
+/* A stream socketpair with bytes left unread in both directions, both
+ * sockets held at the end. */
+TEST(ipc, kernel_socketpair_held, .tags = "trace_messages")
+{
+    tattle_actor_name("talker");
+    int pair[2];
+    ASSERT_EQ(socketpair(AF_UNIX, SOCK_STREAM, 0, pair), 0);
+    ASSERT_EQ(send(pair[0], "hello world", 11, 0), 11);
+    char got[6];
+    ASSERT_EQ(recv(pair[1], got, sizeof got, 0), 6);
+    ASSERT_EQ(send(pair[1], "back", 4, 0), 4);
+}
+
+/* A pipe with a job in it while the test hangs past its timeout: the
+ * runner peeks it on the halted process, before the kill. */
+TEST(ipc, kernel_pipe_at_timeout, .tags = "trace_messages", .timeout_ms = 300)
+{
+    tattle_actor_name("boss");
+    int jobs[2], never[2];
+    ASSERT_EQ(pipe(jobs), 0);
+    ASSERT_EQ(pipe(never), 0);
+    ASSERT_EQ(write(jobs[1], "stuck job", 9), 9);
+    char byte;
+    ASSERT_EQ(read(never[0], &byte, 1), 1); /* nobody writes: hangs */
+}
+
+/* Bytes written into a pipe whose both ends are then closed: no process
+ * holds it open any more, so it is no endpoint of the snapshot. */
+TEST(ipc, kernel_pipe_closed, .tags = "trace_messages")
+{
+    tattle_actor_name("closer");
+    int fds[2];
+    ASSERT_EQ(pipe(fds), 0);
+    ASSERT_EQ(write(fds[1], "gone", 4), 4);
+    close(fds[0]);
+    close(fds[1]);
+}
+
+/* A request left unread in a socketpair when the test crashes: its crash
+ * handler peeks it. */
+TEST(ipc, kernel_socket_crash, .tags = "trace_messages")
+{
+    tattle_actor_name("server");
+    int pair[2];
+    ASSERT_EQ(socketpair(AF_UNIX, SOCK_STREAM, 0, pair), 0);
+    ASSERT_EQ(send(pair[0], "pending request", 15, 0), 15);
+    raise(SIGSEGV);
+}
+
+/* Bytes left in a pipe closed again, then its entry's peek forged: a
+ * length far past the peek buffer, as if a holder had peeked it. The
+ * freeze must refuse it, never read past the entry. */
+TEST(ipc, kernel_peek_forged_length, .tags = "trace_messages")
+{
+    int fds[2];
+    ASSERT_EQ(pipe(fds), 0);
+    ASSERT_EQ(write(fds[1], "forged", 6), 6);
+    close(fds[0]);
+    close(fds[1]);
+    struct tattle_trace_arena *arena = tattle_trace_current;
+    ASSERT_NOT_NULL(arena);
+    for (uint32_t i = 0; i < TATTLE__MAX_ENDPOINTS; i++) {
+        struct tattle__endpoint *entry = &arena->endpoints[i];
+        if (atomic_load(&entry->kind) == 0)
+            continue;
+        entry->peek_length = UINT32_MAX - 7;
+        entry->kernel_bytes = UINT64_MAX;
+        atomic_store(&entry->peeked, TATTLE__PEEK_TEST);
+    }
+}

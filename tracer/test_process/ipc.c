@@ -88,6 +88,7 @@
 #include <unistd.h>
 
 #include "tracer/clock.h"
+#include "tracer/peek.h"
 #include "tracer/test_process/recorder.h"
 
 #define TATTLE__LIKELY(x) __builtin_expect(!!(x), 1)
@@ -624,53 +625,6 @@ static void describe_address(const struct sockaddr_storage *address,
     append_number(out, size, used, port);
 }
 
-/* An eventfd's id + 1, from /proc/self/fdinfo (all eventfds share one
- * inode), and whether it counts as a semaphore (EFD_SEMAPHORE: each read
- * takes 1 from its counter, not all of it): 0 when the descriptor is not
- * an eventfd. */
-static uint64_t eventfd_id(int fd, bool *semaphore)
-{
-    *semaphore = false;
-    char path[48];
-    size_t used = append_text(path, sizeof path, 0, "/proc/self/fdinfo/");
-    append_number(path, sizeof path, used, (uint64_t)fd);
-    int info = (int)syscall(SYS_openat, AT_FDCWD, path, O_RDONLY | O_CLOEXEC);
-    if (info < 0)
-        return 0;
-    char text[512];
-    ssize_t length = raw_read(info, text, sizeof text - 1);
-    raw_close(info);
-    if (length <= 0)
-        return 0;
-    text[length] = '\0';
-    const char *flag = strstr(text, "eventfd-semaphore:");
-    if (flag != NULL) {
-        flag += sizeof "eventfd-semaphore:" - 1;
-        while (*flag == ' ' || *flag == '\t')
-            flag++;
-        *semaphore = *flag == '1';
-    }
-    const char *found = strstr(text, "eventfd-id:");
-    if (found == NULL)
-        return 0;
-    found += sizeof "eventfd-id:" - 1;
-    while (*found == ' ' || *found == '\t')
-        found++;
-    uint64_t id = 0;
-    while (*found >= '0' && *found <= '9')
-        id = id * 10 + (uint64_t)(*found++ - '0');
-    return id + 1;
-}
-
-static uint64_t object_key(dev_t device, ino_t inode)
-{
-    uint64_t key =
-        ((uint64_t)device * UINT64_C(0x9E3779B97F4A7C15)) ^ (uint64_t)inode;
-    return key != 0 ? key : 1;
-}
-
-#define EVENTFD_KEY_TAG UINT64_C(0xefd0000000000000)
-
 /* Finds or claims the arena entry of an object: its index + 1, or 0 when
  * the table is full. */
 static uint32_t claim_endpoint(struct tattle_trace_arena *arena, uint64_t key,
@@ -713,7 +667,7 @@ static uint64_t classify(int fd)
     switch (status.st_mode & S_IFMT) {
     case S_IFIFO:
         kind = TATTLE__ENDPOINT_PIPE;
-        key = object_key(status.st_dev, status.st_ino);
+        key = tattle__endpoint_key(status.st_dev, status.st_ino);
         id = (uint64_t)status.st_ino;
         break;
     case S_IFSOCK: {
@@ -723,7 +677,7 @@ static uint64_t classify(int fd)
             return 0;
         kind = type == SOCK_STREAM ? TATTLE__ENDPOINT_STREAM
                                    : TATTLE__ENDPOINT_DGRAM;
-        key = object_key(status.st_dev, status.st_ino);
+        key = tattle__endpoint_key(status.st_dev, status.st_ino);
         id = (uint64_t)status.st_ino;
         struct sockaddr_storage address;
         socklen_t length = sizeof address;
@@ -737,12 +691,10 @@ static uint64_t classify(int fd)
         break;
     }
     case 0: /* an anonymous inode: an eventfd? */
-        id = eventfd_id(fd, &semaphore);
-        if (id == 0)
+        if (!tattle__eventfd_info(fd, &id, &semaphore, NULL))
             return 0;
-        id -= 1;
         kind = TATTLE__ENDPOINT_EVENTFD;
-        key = EVENTFD_KEY_TAG ^ id;
+        key = TATTLE__EVENTFD_KEY_TAG ^ id;
         break;
     default:
         return 0;
@@ -806,7 +758,7 @@ static uint64_t classify_queue(mqd_t queue)
     append_text(name, sizeof name, append_text(name, sizeof name, 0, "mq:"),
                 link);
     uint32_t index = claim_endpoint(
-        capture_arena, object_key(status.st_dev, status.st_ino),
+        capture_arena, tattle__endpoint_key(status.st_dev, status.st_ino),
         TATTLE__ENDPOINT_QUEUE, (uint64_t)status.st_ino, name, "");
     if (index == 0)
         return 0;
@@ -888,7 +840,7 @@ void tattle__ipc_start(struct tattle_trace_arena *arena)
         struct stat status;
         if (fstat(fd, &status) == 0 &&
             (S_ISFIFO(status.st_mode) || S_ISSOCK(status.st_mode)))
-            standard[fd] = object_key(status.st_dev, status.st_ino);
+            standard[fd] = tattle__endpoint_key(status.st_dev, status.st_ino);
     }
     tattle__ipc_join(arena, standard, STANDARD_FDS);
 }
@@ -928,7 +880,7 @@ void tattle__ipc_exclude(int fd)
     if (fstat(fd, &status) != 0 ||
         !(S_ISFIFO(status.st_mode) || S_ISSOCK(status.st_mode)))
         return;
-    uint64_t key = object_key(status.st_dev, status.st_ino);
+    uint64_t key = tattle__endpoint_key(status.st_dev, status.st_ino);
     int slot = EXCLUDED_MAX - 1; /* full: the latest replaces the last */
     for (int i = STANDARD_FDS; i < EXCLUDED_MAX; i++) {
         uint64_t seen =
@@ -942,6 +894,14 @@ void tattle__ipc_exclude(int fd)
     }
     atomic_store_explicit(&excluded[slot], key, memory_order_relaxed);
     forget(fd);
+}
+
+void tattle__ipc_peek_pending(void)
+{
+    struct tattle_trace_arena *arena = capture_arena;
+    if (!capturing || arena == NULL)
+        return;
+    tattle__peek_held(arena, -1, 0, TATTLE__PEEK_TEST);
 }
 
 void tattle__ipc_stop(void)

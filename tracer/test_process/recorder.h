@@ -109,6 +109,12 @@ void tattle__ipc_exclude(int fd);
  * tracer/test_process/ipc.c). */
 void tattle__ipc_forked(void);
 
+/** The test process at its end or in its crash handler: writes what the
+ * kernel still holds in every captured endpoint it has a descriptor of
+ * into the arena, without consuming it (tracer/peek.h); nothing when it
+ * does not capture. Async-signal-safe. */
+void tattle__ipc_peek_pending(void);
+
 /** Stops capturing in this process (benchmarks, in-process sessions). */
 void tattle__ipc_stop(void);
 

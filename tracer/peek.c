@@ -1,0 +1,326 @@
+/*
+ * peek.c — reads what the kernel still holds in the captured endpoints
+ * without consuming it, for the snapshot's pending endpoint bytes (SPEC
+ * 5a): every descriptor a process holds is matched to the arena's
+ * endpoint table by the object's key, and the first bytes waiting in it,
+ * with their count, are written into its entry. The freeze reads them
+ * back like everything else in the arena: bounded and checked.
+ *
+ * The test process runs this at its end and from its crash handler, the
+ * runner at a timeout on the halted test process (its descriptors
+ * fetched with pidfd_getfd): only raw system calls (the test process's
+ * read, recv, close, ... are the capture's, which would record the peek),
+ * no malloc, no lock, errno kept. A scratch pipe for tee(2) is made for
+ * each peek and closed after it: one made when tracing starts would be
+ * among the descriptors the test process closes behind it (the fork
+ * server's, a test's closefrom) and its number could by then be a pipe of
+ * the test's own.
+ */
+#include "tracer/peek.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <mqueue.h>
+#include <stdatomic.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+uint64_t tattle__endpoint_key(dev_t device, ino_t inode)
+{
+    uint64_t key =
+        ((uint64_t)device * UINT64_C(0x9E3779B97F4A7C15)) ^ (uint64_t)inode;
+    return key != 0 ? key : 1;
+}
+
+/* Appends the decimal digits of `value` to a bounded path. */
+static size_t append_decimal(char *out, size_t size, size_t used,
+                             uint64_t value)
+{
+    char digits[24];
+    size_t count = 0;
+    do {
+        digits[count++] = (char)('0' + value % 10);
+        value /= 10;
+    } while (value != 0);
+    while (count > 0 && used + 1 < size)
+        out[used++] = digits[--count];
+    out[used] = '\0';
+    return used;
+}
+
+static size_t append_string(char *out, size_t size, size_t used,
+                            const char *text)
+{
+    while (*text != '\0' && used + 1 < size)
+        out[used++] = *text++;
+    out[used] = '\0';
+    return used;
+}
+
+/* The number after `field` in `text` (in `base`), or false when absent. */
+static bool fdinfo_number(const char *text, const char *field, unsigned base,
+                          uint64_t *value)
+{
+    const char *found = strstr(text, field);
+    if (found == NULL)
+        return false;
+    found += strlen(field);
+    while (*found == ' ' || *found == '\t')
+        found++;
+    uint64_t number = 0;
+    for (;; found++) {
+        unsigned digit;
+        if (*found >= '0' && *found <= '9')
+            digit = (unsigned)(*found - '0');
+        else if (base == 16 && *found >= 'a' && *found <= 'f')
+            digit = (unsigned)(*found - 'a') + 10;
+        else
+            break;
+        number = number * base + digit;
+    }
+    *value = number;
+    return true;
+}
+
+bool tattle__eventfd_info(int fd, uint64_t *id, bool *semaphore,
+                          uint64_t *count)
+{
+    char path[48];
+    size_t used = append_string(path, sizeof path, 0, "/proc/self/fdinfo/");
+    append_decimal(path, sizeof path, used, (uint64_t)fd);
+    int saved_errno = errno;
+    int info = (int)syscall(SYS_openat, AT_FDCWD, path, O_RDONLY | O_CLOEXEC);
+    if (info < 0) {
+        errno = saved_errno;
+        return false;
+    }
+    char text[512];
+    ssize_t length = syscall(SYS_read, info, text, sizeof text - 1);
+    syscall(SYS_close, info);
+    errno = saved_errno;
+    if (length <= 0)
+        return false;
+    text[length] = '\0';
+    uint64_t found_id, flag = 0, counter = 0;
+    if (!fdinfo_number(text, "eventfd-id:", 10, &found_id))
+        return false;
+    fdinfo_number(text, "eventfd-semaphore:", 10, &flag);
+    fdinfo_number(text, "eventfd-count:", 16, &counter);
+    if (id != NULL)
+        *id = found_id;
+    if (semaphore != NULL)
+        *semaphore = flag == 1;
+    if (count != NULL)
+        *count = counter;
+    return true;
+}
+
+/* What one peek found. */
+struct peeked {
+    uint64_t bytes;    /* waiting (see tattle__endpoint's kernel_bytes) */
+    uint64_t messages; /* a queue's messages, an eventfd's counter */
+    unsigned char data[TATTLE__PAYLOAD_MAX];
+    uint32_t length; /* of data */
+};
+
+/* The entry (index) whose key is `key`, or -1. */
+static int find_entry(struct tattle_trace_arena *arena, uint64_t key)
+{
+    for (int i = 0; i < TATTLE__MAX_ENDPOINTS; i++) {
+        struct tattle__endpoint *entry = &arena->endpoints[i];
+        if (atomic_load_explicit(&entry->key, memory_order_acquire) == key &&
+            atomic_load_explicit(&entry->kind, memory_order_acquire) != 0)
+            return i;
+    }
+    return -1;
+}
+
+/* A pipe or FIFO: FIONREAD, then tee(2) of at most `bound` bytes into the
+ * scratch pipe (which moves no byte out of the pipe) read back. The write
+ * end of a pipe has the count only (tee: EBADF). */
+static void peek_pipe(int fd, const int scratch[2], uint32_t bound,
+                      struct peeked *out)
+{
+    int waiting = 0;
+    if (ioctl(fd, FIONREAD, &waiting) != 0 || waiting <= 0)
+        return;
+    out->bytes = (uint64_t)waiting;
+    if (scratch[0] < 0)
+        return;
+    size_t want = (size_t)waiting < bound ? (size_t)waiting : bound;
+    ssize_t copied = tee(fd, scratch[1], want, SPLICE_F_NONBLOCK);
+    if (copied <= 0)
+        return;
+    ssize_t got = syscall(SYS_read, scratch[0], out->data, (size_t)copied);
+    out->length = got > 0 ? (uint32_t)got : 0;
+}
+
+/* A socket: FIONREAD (a datagram socket's first datagram), and the first
+ * `bound` bytes with MSG_PEEK|MSG_DONTWAIT, unless SO_PEEK_OFF is set on
+ * it (a peek would then move the offset the test's next peek reads at). */
+static void peek_socket(int fd, uint32_t bound, struct peeked *out)
+{
+    int waiting = 0;
+    if (ioctl(fd, FIONREAD, &waiting) != 0 || waiting <= 0)
+        return;
+    out->bytes = (uint64_t)waiting;
+    int offset = -1;
+    socklen_t size = sizeof offset;
+    if (getsockopt(fd, SOL_SOCKET, SO_PEEK_OFF, &offset, &size) == 0 &&
+        offset >= 0)
+        return;
+    ssize_t got = syscall(SYS_recvfrom, fd, out->data, (size_t)bound,
+                          MSG_PEEK | MSG_DONTWAIT, NULL, NULL);
+    out->length = got > 0 ? (uint32_t)got : 0;
+}
+
+/* Writes a peek into the entry, unless another descriptor of the same
+ * object already showed more of it in this peek (a pipe's read end after
+ * its write end, which gives the count only). */
+static void record_peek(struct tattle__endpoint *entry,
+                        enum tattle__peek_taker taker,
+                        const struct peeked *found)
+{
+    if (atomic_load_explicit(&entry->peeked, memory_order_acquire) ==
+            (uint32_t)taker &&
+        entry->peek_length > found->length)
+        return;
+    entry->kernel_bytes = found->bytes;
+    entry->kernel_messages = found->messages;
+    for (uint32_t i = 0; i < found->length; i++)
+        entry->peek[i] = found->data[i];
+    entry->peek_length = found->length;
+    atomic_store_explicit(&entry->peeked, (uint32_t)taker,
+                          memory_order_release);
+}
+
+/* Peeks `fd` (a descriptor of the calling process) when it is an
+ * endpoint of the arena's table. */
+static void peek_descriptor(struct tattle_trace_arena *arena, int fd,
+                            const int scratch[2], uint32_t bound,
+                            enum tattle__peek_taker taker)
+{
+    struct stat status;
+    if (fstat(fd, &status) != 0)
+        return;
+    uint64_t key, eventfd_id, counter = 0;
+    if ((status.st_mode & S_IFMT) == 0) {
+        if (!tattle__eventfd_info(fd, &eventfd_id, NULL, &counter))
+            return;
+        key = TATTLE__EVENTFD_KEY_TAG ^ eventfd_id;
+    } else {
+        key = tattle__endpoint_key(status.st_dev, status.st_ino);
+    }
+    int index = find_entry(arena, key);
+    if (index < 0)
+        return;
+    struct tattle__endpoint *entry = &arena->endpoints[index];
+    struct peeked found = {0};
+    switch (atomic_load_explicit(&entry->kind, memory_order_acquire)) {
+    case TATTLE__ENDPOINT_PIPE:
+        peek_pipe(fd, scratch, bound, &found);
+        break;
+    case TATTLE__ENDPOINT_STREAM:
+    case TATTLE__ENDPOINT_DGRAM:
+        peek_socket(fd, bound, &found);
+        break;
+    case TATTLE__ENDPOINT_EVENTFD:
+        found.messages = counter;
+        found.bytes = counter != 0 ? sizeof(uint64_t) : 0;
+        break;
+    case TATTLE__ENDPOINT_QUEUE: {
+        struct mq_attr attributes;
+        if (syscall(SYS_mq_getsetattr, fd, NULL, &attributes) != 0)
+            return;
+        found.messages = (uint64_t)attributes.mq_curmsgs;
+        break;
+    }
+    default:
+        return;
+    }
+    record_peek(entry, taker, &found);
+}
+
+/* The directory entries getdents64 returns. */
+struct directory_entry {
+    uint64_t inode;
+    int64_t offset;
+    unsigned short length;
+    unsigned char type;
+    char name[];
+};
+
+bool tattle__peek_held(struct tattle_trace_arena *arena, int pidfd, pid_t pid,
+                       enum tattle__peek_taker taker)
+{
+    int saved_errno = errno;
+    char path[48];
+    size_t used = append_string(path, sizeof path, 0, "/proc/");
+    if (pidfd < 0)
+        used = append_string(path, sizeof path, used, "self");
+    else
+        used = append_decimal(path, sizeof path, used, (uint64_t)pid);
+    append_string(path, sizeof path, used, "/fd");
+    int directory = (int)syscall(SYS_openat, AT_FDCWD, path,
+                                 O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (directory < 0) {
+        errno = saved_errno;
+        return false;
+    }
+    int scratch[2] = {-1, -1};
+    if (syscall(SYS_pipe2, scratch, O_CLOEXEC | O_NONBLOCK) != 0)
+        scratch[0] = scratch[1] = -1;
+    uint32_t bound = arena->payload_bytes < TATTLE__PAYLOAD_MAX
+                         ? arena->payload_bytes
+                         : TATTLE__PAYLOAD_MAX;
+    bool whole = true;
+    _Alignas(struct directory_entry) char listing[1024];
+    for (;;) {
+        long got = syscall(SYS_getdents64, directory, listing, sizeof listing);
+        if (got <= 0) {
+            whole = got == 0;
+            break;
+        }
+        for (long at = 0; at < got;) {
+            const struct directory_entry *item =
+                (const struct directory_entry *)(listing + at);
+            at += item->length;
+            uint64_t number = 0;
+            const char *digit = item->name;
+            if (*digit < '0' || *digit > '9')
+                continue; /* "." and ".." */
+            for (; *digit >= '0' && *digit <= '9'; digit++)
+                number = number * 10 + (uint64_t)(*digit - '0');
+            if (number > INT32_MAX)
+                continue;
+            int fd = (int)number;
+            if (pidfd < 0) {
+                if (fd != directory && fd != scratch[0] && fd != scratch[1])
+                    peek_descriptor(arena, fd, scratch, bound, taker);
+                continue;
+            }
+            int fetched = (int)syscall(SYS_pidfd_getfd, pidfd, fd, 0);
+            if (fetched < 0) {
+                if (errno != EBADF) /* closed since listed: nothing held */
+                    whole = false;
+                continue;
+            }
+            peek_descriptor(arena, fetched, scratch, bound, taker);
+            syscall(SYS_close, fetched);
+        }
+    }
+    syscall(SYS_close, directory);
+    if (scratch[0] >= 0) {
+        syscall(SYS_close, scratch[0]);
+        syscall(SYS_close, scratch[1]);
+    }
+    if (whole)
+        atomic_store_explicit(&arena->peek_taken, (uint32_t)taker,
+                              memory_order_release);
+    errno = saved_errno;
+    return whole;
+}
