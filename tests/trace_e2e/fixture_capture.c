@@ -37,6 +37,7 @@
 #include <tattle/tattle.h>
 #include <tattle/trace.h>
 
+#include "reused_numbers.h"
 #include "tracer/arena.h"
 
 enum { JOB_BYTES = 16, JOBS = 6, WORKERS = 2 };
@@ -1094,6 +1095,18 @@ TEST(ipc, reused_by_open, .tags = "trace_messages")
                                     fds[0], "file by memfd_create"),
               0);
     unlink(path);
+}
+
+/* The number of a pipe's end closed unseen (or by freopen), then handed
+ * out by freopen, tmpfile, mkostemp, timerfd_create, signalfd,
+ * inotify_init and inotify_init1 (reused_numbers.h): what is written into
+ * the file or read from the timer, the signal or the watch is no message
+ * through the pipe. */
+TEST(ipc, reused_by_every_call, .tags = "trace_messages")
+{
+    const char *which = "";
+    const char *wrong = reused_by_every_call(&which);
+    EXPECT(wrong == NULL, "%s: %s", which, wrong);
 }
 
 /* fcntl64 (what fcntl is named where glibc's off_t is 64 bits on every
