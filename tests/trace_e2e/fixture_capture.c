@@ -1280,6 +1280,45 @@ TEST(ipc, more_writers_than_actors, .tags = "trace_messages:400")
     close(fds[1]);
 }
 
+static void *take_one_token(void *argument)
+{
+    eventfd_t value = 0;
+    return eventfd_read(*(int *)argument, &value) == 0 && value == 1 ? NULL
+                                                                     : argument;
+}
+
+/* An EFD_SEMAPHORE eventfd written 1 twice: the test takes the first
+ * token; then more threads than the trace has actor slots write into a
+ * pipe, and one more takes the second token, its read refused for want
+ * of a slot (lost, as to a ring): the test's read took one unit, the
+ * first write, never the second. */
+TEST(ipc, eventfd_semaphore_next_read_lost, .tags = "trace_messages:400")
+{
+    int event = eventfd(0, EFD_CLOEXEC | EFD_SEMAPHORE);
+    ASSERT_GE(event, 0);
+    ASSERT_EQ(eventfd_write(event, 1), 0);
+    eventfd_t value = 0;
+    ASSERT_EQ(eventfd_read(event, &value), 0);
+    EXPECT_EQ(value, 1);
+    ASSERT_EQ(eventfd_write(event, 1), 0);
+    int fds[2];
+    ASSERT_EQ(pipe(fds), 0);
+    for (int i = 0; i < CROWD; i++) {
+        struct crowd_member member = {fds[1], i};
+        pthread_t thread;
+        ASSERT_EQ(pthread_create(&thread, NULL, write_one, &member), 0);
+        pthread_join(thread, NULL);
+    }
+    pthread_t taker;
+    void *failed = NULL;
+    ASSERT_EQ(pthread_create(&taker, NULL, take_one_token, &event), 0);
+    pthread_join(taker, &failed);
+    EXPECT_NULL(failed);
+    close(fds[0]);
+    close(fds[1]);
+    close(event);
+}
+
 /* A regular file and the test's own stdout and stderr are not message
  * endpoints; one pipe message shows the capture was on. */
 TEST(ipc, not_endpoints, .tags = "trace_messages")

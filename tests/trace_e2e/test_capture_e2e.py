@@ -493,6 +493,32 @@ def case_eventfd_semaphore(args):
               for e in got), "from the poster to the taker: %s" % got)
 
 
+@CASES("capture_e2e_eventfd_semaphore_read_takes_one_unit_when_the_next_is_lost")
+def case_eventfd_semaphore_next_read_lost(args):
+    """An EFD_SEMAPHORE eventfd written 1 twice; the test takes the first
+    token, a thread the second after more threads than the actor slots
+    took every slot, so its read is refused (lost): the test's read
+    matches the first write and the second write, whose read was lost,
+    names no receive (a semaphore read takes one unit, whatever reads
+    after it were lost)."""
+    _, traces = traced_run(args, "ipc/eventfd_semaphore_next_read_lost")
+    trace = traces.get("ipc/eventfd_semaphore_next_read_lost")
+    if not trace:
+        return
+    got = [e for e in messages(trace) if e.get("label", "").startswith("eventfd")]
+    sends = [e for e in got if e["kind"] == "send"]
+    recvs = [e for e in got if e["kind"] == "recv"]
+    if not check(len(sends) == 2 and len(recvs) == 1 and
+                 recvs[0].get("to") == "main",
+                 "two writes and the test's read, the thread's lost: %s" % got):
+        return
+    check(recvs[0].get("match") == sends[0]["seq"] and
+          sends[0].get("match") == recvs[0]["seq"],
+          "the test's read and the first write match: %s" % got)
+    check("match" not in sends[1],
+          "the second write, whose read was lost, names no read: %s" % got)
+
+
 @CASES("capture_e2e_read_after_lost_writes_takes_the_kept_ones")
 def case_read_after_lost_writes(args):
     """Ten one-byte writes and one read of them all, with a ring of four
