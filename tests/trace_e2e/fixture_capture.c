@@ -1253,6 +1253,20 @@ static void *write_one(void *argument)
     return NULL;
 }
 
+/* CROWD threads, one after another, each write one message into
+ * `write_end`: false when a thread could not be started. */
+static bool crowd_writes_one_each(int write_end)
+{
+    for (int i = 0; i < CROWD; i++) {
+        struct crowd_member member = {write_end, i};
+        pthread_t thread;
+        if (pthread_create(&thread, NULL, write_one, &member) != 0)
+            return false;
+        pthread_join(thread, NULL);
+    }
+    return true;
+}
+
 /* More threads than the trace has actor slots each write one message
  * into a pipe, one after another, so the last ones are refused; then the
  * main thread writes one and reads everything back. The cap keeps every
@@ -1261,12 +1275,7 @@ TEST(ipc, more_writers_than_actors, .tags = "trace_messages:400")
 {
     int fds[2];
     ASSERT_EQ(pipe(fds), 0);
-    for (int i = 0; i < CROWD; i++) {
-        struct crowd_member member = {fds[1], i};
-        pthread_t thread;
-        ASSERT_EQ(pthread_create(&thread, NULL, write_one, &member), 0);
-        pthread_join(thread, NULL);
-    }
+    ASSERT(crowd_writes_one_each(fds[1]));
     ASSERT_EQ(write(fds[1], "last one", CROWD_MESSAGE_BYTES),
               CROWD_MESSAGE_BYTES);
     static char everything[CROWD * CROWD_MESSAGE_BYTES];
@@ -1303,12 +1312,7 @@ TEST(ipc, eventfd_semaphore_next_read_lost, .tags = "trace_messages:400")
     ASSERT_EQ(eventfd_write(event, 1), 0);
     int fds[2];
     ASSERT_EQ(pipe(fds), 0);
-    for (int i = 0; i < CROWD; i++) {
-        struct crowd_member member = {fds[1], i};
-        pthread_t thread;
-        ASSERT_EQ(pthread_create(&thread, NULL, write_one, &member), 0);
-        pthread_join(thread, NULL);
-    }
+    ASSERT(crowd_writes_one_each(fds[1]));
     pthread_t taker;
     void *failed = NULL;
     ASSERT_EQ(pthread_create(&taker, NULL, take_one_token, &event), 0);
