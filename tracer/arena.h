@@ -82,6 +82,8 @@ struct tattle__endpoint {
     _Atomic uint32_t peer;   /* the peer socket's index + 1, or 0 */
     _Atomic uint32_t writer; /* first actor seen sending into it, + 1 */
     _Atomic uint32_t reader; /* first actor seen receiving from it, + 1 */
+    uint32_t semaphore; /* an EFD_SEMAPHORE eventfd: a read takes one unit */
+    uint32_t reserved_;
     _Atomic uint64_t sent;
     _Atomic uint64_t received;
     uint64_t id;                            /* the inode, or the eventfd's id */

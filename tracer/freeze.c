@@ -281,6 +281,7 @@ struct endpoint_view {
     uint32_t writer, reader; /* actor index + 1 */
     uint64_t sent;           /* the writers' offset at the end */
     uint64_t received;       /* the readers' offset at the end */
+    bool semaphore;          /* an EFD_SEMAPHORE eventfd */
     const char *display;     /* `pipe:[4711]`, `unix:/tmp/s`, ... */
     char name[TATTLE__ENDPOINT_NAME_BYTES];
     char local[TATTLE__ENDPOINT_NAME_BYTES];
@@ -315,6 +316,8 @@ static struct endpoint_view *read_endpoints(struct trace_storage *storage,
         view->peek_length = entry->peek_length;
         view->kernel_bytes = entry->kernel_bytes;
         view->kernel_messages = entry->kernel_messages;
+        view->semaphore =
+            view->kind == TATTLE__ENDPOINT_EVENTFD && entry->semaphore != 0;
         if (view->kind > TATTLE__ENDPOINT_KIND_LAST ||
             view->peer > TATTLE__MAX_ENDPOINTS || view->writer > actor_count ||
             view->reader > actor_count || view->peeked > TATTLE__PEEK_RUNNER ||
@@ -917,9 +920,12 @@ static int resolve_captures(struct trace_storage *storage,
                 send = sends[better];
         }
         claim(events, send, &events[i], claimed, finished);
-        if (kind == TATTLE__ENDPOINT_EVENTFD) {
-            /* Up to the next read (a semaphore's reads are one unit
-             * apart), else to where the readers ended. */
+        if (kind == TATTLE__ENDPOINT_EVENTFD && views[source - 1].semaphore) {
+            /* One unit, whatever reads after it the ring lost: the next
+             * kept read's offset would take the writes they took. */
+            end = refs[i].offset + 1 != 0 ? refs[i].offset + 1 : UINT64_MAX;
+        } else if (kind == TATTLE__ENDPOINT_EVENTFD) {
+            /* Up to the next read, else to where the readers ended. */
             size_t next = sends_through(receives, receive_count, refs, source,
                                         refs[i].offset);
             end =

@@ -37,6 +37,7 @@
 #include <tattle/tattle.h>
 #include <tattle/trace.h>
 
+#include "reused_numbers.h"
 #include "tracer/arena.h"
 
 enum { JOB_BYTES = 16, JOBS = 6, WORKERS = 2 };
@@ -1096,6 +1097,18 @@ TEST(ipc, reused_by_open, .tags = "trace_messages")
     unlink(path);
 }
 
+/* The number of a pipe's end closed unseen (or by freopen), then handed
+ * out by freopen, tmpfile, mkostemp, timerfd_create, signalfd,
+ * inotify_init and inotify_init1 (reused_numbers.h): what is written into
+ * the file or read from the timer, the signal or the watch is no message
+ * through the pipe. */
+TEST(ipc, reused_by_every_call, .tags = "trace_messages")
+{
+    const char *which = "";
+    const char *wrong = reused_by_every_call(&which);
+    EXPECT(wrong == NULL, "%s: %s", which, wrong);
+}
+
 /* fcntl64 (what fcntl is named where glibc's off_t is 64 bits on every
  * target) duplicating a pipe's end with F_DUPFD and F_DUPFD_CLOEXEC onto
  * numbers a file had, closed unseen: the duplicates are the pipe's. */
@@ -1240,6 +1253,20 @@ static void *write_one(void *argument)
     return NULL;
 }
 
+/* CROWD threads, one after another, each write one message into
+ * `write_end`: false when a thread could not be started. */
+static bool crowd_writes_one_each(int write_end)
+{
+    for (int i = 0; i < CROWD; i++) {
+        struct crowd_member member = {write_end, i};
+        pthread_t thread;
+        if (pthread_create(&thread, NULL, write_one, &member) != 0)
+            return false;
+        pthread_join(thread, NULL);
+    }
+    return true;
+}
+
 /* More threads than the trace has actor slots each write one message
  * into a pipe, one after another, so the last ones are refused; then the
  * main thread writes one and reads everything back. The cap keeps every
@@ -1248,12 +1275,7 @@ TEST(ipc, more_writers_than_actors, .tags = "trace_messages:400")
 {
     int fds[2];
     ASSERT_EQ(pipe(fds), 0);
-    for (int i = 0; i < CROWD; i++) {
-        struct crowd_member member = {fds[1], i};
-        pthread_t thread;
-        ASSERT_EQ(pthread_create(&thread, NULL, write_one, &member), 0);
-        pthread_join(thread, NULL);
-    }
+    ASSERT(crowd_writes_one_each(fds[1]));
     ASSERT_EQ(write(fds[1], "last one", CROWD_MESSAGE_BYTES),
               CROWD_MESSAGE_BYTES);
     static char everything[CROWD * CROWD_MESSAGE_BYTES];
@@ -1265,6 +1287,40 @@ TEST(ipc, more_writers_than_actors, .tags = "trace_messages:400")
     EXPECT_EQ(memcmp(last, "last one", CROWD_MESSAGE_BYTES), 0);
     close(fds[0]);
     close(fds[1]);
+}
+
+static void *take_one_token(void *argument)
+{
+    eventfd_t value = 0;
+    return eventfd_read(*(int *)argument, &value) == 0 && value == 1 ? NULL
+                                                                     : argument;
+}
+
+/* An EFD_SEMAPHORE eventfd written 1 twice: the test takes the first
+ * token; then more threads than the trace has actor slots write into a
+ * pipe, and one more takes the second token, its read refused for want
+ * of a slot (lost, as to a ring): the test's read took one unit, the
+ * first write, never the second. */
+TEST(ipc, eventfd_semaphore_next_read_lost, .tags = "trace_messages:400")
+{
+    int event = eventfd(0, EFD_CLOEXEC | EFD_SEMAPHORE);
+    ASSERT_GE(event, 0);
+    ASSERT_EQ(eventfd_write(event, 1), 0);
+    eventfd_t value = 0;
+    ASSERT_EQ(eventfd_read(event, &value), 0);
+    EXPECT_EQ(value, 1);
+    ASSERT_EQ(eventfd_write(event, 1), 0);
+    int fds[2];
+    ASSERT_EQ(pipe(fds), 0);
+    ASSERT(crowd_writes_one_each(fds[1]));
+    pthread_t taker;
+    void *failed = NULL;
+    ASSERT_EQ(pthread_create(&taker, NULL, take_one_token, &event), 0);
+    pthread_join(taker, &failed);
+    EXPECT_NULL(failed);
+    close(fds[0]);
+    close(fds[1]);
+    close(event);
 }
 
 /* A regular file and the test's own stdout and stderr are not message

@@ -5,8 +5,10 @@
  * records the helper's side into the test's arena, named after the
  * program; a hand-down the environment gets wrong (a bad descriptor
  * number, a regular file, a wrong size, text that is not a hand-down)
- * leaves the helper untraced and working; and an untraced test hands
- * nothing down. No test calls the tracer: the driver reads the traces.
+ * leaves the helper untraced and working; an untraced test hands
+ * nothing down; and reuse_helper's files, timers, signals and watches on
+ * numbers its pipes had are no messages. No test calls the tracer: the
+ * driver reads the traces.
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
@@ -124,6 +126,22 @@ TEST(exec, system_helper, .tags = "trace_messages")
     /* The helper ends after the bye: its end of the socket closes. */
     char rest;
     EXPECT_EQ(read(sockets[0], &rest, 1), 0);
+}
+
+/* reuse_helper, built fortified, reusing pipes' numbers through the
+ * calls that open files or descriptors that are no endpoint: its pipes'
+ * messages are all the trace holds of it (test_exec_e2e.py). */
+TEST(exec, reuse_helper, .tags = "trace_messages:200")
+{
+    char *argv[] = {"reuse_helper", NULL};
+    pid_t helper;
+    ASSERT_EQ(posix_spawn(&helper, beside_this_program("reuse_helper"), NULL,
+                          NULL, argv, environ),
+              0);
+    int status = 0;
+    ASSERT_EQ(waitpid(helper, &status, 0), helper);
+    EXPECT(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+           "reuse_helper ended with status %#x", status);
 }
 
 /* The real hand-down's fields: descriptor, size, inode, generation, and

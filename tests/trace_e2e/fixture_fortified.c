@@ -4,8 +4,12 @@
  * fortified entry points (__read_chk, __recv_chk, __recvfrom_chk) that the
  * message capture defines must end such a test as glibc's do, with
  * "*** buffer overflow detected ***" and SIGABRT, traced or not. Each test
- * declares that death, so it passes when it dies so.
+ * declares that death, so it passes when it dies so. One more test opens
+ * files with flags the compiler cannot see, so that open calls the
+ * fortified __open_2 and its 64 and openat forms, on numbers a pipe had
+ * (reused_numbers.h): what is written into them is no message.
  */
+#define _GNU_SOURCE /* open64, openat64 */
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
@@ -13,6 +17,8 @@
 #include <unistd.h>
 
 #include <tattle/tattle.h>
+
+#include "reused_numbers.h"
 
 #if !defined(_FORTIFY_SOURCE) || _FORTIFY_SOURCE < 2
 #error "fixture_fortified.c is built with -D_FORTIFY_SOURCE=2"
@@ -69,4 +75,10 @@ TEST(fortified, recvfrom_overflow_traced, .tags = "trace_messages",
     char small[8];
     ssize_t got = recvfrom(pair[1], small, too_long, 0, NULL, NULL);
     printf("recvfrom %zd bytes into 8: %.8s\n", got, small);
+}
+
+TEST(fortified, reused_by_open_2, .tags = "trace_messages")
+{
+    const char *wrong = reused_by_fortified_open();
+    EXPECT(wrong == NULL, "%s", wrong);
 }

@@ -493,6 +493,32 @@ def case_eventfd_semaphore(args):
               for e in got), "from the poster to the taker: %s" % got)
 
 
+@CASES("capture_e2e_eventfd_semaphore_read_takes_one_unit_when_the_next_is_lost")
+def case_eventfd_semaphore_next_read_lost(args):
+    """An EFD_SEMAPHORE eventfd written 1 twice; the test takes the first
+    token, a thread the second after more threads than the actor slots
+    took every slot, so its read is refused (lost): the test's read
+    matches the first write and the second write, whose read was lost,
+    names no receive (a semaphore read takes one unit, whatever reads
+    after it were lost)."""
+    _, traces = traced_run(args, "ipc/eventfd_semaphore_next_read_lost")
+    trace = traces.get("ipc/eventfd_semaphore_next_read_lost")
+    if not trace:
+        return
+    got = [e for e in messages(trace) if e.get("label", "").startswith("eventfd")]
+    sends = [e for e in got if e["kind"] == "send"]
+    recvs = [e for e in got if e["kind"] == "recv"]
+    if not check(len(sends) == 2 and len(recvs) == 1 and
+                 recvs[0].get("to") == "main",
+                 "two writes and the test's read, the thread's lost: %s" % got):
+        return
+    check(recvs[0].get("match") == sends[0]["seq"] and
+          sends[0].get("match") == recvs[0]["seq"],
+          "the test's read and the first write match: %s" % got)
+    check("match" not in sends[1],
+          "the second write, whose read was lost, names no read: %s" % got)
+
+
 @CASES("capture_e2e_read_after_lost_writes_takes_the_kept_ones")
 def case_read_after_lost_writes(args):
     """Ten one-byte writes and one read of them all, with a ring of four
@@ -845,6 +871,82 @@ def case_reused_by_open(args):
     check(got == [("send", "write", "through the pipe"),
                   ("recv", "read", "through the pipe")] * 6,
           "only the messages through the pipes: %s" % got)
+    check(not trace.get("endpoints"),
+          "no endpoint left with bytes unread: %s" % trace.get("endpoints"))
+
+
+# reused_numbers.h: each scenario's one message through its pipe.
+PIPE_MESSAGE = [("send", "write", "through the pipe"),
+                ("recv", "read", "through the pipe")]
+FORTIFIED_OPENS = ("__open_2", "__open64_2", "__openat_2", "__openat64_2")
+
+
+def check_calls_fortified_opens(binary):
+    """`binary` calls the fortified opens (it was built fortified with
+    flags the compiler cannot see), or the case skips when nm is missing."""
+    try:
+        listed = subprocess.run(["nm", "-D", "--undefined-only", binary],
+                                capture_output=True, text=True, check=True)
+    except (OSError, subprocess.CalledProcessError) as error:
+        print("SKIP: nm cannot list %s's symbols: %s" % (binary, error))
+        sys.exit(77)
+    called = {line.split()[-1].split("@")[0]
+              for line in listed.stdout.splitlines() if line.strip()}
+    check(all(name in called for name in FORTIFIED_OPENS),
+          "%s calls %s: it calls %s" % (binary, FORTIFIED_OPENS,
+                                        sorted(n for n in called if "open" in n)))
+
+
+def check_only_pipe_messages(events, scenarios, where):
+    """Of reused_numbers.h's scenarios, the trace holds each one's pipe
+    message and nothing of the files, timers, signals and watches put on
+    the pipes' numbers; every receive matched."""
+    got = [(e["kind"], e.get("label"), e.get("msg")) for e in events
+           if e["kind"] in ("send", "recv")]
+    check(got == PIPE_MESSAGE * scenarios,
+          "%s: only the pipes' %d messages: %s" % (where, scenarios, got))
+    check(all("match" in e for e in events if e["kind"] == "recv"),
+          "%s: each receive is matched: %s" % (where, events))
+
+
+@CASES("capture_e2e_numbers_reused_by_fortified_open_are_not_the_old_endpoint")
+def case_reused_by_fortified_open(args):
+    """A pipe's number closed by a raw close system call, then handed out
+    by open, open64, openat and openat64 built with -D_FORTIFY_SOURCE=2
+    (the binary calls __open_2, __open64_2, __openat_2, __openat64_2):
+    what is written into each file is no message, and a failing open
+    keeps libc's errno."""
+    check_calls_fortified_opens(args.fortified)
+    out = e2e.new_dir()
+    run = e2e.Run(args.fortified, "--trace-passed", "fortified/reused_by_open_2",
+                  cwd=out, expect_status=0)
+    test = run.test("fortified/reused_by_open_2")
+    check(test.get("state") == "passed", "the test passes: %s"
+          % test.get("failures"))
+    trace = test.get("trace")
+    if not check(trace is not None, "the test has a trace"):
+        return
+    e2e.trace_is_consistent(trace, "fortified/reused_by_open_2")
+    check_only_pipe_messages(trace["events"], 4, "fortified/reused_by_open_2")
+    check(not trace.get("endpoints"),
+          "no endpoint left with bytes unread: %s" % trace.get("endpoints"))
+
+
+@CASES("capture_e2e_numbers_reused_by_streams_timers_signals_watches_are_no_messages")
+def case_reused_by_every_call(args):
+    """A pipe's number closed unseen, then handed out by tmpfile, mkostemp,
+    timerfd_create, signalfd, inotify_init and inotify_init1, and a
+    stream on a pipe's end reopened by freopen onto a file: what is written
+    into the files or read from the timer, the signal and the watches is
+    no message; freopen's close of the pipe's end is an event."""
+    _, traces = traced_run(args, "ipc/reused_by_every_call")
+    trace = traces.get("ipc/reused_by_every_call")
+    if not trace:
+        return
+    check_only_pipe_messages(trace["events"], 7, "ipc/reused_by_every_call")
+    labels = [e.get("label") for e in trace["events"] if e["kind"] == "event"]
+    check(labels.count("freopen") == 1,
+          "freopen's close of the pipe's end is one event: %s" % labels)
     check(not trace.get("endpoints"),
           "no endpoint left with bytes unread: %s" % trace.get("endpoints"))
 

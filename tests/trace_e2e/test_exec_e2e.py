@@ -7,7 +7,9 @@ socketpair) and `tattle run --trace -- exec_helper pair`, validates every
 report and stream, and checks that the helper's side is in the test's
 trace: a named actor, its sends and receives matched with the test's; that
 a hand-down the environment gets wrong leaves the helper untraced and
-working; and that nothing is handed down outside traced tests.
+working; that nothing is handed down outside traced tests; and that
+reuse_helper's files, timers, signals and watches on numbers its pipes had
+are no messages.
 
     test_exec_e2e.py CASE --exec BIN --helper BIN [--tattle TATTLE]
 
@@ -21,6 +23,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "tools"))
 sys.path.insert(0, HERE)
 import driver  # noqa: E402
+import test_capture_e2e as capture  # noqa: E402
 import test_trace_e2e as e2e  # noqa: E402
 from test_trace_e2e import check  # noqa: E402
 
@@ -114,6 +117,26 @@ def case_system_helper(args):
     check("sh" in parties(trace) or "dash" in parties(trace),
           "the shell is an actor: %s" % sorted(parties(trace)))
     check_exchange(trace, "main", "exec_helper", "exec/system_helper")
+
+
+@CASES("exec_e2e_preload_forgets_numbers_reused_by_fortified_open_and_others")
+def case_reuse_helper(args):
+    """reuse_helper, built fortified (it calls __open_2 and its forms) and
+    started by a traced test, puts files, a timer, a signal and watches
+    on numbers its pipes had (reused_numbers.h): through the preload
+    library, its pipes' messages are all the trace holds of it."""
+    helper = os.path.join(os.path.dirname(args.helper), "reuse_helper")
+    capture.check_calls_fortified_opens(helper)
+    _, trace = traced_test(args, "exec/reuse_helper")
+    events = [e for e in trace["events"]
+              if "reuse_helper" in (e.get("from"), e.get("to"))]
+    check(all(e.get("from") == e.get("to") == "reuse_helper"
+              for e in events if e["kind"] in ("send", "recv")),
+          "the messages are the helper's own: %s" % events)
+    capture.check_only_pipe_messages(events, 11, "exec/reuse_helper")
+    labels = [e.get("label") for e in events if e["kind"] == "event"]
+    check(labels.count("freopen") == 1,
+          "freopen's close of the pipe's end is one event: %s" % labels)
 
 
 @CASES("exec_e2e_hostile_hand_down_leaves_helper_untraced")

@@ -626,10 +626,12 @@ static void describe_address(const struct sockaddr_storage *address,
 }
 
 /* Finds or claims the arena entry of an object: its index + 1, or 0 when
- * the table is full. */
+ * the table is full. `semaphore`: an EFD_SEMAPHORE eventfd, whose reads
+ * the freeze spans one unit each. */
 static uint32_t claim_endpoint(struct tattle_trace_arena *arena, uint64_t key,
                                enum tattle__endpoint_kind kind, uint64_t id,
-                               const char *name, const char *local)
+                               bool semaphore, const char *name,
+                               const char *local)
 {
     for (uint32_t i = 0; i < TATTLE__MAX_ENDPOINTS; i++) {
         struct tattle__endpoint *entry = &arena->endpoints[i];
@@ -638,6 +640,7 @@ static uint32_t claim_endpoint(struct tattle_trace_arena *arena, uint64_t key,
             uint64_t expected = 0;
             if (atomic_compare_exchange_strong(&entry->key, &expected, key)) {
                 entry->id = id;
+                entry->semaphore = semaphore ? 1u : 0u;
                 append_text(entry->name, sizeof entry->name, 0, name);
                 append_text(entry->local, sizeof entry->local, 0, local);
                 atomic_store_explicit(&entry->kind, (uint32_t)kind,
@@ -702,7 +705,8 @@ static uint64_t classify(int fd)
     for (int i = 0; i < EXCLUDED_MAX; i++)
         if (atomic_load_explicit(&excluded[i], memory_order_relaxed) == key)
             return 0;
-    uint32_t index = claim_endpoint(capture_arena, key, kind, id, name, local);
+    uint32_t index =
+        claim_endpoint(capture_arena, key, kind, id, semaphore, name, local);
     if (index == 0)
         return 0;
     return (uint64_t)kind << 1 | (uint64_t)index << 32 |
@@ -759,7 +763,7 @@ static uint64_t classify_queue(mqd_t queue)
                 link);
     uint32_t index = claim_endpoint(
         capture_arena, tattle__endpoint_key(status.st_dev, status.st_ino),
-        TATTLE__ENDPOINT_QUEUE, (uint64_t)status.st_ino, name, "");
+        TATTLE__ENDPOINT_QUEUE, (uint64_t)status.st_ino, false, name, "");
     if (index == 0)
         return 0;
     return (uint64_t)TATTLE__ENDPOINT_QUEUE << 1 | (uint64_t)index << 32;
