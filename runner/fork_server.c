@@ -53,17 +53,7 @@
 #include "tracer/session.h"
 #include "base/buffer.h"
 #include "base/child_path.h"
-
-#if defined(__SANITIZE_THREAD__)
-#define TATTLE__THREAD_SANITIZER 1
-#elif defined(__has_feature)
-#if __has_feature(thread_sanitizer)
-#define TATTLE__THREAD_SANITIZER 1
-#endif
-#endif
-#ifndef TATTLE__THREAD_SANITIZER
-#define TATTLE__THREAD_SANITIZER 0
-#endif
+#include "base/sanitizers.h"
 
 enum message_type {
     MESSAGE_SPAWN = 1,

@@ -27,6 +27,7 @@
 #include "tracer/session.h"
 #include "tracer/test_process/recorder.h"
 #include "base/child_path.h"
+#include "base/sanitizers.h"
 
 struct on_exit_callback {
     void (*fn)(void *ctx);
@@ -268,11 +269,57 @@ void tattle__child_on_crash(void)
         tattle__trace_session_child_finish(true);
 }
 
-/* dup2() through syscall() where the architecture has the call (see
- * tattle__child_main). */
+/* The test process's setup calls. In a plain build they go through
+ * syscall(), which the fork server's clone3 already ran: each libc wrapper
+ * sits in its own window of libc's text, and a forked process faults once
+ * on every window it runs. Under a sanitizer they are libc's, whose
+ * interceptors keep the sanitizer's view of descriptors and signal masks
+ * true (a raw call would leave it stale and, under ThreadSanitizer,
+ * signals delivered by a wrong mask); such a build is not about fork
+ * speed. */
+#if !TATTLE__SANITIZED && defined(SYS_dup2) && defined(SYS_rt_sigprocmask)
+#define TATTLE__RAW_SETUP_CALLS 1
+#else
+#define TATTLE__RAW_SETUP_CALLS 0
+#endif
+
+/* Makes the test process leader of its own process group, reaper of its
+ * orphans, and killed when the fork server dies. */
+TATTLE__CHILD_PATH static void take_own_group(void)
+{
+#if TATTLE__RAW_SETUP_CALLS
+    syscall(SYS_setpgid, 0, 0);
+    syscall(SYS_prctl, PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
+    syscall(SYS_prctl, PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
+#else
+    setpgid(0, 0);
+    prctl(PR_SET_CHILD_SUBREAPER, 1);
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+#endif
+}
+
+TATTLE__CHILD_PATH static pid_t parent_pid(void)
+{
+#if TATTLE__RAW_SETUP_CALLS
+    return (pid_t)syscall(SYS_getppid);
+#else
+    return getppid();
+#endif
+}
+
+TATTLE__CHILD_PATH static void set_signal_mask(const sigset_t *mask)
+{
+#if TATTLE__RAW_SETUP_CALLS
+    /* The kernel's signal set is the first _NSIG / 8 bytes of glibc's. */
+    syscall(SYS_rt_sigprocmask, SIG_SETMASK, mask, NULL, (size_t)(_NSIG / 8));
+#else
+    sigprocmask(SIG_SETMASK, mask, NULL);
+#endif
+}
+
 TATTLE__CHILD_PATH static void move_descriptor(int from, int to)
 {
-#ifdef SYS_dup2
+#if TATTLE__RAW_SETUP_CALLS
     syscall(SYS_dup2, from, to);
 #else
     dup2(from, to);
@@ -311,19 +358,12 @@ tattle__child_main(const struct tattle__child_start *start)
     if (start->cgroup_procs_fd >= 0 &&
         write(start->cgroup_procs_fd, "0", 1) != 1)
         _exit(3);
-    /* Through syscall(), which the fork server's clone3 already ran: each
-     * libc wrapper sits in its own window of libc's text, and a forked
-     * process faults once on every window it runs. */
-    syscall(SYS_setpgid, 0, 0);
-    syscall(SYS_prctl, PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
-    syscall(SYS_prctl, PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
-    if (syscall(SYS_getppid) != start->server_pid)
+    take_own_group();
+    if (parent_pid() != start->server_pid)
         _exit(3); /* the server died before the line above */
     for (size_t i = 0; i < start->signal_count; i++)
         sigaction(start->signals[i], &start->signal_actions[i], NULL);
-    /* The kernel's signal set is the first 8 bytes of glibc's. */
-    syscall(SYS_rt_sigprocmask, SIG_SETMASK, start->signal_mask, NULL,
-            (size_t)(_NSIG / 8));
+    set_signal_mask(start->signal_mask);
     move_descriptor(start->stdin_fd, STDIN_FILENO);
     move_descriptor(start->stdout_fd, STDOUT_FILENO);
     move_descriptor(start->stderr_fd, STDERR_FILENO);
