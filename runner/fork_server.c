@@ -52,17 +52,8 @@
 #include "runner/process_tree.h"
 #include "tracer/session.h"
 #include "base/buffer.h"
-
-#if defined(__SANITIZE_THREAD__)
-#define TATTLE__THREAD_SANITIZER 1
-#elif defined(__has_feature)
-#if __has_feature(thread_sanitizer)
-#define TATTLE__THREAD_SANITIZER 1
-#endif
-#endif
-#ifndef TATTLE__THREAD_SANITIZER
-#define TATTLE__THREAD_SANITIZER 0
-#endif
+#include "base/child_path.h"
+#include "base/sanitizers.h"
 
 enum message_type {
     MESSAGE_SPAWN = 1,
@@ -568,8 +559,8 @@ static void prepare_raw_clone(struct server_state *state)
 
 /* Forks the test process of `job`; returns its pid in the server, 0 in the
  * child, or a negative errno. */
-static pid_t fork_into_job(struct server_state *state, unsigned job,
-                           bool *joined)
+TATTLE__CHILD_PATH static pid_t fork_into_job(struct server_state *state,
+                                              unsigned job, bool *joined)
 {
     *joined = false;
     if (state->raw_clone) {
@@ -620,8 +611,8 @@ static void empty_fixture_output(const struct server_state *state)
     (void)emptied;
 }
 
-static void spawn(struct server_state *state, const struct message *request,
-                  int arena_fd)
+TATTLE__CHILD_PATH static void
+spawn(struct server_state *state, const struct message *request, int arena_fd)
 {
     const struct tattle__fork_server_config *config = state->config;
     struct message reply = {.type = MESSAGE_REPLY, .job = request->job};
@@ -638,8 +629,10 @@ static void spawn(struct server_state *state, const struct message *request,
         pid_t pid = fork_into_job(state, job, &joined);
         if (pid == 0) {
             /* A test process is no suite server: what its threads fork
-             * keeps its descriptors and its slot. */
-            fixture_fork.suite_server = false;
+             * keeps its descriptors and its slot. Written only when it
+             * changes: the write would copy a data page in every test. */
+            if (fixture_fork.suite_server)
+                fixture_fork.suite_server = false;
             struct tattle__child_start start = {
                 .test = request->test,
                 .suite = request->suite,
@@ -1093,7 +1086,8 @@ static TATTLE__NORETURN void end_suite_server(struct server_state *state,
     shut_down(state);
 }
 
-static TATTLE__NORETURN void serve(struct server_state *state)
+TATTLE__CHILD_PATH static TATTLE__NORETURN void
+serve(struct server_state *state)
 {
     for (;;) {
         struct pollfd fds[2] = {{state->channel, POLLIN, 0},

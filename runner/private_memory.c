@@ -5,6 +5,7 @@
 #include "runner/private_memory.h"
 
 #include "base/buffer.h"
+#include "base/sanitizers.h"
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -12,20 +13,9 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#if defined(__SANITIZE_ADDRESS__)
-#define TATTLE__LEAK_CHECKED 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer) || __has_feature(leak_sanitizer)
-#define TATTLE__LEAK_CHECKED 1
-#endif
-#endif
-#ifndef TATTLE__LEAK_CHECKED
-#define TATTLE__LEAK_CHECKED 0
-#endif
-
 enum { HEADER = 64 }; /* keeps the items cache-line aligned */
 
-#if TATTLE__LEAK_CHECKED
+#if TATTLE__LEAK_SANITIZER
 /* Under AddressSanitizer this is the heap: LeakSanitizer, run when a test
  * calls exit(), does not scan anonymous mappings (nor memory a forked test
  * did not inherit), so heap blocks only this memory points to would be

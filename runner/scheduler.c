@@ -51,6 +51,7 @@
 #include "base/buffer.h"
 #include "base/text.h"
 #include "base/timestamp.h"
+#include "base/sanitizers.h"
 
 enum {
     SLOT_BYTES = 256 * 1024,
@@ -64,14 +65,7 @@ enum {
  * TATTLE_TIMEOUT_MULTIPLIER. A runner built with a sanitizer unwinds many
  * times slower (every allocation of libdw's goes through the sanitizer's
  * allocator), so its own budget is larger. */
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-#define TATTLE__SANITIZED_RUNNER 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
-#define TATTLE__SANITIZED_RUNNER 1
-#endif
-#endif
-#ifdef TATTLE__SANITIZED_RUNNER
+#if TATTLE__SANITIZED
 static const unsigned long stacks_budget_us = 8000 * 1000;
 #else
 static const unsigned long stacks_budget_us = 1000 * 1000;

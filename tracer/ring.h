@@ -20,26 +20,18 @@
 
 #include <tattle/reporter.h>
 
+#include "base/sanitizers.h"
+
 #define TATTLE__RECORD_NAME_BYTES 24
 
 /* The seqlock's fences. The thread sanitizer does not model fences (gcc
  * rejects them under -fsanitize=thread), so its builds use the stronger,
  * slower sequentially consistent operations instead. */
-#if defined(__SANITIZE_THREAD__)
-#define TATTLE__RING_SANITIZED 1
-#elif defined(__has_feature)
-#if __has_feature(thread_sanitizer)
-#define TATTLE__RING_SANITIZED 1
-#endif
-#endif
-#ifndef TATTLE__RING_SANITIZED
-#define TATTLE__RING_SANITIZED 0
-#endif
 
 /** Writer: marks a record as being written, ordered before its contents. */
 static inline void tattle__ring_open_record(_Atomic uint64_t *commit)
 {
-#if TATTLE__RING_SANITIZED
+#if TATTLE__THREAD_SANITIZER
     atomic_exchange_explicit(commit, 0, memory_order_seq_cst);
 #else
     atomic_store_explicit(commit, 0, memory_order_relaxed);
@@ -50,7 +42,7 @@ static inline void tattle__ring_open_record(_Atomic uint64_t *commit)
 /** Reader: orders the copy of a record before the second commit read. */
 static inline uint64_t tattle__ring_recheck(_Atomic uint64_t *commit)
 {
-#if TATTLE__RING_SANITIZED
+#if TATTLE__THREAD_SANITIZER
     return atomic_load_explicit(commit, memory_order_seq_cst);
 #else
     atomic_thread_fence(memory_order_acquire);

@@ -26,6 +26,8 @@
 #include "base/buffer.h"
 #include "tracer/session.h"
 #include "tracer/test_process/recorder.h"
+#include "base/child_path.h"
+#include "base/sanitizers.h"
 
 struct on_exit_callback {
     void (*fn)(void *ctx);
@@ -110,16 +112,16 @@ struct phase_call {
     void **fixture_result; /* where a setup's pointer goes */
 };
 
-static struct phase_call body_call(void (*body)(void))
+TATTLE__CHILD_PATH static struct phase_call body_call(void (*body)(void))
 {
     struct phase_call call = {0};
     memcpy(&call.function, &body, sizeof call.function);
     return call;
 }
 
-static struct phase_call fixture_call(enum tattle__fixture_role role,
-                                      const void *function, intptr_t signature,
-                                      void **fixture)
+TATTLE__CHILD_PATH static struct phase_call
+fixture_call(enum tattle__fixture_role role, const void *function,
+             intptr_t signature, void **fixture)
 {
     bool is_setup = role == TATTLE__FIXTURE_SUITE_SETUP ||
                     role == TATTLE__FIXTURE_TEST_SETUP;
@@ -136,7 +138,7 @@ static struct phase_call fixture_call(enum tattle__fixture_role role,
 /* The call itself: function addresses travel as `const void *` (C cannot
  * give one option both fixture types), so each is copied back into the
  * pointer type of its signature. */
-static void call_now(const struct phase_call *call)
+TATTLE__CHILD_PATH static void call_now(const struct phase_call *call)
 {
     if (call->with_state && call->is_setup) {
         void *(*setup)(void);
@@ -155,7 +157,8 @@ static void call_now(const struct phase_call *call)
 
 /* Runs `call` in `phase`; returns false when it was left by a fatal
  * failure or a skip. */
-static bool run_phase(enum tattle__phase phase, struct phase_call call)
+TATTLE__CHILD_PATH static bool run_phase(enum tattle__phase phase,
+                                         struct phase_call call)
 {
     if (!call.function)
         return true;
@@ -177,7 +180,7 @@ static bool run_phase(enum tattle__phase phase, struct phase_call call)
     return completed;
 }
 
-static void run_on_exit_callbacks(void)
+TATTLE__CHILD_PATH static void run_on_exit_callbacks(void)
 {
     atomic_store(&current_slot->phase, TATTLE__PHASE_ON_EXIT);
     while (on_exit_count > 0) {
@@ -194,9 +197,10 @@ static void run_on_exit_callbacks(void)
     }
 }
 
-void tattle__child_run(const struct tattle_test *test,
-                       const struct tattle_suite *suite,
-                       struct tattle__slot *slot, bool forked)
+TATTLE__CHILD_PATH void tattle__child_run(const struct tattle_test *test,
+                                          const struct tattle_suite *suite,
+                                          struct tattle__slot *slot,
+                                          bool forked)
 {
     (void)forked;
     current_slot = slot;
@@ -265,8 +269,65 @@ void tattle__child_on_crash(void)
         tattle__trace_session_child_finish(true);
 }
 
+/* The test process's setup calls. In a plain build they go through
+ * syscall(), which the fork server's clone3 already ran: each libc wrapper
+ * sits in its own window of libc's text, and a forked process faults once
+ * on every window it runs. Under a sanitizer they are libc's, whose
+ * interceptors keep the sanitizer's view of descriptors and signal masks
+ * true (a raw call would leave it stale and, under ThreadSanitizer,
+ * signals delivered by a wrong mask); such a build is not about fork
+ * speed. */
+#if !TATTLE__SANITIZED && defined(SYS_dup2) && defined(SYS_rt_sigprocmask)
+#define TATTLE__RAW_SETUP_CALLS 1
+#else
+#define TATTLE__RAW_SETUP_CALLS 0
+#endif
+
+/* Makes the test process leader of its own process group, reaper of its
+ * orphans, and killed when the fork server dies. */
+TATTLE__CHILD_PATH static void take_own_group(void)
+{
+#if TATTLE__RAW_SETUP_CALLS
+    syscall(SYS_setpgid, 0, 0);
+    syscall(SYS_prctl, PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
+    syscall(SYS_prctl, PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
+#else
+    setpgid(0, 0);
+    prctl(PR_SET_CHILD_SUBREAPER, 1);
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+#endif
+}
+
+TATTLE__CHILD_PATH static pid_t parent_pid(void)
+{
+#if TATTLE__RAW_SETUP_CALLS
+    return (pid_t)syscall(SYS_getppid);
+#else
+    return getppid();
+#endif
+}
+
+TATTLE__CHILD_PATH static void set_signal_mask(const sigset_t *mask)
+{
+#if TATTLE__RAW_SETUP_CALLS
+    /* The kernel's signal set is the first _NSIG / 8 bytes of glibc's. */
+    syscall(SYS_rt_sigprocmask, SIG_SETMASK, mask, NULL, (size_t)(_NSIG / 8));
+#else
+    sigprocmask(SIG_SETMASK, mask, NULL);
+#endif
+}
+
+TATTLE__CHILD_PATH static void move_descriptor(int from, int to)
+{
+#if TATTLE__RAW_SETUP_CALLS
+    syscall(SYS_dup2, from, to);
+#else
+    dup2(from, to);
+#endif
+}
+
 /* Closes every descriptor from `first` to `last`. */
-static void close_between(int first, int last)
+TATTLE__CHILD_PATH static void close_between(int first, int last)
 {
     if (first > last ||
         syscall(SYS_close_range, (unsigned)first, (unsigned)last, 0) == 0)
@@ -278,7 +339,7 @@ static void close_between(int first, int last)
 
 /* Closes every descriptor from `first` up (the fork server's) but `kept`
  * (the arena handed down to exec'd programs, or -1). */
-static void close_from(int first, int kept)
+TATTLE__CHILD_PATH static void close_from(int first, int kept)
 {
     if (kept >= first) {
         close_between(first, kept - 1);
@@ -287,7 +348,8 @@ static void close_from(int first, int kept)
     close_between(first, INT_MAX);
 }
 
-void tattle__child_main(const struct tattle__child_start *start)
+TATTLE__CHILD_PATH void
+tattle__child_main(const struct tattle__child_start *start)
 {
     /* Every call here is a cost paid per test: what can be set once was
      * set in the fork server and is inherited. */
@@ -296,17 +358,15 @@ void tattle__child_main(const struct tattle__child_start *start)
     if (start->cgroup_procs_fd >= 0 &&
         write(start->cgroup_procs_fd, "0", 1) != 1)
         _exit(3);
-    setpgid(0, 0);
-    prctl(PR_SET_CHILD_SUBREAPER, 1);
-    prctl(PR_SET_PDEATHSIG, SIGKILL);
-    if (getppid() != start->server_pid)
+    take_own_group();
+    if (parent_pid() != start->server_pid)
         _exit(3); /* the server died before the line above */
     for (size_t i = 0; i < start->signal_count; i++)
         sigaction(start->signals[i], &start->signal_actions[i], NULL);
-    sigprocmask(SIG_SETMASK, start->signal_mask, NULL);
-    dup2(start->stdin_fd, STDIN_FILENO);
-    dup2(start->stdout_fd, STDOUT_FILENO);
-    dup2(start->stderr_fd, STDERR_FILENO);
+    set_signal_mask(start->signal_mask);
+    move_descriptor(start->stdin_fd, STDIN_FILENO);
+    move_descriptor(start->stdout_fd, STDOUT_FILENO);
+    move_descriptor(start->stderr_fd, STDERR_FILENO);
     tattle__crash_set_slot(start->slot);
     int handed_down_fd = -1;
     if (start->arena_fd >= 0) {

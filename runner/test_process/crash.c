@@ -18,6 +18,7 @@
  */
 #include "runner/test_process/crash.h"
 #include "runner/test_process/slot_write.h"
+#include "base/child_path.h"
 
 #include <errno.h>
 #include <execinfo.h>
@@ -47,7 +48,7 @@ static struct sigaction previous_actions[CRASH_SIGNAL_COUNT];
 static stack_t previous_stack;
 static bool installed;
 
-void tattle__crash_set_slot(struct tattle__slot *slot)
+TATTLE__CHILD_PATH void tattle__crash_set_slot(struct tattle__slot *slot)
 {
     crash_slot = slot;
     if (slot)

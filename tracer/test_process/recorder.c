@@ -52,6 +52,7 @@
 #include "tracer/clock.h"
 #include "tracer/static_strings.h"
 #include "tracer/test_process/recorder.h"
+#include "base/child_path.h"
 
 #define TATTLE__LIKELY(x) __builtin_expect(!!(x), 1)
 #define TATTLE__UNLIKELY(x) __builtin_expect(!!(x), 0)
@@ -692,7 +693,7 @@ TATTLE__NO_INSTRUMENT static void record_exit(void *function, void *site)
     leave_call_hook(state);
 }
 
-uint32_t tattle__calls_depth(void)
+TATTLE__CHILD_PATH uint32_t tattle__calls_depth(void)
 {
     if (TATTLE__LIKELY(
             atomic_load_explicit(&tattle__calls_on, memory_order_relaxed) == 0))
