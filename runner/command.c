@@ -920,15 +920,25 @@ static struct tattle_output output_part(struct tattle__result_record *record,
     };
 }
 
-/* The whole of the captured `out` (its head and tail when it was cut),
- * owned by `record`: what the program printed, for an inner test with no
- * output of its own. */
+/* The bytes of an undivided stream each failed inner test after the
+ * first one carries: the stream's tail. One copy of the whole is enough
+ * evidence, and a program with thousands of failed points must not make
+ * its report thousands of copies of its output. */
+enum { UNDIVIDED_TAIL_BYTES = 2048 };
+
+/* What an inner test with no output of its own carries of the captured
+ * `out` (its head and tail when it was cut), owned by `record`: the
+ * whole when `first`, else its last UNDIVIDED_TAIL_BYTES, marked cut. */
 static struct tattle_output output_whole(struct tattle__result_record *record,
-                                         const struct tattle_output *out)
+                                         const struct tattle_output *out,
+                                         bool first)
 {
-    struct tattle_output whole = output_part(record, out, 0, out->length);
+    size_t start = 0;
+    if (!first && out->length > UNDIVIDED_TAIL_BYTES)
+        start = out->length - UNDIVIDED_TAIL_BYTES;
+    struct tattle_output whole = output_part(record, out, start, out->length);
     whole.bytes = out->bytes;
-    whole.truncated = out->truncated;
+    whole.truncated = out->truncated || start > 0;
     return whole;
 }
 
@@ -949,7 +959,8 @@ static struct tattle_output own_output(struct tattle__result_record *record,
 static void build_inner(struct tattle__result_record *inner,
                         const struct tattle__result_record *command,
                         const struct tattle__gtest_test *test,
-                        const char *not_run_reason, bool gtest)
+                        const char *not_run_reason, bool gtest,
+                        bool *whole_given)
 {
     *inner = (struct tattle__result_record){0};
     struct tattle_result *result = &inner->result;
@@ -981,7 +992,8 @@ static void build_inner(struct tattle__result_record *inner,
      * part of its own carries the whole of what the program printed on
      * that stream (bounded as captured): TAP points and stderr are not
      * divided, and the program's output is the evidence of its failures.
-     * A test that did not fail carries only its own. */
+     * The first such test carries it whole, each later one its tail
+     * (whole_given). A test that did not fail carries only its own. */
     bool failed = result->state == TATTLE_STATE_FAILED;
     const struct tattle_output *out = &command->result.stdout_output;
     const struct tattle_output *err = &command->result.stderr_output;
@@ -991,13 +1003,17 @@ static void build_inner(struct tattle__result_record *inner,
     else if (failed && inner_section_known(test, out))
         result->stdout_output =
             output_part(inner, out, test->output_start, test->output_end);
-    else if (failed && out->bytes > 0)
-        result->stdout_output = output_whole(inner, out);
+    else if (failed && out->bytes > 0) {
+        result->stdout_output = output_whole(inner, out, !whole_given[0]);
+        whole_given[0] = true;
+    }
     if (test->stderr_text)
         result->stderr_output = own_output(
             inner, test->stderr_text, test->stderr_bytes, test->stderr_cut);
-    else if (failed && err->bytes > 0)
-        result->stderr_output = output_whole(inner, err);
+    else if (failed && err->bytes > 0) {
+        result->stderr_output = output_whole(inner, err, !whole_given[1]);
+        whole_given[1] = true;
+    }
 }
 
 /* Gives every inner test a valid id no other has, as the registry
@@ -1271,6 +1287,7 @@ size_t tattle__command_expand(struct tattle__result_record *record,
                           "holds no end of this test",
                           record->result.stdout_output.bytes);
     size_t count = 0;
+    bool whole_given[2] = {false, false}; /* stdout, stderr */
     *records = tattle__calloc(tests.count + 1, sizeof **records);
     for (size_t i = 0; i < tests.count; i++) {
         const struct tattle__gtest_test *test = &tests.tests[i];
@@ -1279,7 +1296,8 @@ size_t tattle__command_expand(struct tattle__result_record *record,
             continue; /* filled below, from the command's own record */
         bool reached = from_report || test->finished;
         const char *unreached = tests.output_cut ? lost.data : not_run.data;
-        build_inner(inner, record, test, reached ? NULL : unreached, gtest);
+        build_inner(inner, record, test, reached ? NULL : unreached, gtest,
+                    whole_given);
         if (inner->result.state == TATTLE_STATE_FAILED)
             inner_failed = true;
     }
