@@ -877,6 +877,12 @@ static void append_test(struct html_reporter *self,
     }
     append(out, "\"");
     tattle__name_index_add(&self->suites, test->suite ? test->suite : "", NULL);
+    /* A deferred test with pictures is a <details>: the marker tells the
+     * script's toggle listener it has details to render, so opening the
+     * failed tests at load (the parser's `open` fires toggle) parses
+     * nothing of the inert block. A row needs none: only a click opens it. */
+    if (deferred && !row)
+        append(out, " data-deferred=\"true\"");
     if (result->flaky)
         append(out, " data-flaky=\"true\"");
     /* The summary is a row of 10,000 in a big run: the state is drawn by
@@ -1117,7 +1123,7 @@ static const char page_script[] =
     "while(d.lastChild)b.insertBefore(d.lastChild,b.firstChild);"
     "Array.prototype.forEach.call(b.querySelectorAll('.rerun'),copy);}\n"
     "document.addEventListener('toggle',function(e){var t=e.target;"
-    "if(t.open&&t.classList.contains('test'))render(t);},true);\n"
+    "if(t.open&&t.dataset.deferred)render(t);},true);\n"
     "function open(t,v){if(t.tagName==='DETAILS'){t.open=v;return;}"
     "if(v)render(t);t.dataset.open=v;"
     "t.firstChild.setAttribute('aria-expanded',v);}\n"

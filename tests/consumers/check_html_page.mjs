@@ -20,6 +20,11 @@
 //             (with SEARCH: the first test it left, opened)
 //  "keyboard_opened": {"id", "focusable", "open", "rendered", "output"}
 //             (with SEARCH: a passed test's row opened with Enter)
+//  "at_load": {"open": failed tests open at load, "toggled": their toggle
+//              events seen, "unpacked": times the inert block was parsed
+//              by then} (the page's lazy deferral: 0),
+//  "unpacked_after_search": times parsed once the text filter ran
+//             (with SEARCH: 1, which shows the count sees a parse),
 //  "screenshots": [paths]}
 //
 // The browser, the page's requests (recorded and aborted: nothing is
@@ -30,7 +35,38 @@ import { waitMs } from './wait_scale.mjs';
 
 const [report, shots, tag, search] = process.argv.slice(2);
 
+// Runs in the page before its script: counts the toggle events of open
+// tests (the parser's `open` fires one each, after the page's script is
+// in) and each time the inert block's whole text is parsed as HTML.
+function watchDeferral() {
+  window.tattleWatch = { toggled: 0, unpacked: 0 };
+  window.addEventListener('toggle', (e) => {
+    if (e.target.open && e.target.classList && e.target.classList.contains('test'))
+      window.tattleWatch.toggled++;
+  }, true);
+  const inner = Object.getOwnPropertyDescriptor(Element.prototype, 'innerHTML');
+  Object.defineProperty(Element.prototype, 'innerHTML', {
+    configurable: true,
+    get() { return inner.get.call(this); },
+    set(value) {
+      const block = document.getElementById('tattle-deferred');
+      if (block && block.textContent.length && value === block.textContent)
+        window.tattleWatch.unpacked++;
+      inner.set.call(this, value);
+    },
+  });
+}
+
 await inspectReport(report, shots, async (page, result) => {
+  // Opening the failed tests the page opens at load parses nothing
+  // deferred: wait for each of their toggle events, then count.
+  const open = await page.evaluate(() =>
+    document.querySelectorAll('main details.test[open]').length);
+  await page.waitForFunction((n) => window.tattleWatch.toggled >= n, open,
+                             { timeout: waitMs(5000) }).catch(() => {});
+  result.at_load = await page.evaluate((n) => ({
+    open: n, toggled: window.tattleWatch.toggled,
+    unpacked: window.tattleWatch.unpacked }), open);
   Object.assign(result, await page.evaluate(() => {
     const isOpen = (t) => t.open || t.dataset.open === 'true';
     const count = (selector) => document.querySelectorAll(selector).length;
@@ -84,6 +120,7 @@ await inspectReport(report, shots, async (page, result) => {
     await page.fill('#filters input[name="text"]', search);
     result.search = { text: search, deferred,
                       visible: await ids('main .test:not([hidden])') };
+    result.unpacked_after_search = await page.evaluate(() => window.tattleWatch.unpacked);
     await page.fill('#filters input[name="text"]', '');
     if (result.search.visible.length) {
       const id = result.search.visible[0];
@@ -149,4 +186,4 @@ await inspectReport(report, shots, async (page, result) => {
     focused.push(await page.evaluate(() => document.activeElement.tagName.toLowerCase()));
   }
   result.focused = focused;
-});
+}, watchDeferral);

@@ -5,9 +5,11 @@
 // console and page errors recorded, and the page's script waited for
 // (it sets data-ready on <html>; the wait is scaled by wait_scale.mjs).
 //
-//   await inspectReport(REPORT, SHOTS, async (page, result) => { ... });
+//   await inspectReport(REPORT, SHOTS, async (page, result) => { ... }
+//                       [, INIT_SCRIPT]);
 //
-// runs the callback on the loaded page, then prints `result` as one line
+// runs INIT_SCRIPT (if given) in the page before any of its own, the
+// callback on the loaded page, then prints `result` as one line
 // of JSON: {"requests": [urls other than the page itself],
 // "console_errors": [...], "page_errors": [...], "ready": bool,
 // "screenshots": [paths the callback pushed], ...what the callback added}.
@@ -24,7 +26,7 @@ export function launchChromium() {
   });
 }
 
-export async function inspectReport(report, shots, inspect) {
+export async function inspectReport(report, shots, inspect, initScript) {
   const url = pathToFileURL(path.resolve(report)).href;
   fs.mkdirSync(shots, { recursive: true });
   const browser = await launchChromium();
@@ -36,6 +38,8 @@ export async function inspectReport(report, shots, inspect) {
   };
   try {
     const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    if (initScript)
+      await context.addInitScript(initScript);
     const page = await context.newPage();
     await context.route('**/*', (route) => {
       const requested = route.request().url();

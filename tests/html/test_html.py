@@ -266,6 +266,13 @@ def html_report_in_chromium_hostile_strings_are_text(c):
     c.expect_eq(page["requests"], [], "requests made")
     c.expect_eq(page["console_errors"] + page["page_errors"], [], "errors")
     c.expect_eq(page["pwned"], None, "no test string ran as script")
+    at_load = page["at_load"]
+    c.expect(at_load["open"] >= 1 and at_load["toggled"] >= at_load["open"],
+             "failed tests open at load, each toggled: %s" % at_load)
+    c.expect_eq(at_load["unpacked"], 0,
+                "opening the failed tests at load parses no deferred detail")
+    c.expect_eq(page["unpacked_after_search"], 1,
+                "the text filter parses the deferred details once")
     c.expect_eq(page["injected"], {"img": 0, "iframe": 0, "object": 0,
                                    "embed": 0, "script": 3, "json_script": 1,
                                    "on_attributes": 0}, "elements")
