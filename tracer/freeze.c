@@ -790,11 +790,24 @@ static int freeze_pending(struct trace_storage *storage,
                          : source != 0 ? views[source - 1].writer
                                        : view->writer;
         endpoint->owner = actor != 0 ? names[actor - 1] : NULL;
-        endpoint->complete = known_units == units;
+        /* The kernel holding more than the capture counted: bytes moved
+         * where the capture does not look (splice, vmsplice, a process it
+         * does not trace), which no kept send accounts for.
+         * An eventfd's counter is in the written values, its units in
+         * writes: only a counter the capture saw no write for is beyond. */
+        uint64_t kernel_count = stream  ? view->kernel_bytes
+                                : queue ? view->kernel_messages
+                                        : 0;
+        bool kernel_beyond = view->peeked != TATTLE__PEEK_NONE &&
+                             (kernel_count > units ||
+                              (units == 0 && (view->kernel_bytes != 0 ||
+                                              view->kernel_messages != 0)));
+        endpoint->complete = known_units == units && !kernel_beyond;
         if (stream)
             endpoint->pending_bytes = clamp_exact(units);
         else if (view->kind == TATTLE__ENDPOINT_EVENTFD)
-            endpoint->pending_bytes = sizeof(uint64_t); /* what a read gets */
+            endpoint->pending_bytes = /* what a read gets */
+                units != 0 ? sizeof(uint64_t) : 0;
         else
             endpoint->pending_bytes = known_bytes;
         endpoint->pending_messages = stream ? 0 : clamp_exact(units);

@@ -8,13 +8,20 @@
  *
  * The test process runs this at its end and from its crash handler, the
  * runner at a timeout on the halted test process (its descriptors
- * fetched with pidfd_getfd): only raw system calls (the test process's
- * read, recv, close, ... are the capture's, which would record the peek),
- * no malloc, no lock, errno kept. A scratch pipe for tee(2) is made for
- * each peek and closed after it: one made when tracing starts would be
- * among the descriptors the test process closes behind it (the fork
- * server's, a test's closefrom) and its number could by then be a pipe of
- * the test's own.
+ * fetched with pidfd_getfd): only raw system calls through syscall(2)
+ * (the test process's read, recv, close, ioctl, ... may be the capture's
+ * or another interposer's, which would record the peek), no malloc, no
+ * lock, errno kept. The runner fetches only what /proc/PID/fd says is a
+ * pipe, a socket or an eventfd, or (statx without sync) a named FIFO:
+ * never a file or a device, whose fstat and close could wait on a FUSE
+ * daemon the halted test itself serves. At most TATTLE__PEEK_MAX_FDS
+ * descriptors are examined, in either process: past them the peek is
+ * not whole. An entry's kind is the test's to forge: the descriptor's own
+ * type must agree with it before any ioctl or recv is made on it. A scratch
+ * pipe for tee(2) is made for each peek and closed after it: one made when
+ * tracing starts would be among the descriptors the test process closes behind
+ * it (the fork server's, a test's closefrom) and its number could by then be a
+ * pipe of the test's own.
  */
 #include "tracer/peek.h"
 
@@ -26,8 +33,13 @@
 #include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/syscall.h>
 #include <unistd.h>
+
+/* How many descriptors one peek examines at most (a test holding half a
+ * million would otherwise keep the runner at a timeout that long). */
+#define TATTLE__PEEK_MAX_FDS 4096
 
 uint64_t tattle__endpoint_key(dev_t device, ino_t inode)
 {
@@ -146,31 +158,38 @@ static void peek_pipe(int fd, const int scratch[2], uint32_t bound,
                       struct peeked *out)
 {
     int waiting = 0;
-    if (ioctl(fd, FIONREAD, &waiting) != 0 || waiting <= 0)
+    if (syscall(SYS_ioctl, fd, FIONREAD, &waiting) != 0 || waiting <= 0)
         return;
     out->bytes = (uint64_t)waiting;
     if (scratch[0] < 0)
         return;
     size_t want = (size_t)waiting < bound ? (size_t)waiting : bound;
-    ssize_t copied = tee(fd, scratch[1], want, SPLICE_F_NONBLOCK);
+    ssize_t copied =
+        syscall(SYS_tee, fd, scratch[1], want, (unsigned)SPLICE_F_NONBLOCK);
     if (copied <= 0)
         return;
     ssize_t got = syscall(SYS_read, scratch[0], out->data, (size_t)copied);
     out->length = got > 0 ? (uint32_t)got : 0;
 }
 
-/* A socket: FIONREAD (a datagram socket's first datagram), and the first
- * `bound` bytes with MSG_PEEK|MSG_DONTWAIT, unless SO_PEEK_OFF is set on
- * it (a peek would then move the offset the test's next peek reads at). */
-static void peek_socket(int fd, uint32_t bound, struct peeked *out)
+/* A socket: FIONREAD (a datagram socket's first datagram), and for a
+ * stream socket the first `bound` bytes with MSG_PEEK|MSG_DONTWAIT,
+ * unless SO_PEEK_OFF is set on it (a peek would then move the offset the
+ * test's next peek reads at). A datagram socket has the count only: a
+ * recv, even a peek, clears a pending error (a queued ICMP refusal on
+ * UDP) the test's own next call would have seen. */
+static void peek_socket(int fd, bool stream, uint32_t bound, struct peeked *out)
 {
     int waiting = 0;
-    if (ioctl(fd, FIONREAD, &waiting) != 0 || waiting <= 0)
+    if (syscall(SYS_ioctl, fd, FIONREAD, &waiting) != 0 || waiting <= 0)
         return;
     out->bytes = (uint64_t)waiting;
+    if (!stream)
+        return;
     int offset = -1;
     socklen_t size = sizeof offset;
-    if (getsockopt(fd, SOL_SOCKET, SO_PEEK_OFF, &offset, &size) == 0 &&
+    if (syscall(SYS_getsockopt, fd, SOL_SOCKET, SO_PEEK_OFF, &offset, &size) ==
+            0 &&
         offset >= 0)
         return;
     ssize_t got = syscall(SYS_recvfrom, fd, out->data, (size_t)bound,
@@ -198,41 +217,82 @@ static void record_peek(struct tattle__endpoint *entry,
                           memory_order_release);
 }
 
+/* The type, device and inode of `path` relative to `directory` (with
+ * AT_EMPTY_PATH: of the descriptor itself) from the attributes the kernel
+ * has cached: no FUSE daemon is asked. */
+static bool describe(int directory, const char *path, int flags, unsigned *type,
+                     dev_t *device, uint64_t *inode)
+{
+    struct statx status;
+    if (syscall(SYS_statx, directory, path, flags | AT_STATX_DONT_SYNC,
+                (unsigned)(STATX_TYPE | STATX_INO), &status) != 0)
+        return false;
+    *type = status.stx_mode & S_IFMT;
+    *device = makedev(status.stx_dev_major, status.stx_dev_minor);
+    *inode = status.stx_ino;
+    return true;
+}
+
+/* Whether the socket `fd` is of the kind its entry says (the entry is the
+ * test's to forge). */
+static bool socket_matches(int fd, uint32_t kind)
+{
+    int type = 0;
+    socklen_t size = sizeof type;
+    if (syscall(SYS_getsockopt, fd, SOL_SOCKET, SO_TYPE, &type, &size) != 0)
+        return false;
+    return kind == TATTLE__ENDPOINT_STREAM ? type == SOCK_STREAM
+                                           : type != SOCK_STREAM;
+}
+
 /* Peeks `fd` (a descriptor of the calling process) when it is an
- * endpoint of the arena's table. */
+ * endpoint of the arena's table and of the kind its entry says. */
 static void peek_descriptor(struct tattle_trace_arena *arena, int fd,
                             const int scratch[2], uint32_t bound,
                             enum tattle__peek_taker taker)
 {
-    struct stat status;
-    if (fstat(fd, &status) != 0)
+    unsigned type;
+    dev_t device;
+    uint64_t inode;
+    if (!describe(fd, "", AT_EMPTY_PATH, &type, &device, &inode))
         return;
     uint64_t key, eventfd_id, counter = 0;
-    if ((status.st_mode & S_IFMT) == 0) {
+    bool eventfd = false;
+    if (type == 0) {
         if (!tattle__eventfd_info(fd, &eventfd_id, NULL, &counter))
             return;
+        eventfd = true;
         key = TATTLE__EVENTFD_KEY_TAG ^ eventfd_id;
     } else {
-        key = tattle__endpoint_key(status.st_dev, status.st_ino);
+        key = tattle__endpoint_key(device, (ino_t)inode);
     }
     int index = find_entry(arena, key);
     if (index < 0)
         return;
     struct tattle__endpoint *entry = &arena->endpoints[index];
     struct peeked found = {0};
-    switch (atomic_load_explicit(&entry->kind, memory_order_acquire)) {
+    uint32_t kind = atomic_load_explicit(&entry->kind, memory_order_acquire);
+    switch (kind) {
     case TATTLE__ENDPOINT_PIPE:
+        if (type != S_IFIFO)
+            return;
         peek_pipe(fd, scratch, bound, &found);
         break;
     case TATTLE__ENDPOINT_STREAM:
     case TATTLE__ENDPOINT_DGRAM:
-        peek_socket(fd, bound, &found);
+        if (type != S_IFSOCK || !socket_matches(fd, kind))
+            return;
+        peek_socket(fd, kind == TATTLE__ENDPOINT_STREAM, bound, &found);
         break;
     case TATTLE__ENDPOINT_EVENTFD:
+        if (!eventfd)
+            return;
         found.messages = counter;
         found.bytes = counter != 0 ? sizeof(uint64_t) : 0;
         break;
     case TATTLE__ENDPOINT_QUEUE: {
+        if (type != S_IFREG)
+            return;
         struct mq_attr attributes;
         if (syscall(SYS_mq_getsetattr, fd, NULL, &attributes) != 0)
             return;
@@ -243,6 +303,31 @@ static void peek_descriptor(struct tattle_trace_arena *arena, int fd,
         return;
     }
     record_peek(entry, taker, &found);
+}
+
+/* Whether the runner may fetch descriptor `fd` of process `pid`: a pipe,
+ * a socket or an eventfd by its /proc link, or a named FIFO by its cached
+ * type. Never a file or a device: fetched, its fstat and close could wait
+ * on a FUSE daemon that is a halted thread of the test. Queues are not
+ * fetched (their link is a path like a file's). */
+static bool runner_may_fetch(int directory, const char *name)
+{
+    char link[64];
+    ssize_t length =
+        syscall(SYS_readlinkat, directory, name, link, sizeof link - 1);
+    if (length <= 0)
+        return false;
+    link[length] = '\0';
+    if (strncmp(link, "pipe:[", 6) == 0 || strncmp(link, "socket:[", 8) == 0 ||
+        strcmp(link, "anon_inode:[eventfd]") == 0)
+        return true;
+    if (link[0] != '/')
+        return false;
+    unsigned type;
+    dev_t device;
+    uint64_t inode;
+    return describe(directory, name, 0, &type, &device, &inode) &&
+           type == S_IFIFO;
 }
 
 /* The directory entries getdents64 returns. */
@@ -278,6 +363,7 @@ bool tattle__peek_held(struct tattle_trace_arena *arena, int pidfd, pid_t pid,
                          ? arena->payload_bytes
                          : TATTLE__PAYLOAD_MAX;
     bool whole = true;
+    unsigned examined = 0;
     _Alignas(struct directory_entry) char listing[1024];
     for (;;) {
         long got = syscall(SYS_getdents64, directory, listing, sizeof listing);
@@ -297,12 +383,18 @@ bool tattle__peek_held(struct tattle_trace_arena *arena, int pidfd, pid_t pid,
                 number = number * 10 + (uint64_t)(*digit - '0');
             if (number > INT32_MAX)
                 continue;
+            if (++examined > TATTLE__PEEK_MAX_FDS) {
+                whole = false;
+                goto listed;
+            }
             int fd = (int)number;
             if (pidfd < 0) {
                 if (fd != directory && fd != scratch[0] && fd != scratch[1])
                     peek_descriptor(arena, fd, scratch, bound, taker);
                 continue;
             }
+            if (!runner_may_fetch(directory, item->name))
+                continue;
             int fetched = (int)syscall(SYS_pidfd_getfd, pidfd, fd, 0);
             if (fetched < 0) {
                 if (errno != EBADF) /* closed since listed: nothing held */
@@ -313,6 +405,7 @@ bool tattle__peek_held(struct tattle_trace_arena *arena, int pidfd, pid_t pid,
             syscall(SYS_close, fetched);
         }
     }
+listed:
     syscall(SYS_close, directory);
     if (scratch[0] >= 0) {
         syscall(SYS_close, scratch[0]);

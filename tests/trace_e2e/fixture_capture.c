@@ -27,6 +27,7 @@
 #include <sys/mman.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/un.h>
 #include <sys/uio.h>
@@ -1806,6 +1807,51 @@ TEST(ipc, kernel_socket_crash, .tags = "trace_messages")
     ASSERT_EQ(socketpair(AF_UNIX, SOCK_STREAM, 0, pair), 0);
     ASSERT_EQ(send(pair[0], "pending request", 15, 0), 15);
     raise(SIGSEGV);
+}
+
+/* A captured pipe whose captured bytes were all read, then bytes moved
+ * into it where the capture does not look (vmsplice): the kernel holds
+ * what no kept send accounts for, so its row is not complete. */
+TEST(ipc, kernel_bytes_uncounted, .tags = "trace_messages")
+{
+    int fds[2];
+    ASSERT_EQ(pipe(fds), 0);
+    ASSERT_EQ(write(fds[1], "seen", 4), 4);
+    char text[4];
+    ASSERT_EQ(read(fds[0], text, sizeof text), 4);
+    static char unseen[] = "unseen";
+    struct iovec piece = {.iov_base = unseen, .iov_len = 6};
+    ASSERT_EQ(vmsplice(fds[1], &piece, 1, 0), 6);
+}
+
+/* Bytes left in a pipe closed again, then its entry's key forged to be
+ * that of a regular file the test holds open with bytes past its offset,
+ * its kind still a pipe's. The peek must find the descriptor no FIFO and
+ * leave it alone (FIONREAD on the file would give the bytes left in it). */
+TEST(ipc, kernel_peek_forged_kind, .tags = "trace_messages")
+{
+    int fds[2];
+    ASSERT_EQ(pipe(fds), 0);
+    ASSERT_EQ(write(fds[1], "forged", 6), 6);
+    close(fds[0]);
+    close(fds[1]);
+    FILE *file = tmpfile();
+    ASSERT_NOT_NULL(file);
+    ASSERT_EQ(fwrite("not a pipe", 1, 10, file), 10u);
+    ASSERT_EQ(fflush(file), 0);
+    rewind(file);
+    struct stat status;
+    ASSERT_EQ(fstat(fileno(file), &status), 0);
+    /* tattle__endpoint_key, which the test process's capture uses. */
+    uint64_t key = ((uint64_t)status.st_dev * UINT64_C(0x9E3779B97F4A7C15)) ^
+                   (uint64_t)status.st_ino;
+    struct tattle_trace_arena *arena = tattle_trace_current;
+    ASSERT_NOT_NULL(arena);
+    for (uint32_t i = 0; i < TATTLE__MAX_ENDPOINTS; i++) {
+        struct tattle__endpoint *entry = &arena->endpoints[i];
+        if (atomic_load(&entry->kind) == TATTLE__ENDPOINT_PIPE)
+            atomic_store(&entry->key, key != 0 ? key : 1);
+    }
 }
 
 /* Bytes left in a pipe closed again, then its entry's peek forged: a

@@ -1545,6 +1545,34 @@ def case_kernel_closed(args):
               "the closed pipe is not listed: %s" % trace.get("endpoints"))
 
 
+@CASES("capture_e2e_kernel_bytes_uncounted_incomplete")
+def case_kernel_uncounted(args):
+    """Bytes the kernel holds that the capture never counted (vmsplice):
+    listed with nothing counted unread, and not complete."""
+    _, traces = traced_run(args, "ipc/kernel_bytes_uncounted")
+    trace = traces.get("ipc/kernel_bytes_uncounted")
+    if not check(trace is not None, "the test has a trace"):
+        return
+    endpoints = pending(trace, "ipc/kernel_bytes_uncounted")
+    check([(e["pending_bytes"], e["complete"], kernel(e)) for e in endpoints]
+          == [(0, False, ("test", 6, 0, "unseen"))],
+          "the uncounted bytes make the row incomplete: %s" % endpoints)
+
+
+@CASES("capture_e2e_kernel_peek_forged_kind_not_peeked")
+def case_kernel_forged_kind(args):
+    """An entry forged to carry a regular file's key with a pipe's kind:
+    the peek finds no FIFO behind the descriptor and makes no FIONREAD on
+    it, so nothing the kernel holds is reported for it."""
+    _, traces = traced_run(args, "ipc/kernel_peek_forged_kind")
+    trace = traces.get("ipc/kernel_peek_forged_kind")
+    if not check(trace is not None, "the test has a trace"):
+        return
+    peeked = [e for e in trace.get("endpoints", [])
+              if "kernel_peeked_by" in e]
+    check(peeked == [], "the file was not peeked as a pipe: %s" % peeked)
+
+
 @CASES("capture_e2e_kernel_socket_peeked_at_crash")
 def case_kernel_crash(args):
     out = e2e.new_dir()
