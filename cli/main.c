@@ -191,9 +191,24 @@ int main(int argc, char **argv)
         fputs(usage, stdout);
         return TATTLE__EXIT_OK;
     }
-    if (strcmp(name, "--version") == 0) {
-        tattle__version_print(stdout,
-                              argc > 2 && strcmp(argv[2], "--verbose") == 0);
+    /* --version, alone or with --verbose, in either order. */
+    bool version = false, verbose = false, other = false;
+    for (int i = 1; i < argc && i < 3; i++) {
+        if (strcmp(argv[i], "--version") == 0)
+            version = true;
+        else if (strcmp(argv[i], "--verbose") == 0)
+            verbose = true;
+        else
+            other = true;
+    }
+    if (version || (verbose && argc == 2)) {
+        if (!version || other || argc > 3) {
+            fputs("tattle: --verbose is used only with --version, and "
+                  "--version takes no other argument\n",
+                  stderr);
+            return TATTLE__EXIT_BAD_INPUT;
+        }
+        tattle__version_print(stdout, verbose);
         return TATTLE__EXIT_OK;
     }
     if (strcmp(name, "run") == 0)

@@ -258,6 +258,10 @@ static int run_command_line(struct run_state *state, int argc, char **argv,
         tattle__version_print(stdout, state->options.verbose);
         return 0;
     }
+    if (state->options.verbose) {
+        tattle__buffer_printf(error, "--verbose is used only with --version");
+        return -EINVAL;
+    }
     rc = plan_tests(state, error);
     if (rc != 0)
         return rc;
