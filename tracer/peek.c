@@ -48,9 +48,8 @@ uint64_t tattle__endpoint_key(dev_t device, ino_t inode)
     return key != 0 ? key : 1;
 }
 
-/* Appends the decimal digits of `value` to a bounded path. */
-static size_t append_decimal(char *out, size_t size, size_t used,
-                             uint64_t value)
+size_t tattle__append_decimal(char *out, size_t size, size_t used,
+                              uint64_t value)
 {
     char digits[24];
     size_t count = 0;
@@ -64,8 +63,8 @@ static size_t append_decimal(char *out, size_t size, size_t used,
     return used;
 }
 
-static size_t append_string(char *out, size_t size, size_t used,
-                            const char *text)
+size_t tattle__append_text(char *out, size_t size, size_t used,
+                           const char *text)
 {
     while (*text != '\0' && used + 1 < size)
         out[used++] = *text++;
@@ -102,8 +101,9 @@ bool tattle__eventfd_info(int fd, uint64_t *id, bool *semaphore,
                           uint64_t *count)
 {
     char path[48];
-    size_t used = append_string(path, sizeof path, 0, "/proc/self/fdinfo/");
-    append_decimal(path, sizeof path, used, (uint64_t)fd);
+    size_t used =
+        tattle__append_text(path, sizeof path, 0, "/proc/self/fdinfo/");
+    tattle__append_decimal(path, sizeof path, used, (uint64_t)fd);
     int saved_errno = errno;
     int info = (int)syscall(SYS_openat, AT_FDCWD, path, O_RDONLY | O_CLOEXEC);
     if (info < 0) {
@@ -344,12 +344,12 @@ bool tattle__peek_held(struct tattle_trace_arena *arena, int pidfd, pid_t pid,
 {
     int saved_errno = errno;
     char path[48];
-    size_t used = append_string(path, sizeof path, 0, "/proc/");
+    size_t used = tattle__append_text(path, sizeof path, 0, "/proc/");
     if (pidfd < 0)
-        used = append_string(path, sizeof path, used, "self");
+        used = tattle__append_text(path, sizeof path, used, "self");
     else
-        used = append_decimal(path, sizeof path, used, (uint64_t)pid);
-    append_string(path, sizeof path, used, "/fd");
+        used = tattle__append_decimal(path, sizeof path, used, (uint64_t)pid);
+    tattle__append_text(path, sizeof path, used, "/fd");
     int directory = (int)syscall(SYS_openat, AT_FDCWD, path,
                                  O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (directory < 0) {

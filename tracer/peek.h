@@ -23,6 +23,15 @@
 /* An eventfd's key is its id under this tag (all eventfds share an inode). */
 #define TATTLE__EVENTFD_KEY_TAG UINT64_C(0xefd0000000000000)
 
+/** Append `text`, or the decimal digits of `value`, to the string `out`
+ * of `size` bytes whose first `used` are filled, as far as it holds;
+ * return the new length. For names and /proc paths built where no
+ * malloc or stdio may run. */
+size_t tattle__append_text(char *out, size_t size, size_t used,
+                           const char *text);
+size_t tattle__append_decimal(char *out, size_t size, size_t used,
+                              uint64_t value);
+
 /** The endpoint table's key of a pipe, FIFO, socket or queue. */
 uint64_t tattle__endpoint_key(dev_t device, ino_t inode);
 

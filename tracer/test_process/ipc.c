@@ -553,29 +553,6 @@ __attribute__((constructor)) static void resolve_real_functions(void)
 
 /* ---- Endpoints ---------------------------------------------------------- */
 
-/* Appends text to a bounded name. */
-static size_t append_text(char *out, size_t size, size_t used, const char *text)
-{
-    while (*text != '\0' && used + 1 < size)
-        out[used++] = *text++;
-    out[used] = '\0';
-    return used;
-}
-
-static size_t append_number(char *out, size_t size, size_t used, uint64_t value)
-{
-    char digits[24];
-    size_t count = 0;
-    do {
-        digits[count++] = (char)('0' + value % 10);
-        value /= 10;
-    } while (value != 0);
-    while (count > 0 && used + 1 < size)
-        out[used++] = digits[--count];
-    out[used] = '\0';
-    return used;
-}
-
 /* A socket address as `unix:PATH`, `tcp:HOST:PORT` or `udp:HOST:PORT`;
  * empty when unnamed. */
 static void describe_address(const struct sockaddr_storage *address,
@@ -590,7 +567,7 @@ static void describe_address(const struct sockaddr_storage *address,
         size_t path_length = length - offsetof(struct sockaddr_un, sun_path);
         if (path_length > sizeof unix_address->sun_path)
             path_length = sizeof unix_address->sun_path;
-        size_t used = append_text(out, size, 0, "unix:");
+        size_t used = tattle__append_text(out, size, 0, "unix:");
         for (size_t i = 0; i < path_length && used + 1 < size; i++) {
             char c = unix_address->sun_path[i];
             if (c == '\0' && i != 0)
@@ -615,14 +592,14 @@ static void describe_address(const struct sockaddr_storage *address,
     } else {
         return;
     }
-    size_t used = append_text(out, size, 0, stream ? "tcp:" : "udp:");
+    size_t used = tattle__append_text(out, size, 0, stream ? "tcp:" : "udp:");
     if (address->ss_family == AF_INET6)
-        used = append_text(out, size, used, "[");
-    used = append_text(out, size, used, host);
+        used = tattle__append_text(out, size, used, "[");
+    used = tattle__append_text(out, size, used, host);
     if (address->ss_family == AF_INET6)
-        used = append_text(out, size, used, "]");
-    used = append_text(out, size, used, ":");
-    append_number(out, size, used, port);
+        used = tattle__append_text(out, size, used, "]");
+    used = tattle__append_text(out, size, used, ":");
+    tattle__append_decimal(out, size, used, port);
 }
 
 /* Finds or claims the arena entry of an object: its index + 1, or 0 when
@@ -641,8 +618,9 @@ static uint32_t claim_endpoint(struct tattle_trace_arena *arena, uint64_t key,
             if (atomic_compare_exchange_strong(&entry->key, &expected, key)) {
                 entry->id = id;
                 entry->semaphore = semaphore ? 1u : 0u;
-                append_text(entry->name, sizeof entry->name, 0, name);
-                append_text(entry->local, sizeof entry->local, 0, local);
+                tattle__append_text(entry->name, sizeof entry->name, 0, name);
+                tattle__append_text(entry->local, sizeof entry->local, 0,
+                                    local);
                 atomic_store_explicit(&entry->kind, (uint32_t)kind,
                                       memory_order_release);
                 return i + 1;
@@ -744,8 +722,8 @@ static uint64_t classify_queue(mqd_t queue)
     if (fstat(queue, &status) != 0)
         return 0;
     char path[48];
-    size_t used = append_text(path, sizeof path, 0, "/proc/self/fd/");
-    append_number(path, sizeof path, used, (uint64_t)queue);
+    size_t used = tattle__append_text(path, sizeof path, 0, "/proc/self/fd/");
+    tattle__append_decimal(path, sizeof path, used, (uint64_t)queue);
     char link[TATTLE__ENDPOINT_NAME_BYTES];
     ssize_t length = readlink(path, link, sizeof link - 1);
     if (length < 0)
@@ -759,8 +737,8 @@ static uint64_t classify_queue(mqd_t queue)
         length -= (ssize_t)suffix;
     link[length] = '\0';
     char name[TATTLE__ENDPOINT_NAME_BYTES];
-    append_text(name, sizeof name, append_text(name, sizeof name, 0, "mq:"),
-                link);
+    tattle__append_text(name, sizeof name,
+                        tattle__append_text(name, sizeof name, 0, "mq:"), link);
     uint32_t index = claim_endpoint(
         capture_arena, tattle__endpoint_key(status.st_dev, status.st_ino),
         TATTLE__ENDPOINT_QUEUE, (uint64_t)status.st_ino, false, name, "");
@@ -1068,7 +1046,7 @@ static void record_endpoint_event(int fd, uint64_t word, const char *label,
     uint32_t index = (uint32_t)(word >> 32);
     char name[TATTLE__ENDPOINT_NAME_BYTES + 32] = "";
     if (to != NULL) {
-        append_text(name, sizeof name, 0, to);
+        tattle__append_text(name, sizeof name, 0, to);
     } else if (kind != 0 && index != 0 && index <= TATTLE__MAX_ENDPOINTS &&
                atomic_load_explicit(&capture_arena->endpoints[index - 1].kind,
                                     memory_order_acquire) != 0) {
@@ -1078,19 +1056,19 @@ static void record_endpoint_event(int fd, uint64_t word, const char *label,
             &capture_arena->endpoints[index - 1];
         size_t used = 0;
         if (kind == TATTLE__ENDPOINT_PIPE)
-            used = append_text(name, sizeof name, 0, "pipe:[");
+            used = tattle__append_text(name, sizeof name, 0, "pipe:[");
         else if (kind == TATTLE__ENDPOINT_EVENTFD)
-            used = append_text(name, sizeof name, 0, "eventfd:[");
+            used = tattle__append_text(name, sizeof name, 0, "eventfd:[");
         else if (entry->name[0] == '\0')
-            used = append_text(name, sizeof name, 0, "socket:[");
+            used = tattle__append_text(name, sizeof name, 0, "socket:[");
         if (used != 0) {
-            used = append_number(name, sizeof name, used, entry->id);
-            append_text(name, sizeof name, used, "]");
+            used = tattle__append_decimal(name, sizeof name, used, entry->id);
+            tattle__append_text(name, sizeof name, used, "]");
         } else {
             char copy[TATTLE__ENDPOINT_NAME_BYTES];
             memcpy(copy, entry->name, sizeof copy);
             copy[sizeof copy - 1] = '\0';
-            append_text(name, sizeof name, 0, copy);
+            tattle__append_text(name, sizeof name, 0, copy);
         }
     } else {
         errno = saved_errno;
