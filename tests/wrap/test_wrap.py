@@ -860,6 +860,30 @@ def wraps_output_on_failed_tests(c):
                 "got: 3\n", "the JUnit test case's stdout")
 
 
+@CASES("wrap_undivided_output_is_whole_once_then_its_tail")
+def wraps_undivided_output_once(c):
+    # Three failed TAP points and 5000 bytes of stderr: the first failed
+    # point carries the streams whole, each later one their last 2 KiB,
+    # marked truncated, so the report holds one copy, not one per point.
+    script = ("head -c 5000 /dev/zero | tr '\\0' x >&2; echo END >&2; "
+              "echo 1..3; echo 'not ok 1 - a'; echo 'not ok 2 - b'; "
+              "echo 'not ok 3 - c'; exit 1")
+    run = c.tattle_run(["sh", "-c", script], tests=3)
+    c.expect_eq(states(run), {"sh/a": "failed", "sh/b": "failed",
+                              "sh/c": "failed"}, "states")
+    first = run.tests.get("sh/a", {}).get("output", {})
+    c.expect_eq((len(first.get("stderr") or ""), first.get("stderr_bytes"),
+                 first.get("truncated")), (5004, 5004, False),
+                "the first failed point's stderr is whole")
+    for later in ("sh/b", "sh/c"):
+        output = run.tests.get(later, {}).get("output", {})
+        stderr = output.get("stderr") or ""
+        c.expect_eq((len(stderr), stderr.endswith("xEND\n"),
+                     output.get("stderr_bytes"), output.get("truncated")),
+                    (2048, True, 5004, True),
+                    "%s carries the stderr's last 2 KiB, marked cut" % later)
+
+
 @CASES("wrap_failure_no_inner_test_explains_is_the_commands")
 def wraps_unexplained_failure(c):
     # Every point passed but the program exited 1: the command's own
