@@ -201,7 +201,7 @@ int main(int argc, char **argv)
         else
             other = true;
     }
-    if (version || (verbose && argc == 2)) {
+    if (strcmp(name, "--version") == 0 || strcmp(name, "--verbose") == 0) {
         if (!version || other || argc > 3) {
             fputs("tattle: --verbose is used only with --version, and "
                   "--version takes no other argument\n",
