@@ -25,7 +25,17 @@
 struct reporter_wanted {
     const char *name;
     const char *destination;
+    const char *named_at; /* "FILE:LINE:COLUMN" in tattle.yml, or NULL */
 };
+
+/* Starts an error about a wanted reporter with the place in tattle.yml
+ * that asked for it, when one did. */
+static void append_named_at(struct tattle__buffer *error,
+                            const struct reporter_wanted *wanted)
+{
+    if (wanted->named_at)
+        tattle__buffer_printf(error, "%s: ", wanted->named_at);
+}
 
 static bool is_standard_stream(const char *path)
 {
@@ -68,13 +78,16 @@ bool tattle__fanout_takes_stdout(const struct tattle__options *options)
 
 /* A report file can be written: not a directory, and its directory exists
  * and is writable (the report is written beside it, then renamed). */
-static int check_destination_writable(const char *reporter, const char *path,
+static int check_destination_writable(const struct reporter_wanted *wanted,
                                       struct tattle__buffer *error)
 {
+    const char *reporter = wanted->name;
+    const char *path = wanted->destination;
     if (!path || is_standard_stream(path))
         return 0;
     struct stat status;
     if (stat(path, &status) == 0 && S_ISDIR(status.st_mode)) {
+        append_named_at(error, wanted);
         tattle__buffer_printf(error, "the %s report '%s' is a directory",
                               reporter, path);
         return -EINVAL;
@@ -85,11 +98,13 @@ static int check_destination_writable(const char *reporter, const char *path,
               : tattle__strdup(".");
     int rc = 0;
     if (!directory || access(directory, W_OK | X_OK) != 0) {
+        append_named_at(error, wanted);
         tattle__buffer_printf(error, "cannot write the %s report '%s': %s: %s",
                               reporter, path, directory ? directory : path,
                               strerror(errno));
         rc = -EINVAL;
     } else if (access(path, F_OK) == 0 && access(path, W_OK) != 0) {
+        append_named_at(error, wanted);
         tattle__buffer_printf(error, "cannot write the %s report '%s': %s",
                               reporter, path, strerror(errno));
         rc = -EINVAL;
@@ -110,14 +125,15 @@ static size_t list_wanted(const struct tattle__options *options,
         console_requested |= strcmp(options->reporters[i].name, "console") == 0;
     if (!console_requested)
         wanted[count++] = (struct reporter_wanted){
-            "console", stdout_taken ? "stderr" : "stdout"};
+            "console", stdout_taken ? "stderr" : "stdout", NULL};
     for (size_t i = 0; i < options->reporter_count; i++) {
         const char *name = options->reporters[i].name;
         /* --compact: the JSON report in its compact form. */
         if (options->compact && strcmp(name, "json") == 0)
             name = "compact";
         wanted[count++] = (struct reporter_wanted){
-            name, request_destination(&options->reporters[i])};
+            name, request_destination(&options->reporters[i]),
+            options->reporters[i].named_at};
     }
     return count;
 }
@@ -199,8 +215,7 @@ static int check_wanted(const struct reporter_wanted *wanted, size_t count,
             tattle__options_describe_unknown_reporter(error, wanted[i].name);
             return -EINVAL;
         }
-        if (check_destination_writable(wanted[i].name, wanted[i].destination,
-                                       error) != 0)
+        if (check_destination_writable(&wanted[i], error) != 0)
             return -EINVAL;
     }
     return 0;
@@ -229,6 +244,7 @@ static int open_wanted(struct tattle__fanout *fanout,
         void *self = NULL;
         int rc = type->create(&self, wanted[i].destination, &fanout->options);
         if (rc != 0) {
+            append_named_at(error, &wanted[i]);
             tattle__buffer_printf(
                 error, "cannot open the %s report '%s': %s", wanted[i].name,
                 wanted[i].destination ? wanted[i].destination : "",
@@ -279,7 +295,7 @@ int tattle__fanout_open(struct tattle__fanout *fanout,
     if (rc == 0 && options->report_dir) {
         rc = create_report_dir_stream(fanout, options->report_dir, error);
         wanted[count++] =
-            (struct reporter_wanted){"jsonl", fanout->report_dir_stream};
+            (struct reporter_wanted){"jsonl", fanout->report_dir_stream, NULL};
     }
     if (rc == 0)
         rc = open_wanted(fanout, wanted, count, error);

@@ -229,6 +229,31 @@ def case_errors(case):
                 "'./missing.so': No such file" in result.stderr,
                 "flag over config: the flag's error:\n" + result.stderr)
 
+    # A destination tattle.yml names that cannot be written (its directory
+    # is missing): the error names the entry's place too, for a built-in
+    # reporter and for a plugin.
+    entries = [("junit", "reports:\n  junit: nodir/r.xml\n", "2:10")]
+    if case.options.markdown:
+        entries.append(("markdown",
+                         "reports:\n  plugins:\n    - {path: %s, file: nodir/r.md}\n"
+                         % case.options.markdown, "3:7"))
+    for reporter, config, place in entries:
+        cwd = case.new_dir()
+        driver.write(os.path.join(cwd, "tattle.yml"), config)
+        driver.write(os.path.join(cwd, "report.json"), "OLD")
+        result = case.run(["--json", "report.json"], cwd)
+        what = "unwritable destination of " + os.path.basename(reporter)
+        case.expect_eq(result.returncode, 2, what + ": exit status")
+        case.expect(re.fullmatch(r".*: tattle\.yml:%s: cannot write the %s "
+                                 r"report 'nodir/r\.(xml|md)': nodir: No such "
+                                 r"file or directory\n"
+                                 % (place, re.escape(reporter)),
+                                 result.stderr) is not None,
+                    "%s: one line naming tattle.yml:%s:\n%s"
+                    % (what, place, result.stderr))
+        case.expect_eq(driver.read(os.path.join(cwd, "report.json")), "OLD",
+                       what + ": report.json is left as it was")
+
     cwd = case.new_dir()
     driver.write(os.path.join(cwd, "tattle.yml"),
                  "reports:\n  plugins:\n    - {path: ./x.so, name: y}\n")
