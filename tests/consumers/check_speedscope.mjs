@@ -53,7 +53,8 @@ try {
   const want = `${name} - speedscope`;
   await page.waitForFunction((t) => document.title.startsWith(t) ||
                              document.title.includes(' - speedscope'),
-                             want, { timeout: waitMs(30000) }).catch(() => {});
+                             want, { timeout: waitMs(30000) })
+    .catch((error) => { if (error.name !== 'TimeoutError') throw error; });
   result.title = await page.title();
   if (result.title.endsWith(' - speedscope')) {
     // The sandwich view lists the frames of the profile shown as text.
