@@ -524,28 +524,46 @@ enum tattle__operand_kind {
     TATTLE__OPERAND_LONG_DOUBLE,
     TATTLE__OPERAND_POINTER /* any other type: an address */
 };
+/* Never defined nor called: inside sizeof, the one chosen for an operand
+ * takes it as tattle__value_* would (a struct does not compile, a
+ * pointer from an integer warns), and the size of what its result points
+ * to is the operand's kind. One _Generic per operand gives both. */
+#define TATTLE__KIND_CHECK(kind_, parameter_)                                  \
+    char(*tattle__compared_as_##kind_(parameter_))[TATTLE__OPERAND_##kind_]
+TATTLE__KIND_CHECK(INT, intmax_t);
+TATTLE__KIND_CHECK(UNSIGNED_SMALL, uintmax_t);
+TATTLE__KIND_CHECK(BOOL, _Bool);
+TATTLE__KIND_CHECK(CHAR, char);
+TATTLE__KIND_CHECK(LONG, intmax_t);
+TATTLE__KIND_CHECK(LONG_LONG, intmax_t);
+TATTLE__KIND_CHECK(UNSIGNED, uintmax_t);
+TATTLE__KIND_CHECK(UNSIGNED_LONG, uintmax_t);
+TATTLE__KIND_CHECK(UNSIGNED_LONG_LONG, uintmax_t);
+TATTLE__KIND_CHECK(DOUBLE, long double);
+TATTLE__KIND_CHECK(LONG_DOUBLE, long double);
+TATTLE__KIND_CHECK(POINTER, const void *) TATTLE__NOT_DEREFERENCED(1);
 #define TATTLE__OPERAND_KIND(x)                                                \
-    _Generic((x), _Bool                                                        \
-             : TATTLE__OPERAND_BOOL, char                                      \
-             : TATTLE__OPERAND_CHAR, signed char                               \
-             : TATTLE__OPERAND_INT, short                                      \
-             : TATTLE__OPERAND_INT, int                                        \
-             : TATTLE__OPERAND_INT, long                                       \
-             : TATTLE__OPERAND_LONG, long long                                 \
-             : TATTLE__OPERAND_LONG_LONG, unsigned char                        \
-             : TATTLE__OPERAND_UNSIGNED_SMALL, unsigned short                  \
-             : TATTLE__OPERAND_UNSIGNED_SMALL, unsigned int                    \
-             : TATTLE__OPERAND_UNSIGNED, unsigned long                         \
-             : TATTLE__OPERAND_UNSIGNED_LONG, unsigned long long               \
-             : TATTLE__OPERAND_UNSIGNED_LONG_LONG, float                       \
-             : TATTLE__OPERAND_DOUBLE, double                                  \
-             : TATTLE__OPERAND_DOUBLE, long double                             \
-             : TATTLE__OPERAND_LONG_DOUBLE, default                            \
-             : TATTLE__OPERAND_POINTER)
+    sizeof(*_Generic((x), _Bool                                                \
+                     : tattle__compared_as_BOOL, char                          \
+                     : tattle__compared_as_CHAR, signed char                   \
+                     : tattle__compared_as_INT, short                          \
+                     : tattle__compared_as_INT, int                            \
+                     : tattle__compared_as_INT, long                           \
+                     : tattle__compared_as_LONG, long long                     \
+                     : tattle__compared_as_LONG_LONG, unsigned char            \
+                     : tattle__compared_as_UNSIGNED_SMALL, unsigned short      \
+                     : tattle__compared_as_UNSIGNED_SMALL, unsigned int        \
+                     : tattle__compared_as_UNSIGNED, unsigned long             \
+                     : tattle__compared_as_UNSIGNED_LONG, unsigned long long   \
+                     : tattle__compared_as_UNSIGNED_LONG_LONG, float           \
+                     : tattle__compared_as_DOUBLE, double                      \
+                     : tattle__compared_as_DOUBLE, long double                 \
+                     : tattle__compared_as_LONG_DOUBLE, default                \
+                     : tattle__compared_as_POINTER)(x))
 /* The descriptor: the comparison, each operand's kind, whether a format
  * (and its arguments) follows the operands. */
 #define TATTLE__OPERANDS(cmp_, left_kind_, right_kind_, has_message_)          \
-    ((int)(cmp_) | (left_kind_) << 4 | (right_kind_) << 8 |                    \
+    ((int)(cmp_) | (int)(left_kind_) << 4 | (int)(right_kind_) << 8 |          \
      (has_message_) << 12)
 /** tattle__check_compare() for C: `descriptor` is TATTLE__OPERANDS(); the
  * two operands follow it, then, when it says so, the format and its
@@ -634,10 +652,11 @@ TATTLE_API TATTLE__NORETURN void tattle__skip_now(const char *file, int line,
  * evaluated once, left to right. In C they travel as the variadic
  * arguments of one call, each with the code of its type
  * (TATTLE__OPERAND_KIND) in the call's descriptor, which keeps an
- * assertion as cheap to compile as a call; the sizeof operands give them
- * the diagnostics of the tattle__value_* functions (a struct does not
- * compile) and the message printf's, without evaluating anything. In C++
- * the operands become tattle_values. */
+ * assertion as cheap to compile as a call; the code is found by one
+ * _Generic per operand whose unevaluated call gives the operand the
+ * diagnostics tattle__value_* would (a struct does not compile), and a
+ * sizeof gives the message printf's checks, without evaluating anything.
+ * In C++ the operands become tattle_values. */
 #define TATTLE__COMPARE(macro_, fatal_, cmp_, written_, ...)                   \
     TATTLE__CAT(TATTLE__COMPARE_, TATTLE__MSG_AFTER_2(__VA_ARGS__))            \
     (macro_, fatal_, cmp_, written_, __VA_ARGS__)
@@ -658,8 +677,6 @@ TATTLE_API TATTLE__NORETURN void tattle__skip_now(const char *file, int line,
  * into a value). Then the call's start: the _MSG form adds the message
  * before closing it. */
 #define TATTLE__COMPARE_OPERANDS(cmp_, a_, b_, has_message_)                   \
-    (void)sizeof(TATTLE__VALUE(a_));                                           \
-    (void)sizeof(TATTLE__VALUE(b_));                                           \
     __extension__ __auto_type tattle__left = 0 ? 0 : (a_);                     \
     __extension__ __auto_type tattle__right = 0 ? 0 : (b_);                    \
     tattle__check_operands(                                                    \

@@ -457,6 +457,48 @@ def compile_malloc_clang(c):
     compile_malloc(c, c.options.clang)
 
 
+def compile_refused_operands(c, compiler):
+    """An ASSERT_EQ operand the variadic call could not carry is refused at
+    compile time: a struct does not compile, an integer type the header
+    does not list (__int128) is taken for an address and warns. The same
+    file with int operands compiles, so a refusal is the operand's."""
+    for operand, why in (("struct pair { int a, b; } v = {1, 2}",
+                          r"incompatible type for argument 1|"
+                          r"to parameter of incompatible type"),
+                         ("__int128 v = 1", r"makes pointer from integer|"
+                          r"integer to pointer conversion")):
+        for declared in (operand, "int v = 1"):
+            source = os.path.join(c.scratch, "operand.c")
+            driver.write(source, "#include <tattle/tattle.h>\n"
+                         "TEST(operands, refused) { %s; ASSERT_EQ(v, v); }\n"
+                         % declared)
+            p = subprocess.run([compiler, "-std=gnu11", "-Wall", "-Wextra",
+                                "-Werror", "-I",
+                                os.path.join(SOURCE_DIR, "include"), "-c",
+                                source, "-o", source + ".o"],
+                               capture_output=True, text=True)
+            if declared == operand:
+                c.expect(p.returncode != 0 and re.search(why, p.stderr),
+                         "%s: '%s' compiled (exit %d), or not for its type:"
+                         "\n%s" % (compiler, operand, p.returncode,
+                                    p.stderr[-1500:]))
+            else:
+                c.expect_eq((p.returncode, p.stderr), (0, ""),
+                            "%s: int operands" % compiler)
+
+
+@CASES("runner_headers_comparison_operands_refused_gcc", needs=("gcc",),
+       labels=("headers",))
+def compile_refused_gcc(c):
+    compile_refused_operands(c, c.options.gcc)
+
+
+@CASES("runner_headers_comparison_operands_refused_clang", needs=("clang",),
+       labels=("headers",))
+def compile_refused_clang(c):
+    compile_refused_operands(c, c.options.clang)
+
+
 @CASES("runner_headers_compile_without_diagnostics_gcc", needs=("gcc",), labels=("headers",))
 def compile_silent(c):
     for source in ("header_all_macros.c", "header_no_short_names.c"):
