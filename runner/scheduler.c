@@ -1331,7 +1331,8 @@ static void stop_test(struct tattle__scheduler *scheduler, struct running *run)
     halt_test(scheduler, run);
     if (run->trace) {
         struct tattle__pid_list halted = {0};
-        list_test_processes(scheduler, run, &halted);
+        if (tattle__trace_session_peeks_processes(run->trace))
+            list_test_processes(scheduler, run, &halted);
         tattle__trace_session_snapshot_live(run->trace, halted.items,
                                             halted.count);
         tattle__pid_list_release(&halted);

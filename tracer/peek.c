@@ -14,12 +14,11 @@
  * capture's or another interposer's, which would record the peek), no
  * malloc, no lock, errno kept. The runner fetches only what /proc/PID/fd
  * says is a pipe, a socket or an eventfd, a queue (its fdinfo's mount is
- * mq_open's) or (statx without sync) a named
- * FIFO: never a file or a device, whose fstat and close could wait on a
- * FUSE daemon the halted test itself serves. Each kernel object is
- * peeked once, whichever descriptor or process shows it first (the bytes
- * are the same); one the test process peeked at its end is kept. At most
- * TATTLE__PEEK_MAX_FDS
+ * mq_open's) or (statx without sync) a named FIFO: never a file or a
+ * device, whose fstat and close could wait on a FUSE daemon the halted
+ * test itself serves. Each kernel object is peeked once, whichever
+ * descriptor or process shows it first (the bytes are the same); one the
+ * test process peeked at its end is kept. At most TATTLE__PEEK_MAX_FDS
  * descriptors are examined, in either process: past them the peek is
  * not whole. An entry's kind is the test's to forge: the descriptor's own
  * type must agree with it before any ioctl or recv is made on it. A scratch
