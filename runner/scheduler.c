@@ -218,17 +218,25 @@ static void forget_dead_strays(struct tattle__scheduler *scheduler)
     scheduler->strays.count = kept;
 }
 
+/* Appends the children of the fork server and of every suite server to
+ * `children`: the tests they run and what ended tests left behind (what a
+ * suite's test leaves behind is its suite server's). */
+static void list_server_children(const struct tattle__scheduler *scheduler,
+                                 struct tattle__pid_list *children)
+{
+    tattle__process_children(tattle__fork_server_pid(scheduler->server),
+                             children);
+    for (size_t i = 0; i < scheduler->suite_count; i++)
+        if (scheduler->suites[i].server)
+            tattle__process_children(scheduler->suites[i].pid, children);
+}
+
 /* Kills every process the fork server holds that belongs to no running
  * test: what ended tests left behind, however they got away. */
 static void kill_strays(struct tattle__scheduler *scheduler)
 {
     struct tattle__pid_list children = {0};
-    tattle__process_children(tattle__fork_server_pid(scheduler->server),
-                             &children);
-    /* What a suite's test leaves behind is its suite server's. */
-    for (size_t i = 0; i < scheduler->suite_count; i++)
-        if (scheduler->suites[i].server)
-            tattle__process_children(scheduler->suites[i].pid, &children);
+    list_server_children(scheduler, &children);
     size_t before = scheduler->strays.count;
     for (size_t i = 0; i < children.count; i++)
         if (!belongs_to_running_test(scheduler, children.items[i]))
@@ -238,11 +246,81 @@ static void kill_strays(struct tattle__scheduler *scheduler)
     watch_strays(scheduler, before);
 }
 
+/* When halting a test's processes must be done by: the halt budget from
+ * now. */
+static uint64_t halt_deadline(const struct tattle__scheduler *scheduler)
+{
+    return tattle__now_us() +
+           (uint64_t)((double)halt_budget_us * scheduler->timeout_multiplier);
+}
+
+/* Once a test's cgroup was killed: a frozen one is thawed, so that every
+ * process in it, SIGKILL pending, dies, and the job's next test starts in
+ * a cgroup that is not frozen. */
+static void thaw_killed(struct tattle__scheduler *scheduler,
+                        struct running *run)
+{
+    if (!run->frozen)
+        return;
+    tattle__job_cgroup_thaw(&scheduler->cgroups,
+                            (unsigned)(run - scheduler->running));
+    run->frozen = false;
+}
+
+/* Halts the processes a test left alive once its test process was
+ * reaped and lists them into `halted`: its job's cgroup is frozen where
+ * there is one, or else every process of the fork server's (and suite
+ * servers') that belongs to no running test and is not a stray already
+ * killed is sent SIGSTOP with its tree. Bounded by the halt budget. */
+static void halt_leftovers(struct tattle__scheduler *scheduler,
+                           struct running *run, struct tattle__pid_list *halted)
+{
+    unsigned job = (unsigned)(run - scheduler->running);
+    uint64_t deadline_us = halt_deadline(scheduler);
+    if (tattle__job_cgroups_available(&scheduler->cgroups)) {
+        if (!tattle__job_cgroup_populated(&scheduler->cgroups, job))
+            return;
+        run->frozen = true; /* thawed after the kill, whatever happened */
+        tattle__job_cgroup_freeze(&scheduler->cgroups, job, deadline_us);
+        pid_t listed[STACKS_PROCESSES];
+        size_t count = tattle__job_cgroup_list(&scheduler->cgroups, job, listed,
+                                               STACKS_PROCESSES);
+        for (size_t i = 0; i < count; i++)
+            if (listed[i] > 0)
+                tattle__pid_list_add(halted, listed[i]);
+        return;
+    }
+    struct tattle__pid_list children = {0};
+    list_server_children(scheduler, &children);
+    for (size_t i = 0; i < children.count; i++)
+        if (!belongs_to_running_test(scheduler, children.items[i]) &&
+            !tattle__pid_list_has(&scheduler->strays, children.items[i]))
+            tattle__process_tree_stop(children.items[i], true, halted);
+    tattle__pid_list_release(&children);
+    tattle__process_tree_wait_stopped(halted, deadline_us);
+}
+
+/* Before what a traced test left alive is killed: what the kernel still
+ * holds in the endpoints those processes have open is peeked, with them
+ * halted (the test process peeked only its own, at its end). */
+static void peek_leftovers(struct tattle__scheduler *scheduler,
+                           struct running *run)
+{
+    if (!tattle__trace_session_peeks_processes(run->trace))
+        return;
+    struct tattle__pid_list halted = {0};
+    halt_leftovers(scheduler, run, &halted);
+    tattle__trace_session_peek_processes(run->trace, halted.items,
+                                         halted.count);
+    tattle__pid_list_release(&halted);
+}
+
 /* After the test process was reaped: everything it started dies too, on
  * every ending. */
 static void kill_leftovers(struct tattle__scheduler *scheduler,
                            struct running *run)
 {
+    peek_leftovers(scheduler, run);
     kill(-run->pid, SIGKILL);
     unsigned job = (unsigned)(run - scheduler->running);
     if (tattle__job_cgroups_available(&scheduler->cgroups) &&
@@ -250,6 +328,7 @@ static void kill_leftovers(struct tattle__scheduler *scheduler,
         tattle__job_cgroup_kill(&scheduler->cgroups, job);
         run->killing = tattle__job_cgroup_populated(&scheduler->cgroups, job);
     }
+    thaw_killed(scheduler, run);
     kill_strays(scheduler);
 }
 
@@ -262,12 +341,7 @@ static void kill_running_test(struct tattle__scheduler *scheduler,
         tattle__job_cgroup_kill(&scheduler->cgroups, job);
     tattle__process_tree_kill(run->pid, true, NULL);
     kill(-run->pid, SIGKILL);
-    if (run->frozen) {
-        /* Every process in it has SIGKILL pending: thawed, they die, and
-         * the job's next test starts in a cgroup that is not frozen. */
-        tattle__job_cgroup_thaw(&scheduler->cgroups, job);
-        run->frozen = false;
-    }
+    thaw_killed(scheduler, run);
 }
 
 /* ---- reading output ---- */
@@ -307,13 +381,6 @@ static void drain_outputs(struct running *run)
 }
 
 /* ---- halting processes and taking their stacks ---- */
-
-/* When halting what timed out must be done by: the halt budget from now. */
-static uint64_t halt_deadline(const struct tattle__scheduler *scheduler)
-{
-    return tattle__now_us() +
-           (uint64_t)((double)halt_budget_us * scheduler->timeout_multiplier);
-}
 
 /* Sends SIGSTOP to `root` and to every process below it as it is found,
  * until a walk finds no new one, and waits until their threads show
@@ -1262,8 +1329,14 @@ static void stop_test(struct tattle__scheduler *scheduler, struct running *run)
     /* A doorbell read from now on is not answered: the test is stopped. */
     run->doorbell_closed = true;
     halt_test(scheduler, run);
-    if (run->trace)
-        tattle__trace_session_snapshot_live(run->trace, run->pid);
+    if (run->trace) {
+        struct tattle__pid_list halted = {0};
+        if (tattle__trace_session_peeks_processes(run->trace))
+            list_test_processes(scheduler, run, &halted);
+        tattle__trace_session_snapshot_live(run->trace, halted.items,
+                                            halted.count);
+        tattle__pid_list_release(&halted);
+    }
     if (want_stacks)
         take_stacks(scheduler, run, &states);
     tattle__thread_states_release(&states);

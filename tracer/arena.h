@@ -91,8 +91,9 @@ struct tattle__endpoint {
     char local[TATTLE__ENDPOINT_NAME_BYTES]; /* ... and its own */
     /* What the kernel still held at the end, peeked without consuming it
      * by a process holding a descriptor of the object (the test process
-     * at its end or in its crash handler, or the runner before a
-     * timeout's kill: tattle__ipc_peek_pending). Untrusted like the rest:
+     * at its end or in its crash handler: tattle__ipc_peek_pending; or
+     * the runner on the test's halted processes before it kills them:
+     * tattle__trace_session_peek_processes). Untrusted like the rest:
      * the freeze checks `peek_length` against the payload bound. */
     _Atomic uint32_t peeked;  /* TATTLE__PEEKED once a holder peeked */
     uint32_t peek_length;     /* bytes of `peek` filled */
@@ -107,7 +108,7 @@ struct tattle__endpoint {
 enum tattle__peek_taker {
     TATTLE__PEEK_NONE = 0,
     TATTLE__PEEK_TEST = 1,  /* the test process, at its end or crash */
-    TATTLE__PEEK_RUNNER = 2 /* the runner, at a timeout, before the kill */
+    TATTLE__PEEK_RUNNER = 2 /* the runner, before it kills the processes */
 };
 
 /* How a test process ended, as far as the tracer knows. */
@@ -178,7 +179,8 @@ struct tattle_trace_arena {
     _Atomic uint32_t overflow; /* budget exhausted: an event was refused */
     _Atomic uint32_t finish;   /* enum tattle__finish */
     /* enum tattle__peek_taker: a live peek of every endpoint the test
-     * process held ran to its end (tattle__ipc_peek_pending) */
+     * process held (tattle__ipc_peek_pending), or the processes the runner
+     * found alive held, ran to its end */
     _Atomic uint32_t peek_taken;
     int32_t test_pid;     /* the activating process */
     uint64_t start_ticks; /* at activation */

@@ -7,14 +7,18 @@
  * back like everything else in the arena: bounded and checked.
  *
  * The test process runs this at its end and from its crash handler, the
- * runner at a timeout on the halted test process (its descriptors
- * fetched with pidfd_getfd): only raw system calls through syscall(2)
- * (the test process's read, recv, close, ioctl, ... may be the capture's
- * or another interposer's, which would record the peek), no malloc, no
- * lock, errno kept. The runner fetches only what /proc/PID/fd says is a
- * pipe, a socket or an eventfd, or (statx without sync) a named FIFO:
- * never a file or a device, whose fstat and close could wait on a FUSE
- * daemon the halted test itself serves. At most TATTLE__PEEK_MAX_FDS
+ * runner on each halted process of the test before it kills it (at a
+ * timeout, or once the test process ended and left others alive; their
+ * descriptors fetched with pidfd_getfd): only raw system calls through
+ * syscall(2) (the test process's read, recv, close, ioctl, ... may be the
+ * capture's or another interposer's, which would record the peek), no
+ * malloc, no lock, errno kept. The runner fetches only what /proc/PID/fd
+ * says is a pipe, a socket or an eventfd, a queue (its fdinfo's mount is
+ * mq_open's) or (statx without sync) a named FIFO: never a file or a
+ * device, whose fstat and close could wait on a FUSE daemon the halted
+ * test itself serves. Each kernel object is peeked once, whichever
+ * descriptor or process shows it first (the bytes are the same); one the
+ * test process peeked at its end is kept. At most TATTLE__PEEK_MAX_FDS
  * descriptors are examined, in either process: past them the peek is
  * not whole. An entry's kind is the test's to forge: the descriptor's own
  * type must agree with it before any ioctl or recv is made on it. A scratch
@@ -35,6 +39,7 @@
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 /* How many descriptors one peek examines at most (a test holding half a
@@ -97,26 +102,46 @@ static bool fdinfo_number(const char *text, const char *field, unsigned base,
     return true;
 }
 
-bool tattle__eventfd_info(int fd, uint64_t *id, bool *semaphore,
-                          uint64_t *count)
+/* The path /proc/`process`/fdinfo/`fd` ("self" when `pid` is 0). */
+static void fdinfo_path(char *path, size_t size, pid_t pid, uint64_t fd)
 {
-    char path[48];
-    size_t used =
-        tattle__append_text(path, sizeof path, 0, "/proc/self/fdinfo/");
-    tattle__append_decimal(path, sizeof path, used, (uint64_t)fd);
+    size_t used = tattle__append_text(path, size, 0, "/proc/");
+    if (pid == 0)
+        used = tattle__append_text(path, size, used, "self");
+    else
+        used = tattle__append_decimal(path, size, used, (uint64_t)pid);
+    used = tattle__append_text(path, size, used, "/fdinfo/");
+    tattle__append_decimal(path, size, used, fd);
+}
+
+/* The start of the file `path` (a /proc file: never one a test chose),
+ * NUL-terminated, into `text` of `size` bytes; false when it could not
+ * be read. errno kept. */
+static bool read_proc_text(const char *path, char *text, size_t size)
+{
     int saved_errno = errno;
     int info = (int)syscall(SYS_openat, AT_FDCWD, path, O_RDONLY | O_CLOEXEC);
     if (info < 0) {
         errno = saved_errno;
         return false;
     }
-    char text[512];
-    ssize_t length = syscall(SYS_read, info, text, sizeof text - 1);
+    ssize_t length = syscall(SYS_read, info, text, size - 1);
     syscall(SYS_close, info);
     errno = saved_errno;
     if (length <= 0)
         return false;
     text[length] = '\0';
+    return true;
+}
+
+bool tattle__eventfd_info(int fd, uint64_t *id, bool *semaphore,
+                          uint64_t *count)
+{
+    char path[48];
+    fdinfo_path(path, sizeof path, 0, (uint64_t)fd);
+    char text[512];
+    if (!read_proc_text(path, text, sizeof text))
+        return false;
     uint64_t found_id, flag = 0, counter = 0;
     if (!fdinfo_number(text, "eventfd-id:", 10, &found_id))
         return false;
@@ -197,17 +222,11 @@ static void peek_socket(int fd, bool stream, uint32_t bound, struct peeked *out)
     out->length = got > 0 ? (uint32_t)got : 0;
 }
 
-/* Writes a peek into the entry, unless another descriptor of the same
- * object already showed more of it in this peek (a pipe's read end after
- * its write end, which gives the count only). */
+/* Writes a peek into the entry. */
 static void record_peek(struct tattle__endpoint *entry,
                         enum tattle__peek_taker taker,
                         const struct peeked *found)
 {
-    if (atomic_load_explicit(&entry->peeked, memory_order_acquire) ==
-            (uint32_t)taker &&
-        entry->peek_length > found->length)
-        return;
     entry->kernel_bytes = found->bytes;
     entry->kernel_messages = found->messages;
     for (uint32_t i = 0; i < found->length; i++)
@@ -270,6 +289,16 @@ static void peek_descriptor(struct tattle_trace_arena *arena, int fd,
     if (index < 0)
         return;
     struct tattle__endpoint *entry = &arena->endpoints[index];
+    /* Each kernel object once: the bytes are the same whichever copy
+     * shows them. Kept: what another holder peeked (the test process at
+     * its end), and what this peek already read bytes of (another
+     * descriptor, or another process, showing only a count, such as a
+     * pipe's write end, is peeked again). */
+    uint32_t peeked =
+        atomic_load_explicit(&entry->peeked, memory_order_acquire);
+    if (peeked != TATTLE__PEEK_NONE &&
+        (peeked != (uint32_t)taker || entry->peek_length != 0))
+        return;
     struct peeked found = {0};
     uint32_t kind = atomic_load_explicit(&entry->kind, memory_order_acquire);
     switch (kind) {
@@ -305,12 +334,72 @@ static void peek_descriptor(struct tattle_trace_arena *arena, int fd,
     record_peek(entry, taker, &found);
 }
 
-/* Whether the runner may fetch descriptor `fd` of process `pid`: a pipe,
- * a socket or an eventfd by its /proc link, or a named FIFO by its cached
- * type. Never a file or a device: fetched, its fstat and close could wait
- * on a FUSE daemon that is a halted thread of the test. Queues are not
- * fetched (their link is a path like a file's). */
-static bool runner_may_fetch(int directory, const char *name)
+/* The id of the mount the kernel opens POSIX queues on: mq_open's own
+ * mount of the runner's IPC namespace, in no mountinfo (a /dev/mqueue,
+ * where one is mounted, is another mount of it, under another id).
+ * Learned once from a queue the runner makes and removes at once; 0
+ * while not learned, UINT64_MAX when none could be made. */
+static _Atomic uint64_t queue_mount_learned;
+
+static uint64_t queue_mount_id(void)
+{
+    uint64_t id =
+        atomic_load_explicit(&queue_mount_learned, memory_order_acquire);
+    if (id != 0)
+        return id;
+    struct timespec now = {0};
+    syscall(SYS_clock_gettime, CLOCK_MONOTONIC, &now);
+    char name[64]; /* the system call takes it without the leading '/' */
+    size_t used = tattle__append_text(name, sizeof name, 0, "tattle-probe-");
+    used = tattle__append_decimal(name, sizeof name, used,
+                                  (uint64_t)syscall(SYS_getpid));
+    used = tattle__append_text(name, sizeof name, used, "-");
+    tattle__append_decimal(name, sizeof name, used, (uint64_t)now.tv_nsec);
+    int saved_errno = errno;
+    int queue = (int)syscall(
+        SYS_mq_open, name, O_CREAT | O_EXCL | O_RDONLY | O_CLOEXEC, 0600, NULL);
+    id = UINT64_MAX;
+    if (queue >= 0) {
+        syscall(SYS_mq_unlink, name);
+        char path[48];
+        fdinfo_path(path, sizeof path, 0, (uint64_t)queue);
+        char text[512];
+        uint64_t mount;
+        if (read_proc_text(path, text, sizeof text) &&
+            fdinfo_number(text, "mnt_id:", 10, &mount) && mount != 0)
+            id = mount;
+        syscall(SYS_close, queue);
+    }
+    errno = saved_errno;
+    atomic_store_explicit(&queue_mount_learned, id, memory_order_release);
+    return id;
+}
+
+/* Whether descriptor `name` of process `pid` is a POSIX queue: its
+ * fdinfo's mnt_id is mq_open's mount. Nothing is opened or stat'ed
+ * through the descriptor's own path, which the test chose (a queue's
+ * /proc link is a path like a file's). A queue of another IPC namespace
+ * is not told from a file: it keeps its count alone. */
+static bool on_queue_mount(pid_t pid, const char *name)
+{
+    uint64_t fd = 0;
+    for (const char *digit = name; *digit >= '0' && *digit <= '9'; digit++)
+        fd = fd * 10 + (uint64_t)(*digit - '0');
+    char path[64];
+    fdinfo_path(path, sizeof path, pid, fd);
+    char text[512];
+    uint64_t mount;
+    return read_proc_text(path, text, sizeof text) &&
+           fdinfo_number(text, "mnt_id:", 10, &mount) &&
+           mount == queue_mount_id();
+}
+
+/* Whether the runner may fetch descriptor `name` of process `pid`: a
+ * pipe, a socket or an eventfd by its /proc link, a queue by its mount,
+ * or a named FIFO by its cached type. Never a file or a device: fetched,
+ * its fstat and close could wait on a FUSE daemon that is a halted
+ * thread of the test. */
+static bool runner_may_fetch(int directory, const char *name, pid_t pid)
 {
     char link[64];
     ssize_t length =
@@ -323,6 +412,8 @@ static bool runner_may_fetch(int directory, const char *name)
         return true;
     if (link[0] != '/')
         return false;
+    if (on_queue_mount(pid, name))
+        return true;
     unsigned type;
     dev_t device;
     uint64_t inode;
@@ -393,7 +484,7 @@ bool tattle__peek_held(struct tattle_trace_arena *arena, int pidfd, pid_t pid,
                     peek_descriptor(arena, fd, scratch, bound, taker);
                 continue;
             }
-            if (!runner_may_fetch(directory, item->name))
+            if (!runner_may_fetch(directory, item->name, pid))
                 continue;
             int fetched = (int)syscall(SYS_pidfd_getfd, pidfd, fd, 0);
             if (fetched < 0) {
@@ -411,9 +502,6 @@ listed:
         syscall(SYS_close, scratch[0]);
         syscall(SYS_close, scratch[1]);
     }
-    if (whole)
-        atomic_store_explicit(&arena->peek_taken, (uint32_t)taker,
-                              memory_order_release);
     errno = saved_errno;
     return whole;
 }

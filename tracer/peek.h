@@ -4,12 +4,13 @@
  * bytes (SPEC 5a), written into the arena's endpoint table for the freeze.
  *
  * The test process peeks its own descriptors at its end and from its
- * crash handler (tracer/test_process/ipc.c); the runner peeks the test
- * process's, fetched with pidfd_getfd, at a timeout before the kill
- * (tracer/session.c). Also the identity of an endpoint (its key in the
- * table), shared by the capture that claims entries and the peek that
- * finds them. Everything here is async-signal-safe: raw system calls, no
- * malloc, no lock, errno kept.
+ * crash handler (tracer/test_process/ipc.c); the runner peeks those of
+ * every halted process of the test, fetched with pidfd_getfd, before it
+ * kills them: at a timeout, and when the test process ended and left
+ * others alive (tracer/session.c). Also the identity of an endpoint (its key in
+ * the table), shared by the capture that claims entries and the peek that finds
+ * them. Everything here is async-signal-safe: raw system calls, no malloc, no
+ * lock, errno kept.
  */
 #ifndef TATTLE_TRACER_PEEK_H
 #define TATTLE_TRACER_PEEK_H
@@ -45,9 +46,11 @@ bool tattle__eventfd_info(int fd, uint64_t *id, bool *semaphore,
  * and marks its entry peeked by `taker`: the calling process's own
  * descriptors when `pidfd` is -1, else those of the process `pidfd`
  * refers to (listed from /proc/`pid`/fd, fetched one at a time with
- * pidfd_getfd and closed again). Sets the arena's `peek_taken` when the
- * whole list was read; false (and nothing marked taken) when the list
- * or a descriptor could not be had. Never consumes a byte and never
+ * pidfd_getfd and closed again). An entry another taker peeked, or this
+ * one already read bytes of, is left as it is: each kernel object is
+ * peeked once. Returns whether the whole list was read (the caller then
+ * sets the arena's `peek_taken`); false when the list or a descriptor
+ * could not be had. Never consumes a byte and never
  * changes a descriptor's flags: MSG_PEEK|MSG_DONTWAIT on sockets (not at
  * all on one with SO_PEEK_OFF set, whose peek would move its offset),
  * tee(2) with SPLICE_F_NONBLOCK into a scratch pipe on pipes and FIFOs,

@@ -42,6 +42,10 @@ struct tattle__trace_session {
 /* ---- Session life cycle
  * ------------------------------------------------------- */
 
+/* How many processes of one test the runner peeks at most before it kills
+ * them (each may hold TATTLE__PEEK_MAX_FDS descriptors). */
+enum { PEEK_PROCESSES_MAX = 64 };
+
 /* Arenas of finished sessions, kept mapped for the next traced tests: a
  * reused arena costs a memset of what was used instead of a memfd, a
  * mapping and fresh page faults on both sides. An arena is only reused
@@ -205,36 +209,52 @@ void tattle__trace_session_child_finish(bool from_signal_handler)
     atomic_store(&arena->active, 0);
 }
 
-/* What the kernel still holds in the endpoints the halted test process
- * has descriptors of, peeked through pidfd_getfd before the kill (a test
- * killed at a timeout runs no end of its own to peek them). Only the
- * test process: the pid is the runner's own, while the other processes'
- * are the arena's, which the test could forge to make the runner read
- * another process's descriptors. Refused (no pidfd_getfd before Linux
- * 5.6, or no ptrace right over the test), the trace keeps the counts
- * alone. */
-static void peek_halted_test(struct tattle__trace_session *session,
-                             int test_pid)
+bool tattle__trace_session_peeks_processes(
+    const struct tattle__trace_session *session)
 {
+    return session != NULL && session->layout.ipc && !session->live_taken;
+}
+
+/* What the kernel still holds in the endpoints the halted processes
+ * `pids` have descriptors of, peeked through pidfd_getfd before the kill
+ * (a test killed at a timeout runs no end of its own to peek them, and a
+ * process the test left alive none at all). The pids are the runner's
+ * own (its cgroup or its process tree), never the arena's, which the
+ * test could forge to make the runner read another process's
+ * descriptors. At most PEEK_PROCESSES_MAX of them; the arena's
+ * `peek_taken` is set only when every one was read whole. Refused (no
+ * pidfd_getfd before Linux 5.6, or no ptrace right over the test), the
+ * trace keeps the counts alone. */
+void tattle__trace_session_peek_processes(struct tattle__trace_session *session,
+                                          const pid_t *pids, size_t count)
+{
+    if (!tattle__trace_session_peeks_processes(session) || count == 0)
+        return;
     struct tattle_trace_arena *arena = session->arena;
-    if (test_pid <= 0 || !session->layout.ipc)
-        return;
-    int pidfd = (int)syscall(SYS_pidfd_open, test_pid, 0);
-    if (pidfd < 0)
-        return;
-    tattle__peek_held(arena, pidfd, test_pid, TATTLE__PEEK_RUNNER);
-    close(pidfd);
+    bool whole = count <= PEEK_PROCESSES_MAX;
+    for (size_t i = 0; i < count && i < PEEK_PROCESSES_MAX; i++) {
+        int pidfd = pids[i] > 0 ? (int)syscall(SYS_pidfd_open, pids[i], 0) : -1;
+        if (pidfd < 0) {
+            whole = whole && errno == ESRCH; /* gone: it holds nothing */
+            continue;
+        }
+        if (!tattle__peek_held(arena, pidfd, pids[i], TATTLE__PEEK_RUNNER))
+            whole = false;
+        close(pidfd);
+    }
+    if (whole)
+        atomic_store(&arena->peek_taken, TATTLE__PEEK_RUNNER);
 }
 
 void tattle__trace_session_snapshot_live(struct tattle__trace_session *session,
-                                         int test_pid)
+                                         const pid_t *pids, size_t count)
 {
     if (session == NULL || session->live_taken)
         return;
     struct tattle_trace_arena *arena = session->arena;
     atomic_store(&arena->active, 0);
     tattle__snapshot_probe_actors(arena);
-    peek_halted_test(session, test_pid);
+    tattle__trace_session_peek_processes(session, pids, count);
     /* On failure the snapshot keeps what was read: the freeze does not
      * read again. */
     tattle__snapshot_take(&session->live, arena, &session->layout, true);

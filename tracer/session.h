@@ -23,6 +23,7 @@
 #include <stdint.h>
 
 #include <limits.h>
+#include <sys/types.h>
 
 #include <tattle/reporter.h>
 
@@ -99,10 +100,26 @@ void tattle__trace_session_activate(struct tattle__trace_session *session);
  * tattle_mailbox_watch callbacks into the arena, best effort. */
 void tattle__trace_session_child_finish(bool from_signal_handler);
 
-/** Runner, on timeout while the test's processes are still alive: takes
- * the mailbox snapshot now (marked approx). */
+/** Runner, on timeout while the test's processes are still alive and
+ * halted: takes the mailbox snapshot now (marked approx), with what the
+ * kernel still holds in the endpoints `pids` (the test's processes as
+ * the runner found them, the test process first) hold open. */
 void tattle__trace_session_snapshot_live(struct tattle__trace_session *session,
-                                         int test_pid);
+                                         const pid_t *pids, size_t count);
+
+/** Runner: whether tattle__trace_session_peek_processes would peek
+ * anything (messages are captured and no live snapshot was taken), so
+ * that processes need halting for it. */
+bool tattle__trace_session_peeks_processes(
+    const struct tattle__trace_session *session);
+
+/** Runner, once the test process ended, before the processes it left
+ * alive are killed (halted by the caller; the runner's own list, never
+ * the arena's): peeks what the kernel still holds in the endpoints they
+ * hold open, each object once, those the test process peeked at its end
+ * kept (tracer/peek.h). */
+void tattle__trace_session_peek_processes(struct tattle__trace_session *session,
+                                          const pid_t *pids, size_t count);
 
 /** Runner, after the test's processes are gone (or killed): deactivates
  * recording, freezes the rings, snapshots the mailboxes (unless already

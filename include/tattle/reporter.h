@@ -172,11 +172,12 @@ struct tattle_trace_endpoint {
     bool complete; /* every unread send is in messages */
     /* What the kernel still held, peeked without consuming it by a process
      * holding the endpoint open: the test process at its end or in its
-     * crash handler, or the runner before a timeout's kill. kernel_peeked
-     * is false when none did (killed, or the peek refused); the rest is
-     * then empty. */
+     * crash handler, or the runner on the test's halted processes before
+     * it kills them. kernel_peeked is false when none did (killed, or the
+     * peek refused); the rest is then empty. */
     bool kernel_peeked;
-    bool kernel_peeked_by_runner;     /* at a timeout, before the kill */
+    bool kernel_peeked_by_runner;     /* at a timeout, or on the processes the
+                                         test process left alive */
     uint64_t kernel_pending_bytes;    /* a datagram socket: its first
                                          datagram's; a queue: 0, not known */
     uint64_t kernel_pending_messages; /* a queue's messages, an eventfd's

@@ -1786,6 +1786,71 @@ TEST(ipc, kernel_pipe_at_timeout, .tags = "trace_messages", .timeout_ms = 300)
     ASSERT_EQ(read(never[0], &byte, 1), 1); /* nobody writes: hangs */
 }
 
+/* Forks a child that holds every descriptor the test had open and waits
+ * until it is killed: it never ends on its own. */
+static void fork_holder(void)
+{
+    pid_t holder = fork();
+    ASSERT_GE(holder, 0);
+    if (holder == 0)
+        for (;;)
+            pause();
+}
+
+/* A pipe with a job in it that only a forked child still holds: the test
+ * process closes its ends and returns while the child waits, and the
+ * runner peeks the child's copy, halted, before it kills it. */
+TEST(ipc, kernel_pipe_held_by_child, .tags = "trace_messages")
+{
+    tattle_actor_name("boss");
+    int jobs[2];
+    ASSERT_EQ(pipe(jobs), 0);
+    ASSERT_EQ(write(jobs[1], "child job", 9), 9);
+    fork_holder();
+    close(jobs[0]);
+    close(jobs[1]);
+}
+
+/* The same pipe, the test process hanging past its timeout once it
+ * closed its ends: the runner peeks the child's copy before the kill. */
+TEST(ipc, kernel_pipe_held_by_child_at_timeout, .tags = "trace_messages",
+     .timeout_ms = 300)
+{
+    tattle_actor_name("boss");
+    int jobs[2], never[2];
+    ASSERT_EQ(pipe(jobs), 0);
+    ASSERT_EQ(pipe(never), 0);
+    ASSERT_EQ(write(jobs[1], "child job", 9), 9);
+    fork_holder();
+    close(jobs[0]);
+    close(jobs[1]);
+    char byte;
+    ASSERT_EQ(read(never[0], &byte, 1), 1); /* nobody writes: hangs */
+}
+
+/* Two messages waiting in a POSIX queue (unlinked, so nothing outlives
+ * the kill) while the test hangs past its timeout: the runner counts them
+ * on the halted process, before the kill. */
+TEST(ipc, kernel_queue_at_timeout, .tags = "trace_messages", .timeout_ms = 300)
+{
+    tattle_actor_name("boss");
+    char name[64];
+    snprintf(name, sizeof name, "/tattle-kernel-timeout-%d", (int)getpid());
+    struct mq_attr attributes = {.mq_maxmsg = 4, .mq_msgsize = 16};
+    mq_unlink(name);
+    mqd_t queue = mq_open(name, O_CREAT | O_EXCL | O_RDWR, 0600, &attributes);
+    if (queue == (mqd_t)-1 && (errno == ENOSYS || errno == EACCES))
+        SKIP("no POSIX message queues here: %s", strerror(errno));
+    ASSERT_NE(queue, (mqd_t)-1);
+    ASSERT_EQ(mq_unlink(name), 0);
+    ASSERT_EQ(mq_send(queue, "first", 5, 0), 0);
+    ASSERT_EQ(mq_send(queue, "second", 6, 0), 0);
+    int never[2];
+    ASSERT_EQ(pipe(never), 0);
+    char byte;
+    ASSERT_EQ(read(never[0], &byte, 1), 1); /* nobody writes: hangs */
+}
+
 /* Bytes written into a pipe whose both ends are then closed: no process
  * holds it open any more, so it is no endpoint of the snapshot. */
 TEST(ipc, kernel_pipe_closed, .tags = "trace_messages")

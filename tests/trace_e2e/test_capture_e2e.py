@@ -1505,33 +1505,99 @@ def pidfd_getfd_refused():
         child.wait()
 
 
-@CASES("capture_e2e_kernel_pipe_peeked_at_timeout")
-def case_kernel_timeout(args):
-    """A test killed at its timeout runs no end of its own: the runner
-    peeks the halted process's pipe before the kill."""
-    out = e2e.new_dir()
-    run = e2e.Run(args.capture, "ipc/kernel_pipe_at_timeout", cwd=out,
-                  multiplier=driver.wait_scale())
-    test = run.test("ipc/kernel_pipe_at_timeout")
-    check([f["kind"] for f in test.get("failures", [])] == ["timeout"],
-          "the test timed out: %s" % test.get("failures"))
-    trace = test.get("trace")
-    if not check(trace is not None, "the timed-out test has a trace"):
-        return
-    endpoints = pending(trace, "ipc/kernel_pipe_at_timeout")
-    jobs = [e for e in endpoints if e["pending_bytes"] == 9]
-    if not check(len(jobs) == 1, "the jobs pipe is listed: %s" % endpoints):
-        return
-    if kernel(jobs[0]) is None:
+def runner_peeked(endpoint, expected, where):
+    """Checks that the runner's live peek of `endpoint` gave `expected`
+    (by, bytes, messages, msg); exits 77 when pidfd_getfd is refused here,
+    where the runner keeps the counts alone."""
+    if kernel(endpoint) is None:
         refused = pidfd_getfd_refused()
         if refused:
             print("skipped: pidfd_getfd on a child is refused here (%s): the "
                   "runner keeps the counts alone" % refused)
             sys.exit(77)
-    check(kernel(jobs[0]) == ("runner", 9, 0, "stuck job"),
-          "the runner peeked the job live, before the kill: %s" % jobs[0])
+    check(kernel(endpoint) == expected, "%s: %s" % (where, endpoint))
+
+
+@CASES("capture_e2e_kernel_pipe_held_by_child_peeked")
+def case_kernel_held_by_child(args):
+    """A pipe only a forked child holds when the test process returns: the
+    runner peeks the child's copy before it kills the child."""
+    _, traces = traced_run(args, "ipc/kernel_pipe_held_by_child")
+    trace = traces.get("ipc/kernel_pipe_held_by_child")
+    if not trace:
+        return
+    jobs = only_unread(trace, "ipc/kernel_pipe_held_by_child")
+    if jobs:
+        check(jobs["pending_bytes"] == 9, "the job is unread: %s" % jobs)
+        runner_peeked(jobs, ("runner", 9, 0, "child job"),
+                      "the runner peeked the child's copy of the pipe")
+
+
+def timed_out_trace(args, test_id):
+    """The trace of `test_id`, run alone until its timeout, and the run;
+    exits 77 when the test skipped itself."""
+    out = e2e.new_dir()
+    run = e2e.Run(args.capture, test_id, cwd=out,
+                  multiplier=driver.wait_scale())
+    test = run.test(test_id)
+    if test.get("state") == "skipped":
+        print("skipped: %s" % test.get("skip_reason", test))
+        sys.exit(77)
+    check([f["kind"] for f in test.get("failures", [])] == ["timeout"],
+          "the test timed out: %s" % test.get("failures"))
+    trace = test.get("trace")
+    check(trace is not None, "the timed-out test has a trace")
+    return run, trace
+
+
+@CASES("capture_e2e_kernel_pipe_peeked_at_timeout")
+def case_kernel_timeout(args):
+    """A test killed at its timeout runs no end of its own: the runner
+    peeks the halted process's pipe before the kill."""
+    run, trace = timed_out_trace(args, "ipc/kernel_pipe_at_timeout")
+    if not trace:
+        return
+    endpoints = pending(trace, "ipc/kernel_pipe_at_timeout")
+    jobs = [e for e in endpoints if e["pending_bytes"] == 9]
+    if not check(len(jobs) == 1, "the jobs pipe is listed: %s" % endpoints):
+        return
+    runner_peeked(jobs[0], ("runner", 9, 0, "stuck job"),
+                  "the runner peeked the job live, before the kill")
     check("the kernel held 9 bytes at the timeout: stuck job" in run.stdout,
           "the console shows it too:\n%s" % run.stdout[-2000:])
+
+
+@CASES("capture_e2e_kernel_pipe_held_by_child_peeked_at_timeout")
+def case_kernel_held_by_child_timeout(args):
+    """The same pipe while the test process hangs past its timeout: the
+    runner peeks the child's copy live, before the kill."""
+    run, trace = timed_out_trace(args, "ipc/kernel_pipe_held_by_child_at_timeout")
+    if not trace:
+        return
+    endpoints = pending(trace, "ipc/kernel_pipe_held_by_child_at_timeout")
+    jobs = [e for e in endpoints if e["pending_bytes"] == 9]
+    if not check(len(jobs) == 1, "the jobs pipe is listed: %s" % endpoints):
+        return
+    runner_peeked(jobs[0], ("runner", 9, 0, "child job"),
+                  "the runner peeked the child's copy before the kill")
+    check("the kernel held 9 bytes at the timeout: child job" in run.stdout,
+          "the console shows it too:\n%s" % run.stdout[-2000:])
+
+
+@CASES("capture_e2e_kernel_queue_counted_at_timeout")
+def case_kernel_queue_timeout(args):
+    """A queue with two messages waiting at a timeout: the runner tells it
+    from a file by its mount (no path is opened) and counts them."""
+    run, trace = timed_out_trace(args, "ipc/kernel_queue_at_timeout")
+    if not trace:
+        return
+    endpoints = pending(trace, "ipc/kernel_queue_at_timeout")
+    queues = [e for e in endpoints if e["kind"] == "mq"]
+    if not check(len(queues) == 1 and queues[0]["pending_messages"] == 2,
+                 "the queue is listed with two messages: %s" % endpoints):
+        return
+    runner_peeked(queues[0], ("runner", 0, 2, ""),
+                  "the runner counted the queue's messages before the kill")
 
 
 @CASES("capture_e2e_kernel_closed_pipe_not_listed")

@@ -965,7 +965,7 @@ static void test_timeout_snapshot_is_taken_live(void)
     harness_handshake_open(&deadlock_ready);
     pid_t pid = start_test(session, body_deadlock);
     harness_handshake_wait(&deadlock_ready, "the test to deadlock");
-    tattle__trace_session_snapshot_live(session, pid);
+    tattle__trace_session_snapshot_live(session, &pid, 1);
     kill(pid, SIGKILL);
     wait_test(pid);
     struct tattle_trace *trace = freeze(session);

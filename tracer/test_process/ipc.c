@@ -883,7 +883,9 @@ void tattle__ipc_peek_pending(void)
     struct tattle_trace_arena *arena = capture_arena;
     if (!capturing || arena == NULL)
         return;
-    tattle__peek_held(arena, -1, 0, TATTLE__PEEK_TEST);
+    if (tattle__peek_held(arena, -1, 0, TATTLE__PEEK_TEST))
+        atomic_store_explicit(&arena->peek_taken, TATTLE__PEEK_TEST,
+                              memory_order_release);
 }
 
 void tattle__ipc_stop(void)
