@@ -1186,15 +1186,19 @@ server_main(const struct tattle__fork_server_config *config, int channel)
 
     /* What a test gets back: the mask and dispositions of the program. */
     sigprocmask(SIG_SETMASK, NULL, &state.test_mask);
-    struct sigaction ignore = {.sa_handler = SIG_IGN};
-    sigemptyset(&ignore.sa_mask);
     for (int i = 0; i < IGNORED_COUNT; i++)
-        sigaction(ignored_signals[i], &ignore, &state.test_actions[i]);
+        sigaction(ignored_signals[i], NULL, &state.test_actions[i]);
     state.test_actions[IGNORED_COUNT - 1] = config->original_sigpipe;
+    /* Captured while every disposition but SIGPIPE's is still the
+     * program's, so the capture changes none of them for a moment. */
     memcpy(state.test_signals, ignored_signals, sizeof state.test_signals);
     tattle__child_capture_signal_actions(state.test_signals, state.test_actions,
                                          IGNORED_COUNT,
                                          state.test_kernel_actions);
+    struct sigaction ignore = {.sa_handler = SIG_IGN};
+    sigemptyset(&ignore.sa_mask);
+    for (int i = 0; i < IGNORED_COUNT; i++)
+        sigaction(ignored_signals[i], &ignore, NULL);
     state.thread = pthread_self();
 
     /* SIGCHLD ignored (inherited so) would have the kernel reap the
