@@ -413,6 +413,11 @@ struct server_state {
     size_t suite_server_room;
     sigset_t test_mask; /* the mask a test runs with */
     struct sigaction test_actions[IGNORED_COUNT]; /* and its dispositions */
+    /* the same as the kernel holds them, and the signals' numbers: what a
+     * test process reads here costs it no fault (rodata would) */
+    struct tattle__kernel_sigaction test_kernel_actions[IGNORED_COUNT];
+    int test_signals[IGNORED_COUNT];
+    pthread_t thread;     /* the server's thread: every test process's too */
     bool raw_clone;       /* clone3 with the fixes above */
     bool reap_by_polling; /* threads before_all left may take SIGCHLD */
     int *thread_id_address;
@@ -650,10 +655,12 @@ spawn(struct server_state *state, const struct message *request, int arena_fd)
                         ? state->cgroups.procs[job]
                         : -1,
                 .signal_mask = &state->test_mask,
-                .signals = ignored_signals,
+                .signals = state->test_signals,
                 .signal_actions = state->test_actions,
+                .kernel_signal_actions = state->test_kernel_actions,
                 .signal_count = IGNORED_COUNT,
                 .server_pid = state->pid,
+                .thread = state->thread,
             };
             tattle__child_main(&start);
         }
@@ -929,7 +936,7 @@ static bool run_suite_fixture(struct server_state *state, unsigned job,
     empty_fixture_output(state);
     dup2(state->stdout_fds[job], STDOUT_FILENO);
     dup2(state->stderr_fds[job], STDERR_FILENO);
-    tattle__crash_set_slot(own);
+    tattle__crash_set_slot(own, state->pid);
     tattle__crash_set_mirror(own, slot, config->slot_bytes, state->pid);
     struct server_signals server_signals;
     give_test_signals(state, &server_signals);
@@ -940,7 +947,7 @@ static bool run_suite_fixture(struct server_state *state, unsigned job,
     atomic_store(&fixture_fork.active, false);
     take_server_signals(&server_signals);
     tattle__crash_set_mirror(NULL, NULL, 0, 0);
-    tattle__crash_set_slot(NULL);
+    tattle__crash_set_slot(NULL, 0);
     bool passed =
         copy_fixture_result(own, slot, config->slot_bytes, state->pid) &&
         completed;
@@ -1089,6 +1096,13 @@ static TATTLE__NORETURN void end_suite_server(struct server_state *state,
 TATTLE__CHILD_PATH static TATTLE__NORETURN void
 serve(struct server_state *state)
 {
+    /* After each fork every page the server writes is copied again. The
+     * table of running tests, written at each spawn and each end, is kept
+     * on the stack next to the loop's own frame (written anyway), not on a
+     * page of the heap that would cost a fault per test of its own. */
+    pid_t running[state->config->jobs];
+    memcpy(running, state->running, sizeof running);
+    state->running = running;
     for (;;) {
         struct pollfd fds[2] = {{state->channel, POLLIN, 0},
                                 {state->signal_fd, POLLIN, 0}};
@@ -1103,9 +1117,12 @@ serve(struct server_state *state)
             continue;
         }
         if (fds[1].revents) {
+            /* One read takes it: SIGCHLD, a standard signal, is pending
+             * once at most. A second read would fail with EAGAIN, and its
+             * errno write cost a fault on the thread's page per test. */
             struct signalfd_siginfo info;
-            while (read(state->signal_fd, &info, sizeof info) > 0)
-                ;
+            ssize_t taken = read(state->signal_fd, &info, sizeof info);
+            (void)taken;
             reap(state);
         }
         if (fds[0].revents) {
@@ -1169,11 +1186,20 @@ server_main(const struct tattle__fork_server_config *config, int channel)
 
     /* What a test gets back: the mask and dispositions of the program. */
     sigprocmask(SIG_SETMASK, NULL, &state.test_mask);
+    for (int i = 0; i < IGNORED_COUNT; i++)
+        sigaction(ignored_signals[i], NULL, &state.test_actions[i]);
+    state.test_actions[IGNORED_COUNT - 1] = config->original_sigpipe;
+    /* Captured while every disposition but SIGPIPE's is still the
+     * program's, so the capture changes none of them for a moment. */
+    memcpy(state.test_signals, ignored_signals, sizeof state.test_signals);
+    tattle__child_capture_signal_actions(state.test_signals, state.test_actions,
+                                         IGNORED_COUNT,
+                                         state.test_kernel_actions);
     struct sigaction ignore = {.sa_handler = SIG_IGN};
     sigemptyset(&ignore.sa_mask);
     for (int i = 0; i < IGNORED_COUNT; i++)
-        sigaction(ignored_signals[i], &ignore, &state.test_actions[i]);
-    state.test_actions[IGNORED_COUNT - 1] = config->original_sigpipe;
+        sigaction(ignored_signals[i], &ignore, NULL);
+    state.thread = pthread_self();
 
     /* SIGCHLD ignored (inherited so) would have the kernel reap the
      * tests unseen and queue no SIGCHLD: the server would wait forever. */

@@ -1815,6 +1815,10 @@ static void end_suites_in_process(struct tattle__scheduler *scheduler)
 static int loop_in_process(struct tattle__scheduler *scheduler)
 {
     struct running *run = &scheduler->running[0];
+    /* Asked once, not per test: a system call costs more than a trivial
+     * test's whole run here. */
+    const pid_t runner_pid = getpid();
+    const pthread_t runner_thread = pthread_self();
     for (;;) {
         struct tattle__job job;
         if (!scheduler->callbacks->next(scheduler->callbacks->ctx, &job)) {
@@ -1822,7 +1826,7 @@ static int loop_in_process(struct tattle__scheduler *scheduler)
             return 0;
         }
         run->job = job;
-        tattle__slot_reset(run->slot, SLOT_BYTES);
+        tattle__slot_reset_own(run->slot, SLOT_BYTES);
         scheduler->callbacks->started(scheduler->callbacks->ctx, &run->job);
         struct suite_server *suite = NULL;
         if (has_suite_fixture(job.entry->suite)) {
@@ -1852,7 +1856,8 @@ static int loop_in_process(struct tattle__scheduler *scheduler)
             tattle__trace_session_create(&trace, &job.trace_config) == 0)
             tattle__trace_session_activate(trace);
         int saved_stdout = stdout_to_stderr(scheduler);
-        tattle__child_run(job.entry->test, job.entry->suite, run->slot, false);
+        tattle__child_run(job.entry->test, job.entry->suite, run->slot,
+                          runner_pid, runner_thread);
         stdout_restore(saved_stdout);
         if (trace)
             tattle__trace_session_child_finish(false);
@@ -1871,7 +1876,7 @@ static int loop_in_process(struct tattle__scheduler *scheduler)
         if (suite && !(callbacks->suite_pending &&
                        callbacks->suite_pending(callbacks->ctx, suite->suite,
                                                 &run->job))) {
-            tattle__slot_reset(run->slot, SLOT_BYTES);
+            tattle__slot_reset_own(run->slot, SLOT_BYTES);
             after_all_error = run_fixture_in_process(
                 scheduler, suite, "after_all", suite->suite->options.after_all,
                 TATTLE__PHASE_TEARDOWN);

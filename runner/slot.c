@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
 #include "base/buffer.h"
 
@@ -54,9 +55,23 @@ void tattle__slot_reset(struct tattle__slot *slot, size_t size)
 {
     /* The kernel knows every page the last test wrote: freeing them all
      * zeroes the slot without trusting a word of it. Where that fails,
-     * zero it by hand. */
-    if (madvise(slot, size, MADV_REMOVE) != 0)
-        memset(slot, 0, size);
+     * zero it by hand. The first page, which every test writes, is zeroed
+     * by hand and kept: freed, it would cost a fault here and a fresh page
+     * per test. */
+    size_t page = (size_t)sysconf(_SC_PAGESIZE);
+    size_t kept = size < page ? size : page;
+    memset(slot, 0, kept);
+    if (size > kept &&
+        madvise((char *)slot + kept, size - kept, MADV_REMOVE) != 0)
+        memset((char *)slot + kept, 0, size - kept);
+    write_header(slot, size);
+}
+
+void tattle__slot_reset_own(struct tattle__slot *slot, size_t size)
+{
+    size_t used = sizeof *slot + (size_t)atomic_load(&slot->reserved) +
+                  sizeof(struct tattle__slot_record_header);
+    memset(slot, 0, used < size ? used : size);
     write_header(slot, size);
 }
 

@@ -134,6 +134,10 @@ struct tattle__slot *tattle__slot_create(size_t size);
 void tattle__slot_destroy(struct tattle__slot *slot, size_t size);
 /** Empties the slot of `size` bytes for the next test. */
 void tattle__slot_reset(struct tattle__slot *slot, size_t size);
+/** The same for a slot only this process wrote (--no-fork): zeroes what
+ * its records reserved, and the end mark after them, by hand, with no
+ * system call. What the slot says is trusted no further than its size. */
+void tattle__slot_reset_own(struct tattle__slot *slot, size_t size);
 
 /** What the runner reads back from a slot after the test ended. Strings
  * point into `storage`, owned by the reading. */

@@ -20,6 +20,9 @@
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <unistd.h>
+#if defined(__GLIBC__)
+#include <sys/single_threaded.h>
+#endif
 
 #include "runner/params.h"
 #include "runner/test_process/crash.h"
@@ -34,17 +37,20 @@ struct on_exit_callback {
     void *ctx;
 };
 
-static struct tattle__slot *current_slot;
-static jmp_buf *current_phase_exit;
-static pthread_t test_thread;
-static pid_t test_process;
+/* What a test process writes on every run is TATTLE__CHILD_STATE: one
+ * section, so it faults in as few pages as it can. */
+TATTLE__CHILD_STATE static struct tattle__slot *current_slot;
+TATTLE__CHILD_STATE static jmp_buf *current_phase_exit;
+TATTLE__CHILD_STATE static pthread_t test_thread;
+TATTLE__CHILD_STATE static pid_t test_process;
 static struct on_exit_callback *on_exit_callbacks;
-static size_t on_exit_count, on_exit_capacity;
+TATTLE__CHILD_STATE static size_t on_exit_count;
+static size_t on_exit_capacity;
 /* The pointers the setups returned, for tattle_fixture() and the
  * teardowns. */
-static void *test_fixture, *suite_fixture;
-static bool test_has_setup;
-static const struct tattle_test *current_test;
+TATTLE__CHILD_STATE static void *test_fixture, *suite_fixture;
+TATTLE__CHILD_STATE static bool test_has_setup;
+TATTLE__CHILD_STATE static const struct tattle_test *current_test;
 
 const void *tattle_param(void)
 {
@@ -200,12 +206,11 @@ TATTLE__CHILD_PATH static void run_on_exit_callbacks(void)
 TATTLE__CHILD_PATH void tattle__child_run(const struct tattle_test *test,
                                           const struct tattle_suite *suite,
                                           struct tattle__slot *slot,
-                                          bool forked)
+                                          pid_t process, pthread_t thread)
 {
-    (void)forked;
     current_slot = slot;
-    test_thread = pthread_self();
-    test_process = getpid();
+    test_thread = thread;
+    test_process = process;
     on_exit_count = 0;
 
     current_test = test;
@@ -307,11 +312,55 @@ TATTLE__CHILD_PATH static pid_t parent_pid(void)
 #endif
 }
 
+TATTLE__CHILD_PATH static pid_t own_pid(void)
+{
+#if TATTLE__RAW_SETUP_CALLS
+    return (pid_t)syscall(SYS_getpid);
+#else
+    return getpid();
+#endif
+}
+
+/* The kernel's signal set is the first _NSIG / 8 bytes of glibc's. */
+enum { KERNEL_SIGSET_BYTES = _NSIG / 8 };
+
+void tattle__child_capture_signal_actions(
+    const int *signals, const struct sigaction *actions, size_t count,
+    struct tattle__kernel_sigaction *captured)
+{
+    for (size_t i = 0; i < count; i++) {
+        struct sigaction current;
+        sigaction(signals[i], &actions[i], &current);
+        memset(&captured[i], 0, sizeof captured[i]);
+#if TATTLE__RAW_SETUP_CALLS
+        syscall(SYS_rt_sigaction, signals[i], NULL, captured[i].bytes,
+                (size_t)KERNEL_SIGSET_BYTES);
+#endif
+        sigaction(signals[i], &current, NULL);
+    }
+}
+
+/* Gives the test process the program's dispositions back: as the kernel
+ * holds them, captured in the server, so no libc code runs for it. */
+TATTLE__CHILD_PATH static void
+restore_signal_actions(const struct tattle__child_start *start)
+{
+    for (size_t i = 0; i < start->signal_count; i++) {
+#if TATTLE__RAW_SETUP_CALLS
+        syscall(SYS_rt_sigaction, start->signals[i],
+                start->kernel_signal_actions[i].bytes, NULL,
+                (size_t)KERNEL_SIGSET_BYTES);
+#else
+        sigaction(start->signals[i], &start->signal_actions[i], NULL);
+#endif
+    }
+}
+
 TATTLE__CHILD_PATH static void set_signal_mask(const sigset_t *mask)
 {
 #if TATTLE__RAW_SETUP_CALLS
-    /* The kernel's signal set is the first _NSIG / 8 bytes of glibc's. */
-    syscall(SYS_rt_sigprocmask, SIG_SETMASK, mask, NULL, (size_t)(_NSIG / 8));
+    syscall(SYS_rt_sigprocmask, SIG_SETMASK, mask, NULL,
+            (size_t)KERNEL_SIGSET_BYTES);
 #else
     sigprocmask(SIG_SETMASK, mask, NULL);
 #endif
@@ -324,6 +373,46 @@ TATTLE__CHILD_PATH static void move_descriptor(int from, int to)
 #else
     dup2(from, to);
 #endif
+}
+
+#if TATTLE__RAW_SETUP_CALLS && defined(__GLIBC__)
+/* glibc's list of open streams (libio's, exported since 2.2.5): what
+ * exit() would flush. */
+extern FILE *_IO_list_all;
+#define TATTLE__SEES_STREAMS 1
+#else
+#define TATTLE__SEES_STREAMS 0
+#endif
+
+/* Flushes what the test left in stdio buffers, as exit() would. Where it
+ * can, it looks first, since fflush(NULL) costs three faults (two windows
+ * of libc's text and the page of its list lock): only a stream holding
+ * output, or a wide one, is a reason to call it. The list and the streams
+ * are read, not written, so their pages cost nothing; and a process with
+ * threads, one of which may be closing a stream meanwhile, always takes
+ * fflush(NULL) and its lock. */
+TATTLE__CHILD_PATH static void flush_streams(void)
+{
+#if TATTLE__SEES_STREAMS
+    if (__libc_single_threaded) {
+        bool holds_output = false;
+        for (FILE *stream = _IO_list_all; stream && !holds_output;
+             stream = stream->_chain)
+            holds_output = stream->_mode > 0 ||
+                           stream->_IO_write_ptr > stream->_IO_write_base;
+        if (!holds_output)
+            return;
+    }
+#endif
+    fflush(NULL);
+}
+
+TATTLE__CHILD_PATH static TATTLE__NORETURN void exit_now(void)
+{
+#if TATTLE__RAW_SETUP_CALLS
+    syscall(SYS_exit_group, 0);
+#endif
+    _exit(0);
 }
 
 /* Closes every descriptor from `first` to `last`. */
@@ -361,13 +450,13 @@ tattle__child_main(const struct tattle__child_start *start)
     take_own_group();
     if (parent_pid() != start->server_pid)
         _exit(3); /* the server died before the line above */
-    for (size_t i = 0; i < start->signal_count; i++)
-        sigaction(start->signals[i], &start->signal_actions[i], NULL);
+    restore_signal_actions(start);
     set_signal_mask(start->signal_mask);
     move_descriptor(start->stdin_fd, STDIN_FILENO);
     move_descriptor(start->stdout_fd, STDOUT_FILENO);
     move_descriptor(start->stderr_fd, STDERR_FILENO);
-    tattle__crash_set_slot(start->slot);
+    pid_t process = own_pid();
+    tattle__crash_set_slot(start->slot, process);
     int handed_down_fd = -1;
     if (start->arena_fd >= 0) {
         int error = tattle__trace_attach(start->arena_fd, start->arena_size,
@@ -385,9 +474,12 @@ tattle__child_main(const struct tattle__child_start *start)
     }
     close_from(start->first_server_fd, handed_down_fd);
 
-    tattle__child_run(start->test, start->suite, start->slot, true);
+    /* The server's thread is this process's: a fork keeps the thread
+     * descriptor where it was. */
+    tattle__child_run(start->test, start->suite, start->slot, process,
+                      start->thread);
     if (traced)
         tattle__trace_session_child_finish(false);
-    fflush(NULL);
-    _exit(0);
+    flush_streams();
+    exit_now();
 }

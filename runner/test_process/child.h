@@ -17,6 +17,7 @@
 #ifndef TATTLE_RUNNER_CHILD_H
 #define TATTLE_RUNNER_CHILD_H
 
+#include <pthread.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -28,6 +29,22 @@
 #include "runner/slot.h"
 
 /** What a test process starts from, as the fork server hands it over. */
+/* A signal's disposition as the kernel holds it (rt_sigaction's own layout,
+ * read and set again whole, never interpreted), so a test process gets the
+ * program's back with a system call and runs no libc code for it. */
+struct tattle__kernel_sigaction {
+    _Alignas(8) unsigned char bytes[64];
+};
+
+/* Run once in the fork server: installs each of `signals[count]`'s
+ * `actions` in turn and reads it back into `captured` as the kernel holds
+ * it, leaving every disposition as it found it. (Under a sanitizer, whose
+ * interceptors must see each sigaction(), the test process uses `actions`
+ * instead and `captured` stays zeroed.) */
+void tattle__child_capture_signal_actions(
+    const int *signals, const struct sigaction *actions, size_t count,
+    struct tattle__kernel_sigaction *captured);
+
 struct tattle__child_start {
     const struct tattle_test *test;
     const struct tattle_suite *suite;
@@ -42,8 +59,11 @@ struct tattle__child_start {
     const sigset_t *signal_mask; /* the program's own signal mask */
     const int *signals;          /* signals whose dispositions come back */
     const struct sigaction *signal_actions;
+    /* the same, as tattle__child_capture_signal_actions() read them */
+    const struct tattle__kernel_sigaction *kernel_signal_actions;
     size_t signal_count;
     pid_t server_pid;
+    pthread_t thread; /* the server's thread, which the test process runs */
 };
 
 /** Runs the test in a freshly forked process and ends the process. */
@@ -57,11 +77,14 @@ struct tattle__buffer;
 void tattle__value_render(struct tattle__buffer *out,
                           struct tattle_value value);
 
-/** Runs the test in the calling process (also used with --no-fork).
- * `forked` says whether this is a forked test process. */
+/** Runs the test in the calling process (also used with --no-fork), whose
+ * pid (`process`) and thread (`thread`, the one calling) the caller
+ * knows: asked here they would cost a system call and, in a forked test
+ * process, faults on libc's text. */
 void tattle__child_run(const struct tattle_test *test,
                        const struct tattle_suite *suite,
-                       struct tattle__slot *slot, bool forked);
+                       struct tattle__slot *slot, pid_t process,
+                       pthread_t thread);
 
 /** Runs a suite's before_all or after_all (`phase`: setup or teardown) in
  * the calling process, recording into `slot`. Returns whether it ran to

@@ -37,7 +37,7 @@ static const int crash_signals[] = {SIGSEGV, SIGBUS,  SIGILL, SIGFPE,
 
 enum { CRASH_SIGNAL_COUNT = sizeof crash_signals / sizeof *crash_signals };
 
-static struct tattle__slot *crash_slot;
+TATTLE__CHILD_STATE static struct tattle__slot *crash_slot;
 static const struct tattle__slot *mirror_from;
 static struct tattle__slot *mirror_to;
 static size_t mirror_bytes;
@@ -48,11 +48,12 @@ static struct sigaction previous_actions[CRASH_SIGNAL_COUNT];
 static stack_t previous_stack;
 static bool installed;
 
-TATTLE__CHILD_PATH void tattle__crash_set_slot(struct tattle__slot *slot)
+TATTLE__CHILD_PATH void tattle__crash_set_slot(struct tattle__slot *slot,
+                                               pid_t owner)
 {
     crash_slot = slot;
     if (slot)
-        tattle__slot_claim_ownership(slot);
+        tattle__slot_claim_ownership(slot, owner);
 }
 
 void tattle__crash_set_mirror(const struct tattle__slot *from,

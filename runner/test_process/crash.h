@@ -23,9 +23,10 @@
 int tattle__crash_install(void (*on_crash)(void));
 
 /** The test process, or the suite server before a fixture: the slot the
- * calling process writes its crash to, which it then owns (the room kept
- * there for crash records is its own: runner/test_process/slot_write.h). */
-void tattle__crash_set_slot(struct tattle__slot *slot);
+ * calling process (`owner`, its pid) writes its crash to, which it then
+ * owns (the room kept there for crash records is its own:
+ * runner/test_process/slot_write.h). */
+void tattle__crash_set_slot(struct tattle__slot *slot, pid_t owner);
 
 /** Suite server, while a fixture runs: the fixture records into a private
  * slot (`from`) that the processes it forks share; should the server

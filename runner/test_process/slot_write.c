@@ -20,6 +20,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "base/child_path.h"
+
 static size_t align8(size_t n)
 {
     return (n + 7) & ~(size_t)7;
@@ -180,7 +182,8 @@ bool tattle__slot_add_crash(struct tattle__slot *slot, pid_t pid,
     return true;
 }
 
-void tattle__slot_claim_ownership(struct tattle__slot *slot)
+TATTLE__CHILD_PATH void tattle__slot_claim_ownership(struct tattle__slot *slot,
+                                                     pid_t owner)
 {
-    atomic_store(&slot->owner_pid, (int32_t)getpid());
+    atomic_store(&slot->owner_pid, (int32_t)owner);
 }

@@ -6,6 +6,7 @@
 #define TATTLE_RUNNER_TEST_PROCESS_SLOT_WRITE_H
 
 #include <stdbool.h>
+#include <sys/types.h>
 
 #include "runner/slot.h"
 
@@ -19,10 +20,10 @@ bool tattle__slot_add_skip(struct tattle__slot *slot, const char *reason,
 bool tattle__slot_add_crash(struct tattle__slot *slot, pid_t pid,
                             int signal_number, void *const *frames,
                             int frame_count);
-/** Names the calling process the slot's owner: the room kept at the end
- * for crash records is its alone, so however many crashes of processes
- * it forks fill the slot, its own crash still has room. Called by the
- * process itself before it runs a test or fixture. */
-void tattle__slot_claim_ownership(struct tattle__slot *slot);
+/** Names the calling process (`owner`, its pid) the slot's owner: the
+ * room kept at the end for crash records is its alone, so however many
+ * crashes of processes it forks fill the slot, its own crash still has
+ * room. Called by the process itself before it runs a test or fixture. */
+void tattle__slot_claim_ownership(struct tattle__slot *slot, pid_t owner);
 
 #endif /* TATTLE_RUNNER_TEST_PROCESS_SLOT_WRITE_H */

@@ -307,6 +307,24 @@ TEST(output, closed_stdout)
     ASSERT_EQ(1, 1);
 }
 
+/* ---- stdio a test leaves buffered is flushed at its end, as exit()
+ * would flush it ---- */
+
+TEST(output, unflushed_stdout)
+{
+    static char buffer[BUFSIZ];
+    setvbuf(stdout, buffer, _IOFBF, sizeof buffer);
+    printf("fully buffered, never flushed");
+    ASSERT_EQ(1, 1);
+}
+
+TEST(output, unflushed_file)
+{
+    FILE *file = fopen("unflushed.txt", "w");
+    ASSERT_NOT_NULL(file);
+    fprintf(file, "left open, never flushed");
+}
+
 /* ---- in-process runs ---- */
 
 TEST(nofork, writes_pid)

@@ -1472,6 +1472,17 @@ def no_fork(c):
              "forked: the test has its own process")
 
 
+@CASES("runner_output_left_buffered_is_flushed")
+def output_left_buffered(c):
+    r = c.run(c.options.fixture, ["output/unflushed_*"])
+    c.expect_eq(r.status, 0, "both tests pass")
+    stdout = c.test(r, "output/unflushed_stdout")["output"]["stdout"]
+    c.expect_eq(stdout, "fully buffered, never flushed",
+                "what a fully buffered stdout held at the end was kept")
+    c.expect_eq(read(r.file("unflushed.txt")), "left open, never flushed",
+                "a file the test left open was flushed")
+
+
 # ---------------------------------------------------------- CTest, console
 
 @CASES("runner_ctest_labels_from_tags", needs=("queue_tests",))
