@@ -186,14 +186,9 @@ static void json_test_finished(void *opaque, const struct tattle_result *result)
     if (self->error || !tattle__report_selection_keeps(&self->selection,
                                                        &self->options, result))
         return;
-    cJSON *object = tattle__json_test(result, &self->options);
-    bool printed = object && tattle__json_print(object, &self->printed);
-    cJSON_Delete(object);
-    if (!printed) {
-        tattle__remember_error(&self->error, -ENOMEM);
-        return;
-    }
-    reserve_header(self);
+    reserve_header(self); /* before the test: it prints into `printed` */
+    tattle__buffer_clear(&self->printed);
+    tattle__json_write_test(&self->printed, result, &self->options);
     if (self->test_count)
         tattle__sink_write(&self->tests, ",\n", 2);
     tattle__sink_write(&self->tests, self->printed.data, self->printed.length);

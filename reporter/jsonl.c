@@ -1,7 +1,8 @@
 /*
  * jsonl.c — the "jsonl" reporter (see jsonl.h for the stream it writes).
  *
- * Each event is built with cJSON, printed into a reused buffer, a newline
+ * Each event is printed into a reused buffer (a test_finished line written
+ * straight in by results/json.h, the others built with cJSON), a newline
  * appended, and written with one write(2) call, so a line is either in the
  * file whole or not at all when the runner is killed between events. A
  * write that fails or falls short (a full disk) is undone: the file is cut
@@ -20,6 +21,7 @@
 
 #include "base/report_file.h"
 #include "results/json.h"
+#include "results/json_writer.h"
 
 struct jsonl_reporter {
     struct tattle_report_options options;
@@ -65,6 +67,17 @@ static int write_whole(int fd, const char *bytes, size_t length)
     return error;
 }
 
+/* Writes the printed line, ended here, to the stream. */
+static void write_line(struct jsonl_reporter *self)
+{
+    tattle__buffer_append(&self->printed, "\n", 1);
+    if (self->fd == STDOUT_FILENO)
+        fflush(stdout);
+    int error = write_whole(self->fd, self->printed.data, self->printed.length);
+    if (error && !self->error)
+        self->error = error;
+}
+
 /* Prints `line` (and deletes it) as one line of the stream. */
 static void emit(struct jsonl_reporter *self, cJSON *line, bool ok)
 {
@@ -84,12 +97,7 @@ static void emit(struct jsonl_reporter *self, cJSON *line, bool ok)
         self->error = -ENOMEM;
         return;
     }
-    tattle__buffer_append(&self->printed, "\n", 1);
-    if (self->fd == STDOUT_FILENO)
-        fflush(stdout);
-    int error = write_whole(self->fd, self->printed.data, self->printed.length);
-    if (error && !self->error)
-        self->error = error;
+    write_line(self);
 }
 
 static cJSON *event(const char *name)
@@ -138,10 +146,14 @@ static void jsonl_test_finished(void *opaque,
                                 const struct tattle_result *result)
 {
     struct jsonl_reporter *self = opaque;
-    cJSON *line = event("test_finished");
-    bool ok = line && add_owned(line, "test",
-                                tattle__json_test(result, &self->options));
-    emit(self, line, ok);
+    if (self->error)
+        return;
+    tattle__buffer_clear(&self->printed);
+    TATTLE__JSON_WRITE_LITERAL(&self->printed,
+                               "{\"event\":\"test_finished\",\"test\":");
+    tattle__json_write_test(&self->printed, result, &self->options);
+    TATTLE__JSON_WRITE_LITERAL(&self->printed, "}");
+    write_line(self);
 }
 
 static int jsonl_end(void *opaque, const struct tattle_summary *summary)

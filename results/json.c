@@ -1,5 +1,6 @@
 /*
- * json.c — the results model as cJSON objects (see json.h).
+ * json.c — the results model as JSON (see json.h): the run and summary as
+ * cJSON objects, a TEST object written straight into a buffer.
  *
  * Field names and order follow SPEC section 6 and
  * schemas/report.schema.json. Conventions: a TEST object always has every
@@ -25,6 +26,7 @@
 #include "base/text.h"
 #include "base/utf8.h"
 #include "results/json_events.h"
+#include "results/json_writer.h"
 #include "results/model.h"
 
 /* Adds `item` under the literal `key` without copying the key; deletes the
@@ -66,13 +68,6 @@ static cJSON *create_uint(uint64_t value, bool negative)
     if (negative)
         *--p = '-';
     return cJSON_CreateRaw(p);
-}
-
-static bool add_int(cJSON *object, const char *key, long long value)
-{
-    uint64_t magnitude =
-        value < 0 ? (uint64_t)0 - (uint64_t)value : (uint64_t)value;
-    return add_item(object, key, create_uint(magnitude, value < 0));
 }
 
 bool tattle__json_add_uint(cJSON *object, const char *key, uint64_t value)
@@ -223,442 +218,510 @@ cJSON *tattle__json_summary(const struct tattle_summary *summary)
     return object;
 }
 
-static bool add_line(cJSON *object, const char *key, int line)
+/* ---- The TEST object, written straight into a buffer ---------------------
+ *
+ * Each writer appends one value; WRITE_KEY puts the comma before its key,
+ * so an object's first key is written with its opening brace. */
+
+#define WRITE_LITERAL TATTLE__JSON_WRITE_LITERAL
+#define WRITE_KEY TATTLE__JSON_WRITE_KEY
+
+static void write_line(struct tattle__buffer *out, int line)
 {
-    return add_item(object, key,
-                    line > 0 ? create_uint((uint64_t)line, false)
-                             : cJSON_CreateNull());
+    if (line > 0)
+        tattle__json_write_uint(out, (uint64_t)line);
+    else
+        WRITE_LITERAL(out, "null");
 }
 
-static bool add_tags(cJSON *test, const struct tattle_test_info *info)
+/* The text of `text`, or "" when it is NULL. */
+static void write_text_or_empty(struct tattle__buffer *out, const char *text)
 {
-    cJSON *tags = add_object(test, "tags");
-    if (!tags)
+    tattle__json_write_text(out, text ? text : "");
+}
+
+/* True when tag names `a` and `b` are one key of the report: equal after
+ * repair (two different ill-formed names may repair to the same text). */
+static bool same_tag_name(const char *a, const char *b)
+{
+    if (strcmp(a, b) == 0)
+        return true;
+    size_t a_length = strlen(a), b_length = strlen(b);
+    if (tattle__utf8_is_clean(a, a_length) &&
+        tattle__utf8_is_clean(b, b_length))
         return false;
-    bool ok = true;
-    /* Suite tags come first: a test's own tag of the same name wins. */
+    char *a_clean = tattle__utf8_sanitize(a, a_length, NULL);
+    char *b_clean = tattle__utf8_sanitize(b, b_length, NULL);
+    bool same = a_clean && b_clean && strcmp(a_clean, b_clean) == 0;
+    free(a_clean);
+    free(b_clean);
+    return same;
+}
+
+/* The "tags" object: suite tags come first, and a later tag of the same
+ * name (a test's own) gives its value to the key where it first stood. */
+static void write_tags(struct tattle__buffer *out,
+                       const struct tattle_test_info *info)
+{
+    WRITE_LITERAL(out, "{");
+    bool first = true;
     for (size_t i = 0; i < info->tag_count; i++) {
-        const struct tattle_tag *tag = &info->tags[i];
-        if (!tag->name)
+        const char *name = info->tags[i].name;
+        if (!name)
             continue;
-        char *name = tattle__utf8_sanitize(tag->name, strlen(tag->name), NULL);
-        cJSON *value = tag->value
-                           ? tattle__json_bytes(tag->value, strlen(tag->value))
-                           : cJSON_CreateTrue();
-        if (!name || !value) {
-            free(name);
-            cJSON_Delete(value);
-            ok = false;
+        bool seen = false;
+        for (size_t j = 0; j < i && !seen; j++)
+            seen =
+                info->tags[j].name && same_tag_name(info->tags[j].name, name);
+        if (seen)
             continue;
-        }
-        if (cJSON_GetObjectItemCaseSensitive(tags, name))
-            ok =
-                cJSON_ReplaceItemInObjectCaseSensitive(tags, name, value) && ok;
-        else if (!cJSON_AddItemToObject(tags, name, value)) {
-            cJSON_Delete(value);
-            ok = false;
-        }
-        free(name);
+        const struct tattle_tag *last = &info->tags[i];
+        for (size_t j = i + 1; j < info->tag_count; j++)
+            if (info->tags[j].name && same_tag_name(info->tags[j].name, name))
+                last = &info->tags[j];
+        if (!first)
+            WRITE_LITERAL(out, ",");
+        first = false;
+        tattle__json_write_text(out, name);
+        WRITE_LITERAL(out, ":");
+        if (last->value)
+            tattle__json_write_text(out, last->value);
+        else
+            WRITE_LITERAL(out, "true");
     }
-    return ok;
+    WRITE_LITERAL(out, "}");
 }
 
 /* `frames` as an array of {"function", "file", "line", "address"}. */
-static bool add_frames(cJSON *object, const char *key,
-                       const struct tattle_frame *frames, size_t count)
+static void write_frames(struct tattle__buffer *out,
+                         const struct tattle_frame *frames, size_t count)
 {
-    cJSON *array = add_array(object, key);
-    bool ok = array != NULL;
-    for (size_t i = 0; array && i < count; i++) {
+    WRITE_LITERAL(out, "[");
+    for (size_t i = 0; i < count; i++) {
         const struct tattle_frame *frame = &frames[i];
-        cJSON *f = cJSON_CreateObject();
-        if (!append(array, f))
-            return false;
+        if (i)
+            WRITE_LITERAL(out, ",");
+        WRITE_LITERAL(out, "{\"function\":");
+        tattle__json_write_text(out, frame->function);
+        WRITE_KEY(out, "file");
+        tattle__json_write_text(out, frame->file);
+        WRITE_KEY(out, "line");
+        write_line(out, frame->line);
         char address[2 + 2 * sizeof(uintptr_t) + 1];
         snprintf(address, sizeof address, "0x%" PRIxPTR, frame->address);
-        ok = tattle__json_add_text(f, "function", frame->function) && ok;
-        ok = tattle__json_add_text(f, "file", frame->file) && ok;
-        ok = add_line(f, "line", frame->line) && ok;
-        ok = add_item(f, "address", cJSON_CreateString(address)) && ok;
+        WRITE_KEY(out, "address");
+        tattle__json_write_text(out, address);
+        WRITE_LITERAL(out, "}");
     }
-    return ok;
+    WRITE_LITERAL(out, "]");
 }
 
 /* A timeout's threads: {"pid", "tid", "actor", "state", "frames"}. */
-static bool add_stacks(cJSON *object, const struct tattle_failure *failure)
+static void write_stacks(struct tattle__buffer *out,
+                         const struct tattle_failure *failure)
 {
-    cJSON *array = add_array(object, "stacks");
-    bool ok = array != NULL;
-    for (size_t i = 0; array && i < failure->stack_count; i++) {
+    WRITE_LITERAL(out, "[");
+    for (size_t i = 0; i < failure->stack_count; i++) {
         const struct tattle_thread_stack *thread = &failure->stacks[i];
-        cJSON *t = cJSON_CreateObject();
-        if (!append(array, t))
-            return false;
-        ok = add_int(t, "pid", thread->pid) && ok;
-        ok = add_int(t, "tid", thread->tid) && ok;
-        ok = tattle__json_add_text(t, "actor", thread->actor) && ok;
-        ok = tattle__json_add_text(t, "state", thread->state) && ok;
-        ok = add_frames(t, "frames", thread->frames, thread->frame_count) && ok;
+        if (i)
+            WRITE_LITERAL(out, ",");
+        WRITE_LITERAL(out, "{\"pid\":");
+        tattle__json_write_int(out, thread->pid);
+        WRITE_KEY(out, "tid");
+        tattle__json_write_int(out, thread->tid);
+        WRITE_KEY(out, "actor");
+        tattle__json_write_text(out, thread->actor);
+        WRITE_KEY(out, "state");
+        tattle__json_write_text(out, thread->state);
+        WRITE_KEY(out, "frames");
+        write_frames(out, thread->frames, thread->frame_count);
+        WRITE_LITERAL(out, "}");
     }
-    return ok;
+    WRITE_LITERAL(out, "]");
 }
 
-static cJSON *create_failure(const struct tattle_failure *failure,
-                             const struct tattle_report_options *options)
+static void write_failure(struct tattle__buffer *out,
+                          const struct tattle_failure *failure,
+                          const struct tattle_report_options *options)
 {
-    cJSON *object = cJSON_CreateObject();
-    if (!object)
-        return NULL;
-    bool ok =
-        add_literal(object, "kind", tattle_failure_kind_name(failure->kind));
-    ok = tattle__json_add_text(object, "message",
-                               failure->message ? failure->message : "") &&
-         ok;
-    ok = tattle__json_add_text(object, "file", failure->file) && ok;
-    ok = add_line(object, "line", failure->file ? failure->line : 0) && ok;
+    WRITE_LITERAL(out, "{\"kind\":");
+    tattle__json_write_text(out, tattle_failure_kind_name(failure->kind));
+    WRITE_KEY(out, "message");
+    write_text_or_empty(out, failure->message);
+    WRITE_KEY(out, "file");
+    tattle__json_write_text(out, failure->file);
+    WRITE_KEY(out, "line");
+    write_line(out, failure->file ? failure->line : 0);
     switch (failure->kind) {
-    case TATTLE_FAILURE_ASSERTION: {
-        cJSON *assertion = add_object(object, "assertion");
-        ok = assertion && ok;
-        if (assertion) {
-            ok =
-                tattle__json_add_text(assertion, "macro", failure->macro) && ok;
-            ok = tattle__json_add_text(assertion, "expr", failure->expr) && ok;
-            ok = tattle__json_add_text(assertion, "left", failure->left) && ok;
-            ok =
-                tattle__json_add_text(assertion, "right", failure->right) && ok;
-        }
+    case TATTLE_FAILURE_ASSERTION:
+        WRITE_KEY(out, "assertion");
+        WRITE_LITERAL(out, "{\"macro\":");
+        tattle__json_write_text(out, failure->macro);
+        WRITE_KEY(out, "expr");
+        tattle__json_write_text(out, failure->expr);
+        WRITE_KEY(out, "left");
+        tattle__json_write_text(out, failure->left);
+        WRITE_KEY(out, "right");
+        tattle__json_write_text(out, failure->right);
+        WRITE_LITERAL(out, "}");
         break;
-    }
     case TATTLE_FAILURE_CRASH: {
         char scratch[16];
-        ok = add_copied_text(object, "signal",
-                             tattle__signal_name(failure->signal, scratch)) &&
-             ok;
+        WRITE_KEY(out, "signal");
+        tattle__json_write_text(out,
+                                tattle__signal_name(failure->signal, scratch));
         break;
     }
     case TATTLE_FAILURE_EXIT:
-        ok = add_int(object, "exit_code", failure->exit_code) && ok;
+        WRITE_KEY(out, "exit_code");
+        tattle__json_write_int(out, failure->exit_code);
         break;
     case TATTLE_FAILURE_TIMEOUT:
-        ok = add_int(object, "timeout_ms", failure->timeout_ms) && ok;
+        WRITE_KEY(out, "timeout_ms");
+        tattle__json_write_int(out, failure->timeout_ms);
         break;
     case TATTLE_FAILURE_ERROR:
         break;
     }
-    if (failure->frame_count)
-        ok = add_frames(object, "stacktrace", failure->frames,
-                        failure->frame_count) &&
-             ok;
-    if (failure->fixture)
-        ok = tattle__json_add_text(object, "fixture", failure->fixture) && ok;
-    if (failure->stack_count)
-        ok = add_stacks(object, failure) && ok;
+    if (failure->frame_count) {
+        WRITE_KEY(out, "stacktrace");
+        write_frames(out, failure->frames, failure->frame_count);
+    }
+    if (failure->fixture) {
+        WRITE_KEY(out, "fixture");
+        tattle__json_write_text(out, failure->fixture);
+    }
+    if (failure->stack_count) {
+        WRITE_KEY(out, "stacks");
+        write_stacks(out, failure);
+    }
     if (tattle__failure_filtered(failure, options))
-        ok = add_bool(object, "filtered", true) && ok;
-    if (!ok) {
-        cJSON_Delete(object);
-        return NULL;
+        WRITE_LITERAL(out, ",\"filtered\":true");
+    WRITE_LITERAL(out, "}");
+}
+
+/* The "failures" array of `result`. */
+static void write_failures(struct tattle__buffer *out,
+                           const struct tattle_result *result,
+                           const struct tattle_report_options *options)
+{
+    WRITE_LITERAL(out, "[");
+    for (size_t i = 0; i < result->failure_count; i++) {
+        if (i)
+            WRITE_LITERAL(out, ",");
+        write_failure(out, &result->failures[i], options);
     }
-    return object;
+    WRITE_LITERAL(out, "]");
 }
 
-static bool add_output(cJSON *test, const struct tattle_result *result)
+static void write_output(struct tattle__buffer *out,
+                         const struct tattle_result *result)
 {
-    cJSON *output = add_object(test, "output");
-    if (!output)
-        return false;
-    const struct tattle_output *out = &result->stdout_output;
-    const struct tattle_output *err = &result->stderr_output;
-    bool ok = tattle__json_add_bytes(output, "stdout", out->text, out->length);
-    ok = tattle__json_add_bytes(output, "stderr", err->text, err->length) && ok;
-    ok = tattle__json_add_uint(output, "stdout_bytes", out->bytes) && ok;
-    ok = tattle__json_add_uint(output, "stderr_bytes", err->bytes) && ok;
-    ok = add_bool(output, "truncated", out->truncated || err->truncated) && ok;
-    return ok;
+    const struct tattle_output *stdout_output = &result->stdout_output;
+    const struct tattle_output *stderr_output = &result->stderr_output;
+    WRITE_LITERAL(out, "{\"stdout\":");
+    tattle__json_write_bytes(out, stdout_output->text,
+                             stdout_output->text ? stdout_output->length : 0);
+    WRITE_KEY(out, "stderr");
+    tattle__json_write_bytes(out, stderr_output->text,
+                             stderr_output->text ? stderr_output->length : 0);
+    WRITE_KEY(out, "stdout_bytes");
+    tattle__json_write_uint(out, stdout_output->bytes);
+    WRITE_KEY(out, "stderr_bytes");
+    tattle__json_write_uint(out, stderr_output->bytes);
+    WRITE_KEY(out, "truncated");
+    tattle__json_write_bool(out, stdout_output->truncated ||
+                                     stderr_output->truncated);
+    WRITE_LITERAL(out, "}");
 }
 
-/* The events array as one raw item (results/json_events.h). */
-static cJSON *create_events(const struct tattle_trace *trace)
+static void write_mailbox(struct tattle__buffer *out,
+                          const struct tattle_trace_mailbox *mailbox)
 {
-    struct tattle__buffer text = {0};
-    cJSON *item = NULL;
-    if (tattle__json_events_print(&text, trace->events, trace->event_count))
-        item = cJSON_CreateRaw(text.data);
-    tattle__buffer_release(&text);
-    return item;
-}
-
-static cJSON *create_mailbox(const struct tattle_trace_mailbox *mailbox)
-{
-    cJSON *object = cJSON_CreateObject();
-    if (!object)
-        return NULL;
-    bool ok = tattle__json_add_text(object, "name",
-                                    mailbox->name ? mailbox->name : "");
-    ok = tattle__json_add_text(object, "owner", mailbox->owner) && ok;
-    ok = add_bool(object, "alive", mailbox->alive) && ok;
-    ok = tattle__json_add_uint(object, "pending", mailbox->pending) && ok;
-    cJSON *messages = add_array(object, "messages");
-    ok = messages && ok;
-    for (size_t i = 0; messages && i < mailbox->message_count; i++)
-        ok = append(messages, tattle__json_text(mailbox->messages[i]
-                                                    ? mailbox->messages[i]
-                                                    : "")) &&
-             ok;
-    ok = add_bool(object, "approx", mailbox->approx) && ok;
-    if (!ok) {
-        cJSON_Delete(object);
-        return NULL;
+    WRITE_LITERAL(out, "{\"name\":");
+    write_text_or_empty(out, mailbox->name);
+    WRITE_KEY(out, "owner");
+    tattle__json_write_text(out, mailbox->owner);
+    WRITE_KEY(out, "alive");
+    tattle__json_write_bool(out, mailbox->alive);
+    WRITE_KEY(out, "pending");
+    tattle__json_write_uint(out, mailbox->pending);
+    WRITE_KEY(out, "messages");
+    WRITE_LITERAL(out, "[");
+    for (size_t i = 0; i < mailbox->message_count; i++) {
+        if (i)
+            WRITE_LITERAL(out, ",");
+        write_text_or_empty(out, mailbox->messages[i]);
     }
-    return object;
+    WRITE_LITERAL(out, "]");
+    WRITE_KEY(out, "approx");
+    tattle__json_write_bool(out, mailbox->approx);
+    WRITE_LITERAL(out, "}");
 }
 
-static cJSON *create_pending_send(const struct tattle_trace_pending_send *send)
+static void write_pending_send(struct tattle__buffer *out,
+                               const struct tattle_trace_pending_send *send)
 {
-    cJSON *object = cJSON_CreateObject();
-    if (!object)
-        return NULL;
-    bool ok = tattle__json_add_uint(object, "send", send->send);
-    ok = tattle__json_add_uint(object, "bytes", send->bytes) && ok;
-    ok = tattle__json_add_text(object, "msg", send->msg ? send->msg : "") && ok;
-    if (!ok) {
-        cJSON_Delete(object);
-        return NULL;
+    WRITE_LITERAL(out, "{\"send\":");
+    tattle__json_write_uint(out, send->send);
+    WRITE_KEY(out, "bytes");
+    tattle__json_write_uint(out, send->bytes);
+    WRITE_KEY(out, "msg");
+    write_text_or_empty(out, send->msg);
+    WRITE_LITERAL(out, "}");
+}
+
+static void write_endpoint(struct tattle__buffer *out,
+                           const struct tattle_trace_endpoint *endpoint)
+{
+    WRITE_LITERAL(out, "{\"name\":");
+    write_text_or_empty(out, endpoint->name);
+    WRITE_KEY(out, "kind");
+    write_text_or_empty(out, endpoint->kind);
+    WRITE_KEY(out, "owner");
+    tattle__json_write_text(out, endpoint->owner);
+    WRITE_KEY(out, "pending_bytes");
+    tattle__json_write_uint(out, endpoint->pending_bytes);
+    WRITE_KEY(out, "pending_messages");
+    tattle__json_write_uint(out, endpoint->pending_messages);
+    WRITE_KEY(out, "messages");
+    WRITE_LITERAL(out, "[");
+    for (size_t i = 0; i < endpoint->message_count; i++) {
+        if (i)
+            WRITE_LITERAL(out, ",");
+        write_pending_send(out, &endpoint->messages[i]);
     }
-    return object;
-}
-
-static cJSON *create_endpoint(const struct tattle_trace_endpoint *endpoint)
-{
-    cJSON *object = cJSON_CreateObject();
-    if (!object)
-        return NULL;
-    bool ok = tattle__json_add_text(object, "name",
-                                    endpoint->name ? endpoint->name : "");
-    ok = tattle__json_add_text(object, "kind",
-                               endpoint->kind ? endpoint->kind : "") &&
-         ok;
-    ok = tattle__json_add_text(object, "owner", endpoint->owner) && ok;
-    ok = tattle__json_add_uint(object, "pending_bytes",
-                               endpoint->pending_bytes) &&
-         ok;
-    ok = tattle__json_add_uint(object, "pending_messages",
-                               endpoint->pending_messages) &&
-         ok;
-    cJSON *messages = add_array(object, "messages");
-    ok = messages && ok;
-    for (size_t i = 0; messages && i < endpoint->message_count; i++)
-        ok =
-            append(messages, create_pending_send(&endpoint->messages[i])) && ok;
-    ok = add_bool(object, "complete", endpoint->complete) && ok;
+    WRITE_LITERAL(out, "]");
+    WRITE_KEY(out, "complete");
+    tattle__json_write_bool(out, endpoint->complete);
     if (endpoint->kernel_peeked) {
-        ok = tattle__json_add_text(
-                 object, "kernel_peeked_by",
-                 endpoint->kernel_peeked_by_runner ? "runner" : "test") &&
-             ok;
-        ok = tattle__json_add_uint(object, "kernel_pending_bytes",
-                                   endpoint->kernel_pending_bytes) &&
-             ok;
-        ok = tattle__json_add_uint(object, "kernel_pending_messages",
-                                   endpoint->kernel_pending_messages) &&
-             ok;
-        ok = tattle__json_add_text(object, "kernel_msg",
-                                   endpoint->kernel_msg ? endpoint->kernel_msg
-                                                        : "") &&
-             ok;
+        WRITE_KEY(out, "kernel_peeked_by");
+        tattle__json_write_text(
+            out, endpoint->kernel_peeked_by_runner ? "runner" : "test");
+        WRITE_KEY(out, "kernel_pending_bytes");
+        tattle__json_write_uint(out, endpoint->kernel_pending_bytes);
+        WRITE_KEY(out, "kernel_pending_messages");
+        tattle__json_write_uint(out, endpoint->kernel_pending_messages);
+        WRITE_KEY(out, "kernel_msg");
+        write_text_or_empty(out, endpoint->kernel_msg);
     }
-    if (!ok) {
-        cJSON_Delete(object);
-        return NULL;
-    }
-    return object;
+    WRITE_LITERAL(out, "}");
 }
 
-static cJSON *create_actor(const struct tattle_trace_actor *actor)
+static void write_actor(struct tattle__buffer *out,
+                        const struct tattle_trace_actor *actor)
 {
-    cJSON *object = cJSON_CreateObject();
-    if (!object)
-        return NULL;
-    bool ok =
-        tattle__json_add_text(object, "name", actor->name ? actor->name : "");
-    ok = add_int(object, "pid", actor->pid) && ok;
-    ok = add_int(object, "tid", actor->tid) && ok;
-    ok = add_bool(object, "alive_at_exit", actor->alive_at_exit) && ok;
-    if (!ok) {
-        cJSON_Delete(object);
-        return NULL;
-    }
-    return object;
+    WRITE_LITERAL(out, "{\"name\":");
+    write_text_or_empty(out, actor->name);
+    WRITE_KEY(out, "pid");
+    tattle__json_write_int(out, actor->pid);
+    WRITE_KEY(out, "tid");
+    tattle__json_write_int(out, actor->tid);
+    WRITE_KEY(out, "alive_at_exit");
+    tattle__json_write_bool(out, actor->alive_at_exit);
+    WRITE_LITERAL(out, "}");
 }
 
 /* A traced call: {"seq", "t_us", "actor", "kind", "function", "file",
  * "line", "depth"}. */
-static cJSON *create_call(const struct tattle_trace_call *call)
+static void write_call(struct tattle__buffer *out,
+                       const struct tattle_trace_call *call)
 {
-    cJSON *object = cJSON_CreateObject();
-    if (!object)
-        return NULL;
-    bool ok = tattle__json_add_uint(object, "seq", call->seq);
-    ok = tattle__json_add_uint(object, "t_us", call->t_us) && ok;
-    ok = tattle__json_add_text(object, "actor", call->actor) && ok;
-    ok = tattle__json_add_text(
-             object, "kind",
-             call->kind == TATTLE_TRACE_CALL_ENTER ? "enter" : "exit") &&
-         ok;
-    ok = tattle__json_add_text(object, "function", call->function) && ok;
-    ok = tattle__json_add_text(object, "file", call->file) && ok;
-    ok = add_line(object, "line", call->line) && ok;
-    ok = tattle__json_add_uint(object, "depth", call->depth) && ok;
-    if (!ok) {
-        cJSON_Delete(object);
-        return NULL;
-    }
-    return object;
+    WRITE_LITERAL(out, "{\"seq\":");
+    tattle__json_write_uint(out, call->seq);
+    WRITE_KEY(out, "t_us");
+    tattle__json_write_uint(out, call->t_us);
+    WRITE_KEY(out, "actor");
+    tattle__json_write_text(out, call->actor);
+    WRITE_KEY(out, "kind");
+    tattle__json_write_text(
+        out, call->kind == TATTLE_TRACE_CALL_ENTER ? "enter" : "exit");
+    WRITE_KEY(out, "function");
+    tattle__json_write_text(out, call->function);
+    WRITE_KEY(out, "file");
+    tattle__json_write_text(out, call->file);
+    WRITE_KEY(out, "line");
+    write_line(out, call->line);
+    WRITE_KEY(out, "depth");
+    tattle__json_write_uint(out, call->depth);
+    WRITE_LITERAL(out, "}");
 }
 
 /* A thread's shadow stack: {"actor", "depth", "frames"}. */
-static cJSON *create_call_stack(const struct tattle_trace_stack *stack)
+static void write_call_stack(struct tattle__buffer *out,
+                             const struct tattle_trace_stack *stack)
 {
-    cJSON *object = cJSON_CreateObject();
-    if (!object)
-        return NULL;
-    bool ok = tattle__json_add_text(object, "actor", stack->actor);
-    ok = tattle__json_add_uint(object, "depth", stack->depth) && ok;
-    ok = add_frames(object, "frames", stack->frames, stack->frame_count) && ok;
-    if (!ok) {
-        cJSON_Delete(object);
-        return NULL;
-    }
-    return object;
+    WRITE_LITERAL(out, "{\"actor\":");
+    tattle__json_write_text(out, stack->actor);
+    WRITE_KEY(out, "depth");
+    tattle__json_write_uint(out, stack->depth);
+    WRITE_KEY(out, "frames");
+    write_frames(out, stack->frames, stack->frame_count);
+    WRITE_LITERAL(out, "}");
 }
 
 /* "call_cap", "calls_recorded", "calls_lost", "calls" and "stacks" of a
  * `trace_calls` test's trace. */
-static bool add_calls(cJSON *object, const struct tattle_trace *trace)
+static void write_calls(struct tattle__buffer *out,
+                        const struct tattle_trace *trace)
 {
-    bool ok = tattle__json_add_uint(object, "call_cap", trace->call_cap);
-    ok = tattle__json_add_uint(object, "calls_recorded",
-                               trace->calls_recorded) &&
-         ok;
-    ok = tattle__json_add_uint(object, "calls_lost", trace->calls_lost) && ok;
-    cJSON *calls = add_array(object, "calls");
-    ok = calls && ok;
-    for (size_t i = 0; ok && i < trace->call_count; i++)
-        ok = append(calls, create_call(&trace->calls[i]));
-    cJSON *stacks = add_array(object, "stacks");
-    ok = stacks && ok;
-    for (size_t i = 0; ok && i < trace->stack_count; i++)
-        ok = append(stacks, create_call_stack(&trace->stacks[i]));
-    return ok;
+    WRITE_KEY(out, "call_cap");
+    tattle__json_write_uint(out, trace->call_cap);
+    WRITE_KEY(out, "calls_recorded");
+    tattle__json_write_uint(out, trace->calls_recorded);
+    WRITE_KEY(out, "calls_lost");
+    tattle__json_write_uint(out, trace->calls_lost);
+    WRITE_KEY(out, "calls");
+    WRITE_LITERAL(out, "[");
+    for (size_t i = 0; i < trace->call_count; i++) {
+        if (i)
+            WRITE_LITERAL(out, ",");
+        write_call(out, &trace->calls[i]);
+    }
+    WRITE_LITERAL(out, "]");
+    WRITE_KEY(out, "stacks");
+    WRITE_LITERAL(out, "[");
+    for (size_t i = 0; i < trace->stack_count; i++) {
+        if (i)
+            WRITE_LITERAL(out, ",");
+        write_call_stack(out, &trace->stacks[i]);
+    }
+    WRITE_LITERAL(out, "]");
 }
 
-static bool add_trace(cJSON *test, const struct tattle_trace *trace)
+static void write_trace(struct tattle__buffer *out,
+                        const struct tattle_trace *trace)
 {
-    if (!trace)
-        return add_item(test, "trace", cJSON_CreateNull());
-    cJSON *object = add_object(test, "trace");
-    if (!object)
-        return false;
-    bool ok = tattle__json_add_uint(object, "cap", trace->cap);
-    ok = tattle__json_add_uint(object, "budget", trace->budget) && ok;
-    ok = add_int(object, "level", trace->level) && ok;
-    ok = tattle__json_add_uint(object, "recorded", trace->recorded) && ok;
-    ok = tattle__json_add_uint(object, "dropped", trace->dropped) && ok;
-    ok = add_bool(object, "overflow", trace->overflow) && ok;
-    ok = add_item(object, "events", create_events(trace)) && ok;
-    cJSON *mailboxes = add_array(object, "mailboxes");
-    ok = mailboxes && ok;
-    for (size_t i = 0; ok && i < trace->mailbox_count; i++)
-        ok = append(mailboxes, create_mailbox(&trace->mailboxes[i]));
-    cJSON *endpoints = add_array(object, "endpoints");
-    ok = endpoints && ok;
-    for (size_t i = 0; ok && i < trace->endpoint_count; i++)
-        ok = append(endpoints, create_endpoint(&trace->endpoints[i]));
-    cJSON *actors = add_array(object, "actors");
-    ok = actors && ok;
-    for (size_t i = 0; ok && i < trace->actor_count; i++)
-        ok = append(actors, create_actor(&trace->actors[i]));
-    if (ok && trace->calls_traced)
-        ok = add_calls(object, trace);
-    return ok;
-}
-
-/* The failures of `result` into a new "failures" array of `object`. */
-static bool add_failures(cJSON *object, const struct tattle_result *result,
-                         const struct tattle_report_options *options)
-{
-    cJSON *failures = add_array(object, "failures");
-    bool ok = failures != NULL;
-    for (size_t i = 0; ok && i < result->failure_count; i++)
-        ok = append(failures, create_failure(&result->failures[i], options));
-    return ok;
+    if (!trace) {
+        WRITE_LITERAL(out, "null");
+        return;
+    }
+    WRITE_LITERAL(out, "{\"cap\":");
+    tattle__json_write_uint(out, trace->cap);
+    WRITE_KEY(out, "budget");
+    tattle__json_write_uint(out, trace->budget);
+    WRITE_KEY(out, "level");
+    tattle__json_write_int(out, trace->level);
+    WRITE_KEY(out, "recorded");
+    tattle__json_write_uint(out, trace->recorded);
+    WRITE_KEY(out, "dropped");
+    tattle__json_write_uint(out, trace->dropped);
+    WRITE_KEY(out, "overflow");
+    tattle__json_write_bool(out, trace->overflow);
+    WRITE_KEY(out, "events");
+    tattle__json_events_print(out, trace->events, trace->event_count);
+    WRITE_KEY(out, "mailboxes");
+    WRITE_LITERAL(out, "[");
+    for (size_t i = 0; i < trace->mailbox_count; i++) {
+        if (i)
+            WRITE_LITERAL(out, ",");
+        write_mailbox(out, &trace->mailboxes[i]);
+    }
+    WRITE_LITERAL(out, "]");
+    WRITE_KEY(out, "endpoints");
+    WRITE_LITERAL(out, "[");
+    for (size_t i = 0; i < trace->endpoint_count; i++) {
+        if (i)
+            WRITE_LITERAL(out, ",");
+        write_endpoint(out, &trace->endpoints[i]);
+    }
+    WRITE_LITERAL(out, "]");
+    WRITE_KEY(out, "actors");
+    WRITE_LITERAL(out, "[");
+    for (size_t i = 0; i < trace->actor_count; i++) {
+        if (i)
+            WRITE_LITERAL(out, ",");
+        write_actor(out, &trace->actors[i]);
+    }
+    WRITE_LITERAL(out, "]");
+    if (trace->calls_traced)
+        write_calls(out, trace);
+    WRITE_LITERAL(out, "}");
 }
 
 /* A retried test's failed attempts before the one shown, oldest first:
- * each its run number, state, duration, failures and output. Written only when
- * there were some. */
-static bool add_earlier_attempts(cJSON *test,
-                                 const struct tattle_result *result,
-                                 const struct tattle_report_options *options)
+ * each its run number, state, duration, failures and output. Written only
+ * when there were some. */
+static void write_earlier_attempts(struct tattle__buffer *out,
+                                   const struct tattle_result *result,
+                                   const struct tattle_report_options *options)
 {
     if (result->earlier_attempt_count == 0)
-        return true;
-    cJSON *attempts = add_array(test, "earlier_attempts");
-    bool ok = attempts != NULL;
-    for (size_t i = 0; ok && i < result->earlier_attempt_count; i++) {
+        return;
+    WRITE_KEY(out, "earlier_attempts");
+    WRITE_LITERAL(out, "[");
+    for (size_t i = 0; i < result->earlier_attempt_count; i++) {
         const struct tattle_result *attempt = &result->earlier_attempts[i];
-        cJSON *object = cJSON_CreateObject();
-        ok = append(attempts, object);
-        ok = ok &&
-             tattle__json_add_uint(object, "attempt",
-                                   tattle__earlier_attempt_number(result, i));
-        ok = ok &&
-             add_literal(object, "state", tattle_state_name(attempt->state));
-        ok = ok &&
-             tattle__json_add_uint(object, "duration_us", attempt->duration_us);
-        ok = ok && add_failures(object, attempt, options);
-        ok = ok && add_output(object, attempt);
+        if (i)
+            WRITE_LITERAL(out, ",");
+        WRITE_LITERAL(out, "{\"attempt\":");
+        tattle__json_write_uint(out, tattle__earlier_attempt_number(result, i));
+        WRITE_KEY(out, "state");
+        tattle__json_write_text(out, tattle_state_name(attempt->state));
+        WRITE_KEY(out, "duration_us");
+        tattle__json_write_uint(out, attempt->duration_us);
+        WRITE_KEY(out, "failures");
+        write_failures(out, attempt, options);
+        WRITE_KEY(out, "output");
+        write_output(out, attempt);
+        WRITE_LITERAL(out, "}");
     }
-    return ok;
+    WRITE_LITERAL(out, "]");
+}
+
+void tattle__json_write_test(struct tattle__buffer *out,
+                             const struct tattle_result *result,
+                             const struct tattle_report_options *options)
+{
+    const struct tattle_test_info *info = result->test;
+    WRITE_LITERAL(out, "{\"id\":");
+    write_text_or_empty(out, info->id);
+    WRITE_KEY(out, "suite");
+    write_text_or_empty(out, info->suite);
+    WRITE_KEY(out, "name");
+    write_text_or_empty(out, info->name);
+    WRITE_KEY(out, "file");
+    tattle__json_write_text(out, info->file);
+    WRITE_KEY(out, "line");
+    write_line(out, info->line);
+    if (info->param) {
+        WRITE_KEY(out, "param");
+        tattle__json_write_text(out, info->param);
+    }
+    WRITE_KEY(out, "tags");
+    write_tags(out, info);
+    WRITE_KEY(out, "state");
+    tattle__json_write_text(out, tattle_state_name(result->state));
+    WRITE_KEY(out, "duration_us");
+    tattle__json_write_uint(out, result->duration_us);
+    WRITE_KEY(out, "attempts");
+    tattle__json_write_uint(out, result->attempts);
+    WRITE_KEY(out, "flaky");
+    tattle__json_write_bool(out, result->flaky);
+    WRITE_KEY(out, "failures");
+    write_failures(out, result, options);
+    write_earlier_attempts(out, result, options);
+    WRITE_KEY(out, "skip_reason");
+    tattle__json_write_text(out, result->skip_reason);
+    WRITE_KEY(out, "output");
+    write_output(out, result);
+    WRITE_KEY(out, "trace");
+    write_trace(out, result->trace);
+    WRITE_KEY(out, "rerun");
+    tattle__json_write_text(out, result->rerun);
+    WRITE_LITERAL(out, "}");
 }
 
 cJSON *tattle__json_test(const struct tattle_result *result,
                          const struct tattle_report_options *options)
 {
-    const struct tattle_test_info *info = result->test;
-    cJSON *test = cJSON_CreateObject();
-    if (!test)
-        return NULL;
-    bool ok = tattle__json_add_text(test, "id", info->id ? info->id : "");
-    ok = tattle__json_add_text(test, "suite", info->suite ? info->suite : "") &&
-         ok;
-    ok =
-        tattle__json_add_text(test, "name", info->name ? info->name : "") && ok;
-    ok = tattle__json_add_text(test, "file", info->file) && ok;
-    ok = add_line(test, "line", info->line) && ok;
-    if (info->param)
-        ok = tattle__json_add_text(test, "param", info->param) && ok;
-    ok = add_tags(test, info) && ok;
-    ok = add_literal(test, "state", tattle_state_name(result->state)) && ok;
-    ok = tattle__json_add_uint(test, "duration_us", result->duration_us) && ok;
-    ok = tattle__json_add_uint(test, "attempts", result->attempts) && ok;
-    ok = add_bool(test, "flaky", result->flaky) && ok;
-    ok = ok && add_failures(test, result, options);
-    ok = ok && add_earlier_attempts(test, result, options);
-    ok = ok && tattle__json_add_text(test, "skip_reason", result->skip_reason);
-    ok = ok && add_output(test, result);
-    ok = ok && add_trace(test, result->trace);
-    ok = ok && tattle__json_add_text(test, "rerun", result->rerun);
-    if (!ok) {
-        cJSON_Delete(test);
-        return NULL;
-    }
+    struct tattle__buffer text = {0};
+    tattle__json_write_test(&text, result, options);
+    cJSON *test = cJSON_ParseWithLength(text.data, text.length);
+    tattle__buffer_release(&text);
     return test;
 }
 
-/* "file:line" of where a failure happened: its own location, else the
- * first stack frame with a file, else the test's declaration. */
 bool tattle__json_print(const cJSON *item, struct tattle__buffer *out)
 {
     tattle__buffer_clear(out);

@@ -1,5 +1,5 @@
 /*
- * json.h — the results model as cJSON objects (report schema v1).
+ * json.h — the results model as JSON (report schema v1).
  *
  * One place turns tattle_result, tattle_summary and tattle_run_info into the
  * JSON objects of SPEC section 6 (schemas/report.schema.json): the json
@@ -7,12 +7,12 @@
  * stream, and both get byte-identical TEST objects. Every string goes
  * through utf8.h first, so whatever a test printed becomes valid UTF-8.
  *
- * Speed matters here (a report may hold 100,000 traced tests), so the
+ * Speed matters here (a report may hold 100,000 traced tests, `tattle
+ * merge` rewrites every test of every shard), so a TEST object is written
+ * straight into a buffer (results/json_writer.h), never built as a tree;
+ * the run and the summary, once per report, are cJSON objects whose
  * builders avoid copies: keys are string literals added by reference, and
- * strings that are already clean UTF-8 are referenced, not copied. Objects
- * returned by tattle__json_test() and tattle__json_compact_line() therefore
- * point into the result: print and delete them before the reporter's
- * test_finished returns.
+ * strings that are already clean UTF-8 are referenced, not copied.
  */
 #ifndef TATTLE_RESULTS_JSON_H
 #define TATTLE_RESULTS_JSON_H
@@ -59,9 +59,16 @@ cJSON *tattle__json_run(const struct tattle_run_info *run,
                         const struct tattle_summary *summary);
 /** The `summary` object, with "result". Returns a new object or NULL. */
 cJSON *tattle__json_summary(const struct tattle_summary *summary);
-/** The TEST object of `result`, with failures matching
- * options->filter_out marked "filtered". The object references the
- * result's strings (see above). Returns a new object or NULL. */
+/** Appends the TEST object of `result` to `out`, printed as cJSON prints
+ * it without whitespace, with failures matching options->filter_out
+ * (`options` may be NULL) marked "filtered". Allocates nothing but the
+ * buffer's growth: this is how every report and stream writes a test. */
+void tattle__json_write_test(struct tattle__buffer *out,
+                             const struct tattle_result *result,
+                             const struct tattle_report_options *options);
+/** The TEST object of tattle__json_write_test() as a new cJSON object
+ * (parsed from the written text: it references nothing of `result`), for
+ * a reporter that takes parts of it. Returns NULL when memory runs out. */
 cJSON *tattle__json_test(const struct tattle_result *result,
                          const struct tattle_report_options *options);
 /** Prints `item` without whitespace into `out` (replacing what it held;

@@ -7,11 +7,9 @@
  * of a report's bytes. Building ten cJSON items per event and printing
  * them costs about 1 us per event, so the events array is printed once,
  * into one buffer, and enters the report's tree as a single raw item.
- * Keys and numbers are fixed fragments and digits; a string that needs no
- * escaping (valid UTF-8 without '"', '\\' or control characters: nearly
- * all of them) is copied between quotes; every other string is escaped by
- * cJSON itself. tests/report checks the output equals cJSON's on hostile
- * data.
+ * Keys are fixed fragments; numbers and strings go through
+ * results/json_writer.h. tests/report checks the output equals cJSON's on
+ * hostile data.
  */
 #ifndef TATTLE_RESULTS_JSON_EVENTS_H
 #define TATTLE_RESULTS_JSON_EVENTS_H
@@ -23,9 +21,8 @@
 #include "base/buffer.h"
 
 /** Appends the JSON array of `count` events to `out`, printed as
- * cJSON_PrintUnformatted prints the same array. Returns false when memory
- * ran out (`out` then holds an incomplete array). */
-bool tattle__json_events_print(struct tattle__buffer *out,
+ * cJSON_PrintUnformatted prints the same array. */
+void tattle__json_events_print(struct tattle__buffer *out,
                                const struct tattle_trace_event *events,
                                size_t count);
 

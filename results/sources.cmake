@@ -6,6 +6,7 @@ list(APPEND TATTLE_SOURCES
   results/model.c
   results/record.c
   results/json.c
+  results/json_writer.c
   results/json_events.c
   results/error_groups.c
   results/json_scan.c

@@ -50,11 +50,7 @@ static void compare(const char *what, const struct tattle_trace_event *events,
                     size_t count)
 {
     struct tattle__buffer printed = {0};
-    if (!tattle__json_events_print(&printed, events, count)) {
-        printf("FAILED: %s: the printer ran out of memory\n", what);
-        failures++;
-        return;
-    }
+    tattle__json_events_print(&printed, events, count);
     cJSON *array = cJSON_CreateArray();
     for (size_t i = 0; i < count; i++)
         cJSON_AddItemToArray(array, event_object(&events[i]));
