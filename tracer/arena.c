@@ -162,6 +162,38 @@ tattle__arena_check_header(const struct tattle_trace_arena *arena,
     return NULL;
 }
 
+void tattle__arena_extents_start(struct tattle__arena_extents *extents, int fd)
+{
+    *extents = (struct tattle__arena_extents){.fd = fd};
+}
+
+bool tattle__arena_holds_data(struct tattle__arena_extents *extents,
+                              uint64_t offset)
+{
+    if (extents->fd < 0 || offset > (uint64_t)INT64_MAX)
+        return true;
+    if (offset >= extents->data_start && offset < extents->data_end)
+        return true;
+    if (offset >= extents->hole_start && offset < extents->data_start)
+        return false;
+    off_t data = lseek(extents->fd, (off_t)offset, SEEK_DATA);
+    if (data < 0) {
+        if (errno != ENXIO)
+            return true; /* not known: read it */
+        /* No data from here to the end of the file. */
+        *extents = (struct tattle__arena_extents){.fd = extents->fd,
+                                                  .hole_start = offset,
+                                                  .data_start = UINT64_MAX,
+                                                  .data_end = UINT64_MAX};
+        return false;
+    }
+    off_t hole = lseek(extents->fd, data, SEEK_HOLE);
+    extents->hole_start = offset;
+    extents->data_start = (uint64_t)data;
+    extents->data_end = hole > data ? (uint64_t)hole : UINT64_MAX;
+    return (uint64_t)data == offset;
+}
+
 void tattle__arena_destroy(struct tattle_trace_arena *arena, int fd,
                            const struct tattle__arena_layout *layout)
 {

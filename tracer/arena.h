@@ -255,6 +255,27 @@ const char *
 tattle__arena_check_header(const struct tattle_trace_arena *arena,
                            const struct tattle__arena_layout *layout);
 
+/** Where the kernel holds data of an arena's memfd, found with
+ * lseek(SEEK_DATA/SEEK_HOLE) and remembered extent by extent. A page the
+ * test never wrote (or that a reset gave back) is a hole: it reads as
+ * zeros, and reading it through the mapping would make the kernel
+ * allocate it, a page fault in the runner and a page to free again at the
+ * next reset. The answer is the kernel's, never the arena's counters. */
+struct tattle__arena_extents {
+    int fd;              /* -1: every byte counts as data */
+    uint64_t hole_start; /* [hole_start, data_start) is a hole */
+    uint64_t data_start; /* [data_start, data_end) holds data */
+    uint64_t data_end;
+};
+
+/** Starts a walk of the extents of the memfd `fd` (-1: none known). */
+void tattle__arena_extents_start(struct tattle__arena_extents *extents, int fd);
+
+/** Whether the page at `offset` in the memfd may hold data (true too when
+ * the kernel cannot tell). Cheapest when asked in increasing order. */
+bool tattle__arena_holds_data(struct tattle__arena_extents *extents,
+                              uint64_t offset);
+
 /** Unmaps an arena and closes its memfd (`fd` may be -1). */
 void tattle__arena_destroy(struct tattle_trace_arena *arena, int fd,
                            const struct tattle__arena_layout *layout);
