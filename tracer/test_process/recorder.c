@@ -351,8 +351,13 @@ void tattle__recorder_activate(struct tattle_trace_arena *arena)
     tattle_trace_current = arena;
     if (attach(&thread_state, arena, -1, false))
         memcpy(arena->actors[thread_state.actor].name, "main", sizeof "main");
-    atomic_store_explicit(&tattle__calls_on, config.call_cap != 0,
-                          memory_order_relaxed);
+    /* Stored only when it changes, like the rest of this process's
+     * switches: a forked test process copies each data page it writes. */
+    uint32_t calls_on = config.call_cap != 0;
+    if (atomic_load_explicit(&tattle__calls_on, memory_order_relaxed) !=
+        calls_on)
+        atomic_store_explicit(&tattle__calls_on, calls_on,
+                              memory_order_relaxed);
 }
 
 void tattle__recorder_join(struct tattle_trace_arena *arena, const char *name)
