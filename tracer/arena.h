@@ -243,9 +243,11 @@ int tattle__arena_create(struct tattle_trace_arena **out, int *fd,
 
 /** Makes a used arena as new for another session with `layout` (of the
  * same size): every page the last session wrote is given back to the
- * kernel (a hole punched through the whole file: what the kernel knows was
- * written, not what the arena's counters say), then the header written
- * again. Returns 0 or a negative errno. */
+ * kernel (a hole punched through the file: what the kernel knows was
+ * written, not what the arena's counters say) but the first page of the
+ * header and of the first ring, which every test writes, zeroed whole
+ * where the kernel holds them; then the header is written again. Returns
+ * 0 or a negative errno. */
 int tattle__arena_reset(struct tattle_trace_arena *arena, int fd,
                         const struct tattle__arena_layout *layout);
 
