@@ -6,8 +6,10 @@
  * maps the same memfd, which the fork server hands it, and nothing else
  * ever does, so no other test can reach it. The runner keeps the memfd of
  * a finished arena for the next traced test of the same size: punching a
- * hole through the whole file gives every page back to the kernel, so the
- * next test starts from zeros whatever the last one wrote, wherever.
+ * hole through the file gives every page back to the kernel, and the two
+ * pages every test writes (the header's first, the first ring's first)
+ * are zeroed whole in place, so the next test starts from zeros whatever
+ * the last one wrote, wherever.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -127,12 +129,38 @@ int tattle__arena_create(struct tattle_trace_arena **out, int *fd_out,
     return 0;
 }
 
+/* Gives the bytes [start, end) of the memfd back to the kernel. */
+static int punch_hole(int fd, uint64_t start, uint64_t end)
+{
+    if (end <= start)
+        return 0;
+    if (fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, (off_t)start,
+                  (off_t)(end - start)) != 0)
+        return -errno;
+    return 0;
+}
+
 int tattle__arena_reset(struct tattle_trace_arena *arena, int fd,
                         const struct tattle__arena_layout *layout)
 {
-    if (fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, 0,
-                  (off_t)layout->size) != 0)
-        return -errno;
+    /* Every traced test writes the header's first page and the first page
+     * of the first actor's ring. Those two are zeroed in place, whole,
+     * where the kernel holds them (they stay allocated and mapped here, so
+     * neither the runner nor the next test allocates them again); every
+     * other page is given back through a hole. */
+    enum { KEPT_BYTES = 4096 };
+    uint64_t ring = layout->heap_offset;
+    int error = punch_hole(fd, KEPT_BYTES, ring);
+    if (error == 0)
+        error = punch_hole(fd, ring + KEPT_BYTES, layout->size);
+    if (error != 0)
+        return error;
+    struct tattle__arena_extents extents;
+    tattle__arena_extents_start(&extents, fd);
+    if (tattle__arena_holds_data(&extents, 0))
+        memset(arena, 0, KEPT_BYTES);
+    if (tattle__arena_holds_data(&extents, ring))
+        memset((char *)arena + ring, 0, KEPT_BYTES);
     write_header(arena, layout);
     return 0;
 }
@@ -160,6 +188,38 @@ tattle__arena_check_header(const struct tattle_trace_arena *arena,
         arena->call_cap != layout->call_cap)
         return "its configuration was overwritten";
     return NULL;
+}
+
+void tattle__arena_extents_start(struct tattle__arena_extents *extents, int fd)
+{
+    *extents = (struct tattle__arena_extents){.fd = fd};
+}
+
+bool tattle__arena_holds_data(struct tattle__arena_extents *extents,
+                              uint64_t offset)
+{
+    if (extents->fd < 0 || offset > (uint64_t)INT64_MAX)
+        return true;
+    if (offset >= extents->data_start && offset < extents->data_end)
+        return true;
+    if (offset >= extents->hole_start && offset < extents->data_start)
+        return false;
+    off_t data = lseek(extents->fd, (off_t)offset, SEEK_DATA);
+    if (data < 0) {
+        if (errno != ENXIO)
+            return true; /* not known: read it */
+        /* No data from here to the end of the file. */
+        *extents = (struct tattle__arena_extents){.fd = extents->fd,
+                                                  .hole_start = offset,
+                                                  .data_start = UINT64_MAX,
+                                                  .data_end = UINT64_MAX};
+        return false;
+    }
+    off_t hole = lseek(extents->fd, data, SEEK_HOLE);
+    extents->hole_start = offset;
+    extents->data_start = (uint64_t)data;
+    extents->data_end = hole > data ? (uint64_t)hole : UINT64_MAX;
+    return (uint64_t)data == offset;
 }
 
 void tattle__arena_destroy(struct tattle_trace_arena *arena, int fd,

@@ -245,9 +245,11 @@ int tattle__arena_create(struct tattle_trace_arena **out, int *fd,
 
 /** Makes a used arena as new for another session with `layout` (of the
  * same size): every page the last session wrote is given back to the
- * kernel (a hole punched through the whole file: what the kernel knows was
- * written, not what the arena's counters say), then the header written
- * again. Returns 0 or a negative errno. */
+ * kernel (a hole punched through the file: what the kernel knows was
+ * written, not what the arena's counters say) but the first page of the
+ * header and of the first ring, which every test writes, zeroed whole
+ * where the kernel holds them; then the header is written again. Returns
+ * 0 or a negative errno. */
 int tattle__arena_reset(struct tattle_trace_arena *arena, int fd,
                         const struct tattle__arena_layout *layout);
 
@@ -256,6 +258,27 @@ int tattle__arena_reset(struct tattle_trace_arena *arena, int fd,
 const char *
 tattle__arena_check_header(const struct tattle_trace_arena *arena,
                            const struct tattle__arena_layout *layout);
+
+/** Where the kernel holds data of an arena's memfd, found with
+ * lseek(SEEK_DATA/SEEK_HOLE) and remembered extent by extent. A page the
+ * test never wrote (or that a reset gave back) is a hole: it reads as
+ * zeros, and reading it through the mapping would make the kernel
+ * allocate it, a page fault in the runner and a page to free again at the
+ * next reset. The answer is the kernel's, never the arena's counters. */
+struct tattle__arena_extents {
+    int fd;              /* -1: every byte counts as data */
+    uint64_t hole_start; /* [hole_start, data_start) is a hole */
+    uint64_t data_start; /* [data_start, data_end) holds data */
+    uint64_t data_end;
+};
+
+/** Starts a walk of the extents of the memfd `fd` (-1: none known). */
+void tattle__arena_extents_start(struct tattle__arena_extents *extents, int fd);
+
+/** Whether the page at `offset` in the memfd may hold data (true too when
+ * the kernel cannot tell). Cheapest when asked in increasing order. */
+bool tattle__arena_holds_data(struct tattle__arena_extents *extents,
+                              uint64_t offset);
 
 /** Unmaps an arena and closes its memfd (`fd` may be -1). */
 void tattle__arena_destroy(struct tattle_trace_arena *arena, int fd,

@@ -98,6 +98,7 @@ void tattle__trace_free(struct tattle_trace *trace)
 struct freezing {
     struct tattle_trace_arena *arena;
     const struct tattle__arena_layout *layout;
+    struct tattle__arena_extents extents; /* the pages the kernel holds */
     const char *corruption; /* set at the first impossible value */
 };
 
@@ -210,6 +211,17 @@ static const char *check_record(const struct tattle__record *record,
     return NULL;
 }
 
+/* Whether `address` in the arena lies in a page the kernel holds: a
+ * record whose commit word is in a hole was never written, and reading
+ * it would allocate the page (tattle__ring_written_fn). */
+static bool arena_page_written(void *context, const void *address)
+{
+    struct freezing *freezing = context;
+    uint64_t offset =
+        (uint64_t)((const char *)address - (const char *)freezing->arena);
+    return tattle__arena_holds_data(&freezing->extents, offset);
+}
+
 /* Reads every actor's ring into sorted copies. Returns 0, -ENOMEM, or
  * -EBADMSG with freezing->corruption set. */
 static int read_rings(struct freezing *freezing, uint32_t actor_count,
@@ -234,7 +246,8 @@ static int read_rings(struct freezing *freezing, uint32_t actor_count,
         uint64_t committed = 0;
         size_t read = tattle__ring_read(
             ring, i, layout->cap, layout->record_size, copies + count,
-            (char *)buffer + count * layout->record_size, &committed);
+            (char *)buffer + count * layout->record_size, &committed,
+            arena_page_written, freezing);
         if (committed > layout->budget) {
             freezing->corruption = "a ring counts more events than the budget";
             break;
@@ -1043,6 +1056,8 @@ static uint64_t read_call_ring(struct freezing *freezing,
     size_t first = *count;
     for (uint32_t slot = 0; slot < cap; slot++) {
         struct tattle__call_record *record = tattle__call_record_at(area, slot);
+        if (!arena_page_written(freezing, &record->commit))
+            continue;
         struct call_copy *copy = &copies[*count];
         uint64_t before =
             atomic_load_explicit(&record->commit, memory_order_acquire);
@@ -1493,12 +1508,13 @@ static const char *check_counters(const struct tattle_trace_arena *arena,
     return NULL;
 }
 
-int tattle__freeze(struct tattle_trace_arena *arena,
+int tattle__freeze(struct tattle_trace_arena *arena, int fd,
                    const struct tattle__arena_layout *layout,
                    const struct tattle__snapshot *taken_live,
                    struct tattle_trace **out, const char **corruption)
 {
     struct freezing freezing = {.arena = arena, .layout = layout};
+    tattle__arena_extents_start(&freezing.extents, fd);
 
     struct trace_storage *storage = calloc(1, sizeof *storage);
     if (storage == NULL)

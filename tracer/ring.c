@@ -12,7 +12,8 @@
 size_t tattle__ring_read(struct tattle__ring *ring, uint32_t ring_index,
                          uint32_t cap, uint32_t record_size,
                          struct tattle__ring_copy *copies, void *buffer,
-                         uint64_t *committed)
+                         uint64_t *committed, tattle__ring_written_fn written,
+                         void *written_context)
 {
     size_t count = 0;
     uint64_t highest =
@@ -20,6 +21,8 @@ size_t tattle__ring_read(struct tattle__ring *ring, uint32_t ring_index,
     for (uint32_t slot = 0; slot < cap; slot++) {
         struct tattle__record *record =
             tattle__ring_record(ring, record_size, slot);
+        if (written != NULL && !written(written_context, &record->commit))
+            continue;
         struct tattle__record *copy =
             (struct tattle__record *)((char *)buffer +
                                       (size_t)count * record_size);

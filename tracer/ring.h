@@ -14,6 +14,7 @@
 #define TATTLE_TRACER_RING_H
 
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
@@ -147,13 +148,20 @@ struct tattle__ring_copy {
     struct tattle__record *record; /* a private copy (record_size bytes) */
 };
 
+/** Whether the memory at `address` may hold something written: false
+ * when it is known to read as zeros, so the reader need not touch it. */
+typedef bool (*tattle__ring_written_fn)(void *context, const void *address);
+
 /** Reader: copies the whole records of a ring into `copies` (room for
  * `cap`), with storage `buffer` (cap * record_size bytes). Torn and
- * in-progress records are skipped. Returns the number copied and sets
- * *committed to the events the ring committed in all. */
+ * in-progress records are skipped, and so, untouched, are those whose
+ * commit word `written` (when not NULL) says reads as zero. Returns the
+ * number copied and sets *committed to the events the ring committed in
+ * all. */
 size_t tattle__ring_read(struct tattle__ring *ring, uint32_t ring_index,
                          uint32_t cap, uint32_t record_size,
                          struct tattle__ring_copy *copies, void *buffer,
-                         uint64_t *committed);
+                         uint64_t *committed, tattle__ring_written_fn written,
+                         void *written_context);
 
 #endif /* TATTLE_TRACER_RING_H */

@@ -304,7 +304,7 @@ int tattle__trace_session_freeze(struct tattle__trace_session *session,
     struct tattle_trace_arena *arena = session->arena;
     atomic_store(&arena->active, 0);
     tattle__recorder_forget(arena);
-    return tattle__freeze(arena, &session->layout,
+    return tattle__freeze(arena, session->fd, &session->layout,
                           session->live_taken ? &session->live : NULL, out,
                           &session->corruption);
 }

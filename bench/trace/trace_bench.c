@@ -9,7 +9,8 @@
  *     loop with the same compiler barrier);
  *   - the extra time a traced test costs over an untraced one, at the
  *     session level: create the arena, fork, activate, end, reap, freeze,
- *     destroy, against a bare fork + exit + waitpid.
+ *     destroy, against a bare fork + exit + waitpid, with the minor page
+ *     faults per test of each side (the runner's and the test process's).
  * Each figure is the best of several repetitions, so a noisy neighbour
  * inflates it less. Usage: trace_bench [events per repetition].
  */
@@ -19,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -165,8 +167,22 @@ static double untraced_loop(int variant)
 /* ---- A traced test's extra time (session level)
  * --------------------------------- */
 
-static double one_test(bool traced)
+/* Minor page faults of one test: the creating process's and the child's. */
+struct test_faults {
+    long runner;
+    long child;
+};
+
+static long own_minor_faults(void)
 {
+    struct rusage usage;
+    getrusage(RUSAGE_SELF, &usage);
+    return usage.ru_minflt;
+}
+
+static double one_test(bool traced, struct test_faults *faults)
+{
+    long runner_faults = own_minor_faults();
     double start = bench_nanoseconds();
     struct tattle__trace_session *session = traced ? traced_session() : NULL;
     pid_t pid = fork();
@@ -178,14 +194,18 @@ static double one_test(bool traced)
         }
         _exit(0);
     }
-    waitpid(pid, NULL, 0);
+    struct rusage child = {0};
+    wait4(pid, NULL, 0, &child);
     if (session != NULL) {
         struct tattle_trace *trace = NULL;
         if (tattle__trace_session_freeze(session, &trace) == 0)
             tattle__trace_free(trace);
         tattle__trace_session_destroy(session);
     }
-    return bench_nanoseconds() - start;
+    double elapsed = bench_nanoseconds() - start;
+    faults->runner += own_minor_faults() - runner_faults;
+    faults->child += child.ru_minflt;
+    return elapsed;
 }
 
 static int compare_doubles(const void *a, const void *b)
@@ -197,12 +217,14 @@ static int compare_doubles(const void *a, const void *b)
 /* Traced and untraced tests alternate so drift hits both alike; the
  * figure is the median of the per-pair differences. */
 static void test_overhead(int pairs, double *extra, double *traced,
-                          double *bare)
+                          double *bare, struct test_faults *traced_faults,
+                          struct test_faults *bare_faults)
 {
     double *differences = malloc((size_t)pairs * sizeof *differences);
     double traced_sum = 0, bare_sum = 0;
     for (int i = 0; i < pairs; i++) {
-        double b = one_test(false), t = one_test(true);
+        double b = one_test(false, bare_faults);
+        double t = one_test(true, traced_faults);
         differences[i] = t - b;
         traced_sum += t;
         bare_sum += b;
@@ -253,13 +275,20 @@ int main(int argc, char **argv)
            untraced, untraced_call, empty);
 
     enum { PAIRS = 3000 };
+    struct test_faults warm = {0}, traced_faults = {0}, bare_faults = {0};
     for (int i = 0; i < 50; i++) /* warm up, anchor the clock calibration */
-        one_test(true);
+        one_test(true, &warm);
     double extra, traced, bare;
-    test_overhead(PAIRS, &extra, &traced, &bare);
+    test_overhead(PAIRS, &extra, &traced, &bare, &traced_faults, &bare_faults);
     printf("traced test overhead:    %6.1f us/test (median of %d pairs; mean "
            "traced %.1f us, untraced fork+exit+wait %.1f us; session level)   "
            "target <= 100 us\n",
            extra / 1000, PAIRS, traced / 1000, bare / 1000);
+    printf("  page faults per test:  traced %.1f in the runner + %.1f in the "
+           "test process, untraced %.1f + %.1f\n",
+           (double)traced_faults.runner / PAIRS,
+           (double)traced_faults.child / PAIRS,
+           (double)bare_faults.runner / PAIRS,
+           (double)bare_faults.child / PAIRS);
     return 0;
 }

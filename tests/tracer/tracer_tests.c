@@ -19,6 +19,7 @@
 #include <stdint.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -1117,6 +1118,44 @@ static void test_reused_arena_starts_empty(void)
     }
 }
 
+/* Bytes the kernel holds for the arena's memfd: the pages written (or
+ * read: a read through a shared mapping allocates the page too). */
+static long long arena_bytes_held(int fd)
+{
+    struct stat status;
+    CHECK(fstat(fd, &status) == 0, "fstat: %s", strerror(errno));
+    return (long long)status.st_blocks * 512;
+}
+
+static void test_freeze_reads_only_the_pages_the_test_wrote(void)
+{
+    /* A page a traced test never wrote is a hole in the memfd. Reading it
+     * through the runner's mapping makes the kernel allocate it: a page
+     * fault per page of every ring, paid again after each reset. One
+     * event fills one record of a ring that spans three pages. */
+    struct tattle__trace_session *session = new_session(50, 5000, 100, 64);
+    int fd = tattle__trace_session_fd(session);
+    int status = wait_test(start_test(session, body_one_send));
+    CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+          "the test process failed (status %#x)", status);
+    long long written = arena_bytes_held(fd);
+    long page = sysconf(_SC_PAGESIZE);
+    /* The header with the first actor, and the first page of its ring
+     * (unless the kernel gives shared memory huge pages). */
+    CHECK(written <= 2 * page || written >= 2 << 20,
+          "the test process touched %lld bytes of its arena", written);
+    struct tattle_trace *trace = freeze(session);
+    CHECK(trace->recorded == 1 && trace->event_count == 1 &&
+          same(trace->events[0].label, "only"));
+    long long read = arena_bytes_held(fd);
+    CHECK(read == written,
+          "the freeze made the kernel allocate %lld bytes of holes",
+          read - written);
+    tattle__trace_free(trace);
+    tattle__trace_session_mark_reusable(session);
+    tattle__trace_session_destroy(session);
+}
+
 /* ---- Closing mailboxes
  * ---------------------------------------------------------- */
 
@@ -1483,6 +1522,8 @@ static const struct harness_test tests[] = {
     {"truncation_never_cuts_a_character",
      test_truncation_never_cuts_a_character},
     {"reused_arena_starts_empty", test_reused_arena_starts_empty},
+    {"freeze_reads_only_the_pages_the_test_wrote",
+     test_freeze_reads_only_the_pages_the_test_wrote},
     {"records_send_recv_event_fields_in_order",
      test_records_send_recv_event_fields_in_order},
     {"handler_recording_inside_a_record_is_lost_not_torn",

@@ -853,7 +853,12 @@ size_t tattle__ipc_excluded_keys(uint64_t *keys, size_t capacity)
 
 void tattle__ipc_forked(void)
 {
-    cache_owner = getpid();
+    /* Only a capturing process has a cache to own: every other child
+     * (each test the fork server forks) would copy a data page and pay a
+     * system call for nothing. A process that starts capturing later
+     * takes the cache then (tattle__ipc_join). */
+    if (capturing)
+        cache_owner = getpid();
 }
 
 void tattle__ipc_exclude(int fd)

@@ -439,5 +439,8 @@ void tattle__mailbox_run_watches(struct tattle_trace_arena *arena)
         struct emit_context context = {record, arena->payload_bytes};
         watches[i].fn(watches[i].ctx, emit_text, &context);
     }
-    watch_count = 0;
+    /* Written only when it changes: in a forked test process the store
+     * would copy a data page for nothing. */
+    if (watch_count != 0)
+        watch_count = 0;
 }

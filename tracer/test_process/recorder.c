@@ -120,8 +120,12 @@ static pid_t current_tid(void)
     return (pid_t)syscall(SYS_gettid);
 }
 
-static void write_record(struct thread_state *state,
-                         const struct tattle__event *event);
+/* Inlined into every caller, forced: the recording calls are the hot path,
+ * and as a call of its own (gcc stopped inlining it once it had grown) an
+ * event also cost building its description in memory, about a third more
+ * per event. */
+static inline __attribute__((always_inline)) void
+write_record(struct thread_state *state, const struct tattle__event *event);
 
 /* Claims an actor entry (each owns a ring) for the calling thread. Returns
  * false when the table is full: the thread is then marked refused for this
@@ -351,8 +355,13 @@ void tattle__recorder_activate(struct tattle_trace_arena *arena)
     tattle_trace_current = arena;
     if (attach(&thread_state, arena, -1, false))
         memcpy(arena->actors[thread_state.actor].name, "main", sizeof "main");
-    atomic_store_explicit(&tattle__calls_on, config.call_cap != 0,
-                          memory_order_relaxed);
+    /* Stored only when it changes, like the rest of this process's
+     * switches: a forked test process copies each data page it writes. */
+    uint32_t calls_on = config.call_cap != 0;
+    if (atomic_load_explicit(&tattle__calls_on, memory_order_relaxed) !=
+        calls_on)
+        atomic_store_explicit(&tattle__calls_on, calls_on,
+                              memory_order_relaxed);
 }
 
 void tattle__recorder_join(struct tattle_trace_arena *arena, const char *name)
@@ -414,8 +423,8 @@ static inline unsigned store_party(union tattle__record_name *field,
     return store_name(field, party.name);
 }
 
-static inline void write_record(struct thread_state *state,
-                                const struct tattle__event *event)
+static inline __attribute__((always_inline)) void
+write_record(struct thread_state *state, const struct tattle__event *event)
 {
     struct tattle_trace_arena *arena = state->arena;
     if (TATTLE__UNLIKELY(
