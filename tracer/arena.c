@@ -107,10 +107,15 @@ static void write_header(struct tattle_trace_arena *arena,
 int tattle__arena_create(struct tattle_trace_arena **out, int *fd_out,
                          const struct tattle__arena_layout *layout)
 {
-    int fd = memfd_create("tattle-trace", MFD_CLOEXEC);
+    int fd = memfd_create("tattle-trace", MFD_CLOEXEC | MFD_ALLOW_SEALING);
     if (fd < 0)
         return -errno;
-    if (ftruncate(fd, (off_t)layout->size) != 0) {
+    /* The size is sealed: the test process holds this file, and one it
+     * cut short would make the runner's reads past its end a SIGBUS.
+     * Holes punched at a reset keep the size, so the seals allow them. */
+    if (ftruncate(fd, (off_t)layout->size) != 0 ||
+        fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL) !=
+            0) {
         int error = errno;
         close(fd);
         return -error;

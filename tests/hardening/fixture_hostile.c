@@ -390,6 +390,63 @@ TEST(arena, corrupted_large_cap, .tags = "trace_messages", .trace_cap = 20000)
            "unknown HOSTILE_FILL %s", fill_pattern());
 }
 
+/* Records two events, then cuts its arena's file to nothing: through
+ * every descriptor it holds on a memfd named tattle-trace, and through
+ * /proc/self/map_files for each mapping of one (open to root). Reading a
+ * mapping past its file's end is SIGBUS, in the runner too. */
+TEST(arena, truncated, .tags = "trace_messages")
+{
+    tattle_trace_event(1, "arena", "peer", "arena-1", "before the damage");
+    tattle_trace_event(1, "arena", "peer", "arena-2", "before the damage");
+    char log[4096];
+    size_t used = 0;
+    int found = 0;
+    DIR *directory = opendir("/proc/self/fd");
+    ASSERT_NOT_NULL(directory);
+    struct dirent *entry;
+    while ((entry = readdir(directory)) != NULL) {
+        char path[300], target[256] = {0};
+        snprintf(path, sizeof path, "/proc/self/fd/%s", entry->d_name);
+        if (readlink(path, target, sizeof target - 1) < 0 ||
+            !strstr(target, "tattle-trace"))
+            continue;
+        found++;
+        int fd = atoi(entry->d_name);
+        int rc = ftruncate(fd, 0) == 0 ? 0 : errno;
+        if (used < sizeof log)
+            used += (size_t)snprintf(log + used, sizeof log - used,
+                                     "fd %d (%s): ftruncate %s\n", fd, target,
+                                     rc ? strerror(rc) : "done");
+    }
+    closedir(directory);
+    FILE *maps = fopen("/proc/self/maps", "r");
+    ASSERT_NOT_NULL(maps);
+    char line[512];
+    while (fgets(line, sizeof line, maps)) {
+        if (!strstr(line, "tattle-trace"))
+            continue;
+        char range[128] = {0};
+        if (sscanf(line, "%127s", range) != 1)
+            continue;
+        char path[200];
+        snprintf(path, sizeof path, "/proc/self/map_files/%s", range);
+        int fd = open(path, O_RDWR);
+        int rc = fd < 0 ? errno : (ftruncate(fd, 0) == 0 ? 0 : errno);
+        if (fd >= 0)
+            close(fd);
+        found++;
+        if (used < sizeof log)
+            used += (size_t)snprintf(log + used, sizeof log - used,
+                                     "map %s: ftruncate %s\n", range,
+                                     rc ? strerror(rc) : "done");
+    }
+    fclose(maps);
+    if (used < sizeof log)
+        snprintf(log + used, sizeof log - used, "arena files found: %d\n",
+                 found);
+    write_file("arena.truncated", log);
+}
+
 /* ---- 3. inherited descriptors ---- */
 
 /* Does HOSTILE_FDS to every descriptor it inherited: reads what is there

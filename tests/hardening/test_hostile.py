@@ -642,6 +642,23 @@ def arena_corruption(c):
             c.error_starting(r, test_id, "trace arena corrupted")
 
 
+@CASES("hardening_arena_file_cannot_be_cut_short")
+def arena_truncated(c):
+    """A traced test that cuts its arena's memfd to nothing (ftruncate
+    through any descriptor or /proc/self/map_files it can open) cannot
+    make the runner read past the file's end (SIGBUS): the runner seals
+    the file's size, the run goes on, and every other test, the next
+    traced one's trace included, is as in the reference run."""
+    reference = reference_run(c, ["--trace-passed"])
+    r = hostile_run(c, reference, "arena truncated", "arena/truncated", {},
+                    ["--trace-passed"])
+    log = r.text("arena.truncated") or ""
+    c.expect("arena files found: 0" not in log and "found:" in log,
+             "the traced test reached no file of its arena: %r" % log)
+    c.expect("ftruncate done" not in log,
+             "the arena's file could be cut short:\n" + log)
+
+
 # ------------------------------------------------- 3. inherited descriptors
 
 # block: O_NONBLOCK cleared on a descriptor whose flags the runner shares.
