@@ -282,9 +282,11 @@ static void halt_leftovers(struct tattle__scheduler *scheduler,
             return;
         run->frozen = true; /* thawed after the kill, whatever happened */
         tattle__job_cgroup_freeze(&scheduler->cgroups, job, deadline_us);
-        pid_t listed[STACKS_PROCESSES];
+        /* One more than is ever peeked: a list cut short shows as longer
+         * than the peek takes, and the peek is then not whole. */
+        pid_t listed[STACKS_PROCESSES + 1];
         size_t count = tattle__job_cgroup_list(&scheduler->cgroups, job, listed,
-                                               STACKS_PROCESSES);
+                                               STACKS_PROCESSES + 1);
         for (size_t i = 0; i < count; i++)
             if (listed[i] > 0)
                 tattle__pid_list_add(halted, listed[i]);
@@ -300,6 +302,23 @@ static void halt_leftovers(struct tattle__scheduler *scheduler,
     tattle__process_tree_wait_stopped(halted, deadline_us);
 }
 
+/* Without a cgroup, a process the servers hold that belongs to no running
+ * test may still be another test's (one that left its group with
+ * CLONE_PARENT and setpgid): its descriptors are not this test's to read.
+ * Only processes still in the test's process group or session are kept
+ * in `halted`; the others are halted and killed, their endpoints counted
+ * by the capture alone. */
+static void keep_the_tests_own(struct tattle__pid_list *halted, pid_t test)
+{
+    size_t kept = 0;
+    for (size_t i = 0; i < halted->count; i++) {
+        pid_t pid = halted->items[i];
+        if (getpgid(pid) == test || getsid(pid) == test)
+            halted->items[kept++] = pid;
+    }
+    halted->count = kept;
+}
+
 /* Before what a traced test left alive is killed: what the kernel still
  * holds in the endpoints those processes have open is peeked, with them
  * halted (the test process peeked only its own, at its end). */
@@ -310,6 +329,8 @@ static void peek_leftovers(struct tattle__scheduler *scheduler,
         return;
     struct tattle__pid_list halted = {0};
     halt_leftovers(scheduler, run, &halted);
+    if (!tattle__job_cgroups_available(&scheduler->cgroups))
+        keep_the_tests_own(&halted, run->pid);
     tattle__trace_session_peek_processes(run->trace, halted.items,
                                          halted.count);
     tattle__pid_list_release(&halted);
@@ -1059,9 +1080,10 @@ static void list_test_processes(struct tattle__scheduler *scheduler,
 {
     unsigned job = (unsigned)(run - scheduler->running);
     if (tattle__job_cgroups_available(&scheduler->cgroups)) {
-        pid_t listed[STACKS_PROCESSES];
+        /* One more than the stacks or the peek take: see halt_leftovers. */
+        pid_t listed[STACKS_PROCESSES + 1];
         size_t count = tattle__job_cgroup_list(&scheduler->cgroups, job, listed,
-                                               STACKS_PROCESSES);
+                                               STACKS_PROCESSES + 1);
         tattle__pid_list_add(processes, run->pid);
         for (size_t i = 0; i < count; i++)
             if (listed[i] > 0 && !tattle__pid_list_has(processes, listed[i]))
