@@ -338,7 +338,7 @@ static void peek_descriptor(struct tattle_trace_arena *arena, int fd,
  * mount of the runner's IPC namespace, in no mountinfo (a /dev/mqueue,
  * where one is mounted, is another mount of it, under another id).
  * Learned once from a queue the runner makes and removes at once; 0
- * while not learned, UINT64_MAX when none could be made. */
+ * while not learned (a probe that failed is not kept). */
 static _Atomic uint64_t queue_mount_learned;
 
 static uint64_t queue_mount_id(void)
@@ -356,8 +356,12 @@ static uint64_t queue_mount_id(void)
     used = tattle__append_text(name, sizeof name, used, "-");
     tattle__append_decimal(name, sizeof name, used, (uint64_t)now.tv_nsec);
     int saved_errno = errno;
-    int queue = (int)syscall(
-        SYS_mq_open, name, O_CREAT | O_EXCL | O_RDONLY | O_CLOEXEC, 0600, NULL);
+    /* The smallest queue there is, so that a test that used up the
+     * user's queue allowance (RLIMIT_MSGQUEUE) leaves room for it. */
+    struct mq_attr smallest = {.mq_maxmsg = 1, .mq_msgsize = 1};
+    int queue =
+        (int)syscall(SYS_mq_open, name, O_CREAT | O_EXCL | O_RDONLY | O_CLOEXEC,
+                     0600, &smallest);
     id = UINT64_MAX;
     if (queue >= 0) {
         syscall(SYS_mq_unlink, name);
@@ -371,7 +375,10 @@ static uint64_t queue_mount_id(void)
         syscall(SYS_close, queue);
     }
     errno = saved_errno;
-    atomic_store_explicit(&queue_mount_learned, id, memory_order_release);
+    /* A probe that failed is tried again at the next queue: the test may
+     * have made it fail (queues_max reached) for a moment. */
+    if (id != UINT64_MAX)
+        atomic_store_explicit(&queue_mount_learned, id, memory_order_release);
     return id;
 }
 
