@@ -63,7 +63,8 @@ endfunction()
 #
 # The same for a C test program of the project's own that prints its
 # behaviours one a line with `--list` (tests/tracer/tracer_tests): each
-# becomes the CTest test PREFIX<behaviour>, running `target <behaviour>`.
+# becomes the CTest test PREFIX<behaviour>, running `target <behaviour>`;
+# exit status 77 is a skip (the behaviour cannot be checked here).
 # The program exists only after a build, so the list is read after each
 # build (like tattle_discover_tests) and CTest includes it from there.
 function(tattle_add_listed_tests)

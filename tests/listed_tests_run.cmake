@@ -14,7 +14,7 @@ foreach(behaviour IN LISTS behaviours)
   string(APPEND content
     "add_test([==[${name}]==] [==[${TEST_EXECUTABLE}]==] [==[${behaviour}]==])\n"
     "set_tests_properties([==[${name}]==] PROPERTIES"
-    " LABELS [==[${TEST_LABELS}]==] TIMEOUT ${TEST_TIMEOUT}"
+    " LABELS [==[${TEST_LABELS}]==] TIMEOUT ${TEST_TIMEOUT} SKIP_RETURN_CODE 77"
     " ENVIRONMENT [==[${TEST_ENVIRONMENT}]==])\n")
 endforeach()
 file(WRITE "${CTEST_FILE}" "${content}")
