@@ -717,7 +717,7 @@ static TATTLE__NORETURN void shut_down(struct server_state *state)
     tattle__process_tree_kill(getpid(), false, NULL);
     if (!state->suite) /* the cgroups hold other suites' tests too */
         tattle__job_cgroups_kill_all(&state->cgroups);
-    for (unsigned j = 0; j < state->config->jobs; j++)
+    for (unsigned j = 0; state->running && j < state->config->jobs; j++)
         if (state->running[j] > 0)
             kill(-state->running[j], SIGKILL);
     tattle__process_tree_kill(getpid(), false, NULL);
@@ -1101,7 +1101,10 @@ serve(struct server_state *state)
      * on the stack next to the loop's own frame (written anyway), not on a
      * page of the heap that would cost a fault per test of its own. */
     pid_t running[state->config->jobs];
-    memcpy(running, state->running, sizeof running);
+    if (state->running) /* a suite server: what its parent knew */
+        memcpy(running, state->running, sizeof running);
+    else
+        memset(running, 0, sizeof running);
     state->running = running;
     for (;;) {
         struct pollfd fds[2] = {{state->channel, POLLIN, 0},
@@ -1178,7 +1181,7 @@ server_main(const struct tattle__fork_server_config *config, int channel)
     state.stderr_fds = tattle__malloc(config->jobs * sizeof(int));
     memcpy(state.stdout_fds, config->stdout_fds, config->jobs * sizeof(int));
     memcpy(state.stderr_fds, config->stderr_fds, config->jobs * sizeof(int));
-    state.running = tattle__calloc(config->jobs, sizeof *state.running);
+    state.running = NULL; /* on serve()'s stack, from there on */
     state.suite_server_room = TATTLE__SUITE_SERVERS_MAX;
     state.suite_servers =
         tattle__calloc(state.suite_server_room, sizeof *state.suite_servers);
