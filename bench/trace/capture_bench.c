@@ -9,15 +9,19 @@
  *     untraced test pays: target <= 2 ns per call);
  *   - traced: tattle's write and read in a traced session with capture on,
  *     each call recorded (target <= 100 ns extra per write+read pair).
- * Each figure is the fastest of 300 interleaved blocks. Usage:
- * capture_bench [pairs per block].
+ * Each figure is the fastest of 300 interleaved blocks. The anchor, when
+ * strace is installed: the same raw pipe loop in a child process under
+ * `strace -f`, against the same child without it, in the same run.
+ * Usage: capture_bench [pairs per block].
  */
 #include <dlfcn.h>
+#include <spawn.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -132,14 +136,75 @@ static void report(const char *what, struct figures figures)
            figures.untraced, (figures.untraced - figures.raw) / 2);
 }
 
+enum { TRACED_CHILD_PAIRS = 20000, ANCHOR_ROUNDS = 3 };
+
+/* The child of the anchor: TRACED_CHILD_PAIRS raw write+read pairs on a
+ * pipe, nothing else. */
+static int raw_pipe_loop(void)
+{
+    int fds[2];
+    if (pipe(fds) != 0)
+        return 1;
+    pairs = TRACED_CHILD_PAIRS;
+    loop(fds, RAW);
+    return 0;
+}
+
+extern char **environ;
+
+/* Seconds one run of `argv` takes, start to reaped; negative on failure. */
+static double run_child(char *const argv[])
+{
+    pid_t pid;
+    double start = bench_seconds();
+    if (posix_spawn(&pid, argv[0], NULL, NULL, argv, environ) != 0)
+        return -1;
+    int status;
+    if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) ||
+        WEXITSTATUS(status) != 0)
+        return -1;
+    return bench_seconds() - start;
+}
+
+/* The anchor: the raw pipe loop of a child under `strace -f` against the
+ * same child without it, alternately, the fastest of each kept. */
+static void report_strace_anchor(void)
+{
+    const char *strace = "/usr/bin/strace";
+    if (access(strace, X_OK) != 0) {
+        printf("strace -f anchor: skipped (%s is not installed)\n", strace);
+        return;
+    }
+    char self[4096];
+    ssize_t length = readlink("/proc/self/exe", self, sizeof self - 1);
+    if (length <= 0) {
+        printf("strace -f anchor: skipped (/proc/self/exe unreadable)\n");
+        return;
+    }
+    self[length] = '\0';
+    char *plain[] = {self, "--raw-pipe-loop", NULL};
+    char *traced[] = {(char *)strace,    "-f", "-qq", "-o", "/dev/null", self,
+                      "--raw-pipe-loop", NULL};
+    double best_plain = 1e30, best_traced = 1e30;
+    for (int round = 0; round < ANCHOR_ROUNDS; round++) {
+        double seconds = run_child(plain);
+        double under_strace = run_child(traced);
+        if (seconds < 0 || under_strace < 0) {
+            printf("strace -f anchor: skipped (a child run failed)\n");
+            return;
+        }
+        keep_lowest(&best_plain, seconds);
+        keep_lowest(&best_traced, under_strace);
+    }
+    printf("pipe under strace -f (the anchor), %d pairs in a child: "
+           "%.0f ns per pair, %+.0f ns extra over the same child without "
+           "it\n",
+           TRACED_CHILD_PAIRS, best_traced * 1e9 / TRACED_CHILD_PAIRS,
+           (best_traced - best_plain) * 1e9 / TRACED_CHILD_PAIRS);
+}
+
 int main(int argc, char **argv)
 {
-    if (argc > 1)
-        pairs = atol(argv[1]);
-    if (pairs <= 0) {
-        fprintf(stderr, "usage: capture_bench [pairs per repetition]\n");
-        return 2;
-    }
     void *next_write = dlsym(RTLD_NEXT, "write");
     void *next_read = dlsym(RTLD_NEXT, "read");
     if (next_write == NULL || next_read == NULL) {
@@ -148,6 +213,14 @@ int main(int argc, char **argv)
     }
     memcpy(&raw_write, &next_write, sizeof next_write);
     memcpy(&raw_read, &next_read, sizeof next_read);
+    if (argc > 1 && strcmp(argv[1], "--raw-pipe-loop") == 0)
+        return raw_pipe_loop();
+    if (argc > 1)
+        pairs = atol(argv[1]);
+    if (pairs <= 0) {
+        fprintf(stderr, "usage: capture_bench [pairs per repetition]\n");
+        return 2;
+    }
 
     int fds[2];
     if (pipe(fds) != 0) {
@@ -180,5 +253,6 @@ int main(int argc, char **argv)
     report("socketpair", measure(sockets));
     close(pair[0]);
     close(pair[1]);
+    report_strace_anchor();
     return 0;
 }
