@@ -563,18 +563,28 @@ static void *consume_three(void *argument)
     return NULL;
 }
 
-/* A queue unlinked right after it is opened, then used: it keeps the
- * name it was opened by. */
-TEST(ipc, mq_unlinked, .tags = "trace_messages")
+/* Opens a new queue named PREFIX-PID (an old one of that name removed
+ * first) holding `count` messages of `size` bytes, its name in `name`;
+ * skips the test where the machine has no POSIX queues. */
+static mqd_t open_new_queue(char *name, size_t room, const char *prefix,
+                            long count, long size)
 {
-    char name[64];
-    snprintf(name, sizeof name, "/tattle-unlinked-%d", (int)getpid());
-    struct mq_attr attributes = {.mq_maxmsg = 2, .mq_msgsize = 16};
+    snprintf(name, room, "%s-%d", prefix, (int)getpid());
+    struct mq_attr attributes = {.mq_maxmsg = count, .mq_msgsize = size};
     mq_unlink(name);
     mqd_t queue = mq_open(name, O_CREAT | O_EXCL | O_RDWR, 0600, &attributes);
     if (queue == (mqd_t)-1 && (errno == ENOSYS || errno == EACCES))
         SKIP("no POSIX message queues here: %s", strerror(errno));
     ASSERT_NE(queue, (mqd_t)-1);
+    return queue;
+}
+
+/* A queue unlinked right after it is opened, then used: it keeps the
+ * name it was opened by. */
+TEST(ipc, mq_unlinked, .tags = "trace_messages")
+{
+    char name[64];
+    mqd_t queue = open_new_queue(name, sizeof name, "/tattle-unlinked", 2, 16);
     printf("queue: %s\n", name);
     ASSERT_EQ(mq_unlink(name), 0);
     ASSERT_EQ(mq_send(queue, "unlinked", 8, 0), 0);
@@ -589,13 +599,7 @@ TEST(ipc, mq_unlinked, .tags = "trace_messages")
 TEST(ipc, mq_priorities, .tags = "trace_messages")
 {
     char name[64];
-    snprintf(name, sizeof name, "/tattle-capture-%d", (int)getpid());
-    struct mq_attr attributes = {.mq_maxmsg = 4, .mq_msgsize = 32};
-    mq_unlink(name);
-    mqd_t queue = mq_open(name, O_CREAT | O_EXCL | O_RDWR, 0600, &attributes);
-    if (queue == (mqd_t)-1 && (errno == ENOSYS || errno == EACCES))
-        SKIP("no POSIX message queues here: %s", strerror(errno));
-    ASSERT_NE(queue, (mqd_t)-1);
+    mqd_t queue = open_new_queue(name, sizeof name, "/tattle-capture", 4, 32);
     tattle_actor_name("producer");
     struct timespec deadline;
     clock_gettime(CLOCK_REALTIME, &deadline);
@@ -628,13 +632,7 @@ TEST(ipc, mq_priorities, .tags = "trace_messages")
 TEST(ipc, mq_unseen_sender, .tags = "trace_messages")
 {
     char name[64];
-    snprintf(name, sizeof name, "/tattle-unseen-%d", (int)getpid());
-    struct mq_attr attributes = {.mq_maxmsg = 2, .mq_msgsize = 16};
-    mq_unlink(name);
-    mqd_t queue = mq_open(name, O_CREAT | O_EXCL | O_RDWR, 0600, &attributes);
-    if (queue == (mqd_t)-1 && (errno == ENOSYS || errno == EACCES))
-        SKIP("no POSIX message queues here: %s", strerror(errno));
-    ASSERT_NE(queue, (mqd_t)-1);
+    mqd_t queue = open_new_queue(name, sizeof name, "/tattle-unseen", 2, 16);
     ASSERT_EQ(mq_unlink(name), 0);
     ASSERT_EQ(
         syscall(SYS_mq_timedsend, queue, "unseen", (size_t)6, 0u, (void *)NULL),
@@ -1835,13 +1833,8 @@ TEST(ipc, kernel_queue_at_timeout, .tags = "trace_messages", .timeout_ms = 300)
 {
     tattle_actor_name("boss");
     char name[64];
-    snprintf(name, sizeof name, "/tattle-kernel-timeout-%d", (int)getpid());
-    struct mq_attr attributes = {.mq_maxmsg = 4, .mq_msgsize = 16};
-    mq_unlink(name);
-    mqd_t queue = mq_open(name, O_CREAT | O_EXCL | O_RDWR, 0600, &attributes);
-    if (queue == (mqd_t)-1 && (errno == ENOSYS || errno == EACCES))
-        SKIP("no POSIX message queues here: %s", strerror(errno));
-    ASSERT_NE(queue, (mqd_t)-1);
+    mqd_t queue =
+        open_new_queue(name, sizeof name, "/tattle-kernel-timeout", 4, 16);
     ASSERT_EQ(mq_unlink(name), 0);
     ASSERT_EQ(mq_send(queue, "first", 5, 0), 0);
     ASSERT_EQ(mq_send(queue, "second", 6, 0), 0);

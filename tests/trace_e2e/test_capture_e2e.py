@@ -1550,38 +1550,37 @@ def timed_out_trace(args, test_id):
     return run, trace
 
 
+def check_job_pipe_peeked_at_timeout(args, test_id, job, why):
+    """The 9-byte job `job` waited in a pipe of `test_id` when it timed
+    out: the runner peeked it live (`why`), and the console says so."""
+    run, trace = timed_out_trace(args, test_id)
+    if not trace:
+        return
+    endpoints = pending(trace, test_id)
+    jobs = [e for e in endpoints if e["pending_bytes"] == 9]
+    if not check(len(jobs) == 1, "the jobs pipe is listed: %s" % endpoints):
+        return
+    runner_peeked(jobs[0], ("runner", 9, 0, job), why)
+    check("the kernel held 9 bytes at the timeout: %s" % job in run.stdout,
+          "the console shows it too:\n%s" % run.stdout[-2000:])
+
+
 @CASES("capture_e2e_kernel_pipe_peeked_at_timeout")
 def case_kernel_timeout(args):
     """A test killed at its timeout runs no end of its own: the runner
     peeks the halted process's pipe before the kill."""
-    run, trace = timed_out_trace(args, "ipc/kernel_pipe_at_timeout")
-    if not trace:
-        return
-    endpoints = pending(trace, "ipc/kernel_pipe_at_timeout")
-    jobs = [e for e in endpoints if e["pending_bytes"] == 9]
-    if not check(len(jobs) == 1, "the jobs pipe is listed: %s" % endpoints):
-        return
-    runner_peeked(jobs[0], ("runner", 9, 0, "stuck job"),
-                  "the runner peeked the job live, before the kill")
-    check("the kernel held 9 bytes at the timeout: stuck job" in run.stdout,
-          "the console shows it too:\n%s" % run.stdout[-2000:])
+    check_job_pipe_peeked_at_timeout(
+        args, "ipc/kernel_pipe_at_timeout", "stuck job",
+        "the runner peeked the job live, before the kill")
 
 
 @CASES("capture_e2e_kernel_pipe_held_by_child_peeked_at_timeout")
 def case_kernel_held_by_child_timeout(args):
     """The same pipe while the test process hangs past its timeout: the
     runner peeks the child's copy live, before the kill."""
-    run, trace = timed_out_trace(args, "ipc/kernel_pipe_held_by_child_at_timeout")
-    if not trace:
-        return
-    endpoints = pending(trace, "ipc/kernel_pipe_held_by_child_at_timeout")
-    jobs = [e for e in endpoints if e["pending_bytes"] == 9]
-    if not check(len(jobs) == 1, "the jobs pipe is listed: %s" % endpoints):
-        return
-    runner_peeked(jobs[0], ("runner", 9, 0, "child job"),
-                  "the runner peeked the child's copy before the kill")
-    check("the kernel held 9 bytes at the timeout: child job" in run.stdout,
-          "the console shows it too:\n%s" % run.stdout[-2000:])
+    check_job_pipe_peeked_at_timeout(
+        args, "ipc/kernel_pipe_held_by_child_at_timeout", "child job",
+        "the runner peeked the child's copy before the kill")
 
 
 @CASES("capture_e2e_kernel_queue_counted_at_timeout")
