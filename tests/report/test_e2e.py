@@ -223,11 +223,8 @@ def normalize_console(text, binary):
     # A timeout's threads: their ids and addresses change from run to run.
     text = re.sub(r"thread \d+ of \d+ \(", "thread <tid> of <pid> (", text)
     text = re.sub(r"\(0x[0-9a-f]+\)", "(0x<address>)", text)
-    for var, name in (("TATTLE_BINARY_DIR", "<build>"), ("TATTLE_SOURCE_DIR", "<source>")):
-        value = os.environ.get(var)
-        if value:
-            text = text.replace(os.path.realpath(value), name).replace(value.rstrip("/"), name)
-    return text
+    import normalize  # tests/tools/normalize.py
+    return normalize.replace_paths(text)
 
 
 @CASES("report_e2e_examples_match_golden_report_stream_and_console")

@@ -183,6 +183,29 @@ def case_golden(binary, out):
               "%s matches %s (TATTLE_UPDATE_GOLDEN=1 rewrites it)" % (name, golden))
 
 
+@CASES("report_golden_paths_replaced_only_where_whole")
+def case_golden_paths(binary, out):
+    """Golden files hold <source> and <build> for the checkout's paths: a
+    checkout at a short path such as /t must not turn /tmp into <source>mp."""
+    saved = {var: os.environ.get(var) for var in ("TATTLE_SOURCE_DIR", "TATTLE_BINARY_DIR")}
+    os.environ["TATTLE_SOURCE_DIR"] = "/t"
+    os.environ["TATTLE_BINARY_DIR"] = "/t/build/"
+    try:
+        got = normalize.normalize({"file": "/t/examples/queue.c", "out": "/t/build/x",
+                                   "scratch": "/tmp/t/report.json", "other": "/opt/t2 /t.d",
+                                   "said": "cannot open /t: denied (/t)"})
+    finally:
+        for var, value in saved.items():
+            if value is None:
+                os.environ.pop(var, None)
+            else:
+                os.environ[var] = value
+    check(got == {"file": "<source>/examples/queue.c", "out": "<build>/x",
+                  "scratch": "/tmp/t/report.json", "other": "/opt/t2 /t.d",
+                  "said": "cannot open <source>: denied (<source>)"},
+          "only whole paths replaced: %r" % (got,))
+
+
 @CASES("report_destroy_without_end_keeps_existing_report")
 def case_keep_old(binary, out):
     run_fixture(binary, "keep-old", out)

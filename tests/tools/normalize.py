@@ -25,9 +25,23 @@ def _paths():
     return paths
 
 
-def _string(value, paths):
+def replace_paths(text, paths=None):
+    """Replaces the build and source directories in text by <build> and
+    <source>, each only where it stands as a whole path: at a path
+    boundary on both sides, so a source directory such as `/t` leaves
+    `/tmp/x` and `/opt/t2` alone. The build directory comes first: it is
+    often inside the source directory."""
+    paths = _paths() if paths is None else paths
     for prefix, name in paths:
-        value = value.replace(prefix, name)
+        if not prefix or prefix == "/":
+            continue
+        pattern = r"(?<![\w.\-/])" + re.escape(prefix) + r"(?![\w.\-])"
+        text = re.sub(pattern, lambda _match: name, text)
+    return text
+
+
+def _string(value, paths):
+    value = replace_paths(value, paths)
     return re.sub(r"0x[0-9a-f]{6,}", "0x<address>", value)
 
 
