@@ -4,16 +4,18 @@
  *
  * The json and jsonl reporters write each finished test with
  * results/json.h's writer (results/json_writer.h), which promises two
- * things checked here. First, that writing a test allocates nothing
- * through cJSON: this program counts cJSON's allocations (cJSON_InitHooks)
- * while each reporter writes a hundred tests, a failed one with an
- * assertion, a stack, a trace and hostile output among them, and expects
- * none (building and freeing a tree per test was most of what `tattle
+ * things checked here, besides the values themselves. First, that writing a
+ * test allocates nothing through cJSON: this program counts cJSON's allocations
+ * (cJSON_InitHooks) while each reporter writes a hundred tests, a failed one
+ * with an assertion, a stack, a trace and hostile output among them, and
+ * expects none (building and freeing a tree per test was most of what `tattle
  * merge` spent writing). Second, that the bytes are cJSON's own: each
  * written line, parsed by cJSON and printed again without whitespace,
  * must come back byte for byte (a different escape, number form or
  * spacing would not; numbers keep to the 15 digits cJSON prints
- * exactly). Exits 0 when both held, 1 naming what did not.
+ * exactly). And, third, that the values are the ones given: the first
+ * test of each report, parsed, is compared with the test it was written
+ * from. Exits 0 when all held, 1 naming what did not.
  *
  *   report_writer_test DIR   (the reports are written into DIR)
  */
@@ -178,6 +180,69 @@ static void check_lines_reprint(const char *path, const char *marker)
     }
 }
 
+/* The first test of the JSON report, written from write_tests()'s inputs:
+ * each value where the schema puts it, control characters escaped,
+ * invalid UTF-8 and the NUL replaced by U+FFFD, a repeated tag key kept
+ * once with its last value, the 15-digit t_us exact. */
+static const char first_test_expected[] =
+    "{\"id\":\"suite/case_0\\u0002\",\"suite\":\"suite\","
+    "\"name\":\"case_0\\u0002\",\"file\":\"tests/a.c\",\"line\":1,"
+    "\"tags\":{\"area\":\"net \\\"quoted\\\"\",\"slow\":true},"
+    "\"state\":\"failed\",\"duration_us\":0,\"attempts\":1,\"flaky\":false,"
+    "\"failures\":[{\"kind\":\"assertion\",\"message\":\"1 != 2 \\\"x\\\"\","
+    "\"file\":\"tests/a.c\",\"line\":7,\"assertion\":{\"macro\":\"ASSERT_EQ\","
+    "\"expr\":\"a == b\",\"left\":\"1\",\"right\":\"\\ufffd\"},"
+    "\"stacktrace\":[{\"function\":\"f\\u0001\",\"file\":\"a.c\",\"line\":3,"
+    "\"address\":\"0x1234\"}]}],\"skip_reason\":null,"
+    "\"output\":{\"stdout\":\"line\\n\\t\\\"q\\\" \\\\ \\u0001\\u001f\\u007f "
+    "\\u00e9 \\ufffd\\ufffd \\ufffd \\ufffd after NUL\\r\\n\",\"stderr\":\"\","
+    "\"stdout_bytes\":38,\"stderr_bytes\":0,\"truncated\":false},"
+    "\"trace\":{\"cap\":50,\"budget\":1000,\"level\":2,\"recorded\":1,"
+    "\"dropped\":0,\"overflow\":false,\"events\":[{\"seq\":1,"
+    "\"t_us\":999999999999999,\"kind\":\"send\",\"from\":\"a\\\"b\","
+    "\"to\":\"c\\ufffd\",\"msg\":\"m\\n\",\"size\":3,\"level\":-1}],"
+    "\"mailboxes\":[],\"endpoints\":[],\"actors\":[]},"
+    "\"rerun\":\"./suite --id='x'\"}";
+
+/* The first line of `path` holding `marker` (its member `member`, when
+ * not NULL) is, parsed, the test `expected` describes: the writer wrote
+ * the right values, not only well-formed ones. */
+static void check_first_test(const char *path, const char *marker,
+                             const char *member, const char *expected)
+{
+    FILE *file = fopen(path, "r");
+    if (!file) {
+        printf("FAILED: cannot read %s\n", path);
+        failures++;
+        return;
+    }
+    char *line = NULL;
+    size_t capacity = 0;
+    ssize_t length;
+    while ((length = getline(&line, &capacity, file)) > 0 &&
+           !strstr(line, marker))
+        ;
+    fclose(file);
+    while (length > 0 && (line[length - 1] == '\n' || line[length - 1] == ','))
+        line[--length] = '\0';
+    cJSON *parsed = length > 0 ? cJSON_Parse(line) : NULL;
+    const cJSON *written =
+        parsed && member ? cJSON_GetObjectItemCaseSensitive(parsed, member)
+                         : parsed;
+    cJSON *wanted = cJSON_Parse(expected);
+    if (!wanted || !written || !cJSON_Compare(written, wanted, true)) {
+        char *printed = written ? cJSON_PrintUnformatted(written) : NULL;
+        printf("FAILED: %s: the first test is not the one written\n"
+               "  written: %.300s\n  wanted:  %.300s\n",
+               path, printed ? printed : "(no test line)", expected);
+        free(printed);
+        failures++;
+    }
+    cJSON_Delete(parsed);
+    cJSON_Delete(wanted);
+    free(line);
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 2) {
@@ -193,6 +258,8 @@ int main(int argc, char **argv)
     write_tests(&tattle__reporter_jsonl, jsonl, 100);
     check_lines_reprint(json, "\"rerun\":");
     check_lines_reprint(jsonl, "\"test_finished\"");
+    check_first_test(json, "\"rerun\":", NULL, first_test_expected);
+    check_first_test(jsonl, "\"test_finished\"", "test", first_test_expected);
     if (failures)
         return 1;
     puts("ok: tests written without a cJSON tree, as cJSON prints them");
