@@ -27,10 +27,10 @@ from test_trace_e2e import check  # noqa: E402
 CASES = driver.Cases()
 
 
-def traced_run(args, *test_ids, extra=()):
+def traced_run(args, *test_ids, extra=(), extra_env=None):
     out = e2e.new_dir()
     run = e2e.Run(args.capture, "--trace-passed", *extra, *test_ids, cwd=out,
-                  expect_status=0)
+                  expect_status=0, extra_env=extra_env)
     traces = {}
     for test_id in test_ids:
         test = run.test(test_id)
@@ -1522,23 +1522,30 @@ def runner_peeked(endpoint, expected, where):
 def case_kernel_held_by_child(args):
     """A pipe only a forked child holds when the test process returns: the
     runner peeks the child's copy before it kills the child."""
-    _, traces = traced_run(args, "ipc/kernel_pipe_held_by_child")
-    trace = traces.get("ipc/kernel_pipe_held_by_child")
-    if not trace:
-        return
-    jobs = only_unread(trace, "ipc/kernel_pipe_held_by_child")
-    if jobs:
-        check(jobs["pending_bytes"] == 9, "the job is unread: %s" % jobs)
-        runner_peeked(jobs, ("runner", 9, 0, "child job"),
-                      "the runner peeked the child's copy of the pipe")
+    for way, env in HALT_WAYS:
+        _, traces = traced_run(args, "ipc/kernel_pipe_held_by_child", extra_env=env)
+        trace = traces.get("ipc/kernel_pipe_held_by_child")
+        if not trace:
+            continue
+        jobs = only_unread(trace, "ipc/kernel_pipe_held_by_child")
+        if jobs:
+            check(jobs["pending_bytes"] == 9, "%s: the job is unread: %s" % (way, jobs))
+            runner_peeked(jobs, ("runner", 9, 0, "child job"),
+                          "%s: the runner peeked the child's copy of the pipe" % way)
 
 
-def timed_out_trace(args, test_id):
+# The two ways the runner halts a test's processes before it peeks them:
+# the job's cgroup frozen, and SIGSTOP to each process it finds in the
+# test's process group or session (where there is no cgroup to use).
+HALT_WAYS = (("cgroup", {}), ("SIGSTOP", {"TATTLE_NO_CGROUP": "1"}))
+
+
+def timed_out_trace(args, test_id, extra_env=None):
     """The trace of `test_id`, run alone until its timeout, and the run;
     exits 77 when the test skipped itself."""
     out = e2e.new_dir()
     run = e2e.Run(args.capture, test_id, cwd=out,
-                  multiplier=driver.wait_scale())
+                  multiplier=driver.wait_scale(), extra_env=extra_env)
     test = run.test(test_id)
     if test.get("state") == "skipped":
         print("skipped: %s" % test.get("skip_reason", test))
@@ -1552,17 +1559,19 @@ def timed_out_trace(args, test_id):
 
 def check_job_pipe_peeked_at_timeout(args, test_id, job, why):
     """The 9-byte job `job` waited in a pipe of `test_id` when it timed
-    out: the runner peeked it live (`why`), and the console says so."""
-    run, trace = timed_out_trace(args, test_id)
-    if not trace:
-        return
-    endpoints = pending(trace, test_id)
-    jobs = [e for e in endpoints if e["pending_bytes"] == 9]
-    if not check(len(jobs) == 1, "the jobs pipe is listed: %s" % endpoints):
-        return
-    runner_peeked(jobs[0], ("runner", 9, 0, job), why)
-    check("the kernel held 9 bytes at the timeout: %s" % job in run.stdout,
-          "the console shows it too:\n%s" % run.stdout[-2000:])
+    out: the runner peeked it live (`why`), and the console says so; with
+    the processes halted either way."""
+    for way, env in HALT_WAYS:
+        run, trace = timed_out_trace(args, test_id, extra_env=env)
+        if not trace:
+            continue
+        endpoints = pending(trace, test_id)
+        jobs = [e for e in endpoints if e["pending_bytes"] == 9]
+        if not check(len(jobs) == 1, "%s: the jobs pipe is listed: %s" % (way, endpoints)):
+            continue
+        runner_peeked(jobs[0], ("runner", 9, 0, job), "%s: %s" % (way, why))
+        check("the kernel held 9 bytes at the timeout: %s" % job in run.stdout,
+              "%s: the console shows it too:\n%s" % (way, run.stdout[-2000:]))
 
 
 @CASES("capture_e2e_kernel_pipe_peeked_at_timeout")
