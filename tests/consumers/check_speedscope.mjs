@@ -7,7 +7,9 @@
 //
 // {"title": the page's title once loaded ("NAME - speedscope"),
 //  "alerts": [dialogs: speedscope's import errors], "page_errors": [...],
-//  "console_errors": [...], "requests": [urls fetched but the page's own],
+//  "console_errors": [...], "console": [the last 20 messages of any type],
+//  "page_text": what the page showed when it did not load (else absent),
+//  "requests": [urls fetched but the page's own],
 //  "profiles": [{"name", "frames": [frame names of its sandwich table]}]}
 //
 // The profile goes in as speedscope's CLI hands it over: a script that
@@ -36,12 +38,19 @@ const url = pathToFileURL(page_path).href + '#localProfilePath=' + loader;
 
 const browser = await launchChromium();
 const result = { alerts: [], page_errors: [], console_errors: [],
-                 requests: [], profiles: [] };
+                 console: [], requests: [], profiles: [] };
 try {
   const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
   page.on('dialog', (d) => { result.alerts.push(d.message()); d.dismiss(); });
   page.on('pageerror', (e) => result.page_errors.push(String(e)));
-  page.on('console', (m) => { if (m.type() === 'error') result.console_errors.push(m.text()); });
+  page.on('console', (m) => {
+    if (m.type() === 'error')
+      result.console_errors.push(m.text());
+    // The last messages of any kind: speedscope says an import failed
+    // with console.log ("Failed to load format"), not with an error.
+    result.console.push(`${m.type()}: ${m.text()}`.slice(0, 500));
+    result.console.splice(0, result.console.length - 20);
+  });
   page.on('request', (r) => {
     const requested = r.url();
     if (!requested.startsWith(pathToFileURL(path.dirname(page_path)).href) &&
@@ -56,6 +65,10 @@ try {
                              want, { timeout: waitMs(30000) })
     .catch((error) => { if (error.name !== 'TimeoutError') throw error; });
   result.title = await page.title();
+  if (!result.title.endsWith(' - speedscope'))
+    // Not loaded: what the page shows instead (its landing page, a
+    // spinner, an error screen) says which way it went.
+    result.page_text = (await page.evaluate(() => document.body.innerText)).slice(0, 1000);
   if (result.title.endsWith(' - speedscope')) {
     // The sandwich view lists the frames of the profile shown as text.
     await page.getByText('Sandwich', { exact: false }).first().click();

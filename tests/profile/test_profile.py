@@ -478,7 +478,9 @@ def speedscope(c, path):
               % process.stderr[-3000:])
     shown = json.loads(process.stdout)
     name = os.path.basename(path)
-    c.expect_eq(shown["title"], "%s - speedscope" % name, "speedscope's title")
+    if not c.expect_eq(shown["title"], "%s - speedscope" % name, "speedscope's title"):
+        print("speedscope did not load %s; the page showed %r; its last console "
+              "messages: %r" % (name, shown.get("page_text"), shown.get("console")))
     c.expect_eq((shown["alerts"], shown["page_errors"], shown["requests"]),
                 ([], [], []), "speedscope's errors and requests")
     c.require(shown["profiles"], "speedscope shows no profile")
