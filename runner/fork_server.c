@@ -87,6 +87,7 @@ struct tattle__fork_server {
     pid_t pid;
     int pidfd;
     int channel;
+    int children_fd;    /* the server thread's /proc children file, or -1 */
     bool suite_server;  /* a child of the fork server, not of the runner */
     int fixture_result; /* -1 until FIXTURE_DONE came: then its value */
     struct tattle__exit_notice *queued; /* notices read while waiting */
@@ -262,6 +263,15 @@ pid_t tattle__fork_server_pid(const struct tattle__fork_server *server)
     return server->pid;
 }
 
+void tattle__fork_server_children(const struct tattle__fork_server *server,
+                                  struct tattle__pid_list *out)
+{
+    if (server->children_fd >= 0)
+        tattle__process_children_read(server->children_fd, out);
+    else
+        tattle__process_children(server->pid, out);
+}
+
 int tattle__fork_server_stop(struct tattle__fork_server *server)
 {
     if (!server)
@@ -274,6 +284,8 @@ int tattle__fork_server_stop(struct tattle__fork_server *server)
         ;
     if (server->pidfd >= 0)
         close(server->pidfd);
+    if (server->children_fd >= 0)
+        close(server->children_fd);
     free(server->queued);
     free(server);
     return status;
@@ -320,6 +332,7 @@ int tattle__fork_server_start_suite(struct tattle__fork_server *server,
         suite_server->pid = answer.pid;
         suite_server->channel = channel;
         suite_server->pidfd = pidfd_open(answer.pid, 0);
+        suite_server->children_fd = -1;
         suite_server->suite_server = true;
         suite_server->fixture_result = -1;
         *out = suite_server;
@@ -1266,6 +1279,11 @@ int tattle__fork_server_start(struct tattle__fork_server **out,
     server->pid = pid;
     server->channel = ends[0];
     server->pidfd = pidfd_open(pid, 0);
+    /* Its only thread is the one fork() made: its id is the pid. */
+    char children_path[64];
+    snprintf(children_path, sizeof children_path, "/proc/%d/task/%d/children",
+             (int)pid, (int)pid);
+    server->children_fd = open(children_path, O_RDONLY | O_CLOEXEC);
     *out = server;
     return 0;
 }
