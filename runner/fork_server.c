@@ -87,6 +87,7 @@ struct tattle__fork_server {
     pid_t pid;
     int pidfd;
     int channel;
+    int children_fd;    /* the server thread's /proc children file, or -1 */
     bool suite_server;  /* a child of the fork server, not of the runner */
     int fixture_result; /* -1 until FIXTURE_DONE came: then its value */
     struct tattle__exit_notice *queued; /* notices read while waiting */
@@ -262,6 +263,15 @@ pid_t tattle__fork_server_pid(const struct tattle__fork_server *server)
     return server->pid;
 }
 
+void tattle__fork_server_children(const struct tattle__fork_server *server,
+                                  struct tattle__pid_list *out)
+{
+    if (server->children_fd >= 0)
+        tattle__process_children_read(server->children_fd, out);
+    else
+        tattle__process_children(server->pid, out);
+}
+
 int tattle__fork_server_stop(struct tattle__fork_server *server)
 {
     if (!server)
@@ -274,6 +284,8 @@ int tattle__fork_server_stop(struct tattle__fork_server *server)
         ;
     if (server->pidfd >= 0)
         close(server->pidfd);
+    if (server->children_fd >= 0)
+        close(server->children_fd);
     free(server->queued);
     free(server);
     return status;
@@ -320,6 +332,7 @@ int tattle__fork_server_start_suite(struct tattle__fork_server *server,
         suite_server->pid = answer.pid;
         suite_server->channel = channel;
         suite_server->pidfd = pidfd_open(answer.pid, 0);
+        suite_server->children_fd = -1;
         suite_server->suite_server = true;
         suite_server->fixture_result = -1;
         *out = suite_server;
@@ -562,6 +575,17 @@ static void prepare_raw_clone(struct server_state *state)
     state->raw_clone = true;
 }
 
+/* Whether every job's slot stays in what the server forks, so that a
+ * spawn need not mark its job's slot inherited and back (two system calls
+ * that each rewrite the mapping's flags under the mmap lock): with one job
+ * the fork server forks nothing but that job's tests and suite servers,
+ * which keep every slot anyway. A suite server forks fixtures' processes
+ * too, and with more jobs a test must not reach another job's slot. */
+static bool slots_always_inherited(const struct server_state *state)
+{
+    return state->config->jobs == 1 && !state->suite;
+}
+
 /* Forks the test process of `job`; returns its pid in the server, 0 in the
  * child, or a negative errno. */
 TATTLE__CHILD_PATH static pid_t fork_into_job(struct server_state *state,
@@ -626,7 +650,9 @@ spawn(struct server_state *state, const struct message *request, int arena_fd)
         reply.value = -EINVAL;
     } else {
         struct tattle__slot *slot = config->slots[job];
-        madvise(slot, config->slot_bytes, MADV_DOFORK);
+        bool mark_slot = !slots_always_inherited(state);
+        if (mark_slot)
+            madvise(slot, config->slot_bytes, MADV_DOFORK);
         /* What before_all's helpers printed since has no home: dropped,
          * so it cannot grow without bound. */
         empty_fixture_output(state);
@@ -664,7 +690,8 @@ spawn(struct server_state *state, const struct message *request, int arena_fd)
             };
             tattle__child_main(&start);
         }
-        madvise(slot, config->slot_bytes, MADV_DONTFORK);
+        if (mark_slot)
+            madvise(slot, config->slot_bytes, MADV_DONTFORK);
         if (pid < 0) {
             reply.value = pid;
         } else {
@@ -1058,7 +1085,8 @@ static void start_suite_server(struct server_state *state,
             close(ends[0]);
             suite_server_main(state, request, ends[1], state->pid);
         }
-        for (unsigned j = 0; j < config->jobs; j++)
+        for (unsigned j = 0; j < config->jobs && !slots_always_inherited(state);
+             j++)
             madvise(config->slots[j], config->slot_bytes, MADV_DONTFORK);
         close(ends[1]);
         if (pid < 0) {
@@ -1232,7 +1260,8 @@ server_main(const struct tattle__fork_server_config *config, int channel)
     if (tattle__crash_install(tattle__child_on_crash) != 0)
         _exit(3);
     tattle__trace_prepare_process();
-    for (unsigned j = 0; j < config->jobs; j++)
+    for (unsigned j = 0; j < config->jobs && !slots_always_inherited(&state);
+         j++)
         madvise(config->slots[j], config->slot_bytes, MADV_DONTFORK);
     serve(&state);
 }
@@ -1266,6 +1295,11 @@ int tattle__fork_server_start(struct tattle__fork_server **out,
     server->pid = pid;
     server->channel = ends[0];
     server->pidfd = pidfd_open(pid, 0);
+    /* Its only thread is the one fork() made: its id is the pid. */
+    char children_path[64];
+    snprintf(children_path, sizeof children_path, "/proc/%d/task/%d/children",
+             (int)pid, (int)pid);
+    server->children_fd = open(children_path, O_RDONLY | O_CLOEXEC);
     *out = server;
     return 0;
 }

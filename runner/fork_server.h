@@ -114,6 +114,16 @@ int tattle__fork_server_pidfd(const struct tattle__fork_server *server);
 
 pid_t tattle__fork_server_pid(const struct tattle__fork_server *server);
 
+struct tattle__pid_list;
+
+/** Appends the server's children (its tests and what ended tests left
+ * behind) to `out`. The fork server runs one thread, which every test and
+ * orphan hangs off: its children file, opened once, is read again with one
+ * system call; a suite server (which before_all may have given threads) is
+ * walked thread by thread. */
+void tattle__fork_server_children(const struct tattle__fork_server *server,
+                                  struct tattle__pid_list *out);
+
 /** Takes the next notice without blocking. Returns 1 with *notice filled,
  * 0 when there is none, or a negative errno (-EPIPE: the server is gone). */
 int tattle__fork_server_read_notice(struct tattle__fork_server *server,

@@ -40,19 +40,18 @@ void tattle__pid_list_release(struct tattle__pid_list *list)
     *list = (struct tattle__pid_list){0};
 }
 
-/* Appends the pids of one children file not yet in `out`. */
-static void read_children_file(const char *path, struct tattle__pid_list *out)
+void tattle__process_children_read(int fd, struct tattle__pid_list *out)
 {
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return;
-    /* Read to the end: a process may have thousands of children. */
+    /* Read to the end: a process may have thousands of children. From
+     * offset 0 each time, so one descriptor serves every reading. */
     struct tattle__buffer text = {0};
     char chunk[4096];
     ssize_t n;
-    while ((n = read(fd, chunk, sizeof chunk)) > 0)
+    off_t offset = 0;
+    while ((n = pread(fd, chunk, sizeof chunk, offset)) > 0) {
         tattle__buffer_append(&text, chunk, (size_t)n);
-    close(fd);
+        offset += n;
+    }
     if (!text.data)
         return;
     char *cursor = text.data;
@@ -66,6 +65,16 @@ static void read_children_file(const char *path, struct tattle__pid_list *out)
         cursor = end;
     }
     tattle__buffer_release(&text);
+}
+
+/* Appends the pids of one children file not yet in `out`. */
+static void read_children_file(const char *path, struct tattle__pid_list *out)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return;
+    tattle__process_children_read(fd, out);
+    close(fd);
 }
 
 void tattle__process_children(pid_t pid, struct tattle__pid_list *out)

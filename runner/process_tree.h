@@ -30,6 +30,11 @@ void tattle__pid_list_release(struct tattle__pid_list *list);
 /** Appends the children of every thread of `pid` to `out`. */
 void tattle__process_children(pid_t pid, struct tattle__pid_list *out);
 
+/** Appends the pids listed in an open /proc/PID/task/TID/children file
+ * `fd` (read from its start, so it may be kept open and read again) that
+ * are not yet in `out`. */
+void tattle__process_children_read(int fd, struct tattle__pid_list *out);
+
 /** Appends `root` and its descendants to `out` (walked until a walk finds
  * nothing new; nothing is stopped, so a process forked meanwhile may be
  * missed). */

@@ -224,11 +224,10 @@ static void forget_dead_strays(struct tattle__scheduler *scheduler)
 static void list_server_children(const struct tattle__scheduler *scheduler,
                                  struct tattle__pid_list *children)
 {
-    tattle__process_children(tattle__fork_server_pid(scheduler->server),
-                             children);
+    tattle__fork_server_children(scheduler->server, children);
     for (size_t i = 0; i < scheduler->suite_count; i++)
         if (scheduler->suites[i].server)
-            tattle__process_children(scheduler->suites[i].pid, children);
+            tattle__fork_server_children(scheduler->suites[i].server, children);
 }
 
 /* Kills every process the fork server holds that belongs to no running
