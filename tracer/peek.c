@@ -164,14 +164,29 @@ struct peeked {
     uint32_t length; /* of data */
 };
 
-/* The entry (index) whose key is `key`, or -1. */
-static int find_entry(struct tattle_trace_arena *arena, uint64_t key)
+/* How many entries of the table a peek looks at: the claimers' count,
+ * never more than the table holds (the count is the test's to forge). */
+static uint32_t claimed_entries(struct tattle_trace_arena *arena)
 {
-    for (int i = 0; i < TATTLE__MAX_ENDPOINTS; i++) {
+    uint32_t claimed =
+        atomic_load_explicit(&arena->endpoints_claimed, memory_order_acquire);
+    return claimed < TATTLE__MAX_ENDPOINTS ? claimed : TATTLE__MAX_ENDPOINTS;
+}
+
+/* The entry (index) whose key is `key` among the first `claimed`, or -1.
+ * Entries are claimed in order, so the first never claimed (key 0) ends
+ * the search: every page past it is one nobody wrote. */
+static int find_entry(struct tattle_trace_arena *arena, uint32_t claimed,
+                      uint64_t key)
+{
+    for (uint32_t i = 0; i < claimed; i++) {
         struct tattle__endpoint *entry = &arena->endpoints[i];
-        if (atomic_load_explicit(&entry->key, memory_order_acquire) == key &&
+        uint64_t seen = atomic_load_explicit(&entry->key, memory_order_acquire);
+        if (seen == 0)
+            break;
+        if (seen == key &&
             atomic_load_explicit(&entry->kind, memory_order_acquire) != 0)
-            return i;
+            return (int)i;
     }
     return -1;
 }
@@ -266,8 +281,8 @@ static bool socket_matches(int fd, uint32_t kind)
 
 /* Peeks `fd` (a descriptor of the calling process) when it is an
  * endpoint of the arena's table and of the kind its entry says. */
-static void peek_descriptor(struct tattle_trace_arena *arena, int fd,
-                            const int scratch[2], uint32_t bound,
+static void peek_descriptor(struct tattle_trace_arena *arena, uint32_t claimed,
+                            int fd, const int scratch[2], uint32_t bound,
                             enum tattle__peek_taker taker)
 {
     unsigned type;
@@ -285,7 +300,7 @@ static void peek_descriptor(struct tattle_trace_arena *arena, int fd,
     } else {
         key = tattle__endpoint_key(device, (ino_t)inode);
     }
-    int index = find_entry(arena, key);
+    int index = find_entry(arena, claimed, key);
     if (index < 0)
         return;
     struct tattle__endpoint *entry = &arena->endpoints[index];
@@ -440,6 +455,11 @@ struct directory_entry {
 bool tattle__peek_held(struct tattle_trace_arena *arena, int pidfd, pid_t pid,
                        enum tattle__peek_taker taker)
 {
+    /* A test that captured no endpoint has nothing to peek: its
+     * descriptors are not even listed. */
+    uint32_t claimed = claimed_entries(arena);
+    if (claimed == 0)
+        return true;
     int saved_errno = errno;
     char path[48];
     size_t used = tattle__append_text(path, sizeof path, 0, "/proc/");
@@ -488,7 +508,7 @@ bool tattle__peek_held(struct tattle_trace_arena *arena, int pidfd, pid_t pid,
             int fd = (int)number;
             if (pidfd < 0) {
                 if (fd != directory && fd != scratch[0] && fd != scratch[1])
-                    peek_descriptor(arena, fd, scratch, bound, taker);
+                    peek_descriptor(arena, claimed, fd, scratch, bound, taker);
                 continue;
             }
             if (!runner_may_fetch(directory, item->name, pid))
@@ -499,7 +519,7 @@ bool tattle__peek_held(struct tattle_trace_arena *arena, int pidfd, pid_t pid,
                     whole = false;
                 continue;
             }
-            peek_descriptor(arena, fetched, scratch, bound, taker);
+            peek_descriptor(arena, claimed, fetched, scratch, bound, taker);
             syscall(SYS_close, fetched);
         }
     }

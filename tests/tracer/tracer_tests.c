@@ -29,6 +29,7 @@
 #include "base/utf8.h"
 #include "tests/tracer/harness.h"
 #include "tracer/mailbox.h"
+#include "tracer/peek.h"
 #include "tracer/session.h"
 #include "tracer/test_process/recorder.h"
 
@@ -1162,6 +1163,66 @@ static void test_freeze_reads_only_the_pages_the_test_wrote(void)
     tattle__trace_session_destroy(session);
 }
 
+/* A peek at a test's end looks at no page of the endpoint table it has
+ * no use for: none at all when no endpoint was claimed (the descriptors
+ * are not even listed), and none past the last entry claimed. Each page
+ * of the table it read would be a page the kernel allocates (a read
+ * through a shared mapping allocates it too), paid in every traced test
+ * and freed again at the reset. */
+static void test_peek_reads_only_the_claimed_entries(void)
+{
+    struct tattle__trace_session *session = new_session(50, 5000, 100, 64);
+    int fd = tattle__trace_session_fd(session);
+    tattle__trace_session_activate(session);
+    struct tattle_trace_arena *arena = tattle_trace_current;
+    CHECK(arena != NULL);
+    int waiting[2];
+    CHECK(pipe(waiting) == 0, "pipe: %s", strerror(errno));
+    CHECK(write(waiting[1], "left", 4) == 4);
+    long long before = arena_bytes_held(fd);
+    if (before >= 2 << 20) {
+        printf("skipped: the kernel gives shared memory huge pages "
+               "(/sys/kernel/mm/transparent_hugepage/shmem_enabled)\n");
+        exit(77);
+    }
+    CHECK(tattle__peek_held(arena, -1, 0, TATTLE__PEEK_TEST),
+          "a peek with nothing to peek is whole");
+    CHECK(arena_bytes_held(fd) == before,
+          "a peek with no endpoint claimed made the kernel allocate %lld "
+          "bytes of the table",
+          arena_bytes_held(fd) - before);
+    /* One endpoint claimed, as the capture claims it: its bytes are
+     * peeked, and no page past its entry is read. */
+    struct stat status;
+    CHECK(fstat(waiting[0], &status) == 0);
+    struct tattle__endpoint *entry = &arena->endpoints[0];
+    atomic_store(&entry->key,
+                 tattle__endpoint_key(status.st_dev, status.st_ino));
+    atomic_fetch_add(&arena->endpoints_claimed, 1);
+    atomic_store(&entry->kind, (uint32_t)TATTLE__ENDPOINT_PIPE);
+    long page = sysconf(_SC_PAGESIZE);
+    uintptr_t first = (uintptr_t)&arena->endpoints[0] / (uintptr_t)page;
+    uintptr_t last = (uintptr_t)&arena->endpoints[TATTLE__MAX_ENDPOINTS - 1] /
+                     (uintptr_t)page;
+    CHECK(last > first + 1, "the table spans %zu pages",
+          (size_t)(last - first + 1));
+    before = arena_bytes_held(fd);
+    CHECK(tattle__peek_held(arena, -1, 0, TATTLE__PEEK_TEST));
+    CHECK(atomic_load(&entry->peeked) == TATTLE__PEEK_TEST &&
+              entry->kernel_bytes == 4 && entry->peek_length == 4 &&
+              memcmp(entry->peek, "left", 4) == 0,
+          "the claimed pipe was not peeked");
+    CHECK(arena_bytes_held(fd) == before,
+          "the peek read %lld bytes of the table past its one entry",
+          arena_bytes_held(fd) - before);
+    close(waiting[0]);
+    close(waiting[1]);
+    tattle__trace_session_child_finish(false);
+    struct tattle_trace *trace = freeze(session);
+    tattle__trace_free(trace);
+    tattle__trace_session_destroy(session);
+}
+
 /* ---- Closing mailboxes
  * ---------------------------------------------------------- */
 
@@ -1530,6 +1591,8 @@ static const struct harness_test tests[] = {
     {"reused_arena_starts_empty", test_reused_arena_starts_empty},
     {"freeze_reads_only_the_pages_the_test_wrote",
      test_freeze_reads_only_the_pages_the_test_wrote},
+    {"peek_reads_only_the_claimed_entries",
+     test_peek_reads_only_the_claimed_entries},
     {"records_send_recv_event_fields_in_order",
      test_records_send_recv_event_fields_in_order},
     {"handler_recording_inside_a_record_is_lost_not_torn",
