@@ -97,6 +97,7 @@ void tattle__trace_prepare_process(void)
 {
     tattle__recorder_prepare();
     tattle__hand_down_locate_preload();
+    tattle__hand_down_prepare();
 }
 
 int tattle__trace_session_create(struct tattle__trace_session **out,

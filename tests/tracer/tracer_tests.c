@@ -28,6 +28,7 @@
 
 #include "base/utf8.h"
 #include "tests/tracer/harness.h"
+#include "tracer/exec/hand_down.h"
 #include "tracer/mailbox.h"
 #include "tracer/peek.h"
 #include "tracer/session.h"
@@ -1223,6 +1224,59 @@ static void test_peek_reads_only_the_claimed_entries(void)
     tattle__trace_session_destroy(session);
 }
 
+/* A test process hands its arena down in the environment the fork
+ * server prepared once, whole, while that environment is as it was then;
+ * a test forked after the server's environment changed still gets the
+ * change, with the hand-down set on top of it. */
+static void check_handed_down(struct tattle__trace_session *session,
+                              const char *late)
+{
+    pid_t pid = fork();
+    CHECK(pid >= 0, "fork: %s", strerror(errno));
+    if (pid == 0) {
+        tattle__trace_session_activate(session);
+        struct tattle_trace_arena *arena = tattle_trace_current;
+        int fd = dup(tattle__trace_session_fd(session));
+        int handed = tattle__hand_down_set(fd, arena);
+        CHECK(handed >= 0, "hand down: %s", strerror(-handed));
+        struct tattle__hand_down parsed;
+        const char *value = getenv(TATTLE__HAND_DOWN_VARIABLE);
+        CHECK(value != NULL && tattle__hand_down_parse(value, &parsed) &&
+                  parsed.fd == handed && parsed.size == arena->size &&
+                  parsed.generation == arena->generation,
+              "handed down: %s", value ? value : "(none)");
+        const char *preload = getenv("LD_PRELOAD");
+        CHECK(preload != NULL && strstr(preload, TATTLE__PRELOAD_FILE) != NULL,
+              "LD_PRELOAD: %s", preload ? preload : "(none)");
+        CHECK(same(getenv("TATTLE_HAND_DOWN_KEPT"), "kept"),
+              "a variable of the server was lost");
+        CHECK(late == NULL || same(getenv("TATTLE_HAND_DOWN_LATE"), late),
+              "the server's change since it prepared was lost");
+        _exit(0);
+    }
+    int status = wait_test(pid);
+    CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+          "the test process failed (status %#x)", status);
+}
+
+static void test_hand_down_keeps_the_servers_environment(void)
+{
+    CHECK(setenv("TATTLE_HAND_DOWN_KEPT", "kept", 1) == 0);
+    tattle__hand_down_prepare();
+    if (tattle__hand_down_preload_path() == NULL) {
+        printf("skipped: no preload library was built beside the tests\n");
+        exit(77);
+    }
+    struct tattle__trace_session *session = new_session(50, 5000, 100, 64);
+    check_handed_down(session, NULL);
+    CHECK(setenv("TATTLE_HAND_DOWN_LATE", "first", 1) == 0);
+    check_handed_down(session, "first");
+    CHECK(setenv("TATTLE_HAND_DOWN_LATE", "second", 1) == 0);
+    check_handed_down(session, "second");
+    tattle__trace_session_mark_reusable(session);
+    tattle__trace_session_destroy(session);
+}
+
 /* ---- Closing mailboxes
  * ---------------------------------------------------------- */
 
@@ -1593,6 +1647,8 @@ static const struct harness_test tests[] = {
      test_freeze_reads_only_the_pages_the_test_wrote},
     {"peek_reads_only_the_claimed_entries",
      test_peek_reads_only_the_claimed_entries},
+    {"hand_down_keeps_the_servers_environment",
+     test_hand_down_keeps_the_servers_environment},
     {"records_send_recv_event_fields_in_order",
      test_records_send_recv_event_fields_in_order},
     {"handler_recording_inside_a_record_is_lost_not_torn",
