@@ -42,19 +42,21 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/child_path.h"
+
 /* How many descriptors one peek examines at most (a test holding half a
  * million would otherwise keep the runner at a timeout that long). */
 #define TATTLE__PEEK_MAX_FDS 4096
 
-uint64_t tattle__endpoint_key(dev_t device, ino_t inode)
+TATTLE__CHILD_PATH uint64_t tattle__endpoint_key(dev_t device, ino_t inode)
 {
     uint64_t key =
         ((uint64_t)device * UINT64_C(0x9E3779B97F4A7C15)) ^ (uint64_t)inode;
     return key != 0 ? key : 1;
 }
 
-size_t tattle__append_decimal(char *out, size_t size, size_t used,
-                              uint64_t value)
+TATTLE__CHILD_PATH size_t tattle__append_decimal(char *out, size_t size,
+                                                 size_t used, uint64_t value)
 {
     char digits[24];
     size_t count = 0;
@@ -68,8 +70,8 @@ size_t tattle__append_decimal(char *out, size_t size, size_t used,
     return used;
 }
 
-size_t tattle__append_text(char *out, size_t size, size_t used,
-                           const char *text)
+TATTLE__CHILD_PATH size_t tattle__append_text(char *out, size_t size,
+                                              size_t used, const char *text)
 {
     while (*text != '\0' && used + 1 < size)
         out[used++] = *text++;
@@ -452,8 +454,9 @@ struct directory_entry {
     char name[];
 };
 
-bool tattle__peek_held(struct tattle_trace_arena *arena, int pidfd, pid_t pid,
-                       enum tattle__peek_taker taker)
+TATTLE__CHILD_PATH bool tattle__peek_held(struct tattle_trace_arena *arena,
+                                          int pidfd, pid_t pid,
+                                          enum tattle__peek_taker taker)
 {
     /* A test that captured no endpoint has nothing to peek: its
      * descriptors are not even listed. */

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "base/child_path.h"
@@ -248,15 +249,19 @@ void tattle__hand_down_prepare(void)
 
 /* Whether the calling process's environment is still the one prepared
  * from (a fixture of the server may have changed it since). */
-static bool environment_as_prepared(void)
+TATTLE__CHILD_PATH static bool environment_as_prepared(void)
 {
-    return prepared.environment != NULL && environ == prepared.source &&
-           memcmp(environ, prepared.source_copy,
-                  (prepared.source_count + 1) * sizeof *environ) == 0;
+    if (prepared.environment == NULL || environ != prepared.source)
+        return false;
+    for (size_t i = 0; i <= prepared.source_count; i++)
+        if (environ[i] != prepared.source_copy[i])
+            return false;
+    return true;
 }
 
 /* Writes `value` as exactly 16 lowercase hex digits after out[used]. */
-static size_t append_hex16(char *out, size_t size, size_t used, uint64_t value)
+TATTLE__CHILD_PATH static size_t append_hex16(char *out, size_t size,
+                                              size_t used, uint64_t value)
 {
     for (int shift = 60; shift >= 0 && used + 1 < size; shift -= 4)
         out[used++] = "0123456789abcdef"[(value >> shift) & 0xfu];
@@ -264,20 +269,26 @@ static size_t append_hex16(char *out, size_t size, size_t used, uint64_t value)
     return used;
 }
 
-int tattle__hand_down_set(int fd, const struct tattle_trace_arena *arena)
+TATTLE__CHILD_PATH int
+tattle__hand_down_set(int fd, const struct tattle_trace_arena *arena)
 {
+    /* Raw system calls, and no string function of libc's a prepared
+     * environment does without: each is a page of libc's code a test
+     * process would otherwise fault in for this alone. */
+    bool as_prepared = environment_as_prepared();
     const char *preload = tattle__hand_down_preload_path();
     if (preload == NULL)
         return -ENOENT;
     /* ld.so splits LD_PRELOAD at spaces and colons: such a path would be
-     * read as pieces, each an error in every program exec'd. */
-    if (strpbrk(preload, " :") != NULL)
+     * read as pieces, each an error in every program exec'd (a prepared
+     * environment was made only for a path without them). */
+    if (!as_prepared && strpbrk(preload, " :") != NULL)
         return -EINVAL;
     struct stat status;
     if (fstat(fd, &status) != 0)
         return -errno;
     /* Not close-on-exec: every program the test execs inherits it. */
-    int high = fcntl(fd, F_DUPFD, TATTLE__HAND_DOWN_FIRST_FD);
+    int high = (int)syscall(SYS_fcntl, fd, F_DUPFD, TATTLE__HAND_DOWN_FIRST_FD);
     if (high < 0)
         high = fd;
     /* NUMBER:SIZE:INODE:GENERATION, then :KEY (16 hex digits) each. */
@@ -298,7 +309,7 @@ int tattle__hand_down_set(int fd, const struct tattle_trace_arena *arena)
         used = append_hex16(value, size, used, keys[i]);
     }
     int error = 0;
-    if (environment_as_prepared()) {
+    if (as_prepared) {
         environ = prepared.environment;
     } else {
         error = set_preload(preload);
@@ -307,7 +318,7 @@ int tattle__hand_down_set(int fd, const struct tattle_trace_arena *arena)
         if (error == 0 && setenv(TATTLE__HAND_DOWN_VARIABLE, value, 1) != 0)
             error = -errno;
     }
-    if (error == 0 && fcntl(high, F_SETFD, 0) != 0)
+    if (error == 0 && syscall(SYS_fcntl, high, F_SETFD, 0) != 0)
         error = -errno;
     if (error != 0) {
         tattle__hand_down_remove();

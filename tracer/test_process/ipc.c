@@ -87,6 +87,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include "base/child_path.h"
 #include "tracer/clock.h"
 #include "tracer/peek.h"
 #include "tracer/test_process/recorder.h"
@@ -830,7 +831,7 @@ static void forget_own(int fd)
         forget(fd);
 }
 
-void tattle__ipc_start(struct tattle_trace_arena *arena)
+TATTLE__CHILD_PATH void tattle__ipc_start(struct tattle_trace_arena *arena)
 {
     uint64_t standard[STANDARD_FDS] = {0};
     for (int fd = 0; fd < STANDARD_FDS; fd++) {
@@ -842,8 +843,9 @@ void tattle__ipc_start(struct tattle_trace_arena *arena)
     tattle__ipc_join(arena, standard, STANDARD_FDS);
 }
 
-void tattle__ipc_join(struct tattle_trace_arena *arena,
-                      const uint64_t *excluded_keys, size_t count)
+TATTLE__CHILD_PATH void tattle__ipc_join(struct tattle_trace_arena *arena,
+                                         const uint64_t *excluded_keys,
+                                         size_t count)
 {
     if (atomic_load_explicit(&fd_cache_filled, memory_order_relaxed)) {
         for (int fd = 0; fd < FD_CACHE_SIZE; fd++)
@@ -858,7 +860,8 @@ void tattle__ipc_join(struct tattle_trace_arena *arena,
     capturing = arena->ipc != 0;
 }
 
-size_t tattle__ipc_excluded_keys(uint64_t *keys, size_t capacity)
+TATTLE__CHILD_PATH size_t tattle__ipc_excluded_keys(uint64_t *keys,
+                                                    size_t capacity)
 {
     size_t count = 0;
     for (size_t i = 0; i < EXCLUDED_MAX && count < capacity; i++) {
@@ -901,7 +904,7 @@ void tattle__ipc_exclude(int fd)
     forget(fd);
 }
 
-void tattle__ipc_peek_pending(void)
+TATTLE__CHILD_PATH void tattle__ipc_peek_pending(void)
 {
     struct tattle_trace_arena *arena = capture_arena;
     if (!capturing || arena == NULL)
