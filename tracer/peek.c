@@ -256,8 +256,9 @@ static void record_peek(struct tattle__endpoint *entry,
 /* The type, device and inode of `path` relative to `directory` (with
  * AT_EMPTY_PATH: of the descriptor itself) from the attributes the kernel
  * has cached: no FUSE daemon is asked. */
-static bool describe(int directory, const char *path, int flags, unsigned *type,
-                     dev_t *device, uint64_t *inode)
+TATTLE__CHILD_PATH static bool describe(int directory, const char *path,
+                                        int flags, unsigned *type,
+                                        dev_t *device, uint64_t *inode)
 {
     struct statx status;
     if (syscall(SYS_statx, directory, path, flags | AT_STATX_DONT_SYNC,
@@ -267,6 +268,16 @@ static bool describe(int directory, const char *path, int flags, unsigned *type,
     *device = makedev(status.stx_dev_major, status.stx_dev_minor);
     *inode = status.stx_ino;
     return true;
+}
+
+TATTLE__CHILD_PATH bool tattle__descriptor_identity(int fd, unsigned *type,
+                                                    dev_t *device,
+                                                    uint64_t *inode)
+{
+    int saved_errno = errno;
+    bool known = describe(fd, "", AT_EMPTY_PATH, type, device, inode);
+    errno = saved_errno;
+    return known;
 }
 
 /* Whether the socket `fd` is of the kind its entry says (the entry is the
@@ -290,7 +301,7 @@ static void peek_descriptor(struct tattle_trace_arena *arena, uint32_t claimed,
     unsigned type;
     dev_t device;
     uint64_t inode;
-    if (!describe(fd, "", AT_EMPTY_PATH, &type, &device, &inode))
+    if (!tattle__descriptor_identity(fd, &type, &device, &inode))
         return;
     uint64_t key, eventfd_id, counter = 0;
     bool eventfd = false;

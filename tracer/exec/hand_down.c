@@ -276,17 +276,23 @@ tattle__hand_down_set(int fd, const struct tattle_trace_arena *arena)
      * environment does without: each is a page of libc's code a test
      * process would otherwise fault in for this alone. */
     bool as_prepared = environment_as_prepared();
-    const char *preload = tattle__hand_down_preload_path();
-    if (preload == NULL)
-        return -ENOENT;
-    /* ld.so splits LD_PRELOAD at spaces and colons: such a path would be
-     * read as pieces, each an error in every program exec'd (a prepared
-     * environment was made only for a path without them). */
-    if (!as_prepared && strpbrk(preload, " :") != NULL)
-        return -EINVAL;
-    struct stat status;
-    if (fstat(fd, &status) != 0)
-        return -errno;
+    /* A prepared environment was made only for a preload library found at
+     * a path without spaces or colons (ld.so splits LD_PRELOAD at them:
+     * such a path would be read as pieces, each an error in every program
+     * exec'd). */
+    const char *preload = NULL;
+    if (!as_prepared) {
+        preload = tattle__hand_down_preload_path();
+        if (preload == NULL)
+            return -ENOENT;
+        if (strpbrk(preload, " :") != NULL)
+            return -EINVAL;
+    }
+    unsigned type;
+    dev_t device;
+    uint64_t inode;
+    if (!tattle__descriptor_identity(fd, &type, &device, &inode))
+        return -EBADF;
     /* Not close-on-exec: every program the test execs inherits it. */
     int high = (int)syscall(SYS_fcntl, fd, F_DUPFD, TATTLE__HAND_DOWN_FIRST_FD);
     if (high < 0)
@@ -294,12 +300,11 @@ tattle__hand_down_set(int fd, const struct tattle_trace_arena *arena)
     /* NUMBER:SIZE:INODE:GENERATION, then :KEY (16 hex digits) each. */
     char *value = arena_entry + sizeof ARENA_ENTRY_PREFIX - 1;
     size_t size = sizeof arena_entry - (sizeof ARENA_ENTRY_PREFIX - 1);
-    memcpy(arena_entry, ARENA_ENTRY_PREFIX, sizeof ARENA_ENTRY_PREFIX - 1);
     size_t used = tattle__append_decimal(value, size, 0, (uint64_t)high);
     used = tattle__append_text(value, size, used, ":");
     used = tattle__append_decimal(value, size, used, arena->size);
     used = tattle__append_text(value, size, used, ":");
-    used = tattle__append_decimal(value, size, used, (uint64_t)status.st_ino);
+    used = tattle__append_decimal(value, size, used, inode);
     used = tattle__append_text(value, size, used, ":");
     used = tattle__append_decimal(value, size, used, arena->generation);
     uint64_t keys[TATTLE__HAND_DOWN_KEYS_MAX];
@@ -327,7 +332,7 @@ tattle__hand_down_set(int fd, const struct tattle_trace_arena *arena)
         return error;
     }
     if (high != fd)
-        close(fd);
+        syscall(SYS_close, fd);
     return high;
 }
 

@@ -835,10 +835,12 @@ TATTLE__CHILD_PATH void tattle__ipc_start(struct tattle_trace_arena *arena)
 {
     uint64_t standard[STANDARD_FDS] = {0};
     for (int fd = 0; fd < STANDARD_FDS; fd++) {
-        struct stat status;
-        if (fstat(fd, &status) == 0 &&
-            (S_ISFIFO(status.st_mode) || S_ISSOCK(status.st_mode)))
-            standard[fd] = tattle__endpoint_key(status.st_dev, status.st_ino);
+        unsigned type;
+        dev_t device;
+        uint64_t inode;
+        if (tattle__descriptor_identity(fd, &type, &device, &inode) &&
+            (type == S_IFIFO || type == S_IFSOCK))
+            standard[fd] = tattle__endpoint_key(device, (ino_t)inode);
     }
     tattle__ipc_join(arena, standard, STANDARD_FDS);
 }
