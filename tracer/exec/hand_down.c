@@ -148,13 +148,14 @@ static int asan_options_value(const char *options, bool entry, char **value)
     if (joined == NULL)
         return -ENOMEM;
     memcpy(joined, prefix, prefix_length);
-    memcpy(joined + prefix_length, options, length);
-    if (length == 0)
+    if (length == 0) {
         memcpy(joined + prefix_length, ASAN_LINK_ORDER_OFF,
                sizeof ASAN_LINK_ORDER_OFF);
-    else
+    } else {
+        memcpy(joined + prefix_length, options, length);
         memcpy(joined + prefix_length + length, ":" ASAN_LINK_ORDER_OFF,
                sizeof ":" ASAN_LINK_ORDER_OFF);
+    }
     *value = joined;
     return 0;
 }
