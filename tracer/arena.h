@@ -182,6 +182,12 @@ struct tattle_trace_arena {
      * process held (tattle__ipc_peek_pending), or the processes the runner
      * found alive held, ran to its end */
     _Atomic uint32_t peek_taken;
+    /* How many endpoint entries were claimed: counted by each claimer
+     * before it publishes its entry's kind, on the header's first page
+     * (every test writes it), so a peek of a test that captured no
+     * endpoint reads no page of the table. The test's to forge: a peek
+     * reads at most TATTLE__MAX_ENDPOINTS entries whatever it says. */
+    _Atomic uint32_t endpoints_claimed;
     int32_t test_pid;     /* the activating process */
     uint64_t start_ticks; /* at activation */
     /* Written while recording (budget_reserved by every writer, once per

@@ -42,19 +42,21 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/child_path.h"
+
 /* How many descriptors one peek examines at most (a test holding half a
  * million would otherwise keep the runner at a timeout that long). */
 #define TATTLE__PEEK_MAX_FDS 4096
 
-uint64_t tattle__endpoint_key(dev_t device, ino_t inode)
+TATTLE__CHILD_PATH uint64_t tattle__endpoint_key(dev_t device, ino_t inode)
 {
     uint64_t key =
         ((uint64_t)device * UINT64_C(0x9E3779B97F4A7C15)) ^ (uint64_t)inode;
     return key != 0 ? key : 1;
 }
 
-size_t tattle__append_decimal(char *out, size_t size, size_t used,
-                              uint64_t value)
+TATTLE__CHILD_PATH size_t tattle__append_decimal(char *out, size_t size,
+                                                 size_t used, uint64_t value)
 {
     char digits[24];
     size_t count = 0;
@@ -68,8 +70,8 @@ size_t tattle__append_decimal(char *out, size_t size, size_t used,
     return used;
 }
 
-size_t tattle__append_text(char *out, size_t size, size_t used,
-                           const char *text)
+TATTLE__CHILD_PATH size_t tattle__append_text(char *out, size_t size,
+                                              size_t used, const char *text)
 {
     while (*text != '\0' && used + 1 < size)
         out[used++] = *text++;
@@ -164,14 +166,29 @@ struct peeked {
     uint32_t length; /* of data */
 };
 
-/* The entry (index) whose key is `key`, or -1. */
-static int find_entry(struct tattle_trace_arena *arena, uint64_t key)
+/* How many entries of the table a peek looks at: the claimers' count,
+ * never more than the table holds (the count is the test's to forge). */
+static uint32_t claimed_entries(struct tattle_trace_arena *arena)
 {
-    for (int i = 0; i < TATTLE__MAX_ENDPOINTS; i++) {
+    uint32_t claimed =
+        atomic_load_explicit(&arena->endpoints_claimed, memory_order_acquire);
+    return claimed < TATTLE__MAX_ENDPOINTS ? claimed : TATTLE__MAX_ENDPOINTS;
+}
+
+/* The entry (index) whose key is `key` among the first `claimed`, or -1.
+ * Entries are claimed in order, so the first never claimed (key 0) ends
+ * the search: every page past it is one nobody wrote. */
+static int find_entry(struct tattle_trace_arena *arena, uint32_t claimed,
+                      uint64_t key)
+{
+    for (uint32_t i = 0; i < claimed; i++) {
         struct tattle__endpoint *entry = &arena->endpoints[i];
-        if (atomic_load_explicit(&entry->key, memory_order_acquire) == key &&
+        uint64_t seen = atomic_load_explicit(&entry->key, memory_order_acquire);
+        if (seen == 0)
+            break;
+        if (seen == key &&
             atomic_load_explicit(&entry->kind, memory_order_acquire) != 0)
-            return i;
+            return (int)i;
     }
     return -1;
 }
@@ -239,8 +256,9 @@ static void record_peek(struct tattle__endpoint *entry,
 /* The type, device and inode of `path` relative to `directory` (with
  * AT_EMPTY_PATH: of the descriptor itself) from the attributes the kernel
  * has cached: no FUSE daemon is asked. */
-static bool describe(int directory, const char *path, int flags, unsigned *type,
-                     dev_t *device, uint64_t *inode)
+TATTLE__CHILD_PATH static bool describe(int directory, const char *path,
+                                        int flags, unsigned *type,
+                                        dev_t *device, uint64_t *inode)
 {
     struct statx status;
     if (syscall(SYS_statx, directory, path, flags | AT_STATX_DONT_SYNC,
@@ -250,6 +268,16 @@ static bool describe(int directory, const char *path, int flags, unsigned *type,
     *device = makedev(status.stx_dev_major, status.stx_dev_minor);
     *inode = status.stx_ino;
     return true;
+}
+
+TATTLE__CHILD_PATH bool tattle__descriptor_identity(int fd, unsigned *type,
+                                                    dev_t *device,
+                                                    uint64_t *inode)
+{
+    int saved_errno = errno;
+    bool known = describe(fd, "", AT_EMPTY_PATH, type, device, inode);
+    errno = saved_errno;
+    return known;
 }
 
 /* Whether the socket `fd` is of the kind its entry says (the entry is the
@@ -266,14 +294,14 @@ static bool socket_matches(int fd, uint32_t kind)
 
 /* Peeks `fd` (a descriptor of the calling process) when it is an
  * endpoint of the arena's table and of the kind its entry says. */
-static void peek_descriptor(struct tattle_trace_arena *arena, int fd,
-                            const int scratch[2], uint32_t bound,
+static void peek_descriptor(struct tattle_trace_arena *arena, uint32_t claimed,
+                            int fd, const int scratch[2], uint32_t bound,
                             enum tattle__peek_taker taker)
 {
     unsigned type;
     dev_t device;
     uint64_t inode;
-    if (!describe(fd, "", AT_EMPTY_PATH, &type, &device, &inode))
+    if (!tattle__descriptor_identity(fd, &type, &device, &inode))
         return;
     uint64_t key, eventfd_id, counter = 0;
     bool eventfd = false;
@@ -285,7 +313,7 @@ static void peek_descriptor(struct tattle_trace_arena *arena, int fd,
     } else {
         key = tattle__endpoint_key(device, (ino_t)inode);
     }
-    int index = find_entry(arena, key);
+    int index = find_entry(arena, claimed, key);
     if (index < 0)
         return;
     struct tattle__endpoint *entry = &arena->endpoints[index];
@@ -437,9 +465,15 @@ struct directory_entry {
     char name[];
 };
 
-bool tattle__peek_held(struct tattle_trace_arena *arena, int pidfd, pid_t pid,
-                       enum tattle__peek_taker taker)
+TATTLE__CHILD_PATH bool tattle__peek_held(struct tattle_trace_arena *arena,
+                                          int pidfd, pid_t pid,
+                                          enum tattle__peek_taker taker)
 {
+    /* A test that captured no endpoint has nothing to peek: its
+     * descriptors are not even listed. */
+    uint32_t claimed = claimed_entries(arena);
+    if (claimed == 0)
+        return true;
     int saved_errno = errno;
     char path[48];
     size_t used = tattle__append_text(path, sizeof path, 0, "/proc/");
@@ -488,7 +522,7 @@ bool tattle__peek_held(struct tattle_trace_arena *arena, int pidfd, pid_t pid,
             int fd = (int)number;
             if (pidfd < 0) {
                 if (fd != directory && fd != scratch[0] && fd != scratch[1])
-                    peek_descriptor(arena, fd, scratch, bound, taker);
+                    peek_descriptor(arena, claimed, fd, scratch, bound, taker);
                 continue;
             }
             if (!runner_may_fetch(directory, item->name, pid))
@@ -499,7 +533,7 @@ bool tattle__peek_held(struct tattle_trace_arena *arena, int pidfd, pid_t pid,
                     whole = false;
                 continue;
             }
-            peek_descriptor(arena, fetched, scratch, bound, taker);
+            peek_descriptor(arena, claimed, fetched, scratch, bound, taker);
             syscall(SYS_close, fetched);
         }
     }

@@ -36,6 +36,14 @@ size_t tattle__append_decimal(char *out, size_t size, size_t used,
 /** The endpoint table's key of a pipe, FIFO, socket or queue. */
 uint64_t tattle__endpoint_key(dev_t device, ino_t inode);
 
+/** The type (its S_IFMT bits, 0 for an anonymous inode), device and inode
+ * of descriptor `fd`, from the attributes the kernel has cached (statx
+ * through syscall(2): no FUSE daemon asked, no libc wrapper a test
+ * process would fault in for it). False when they cannot be had; errno
+ * kept. */
+bool tattle__descriptor_identity(int fd, unsigned *type, dev_t *device,
+                                 uint64_t *inode);
+
 /** What /proc/self/fdinfo says of an eventfd: false when `fd` is none;
  * else its id, whether it is a semaphore and its counter (each may be
  * NULL). */

@@ -17,6 +17,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "base/child_path.h"
 #include "tracer/calls.h"
 #include "tracer/clock.h"
 #include "tracer/exec/hand_down.h"
@@ -97,6 +98,7 @@ void tattle__trace_prepare_process(void)
 {
     tattle__recorder_prepare();
     tattle__hand_down_locate_preload();
+    tattle__hand_down_prepare();
 }
 
 int tattle__trace_session_create(struct tattle__trace_session **out,
@@ -154,7 +156,8 @@ uint64_t tattle__trace_session_size(const struct tattle__trace_session *session)
     return session->layout.size;
 }
 
-int tattle__trace_attach(int fd, uint64_t size, int *handed_down_fd)
+TATTLE__CHILD_PATH int tattle__trace_attach(int fd, uint64_t size,
+                                            int *handed_down_fd)
 {
     *handed_down_fd = -1;
     void *base = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
@@ -187,7 +190,8 @@ void tattle__trace_session_activate(struct tattle__trace_session *session)
         tattle__recorder_activate(session->arena);
 }
 
-void tattle__trace_session_child_finish(bool from_signal_handler)
+TATTLE__CHILD_PATH void
+tattle__trace_session_child_finish(bool from_signal_handler)
 {
     struct tattle_trace_arena *arena = tattle_trace_current;
     if (arena == NULL || getpid() != arena->test_pid)

@@ -17,6 +17,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "base/child_path.h"
 #include "base/utf8.h"
 #include "tracer/mailbox.h"
 #include "tracer/test_process/recorder.h"
@@ -69,7 +70,8 @@ bool tattle__snapshot_probe_alive(int pid, int tid)
     return paren[2] != 'Z' && paren[2] != 'X';
 }
 
-void tattle__snapshot_probe_actors(struct tattle_trace_arena *arena)
+TATTLE__CHILD_PATH void
+tattle__snapshot_probe_actors(struct tattle_trace_arena *arena)
 {
     int self_pid = getpid();
     int self_tid = (int)syscall(SYS_gettid);

@@ -7,6 +7,8 @@
 #include <link.h>
 #include <string.h>
 
+#include "base/child_path.h"
+
 uintptr_t tattle__static_start;
 uintptr_t tattle__static_length;
 static bool located;
@@ -44,7 +46,7 @@ static int find_static_range(struct dl_phdr_info *info, size_t size, void *data)
     return 1; /* the first object is the program itself */
 }
 
-void tattle__static_strings_locate(void)
+TATTLE__CHILD_PATH void tattle__static_strings_locate(void)
 {
     if (!located) {
         dl_iterate_phdr(find_static_range, NULL);

@@ -28,7 +28,9 @@
 
 #include "base/utf8.h"
 #include "tests/tracer/harness.h"
+#include "tracer/exec/hand_down.h"
 #include "tracer/mailbox.h"
+#include "tracer/peek.h"
 #include "tracer/session.h"
 #include "tracer/test_process/recorder.h"
 
@@ -1162,6 +1164,119 @@ static void test_freeze_reads_only_the_pages_the_test_wrote(void)
     tattle__trace_session_destroy(session);
 }
 
+/* A peek at a test's end looks at no page of the endpoint table it has
+ * no use for: none at all when no endpoint was claimed (the descriptors
+ * are not even listed), and none past the last entry claimed. Each page
+ * of the table it read would be a page the kernel allocates (a read
+ * through a shared mapping allocates it too), paid in every traced test
+ * and freed again at the reset. */
+static void test_peek_reads_only_the_claimed_entries(void)
+{
+    struct tattle__trace_session *session = new_session(50, 5000, 100, 64);
+    int fd = tattle__trace_session_fd(session);
+    tattle__trace_session_activate(session);
+    struct tattle_trace_arena *arena = tattle_trace_current;
+    CHECK(arena != NULL);
+    int waiting[2];
+    CHECK(pipe(waiting) == 0, "pipe: %s", strerror(errno));
+    CHECK(write(waiting[1], "left", 4) == 4);
+    long long before = arena_bytes_held(fd);
+    if (before >= 2 << 20) {
+        printf("skipped: the kernel gives shared memory huge pages "
+               "(/sys/kernel/mm/transparent_hugepage/shmem_enabled)\n");
+        exit(77);
+    }
+    CHECK(tattle__peek_held(arena, -1, 0, TATTLE__PEEK_TEST),
+          "a peek with nothing to peek is whole");
+    CHECK(arena_bytes_held(fd) == before,
+          "a peek with no endpoint claimed made the kernel allocate %lld "
+          "bytes of the table",
+          arena_bytes_held(fd) - before);
+    /* One endpoint claimed, as the capture claims it: its bytes are
+     * peeked, and no page past its entry is read. */
+    struct stat status;
+    CHECK(fstat(waiting[0], &status) == 0);
+    struct tattle__endpoint *entry = &arena->endpoints[0];
+    atomic_store(&entry->key,
+                 tattle__endpoint_key(status.st_dev, status.st_ino));
+    atomic_fetch_add(&arena->endpoints_claimed, 1);
+    atomic_store(&entry->kind, (uint32_t)TATTLE__ENDPOINT_PIPE);
+    long page = sysconf(_SC_PAGESIZE);
+    uintptr_t first = (uintptr_t)&arena->endpoints[0] / (uintptr_t)page;
+    uintptr_t last = (uintptr_t)&arena->endpoints[TATTLE__MAX_ENDPOINTS - 1] /
+                     (uintptr_t)page;
+    CHECK(last > first + 1, "the table spans %zu pages",
+          (size_t)(last - first + 1));
+    before = arena_bytes_held(fd);
+    CHECK(tattle__peek_held(arena, -1, 0, TATTLE__PEEK_TEST));
+    CHECK(atomic_load(&entry->peeked) == TATTLE__PEEK_TEST &&
+              entry->kernel_bytes == 4 && entry->peek_length == 4 &&
+              memcmp(entry->peek, "left", 4) == 0,
+          "the claimed pipe was not peeked");
+    CHECK(arena_bytes_held(fd) == before,
+          "the peek read %lld bytes of the table past its one entry",
+          arena_bytes_held(fd) - before);
+    close(waiting[0]);
+    close(waiting[1]);
+    tattle__trace_session_child_finish(false);
+    struct tattle_trace *trace = freeze(session);
+    tattle__trace_free(trace);
+    tattle__trace_session_destroy(session);
+}
+
+/* A test process hands its arena down in the environment the fork
+ * server prepared once, whole, while that environment is as it was then;
+ * a test forked after the server's environment changed still gets the
+ * change, with the hand-down set on top of it. */
+static void check_handed_down(struct tattle__trace_session *session,
+                              const char *late)
+{
+    pid_t pid = fork();
+    CHECK(pid >= 0, "fork: %s", strerror(errno));
+    if (pid == 0) {
+        tattle__trace_session_activate(session);
+        struct tattle_trace_arena *arena = tattle_trace_current;
+        int fd = dup(tattle__trace_session_fd(session));
+        int handed = tattle__hand_down_set(fd, arena);
+        CHECK(handed >= 0, "hand down: %s", strerror(-handed));
+        struct tattle__hand_down parsed;
+        const char *value = getenv(TATTLE__HAND_DOWN_VARIABLE);
+        CHECK(value != NULL && tattle__hand_down_parse(value, &parsed) &&
+                  parsed.fd == handed && parsed.size == arena->size &&
+                  parsed.generation == arena->generation,
+              "handed down: %s", value ? value : "(none)");
+        const char *preload = getenv("LD_PRELOAD");
+        CHECK(preload != NULL && strstr(preload, TATTLE__PRELOAD_FILE) != NULL,
+              "LD_PRELOAD: %s", preload ? preload : "(none)");
+        CHECK(same(getenv("TATTLE_HAND_DOWN_KEPT"), "kept"),
+              "a variable of the server was lost");
+        CHECK(late == NULL || same(getenv("TATTLE_HAND_DOWN_LATE"), late),
+              "the server's change since it prepared was lost");
+        _exit(0);
+    }
+    int status = wait_test(pid);
+    CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+          "the test process failed (status %#x)", status);
+}
+
+static void test_hand_down_keeps_the_servers_environment(void)
+{
+    CHECK(setenv("TATTLE_HAND_DOWN_KEPT", "kept", 1) == 0);
+    tattle__hand_down_prepare();
+    if (tattle__hand_down_preload_path() == NULL) {
+        printf("skipped: no preload library was built beside the tests\n");
+        exit(77);
+    }
+    struct tattle__trace_session *session = new_session(50, 5000, 100, 64);
+    check_handed_down(session, NULL);
+    CHECK(setenv("TATTLE_HAND_DOWN_LATE", "first", 1) == 0);
+    check_handed_down(session, "first");
+    CHECK(setenv("TATTLE_HAND_DOWN_LATE", "second", 1) == 0);
+    check_handed_down(session, "second");
+    tattle__trace_session_mark_reusable(session);
+    tattle__trace_session_destroy(session);
+}
+
 /* ---- Closing mailboxes
  * ---------------------------------------------------------- */
 
@@ -1530,6 +1645,10 @@ static const struct harness_test tests[] = {
     {"reused_arena_starts_empty", test_reused_arena_starts_empty},
     {"freeze_reads_only_the_pages_the_test_wrote",
      test_freeze_reads_only_the_pages_the_test_wrote},
+    {"peek_reads_only_the_claimed_entries",
+     test_peek_reads_only_the_claimed_entries},
+    {"hand_down_keeps_the_servers_environment",
+     test_hand_down_keeps_the_servers_environment},
     {"records_send_recv_event_fields_in_order",
      test_records_send_recv_event_fields_in_order},
     {"handler_recording_inside_a_record_is_lost_not_torn",

@@ -9,14 +9,16 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <inttypes.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
+#include "base/child_path.h"
+#include "tracer/peek.h"
 #include "tracer/test_process/recorder.h"
 
 static char preload_path[PATH_MAX];
@@ -130,58 +132,199 @@ static int set_preload(const char *ours)
  * allocator, so ASan still sees every allocation. */
 #define ASAN_LINK_ORDER_OFF "verify_asan_link_order=0"
 
+/* ASAN_OPTIONS with ASAN_LINK_ORDER_OFF after the caller's `options`:
+ * *value NULL when they need no change, else a new string (malloc; a
+ * "NAME=" ahead of it when `entry` is true). Returns 0 or -ENOMEM. */
+static int asan_options_value(const char *options, bool entry, char **value)
+{
+    *value = NULL;
+    if (options != NULL && strstr(options, ASAN_LINK_ORDER_OFF) != NULL)
+        return 0;
+    const char *prefix = entry ? "ASAN_OPTIONS=" : "";
+    size_t prefix_length = strlen(prefix);
+    size_t length = options != NULL ? strlen(options) : 0;
+    char *joined =
+        malloc(prefix_length + length + sizeof ":" ASAN_LINK_ORDER_OFF);
+    if (joined == NULL)
+        return -ENOMEM;
+    memcpy(joined, prefix, prefix_length);
+    if (length == 0) {
+        memcpy(joined + prefix_length, ASAN_LINK_ORDER_OFF,
+               sizeof ASAN_LINK_ORDER_OFF);
+    } else {
+        memcpy(joined + prefix_length, options, length);
+        memcpy(joined + prefix_length + length, ":" ASAN_LINK_ORDER_OFF,
+               sizeof ":" ASAN_LINK_ORDER_OFF);
+    }
+    *value = joined;
+    return 0;
+}
+
 /* Adds ASAN_LINK_ORDER_OFF to ASAN_OPTIONS, after the caller's options.
  * Returns 0 or a negative errno. */
 static int allow_asan_after_preload(void)
 {
-    const char *options = getenv("ASAN_OPTIONS");
-    if (options != NULL && strstr(options, ASAN_LINK_ORDER_OFF) != NULL)
-        return 0;
-    if (options == NULL || options[0] == '\0')
-        return setenv("ASAN_OPTIONS", ASAN_LINK_ORDER_OFF, 1) != 0 ? -errno : 0;
-    size_t length = strlen(options);
-    char *joined = malloc(length + sizeof ":" ASAN_LINK_ORDER_OFF);
-    if (joined == NULL)
-        return -ENOMEM;
-    memcpy(joined, options, length);
-    memcpy(joined + length, ":" ASAN_LINK_ORDER_OFF,
-           sizeof ":" ASAN_LINK_ORDER_OFF);
-    int error = setenv("ASAN_OPTIONS", joined, 1) != 0 ? -errno : 0;
-    free(joined);
+    char *value;
+    int error = asan_options_value(getenv("ASAN_OPTIONS"), false, &value);
+    if (error != 0 || value == NULL)
+        return error;
+    error = setenv("ASAN_OPTIONS", value, 1) != 0 ? -errno : 0;
+    free(value);
     return error;
 }
 
-int tattle__hand_down_set(int fd, const struct tattle_trace_arena *arena)
+/* TATTLE_TRACE_ARENA's entry ("NAME=value"), written by each traced test
+ * process into its own copy of this page (the statics every test writes). */
+#define ARENA_ENTRY_PREFIX TATTLE__HAND_DOWN_VARIABLE "="
+static TATTLE__CHILD_STATE char arena_entry[sizeof ARENA_ENTRY_PREFIX + 64 +
+                                            TATTLE__HAND_DOWN_KEYS_MAX * 17];
+
+/* The environment a traced test hands down, made once in the process
+ * tests are forked from (tattle__hand_down_prepare): the process's own
+ * entries (`source`, as they were then) but LD_PRELOAD, ASAN_OPTIONS when
+ * it lacked ASAN_LINK_ORDER_OFF and TATTLE_TRACE_ARENA, followed by those
+ * three as set_preload, allow_asan_after_preload and arena_entry have
+ * them. A test process whose environment is still `source` takes it
+ * whole: no setenv, no malloc, no page of the heap written. */
+static struct {
+    char **source;       /* environ when prepared */
+    char **source_copy;  /* its entries then, NULL-terminated */
+    size_t source_count; /* entries in source_copy */
+    char **environment;  /* NULL: not prepared */
+} prepared;
+
+/* Whether `entry` is NAME=... for the given NAME. */
+static bool entry_named(const char *entry, const char *name)
+{
+    size_t length = strlen(name);
+    return strncmp(entry, name, length) == 0 && entry[length] == '=';
+}
+
+void tattle__hand_down_prepare(void)
 {
     const char *preload = tattle__hand_down_preload_path();
-    if (preload == NULL)
-        return -ENOENT;
-    /* ld.so splits LD_PRELOAD at spaces and colons: such a path would be
-     * read as pieces, each an error in every program exec'd. */
-    if (strpbrk(preload, " :") != NULL)
-        return -EINVAL;
-    struct stat status;
-    if (fstat(fd, &status) != 0)
-        return -errno;
+    if (prepared.environment != NULL || preload == NULL ||
+        strpbrk(preload, " :") != NULL)
+        return;
+    memcpy(arena_entry, ARENA_ENTRY_PREFIX, sizeof ARENA_ENTRY_PREFIX);
+    char *list = preload_list(preload, getenv("LD_PRELOAD"));
+    char *preload_entry =
+        list != NULL ? malloc(sizeof "LD_PRELOAD=" + strlen(list)) : NULL;
+    char *asan_entry = NULL;
+    size_t count = 0;
+    while (environ != NULL && environ[count] != NULL)
+        count++;
+    char **source_copy = malloc((count + 1) * sizeof *source_copy);
+    char **environment = malloc((count + 4) * sizeof *environment);
+    if (preload_entry == NULL || source_copy == NULL || environment == NULL ||
+        asan_options_value(getenv("ASAN_OPTIONS"), true, &asan_entry) != 0) {
+        free(list);
+        free(preload_entry);
+        free(source_copy);
+        free(environment);
+        return;
+    }
+    memcpy(preload_entry, "LD_PRELOAD=", sizeof "LD_PRELOAD=" - 1);
+    memcpy(preload_entry + sizeof "LD_PRELOAD=" - 1, list, strlen(list) + 1);
+    free(list);
+    size_t used = 0;
+    for (size_t i = 0; i < count; i++) {
+        source_copy[i] = environ[i];
+        if (entry_named(environ[i], "LD_PRELOAD") ||
+            entry_named(environ[i], TATTLE__HAND_DOWN_VARIABLE) ||
+            (asan_entry != NULL && entry_named(environ[i], "ASAN_OPTIONS")))
+            continue;
+        environment[used++] = environ[i];
+    }
+    source_copy[count] = NULL;
+    environment[used++] = preload_entry;
+    if (asan_entry != NULL)
+        environment[used++] = asan_entry;
+    environment[used++] = arena_entry;
+    environment[used] = NULL;
+    prepared.source = environ;
+    prepared.source_copy = source_copy;
+    prepared.source_count = count;
+    prepared.environment = environment;
+}
+
+/* Whether the calling process's environment is still the one prepared
+ * from (a fixture of the server may have changed it since). */
+TATTLE__CHILD_PATH static bool environment_as_prepared(void)
+{
+    if (prepared.environment == NULL || environ != prepared.source)
+        return false;
+    for (size_t i = 0; i <= prepared.source_count; i++)
+        if (environ[i] != prepared.source_copy[i])
+            return false;
+    return true;
+}
+
+/* Writes `value` as exactly 16 lowercase hex digits after out[used]. */
+TATTLE__CHILD_PATH static size_t append_hex16(char *out, size_t size,
+                                              size_t used, uint64_t value)
+{
+    for (int shift = 60; shift >= 0 && used + 1 < size; shift -= 4)
+        out[used++] = "0123456789abcdef"[(value >> shift) & 0xfu];
+    out[used] = '\0';
+    return used;
+}
+
+TATTLE__CHILD_PATH int
+tattle__hand_down_set(int fd, const struct tattle_trace_arena *arena)
+{
+    /* Raw system calls, and no string function of libc's a prepared
+     * environment does without: each is a page of libc's code a test
+     * process would otherwise fault in for this alone. */
+    bool as_prepared = environment_as_prepared();
+    /* A prepared environment was made only for a preload library found at
+     * a path without spaces or colons (ld.so splits LD_PRELOAD at them:
+     * such a path would be read as pieces, each an error in every program
+     * exec'd). */
+    const char *preload = NULL;
+    if (!as_prepared) {
+        preload = tattle__hand_down_preload_path();
+        if (preload == NULL)
+            return -ENOENT;
+        if (strpbrk(preload, " :") != NULL)
+            return -EINVAL;
+    }
+    unsigned type;
+    dev_t device;
+    uint64_t inode;
+    if (!tattle__descriptor_identity(fd, &type, &device, &inode))
+        return -EBADF;
     /* Not close-on-exec: every program the test execs inherits it. */
-    int high = fcntl(fd, F_DUPFD, TATTLE__HAND_DOWN_FIRST_FD);
+    int high = (int)syscall(SYS_fcntl, fd, F_DUPFD, TATTLE__HAND_DOWN_FIRST_FD);
     if (high < 0)
         high = fd;
-    char value[64 + TATTLE__HAND_DOWN_KEYS_MAX * 17];
-    int used = snprintf(value, sizeof value, "%d:%" PRIu64 ":%" PRIu64 ":%u",
-                        high, arena->size, (uint64_t)status.st_ino,
-                        (unsigned)arena->generation);
+    /* NUMBER:SIZE:INODE:GENERATION, then :KEY (16 hex digits) each. */
+    char *value = arena_entry + sizeof ARENA_ENTRY_PREFIX - 1;
+    size_t size = sizeof arena_entry - (sizeof ARENA_ENTRY_PREFIX - 1);
+    size_t used = tattle__append_decimal(value, size, 0, (uint64_t)high);
+    used = tattle__append_text(value, size, used, ":");
+    used = tattle__append_decimal(value, size, used, arena->size);
+    used = tattle__append_text(value, size, used, ":");
+    used = tattle__append_decimal(value, size, used, inode);
+    used = tattle__append_text(value, size, used, ":");
+    used = tattle__append_decimal(value, size, used, arena->generation);
     uint64_t keys[TATTLE__HAND_DOWN_KEYS_MAX];
     size_t count = tattle__ipc_excluded_keys(keys, TATTLE__HAND_DOWN_KEYS_MAX);
-    for (size_t i = 0; i < count; i++)
-        used += snprintf(value + used, sizeof value - (size_t)used,
-                         ":%016" PRIx64, keys[i]);
-    int error = set_preload(preload);
-    if (error == 0)
-        error = allow_asan_after_preload();
-    if (error == 0 && setenv(TATTLE__HAND_DOWN_VARIABLE, value, 1) != 0)
-        error = -errno;
-    if (error == 0 && fcntl(high, F_SETFD, 0) != 0)
+    for (size_t i = 0; i < count; i++) {
+        used = tattle__append_text(value, size, used, ":");
+        used = append_hex16(value, size, used, keys[i]);
+    }
+    int error = 0;
+    if (as_prepared) {
+        environ = prepared.environment;
+    } else {
+        error = set_preload(preload);
+        if (error == 0)
+            error = allow_asan_after_preload();
+        if (error == 0 && setenv(TATTLE__HAND_DOWN_VARIABLE, value, 1) != 0)
+            error = -errno;
+    }
+    if (error == 0 && syscall(SYS_fcntl, high, F_SETFD, 0) != 0)
         error = -errno;
     if (error != 0) {
         tattle__hand_down_remove();
@@ -190,7 +333,7 @@ int tattle__hand_down_set(int fd, const struct tattle_trace_arena *arena)
         return error;
     }
     if (high != fd)
-        close(fd);
+        syscall(SYS_close, fd);
     return high;
 }
 

@@ -47,6 +47,15 @@ struct tattle__hand_down {
  * each test process inherits the answer. */
 void tattle__hand_down_locate_preload(void);
 
+/** Runner, once per process (the fork server), after its environment is
+ * final: makes the environment a traced test hands down (its own, with
+ * LD_PRELOAD, ASAN_OPTIONS and TATTLE_TRACE_ARENA in place), so that
+ * tattle__hand_down_set need only fill in the arena's value and point
+ * `environ` at it: no setenv and no malloc in each test process. A test
+ * process whose environment changed since (a fixture of the server's)
+ * sets the variables one by one instead. */
+void tattle__hand_down_prepare(void);
+
 /** The preload library's path, or NULL when none was found. */
 const char *tattle__hand_down_preload_path(void);
 

@@ -32,6 +32,7 @@
 
 #include "tracer/test_process/deaths.h"
 
+#include "base/child_path.h"
 #include "base/text.h"
 #include "tracer/test_process/recorder.h"
 
@@ -180,7 +181,8 @@ INTERPOSED int waitid(idtype_t type, id_t id, siginfo_t *info, int options)
     return result;
 }
 
-void tattle__deaths_note_unreaped(const struct tattle_trace_arena *arena)
+TATTLE__CHILD_PATH void
+tattle__deaths_note_unreaped(const struct tattle_trace_arena *arena)
 {
     pid_t self = getpid();
     uint32_t count = atomic_load(&arena->actor_count);

@@ -87,6 +87,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include "base/child_path.h"
 #include "tracer/clock.h"
 #include "tracer/peek.h"
 #include "tracer/test_process/recorder.h"
@@ -110,6 +111,11 @@ static _Atomic uint64_t excluded[EXCLUDED_MAX];
 #define CACHED UINT64_C(1)
 #define SEMAPHORE (UINT64_C(1) << 8)
 static _Atomic uint64_t fd_cache[FD_CACHE_SIZE];
+/* Whether fd_cache may hold a word: set before the first is stored, so
+ * that a process that never captured (each test the fork server forks)
+ * need not write 32 KB of zeros over zeros, a page copied for each, to
+ * start with an empty cache. */
+static _Atomic bool fd_cache_filled;
 
 /* The process whose descriptors fd_cache describes. */
 static pid_t cache_owner;
@@ -616,6 +622,8 @@ static uint32_t claim_endpoint(struct tattle_trace_arena *arena, uint64_t key,
         if (seen == 0) {
             uint64_t expected = 0;
             if (atomic_compare_exchange_strong(&entry->key, &expected, key)) {
+                atomic_fetch_add_explicit(&arena->endpoints_claimed, 1,
+                                          memory_order_relaxed);
                 entry->id = id;
                 entry->semaphore = semaphore ? 1u : 0u;
                 tattle__append_text(entry->name, sizeof entry->name, 0, name);
@@ -697,6 +705,14 @@ static bool borrowing_cache(void);
  * unless the process borrows the cache (a vfork child's number is not
  * its parent's: after its dup2 onto 2, the parent's stderr writes would
  * be taken for messages through the child's pipe). */
+/* Stores what descriptor `fd` (below FD_CACHE_SIZE) is. */
+static void remember(int fd, uint64_t word)
+{
+    if (!atomic_load_explicit(&fd_cache_filled, memory_order_relaxed))
+        atomic_store_explicit(&fd_cache_filled, true, memory_order_relaxed);
+    atomic_store_explicit(&fd_cache[fd], word, memory_order_relaxed);
+}
+
 static uint64_t lookup(int fd)
 {
     if (fd < 0)
@@ -708,7 +724,7 @@ static uint64_t lookup(int fd)
         return word;
     word = classify(fd) | CACHED;
     if (!borrowing_cache())
-        atomic_store_explicit(&fd_cache[fd], word, memory_order_relaxed);
+        remember(fd, word);
     return word;
 }
 
@@ -762,7 +778,7 @@ static uint64_t lookup_queue(mqd_t queue)
         return word;
     word = classify_queue(queue) | CACHED;
     if (queue < FD_CACHE_SIZE && !borrowing_cache())
-        atomic_store_explicit(&fd_cache[queue], word, memory_order_relaxed);
+        remember(queue, word);
     return word;
 }
 
@@ -815,23 +831,29 @@ static void forget_own(int fd)
         forget(fd);
 }
 
-void tattle__ipc_start(struct tattle_trace_arena *arena)
+TATTLE__CHILD_PATH void tattle__ipc_start(struct tattle_trace_arena *arena)
 {
     uint64_t standard[STANDARD_FDS] = {0};
     for (int fd = 0; fd < STANDARD_FDS; fd++) {
-        struct stat status;
-        if (fstat(fd, &status) == 0 &&
-            (S_ISFIFO(status.st_mode) || S_ISSOCK(status.st_mode)))
-            standard[fd] = tattle__endpoint_key(status.st_dev, status.st_ino);
+        unsigned type;
+        dev_t device;
+        uint64_t inode;
+        if (tattle__descriptor_identity(fd, &type, &device, &inode) &&
+            (type == S_IFIFO || type == S_IFSOCK))
+            standard[fd] = tattle__endpoint_key(device, (ino_t)inode);
     }
     tattle__ipc_join(arena, standard, STANDARD_FDS);
 }
 
-void tattle__ipc_join(struct tattle_trace_arena *arena,
-                      const uint64_t *excluded_keys, size_t count)
+TATTLE__CHILD_PATH void tattle__ipc_join(struct tattle_trace_arena *arena,
+                                         const uint64_t *excluded_keys,
+                                         size_t count)
 {
-    for (int fd = 0; fd < FD_CACHE_SIZE; fd++)
-        forget(fd);
+    if (atomic_load_explicit(&fd_cache_filled, memory_order_relaxed)) {
+        for (int fd = 0; fd < FD_CACHE_SIZE; fd++)
+            forget(fd);
+        atomic_store_explicit(&fd_cache_filled, false, memory_order_relaxed);
+    }
     for (size_t i = 0; i < EXCLUDED_MAX; i++)
         atomic_store_explicit(&excluded[i], i < count ? excluded_keys[i] : 0,
                               memory_order_relaxed);
@@ -840,7 +862,8 @@ void tattle__ipc_join(struct tattle_trace_arena *arena,
     capturing = arena->ipc != 0;
 }
 
-size_t tattle__ipc_excluded_keys(uint64_t *keys, size_t capacity)
+TATTLE__CHILD_PATH size_t tattle__ipc_excluded_keys(uint64_t *keys,
+                                                    size_t capacity)
 {
     size_t count = 0;
     for (size_t i = 0; i < EXCLUDED_MAX && count < capacity; i++) {
@@ -883,7 +906,7 @@ void tattle__ipc_exclude(int fd)
     forget(fd);
 }
 
-void tattle__ipc_peek_pending(void)
+TATTLE__CHILD_PATH void tattle__ipc_peek_pending(void)
 {
     struct tattle_trace_arena *arena = capture_arena;
     if (!capturing || arena == NULL)

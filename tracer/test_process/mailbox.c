@@ -34,6 +34,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/child_path.h"
 #include "tracer/clock.h"
 #include "tracer/mailbox.h"
 #include "tracer/test_process/recorder.h"
@@ -425,7 +426,8 @@ static void emit_text(void *emit_ctx, const char *text)
     record->kept++;
 }
 
-void tattle__mailbox_run_watches(struct tattle_trace_arena *arena)
+TATTLE__CHILD_PATH void
+tattle__mailbox_run_watches(struct tattle_trace_arena *arena)
 {
     for (size_t i = 0; i < watch_count; i++) {
         if (watches[i].arena != arena)

@@ -130,8 +130,9 @@ write_record(struct thread_state *state, const struct tattle__event *event);
 /* Claims an actor entry (each owns a ring) for the calling thread. Returns
  * false when the table is full: the thread is then marked refused for this
  * session and its events are counted as lost. */
-static bool attach(struct thread_state *state, struct tattle_trace_arena *arena,
-                   int32_t parent, bool forked)
+TATTLE__CHILD_PATH static bool attach(struct thread_state *state,
+                                      struct tattle_trace_arena *arena,
+                                      int32_t parent, bool forked)
 {
     uint32_t index =
         atomic_load_explicit(&arena->actor_count, memory_order_relaxed);
@@ -223,7 +224,7 @@ static void release_budget(struct thread_state *state,
         atomic_fetch_sub_explicit(&arena->live_actors, 1, memory_order_relaxed);
 }
 
-void tattle__recorder_release_budget(void)
+TATTLE__CHILD_PATH void tattle__recorder_release_budget(void)
 {
     struct thread_state *state = &thread_state;
     struct tattle_trace_arena *arena = tattle_trace_current;
@@ -324,14 +325,15 @@ static void install_hooks(void)
     }
 }
 
-void tattle__recorder_prepare(void)
+TATTLE__CHILD_PATH void tattle__recorder_prepare(void)
 {
     tattle__static_strings_locate();
     install_hooks();
 }
 
 /* Copies the arena's configuration into the process's own. */
-static void load_config(const struct tattle_trace_arena *arena)
+TATTLE__CHILD_PATH static void
+load_config(const struct tattle_trace_arena *arena)
 {
     config.cap = arena->cap;
     config.record_size = arena->record_size;
@@ -342,7 +344,8 @@ static void load_config(const struct tattle_trace_arena *arena)
     config.call_cap = arena->call_cap;
 }
 
-void tattle__recorder_activate(struct tattle_trace_arena *arena)
+TATTLE__CHILD_PATH void
+tattle__recorder_activate(struct tattle_trace_arena *arena)
 {
     tattle__recorder_prepare();
     load_config(arena);
