@@ -4,9 +4,14 @@
  *
  * Runner and server talk over one SOCK_SEQPACKET socket pair: the runner
  * sends a spawn request (with the trace arena's memfd attached as
- * SCM_RIGHTS when the test is traced) and reads the reply; the server also
- * sends, unasked, one exit notice per test process it reaps. The runner
- * queues notices that arrive while it waits for a reply.
+ * SCM_RIGHTS when the test is traced) and goes on with its other jobs;
+ * the server answers each request with a started notice (the pid, or why
+ * it could not fork) and sends one exit notice per test process it reaps.
+ * The runner reads them in the order they were sent, and queues those that
+ * arrive while it waits for one in particular (a suite server's start, a
+ * spawn it must know the pid of now). Waiting for each fork's answer made
+ * the runner and the server take turns: with two jobs, neither ran while
+ * the other worked, and -j2 was no faster than -j1.
  *
  * Forking into a cgroup needs clone3(CLONE_INTO_CGROUP), which glibc does
  * not wrap; joining after a fork instead costs a cgroup migration, several
@@ -57,18 +62,19 @@
 
 enum message_type {
     MESSAGE_SPAWN = 1,
-    MESSAGE_REPLY = 2,
+    MESSAGE_REPLY = 2, /* to a suite start */
     MESSAGE_EXITED = 3,
-    MESSAGE_SUITE_START = 4, /* to the fork server: fork a suite server */
-    MESSAGE_SUITE_END = 5,   /* to a suite server: run after_all, end */
-    MESSAGE_FIXTURE_DONE = 6 /* from a suite server: value 0 or 1 */
+    MESSAGE_SUITE_START = 4,  /* to the fork server: fork a suite server */
+    MESSAGE_SUITE_END = 5,    /* to a suite server: run after_all, end */
+    MESSAGE_FIXTURE_DONE = 6, /* from a suite server: value 0 or 1 */
+    MESSAGE_STARTED = 7       /* to a spawn: the pid, or value -errno */
 };
 
 struct message {
     uint32_t type;
     uint32_t job;
     int32_t pid;
-    int32_t value; /* reply: 0 or -errno; exited: the status */
+    int32_t value; /* reply, started: 0 or -errno; exited: the status */
     const struct tattle_test *test;
     const struct tattle_suite *suite;
     uint64_t arena_size; /* spawn: the arena's size, 0 when none */
@@ -84,13 +90,14 @@ enum { IGNORED_COUNT = sizeof ignored_signals / sizeof *ignored_signals };
 /* ---- the runner's side ---- */
 
 struct tattle__fork_server {
+    unsigned job_base; /* its job 0 is the runner's job `job_base` */
     pid_t pid;
     int pidfd;
     int channel;
     int children_fd;    /* the server thread's /proc children file, or -1 */
     bool suite_server;  /* a child of the fork server, not of the runner */
     int fixture_result; /* -1 until FIXTURE_DONE came: then its value */
-    struct tattle__exit_notice *queued; /* notices read while waiting */
+    struct tattle__server_notice *queued; /* notices read, not yet taken */
     size_t queued_count, queued_capacity;
 };
 
@@ -171,75 +178,134 @@ static void queue_notice(struct tattle__fork_server *server,
         server->queued = tattle__realloc(
             server->queued, server->queued_capacity * sizeof *server->queued);
     }
-    server->queued[server->queued_count++] = (struct tattle__exit_notice){
-        .job = message->job, .pid = message->pid, .status = message->value};
+    bool started = message->type == MESSAGE_STARTED;
+    unsigned job = message->job;
+    if (job != TATTLE__SUITE_SERVER_JOB)
+        job += server->job_base;
+    server->queued[server->queued_count++] = (struct tattle__server_notice){
+        .kind = started ? TATTLE__NOTICE_STARTED : TATTLE__NOTICE_EXITED,
+        .job = job,
+        .pid = message->pid,
+        .status = message->value};
 }
 
-int tattle__fork_server_spawn(struct tattle__fork_server *server,
-                              const struct tattle__spawn_request *request,
-                              pid_t *pid)
+/* Takes the first queued notice of `kind` for `job` (and, when pid > 0,
+ * of that pid) out of the queue; returns whether there was one. */
+static bool unqueue_notice(struct tattle__fork_server *server,
+                           enum tattle__notice_kind kind, unsigned job,
+                           pid_t pid, struct tattle__server_notice *notice)
 {
+    for (size_t i = 0; i < server->queued_count; i++) {
+        const struct tattle__server_notice *queued = &server->queued[i];
+        if (queued->kind != kind || queued->job != job ||
+            (pid > 0 && queued->pid != pid))
+            continue;
+        *notice = *queued;
+        memmove(server->queued + i, server->queued + i + 1,
+                (--server->queued_count - i) * sizeof *server->queued);
+        return true;
+    }
+    return false;
+}
+
+/* Reads one message from the server, waiting up to `timeout_ms` (-1: as
+ * long as it takes) for it: notices are queued, a suite server's fixture
+ * result kept, and the answer to a suite start (the only message the
+ * runner asks for and waits on) stored in *reply with its channel, when
+ * the caller waits for one. Returns 1 when a message was taken, 0 when
+ * none came in time, or a negative errno (-EPIPE: the server is gone,
+ * -EPROTO: a message nobody waits for). */
+static int take_message(struct tattle__fork_server *server, int timeout_ms,
+                        struct message *reply, int *reply_channel)
+{
+    for (;;) {
+        if (timeout_ms != 0) {
+            struct pollfd ready = {server->channel, POLLIN, 0};
+            int polled = poll(&ready, 1, timeout_ms);
+            if (polled < 0 && errno == EINTR)
+                continue;
+            if (polled < 0)
+                return -errno;
+            if (polled == 0)
+                return 0;
+        }
+        struct message message;
+        int channel = -1;
+        int received = receive_message(server->channel, &message,
+                                       reply ? &channel : NULL, MSG_DONTWAIT);
+        if (received == -EAGAIN) {
+            if (timeout_ms == 0)
+                return 0;
+            continue;
+        }
+        if (received <= 0)
+            return received == 0 ? -EPIPE : received;
+        switch (message.type) {
+        case MESSAGE_STARTED:
+        case MESSAGE_EXITED:
+            queue_notice(server, &message);
+            break;
+        case MESSAGE_FIXTURE_DONE:
+            server->fixture_result = message.value;
+            break;
+        case MESSAGE_REPLY:
+            if (reply) {
+                *reply = message;
+                *reply_channel = channel;
+                return 1;
+            }
+            return -EPROTO;
+        default:
+            return -EPROTO;
+        }
+        if (channel >= 0)
+            close(channel);
+        return 1;
+    }
+}
+
+int tattle__fork_server_request_spawn(
+    struct tattle__fork_server *server,
+    const struct tattle__spawn_request *request)
+{
+    if (request->job < server->job_base)
+        return -EINVAL;
     struct message message = {
         .type = MESSAGE_SPAWN,
-        .job = request->job,
+        .job = request->job - server->job_base,
         .test = request->test,
         .suite = request->suite,
         .arena_size = request->arena_fd >= 0 ? request->arena_size : 0};
     int error = send_message(server->channel, &message, request->arena_fd);
-    if (error != 0)
-        return error == -ECONNRESET ? -EPIPE : error;
-    for (;;) {
-        struct pollfd ready = {server->channel, POLLIN, 0};
-        if (poll(&ready, 1, -1) < 0 && errno != EINTR)
-            return -errno;
-        struct message answer;
-        int received =
-            receive_message(server->channel, &answer, NULL, MSG_DONTWAIT);
-        if (received == -EAGAIN)
-            continue;
-        if (received <= 0)
-            return received == 0 ? -EPIPE : received;
-        if (answer.type == MESSAGE_EXITED) {
-            queue_notice(server, &answer);
-            continue;
-        }
-        if (answer.type == MESSAGE_FIXTURE_DONE) {
-            server->fixture_result = answer.value;
-            continue;
-        }
-        if (answer.type != MESSAGE_REPLY || answer.job != request->job)
-            return -EPROTO;
-        if (answer.value != 0)
-            return answer.value;
-        *pid = answer.pid;
-        return 0;
+    return error == -ECONNRESET ? -EPIPE : error;
+}
+
+int tattle__fork_server_await_started(struct tattle__fork_server *server,
+                                      unsigned job, pid_t *pid)
+{
+    struct tattle__server_notice notice;
+    while (!unqueue_notice(server, TATTLE__NOTICE_STARTED, job, 0, &notice)) {
+        int taken = take_message(server, -1, NULL, NULL);
+        if (taken < 0)
+            return taken;
     }
+    if (notice.status != 0)
+        return notice.status < 0 ? notice.status : -EPROTO;
+    *pid = notice.pid;
+    return 0;
 }
 
 int tattle__fork_server_read_notice(struct tattle__fork_server *server,
-                                    struct tattle__exit_notice *notice)
+                                    struct tattle__server_notice *notice)
 {
-    if (server->queued_count > 0) {
-        *notice = server->queued[0];
-        memmove(server->queued, server->queued + 1,
-                --server->queued_count * sizeof *server->queued);
-        return 1;
+    while (server->queued_count == 0) {
+        int taken = take_message(server, 0, NULL, NULL);
+        if (taken <= 0)
+            return taken;
     }
-    struct message message;
-    int received =
-        receive_message(server->channel, &message, NULL, MSG_DONTWAIT);
-    if (received == -EAGAIN)
-        return 0;
-    if (received <= 0)
-        return received == 0 ? -EPIPE : received;
-    if (message.type == MESSAGE_FIXTURE_DONE) {
-        server->fixture_result = message.value;
-        return tattle__fork_server_read_notice(server, notice);
-    }
-    if (message.type != MESSAGE_EXITED)
-        return -EPROTO;
-    *notice = (struct tattle__exit_notice){
-        .job = message.job, .pid = message.pid, .status = message.value};
+    *notice = server->queued[0];
+    memmove(server->queued, server->queued + 1,
+            --server->queued_count * sizeof *server->queued);
     return 1;
 }
 
@@ -301,61 +367,44 @@ int tattle__fork_server_start_suite(struct tattle__fork_server *server,
     int error = send_message(server->channel, &message, -1);
     if (error != 0)
         return error == -ECONNRESET ? -EPIPE : error;
-    for (;;) {
-        struct pollfd ready = {server->channel, POLLIN, 0};
-        if (poll(&ready, 1, -1) < 0 && errno != EINTR)
-            return -errno;
-        struct message answer;
-        int channel;
-        int received =
-            receive_message(server->channel, &answer, &channel, MSG_DONTWAIT);
-        if (received == -EAGAIN)
-            continue;
-        if (received <= 0)
-            return received == 0 ? -EPIPE : received;
-        if (answer.type == MESSAGE_EXITED) {
-            if (channel >= 0)
-                close(channel);
-            queue_notice(server, &answer);
-            continue;
-        }
-        if (answer.type != MESSAGE_REPLY || answer.job != job ||
-            (answer.value == 0 && channel < 0)) {
-            if (channel >= 0)
-                close(channel);
-            return -EPROTO;
-        }
-        if (answer.value != 0)
-            return answer.value;
-        struct tattle__fork_server *suite_server =
-            tattle__calloc(1, sizeof *suite_server);
-        suite_server->pid = answer.pid;
-        suite_server->channel = channel;
-        suite_server->pidfd = pidfd_open(answer.pid, 0);
-        suite_server->children_fd = -1;
-        suite_server->suite_server = true;
-        suite_server->fixture_result = -1;
-        *out = suite_server;
-        return 0;
+    struct message answer = {0};
+    int channel = -1;
+    int taken;
+    do
+        taken = take_message(server, -1, &answer, &channel);
+    while (taken == 1 && answer.type != MESSAGE_REPLY);
+    if (taken < 0)
+        return taken;
+    if (answer.job != job || (answer.value == 0 && channel < 0)) {
+        if (channel >= 0)
+            close(channel);
+        return -EPROTO;
     }
+    if (answer.value != 0) {
+        if (channel >= 0)
+            close(channel);
+        return answer.value;
+    }
+    struct tattle__fork_server *suite_server =
+        tattle__calloc(1, sizeof *suite_server);
+    suite_server->pid = answer.pid;
+    suite_server->channel = channel;
+    suite_server->pidfd = pidfd_open(answer.pid, 0);
+    suite_server->children_fd = -1;
+    suite_server->suite_server = true;
+    suite_server->fixture_result = -1;
+    *out = suite_server;
+    return 0;
 }
 
 int tattle__fork_server_fixture_result(struct tattle__fork_server *server)
 {
     while (server->fixture_result < 0) {
-        struct message message;
-        int received =
-            receive_message(server->channel, &message, NULL, MSG_DONTWAIT);
-        if (received == -EAGAIN)
+        int taken = take_message(server, 0, NULL, NULL);
+        if (taken == 0)
             break;
-        if (received <= 0)
-            return received == 0 ? -EPIPE : received;
-        if (message.type == MESSAGE_FIXTURE_DONE)
-            server->fixture_result = message.value;
-        else if (message.type == MESSAGE_EXITED)
-            queue_notice(server, &message);
-        else
-            return -EPROTO;
+        if (taken < 0)
+            return taken;
     }
     return server->fixture_result < 0 ? -EAGAIN : server->fixture_result;
 }
@@ -372,37 +421,17 @@ int tattle__fork_server_end_suite(struct tattle__fork_server *server,
 int tattle__fork_server_await_exit(struct tattle__fork_server *server,
                                    pid_t pid, int timeout_ms, int *status)
 {
-    for (size_t i = 0; i < server->queued_count; i++) {
-        if (server->queued[i].job != TATTLE__SUITE_SERVER_JOB ||
-            server->queued[i].pid != pid)
-            continue;
-        *status = server->queued[i].status;
-        memmove(server->queued + i, server->queued + i + 1,
-                (--server->queued_count - i) * sizeof *server->queued);
-        return 0;
+    struct tattle__server_notice notice;
+    while (!unqueue_notice(server, TATTLE__NOTICE_EXITED,
+                           TATTLE__SUITE_SERVER_JOB, pid, &notice)) {
+        int taken = take_message(server, timeout_ms, NULL, NULL);
+        if (taken == 0)
+            return -ETIMEDOUT;
+        if (taken < 0)
+            return taken;
     }
-    for (;;) {
-        struct pollfd ready = {server->channel, POLLIN, 0};
-        int polled = poll(&ready, 1, timeout_ms);
-        if (polled < 0 && errno == EINTR)
-            continue;
-        if (polled <= 0)
-            return polled == 0 ? -ETIMEDOUT : -errno;
-        struct message answer;
-        int received =
-            receive_message(server->channel, &answer, NULL, MSG_DONTWAIT);
-        if (received == -EAGAIN)
-            continue;
-        if (received <= 0)
-            return received == 0 ? -EPIPE : received;
-        if (answer.type != MESSAGE_EXITED)
-            return -EPROTO;
-        if (answer.job == TATTLE__SUITE_SERVER_JOB && answer.pid == pid) {
-            *status = answer.value;
-            return 0;
-        }
-        queue_notice(server, &answer);
-    }
+    *status = notice.status;
+    return 0;
 }
 
 /* ---- the server's side ---- */
@@ -644,7 +673,7 @@ TATTLE__CHILD_PATH static void
 spawn(struct server_state *state, const struct message *request, int arena_fd)
 {
     const struct tattle__fork_server_config *config = state->config;
-    struct message reply = {.type = MESSAGE_REPLY, .job = request->job};
+    struct message reply = {.type = MESSAGE_STARTED, .job = request->job};
     unsigned job = request->job;
     if (job >= config->jobs || state->running[job] != 0) {
         reply.value = -EINVAL;
@@ -1292,6 +1321,7 @@ int tattle__fork_server_start(struct tattle__fork_server **out,
     }
     close(ends[1]);
     struct tattle__fork_server *server = tattle__calloc(1, sizeof *server);
+    server->job_base = config->job_base;
     server->pid = pid;
     server->channel = ends[0];
     server->pidfd = pidfd_open(pid, 0);

@@ -13,6 +13,15 @@
  * test's reach, and a fork costs what the small server costs, however
  * much the runner holds.
  *
+ * With several jobs each job past the first has a job server of its own:
+ * a fork server that holds that job's slot, pipes and cgroup only, and
+ * forks its tests. A fork costs the forking process a hundred
+ * microseconds and more on a virtual machine (page tables copied), so one
+ * server forking for every job held -j2 to the pace of its forks; with a
+ * server per job the forks run side by side, as the tests do. The first
+ * server holds every job (it serves the first job and starts the suite
+ * servers, whose tests may run in any job).
+ *
  * The server is a child subreaper: every process a test leaves behind
  * stays below it. It reaps the test processes and tells the runner how
  * each ended, through the same socket the requests come in on. Where the
@@ -53,7 +62,9 @@
 /** What the fork server is started with. Every descriptor is the
  * runner's; the server keeps its own copies. */
 struct tattle__fork_server_config {
-    unsigned jobs;
+    unsigned jobs;     /* the jobs it serves */
+    unsigned job_base; /* the runner's number of the first of them: a job
+                          server serves one job of several (0 otherwise) */
     struct tattle__slot *const *slots; /* per job, shared mappings */
     size_t slot_bytes;
     const int *stdout_fds; /* per job: the pipes' write ends */
@@ -78,11 +89,18 @@ struct tattle__spawn_request {
     uint64_t arena_size;
 };
 
-/** A test process that ended, as the server reaped it. */
-struct tattle__exit_notice {
+/** What the server tells the runner unasked: that the test process of a
+ * spawn request was forked (or could not be), and that one ended. */
+enum tattle__notice_kind {
+    TATTLE__NOTICE_STARTED = 1,
+    TATTLE__NOTICE_EXITED = 2,
+};
+
+struct tattle__server_notice {
+    enum tattle__notice_kind kind;
     unsigned job;
-    pid_t pid;
-    int status; /* as from waitpid */
+    pid_t pid;  /* started: 0 when it could not be */
+    int status; /* exited: as from waitpid; started: 0 or a negative errno */
 };
 
 struct tattle__fork_server;
@@ -96,17 +114,27 @@ enum { TATTLE__SUITE_SERVERS_MAX = 64 };
 int tattle__fork_server_start(struct tattle__fork_server **out,
                               const struct tattle__fork_server_config *config);
 
-/** Starts a test process; stores its pid. Returns 0 or a negative errno
- * (-EPIPE when the server is gone). */
-int tattle__fork_server_spawn(struct tattle__fork_server *server,
-                              const struct tattle__spawn_request *request,
-                              pid_t *pid);
+/** Asks the server to start a test process and returns at once: the
+ * server's answer comes as a STARTED notice for `request->job`, before
+ * that test's EXITED notice. Returns 0 or a negative errno (-EPIPE when
+ * the server is gone). The runner works on (another job's test ends, its
+ * output comes in) while the server forks. */
+int tattle__fork_server_request_spawn(
+    struct tattle__fork_server *server,
+    const struct tattle__spawn_request *request);
+
+/** Waits for the STARTED notice of `job`'s spawn request (queued notices
+ * first; others read meanwhile stay queued). Returns 0 with *pid set, the
+ * negative errno the server could not fork with, or -EPIPE when the
+ * server is gone. */
+int tattle__fork_server_await_started(struct tattle__fork_server *server,
+                                      unsigned job, pid_t *pid);
 
 /** The descriptor to poll for notices (readable: call read_notice). */
 int tattle__fork_server_fd(const struct tattle__fork_server *server);
 
-/** Whether notices read while waiting for a reply are queued (poll() on
- * the descriptor does not see them). */
+/** Whether notices read while waiting for something else are queued
+ * (poll() on the descriptor does not see them). */
 bool tattle__fork_server_has_notice(const struct tattle__fork_server *server);
 
 /** A pidfd of the server: readable when it died. */
@@ -124,10 +152,11 @@ struct tattle__pid_list;
 void tattle__fork_server_children(const struct tattle__fork_server *server,
                                   struct tattle__pid_list *out);
 
-/** Takes the next notice without blocking. Returns 1 with *notice filled,
- * 0 when there is none, or a negative errno (-EPIPE: the server is gone). */
+/** Takes the next notice, in the order the server sent them, without
+ * blocking. Returns 1 with *notice filled, 0 when there is none, or a
+ * negative errno (-EPIPE: the server is gone). */
 int tattle__fork_server_read_notice(struct tattle__fork_server *server,
-                                    struct tattle__exit_notice *notice);
+                                    struct tattle__server_notice *notice);
 
 /** Has the fork server fork a suite server for `suite`, which starts by
  * running before_all in job slot `job` (slot and pipes). *out is a handle

@@ -32,6 +32,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/pidfd.h>
 #include <sys/prctl.h>
 #include <sys/ptrace.h>
@@ -82,7 +83,8 @@ static const int stop_signals[] = {SIGINT,  SIGTERM, SIGHUP,
 struct running {
     bool busy;
     struct tattle__job job;
-    pid_t pid;
+    pid_t pid;         /* 0 while spawning */
+    bool spawning;     /* asked of its server, the answer not read yet */
     int output_fds[2]; /* the job's pipes' read ends (non-blocking) */
     struct tattle__capture captures[2];
     struct tattle__slot *slot;
@@ -152,15 +154,18 @@ struct tattle__scheduler {
     unsigned job_count; /* job slots: 1 with --no-fork */
     unsigned running_count;
     struct tattle__job_cgroups cgroups;
-    struct tattle__fork_server *server;
-    int *write_fds; /* per job stdout, stderr: the server's copies */
+    /* per job: the server that forks its tests (runner/fork_server.h);
+     * the first also starts the suite servers */
+    struct tattle__fork_server **servers;
+    int *write_fds; /* per job stdout, stderr: the servers' copies */
     struct tattle__pid_list strays; /* killed, not yet known dead */
     int *stray_pidfds;
     int signal_fd;
     sigset_t old_mask;
     int stopping; /* the signal (or -1) that stops the run */
     int result;
-    bool exhausted; /* `next` had nothing this round */
+    int spawn_error; /* a test could not be forked: the run stops on it */
+    bool exhausted;  /* `next` had nothing this round */
     struct suite_server *suites;
     size_t suite_count;
     double timeout_multiplier;      /* scales stacks_budget_us */
@@ -218,13 +223,57 @@ static void forget_dead_strays(struct tattle__scheduler *scheduler)
     scheduler->strays.count = kept;
 }
 
+/* The server's answer to a run's spawn request: its test process runs,
+ * or it could not be forked. A test that could not be is reported as
+ * stopped on an internal error, and so is the run (stop_on_start_error,
+ * from the loop: this is called from within the reading of notices). */
+static void take_spawn_answer(struct tattle__scheduler *scheduler,
+                              struct running *run, int error, pid_t pid)
+{
+    run->spawning = false;
+    if (error == 0 && pid > 0) {
+        run->pid = pid;
+        return;
+    }
+    run->pid = 0;
+    run->reaped = true;
+    run->server_lost = true;
+    run->deadline_us = 0;
+    if (!run->interrupted_by)
+        run->interrupted_by = -1;
+    if (!scheduler->spawn_error)
+        scheduler->spawn_error = error < 0 ? error : -EPROTO;
+}
+
+/* Waits for the servers' answer to every spawn request still open, before
+ * anything is done to a test by its pid or to the processes the servers
+ * hold: a test process just forked is among them before the runner knows
+ * its pid (it must not be taken for a stray), and may already ring its
+ * crash doorbell or need stopping. The answers are on their way: a
+ * server answers each request as soon as it forked. */
+static void settle_spawns(struct tattle__scheduler *scheduler)
+{
+    for (unsigned i = 0; i < scheduler->job_count; i++) {
+        struct running *run = &scheduler->running[i];
+        if (!run->busy || !run->spawning)
+            continue;
+        pid_t pid = 0;
+        int error = tattle__fork_server_await_started(run->server, i, &pid);
+        take_spawn_answer(scheduler, run, error, pid);
+    }
+}
+
 /* Appends the children of the fork server and of every suite server to
  * `children`: the tests they run and what ended tests left behind (what a
- * suite's test leaves behind is its suite server's). */
-static void list_server_children(const struct tattle__scheduler *scheduler,
+ * suite's test leaves behind is its suite server's). Every test forked so
+ * far has its pid known first. */
+static void list_server_children(struct tattle__scheduler *scheduler,
                                  struct tattle__pid_list *children)
 {
-    tattle__fork_server_children(scheduler->server, children);
+    settle_spawns(scheduler);
+    for (unsigned i = 0; i < scheduler->job_count; i++)
+        if (scheduler->servers[i])
+            tattle__fork_server_children(scheduler->servers[i], children);
     for (size_t i = 0; i < scheduler->suite_count; i++)
         if (scheduler->suites[i].server)
             tattle__fork_server_children(scheduler->suites[i].server, children);
@@ -453,7 +502,7 @@ static void suite_server_status(struct tattle__scheduler *scheduler,
 {
     if (suite->exited)
         return;
-    if (tattle__fork_server_await_exit(scheduler->server, suite->pid,
+    if (tattle__fork_server_await_exit(scheduler->servers[0], suite->pid,
                                        SUITE_SERVER_EXIT_WAIT_MS,
                                        &suite->exit_status) == 0)
         suite->exited = true;
@@ -715,7 +764,7 @@ static void start_suite_server(struct tattle__scheduler *scheduler,
     tattle__slot_reset(run->slot, SLOT_BYTES);
     suite->exited = false;
     suite->timeout_ms = timeout_ms;
-    int error = tattle__fork_server_start_suite(scheduler->server, job,
+    int error = tattle__fork_server_start_suite(scheduler->servers[0], job,
                                                 suite->suite, &suite->server);
     if (error != 0) {
         suite->server = NULL;
@@ -845,10 +894,12 @@ static void suite_server_died(struct tattle__scheduler *scheduler,
                               struct suite_server *suite)
 {
     int index = (int)(suite - scheduler->suites);
-    /* Tests that ended before it did have their notices queued. */
-    struct tattle__exit_notice notice;
+    /* Tests that ended before it did have their notices queued (its
+     * spawns are answered before start_next goes on). */
+    struct tattle__server_notice notice;
     while (tattle__fork_server_read_notice(suite->server, &notice) == 1) {
-        if (notice.job >= scheduler->job_count)
+        if (notice.kind != TATTLE__NOTICE_EXITED ||
+            notice.job >= scheduler->job_count)
             continue;
         struct running *run = &scheduler->running[notice.job];
         if (!run->busy || run->reaped || run->pid != notice.pid ||
@@ -1284,6 +1335,7 @@ static void count_crash_records(struct running *run)
  * once without stacks, so a flood of forgeries costs little. */
 static void answer_doorbells(struct tattle__scheduler *scheduler)
 {
+    settle_spawns(scheduler);
     for (unsigned i = 0; i < scheduler->job_count; i++) {
         struct running *run = &scheduler->running[i];
         /* A test stopped (timed out, interrupted, killed) keeps the stacks
@@ -1395,7 +1447,7 @@ static int start_next(struct tattle__scheduler *scheduler, struct running *run)
         }
     }
     scheduler->callbacks->started(scheduler->callbacks->ctx, &run->job);
-    run->server = scheduler->server;
+    run->server = scheduler->servers[run - scheduler->running];
     if (has_suite_fixture(job.entry->suite)) {
         struct suite_server *suite = suite_of(scheduler, job.entry->suite);
         run->suite = (int)(suite - scheduler->suites);
@@ -1440,7 +1492,12 @@ static int start_next(struct tattle__scheduler *scheduler, struct running *run)
         .arena_size = run->trace ? tattle__trace_session_size(run->trace) : 0,
     };
     run->started_us = tattle__now_us();
-    int error = tattle__fork_server_spawn(run->server, &request, &run->pid);
+    int error = tattle__fork_server_request_spawn(run->server, &request);
+    /* A suite server's answer is waited for here: how it failed is told
+     * on the suite's tests. The fork server's comes with its notices. */
+    if (error == 0 && run->suite >= 0)
+        error = tattle__fork_server_await_started(run->server, request.job,
+                                                  &run->pid);
     if (error != 0 && run->suite >= 0) {
         /* The suite server died (before or while it was asked): reported
          * on this test and the rest of the suite. */
@@ -1473,6 +1530,8 @@ static int start_next(struct tattle__scheduler *scheduler, struct running *run)
     }
     if (run->suite >= 0)
         scheduler->suites[run->suite].running++;
+    else
+        run->spawning = true;
     run->deadline_us = job.timeout_ms > 0
                            ? run->started_us + (uint64_t)job.timeout_ms * 1000u
                            : 0;
@@ -1488,6 +1547,7 @@ static void stop_all(struct tattle__scheduler *scheduler, int interrupted_by)
 {
     if (!scheduler->stopping)
         scheduler->stopping = interrupted_by;
+    settle_spawns(scheduler);
     for (unsigned i = 0; i < scheduler->job_count; i++) {
         struct running *run = &scheduler->running[i];
         if (!run->busy || run->interrupted_by)
@@ -1498,14 +1558,42 @@ static void stop_all(struct tattle__scheduler *scheduler, int interrupted_by)
     }
 }
 
+/* A test could not be started: the run stops (the tests running are
+ * reported as interrupted). */
+static void stop_on_start_error(struct tattle__scheduler *scheduler, int error)
+{
+    fprintf(stderr, "tattle: cannot start a test: %s\n", strerror(-error));
+    scheduler->result = error;
+    stop_all(scheduler, -1);
+}
+
+/* A failed spawn, read with the notices, stops the run (not from there:
+ * stopping reads notices too). */
+static void act_on_spawn_error(struct tattle__scheduler *scheduler)
+{
+    if (!scheduler->spawn_error)
+        return;
+    int error = scheduler->spawn_error;
+    scheduler->spawn_error = 0;
+    stop_on_start_error(scheduler, error);
+}
+
 /* Takes the exit notices of one server (the fork server or a suite
  * server). Returns 0 or what reading them failed with. */
 static int take_server_notices(struct tattle__scheduler *scheduler,
                                struct tattle__fork_server *server)
 {
-    struct tattle__exit_notice notice;
+    struct tattle__server_notice notice;
     int got;
     while ((got = tattle__fork_server_read_notice(server, &notice)) == 1) {
+        if (notice.kind == TATTLE__NOTICE_STARTED) {
+            struct running *run = notice.job < scheduler->job_count
+                                      ? &scheduler->running[notice.job]
+                                      : NULL;
+            if (run && run->busy && run->spawning && run->server == server)
+                take_spawn_answer(scheduler, run, notice.status, notice.pid);
+            continue;
+        }
         if (notice.job == TATTLE__SUITE_SERVER_JOB) {
             for (size_t i = 0; i < scheduler->suite_count; i++) {
                 struct suite_server *suite = &scheduler->suites[i];
@@ -1532,9 +1620,11 @@ static int take_server_notices(struct tattle__scheduler *scheduler,
 
 static void take_notices(struct tattle__scheduler *scheduler)
 {
-    int got = take_server_notices(scheduler, scheduler->server);
-    if (got < 0 && !scheduler->stopping)
-        scheduler->result = got;
+    for (unsigned i = 0; i < scheduler->job_count; i++) {
+        int got = take_server_notices(scheduler, scheduler->servers[i]);
+        if (got < 0 && !scheduler->stopping)
+            scheduler->result = got;
+    }
     for (size_t i = 0; i < scheduler->suite_count; i++) {
         struct suite_server *suite = &scheduler->suites[i];
         if (suite->server && take_server_notices(scheduler, suite->server) < 0)
@@ -1588,6 +1678,13 @@ static void server_died(struct tattle__scheduler *scheduler)
             continue;
         if (!run->interrupted_by)
             run->interrupted_by = -1;
+        if (run->spawning) {
+            /* Forked or not, its process died with the server (the
+             * parent-death signal), which cannot say which it was. */
+            run->spawning = false;
+            run->reaped = true;
+            run->server_lost = true;
+        }
         if (!run->reaped) {
             kill_running_test(scheduler, run);
             while (waitpid(run->pid, &run->wait_status, __WALL) < 0 &&
@@ -1606,7 +1703,7 @@ static int loop_forked(struct tattle__scheduler *scheduler)
     /* One block for the poll array and its owners: every page the runner
      * writes per test used to cost a page fault after each fork; it still
      * keeps the loop compact. */
-    size_t room = jobs * 4 + 4 + 2 * TATTLE__SUITE_SERVERS_MAX;
+    size_t room = jobs * 6 + 2 + 2 * TATTLE__SUITE_SERVERS_MAX;
     struct pollfd *fds = tattle__calloc(room, sizeof *fds);
     struct running **owners = tattle__calloc(room, sizeof *owners);
     int *roles = tattle__calloc(room, sizeof *roles);
@@ -1626,10 +1723,7 @@ static int loop_forked(struct tattle__scheduler *scheduler)
                 continue;
             int error = start_next(scheduler, &scheduler->running[i]);
             if (error != 0) {
-                fprintf(stderr, "tattle: cannot start a test: %s\n",
-                        strerror(-error));
-                scheduler->result = error;
-                stop_all(scheduler, -1);
+                stop_on_start_error(scheduler, error);
             } else if (!scheduler->running[i].busy) {
                 i--; /* reported without running (its suite's fixture
                         failed): the slot takes the next test */
@@ -1643,12 +1737,17 @@ static int loop_forked(struct tattle__scheduler *scheduler)
         bool has_queued_notice = false;
         fds[count] = (struct pollfd){scheduler->signal_fd, POLLIN, 0};
         roles[count++] = ROLE_SIGNAL;
-        fds[count] = (struct pollfd){tattle__fork_server_fd(scheduler->server),
-                                     POLLIN, 0};
-        roles[count++] = ROLE_SERVER;
-        fds[count] = (struct pollfd){
-            tattle__fork_server_pidfd(scheduler->server), POLLIN, 0};
-        roles[count++] = ROLE_SERVER_DEATH;
+        for (unsigned i = 0; i < jobs; i++) {
+            struct tattle__fork_server *server = scheduler->servers[i];
+            fds[count] =
+                (struct pollfd){tattle__fork_server_fd(server), POLLIN, 0};
+            roles[count++] = ROLE_SERVER;
+            fds[count] =
+                (struct pollfd){tattle__fork_server_pidfd(server), POLLIN, 0};
+            roles[count++] = ROLE_SERVER_DEATH;
+            if (tattle__fork_server_has_notice(server))
+                has_queued_notice = true;
+        }
         /* Suite servers: their notices, and their deaths. */
         for (size_t i = 0; i < scheduler->suite_count; i++) {
             struct tattle__fork_server *server = scheduler->suites[i].server;
@@ -1678,7 +1777,8 @@ static int loop_forked(struct tattle__scheduler *scheduler)
                 owners[count] = run;
                 roles[count++] = ROLE_CGROUP;
             }
-            if (run->deadline_us && (!nearest || run->deadline_us < nearest))
+            if (run->deadline_us && !run->spawning &&
+                (!nearest || run->deadline_us < nearest))
                 nearest = run->deadline_us;
             if (run->tracee_count > 0) {
                 /* Its tracees show their stops only to waitpid: poll. */
@@ -1699,8 +1799,7 @@ static int loop_forked(struct tattle__scheduler *scheduler)
             uint64_t now = tattle__now_us();
             wait_ms = nearest > now ? (int)((nearest - now + 999) / 1000) : 0;
         }
-        if (tattle__fork_server_has_notice(scheduler->server) ||
-            has_queued_notice)
+        if (has_queued_notice)
             wait_ms = 0;
         int ready = poll(fds, (nfds_t)count, wait_ms);
         if (ready < 0 && errno != EINTR) {
@@ -1728,14 +1827,15 @@ static int loop_forked(struct tattle__scheduler *scheduler)
             if (scheduler->running[i].busy)
                 release_stopped_tracees(&scheduler->running[i]);
         take_notices(scheduler);
+        act_on_spawn_error(scheduler);
         check_suite_servers(scheduler);
         for (unsigned i = 0; i < jobs; i++)
             finish_when_gone(scheduler, &scheduler->running[i]);
         uint64_t now = tattle__now_us();
         for (unsigned i = 0; i < jobs; i++) {
             struct running *run = &scheduler->running[i];
-            if (run->busy && !run->reaped && run->deadline_us &&
-                now >= run->deadline_us) {
+            if (run->busy && !run->reaped && !run->spawning &&
+                run->deadline_us && now >= run->deadline_us) {
                 run->timed_out = true;
                 stop_test(scheduler, run);
             }
@@ -1916,6 +2016,40 @@ static int loop_in_process(struct tattle__scheduler *scheduler)
 
 /* ---- life cycle ---- */
 
+/* Starts the server of job `job` (past the first): it is given that job's
+ * slot, pipes and cgroup only, and no other job's slot is mapped into it
+ * (each is kept out of the fork that makes it). */
+static int start_job_server(struct tattle__scheduler *scheduler,
+                            const struct tattle__fork_server_config *all,
+                            unsigned job)
+{
+    const struct tattle__job_cgroups *cgroups = &scheduler->cgroups;
+    struct tattle__job_cgroups own = {0};
+    if (tattle__job_cgroups_available(cgroups))
+        own = (struct tattle__job_cgroups){
+            .run_path = cgroups->run_path,
+            .jobs = 1,
+            .directories = &cgroups->directories[job],
+            .procs = &cgroups->procs[job],
+            .events = &cgroups->events[job],
+        };
+    struct tattle__fork_server_config config = *all;
+    config.jobs = 1;
+    config.job_base = job;
+    config.slots = &all->slots[job];
+    config.stdout_fds = &all->stdout_fds[job];
+    config.stderr_fds = &all->stderr_fds[job];
+    config.cgroups = &own;
+    for (unsigned i = 0; i < all->jobs; i++)
+        if (i != job)
+            madvise(all->slots[i], all->slot_bytes, MADV_DONTFORK);
+    int result = tattle__fork_server_start(&scheduler->servers[job], &config);
+    for (unsigned i = 0; i < all->jobs; i++)
+        if (i != job)
+            madvise(all->slots[i], all->slot_bytes, MADV_DOFORK);
+    return result;
+}
+
 int tattle__scheduler_create(struct tattle__scheduler **out,
                              const struct tattle__schedule_config *config)
 {
@@ -1981,7 +2115,11 @@ int tattle__scheduler_create(struct tattle__scheduler **out,
             .original_sigpipe = config->original_sigpipe,
             .fixture_output_limit = TATTLE__CAPTURE_HEAD + TATTLE__CAPTURE_TAIL,
         };
-        result = tattle__fork_server_start(&scheduler->server, &server_config);
+        scheduler->servers = tattle__calloc(jobs, sizeof *scheduler->servers);
+        result =
+            tattle__fork_server_start(&scheduler->servers[0], &server_config);
+        for (unsigned i = 1; i < jobs && result == 0; i++)
+            result = start_job_server(scheduler, &server_config, i);
         free(stdout_fds);
         free(stderr_fds);
         /* The server holds the write ends now; the runner needs none. */
@@ -2071,8 +2209,10 @@ void tattle__scheduler_destroy(struct tattle__scheduler *scheduler)
 {
     if (!scheduler)
         return;
-    if (scheduler->server)
-        tattle__fork_server_stop(scheduler->server);
+    for (unsigned i = 0; scheduler->servers && i < scheduler->job_count; i++)
+        if (scheduler->servers[i])
+            tattle__fork_server_stop(scheduler->servers[i]);
+    free(scheduler->servers);
     /* What the server left (it kills its tree on its way out) is gone;
      * orphans of a dead server came to the runner. */
     for (;;) {
