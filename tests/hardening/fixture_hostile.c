@@ -878,6 +878,55 @@ TEST(hangup, never_started)
     printf("never started\n");
 }
 
+/* ---- 9. what shared memory a test holds ---- */
+
+/* Writes to reach.NAME the writable shared mappings this test process
+ * holds: "runner N" (runner state: its own result slot must be the only
+ * one), "arenas N", and each mapping's size. Whatever the runner shares
+ * with its servers (the answers to spawn requests) must not be here. */
+static void list_reach(const char *name)
+{
+    struct mapping mappings[MAPPINGS_MAX];
+    size_t count = shared_mappings(mappings, MAPPINGS_MAX);
+    size_t runner = 0, arenas = 0;
+    char sizes[1024] = "";
+    size_t used = 0;
+    for (size_t i = 0; i < count; i++) {
+        if (mappings[i].trace_arena)
+            arenas++;
+        else
+            runner++;
+        if (used < sizeof sizes)
+            used +=
+                (size_t)snprintf(sizes + used, sizeof sizes - used, " %s:%zu",
+                                 mappings[i].trace_arena ? "arena" : "runner",
+                                 mappings[i].length);
+    }
+    char text[1200];
+    snprintf(text, sizeof text, "runner %zu\narenas %zu\nsizes%s\n", runner,
+             arenas, sizes);
+    char file[64];
+    snprintf(file, sizeof file, "reach.%s", name);
+    write_file(file, text);
+}
+
+TEST(reach, first)
+{
+    list_reach("first");
+}
+TEST(reach, second)
+{
+    list_reach("second");
+}
+TEST(reach, third)
+{
+    list_reach("third");
+}
+TEST(reach, traced, .tags = "trace_messages")
+{
+    list_reach("traced");
+}
+
 /* ---- after: the tests every run ends with, whose results must be their
  * own whatever ran before ---- */
 

@@ -908,6 +908,37 @@ def hangup_signals(c):
                     "[%s] run_finished.interrupted" % name)
 
 
+# ---------------------------------------- 9. what shared memory a test holds
+
+REACH_TESTS = ("first", "second", "third", "traced")
+
+
+@CASES("hardening_test_holds_only_its_own_shared_memory")
+def own_shared_memory(c):
+    """At -j1, -j2 and -j3 a test process holds one writable shared
+    mapping of the runner's, its own result slot, and a traced test one
+    trace arena more: no other job's slot, no other test's arena, none of
+    what the runner shares with its fork servers (their answers to spawn
+    requests), whichever server forked it."""
+    for jobs in (1, 2, 3):
+        label = "-j%d" % jobs
+        r = c.run(label, ["-j%d" % jobs, "--json", "report.json", "--jsonl",
+                          "stream.jsonl", "reach/*"])
+        if not c.survived(r, 0):
+            continue
+        for name in REACH_TESTS:
+            text = r.text("reach.%s" % name)
+            if not c.expect(text is not None, "[%s] reach/%s wrote no reach.%s"
+                            % (label, name, name)):
+                continue
+            lines = dict(line.split(" ", 1) for line in text.split("\n"))
+            c.expect_eq(lines.get("runner"), "1", "[%s] reach/%s: runner state "
+                        "mappings (%s)" % (label, name, lines.get("sizes")))
+            c.expect_eq(lines.get("arenas"), "1" if name == "traced" else "0",
+                        "[%s] reach/%s: trace arenas (%s)"
+                        % (label, name, lines.get("sizes")))
+
+
 # The same attacks on the other way of killing a test's processes: without
 # cgroups, the process groups and the subreaper sweep must catch them all.
 def without_cgroups(check):
