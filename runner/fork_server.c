@@ -5,14 +5,13 @@
  * Runner and server talk over one SOCK_SEQPACKET socket pair: the runner
  * sends a spawn request (with the trace arena's memfd attached as
  * SCM_RIGHTS when the test is traced) and goes on with its other jobs;
- * the server answers each request on the answer board (the pid, or why it
- * could not fork: see struct spawn_answer; a suite server answers with a
- * started notice) and sends one exit notice per test process it reaps. The
- * runner reads notices in the order they were sent, and queues those that
- * arrive while it waits for one in particular (a suite server's start or
- * spawn, a suite server's end). Waiting for each fork's answer made the
- * runner and the server take turns: with two jobs, neither ran while the
- * other worked, and -j2 was no faster than -j1.
+ * the server answers each request with a started notice (the pid, or why
+ * it could not fork) and sends one exit notice per test process it reaps.
+ * The runner reads them in the order they were sent, and queues those that
+ * arrive while it waits for one in particular (a suite server's start, a
+ * spawn it must know the pid of now). Waiting for each fork's answer made
+ * the runner and the server take turns: with two jobs, neither ran while
+ * the other worked, and -j2 was no faster than -j1.
  *
  * Forking into a cgroup needs clone3(CLONE_INTO_CGROUP), which glibc does
  * not wrap; joining after a fork instead costs a cgroup migration, several
@@ -34,7 +33,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
-#include <linux/futex.h>
 #include <linux/sched.h>
 #include <poll.h>
 #include <pthread.h>
@@ -51,7 +49,6 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "runner/test_process/child.h"
@@ -76,8 +73,6 @@ enum message_type {
 struct message {
     uint32_t type;
     uint32_t job;
-    uint32_t number; /* spawn: the job's request count, answered on the
-                        board */
     int32_t pid;
     int32_t value; /* reply, started: 0 or -errno; exited: the status */
     const struct tattle_test *test;
@@ -92,35 +87,10 @@ static const int ignored_signals[] = {SIGINT,  SIGTERM, SIGHUP, SIGQUIT,
                                       SIGUSR1, SIGUSR2, SIGPIPE};
 enum { IGNORED_COUNT = sizeof ignored_signals / sizeof *ignored_signals };
 
-/* Where a fork server answers spawn requests: one entry per job, in
- * memory shared by the runner and the server alone (the server keeps it
- * out of every fork, so no test or suite server reaches it). A message
- * would wake the runner once more per test, and on a virtual machine a
- * wake-up costs the woken process tens of microseconds: the runner reads
- * the answer when it needs the pid, and sleeps on the entry (a futex,
- * woken only when it said it waits) only when it must have it now. Suite
- * servers answer with a STARTED message instead. */
-struct spawn_answer {
-    _Alignas(64) _Atomic uint32_t answered; /* the request number answered */
-    _Atomic uint32_t waiting; /* the runner sleeps on `answered` */
-    int32_t pid;
-    int32_t error; /* 0, or the negative errno the fork failed with */
-};
-
-/* The board's answer for the request numbered `number`, once it came. */
-static bool answer_came(const struct spawn_answer *answer, uint32_t number)
-{
-    return atomic_load_explicit(&answer->answered, memory_order_acquire) ==
-           number;
-}
-
 /* ---- the runner's side ---- */
 
 struct tattle__fork_server {
     unsigned job_base; /* its job 0 is the runner's job `job_base` */
-    unsigned jobs;
-    struct spawn_answer *board; /* per job; NULL for a suite server */
-    uint32_t *asked;            /* per job: the last request's number */
     pid_t pid;
     int pidfd;
     int channel;
@@ -300,13 +270,9 @@ int tattle__fork_server_request_spawn(
 {
     if (request->job < server->job_base)
         return -EINVAL;
-    unsigned job = request->job - server->job_base;
-    if (job >= server->jobs)
-        return -EINVAL;
     struct message message = {
         .type = MESSAGE_SPAWN,
-        .job = job,
-        .number = ++server->asked[job],
+        .job = request->job - server->job_base,
         .test = request->test,
         .suite = request->suite,
         .arena_size = request->arena_fd >= 0 ? request->arena_size : 0};
@@ -314,64 +280,9 @@ int tattle__fork_server_request_spawn(
     return error == -ECONNRESET ? -EPIPE : error;
 }
 
-/* The board's answer to the last request of the server's job `job`, taken
- * when it came (1: *pid set, or a negative errno), or 0. */
-static int board_answer(const struct tattle__fork_server *server, unsigned job,
-                        pid_t *pid)
-{
-    const struct spawn_answer *answer = &server->board[job];
-    if (!answer_came(answer, server->asked[job]))
-        return 0;
-    if (answer->error != 0)
-        return answer->error < 0 ? answer->error : -EPROTO;
-    *pid = answer->pid;
-    return 1;
-}
-
-int tattle__fork_server_take_started(struct tattle__fork_server *server,
-                                     unsigned job, pid_t *pid)
-{
-    if (!server->board || job < server->job_base ||
-        job - server->job_base >= server->jobs)
-        return -EINVAL;
-    return board_answer(server, job - server->job_base, pid);
-}
-
-/* Sleeps until the board answers the last request of the server's job
- * `job`; the server's death ends the wait. */
-static int await_board_answer(struct tattle__fork_server *server, unsigned job,
-                              pid_t *pid)
-{
-    struct spawn_answer *answer = &server->board[job];
-    for (;;) {
-        int taken = board_answer(server, job, pid);
-        if (taken != 0)
-            return taken < 0 ? taken : 0;
-        atomic_store(&answer->waiting, 1);
-        uint32_t seen = atomic_load(&answer->answered);
-        if (seen != server->asked[job]) {
-            /* Woken by the server's store, or by the check below now and
-             * then: a server that died never answers. */
-            struct timespec patience = {0, 20 * 1000 * 1000};
-            syscall(SYS_futex, (uint32_t *)&answer->answered, FUTEX_WAIT, seen,
-                    &patience, NULL, 0);
-        }
-        atomic_store(&answer->waiting, 0);
-        struct pollfd death = {server->pidfd, POLLIN, 0};
-        if (!answer_came(answer, server->asked[job]) && server->pidfd >= 0 &&
-            poll(&death, 1, 0) == 1)
-            return -EPIPE;
-    }
-}
-
 int tattle__fork_server_await_started(struct tattle__fork_server *server,
                                       unsigned job, pid_t *pid)
 {
-    if (server->board) {
-        if (job < server->job_base || job - server->job_base >= server->jobs)
-            return -EINVAL;
-        return await_board_answer(server, job - server->job_base, pid);
-    }
     struct tattle__server_notice notice;
     while (!unqueue_notice(server, TATTLE__NOTICE_STARTED, job, 0, &notice)) {
         int taken = take_message(server, -1, NULL, NULL);
@@ -441,9 +352,6 @@ int tattle__fork_server_stop(struct tattle__fork_server *server)
         close(server->pidfd);
     if (server->children_fd >= 0)
         close(server->children_fd);
-    if (server->board)
-        munmap(server->board, server->jobs * sizeof *server->board);
-    free(server->asked);
     free(server->queued);
     free(server);
     return status;
@@ -479,9 +387,6 @@ int tattle__fork_server_start_suite(struct tattle__fork_server *server,
     }
     struct tattle__fork_server *suite_server =
         tattle__calloc(1, sizeof *suite_server);
-    suite_server->jobs = server->jobs; /* every job's tests, with messages */
-    suite_server->asked =
-        tattle__calloc(suite_server->jobs, sizeof *suite_server->asked);
     suite_server->pid = answer.pid;
     suite_server->channel = channel;
     suite_server->pidfd = pidfd_open(answer.pid, 0);
@@ -533,8 +438,6 @@ int tattle__fork_server_await_exit(struct tattle__fork_server *server,
 
 struct server_state {
     const struct tattle__fork_server_config *config;
-    struct spawn_answer *board; /* shared with the runner; NULL in a suite
-                                   server, which answers with messages */
     struct tattle__job_cgroups cgroups; /* the server's own descriptors */
     int channel;
     int signal_fd;
@@ -827,16 +730,6 @@ spawn(struct server_state *state, const struct message *request, int arena_fd)
     }
     if (arena_fd >= 0)
         close(arena_fd);
-    if (state->board && job < config->jobs) {
-        struct spawn_answer *answer = &state->board[job];
-        answer->pid = reply.pid;
-        answer->error = reply.value;
-        atomic_store(&answer->answered, request->number);
-        if (atomic_load(&answer->waiting))
-            syscall(SYS_futex, (uint32_t *)&answer->answered, FUTEX_WAKE, 1,
-                    NULL, NULL, 0);
-        return;
-    }
     send_message(state->channel, &reply, -1);
 }
 
@@ -1153,7 +1046,6 @@ static TATTLE__NORETURN void suite_server_main(struct server_state *state,
     state->channel = move_descriptor(channel, state->first_own_fd);
     state->pid = getpid();
     state->suite = request->suite;
-    state->board = NULL; /* the fork server's, kept out of this fork */
     memset(state->running, 0, state->config->jobs * sizeof *state->running);
     memset(state->suite_servers, 0,
            state->suite_server_room * sizeof *state->suite_servers);
@@ -1319,11 +1211,9 @@ serve(struct server_state *state)
 }
 
 static TATTLE__NORETURN void
-server_main(const struct tattle__fork_server_config *config, int channel,
-            struct spawn_answer *board)
+server_main(const struct tattle__fork_server_config *config, int channel)
 {
     struct server_state state = {.config = config,
-                                 .board = board,
                                  .channel = channel,
                                  .fixture_output = -1,
                                  .pid = getpid()};
@@ -1416,15 +1306,6 @@ int tattle__fork_server_start(struct tattle__fork_server **out,
     if (room < 256 * 1024)
         room = 256 * 1024;
     setsockopt(ends[1], SOL_SOCKET, SO_SNDBUF, &room, sizeof room);
-    size_t board_bytes = config->jobs * sizeof(struct spawn_answer);
-    struct spawn_answer *board = mmap(NULL, board_bytes, PROT_READ | PROT_WRITE,
-                                      MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-    if (board == MAP_FAILED) {
-        int error = -errno;
-        close(ends[0]);
-        close(ends[1]);
-        return error;
-    }
     /* Nothing buffered may be written twice. */
     fflush(NULL);
     pid_t pid = fork();
@@ -1432,23 +1313,15 @@ int tattle__fork_server_start(struct tattle__fork_server **out,
         int error = -errno;
         close(ends[0]);
         close(ends[1]);
-        munmap(board, board_bytes);
         return error;
     }
-    /* Only this server and the runner hold the board: no test, suite
-     * server or fixture process it forks, nor another server the runner
-     * forks later. */
-    madvise(board, board_bytes, MADV_DONTFORK);
     if (pid == 0) {
         close(ends[0]);
-        server_main(config, ends[1], board);
+        server_main(config, ends[1]);
     }
     close(ends[1]);
     struct tattle__fork_server *server = tattle__calloc(1, sizeof *server);
     server->job_base = config->job_base;
-    server->jobs = config->jobs;
-    server->board = board;
-    server->asked = tattle__calloc(config->jobs, sizeof *server->asked);
     server->pid = pid;
     server->channel = ends[0];
     server->pidfd = pidfd_open(pid, 0);

@@ -89,9 +89,8 @@ struct tattle__spawn_request {
     uint64_t arena_size;
 };
 
-/** What a server tells the runner unasked: that a test process ended,
- * and (a suite server) that the test process of a spawn request was
- * forked or could not be. */
+/** What the server tells the runner unasked: that the test process of a
+ * spawn request was forked (or could not be), and that one ended. */
 enum tattle__notice_kind {
     TATTLE__NOTICE_STARTED = 1,
     TATTLE__NOTICE_EXITED = 2,
@@ -116,26 +115,18 @@ int tattle__fork_server_start(struct tattle__fork_server **out,
                               const struct tattle__fork_server_config *config);
 
 /** Asks the server to start a test process and returns at once: the
- * server answers before it sends that test's EXITED notice (see
- * take_started). Returns 0 or a negative errno (-EPIPE when
+ * server's answer comes as a STARTED notice for `request->job`, before
+ * that test's EXITED notice. Returns 0 or a negative errno (-EPIPE when
  * the server is gone). The runner works on (another job's test ends, its
  * output comes in) while the server forks. */
 int tattle__fork_server_request_spawn(
     struct tattle__fork_server *server,
     const struct tattle__spawn_request *request);
 
-/** Takes the answer to `job`'s spawn request if it came, without waiting
- * and without a message: 1 with *pid set, 0 when it has not come yet, or
- * the negative errno the server could not fork with. A fork server
- * answers on memory it shares with the runner; a suite server (which
- * answers with a STARTED notice) gives -EINVAL. */
-int tattle__fork_server_take_started(struct tattle__fork_server *server,
-                                     unsigned job, pid_t *pid);
-
-/** Waits for the answer to `job`'s spawn request (from a suite server: its
- * STARTED notice, queued notices first, others read meanwhile staying
- * queued). Returns 0 with *pid set, the negative errno the server could
- * not fork with, or -EPIPE when the server is gone. */
+/** Waits for the STARTED notice of `job`'s spawn request (queued notices
+ * first; others read meanwhile stay queued). Returns 0 with *pid set, the
+ * negative errno the server could not fork with, or -EPIPE when the
+ * server is gone. */
 int tattle__fork_server_await_started(struct tattle__fork_server *server,
                                       unsigned job, pid_t *pid);
 

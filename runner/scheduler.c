@@ -245,22 +245,6 @@ static void take_spawn_answer(struct tattle__scheduler *scheduler,
         scheduler->spawn_error = error < 0 ? error : -EPROTO;
 }
 
-/* Takes the answers that came to spawn requests (without waiting: a fork
- * server answers on memory, not with a message that would wake the
- * runner). */
-static void collect_spawn_answers(struct tattle__scheduler *scheduler)
-{
-    for (unsigned i = 0; i < scheduler->job_count; i++) {
-        struct running *run = &scheduler->running[i];
-        if (!run->busy || !run->spawning)
-            continue;
-        pid_t pid = 0;
-        int taken = tattle__fork_server_take_started(run->server, i, &pid);
-        if (taken != 0)
-            take_spawn_answer(scheduler, run, taken < 0 ? taken : 0, pid);
-    }
-}
-
 /* Waits for the servers' answer to every spawn request still open, before
  * anything is done to a test by its pid or to the processes the servers
  * hold: a test process just forked is among them before the runner knows
@@ -1623,8 +1607,6 @@ static int take_server_notices(struct tattle__scheduler *scheduler,
         if (notice.job >= scheduler->job_count)
             continue;
         struct running *run = &scheduler->running[notice.job];
-        if (run->busy && run->spawning) /* answered before it ended */
-            collect_spawn_answers(scheduler);
         if (!run->busy || run->reaped || run->pid != notice.pid ||
             run->server != server)
             continue;
@@ -1795,7 +1777,8 @@ static int loop_forked(struct tattle__scheduler *scheduler)
                 owners[count] = run;
                 roles[count++] = ROLE_CGROUP;
             }
-            if (run->deadline_us && (!nearest || run->deadline_us < nearest))
+            if (run->deadline_us && !run->spawning &&
+                (!nearest || run->deadline_us < nearest))
                 nearest = run->deadline_us;
             if (run->tracee_count > 0) {
                 /* Its tracees show their stops only to waitpid: poll. */
@@ -1843,7 +1826,6 @@ static int loop_forked(struct tattle__scheduler *scheduler)
         for (unsigned i = 0; i < jobs; i++)
             if (scheduler->running[i].busy)
                 release_stopped_tracees(&scheduler->running[i]);
-        collect_spawn_answers(scheduler);
         take_notices(scheduler);
         act_on_spawn_error(scheduler);
         check_suite_servers(scheduler);
@@ -1852,12 +1834,8 @@ static int loop_forked(struct tattle__scheduler *scheduler)
         uint64_t now = tattle__now_us();
         for (unsigned i = 0; i < jobs; i++) {
             struct running *run = &scheduler->running[i];
-            if (!run->busy || run->reaped || !run->deadline_us ||
-                now < run->deadline_us)
-                continue;
-            if (run->spawning) /* out of time before its answer was read */
-                settle_spawns(scheduler);
-            if (!run->reaped) {
+            if (run->busy && !run->reaped && !run->spawning &&
+                run->deadline_us && now >= run->deadline_us) {
                 run->timed_out = true;
                 stop_test(scheduler, run);
             }
