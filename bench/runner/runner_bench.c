@@ -191,6 +191,7 @@ int main(int argc, char **argv)
     struct cost bare2 = bare_fork_loop(count, 2);
     struct cost j2 = run_tattle(count, shard, "2", 0, 0);
     bare2 = best(bare2, bare_fork_loop(count, 2));
+    j2 = best(j2, run_tattle(count, shard, "2", 0, 0));
     /* Reports against none, alternately. */
     struct cost reports = run_tattle(count, shard, "1", 0, 1);
     j1 = best(j1, run_tattle(count, shard, "1", 0, 0));
