@@ -178,6 +178,14 @@ static bool has_suite_fixture(const struct tattle_suite *suite)
     return suite && (suite->options.before_all || suite->options.after_all);
 }
 
+/* Whether job `job` is the first its server serves (each server is met
+ * once when the jobs are walked in order). */
+static bool first_job_of_its_server(const struct tattle__scheduler *scheduler,
+                                    unsigned job)
+{
+    return job == 0 || scheduler->servers[job] != scheduler->servers[job - 1];
+}
+
 /* ---- killing what a test left behind ---- */
 
 static bool belongs_to_running_test(const struct tattle__scheduler *scheduler,
@@ -272,7 +280,7 @@ static void list_server_children(struct tattle__scheduler *scheduler,
 {
     settle_spawns(scheduler);
     for (unsigned i = 0; i < scheduler->job_count; i++)
-        if (scheduler->servers[i])
+        if (first_job_of_its_server(scheduler, i))
             tattle__fork_server_children(scheduler->servers[i], children);
     for (size_t i = 0; i < scheduler->suite_count; i++)
         if (scheduler->suites[i].server)
@@ -1621,6 +1629,8 @@ static int take_server_notices(struct tattle__scheduler *scheduler,
 static void take_notices(struct tattle__scheduler *scheduler)
 {
     for (unsigned i = 0; i < scheduler->job_count; i++) {
+        if (!first_job_of_its_server(scheduler, i))
+            continue;
         int got = take_server_notices(scheduler, scheduler->servers[i]);
         if (got < 0 && !scheduler->stopping)
             scheduler->result = got;
@@ -1738,6 +1748,8 @@ static int loop_forked(struct tattle__scheduler *scheduler)
         fds[count] = (struct pollfd){scheduler->signal_fd, POLLIN, 0};
         roles[count++] = ROLE_SIGNAL;
         for (unsigned i = 0; i < jobs; i++) {
+            if (!first_job_of_its_server(scheduler, i))
+                continue;
             struct tattle__fork_server *server = scheduler->servers[i];
             fds[count] =
                 (struct pollfd){tattle__fork_server_fd(server), POLLIN, 0};
@@ -2016,37 +2028,52 @@ static int loop_in_process(struct tattle__scheduler *scheduler)
 
 /* ---- life cycle ---- */
 
-/* Starts the server of job `job` (past the first): it is given that job's
- * slot, pipes and cgroup only, and no other job's slot is mapped into it
- * (each is kept out of the fork that makes it). */
+/* How many servers fork the tests of `jobs` jobs: one per job, up to as
+ * many as there are processors (forks beyond those cannot run side by
+ * side); each serves a block of jobs that follow one another. */
+static unsigned server_count(unsigned jobs)
+{
+    long processors = sysconf(_SC_NPROCESSORS_ONLN);
+    if (processors < 1)
+        processors = 1;
+    return jobs < (unsigned long)processors ? jobs : (unsigned)processors;
+}
+
+/* Starts the job server of jobs `first` to `first + count - 1` (a block
+ * past the first): it is given their slots, pipes and cgroups only, and no
+ * other job's slot is mapped into it (each is kept out of the fork that
+ * makes it). */
 static int start_job_server(struct tattle__scheduler *scheduler,
                             const struct tattle__fork_server_config *all,
-                            unsigned job)
+                            unsigned first, unsigned count)
 {
     const struct tattle__job_cgroups *cgroups = &scheduler->cgroups;
     struct tattle__job_cgroups own = {0};
     if (tattle__job_cgroups_available(cgroups))
         own = (struct tattle__job_cgroups){
             .run_path = cgroups->run_path,
-            .jobs = 1,
-            .directories = &cgroups->directories[job],
-            .procs = &cgroups->procs[job],
-            .events = &cgroups->events[job],
+            .jobs = count,
+            .directories = &cgroups->directories[first],
+            .procs = &cgroups->procs[first],
+            .events = &cgroups->events[first],
         };
     struct tattle__fork_server_config config = *all;
-    config.jobs = 1;
-    config.job_base = job;
-    config.slots = &all->slots[job];
-    config.stdout_fds = &all->stdout_fds[job];
-    config.stderr_fds = &all->stderr_fds[job];
+    config.jobs = count;
+    config.job_base = first;
+    config.slots = &all->slots[first];
+    config.stdout_fds = &all->stdout_fds[first];
+    config.stderr_fds = &all->stderr_fds[first];
     config.cgroups = &own;
     for (unsigned i = 0; i < all->jobs; i++)
-        if (i != job)
+        if (i < first || i >= first + count)
             madvise(all->slots[i], all->slot_bytes, MADV_DONTFORK);
-    int result = tattle__fork_server_start(&scheduler->servers[job], &config);
+    struct tattle__fork_server *server = NULL;
+    int result = tattle__fork_server_start(&server, &config);
     for (unsigned i = 0; i < all->jobs; i++)
-        if (i != job)
+        if (i < first || i >= first + count)
             madvise(all->slots[i], all->slot_bytes, MADV_DOFORK);
+    for (unsigned i = first; i < first + count; i++)
+        scheduler->servers[i] = server;
     return result;
 }
 
@@ -2116,10 +2143,18 @@ int tattle__scheduler_create(struct tattle__scheduler **out,
             .fixture_output_limit = TATTLE__CAPTURE_HEAD + TATTLE__CAPTURE_TAIL,
         };
         scheduler->servers = tattle__calloc(jobs, sizeof *scheduler->servers);
+        unsigned servers = server_count(jobs);
+        unsigned first_block = jobs / servers; /* block k: k*jobs/servers on */
         result =
             tattle__fork_server_start(&scheduler->servers[0], &server_config);
-        for (unsigned i = 1; i < jobs && result == 0; i++)
-            result = start_job_server(scheduler, &server_config, i);
+        for (unsigned i = 1; i < first_block; i++)
+            scheduler->servers[i] = scheduler->servers[0];
+        for (unsigned k = 1; k < servers && result == 0; k++) {
+            unsigned first = k * jobs / servers;
+            unsigned end = (k + 1) * jobs / servers;
+            result =
+                start_job_server(scheduler, &server_config, first, end - first);
+        }
         free(stdout_fds);
         free(stderr_fds);
         /* The server holds the write ends now; the runner needs none. */
@@ -2210,7 +2245,7 @@ void tattle__scheduler_destroy(struct tattle__scheduler *scheduler)
     if (!scheduler)
         return;
     for (unsigned i = 0; scheduler->servers && i < scheduler->job_count; i++)
-        if (scheduler->servers[i])
+        if (scheduler->servers[i] && first_job_of_its_server(scheduler, i))
             tattle__fork_server_stop(scheduler->servers[i]);
     free(scheduler->servers);
     /* What the server left (it kills its tree on its way out) is gone;
