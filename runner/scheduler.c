@@ -1707,6 +1707,22 @@ static void server_died(struct tattle__scheduler *scheduler)
     }
 }
 
+/* Adds a server's two descriptors to the poll array at `count` (its
+ * notices with `notice_role`, its death with `death_role`); notes
+ * whether notices already read wait in its queue. Returns the new count. */
+static size_t poll_server(struct pollfd *fds, int *roles, size_t count,
+                          const struct tattle__fork_server *server,
+                          int notice_role, int death_role, bool *has_notice)
+{
+    fds[count] = (struct pollfd){tattle__fork_server_fd(server), POLLIN, 0};
+    roles[count++] = notice_role;
+    fds[count] = (struct pollfd){tattle__fork_server_pidfd(server), POLLIN, 0};
+    roles[count++] = death_role;
+    if (tattle__fork_server_has_notice(server))
+        *has_notice = true;
+    return count;
+}
+
 static int loop_forked(struct tattle__scheduler *scheduler)
 {
     unsigned jobs = scheduler->job_count;
@@ -1747,33 +1763,18 @@ static int loop_forked(struct tattle__scheduler *scheduler)
         bool has_queued_notice = false;
         fds[count] = (struct pollfd){scheduler->signal_fd, POLLIN, 0};
         roles[count++] = ROLE_SIGNAL;
-        for (unsigned i = 0; i < jobs; i++) {
-            if (!first_job_of_its_server(scheduler, i))
-                continue;
-            struct tattle__fork_server *server = scheduler->servers[i];
-            fds[count] =
-                (struct pollfd){tattle__fork_server_fd(server), POLLIN, 0};
-            roles[count++] = ROLE_SERVER;
-            fds[count] =
-                (struct pollfd){tattle__fork_server_pidfd(server), POLLIN, 0};
-            roles[count++] = ROLE_SERVER_DEATH;
-            if (tattle__fork_server_has_notice(server))
-                has_queued_notice = true;
-        }
-        /* Suite servers: their notices, and their deaths. */
-        for (size_t i = 0; i < scheduler->suite_count; i++) {
-            struct tattle__fork_server *server = scheduler->suites[i].server;
-            if (!server)
-                continue;
-            fds[count] =
-                (struct pollfd){tattle__fork_server_fd(server), POLLIN, 0};
-            roles[count++] = ROLE_SERVER;
-            fds[count] =
-                (struct pollfd){tattle__fork_server_pidfd(server), POLLIN, 0};
-            roles[count++] = ROLE_SERVER;
-            if (tattle__fork_server_has_notice(server))
-                has_queued_notice = true;
-        }
+        /* The servers' notices and deaths: the run ends with a fork or
+         * job server, a suite server's death is its suite's. */
+        for (unsigned i = 0; i < jobs; i++)
+            if (first_job_of_its_server(scheduler, i))
+                count = poll_server(fds, roles, count, scheduler->servers[i],
+                                    ROLE_SERVER, ROLE_SERVER_DEATH,
+                                    &has_queued_notice);
+        for (size_t i = 0; i < scheduler->suite_count; i++)
+            if (scheduler->suites[i].server)
+                count =
+                    poll_server(fds, roles, count, scheduler->suites[i].server,
+                                ROLE_SERVER, ROLE_SERVER, &has_queued_notice);
         for (unsigned i = 0; i < jobs; i++) {
             struct running *run = &scheduler->running[i];
             if (!run->busy)
