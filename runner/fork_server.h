@@ -13,14 +13,15 @@
  * test's reach, and a fork costs what the small server costs, however
  * much the runner holds.
  *
- * With several jobs each job past the first has a job server of its own:
- * a fork server that holds that job's slot, pipes and cgroup only, and
+ * With several jobs, the jobs are split into blocks, up to one per
+ * processor, and each block past the first has a job server of its own: a
+ * fork server that holds that block's slots, pipes and cgroups only, and
  * forks its tests. A fork costs the forking process a hundred
  * microseconds and more on a virtual machine (page tables copied), so one
  * server forking for every job held -j2 to the pace of its forks; with a
- * server per job the forks run side by side, as the tests do. The first
- * server holds every job (it serves the first job and starts the suite
- * servers, whose tests may run in any job).
+ * server per processor the forks run side by side, as the tests do. The
+ * first server holds every job (it serves the first block and starts the
+ * suite servers, whose tests may run in any job).
  *
  * The server is a child subreaper: every process a test leaves behind
  * stays below it. It reaps the test processes and tells the runner how
