@@ -254,8 +254,10 @@ static int take_message(struct tattle__fork_server *server, int timeout_ms,
                 *reply_channel = channel;
                 return 1;
             }
-            return -EPROTO;
+            return -EPROTO; /* nobody waits for one (and no channel came) */
         default:
+            if (channel >= 0)
+                close(channel);
             return -EPROTO;
         }
         if (channel >= 0)

@@ -25,6 +25,7 @@
 #include <inttypes.h>
 #include <linux/futex.h>
 #include <poll.h>
+#include <sched.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
@@ -1583,7 +1584,8 @@ static void act_on_spawn_error(struct tattle__scheduler *scheduler)
         return;
     int error = scheduler->spawn_error;
     scheduler->spawn_error = 0;
-    stop_on_start_error(scheduler, error);
+    if (scheduler->result == 0) /* said once: the run is stopping already */
+        stop_on_start_error(scheduler, error);
 }
 
 /* Takes the exit notices of one server (the fork server or a suite
@@ -1676,30 +1678,75 @@ static void end_suite_servers(struct tattle__scheduler *scheduler)
     }
 }
 
-/* The fork server died under the running tests (they die with it: their
- * parent-death signal): collect them as the runner's own children now. */
-static void server_died(struct tattle__scheduler *scheduler)
+/* The fork or job server whose pidfd is `pidfd`. */
+static const struct tattle__fork_server *
+server_of_pidfd(const struct tattle__scheduler *scheduler, int pidfd)
+{
+    for (unsigned i = 0; i < scheduler->job_count; i++)
+        if (tattle__fork_server_pidfd(scheduler->servers[i]) == pidfd)
+            return scheduler->servers[i];
+    return NULL;
+}
+
+/* Waits, bounded, until the process `pid` (not the runner's child: its
+ * server reaps it) is gone. */
+static void await_gone(pid_t pid, int timeout_ms)
+{
+    int pidfd = pidfd_open(pid, 0);
+    if (pidfd < 0)
+        return; /* gone already */
+    struct pollfd gone = {pidfd, POLLIN, 0};
+    while (poll(&gone, 1, timeout_ms) < 0 && errno == EINTR)
+        ;
+    close(pidfd);
+}
+
+/* A fork or job server died under the running tests: the run stops on an
+ * internal error. The tests it forked died with it (their parent-death
+ * signal; suite servers, forked by the fork server, die with it too) and
+ * come to the runner, the subreaper, to be collected; every other running
+ * test is killed, and its end awaited, so that none is reported while it
+ * still runs. No after_all runs. */
+static void server_died(struct tattle__scheduler *scheduler,
+                        const struct tattle__fork_server *dead)
 {
     if (scheduler->result == 0)
         scheduler->result = -EPIPE;
+    if (!scheduler->stopping)
+        scheduler->stopping = -1;
+    bool suites_lost = dead == scheduler->servers[0];
+    int wait_ms =
+        (int)(SUITE_SERVER_EXIT_WAIT_MS * scheduler->timeout_multiplier);
     for (unsigned i = 0; i < scheduler->job_count; i++) {
         struct running *run = &scheduler->running[i];
         if (!run->busy)
             continue;
         if (!run->interrupted_by)
             run->interrupted_by = -1;
+        bool lost = run->server == dead || (run->suite >= 0 && suites_lost);
+        if (run->spawning && !lost) {
+            pid_t pid = 0;
+            int error = tattle__fork_server_await_started(run->server, i, &pid);
+            take_spawn_answer(scheduler, run, error, pid);
+        }
         if (run->spawning) {
             /* Forked or not, its process died with the server (the
-             * parent-death signal), which cannot say which it was. */
+             * parent-death signal), which cannot say which it was; what
+             * it may have started dies with its job's cgroup. */
             run->spawning = false;
             run->reaped = true;
             run->server_lost = true;
+            if (tattle__job_cgroups_available(&scheduler->cgroups))
+                tattle__job_cgroup_kill(&scheduler->cgroups, i);
         }
         if (!run->reaped) {
             kill_running_test(scheduler, run);
-            while (waitpid(run->pid, &run->wait_status, __WALL) < 0 &&
-                   errno == EINTR)
-                ;
+            if (lost)
+                while (waitpid(run->pid, &run->wait_status, __WALL) < 0 &&
+                       errno == EINTR)
+                    ;
+            else
+                await_gone(run->pid, wait_ms);
             run->reaped = true;
         }
         run->killing = false;
@@ -1741,6 +1788,9 @@ static int loop_forked(struct tattle__scheduler *scheduler)
     };
 
     for (;;) {
+        /* A spawn's failure may have been read anywhere in the round (a
+         * doorbell answered while after_all ran settles the spawns). */
+        act_on_spawn_error(scheduler);
         /* Ask again every round: a finished test may have queued a retry. */
         scheduler->exhausted = false;
         for (unsigned i = 0;
@@ -1829,7 +1879,7 @@ static int loop_forked(struct tattle__scheduler *scheduler)
                     stop_all(scheduler, signal_number);
             } else if (roles[i] == ROLE_SERVER_DEATH) {
                 take_notices(scheduler);
-                server_died(scheduler);
+                server_died(scheduler, server_of_pidfd(scheduler, fds[i].fd));
                 goto done;
             } else if (roles[i] == 0 || roles[i] == 1) {
                 if (owners[i]->busy)
@@ -2034,7 +2084,12 @@ static int loop_in_process(struct tattle__scheduler *scheduler)
  * side); each serves a block of jobs that follow one another. */
 static unsigned server_count(unsigned jobs)
 {
-    long processors = sysconf(_SC_NPROCESSORS_ONLN);
+    /* The processors this process may run on, not those the machine has:
+     * a container given 2 of 64 runs 2 forks at a time. */
+    cpu_set_t allowed;
+    long processors = sched_getaffinity(0, sizeof allowed, &allowed) == 0
+                          ? CPU_COUNT(&allowed)
+                          : sysconf(_SC_NPROCESSORS_ONLN);
     if (processors < 1)
         processors = 1;
     return jobs < (unsigned long)processors ? jobs : (unsigned)processors;
@@ -2065,11 +2120,14 @@ static int start_job_server(struct tattle__scheduler *scheduler,
     config.stdout_fds = &all->stdout_fds[first];
     config.stderr_fds = &all->stderr_fds[first];
     config.cgroups = &own;
-    for (unsigned i = 0; i < all->jobs; i++)
-        if (i < first || i >= first + count)
-            madvise(all->slots[i], all->slot_bytes, MADV_DONTFORK);
+    int result = 0;
+    for (unsigned i = 0; i < all->jobs && result == 0; i++)
+        if ((i < first || i >= first + count) &&
+            madvise(all->slots[i], all->slot_bytes, MADV_DONTFORK) != 0)
+            result = -errno; /* the slot would reach the server's tests */
     struct tattle__fork_server *server = NULL;
-    int result = tattle__fork_server_start(&server, &config);
+    if (result == 0)
+        result = tattle__fork_server_start(&server, &config);
     for (unsigned i = 0; i < all->jobs; i++)
         if (i < first || i >= first + count)
             madvise(all->slots[i], all->slot_bytes, MADV_DOFORK);

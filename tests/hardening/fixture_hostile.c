@@ -927,6 +927,44 @@ TEST(reach, traced, .tags = "trace_messages")
     list_reach("traced");
 }
 
+/* ---- 10. a test that kills the server it was forked from ---- */
+
+/* At -j2 server_killed/bystander runs in the first job, forked by its
+ * suite server (whose after_all must not run once the run stops on the
+ * error), and killer/kills_its_server in the second, forked by the
+ * second job's server, which it kills once the bystander is inside its
+ * body. */
+static void server_killed_before_all(void)
+{
+}
+
+static void server_killed_after_all(void)
+{
+    touch("after_all.ran");
+}
+
+SUITE(server_killed, .before_all = server_killed_before_all,
+      .after_all = server_killed_after_all);
+
+TEST(server_killed, bystander)
+{
+    printf("bystander inside\n");
+    write_pid_file("bystander.pid");
+    touch("bystander.inside");
+    linger("bystander.stop", 6 * wait_ms());
+    FAIL("the bystander was never stopped");
+}
+
+TEST(killer, kills_its_server)
+{
+    if (!wait_for_file("bystander.inside", 3 * wait_ms()))
+        FAIL("the bystander never got inside its body");
+    touch("killer.kills");
+    kill(getppid(), SIGKILL);
+    for (;;)
+        pause(); /* its parent-death signal ends it */
+}
+
 /* ---- after: the tests every run ends with, whose results must be their
  * own whatever ran before ---- */
 

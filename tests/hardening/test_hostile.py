@@ -939,6 +939,35 @@ def own_shared_memory(c):
                         % (label, name, lines.get("sizes")))
 
 
+# ------------------------------- 10. a test kills the server it came from
+
+@CASES("hardening_killed_server_stops_the_run_cleanly")
+def killed_server(c):
+    """At -j2 a test kills the server it was forked from while a test of
+    the other job (a suite's, forked by its suite server) is inside its
+    body: the run stops on an internal error (exit status 3) with a
+    complete report, both tests failed with an error, the other test
+    killed before it was reported and not left running, and no after_all
+    run in the middle of the stop."""
+    r, process = c.start("-j2", ["-j2", "--json", "report.json", "--jsonl",
+                                 "stream.jsonl", "server_killed/*", "killer/*"])
+    c.watch_pids(r, "bystander.", "bystander.stop")
+    c.finish(r, process)
+    c.require(r.exists("killer.kills"), "the killer never killed its server "
+              "(the runner %s; stderr %r)" % (how_it_ended(r.status),
+                                              r.console_err[-600:]))
+    if c.survived(r, 3):
+        c.error_starting(r, "server_killed/bystander",
+                         "the run stopped on an internal error")
+        c.error_starting(r, "killer/kills_its_server",
+                         "the run stopped on an internal error")
+        c.output_exact(r, "server_killed/bystander", "bystander inside\n")
+    left = c.wait_until_dead(r, "bystander.")
+    c.expect(not left, "the bystander still runs after the run: %s" % left)
+    c.expect(not r.exists("after_all.ran"),
+             "after_all ran while the run stopped on the server's death")
+
+
 # The same attacks on the other way of killing a test's processes: without
 # cgroups, the process groups and the subreaper sweep must catch them all.
 def without_cgroups(check):
