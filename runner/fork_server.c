@@ -59,6 +59,7 @@
 #include "base/buffer.h"
 #include "base/child_path.h"
 #include "base/sanitizers.h"
+#include "base/timestamp.h"
 
 enum message_type {
     MESSAGE_SPAWN = 1,
@@ -218,16 +219,31 @@ static bool unqueue_notice(struct tattle__fork_server *server,
 static int take_message(struct tattle__fork_server *server, int timeout_ms,
                         struct message *reply, int *reply_channel)
 {
+    uint64_t deadline_us =
+        timeout_ms > 0 ? tattle__now_us() + (uint64_t)timeout_ms * 1000u : 0;
     for (;;) {
         if (timeout_ms != 0) {
+            /* In slices: a server a test stopped (SIGSTOP to its parent)
+             * is sent SIGCONT after each, or it would never answer. */
+            int slice = TATTLE__SERVER_NUDGE_MS;
+            if (timeout_ms > 0) {
+                uint64_t now = tattle__now_us();
+                if (now >= deadline_us)
+                    return 0;
+                uint64_t left_ms = (deadline_us - now + 999) / 1000;
+                if (left_ms < (uint64_t)slice)
+                    slice = (int)left_ms;
+            }
             struct pollfd ready = {server->channel, POLLIN, 0};
-            int polled = poll(&ready, 1, timeout_ms);
+            int polled = poll(&ready, 1, slice);
             if (polled < 0 && errno == EINTR)
                 continue;
             if (polled < 0)
                 return -errno;
-            if (polled == 0)
-                return 0;
+            if (polled == 0) {
+                tattle__fork_server_continue(server);
+                continue;
+            }
         }
         struct message message;
         int channel = -1;
@@ -329,6 +345,12 @@ int tattle__fork_server_pidfd(const struct tattle__fork_server *server)
 pid_t tattle__fork_server_pid(const struct tattle__fork_server *server)
 {
     return server->pid;
+}
+
+void tattle__fork_server_continue(const struct tattle__fork_server *server)
+{
+    if (server && server->pid > 0)
+        kill(server->pid, SIGCONT);
 }
 
 void tattle__fork_server_children(const struct tattle__fork_server *server,

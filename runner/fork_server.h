@@ -143,6 +143,15 @@ int tattle__fork_server_pidfd(const struct tattle__fork_server *server);
 
 pid_t tattle__fork_server_pid(const struct tattle__fork_server *server);
 
+/** How long the runner waits on a server before it sends it SIGCONT: a
+ * test may stop its server (its parent), and a stopped server neither
+ * forks, reaps nor tells; every wait on a server is cut in slices of
+ * this, and a server is continued after each. */
+enum { TATTLE__SERVER_NUDGE_MS = 200 };
+
+/** Sends the server SIGCONT (harmless when it runs). */
+void tattle__fork_server_continue(const struct tattle__fork_server *server);
+
 struct tattle__pid_list;
 
 /** Appends the server's children (its tests and what ended tests left

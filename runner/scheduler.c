@@ -1754,6 +1754,17 @@ static void server_died(struct tattle__scheduler *scheduler,
     }
 }
 
+/* Sends SIGCONT to every server: the fork and job servers and the suite
+ * servers. */
+static void continue_servers(const struct tattle__scheduler *scheduler)
+{
+    for (unsigned i = 0; i < scheduler->job_count; i++)
+        if (first_job_of_its_server(scheduler, i))
+            tattle__fork_server_continue(scheduler->servers[i]);
+    for (size_t i = 0; i < scheduler->suite_count; i++)
+        tattle__fork_server_continue(scheduler->suites[i].server);
+}
+
 /* Adds a server's two descriptors to the poll array at `count` (its
  * notices with `notice_role`, its death with `death_role`); notes
  * whether notices already read wait in its queue. Returns the new count. */
@@ -1864,7 +1875,13 @@ static int loop_forked(struct tattle__scheduler *scheduler)
         }
         if (has_queued_notice)
             wait_ms = 0;
+        /* A test may stop its server (SIGSTOP to its parent): the servers
+         * are sent SIGCONT whenever a wait this long passes unanswered. */
+        if (wait_ms < 0 || wait_ms > TATTLE__SERVER_NUDGE_MS)
+            wait_ms = TATTLE__SERVER_NUDGE_MS;
         int ready = poll(fds, (nfds_t)count, wait_ms);
+        if (ready == 0)
+            continue_servers(scheduler);
         if (ready < 0 && errno != EINTR) {
             scheduler->result = -errno;
             stop_all(scheduler, -1);

@@ -965,6 +965,28 @@ TEST(killer, kills_its_server)
         pause(); /* its parent-death signal ends it */
 }
 
+/* ---- 11. a test that stops the server it was forked from ---- */
+
+/* Stops its parent, the server that forked it, and passes: a stopped
+ * server neither reaps nor tells, so the runner must set it going again
+ * (it may be stopped before it even answered the spawn). */
+TEST(stopper, first)
+{
+    kill(getppid(), SIGSTOP);
+    printf("first stopped its server\n");
+}
+
+TEST(stopper, second)
+{
+    kill(getppid(), SIGSTOP);
+    printf("second stopped its server\n");
+}
+
+TEST(stopper, control)
+{
+    printf("control\n");
+}
+
 /* ---- after: the tests every run ends with, whose results must be their
  * own whatever ran before ---- */
 

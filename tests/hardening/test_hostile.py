@@ -968,6 +968,29 @@ def killed_server(c):
              "after_all ran while the run stopped on the server's death")
 
 
+# ------------------------------ 11. a test stops the server it came from
+
+@CASES("hardening_stopped_server_is_set_going")
+def stopped_server(c):
+    """A test that stops the server it was forked from (SIGSTOP to its
+    parent) and passes is reported passed, and so is every test after it,
+    at -j1 and -j2: the runner sends its servers SIGCONT whenever a wait
+    on them passes unanswered (before, the run hung: a stopped server
+    never reaps its test, and no timeout could end that)."""
+    for jobs in ("-j1", "-j2"):
+        r = c.run(jobs, [jobs, "--json", "report.json", "--jsonl",
+                         "stream.jsonl", "stopper/*"])
+        if not c.survived(r, 0):
+            continue
+        for name in ("first", "second", "control"):
+            test = c.test(r, "stopper/%s" % name)
+            if test is not None:
+                c.expect_eq(test["state"], "passed",
+                            "[%s] stopper/%s state" % (jobs, name))
+        c.output_exact(r, "stopper/first", "first stopped its server\n")
+        c.output_exact(r, "stopper/control", "control\n")
+
+
 # The same attacks on the other way of killing a test's processes: without
 # cgroups, the process groups and the subreaper sweep must catch them all.
 def without_cgroups(check):
