@@ -65,7 +65,7 @@
 struct tattle__fork_server_config {
     unsigned jobs;     /* the jobs it serves */
     unsigned job_base; /* the runner's number of the first of them: a job
-                          server serves one job of several (0 otherwise) */
+                          server serves a block of the jobs (0 otherwise) */
     struct tattle__slot *const *slots; /* per job, shared mappings */
     size_t slot_bytes;
     const int *stdout_fds; /* per job: the pipes' write ends */

@@ -254,25 +254,31 @@ static void take_spawn_answer(struct tattle__scheduler *scheduler,
         scheduler->spawn_error = error < 0 ? error : -EPROTO;
 }
 
-/* Waits for the servers' answer to every spawn request still open, before
- * anything is done to a test by its pid or to the processes the servers
- * hold: a test process just forked is among them before the runner knows
- * its pid (it must not be taken for a stray), and may already ring its
- * crash doorbell or need stopping. The answers are on their way: a
- * server answers each request as soon as it forked. */
-static void settle_spawns(struct tattle__scheduler *scheduler)
+/* Waits for the server's answer to a run's spawn request if it is still
+ * open; settle_spawns does so for every run. The answers are waited for
+ * before anything is done to a test by its pid or to the processes the
+ * servers hold: a test process just forked is among them before the
+ * runner knows its pid (it must not be taken for a stray), and may
+ * already ring its crash doorbell or need stopping. The answers are on
+ * their way: a server answers each request as soon as it forked. */
+static void settle_spawn(struct tattle__scheduler *scheduler,
+                         struct running *run)
 {
-    for (unsigned i = 0; i < scheduler->job_count; i++) {
-        struct running *run = &scheduler->running[i];
-        if (!run->busy || !run->spawning)
-            continue;
-        pid_t pid = 0;
-        int error = tattle__fork_server_await_started(run->server, i, &pid);
-        take_spawn_answer(scheduler, run, error, pid);
-    }
+    if (!run->busy || !run->spawning)
+        return;
+    pid_t pid = 0;
+    int error = tattle__fork_server_await_started(
+        run->server, (unsigned)(run - scheduler->running), &pid);
+    take_spawn_answer(scheduler, run, error, pid);
 }
 
-/* Appends the children of the fork server and of every suite server to
+static void settle_spawns(struct tattle__scheduler *scheduler)
+{
+    for (unsigned i = 0; i < scheduler->job_count; i++)
+        settle_spawn(scheduler, &scheduler->running[i]);
+}
+
+/* Appends the children of every fork, job and suite server to
  * `children`: the tests they run and what ended tests left behind (what a
  * suite's test leaves behind is its suite server's). Every test forked so
  * far has its pid known first. */
@@ -1588,8 +1594,8 @@ static void act_on_spawn_error(struct tattle__scheduler *scheduler)
         stop_on_start_error(scheduler, error);
 }
 
-/* Takes the exit notices of one server (the fork server or a suite
- * server). Returns 0 or what reading them failed with. */
+/* Takes the notices of one server (a fork, job or suite server): spawns
+ * answered and tests ended. Returns 0 or what reading them failed with. */
 static int take_server_notices(struct tattle__scheduler *scheduler,
                                struct tattle__fork_server *server)
 {
@@ -1724,11 +1730,8 @@ static void server_died(struct tattle__scheduler *scheduler,
         if (!run->interrupted_by)
             run->interrupted_by = -1;
         bool lost = run->server == dead || (run->suite >= 0 && suites_lost);
-        if (run->spawning && !lost) {
-            pid_t pid = 0;
-            int error = tattle__fork_server_await_started(run->server, i, &pid);
-            take_spawn_answer(scheduler, run, error, pid);
-        }
+        if (!lost)
+            settle_spawn(scheduler, run);
         if (run->spawning) {
             /* Forked or not, its process died with the server (the
              * parent-death signal), which cannot say which it was; what
