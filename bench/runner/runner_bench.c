@@ -29,35 +29,53 @@
 
 #include "bench/measure.h"
 
-/* One measured run: seconds and minor page faults, both per test. */
+/* One measured run: wall seconds, CPU seconds and minor page faults, each
+ * per test. */
 struct cost {
     double seconds;
+    double cpu_seconds;
     double faults;
 };
 
-/* Minor page faults of this process and of every child it has reaped. */
-static long minor_faults(void)
+/* What this process and every child it has reaped used so far. */
+struct usage {
+    double cpu_seconds;
+    long faults;
+};
+
+static double timeval_seconds(struct timeval time)
+{
+    return (double)time.tv_sec + (double)time.tv_usec / 1e6;
+}
+
+static struct usage usage_now(void)
 {
     struct rusage self, children;
     getrusage(RUSAGE_SELF, &self);
     getrusage(RUSAGE_CHILDREN, &children);
-    return self.ru_minflt + children.ru_minflt;
+    return (struct usage){timeval_seconds(self.ru_utime) +
+                              timeval_seconds(self.ru_stime) +
+                              timeval_seconds(children.ru_utime) +
+                              timeval_seconds(children.ru_stime),
+                          self.ru_minflt + children.ru_minflt};
 }
 
 struct meter {
     double start;
-    long faults;
+    struct usage usage;
 };
 
 static struct meter meter_start(void)
 {
-    return (struct meter){bench_seconds(), minor_faults()};
+    return (struct meter){bench_seconds(), usage_now()};
 }
 
 static struct cost meter_stop(struct meter meter, int count)
 {
+    struct usage usage = usage_now();
     return (struct cost){(bench_seconds() - meter.start) / count,
-                         (double)(minor_faults() - meter.faults) / count};
+                         (usage.cpu_seconds - meter.usage.cpu_seconds) / count,
+                         (double)(usage.faults - meter.usage.faults) / count};
 }
 
 static pid_t start_bare_child(int *read_end)
@@ -152,8 +170,10 @@ static struct cost best(struct cost a, struct cost b)
 
 static void print_row(const char *what, struct cost cost, const char *ratio)
 {
-    printf("  %-36s %8.0f per s  %8.1f us each  %5.1f faults each%s\n", what,
-           1 / cost.seconds, cost.seconds * 1e6, cost.faults, ratio);
+    printf("  %-36s %8.0f per s  %8.1f us each  %7.1f us CPU  %5.1f faults "
+           "each%s\n",
+           what, 1 / cost.seconds, cost.seconds * 1e6, cost.cpu_seconds * 1e6,
+           cost.faults, ratio);
 }
 
 static void print_compared(const char *what, struct cost cost,
