@@ -15,16 +15,20 @@
  * after the run: the stacks, the mailbox snapshot and the trace must all
  * show the moment the runner stopped it. One traced test crashes again
  * inside the crash handler (its arena hidden from its own process), and
- * two crash after a vfork child of theirs crashed.
+ * two crash after a vfork child of theirs crashed. One more crashes for
+ * the test after it, which checks that the crash mapped no library into
+ * the runner.
  * Every wait is on something that never comes: the test ends only by its
  * timeout.
  */
 #include <fcntl.h>
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/mman.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -377,4 +381,96 @@ TEST(crash, vfork_child_then_traced_test, .tags = "trace_messages",
 TEST(crash, vfork_child_then_untraced_test, .timeout_ms = 20000)
 {
     crash_after_a_vfork_child_crashed();
+}
+
+/* After a crash, which the runner symbolizes before it hands the crashed
+ * test's job its next test (it reads the frames from the job's slot), the
+ * runner must hold no library it did not hold at its start: whatever a
+ * crash maps into it stays for the rest of the run, and every later fork
+ * of the runner copies it. At -j1 this test's parent is the fork server,
+ * forked from the runner at its start: the libraries the server maps are
+ * the ones the runner started with. libdw's standard debug file lookup
+ * ended, for a module with no debug information (this program, when
+ * the driver runs a copy stripped of it), in its debuginfod client, which
+ * maps libcurl and its TLS libraries. */
+TEST(after_a_crash, crashes, .timeout_ms = 20000)
+{
+    write_to_inaccessible(inaccessible_address());
+}
+
+/* The parent of process `pid`, from /proc/PID/stat (after the command's
+ * closing parenthesis: the state, then the parent's pid); -1 if unknown. */
+static pid_t parent_of(pid_t pid)
+{
+    char path[64], text[1024];
+    snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+    FILE *stat = fopen(path, "re");
+    size_t length = stat ? fread(text, 1, sizeof text - 1, stat) : 0;
+    if (stat)
+        fclose(stat);
+    text[length] = '\0';
+    char *end_of_name = strrchr(text, ')');
+    int parent = -1;
+    if (!end_of_name || sscanf(end_of_name + 1, " %*c %d", &parent) != 1)
+        return -1;
+    return (pid_t)parent;
+}
+
+enum { MAX_LIBRARIES = 256, MAX_LIBRARY_PATH = 256 };
+
+struct libraries {
+    size_t count;
+    char paths[MAX_LIBRARIES][MAX_LIBRARY_PATH];
+};
+
+/* The shared libraries process `pid` maps (each path once); false when its
+ * maps cannot be read or hold more than MAX_LIBRARIES of them. */
+static bool libraries_of(pid_t pid, struct libraries *libraries)
+{
+    char path[64], line[512];
+    snprintf(path, sizeof path, "/proc/%d/maps", (int)pid);
+    FILE *maps = fopen(path, "re");
+    if (!maps)
+        return false;
+    libraries->count = 0;
+    bool fits = true;
+    while (fits && fgets(line, sizeof line, maps)) {
+        char *file = strchr(line, '/');
+        if (!file || !strstr(file, ".so"))
+            continue;
+        file[strcspn(file, "\n")] = '\0';
+        bool known = false;
+        for (size_t i = 0; i < libraries->count && !known; i++)
+            known = strcmp(libraries->paths[i], file) == 0;
+        if (known)
+            continue;
+        if (libraries->count == MAX_LIBRARIES)
+            fits = false;
+        else
+            snprintf(libraries->paths[libraries->count++], MAX_LIBRARY_PATH,
+                     "%s", file);
+    }
+    fclose(maps);
+    return fits;
+}
+
+static struct libraries server_libraries, runner_libraries;
+
+TEST(after_a_crash, runner_mapped_no_new_library)
+{
+    pid_t server = getppid();
+    pid_t runner = parent_of(server);
+    ASSERT(runner > 1, "the runner's pid is unknown (server %d)", (int)server);
+    ASSERT(libraries_of(server, &server_libraries),
+           "the server's libraries could not be read");
+    ASSERT(libraries_of(runner, &runner_libraries),
+           "the runner's libraries could not be read");
+    for (size_t i = 0; i < runner_libraries.count; i++) {
+        bool held_at_start = false;
+        for (size_t j = 0; j < server_libraries.count && !held_at_start; j++)
+            held_at_start = strcmp(runner_libraries.paths[i],
+                                   server_libraries.paths[j]) == 0;
+        EXPECT(held_at_start, "the runner mapped %s after the crash",
+               runner_libraries.paths[i]);
+    }
 }

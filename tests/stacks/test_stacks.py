@@ -383,6 +383,32 @@ def crash_untraced(c):
              "the crash lost its own stacktrace: %r" % failure)
 
 
+@CASES("stacks_crash_maps_no_library_into_the_runner")
+def crash_maps_no_library(c):
+    # A copy of the fixture stripped of its debug information: the crash's
+    # frames are named from its symbol table, and the test after the crash
+    # finds no library in the runner that the runner did not start with.
+    # libdw's standard lookup of a debug file for such a module ended in
+    # its debuginfod client, which mapped libcurl and its TLS libraries
+    # into the runner, and every later fork paid for them.
+    process, report, _ = c.run_for_report(
+        [c.options.stripped_fixture, "--color=never", "-j1",
+         "after_a_crash/*"])
+    c.expect_eq(process.returncode, 1, "exit status")
+    failure = crash_failure(c, report, "after_a_crash/crashes")
+    c.expect(any(f.get("function") == "write_to_inaccessible"
+                 for f in failure.get("stacktrace", [])),
+             "the crash was not symbolized: %r" % failure)
+    ids = [t["id"] for t in report["tests"]]
+    c.expect_eq(ids, ["after_a_crash/crashes",
+                      "after_a_crash/runner_mapped_no_new_library"],
+                "the tests, in the order they ran")
+    tests = {t["id"]: t for t in report["tests"]}
+    checked = tests.get("after_a_crash/runner_mapped_no_new_library", {})
+    c.expect_eq(checked.get("state"), "passed",
+                "the check after the crash: %r" % checked.get("failures"))
+
+
 @CASES("stacks_crash_inside_the_crash_handler_names_the_death")
 def crash_in_handler(c):
     if os.environ.get("TATTLE_SANITIZED") == "thread":
@@ -434,6 +460,7 @@ def main():
     parser.add_argument("case", choices=sorted(CASES))
     parser.add_argument("--fixture", required=True)
     parser.add_argument("--tattle", required=True)
+    parser.add_argument("--stripped-fixture", required=True)
     options = parser.parse_args()
     return driver.run_case(CASES[options.case], Case(options), options.case)
 
