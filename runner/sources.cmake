@@ -12,6 +12,7 @@ list(APPEND TATTLE_SOURCES
   runner/capture.c
   runner/test_process/crash.c
   runner/test_process/death.c
+  runner/debug_file.c
   runner/symbolize.c
   runner/stacks.c
   runner/private_memory.c

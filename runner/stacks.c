@@ -35,6 +35,7 @@
 #include <unistd.h>
 
 #include "base/buffer.h"
+#include "runner/debug_file.h"
 #include "base/timestamp.h"
 
 struct seized_thread {
@@ -276,38 +277,6 @@ static int collect_frame(Dwfl_Frame *state, void *arg)
     return DWARF_CB_OK;
 }
 
-/* Separate debug info is looked for by build id in the system's debug
- * directory only (where Debian's -dbg packages put it): one open per
- * module. The default lookup also searches debuglink paths and may ask
- * debuginfod over the network, which is what makes it slow. */
-static int debuginfo_by_build_id(Dwfl_Module *module, void **user_data,
-                                 const char *module_name, Dwarf_Addr base,
-                                 const char *file_name,
-                                 const char *debuglink_file,
-                                 GElf_Word debuglink_crc,
-                                 char **debuginfo_file_name)
-{
-    (void)user_data, (void)module_name, (void)base;
-    (void)file_name, (void)debuglink_file, (void)debuglink_crc;
-    const unsigned char *bits;
-    GElf_Addr vaddr;
-    int length = dwfl_module_build_id(module, &bits, &vaddr);
-    if (length < 2 || length > 64)
-        return -1;
-    char path[64 + 2 * 64 + 8] = "/usr/lib/debug/.build-id/";
-    size_t at = strlen(path);
-    for (int i = 0; i < length; i++) {
-        at += (size_t)snprintf(path + at, sizeof path - at, "%02x", bits[i]);
-        if (i == 0)
-            path[at++] = '/';
-    }
-    snprintf(path + at, sizeof path - at, ".debug");
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd >= 0)
-        *debuginfo_file_name = tattle__strdup(path);
-    return fd;
-}
-
 /* Each distinct lookup address of a process is symbolized once. */
 struct symbol_cache {
     Dwarf_Addr *keys; /* lookup address + 1; 0: empty */
@@ -429,7 +398,7 @@ static void unwind_process(struct taking *taking, pid_t pid, size_t first,
 {
     static const Dwfl_Callbacks callbacks = {
         .find_elf = dwfl_linux_proc_find_elf,
-        .find_debuginfo = debuginfo_by_build_id,
+        .find_debuginfo = tattle__find_debug_file,
     };
     struct tattle__stacks *stacks = taking->stacks;
     Dwfl *dwfl = dwfl_begin(&callbacks);

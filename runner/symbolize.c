@@ -5,13 +5,9 @@
  * Each crash gets a session of its own, ended as soon as its frames are
  * symbolized: a session kept for the rest of the run made the runner
  * several times larger after the first crash, and every test forked after
- * it paid for those pages. Separate debug files are found by build id
- * only (/usr/lib/debug/.build-id, where Debian's -dbgsym and Fedora's
- * -debuginfo packages put them): libdw's standard lookup ends, for every
- * module with no local debug file (libc without its debug package), in
- * its debuginfod client, and loading that client maps libcurl and its TLS
- * libraries into the runner for the rest of the run (9 MB more resident,
- * never unloaded), which every later fork of the runner pays for.
+ * it paid for those pages. Separate debug files are found as
+ * runner/debug_file.c says, never through libdw's debuginfod client
+ * (which stayed loaded, 9 MB of libraries, after the first crash).
  */
 #include "runner/symbolize.h"
 
@@ -22,6 +18,7 @@
 #include <unistd.h>
 
 #include "base/buffer.h"
+#include "runner/debug_file.h"
 
 /* A session for one crash: ended (and the heap it used given back) before
  * the next test is forked, so a run's later tests do not carry it. */
@@ -29,7 +26,7 @@ static Dwfl *dwfl_for_self(void)
 {
     static const Dwfl_Callbacks callbacks = {
         .find_elf = dwfl_linux_proc_find_elf,
-        .find_debuginfo = dwfl_build_id_find_debuginfo,
+        .find_debuginfo = tattle__find_debug_file,
     };
     Dwfl *dwfl = dwfl_begin(&callbacks);
     if (!dwfl)

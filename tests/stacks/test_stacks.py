@@ -6,7 +6,11 @@ the console, JUnit and what `tattle merge` reads back, and that the
 stacks, the mailbox snapshot and the trace of a test stopped at its
 timeout show the same moment.
 
-    test_stacks.py CASE --fixture PATH --tattle PATH
+    test_stacks.py CASE --fixture PATH --tattle PATH \
+        --stripped-fixture PATH --split-fixture PATH
+
+The two copies of the fixture are the same program without its debug
+information and with it split off into a file its .gnu_debuglink names.
 
 The fixture's tests meet through barriers and pipes, never by sleeping;
 each run happens in its own temporary working directory. Exits 0 when
@@ -396,9 +400,13 @@ def crash_maps_no_library(c):
          "after_a_crash/*"])
     c.expect_eq(process.returncode, 1, "exit status")
     failure = crash_failure(c, report, "after_a_crash/crashes")
-    c.expect(any(f.get("function") == "write_to_inaccessible"
-                 for f in failure.get("stacktrace", [])),
-             "the crash was not symbolized: %r" % failure)
+    frames = [f for f in failure.get("stacktrace", [])
+              if f.get("function") == "write_to_inaccessible"]
+    c.expect(frames, "the crash was not symbolized: %r" % failure)
+    # No file:line: the copy really has no debug information to give.
+    c.expect(frames and not frames[0].get("line"),
+             "the stripped copy still has its debug information: %r"
+             % frames)
     ids = [t["id"] for t in report["tests"]]
     c.expect_eq(ids, ["after_a_crash/crashes",
                       "after_a_crash/runner_mapped_no_new_library"],
@@ -407,6 +415,23 @@ def crash_maps_no_library(c):
     checked = tests.get("after_a_crash/runner_mapped_no_new_library", {})
     c.expect_eq(checked.get("state"), "passed",
                 "the check after the crash: %r" % checked.get("failures"))
+
+
+@CASES("stacks_crash_finds_a_debug_file_by_its_debuglink")
+def crash_debuglink(c):
+    # The program's debug information lives in the file its .gnu_debuglink
+    # names, beside it: the crash still has its file:line from there.
+    process, report, _ = c.run_for_report(
+        [c.options.split_fixture, "--color=never", "-j1",
+         "after_a_crash/crashes"])
+    c.expect_eq(process.returncode, 1, "exit status")
+    failure = crash_failure(c, report, "after_a_crash/crashes")
+    frames = [f for f in failure.get("stacktrace", [])
+              if f.get("function") == "write_to_inaccessible"]
+    c.require(frames, "the crash was not symbolized: %r" % failure)
+    c.expect((frames[0].get("file") or "").endswith("fixture_stacks.c")
+             and frames[0].get("line", 0) > 0,
+             "the split-off debug file gave no file:line: %r" % frames[0])
 
 
 @CASES("stacks_crash_inside_the_crash_handler_names_the_death")
@@ -461,6 +486,7 @@ def main():
     parser.add_argument("--fixture", required=True)
     parser.add_argument("--tattle", required=True)
     parser.add_argument("--stripped-fixture", required=True)
+    parser.add_argument("--split-fixture", required=True)
     options = parser.parse_args()
     return driver.run_case(CASES[options.case], Case(options), options.case)
 
