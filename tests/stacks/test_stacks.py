@@ -387,6 +387,20 @@ def crash_untraced(c):
              "the crash lost its own stacktrace: %r" % failure)
 
 
+def crash_of_a_copy(c, program, pattern):
+    """Runs a copy of the fixture (`program`) on `pattern` at -j1, for
+    after_a_crash/crashes; returns the report and the crash's frame of
+    write_to_inaccessible (required: the crash was symbolized)."""
+    process, report, _ = c.run_for_report(
+        [program, "--color=never", "-j1", pattern])
+    c.expect_eq(process.returncode, 1, "exit status")
+    failure = crash_failure(c, report, "after_a_crash/crashes")
+    frames = [f for f in failure.get("stacktrace", [])
+              if f.get("function") == "write_to_inaccessible"]
+    c.require(frames, "the crash was not symbolized: %r" % failure)
+    return report, frames[0]
+
+
 @CASES("stacks_crash_maps_no_library_into_the_runner")
 def crash_maps_no_library(c):
     # A copy of the fixture stripped of its debug information: the crash's
@@ -395,18 +409,11 @@ def crash_maps_no_library(c):
     # libdw's standard lookup of a debug file for such a module ended in
     # its debuginfod client, which mapped libcurl and its TLS libraries
     # into the runner, and every later fork paid for them.
-    process, report, _ = c.run_for_report(
-        [c.options.stripped_fixture, "--color=never", "-j1",
-         "after_a_crash/*"])
-    c.expect_eq(process.returncode, 1, "exit status")
-    failure = crash_failure(c, report, "after_a_crash/crashes")
-    frames = [f for f in failure.get("stacktrace", [])
-              if f.get("function") == "write_to_inaccessible"]
-    c.expect(frames, "the crash was not symbolized: %r" % failure)
+    report, frame = crash_of_a_copy(c, c.options.stripped_fixture,
+                                    "after_a_crash/*")
     # No file:line: the copy really has no debug information to give.
-    c.expect(frames and not frames[0].get("line"),
-             "the stripped copy still has its debug information: %r"
-             % frames)
+    c.expect(not frame.get("line"),
+             "the stripped copy still has its debug information: %r" % frame)
     ids = [t["id"] for t in report["tests"]]
     c.expect_eq(ids, ["after_a_crash/crashes",
                       "after_a_crash/runner_mapped_no_new_library"],
@@ -421,17 +428,11 @@ def crash_maps_no_library(c):
 def crash_debuglink(c):
     # The program's debug information lives in the file its .gnu_debuglink
     # names, beside it: the crash still has its file:line from there.
-    process, report, _ = c.run_for_report(
-        [c.options.split_fixture, "--color=never", "-j1",
-         "after_a_crash/crashes"])
-    c.expect_eq(process.returncode, 1, "exit status")
-    failure = crash_failure(c, report, "after_a_crash/crashes")
-    frames = [f for f in failure.get("stacktrace", [])
-              if f.get("function") == "write_to_inaccessible"]
-    c.require(frames, "the crash was not symbolized: %r" % failure)
-    c.expect((frames[0].get("file") or "").endswith("fixture_stacks.c")
-             and frames[0].get("line", 0) > 0,
-             "the split-off debug file gave no file:line: %r" % frames[0])
+    _, frame = crash_of_a_copy(c, c.options.split_fixture,
+                               "after_a_crash/crashes")
+    c.expect((frame.get("file") or "").endswith("fixture_stacks.c")
+             and (frame.get("line") or 0) > 0,
+             "the split-off debug file gave no file:line: %r" % frame)
 
 
 @CASES("stacks_crash_inside_the_crash_handler_names_the_death")
