@@ -45,16 +45,19 @@ static bool has_build_id(int fd, const unsigned char *id, int id_length)
     return same;
 }
 
-/* Opens `path` when it is another file than the module's own (`module`,
- * from stat) and carries the module's build id; -1 otherwise. */
+/* Opens `path` when it is a regular file other than the module's own
+ * (`module`, from stat) and carries the module's build id; -1 otherwise.
+ * The name comes from the module's .gnu_debuglink, which a test writes
+ * when the module is a library of its own: opened without blocking, so a
+ * FIFO of that name cannot hang the runner in open(). */
 static int open_if_debug_file(const char *path, const struct stat *module,
                               const unsigned char *id, int id_length)
 {
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
     if (fd < 0)
         return -1;
     struct stat candidate;
-    if (fstat(fd, &candidate) != 0 ||
+    if (fstat(fd, &candidate) != 0 || !S_ISREG(candidate.st_mode) ||
         (candidate.st_dev == module->st_dev &&
          candidate.st_ino == module->st_ino) ||
         !has_build_id(fd, id, id_length)) {
