@@ -80,17 +80,18 @@ static int find_by_debuglink(const char *file_name, const char *link,
     const char *slash = strrchr(file_name, '/');
     int directory_length = slash ? (int)(slash - file_name) : 1;
     const char *directory = slash ? file_name : ".";
-    for (int place = 0; place < 3; place++) {
-        if (place == 2 && directory[0] != '/')
+    /* Beside the module, in its .debug directory, under /usr/lib/debug by
+     * its directory (for an absolute one only). */
+    static const struct {
+        const char *before, *after;
+    } places[] = {{"", ""}, {"", "/.debug"}, {"/usr/lib/debug", ""}};
+    for (size_t i = 0; i < sizeof places / sizeof *places; i++) {
+        if (*places[i].before && directory[0] != '/')
             break;
         char path[PATH_MAX];
-        int length = place == 0 ? snprintf(path, sizeof path, "%.*s/%s",
-                                           directory_length, directory, link)
-                     : place == 1
-                         ? snprintf(path, sizeof path, "%.*s/.debug/%s",
-                                    directory_length, directory, link)
-                         : snprintf(path, sizeof path, "/usr/lib/debug%.*s/%s",
-                                    directory_length, directory, link);
+        int length =
+            snprintf(path, sizeof path, "%s%.*s%s/%s", places[i].before,
+                     directory_length, directory, places[i].after, link);
         if (length < 0 || (size_t)length >= sizeof path)
             continue;
         int fd = open_if_debug_file(path, &module, id, id_length);

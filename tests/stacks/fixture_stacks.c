@@ -18,8 +18,8 @@
  * two crash after a vfork child of theirs crashed. One more crashes for
  * the test after it, which checks that the crash mapped no library into
  * the runner.
- * Every wait is on something that never comes: the test ends only by its
- * timeout.
+ * Every wait of a test that times out is on something that never comes:
+ * it ends only by its timeout.
  */
 #include <fcntl.h>
 #include <limits.h>
