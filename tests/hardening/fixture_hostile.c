@@ -3,8 +3,9 @@
  * test_hostile.py: they overwrite the shared memory they inherited (the
  * result slot, trace arenas, a neighbour's slot), write to, truncate, seek
  * and read the descriptors they inherited, leave processes behind that
- * escape their test (CLONE_PARENT, fork hopping, double fork, setsid), and
- * wait inside their body for the driver to kill or signal the runner.
+ * escape their test (CLONE_PARENT, fork hopping, double fork, setsid),
+ * wait inside their body for the driver to kill or signal the runner, and
+ * time out or crash inside a library whose debug file is a FIFO.
  *
  * Nothing here knows how tattle lays out its memory. Shared memory is found
  * through /proc/self/maps: every writable shared mapping ('w' and 's' in
@@ -24,6 +25,8 @@
  *   HOSTILE_ATTACK  comma list of read, write, slots-zeros, slots-ff,
  *                   arenas-ff (what neighbour/attacker does)
  *   HOSTILE_WAIT_MS the bound of every wait (the driver scales it)
+ *   HOSTILE_LIBRARY the copy of hostile_library.c's library that the
+ *                   debuglink tests load
  *
  * Tests talk to the driver and to each other through files in the run's
  * working directory (handshakes, pid files "PID STARTTIME"), never by
@@ -31,6 +34,7 @@
  */
 #define _GNU_SOURCE
 #include <dirent.h>
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -985,6 +989,39 @@ TEST(stopper, second)
 TEST(stopper, control)
 {
     printf("control\n");
+}
+
+/* ---- 12. a library whose debug file is a FIFO ---- */
+
+/* The function `name` of the library HOSTILE_LIBRARY names (the driver's
+ * copy, beside a FIFO named as its debug file). */
+static void (*library_function(const char *name))(void)
+{
+    const char *path = getenv("HOSTILE_LIBRARY");
+    ASSERT(path, "HOSTILE_LIBRARY is not set");
+    void *library = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+    ASSERT(library, "dlopen %s: %s", path, dlerror());
+    void (*function)(void) = (void (*)(void))dlsym(library, name);
+    ASSERT(function, "dlsym %s: %s", name, dlerror());
+    return function;
+}
+
+/* Times out inside the library: the runner names the frames of every
+ * thread, the library's among them. */
+TEST(debuglink, times_out_in_its_library, .timeout_ms = 500)
+{
+    void (*wait_forever)(void) = library_function("hostile_library_wait");
+    touch("debuglink.inside");
+    wait_forever();
+}
+
+/* Crashes inside the library, traced: the runner takes every thread's
+ * stack while the crashing one waits, and names their frames. */
+TEST(debuglink, crashes_in_its_library, .tags = "trace_messages")
+{
+    void (*crash)(void) = library_function("hostile_library_crash");
+    touch("debuglink.inside");
+    crash();
 }
 
 /* ---- after: the tests every run ends with, whose results must be their

@@ -22,6 +22,7 @@ import argparse
 import fcntl
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -991,6 +992,51 @@ def stopped_server(c):
         c.output_exact(r, "stopper/control", "control\n")
 
 
+# ------------------- 12. a library whose debug file is a FIFO
+
+@CASES("hardening_debug_file_that_is_a_fifo_cannot_hang_the_runner")
+def debug_file_fifo(c):
+    """A test loads a library of its own whose .gnu_debuglink names a
+    FIFO, beside it and in its .debug directory, then times out or crashes
+    (traced) inside it: the runner, naming the library's frames, takes no FIFO for
+    its debug file (before, it blocked in open() waiting for a writer, and
+    not even SIGTERM ended the run), so the run ends, the test is failed
+    for its timeout or crash with the library's function in its frames,
+    and the tests around it are untouched."""
+    reference = reference_run(c)
+    for test, kind in (("debuglink/times_out_in_its_library", "timeout"),
+                       ("debuglink/crashes_in_its_library", "crash")):
+        label = kind
+        place = c.new_dir()
+        library = os.path.join(place, "hostile_library_split.so")
+        shutil.copyfile(c.options.library, library)
+        os.mkdir(os.path.join(place, ".debug"))
+        for fifo in ("hostile_library.debug", ".debug/hostile_library.debug"):
+            os.mkfifo(os.path.join(place, fifo))
+        r = hostile_run(c, reference, label, test, {"HOSTILE_LIBRARY": library})
+        c.expect(r.exists("debuglink.inside"),
+                 "[%s] %s never got to its library: %r" % (label, test,
+                                                           r.console[-600:]))
+        if not r.ok:
+            continue
+        failures = c.test(r, test)["failures"]
+        if not c.expect(failures and failures[0]["kind"] == kind,
+                        "[%s] %s: expected a %s, got %s"
+                        % (label, test, kind, shorten(failures))):
+            continue
+        failure = failures[0]
+        if "ptrace was refused" in failure["message"]:
+            continue  # no stacks to name on this machine
+        # The stacks, taken while the process lived, are what names the
+        # library's frames (a crash's own frames are named in the runner's
+        # image, which has no such library).
+        frames = [f for t in failure.get("stacks", []) for f in t["frames"]]
+        function = "hostile_library_" + ("wait" if kind == "timeout" else "crash")
+        c.expect(any(f["function"] == function for f in frames),
+                 "[%s] no frame of %s among %s"
+                 % (label, function, shorten([f["function"] for f in frames])))
+
+
 # The same attacks on the other way of killing a test's processes: without
 # cgroups, the process groups and the subreaper sweep must catch them all.
 def without_cgroups(check):
@@ -1015,8 +1061,11 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("case", choices=sorted(CASES))
     parser.add_argument("--fixture", required=True)
+    parser.add_argument("--library", required=True,
+                        help="hostile_library with its debug file split off")
     options = parser.parse_args()
     options.fixture = os.path.abspath(options.fixture)
+    options.library = os.path.abspath(options.library)
     return driver.run_case(CASES[options.case], Case(options), options.case)
 
 
