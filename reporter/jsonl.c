@@ -28,6 +28,12 @@ struct jsonl_reporter {
     int fd;
     bool owns_fd;
     struct tattle__buffer printed;
+    /* Where the last whole line ends in a file of its own, counted here:
+     * nothing else writes to it (it is opened after the fork server
+     * started, so no test holds it), and asking the kernel before each
+     * line cost a system call per event. -1: ask (stdout, which others
+     * share), or cannot be cut back (a pipe, a terminal). */
+    off_t end_of_lines;
     int error; /* the first error; nothing is written after it */
 };
 
@@ -51,6 +57,7 @@ static int jsonl_create(void **out, const char *destination,
         }
         self->owns_fd = true;
     }
+    self->end_of_lines = self->owns_fd ? lseek(self->fd, 0, SEEK_CUR) : -1;
     *out = self;
     return 0;
 }
@@ -58,12 +65,16 @@ static int jsonl_create(void **out, const char *destination,
 /* Writes `length` bytes of whole lines, or nothing: after a failed or
  * short write the file is cut back to where it ended before (a pipe or a
  * terminal cannot be, and a write there is whole up to PIPE_BUF anyway). */
-static int write_whole(int fd, const char *bytes, size_t length)
+static int write_whole(struct jsonl_reporter *self, const char *bytes,
+                       size_t length)
 {
-    off_t end_of_lines = lseek(fd, 0, SEEK_CUR);
-    int error = tattle__write_all(fd, bytes, length);
-    if (error && end_of_lines >= 0 && ftruncate(fd, end_of_lines) == 0)
-        lseek(fd, end_of_lines, SEEK_SET);
+    off_t end_of_lines =
+        self->owns_fd ? self->end_of_lines : lseek(self->fd, 0, SEEK_CUR);
+    int error = tattle__write_all(self->fd, bytes, length);
+    if (!error && self->owns_fd && end_of_lines >= 0)
+        self->end_of_lines = end_of_lines + (off_t)length;
+    if (error && end_of_lines >= 0 && ftruncate(self->fd, end_of_lines) == 0)
+        lseek(self->fd, end_of_lines, SEEK_SET);
     return error;
 }
 
@@ -73,7 +84,7 @@ static void write_line(struct jsonl_reporter *self)
     tattle__buffer_append(&self->printed, "\n", 1);
     if (self->fd == STDOUT_FILENO)
         fflush(stdout);
-    int error = write_whole(self->fd, self->printed.data, self->printed.length);
+    int error = write_whole(self, self->printed.data, self->printed.length);
     if (error && !self->error)
         self->error = error;
 }
