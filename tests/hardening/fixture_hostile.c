@@ -995,7 +995,7 @@ TEST(stopper, control)
 
 /* The function `name` of the library HOSTILE_LIBRARY names (the driver's
  * copy, beside a FIFO named as its debug file). */
-static void (*library_function(const char *name))(void)
+static void (*load_library_function(const char *name))(void)
 {
     const char *path = getenv("HOSTILE_LIBRARY");
     ASSERT(path, "HOSTILE_LIBRARY is not set");
@@ -1010,7 +1010,7 @@ static void (*library_function(const char *name))(void)
  * thread, the library's among them. */
 TEST(debuglink, times_out_in_its_library, .timeout_ms = 500)
 {
-    void (*wait_forever)(void) = library_function("hostile_library_wait");
+    void (*wait_forever)(void) = load_library_function("hostile_library_wait");
     touch("debuglink.inside");
     wait_forever();
 }
@@ -1019,7 +1019,7 @@ TEST(debuglink, times_out_in_its_library, .timeout_ms = 500)
  * stack while the crashing one waits, and names their frames. */
 TEST(debuglink, crashes_in_its_library, .tags = "trace_messages")
 {
-    void (*crash)(void) = library_function("hostile_library_crash");
+    void (*crash)(void) = load_library_function("hostile_library_crash");
     touch("debuglink.inside");
     crash();
 }

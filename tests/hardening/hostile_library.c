@@ -1,10 +1,11 @@
 /*
  * hostile_library.c — a library a hostile test of fixture_hostile.c loads
- * with dlopen() and then times out or crashes in, so that the runner, to
- * name the library's frames, looks for its debug information. The build
- * splits that off into a file the library's .gnu_debuglink names; the
- * driver puts a copy of the library beside a FIFO of that name, so what
- * the runner opens is whatever the test made of it.
+ * with dlopen() and then times out or crashes in, so that the runner, for
+ * the file:line of the library's frames, looks for its debug information.
+ * The build splits that off into a file the library's .gnu_debuglink
+ * names; the driver puts a copy of the library beside a FIFO of that name
+ * (or beside the real file), so what the runner opens is whatever the
+ * test made of it.
  */
 #include <unistd.h>
 

@@ -9,7 +9,7 @@ tests/tools/validate_json.py) and complete; every other test's result,
 output and trace are exactly what they are in a run without the hostile
 test; no process of a test outlives it.
 
-    test_hostile.py CASE --fixture PATH
+    test_hostile.py CASE --fixture PATH --library PATH
 
 Each CASE is one behaviour, named by its CTest test (`--list`), tried
 with several kinds of damage, each in its own run and working directory;
@@ -998,43 +998,74 @@ def stopped_server(c):
 def debug_file_fifo(c):
     """A test loads a library of its own whose .gnu_debuglink names a
     FIFO, beside it and in its .debug directory, then times out or crashes
-    (traced) inside it: the runner, naming the library's frames, takes no FIFO for
-    its debug file (before, it blocked in open() waiting for a writer, and
-    not even SIGTERM ended the run), so the run ends, the test is failed
-    for its timeout or crash with the library's function in its frames,
-    and the tests around it are untouched."""
+    (traced) inside it: the runner, looking for the debug file that gives
+    the library's frames their file:line, takes no FIFO for it (before, it
+    blocked in open() waiting for a writer, and not even SIGTERM ended the
+    run), so the run ends, the test is failed for its timeout or crash
+    with the library's function in its stacks (named from the library's
+    symbol table, without file:line), and the tests around it are
+    untouched. The same runs with the real debug file in the FIFO's place
+    show that file found and used: the lookup is on the path."""
+    debug_file = os.path.join(os.path.dirname(c.options.library),
+                              "hostile_library.debug")
     reference = reference_run(c)
     for test, kind in (("debuglink/times_out_in_its_library", "timeout"),
                        ("debuglink/crashes_in_its_library", "crash")):
-        label = kind
-        place = c.new_dir()
-        library = os.path.join(place, "hostile_library_split.so")
-        shutil.copyfile(c.options.library, library)
-        os.mkdir(os.path.join(place, ".debug"))
-        for fifo in ("hostile_library.debug", ".debug/hostile_library.debug"):
-            os.mkfifo(os.path.join(place, fifo))
-        r = hostile_run(c, reference, label, test, {"HOSTILE_LIBRARY": library})
-        c.expect(r.exists("debuglink.inside"),
-                 "[%s] %s never got to its library: %r" % (label, test,
-                                                           r.console[-600:]))
-        if not r.ok:
-            continue
-        failures = c.test(r, test)["failures"]
-        if not c.expect(failures and failures[0]["kind"] == kind,
-                        "[%s] %s: expected a %s, got %s"
-                        % (label, test, kind, shorten(failures))):
-            continue
-        failure = failures[0]
-        if "ptrace was refused" in failure["message"]:
-            continue  # no stacks to name on this machine
-        # The stacks, taken while the process lived, are what names the
-        # library's frames (a crash's own frames are named in the runner's
-        # image, which has no such library).
-        frames = [f for t in failure.get("stacks", []) for f in t["frames"]]
-        function = "hostile_library_" + ("wait" if kind == "timeout" else "crash")
-        c.expect(any(f["function"] == function for f in frames),
-                 "[%s] no frame of %s among %s"
-                 % (label, function, shorten([f["function"] for f in frames])))
+        for beside in ("fifo", "debug-file"):
+            label = "%s, %s" % (kind, beside)
+            place = c.new_dir()
+            library = os.path.join(place, "hostile_library_split.so")
+            shutil.copyfile(c.options.library, library)
+            os.mkdir(os.path.join(place, ".debug"))
+            for name in ("hostile_library.debug",
+                         ".debug/hostile_library.debug"):
+                if beside == "fifo":
+                    os.mkfifo(os.path.join(place, name))
+            if beside == "debug-file":
+                shutil.copyfile(debug_file,
+                                os.path.join(place, "hostile_library.debug"))
+            env = {"HOSTILE_LIBRARY": library,
+                   "TATTLE_TIMEOUT_MULTIPLIER": str(MULTIPLIER)}
+            r = hostile_run(c, reference, label, test, env)
+            check_library_frame(c, r, label, test, kind, beside == "fifo")
+
+
+def check_library_frame(c, r, label, test, kind, fifo):
+    """The test `test` of run `r` failed for its `kind` (timeout, crash)
+    with the library's function in its stacks: without file:line when its
+    debug file was a FIFO, with hostile_library.c's when it was real."""
+    c.expect(r.exists("debuglink.inside"),
+             "[%s] %s never got to its library: %r"
+             % (label, test, r.console[-600:]))
+    if not r.ok:
+        return
+    failures = c.test(r, test)["failures"]
+    if not c.expect(failures and failures[0]["kind"] == kind,
+                    "[%s] %s: expected a %s, got %s"
+                    % (label, test, kind, shorten(failures))):
+        return
+    failure = failures[0]
+    if "ptrace was refused" in failure["message"]:
+        print("skipped: ptrace is refused on this machine: %s"
+              % failure["message"])
+        sys.exit(77)
+    # The stacks, taken while the process lived, are what reaches the
+    # library (a crash's own frames are named in the runner's image,
+    # which has no such library).
+    function = "hostile_library_" + ("wait" if kind == "timeout" else "crash")
+    frames = [f for t in failure.get("stacks", []) for f in t["frames"]
+              if f["function"] == function]
+    if not c.expect(frames, "[%s] no frame of %s in the stacks: %s"
+                    % (label, function, shorten(failure.get("stacks")))):
+        return
+    where = frames[0]["file"]
+    if fifo:
+        c.expect(where is None, "[%s] %s has a file (%r) though its debug "
+                 "file is a FIFO" % (label, function, where))
+    else:
+        c.expect(where and where.endswith("hostile_library.c"),
+                 "[%s] %s: file %r, not hostile_library.c from its debug "
+                 "file" % (label, function, where))
 
 
 # The same attacks on the other way of killing a test's processes: without
