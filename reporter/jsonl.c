@@ -28,11 +28,14 @@ struct jsonl_reporter {
     int fd;
     bool owns_fd;
     struct tattle__buffer printed;
-    /* Where the last whole line ends in a file of its own, counted here:
-     * nothing else writes to it (it is opened after the fork server
-     * started, so no test holds it), and asking the kernel before each
-     * line cost a system call per event. -1: ask (stdout, which others
-     * share), or cannot be cut back (a pipe, a terminal). */
+    /* Where the last whole line ends in a file of its own (counting):
+     * only this reporter writes to it (it is opened after the fork server
+     * started, so no forked test holds it), and asking the kernel before
+     * each line cost a system call per event. A standard stream is asked
+     * each time, since others write to it too (a report opened as
+     * descriptor 1 or 2, when the runner started without them, is one).
+     * -1 when counting: the file cannot be cut back (a pipe, a terminal). */
+    bool counting;
     off_t end_of_lines;
     int error; /* the first error; nothing is written after it */
 };
@@ -57,7 +60,8 @@ static int jsonl_create(void **out, const char *destination,
         }
         self->owns_fd = true;
     }
-    self->end_of_lines = self->owns_fd ? lseek(self->fd, 0, SEEK_CUR) : -1;
+    self->counting = self->owns_fd && self->fd > STDERR_FILENO;
+    self->end_of_lines = self->counting ? lseek(self->fd, 0, SEEK_CUR) : -1;
     *out = self;
     return 0;
 }
@@ -69,9 +73,9 @@ static int write_whole(struct jsonl_reporter *self, const char *bytes,
                        size_t length)
 {
     off_t end_of_lines =
-        self->owns_fd ? self->end_of_lines : lseek(self->fd, 0, SEEK_CUR);
+        self->counting ? self->end_of_lines : lseek(self->fd, 0, SEEK_CUR);
     int error = tattle__write_all(self->fd, bytes, length);
-    if (!error && self->owns_fd && end_of_lines >= 0)
+    if (!error && self->counting && end_of_lines >= 0)
         self->end_of_lines = end_of_lines + (off_t)length;
     if (error && end_of_lines >= 0 && ftruncate(self->fd, end_of_lines) == 0)
         lseek(self->fd, end_of_lines, SEEK_SET);
