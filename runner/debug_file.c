@@ -1,10 +1,14 @@
 /*
- * debug_file.c — where the runner's libdw sessions find a module's
- * separate debug information.
+ * debug_file.c — where the runner's libdw sessions open a module's file
+ * and find its separate debug information.
  *
- * First by build id (libdw's own lookup under the debug directories:
- * /usr/lib/debug/.build-id, where Debian's -dbgsym packages, libc6-dbg and
- * Fedora's -debuginfo packages put it), then by the module's
+ * Every file is opened without blocking and taken only when it is a
+ * regular file: the paths come from a test's maps and debug links, and a
+ * FIFO put there would otherwise hang the runner in open().
+ *
+ * Debug information is found first by build id (libdw's own lookup under the
+ * debug directories: /usr/lib/debug/.build-id, where Debian's -dbgsym packages,
+ * libc6-dbg and Fedora's -debuginfo packages put it), then by the module's
  * .gnu_debuglink name in the three places a debug file split off with
  * `objcopy --only-keep-debug` is kept: beside the module, in its .debug
  * directory, and under /usr/lib/debug by the module's directory. A file
@@ -121,5 +125,33 @@ int tattle__find_debug_file(Dwfl_Module *module, void **user_data,
                                debuginfo_file_name);
     if (fd < 0)
         errno = 0; /* nothing found, which is no error */
+    return fd;
+}
+
+int tattle__find_module_file(Dwfl_Module *module, void **user_data,
+                             const char *module_name, Dwarf_Addr base,
+                             char **file_name, Elf **elfp)
+{
+    if (module_name[0] != '/')
+        return dwfl_linux_proc_find_elf(module, user_data, module_name, base,
+                                        file_name, elfp);
+    int fd = open(module_name, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+    if (fd < 0) {
+        /* "PATH (deleted)", with no file of that name: the process's
+         * memory has it, when libdw has the process. */
+        size_t length = strlen(module_name);
+        static const char deleted[] = " (deleted)";
+        if (errno == ENOENT && length > sizeof deleted - 1 &&
+            strcmp(module_name + length - (sizeof deleted - 1), deleted) == 0)
+            return dwfl_linux_proc_find_elf(module, user_data, module_name,
+                                            base, file_name, elfp);
+        return -1;
+    }
+    struct stat file;
+    if (fstat(fd, &file) != 0 || !S_ISREG(file.st_mode)) {
+        close(fd);
+        return -1;
+    }
+    *file_name = tattle__strdup(module_name);
     return fd;
 }

@@ -1,7 +1,8 @@
 /*
  * debug_file.h — where the runner's libdw sessions (a crash's frames, a
- * timed-out test's stacks) find a module's separate debug information,
- * without ever reaching libdw's debuginfod client.
+ * timed-out test's stacks) open a module's file and find its separate
+ * debug information, without ever blocking on a file a test put in their
+ * place or reaching libdw's debuginfod client.
  */
 #ifndef TATTLE_RUNNER_DEBUG_FILE_H
 #define TATTLE_RUNNER_DEBUG_FILE_H
@@ -19,5 +20,18 @@ int tattle__find_debug_file(Dwfl_Module *module, void **user_data,
                             const char *file_name, const char *debuglink_file,
                             GElf_Word debuglink_crc,
                             char **debuginfo_file_name);
+
+/** A Dwfl_Callbacks.find_elf for the modules of a test's process, found
+ * by the paths its maps name: the file at `module_name`, opened without
+ * blocking and taken only when it is a regular file (a test may have put
+ * a FIFO at the path since it mapped the file: libdw's own callback
+ * checks with stat() first and then opens, blocking, what is there by
+ * then). A name that is not a path (the vDSO), or a deleted file's,
+ * which only the live process's memory holds, is left to
+ * dwfl_linux_proc_find_elf. Returns an open descriptor (and the name,
+ * malloc'd, in *file_name) or -1. */
+int tattle__find_module_file(Dwfl_Module *module, void **user_data,
+                             const char *module_name, Dwarf_Addr base,
+                             char **file_name, Elf **elfp);
 
 #endif

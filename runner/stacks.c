@@ -397,7 +397,7 @@ static void unwind_process(struct taking *taking, pid_t pid, size_t first,
                            size_t end)
 {
     static const Dwfl_Callbacks callbacks = {
-        .find_elf = dwfl_linux_proc_find_elf,
+        .find_elf = tattle__find_module_file,
         .find_debuginfo = tattle__find_debug_file,
     };
     struct tattle__stacks *stacks = taking->stacks;
