@@ -52,11 +52,12 @@ static const char *phase_name(enum tattle__phase phase)
  * TEST() names tattle__body__SUITE__NAME, is named by the test's id. */
 static void take_frames(struct tattle__result_record *record,
                         const struct tattle__test_entry *entry,
-                        const struct tattle__slot_reading *reading)
+                        const struct tattle__outcome *outcome)
 {
+    const struct tattle__slot_reading *reading = &outcome->reading;
     record->frames =
         tattle__symbolize(reading->crash_frames, reading->crash_frame_count,
-                          &record->frame_count);
+                          outcome->crash_maps, &record->frame_count);
     const char *body = tattle__record_printf(
         record, "tattle__body__%s__%s", entry->test->suite, entry->test->name);
     for (size_t i = 0; i < record->frame_count; i++) {
@@ -152,7 +153,7 @@ static void add_crash(struct tattle__result_record *record,
     failure->signal = signal_number;
     if (!reading->crashed || reading->crash_signal != signal_number)
         return;
-    take_frames(record, entry, reading);
+    take_frames(record, entry, outcome);
     failure->frames = record->frames;
     failure->frame_count = record->frame_count;
     locate_at_frames(failure);

@@ -107,6 +107,7 @@ struct running {
     unsigned stacks_ring;           /* the ring `stacks` were taken at, or 0 */
     uint32_t crash_records_at_ring; /* the test process's crash records */
     uint32_t failures_dropped_at_ring; /* and dropped ones, at that ring */
+    char *crash_maps;    /* owned: the test process's maps at that ring */
     pid_t *tracees;      /* owned: threads a taking of stacks left traced by
                             the runner, released once they show a stop */
     size_t tracee_count; /* (or their end): never dropped while they live */
@@ -584,8 +585,9 @@ fixture_failure(struct tattle__scheduler *scheduler, struct suite_server *suite,
             reading->crashed &&
             reading->crash_signal == WTERMSIG(suite->exit_status)) {
             size_t count;
-            failed.frames = tattle__symbolize(
-                reading->crash_frames, reading->crash_frame_count, &count);
+            failed.frames =
+                tattle__symbolize(reading->crash_frames,
+                                  reading->crash_frame_count, NULL, &count);
             failed.frame_count = count;
         }
     }
@@ -647,7 +649,7 @@ static void stop_timed_out_fixture(struct tattle__scheduler *scheduler,
 static int read_stop_signal(struct tattle__scheduler *scheduler);
 static void release_stopped_tracees(struct running *run);
 static void
-forget_stacks_of_an_earlier_ring(struct running *run,
+forget_what_an_earlier_ring_took(struct running *run,
                                  const struct tattle__slot_reading *reading);
 
 /* Waits for the suite server's fixture (before_all or after_all) in job
@@ -979,7 +981,8 @@ static void finish(struct tattle__scheduler *scheduler, struct running *run)
         .stacks = &run->stacks,
     };
     tattle__slot_read_of(run->slot, SLOT_BYTES, run->pid, &outcome.reading);
-    forget_stacks_of_an_earlier_ring(run, &outcome.reading);
+    forget_what_an_earlier_ring_took(run, &outcome.reading);
+    outcome.crash_maps = run->crash_maps;
     if (run->trace) {
         int error = tattle__trace_session_freeze(run->trace, &outcome.trace);
         if (error != 0)
@@ -1026,6 +1029,8 @@ static void finish(struct tattle__scheduler *scheduler, struct running *run)
     tattle__slot_reading_release(&outcome.reading);
     tattle__stacks_release(&run->stacks);
     tattle__stacks_release(&run->fixture_stacks);
+    free(run->crash_maps);
+    run->crash_maps = NULL;
     /* Reaped with their process: nothing of them is left to wait for. */
     release_stopped_tracees(run);
     free(run->tracees);
@@ -1070,8 +1075,8 @@ static void keep_tracees(struct running *run, struct tattle__stacks *stacks)
     stacks->still_traced_count = 0;
 }
 
-/* Stacks taken at a ring of the crash doorbell belong with the crash the
- * test died of only when that crash had rung: an honest crash handler
+/* Stacks and maps taken at a ring of the crash doorbell belong with the
+ * crash the test died of only when that crash had rung: an honest crash handler
  * adds its crash record to the slot before it rings, so a crash record of
  * the test process (or one dropped for want of room) that came after the
  * ring the runner last answered is a crash that did not ring, and the
@@ -1084,13 +1089,17 @@ static void keep_tracees(struct running *run, struct tattle__stacks *stacks)
  * stacks only by forging that record too, before its ring: then the frames it
  * reports are forged as well. Stacks taken at a timeout are left alone. */
 static void
-forget_stacks_of_an_earlier_ring(struct running *run,
+forget_what_an_earlier_ring_took(struct running *run,
                                  const struct tattle__slot_reading *reading)
 {
-    if (run->stacks_ring == 0 || !run->stacks.taken)
-        return;
     if (reading->crash_records == run->crash_records_at_ring &&
         reading->failures_dropped == run->failures_dropped_at_ring)
+        return;
+    /* Its maps too: the crash's addresses are looked up in the runner's
+     * image, as for a crash that never rang. */
+    free(run->crash_maps);
+    run->crash_maps = NULL;
+    if (run->stacks_ring == 0 || !run->stacks.taken)
         return;
     keep_tracees(run, &run->stacks);
     tattle__stacks_release(&run->stacks);
@@ -1226,7 +1235,7 @@ static void test_hook_delay_before_kill(void)
         ;
 }
 
-/* The signal a crashing traced test rings the runner with. */
+/* The signal a crashing test rings the runner with. */
 static int doorbell_signal(void)
 {
     return SIGRTMIN + 3;
@@ -1333,7 +1342,7 @@ static void answer_ring(struct running *run, uint32_t answer)
 
 /* What the slot holds that the test's crash handler adds before it rings:
  * counted at each ring answered, compared once the test is gone
- * (forget_stacks_of_an_earlier_ring). */
+ * (forget_what_an_earlier_ring_took). */
 static void count_crash_records(struct running *run)
 {
     struct tattle__slot_reading reading;
@@ -1343,8 +1352,9 @@ static void count_crash_records(struct running *run)
     tattle__slot_reading_release(&reading);
 }
 
-/* A doorbell rang: every traced test whose crash handler waits has the
- * stacks of all its threads taken and is answered. A later ring (the
+/* A doorbell rang: every test whose crash handler waits has its maps
+ * read (where its crash's addresses are looked up) and, traced, the
+ * stacks of all its threads taken, and is answered. A later ring (the
  * crash after a forged one) takes them again and replaces them, up to
  * DOORBELL_ANSWERS_MAX rings per test; a ring past those is answered at
  * once without stacks, so a flood of forgeries costs little. */
@@ -1355,9 +1365,9 @@ static void answer_doorbells(struct tattle__scheduler *scheduler)
         struct running *run = &scheduler->running[i];
         /* A test stopped (timed out, interrupted, killed) keeps the stacks
          * it was stopped with: a late ring replaces nothing. */
-        if (!run->busy || run->reaped || !run->job.traced ||
-            run->doorbell_closed || run->timed_out || run->interrupted_by ||
-            run->killing || run->pid <= 0 ||
+        if (!run->busy || run->reaped || run->doorbell_closed ||
+            run->timed_out || run->interrupted_by || run->killing ||
+            run->pid <= 0 ||
             atomic_load(&run->slot->crash_stop) != TATTLE__CRASH_STOP_RUNG)
             continue;
         pid_t crashed = atomic_load(&run->slot->crash_tid);
@@ -1371,6 +1381,14 @@ static void answer_doorbells(struct tattle__scheduler *scheduler)
         }
         run->rings_answered++;
         count_crash_records(run);
+        /* What the process has mapped now names its crash's addresses,
+         * what it loaded itself among them. */
+        free(run->crash_maps);
+        run->crash_maps = tattle__symbolize_take_maps(run->pid);
+        if (!run->job.traced) {
+            answer_ring(run, TATTLE__CRASH_STOP_TAKEN);
+            continue;
+        }
         take_stacks(scheduler, run, NULL);
         run->stacks_ring = run->rings_answered;
         put_crashed_thread_first(&run->stacks, crashed);
@@ -1490,9 +1508,10 @@ static int start_next(struct tattle__scheduler *scheduler, struct running *run)
         tattle__capture_reset(&run->captures[1]);
         tattle__slot_reset(run->slot, SLOT_BYTES);
     }
-    if (job.traced) {
-        /* At a crash the test rings and waits while every thread's stack
-         * is taken: as long as taking may cost, and a second more. */
+    {
+        /* At a crash the test rings and waits while its maps are read and,
+         * traced, every thread's stack is taken: as long as taking may
+         * cost, and a second more. */
         double wait_ms = ((double)stacks_budget_us / 1000.0 + 1000.0) *
                          scheduler->timeout_multiplier;
         atomic_store(&run->slot->doorbell_pid, (int32_t)getpid());

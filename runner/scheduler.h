@@ -79,6 +79,10 @@ struct tattle__outcome {
     /* A timed-out test's stacks (NULL when none were taken); the callback
      * may take its threads over. */
     struct tattle__stacks *stacks;
+    /* The crashed test process's /proc maps, taken while its crash handler
+     * waited (NULL: it did not ring, or they could not be read): where its
+     * crash's addresses are looked up (runner/symbolize.h). */
+    const char *crash_maps;
     /* non-NULL: the suite's before_all failed or its suite server died:
      * why */
     const struct tattle__fixture_failure *fixture_error;

@@ -61,7 +61,7 @@ struct tattle__slot {
                                           failures, that did not fit */
     _Atomic uint32_t setup_failed;     /* a fixture before the body failed */
     _Atomic uint32_t fixture;          /* enum tattle__fixture_role */
-    /* The crash doorbell of a traced test: set by the runner before the
+    /* The crash doorbell of a forked test: set by the runner before the
      * fork, rung by the crash handler (runner/test_process/crash.c). */
     _Atomic int32_t doorbell_pid;      /* the runner to signal; 0: none */
     _Atomic int32_t doorbell_signal;   /* the signal it waits for */

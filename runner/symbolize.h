@@ -2,24 +2,38 @@
  * symbolize.h — turning a crash's raw return addresses into frames.
  *
  * The test process was forked from the runner without exec, so the code it
- * ran is mapped at the same addresses in the runner: the runner looks the
- * addresses up in its own process with libdw (function names from the
- * symbol tables, file:line where debug info exists).
+ * ran is mapped at the same addresses in the runner, except what it loaded
+ * itself (dlopen): its crash handler rings the runner, which takes the
+ * process's maps while the handler waits, and the addresses are looked up
+ * with libdw in the modules those maps name, then in the runner's own
+ * process (function names from the symbol tables, file:line where debug
+ * info exists).
  */
 #ifndef TATTLE_RUNNER_SYMBOLIZE_H
 #define TATTLE_RUNNER_SYMBOLIZE_H
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include <tattle/reporter.h>
 
 /** Symbolizes `count` addresses captured by the crash handler, dropping the
- * handler's own frames and the runner's frames below the test. Returns a
- * malloc'd array (the caller frees it with tattle__frames_free) and stores
- * its length in *frame_count. */
+ * handler's own frames and the runner's frames below the test: in the
+ * modules `maps` names (what tattle__symbolize_take_maps read, or NULL),
+ * else in the runner's own image. Returns a malloc'd array (the caller
+ * frees it with tattle__frames_free) and stores its length in
+ * *frame_count. */
 struct tattle_frame *tattle__symbolize(const uintptr_t *addresses, int count,
-                                       size_t *frame_count);
+                                       const char *maps, size_t *frame_count);
+
+/** How much of a process's maps is kept for its crash: lines past it are
+ * left out (their modules are looked up in the runner's image). */
+#define TATTLE__MAPS_BYTES_MAX (4u << 20)
+
+/** The text of /proc/`pid`/maps in whole lines (at most
+ * TATTLE__MAPS_BYTES_MAX bytes), malloc'd; NULL when it cannot be read. */
+char *tattle__symbolize_take_maps(pid_t pid);
 void tattle__frames_free(struct tattle_frame *frames, size_t count);
 
 /** The name of the function at `address` (a function's entry), malloc'd;

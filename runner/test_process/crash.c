@@ -78,8 +78,9 @@ static uint64_t monotonic_ns(void)
     return (uint64_t)now.tv_sec * 1000000000u + (uint64_t)now.tv_nsec;
 }
 
-/* Tells the runner this thread is crashing and waits until it took every
- * thread's stack, or until the wait the runner allowed is over. */
+/* Tells the runner this thread is crashing and waits until it took what
+ * it takes of the living process (its maps and, when the test is traced,
+ * every thread's stack), or until the wait the runner allowed is over. */
 static void ring_and_wait_for_stacks(struct tattle__slot *slot)
 {
     pid_t runner = atomic_load(&slot->doorbell_pid);

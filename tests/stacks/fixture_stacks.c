@@ -17,10 +17,12 @@
  * inside the crash handler (its arena hidden from its own process), and
  * two crash after a vfork child of theirs crashed. One more crashes for
  * the test after it, which checks that the crash mapped no library into
- * the runner.
+ * the runner. Two (one traced) crash in a callback from a library they
+ * loaded with dlopen() (crash_library.c), which only their own maps hold.
  * Every wait of a test that times out is on something that never comes:
  * it ends only by its timeout.
  */
+#include <dlfcn.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <pthread.h>
@@ -383,6 +385,46 @@ TEST(crash, vfork_child_then_traced_test, .tags = "trace_messages",
 TEST(crash, vfork_child_then_untraced_test, .timeout_ms = 20000)
 {
     crash_after_a_vfork_child_crashed();
+}
+
+/* ---- a crash through a library the test loaded itself ---- */
+
+/* Keeps the call before it out of tail position, so that its caller's
+ * frame stays on the stack: the test checks every frame of the crash. */
+#define KEEP_THIS_FRAME() __asm__ volatile("" ::: "memory")
+
+/* Crashes: called back from crash_library.c's library. */
+__attribute__((noinline)) static void crash_in_a_callback(void)
+{
+    write_to_inaccessible(inaccessible_address());
+    KEEP_THIS_FRAME();
+}
+
+/* Loads the library STACKS_CRASH_LIBRARY names and has it call back into
+ * crash_in_a_callback. */
+__attribute__((noinline)) static void crash_through_the_library(void)
+{
+    const char *path = getenv("STACKS_CRASH_LIBRARY");
+    ASSERT(path, "STACKS_CRASH_LIBRARY is not set");
+    void *library = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+    ASSERT(library, "dlopen %s: %s", path, dlerror());
+    void (*call)(void (*)(void));
+    *(void **)&call = dlsym(library, "crash_library_call");
+    ASSERT(call, "dlsym crash_library_call: %s", dlerror());
+    call(crash_in_a_callback);
+    KEEP_THIS_FRAME();
+}
+
+TEST(dlopened, untraced_crash)
+{
+    crash_through_the_library();
+    KEEP_THIS_FRAME();
+}
+
+TEST(dlopened, traced_crash, .tags = "trace_messages")
+{
+    crash_through_the_library();
+    KEEP_THIS_FRAME();
 }
 
 /* After a crash, which the runner symbolizes before it hands the crashed

@@ -387,6 +387,41 @@ def crash_untraced(c):
              "the crash lost its own stacktrace: %r" % failure)
 
 
+@CASES("stacks_crash_through_a_library_the_test_loaded_is_named")
+def crash_through_a_loaded_library(c):
+    # The test loads a library with dlopen() and crashes in a callback the
+    # library called: the frames run from the test binary into the library
+    # and back. Only the crashed process's maps say where the library was
+    # (the runner never loaded it, so its own image has nothing or another
+    # module there): the library's frame has its function, file and line,
+    # and the test binary's frames on both sides of it theirs, untraced
+    # and traced.
+    library_source = os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                  "crash_library.c")
+    with open(library_source, encoding="utf-8") as f:
+        calls_back = next(n for n, line in enumerate(f, 1)
+                          if "/* @calls_back */" in line)
+    env = {"STACKS_CRASH_LIBRARY": c.options.crash_library}
+    for test in ("dlopened/untraced_crash", "dlopened/traced_crash"):
+        process, report, _ = c.run([test], env=env)
+        c.expect_eq(process.returncode, 1, "%s: exit status" % test)
+        failure = crash_failure(c, report, test)
+        frames = failure.get("stacktrace", [])
+        names = [f["function"] for f in frames]
+        c.expect_eq(names[:5], ["write_to_inaccessible", "crash_in_a_callback",
+                                "crash_library_call",
+                                "crash_through_the_library", test],
+                    "%s: the crash's frames" % test)
+        library = [f for f in frames if f["function"] == "crash_library_call"]
+        if c.expect(library, "%s: no frame of the library" % test):
+            c.expect((library[0]["file"] or "").endswith("crash_library.c"),
+                     "%s: the library's frame: %r" % (test, library[0]))
+            c.expect_eq(library[0]["line"], calls_back,
+                        "%s: the library's frame's line" % test)
+        c.expect_eq(failure["line"], marker_line("crashes"),
+                    "%s: crash line" % test)
+
+
 def crash_of_a_copy(c, program, pattern):
     """Runs a copy of the fixture (`program`) on `pattern` at -j1, for
     after_a_crash/crashes; returns the report and the crash's frame of
@@ -488,6 +523,7 @@ def main():
     parser.add_argument("--tattle", required=True)
     parser.add_argument("--stripped-fixture", required=True)
     parser.add_argument("--split-fixture", required=True)
+    parser.add_argument("--crash-library", required=True)
     options = parser.parse_args()
     return driver.run_case(CASES[options.case], Case(options), options.case)
 
