@@ -27,6 +27,7 @@
  *   HOSTILE_WAIT_MS the bound of every wait (the driver scales it)
  *   HOSTILE_LIBRARY the copy of hostile_library.c's library that the
  *                   debuglink tests load
+ *   HOSTILE_LIBRARY_SWAP a FIFO they rename over that copy once loaded
  *
  * Tests talk to the driver and to each other through files in the run's
  * working directory (handshakes, pid files "PID STARTTIME"), never by
@@ -1001,6 +1002,10 @@ static void (*load_library_function(const char *name))(void)
     ASSERT(path, "HOSTILE_LIBRARY is not set");
     void *library = dlopen(path, RTLD_NOW | RTLD_LOCAL);
     ASSERT(library, "dlopen %s: %s", path, dlerror());
+    /* Loaded: the FIFO takes the library's place at its path. */
+    const char *swap = getenv("HOSTILE_LIBRARY_SWAP");
+    if (swap)
+        ASSERT(rename(swap, path) == 0, "rename %s: %s", swap, strerror(errno));
     void (*function)(void) = (void (*)(void))dlsym(library, name);
     ASSERT(function, "dlsym %s: %s", name, dlerror());
     return function;

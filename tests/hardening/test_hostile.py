@@ -1005,13 +1005,15 @@ def debug_file_fifo(c):
     with the library's function in its stacks (named from the library's
     symbol table, without file:line), and the tests around it are
     untouched. The same runs with the real debug file in the FIFO's place
-    show that file found and used: the lookup is on the path."""
+    show that file found and used: the lookup is on the path. And a test
+    that renames a FIFO over its library once it loaded it (the maps then
+    name a FIFO as the module's file) ends as well."""
     debug_file = os.path.join(os.path.dirname(c.options.library),
                               "hostile_library.debug")
     reference = reference_run(c)
     for test, kind in (("debuglink/times_out_in_its_library", "timeout"),
                        ("debuglink/crashes_in_its_library", "crash")):
-        for beside in ("fifo", "debug-file"):
+        for beside in ("fifo", "debug-file", "library-swapped"):
             label = "%s, %s" % (kind, beside)
             place = c.new_dir()
             library = os.path.join(place, "hostile_library_split.so")
@@ -1026,14 +1028,18 @@ def debug_file_fifo(c):
                                 os.path.join(place, "hostile_library.debug"))
             env = {"HOSTILE_LIBRARY": library,
                    "TATTLE_TIMEOUT_MULTIPLIER": str(MULTIPLIER)}
+            if beside == "library-swapped":
+                env["HOSTILE_LIBRARY_SWAP"] = os.path.join(place, "swap")
+                os.mkfifo(env["HOSTILE_LIBRARY_SWAP"])
             r = hostile_run(c, reference, label, test, env)
-            check_library_frame(c, r, label, test, kind, beside == "fifo")
+            check_library_frame(c, r, label, test, kind, beside)
 
 
-def check_library_frame(c, r, label, test, kind, fifo):
+def check_library_frame(c, r, label, test, kind, beside):
     """The test `test` of run `r` failed for its `kind` (timeout, crash)
     with the library's function in its stacks: without file:line when its
-    debug file was a FIFO, with hostile_library.c's when it was real."""
+    debug file was a FIFO, with hostile_library.c's when it was real (when
+    the library itself became a FIFO, nothing can name its frames)."""
     c.expect(r.exists("debuglink.inside"),
              "[%s] %s never got to its library: %r"
              % (label, test, r.console[-600:]))
@@ -1049,9 +1055,10 @@ def check_library_frame(c, r, label, test, kind, fifo):
         print("skipped: ptrace is refused on this machine: %s"
               % failure["message"])
         sys.exit(77)
-    # The stacks, taken while the process lived, are what reaches the
-    # library (a crash's own frames are named in the runner's image,
-    # which has no such library).
+    if beside == "library-swapped":
+        return
+    # The stacks, taken while the process lived, reach the library (so
+    # do the crash's own frames, from the maps read while it waited).
     function = "hostile_library_" + ("wait" if kind == "timeout" else "crash")
     frames = [f for t in failure.get("stacks", []) for f in t["frames"]
               if f["function"] == function]
@@ -1059,7 +1066,7 @@ def check_library_frame(c, r, label, test, kind, fifo):
                     % (label, function, shorten(failure.get("stacks")))):
         return
     where = frames[0]["file"]
-    if fifo:
+    if beside == "fifo":
         c.expect(where is None, "[%s] %s has a file (%r) though its debug "
                  "file is a FIFO" % (label, function, where))
     else:
