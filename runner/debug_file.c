@@ -128,30 +128,57 @@ int tattle__find_debug_file(Dwfl_Module *module, void **user_data,
     return fd;
 }
 
-int tattle__find_module_file(Dwfl_Module *module, void **user_data,
-                             const char *module_name, Dwarf_Addr base,
-                             char **file_name, Elf **elfp)
+/* Whether `name` is how /proc maps name a file deleted since it was
+ * mapped. */
+static bool is_deleted_name(const char *name)
 {
+    static const char deleted[] = " (deleted)";
+    size_t length = strlen(name);
+    return length > sizeof deleted - 1 &&
+           strcmp(name + length - (sizeof deleted - 1), deleted) == 0;
+}
+
+int tattle__open_module_file(pid_t memory_of, Dwfl_Module *module,
+                             void **user_data, const char *module_name,
+                             Dwarf_Addr base, char **file_name, Elf **elfp)
+{
+    /* libdw's own callback for what is not a path: the vDSO, whose image
+     * it reads from /proc/PID/mem and nowhere else. */
     if (module_name[0] != '/')
         return dwfl_linux_proc_find_elf(module, user_data, module_name, base,
                                         file_name, elfp);
     int fd = open(module_name, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
-    if (fd < 0) {
-        /* "PATH (deleted)", with no file of that name: the process's
-         * memory has it, when libdw has the process. */
-        size_t length = strlen(module_name);
-        static const char deleted[] = " (deleted)";
-        if (errno == ENOENT && length > sizeof deleted - 1 &&
-            strcmp(module_name + length - (sizeof deleted - 1), deleted) == 0)
-            return dwfl_linux_proc_find_elf(module, user_data, module_name,
-                                            base, file_name, elfp);
-        return -1;
-    }
     struct stat file;
-    if (fstat(fd, &file) != 0 || !S_ISREG(file.st_mode)) {
-        close(fd);
-        return -1;
+    if (fd >= 0 && fstat(fd, &file) == 0 && S_ISREG(file.st_mode)) {
+        *file_name = tattle__strdup(module_name);
+        return fd;
     }
-    *file_name = tattle__strdup(module_name);
-    return fd;
+    if (fd >= 0)
+        close(fd);
+    /* A deleted file is read from the memory of the process that mapped
+     * it, when it is alive: asked for by the vDSO's name, so that libdw
+     * opens nothing but /proc/PID/mem (given the path, it would stat it and
+     * open, blocking, whatever is there by then). */
+    if (memory_of <= 0 || !is_deleted_name(module_name))
+        return -1;
+    char in_memory[32];
+    snprintf(in_memory, sizeof in_memory, "[vdso: %d]", (int)memory_of);
+    return dwfl_linux_proc_find_elf(module, user_data, in_memory, base,
+                                    file_name, elfp);
+}
+
+int tattle__find_module_file(Dwfl_Module *module, void **user_data,
+                             const char *module_name, Dwarf_Addr base,
+                             char **file_name, Elf **elfp)
+{
+    return tattle__open_module_file(-1, module, user_data, module_name, base,
+                                    file_name, elfp);
+}
+
+int tattle__find_own_module_file(Dwfl_Module *module, void **user_data,
+                                 const char *module_name, Dwarf_Addr base,
+                                 char **file_name, Elf **elfp)
+{
+    return tattle__open_module_file(getpid(), module, user_data, module_name,
+                                    base, file_name, elfp);
 }

@@ -392,15 +392,28 @@ static void drop_sanitizer_threads(struct tattle__stacks *stacks)
     stacks->thread_count = kept;
 }
 
+/* The process being unwound (the runner is single-threaded): where the
+ * image of a module deleted since it was mapped is read from. */
+static pid_t process_unwound;
+
+static int find_module_of_unwound(Dwfl_Module *module, void **user_data,
+                                  const char *module_name, Dwarf_Addr base,
+                                  char **file_name, Elf **elfp)
+{
+    return tattle__open_module_file(process_unwound, module, user_data,
+                                    module_name, base, file_name, elfp);
+}
+
 /* Unwinds the stopped threads of process `pid`: threads [first, end). */
 static void unwind_process(struct taking *taking, pid_t pid, size_t first,
                            size_t end)
 {
     static const Dwfl_Callbacks callbacks = {
-        .find_elf = tattle__find_module_file,
+        .find_elf = find_module_of_unwound,
         .find_debuginfo = tattle__find_debug_file,
     };
     struct tattle__stacks *stacks = taking->stacks;
+    process_unwound = pid;
     Dwfl *dwfl = dwfl_begin(&callbacks);
     if (!dwfl)
         return;

@@ -28,6 +28,7 @@
  *   HOSTILE_LIBRARY the copy of hostile_library.c's library that the
  *                   debuglink tests load
  *   HOSTILE_LIBRARY_SWAP a FIFO they rename over that copy once loaded
+ *                   (and beside it, one named as the maps then name it)
  *
  * Tests talk to the driver and to each other through files in the run's
  * working directory (handshakes, pid files "PID STARTTIME"), never by
@@ -38,6 +39,7 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <poll.h>
 #include <sched.h>
 #include <signal.h>
@@ -1002,10 +1004,17 @@ static void (*load_library_function(const char *name))(void)
     ASSERT(path, "HOSTILE_LIBRARY is not set");
     void *library = dlopen(path, RTLD_NOW | RTLD_LOCAL);
     ASSERT(library, "dlopen %s: %s", path, dlerror());
-    /* Loaded: the FIFO takes the library's place at its path. */
+    /* Loaded: the FIFO takes the library's place at its path, and a
+     * second one the name the maps now give the library's file (deleted,
+     * since the rename unlinked it). */
     const char *swap = getenv("HOSTILE_LIBRARY_SWAP");
-    if (swap)
+    if (swap) {
         ASSERT(rename(swap, path) == 0, "rename %s: %s", swap, strerror(errno));
+        char deleted[PATH_MAX];
+        snprintf(deleted, sizeof deleted, "%s (deleted)", path);
+        ASSERT(mkfifo(deleted, 0600) == 0, "mkfifo %s: %s", deleted,
+               strerror(errno));
+    }
     void (*function)(void) = (void (*)(void))dlsym(library, name);
     ASSERT(function, "dlsym %s: %s", name, dlerror());
     return function;

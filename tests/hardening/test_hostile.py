@@ -1006,8 +1006,9 @@ def debug_file_fifo(c):
     symbol table, without file:line), and the tests around it are
     untouched. The same runs with the real debug file in the FIFO's place
     show that file found and used: the lookup is on the path. And a test
-    that renames a FIFO over its library once it loaded it (the maps then
-    name a FIFO as the module's file) ends as well."""
+    that renames a FIFO over its library once it loaded it, and makes a
+    FIFO of the name the maps then give the file ("PATH (deleted)"), ends
+    as well."""
     debug_file = os.path.join(os.path.dirname(c.options.library),
                               "hostile_library.debug")
     reference = reference_run(c)
@@ -1057,9 +1058,14 @@ def check_library_frame(c, r, label, test, kind, beside):
         sys.exit(77)
     if beside == "library-swapped":
         return
-    # The stacks, taken while the process lived, reach the library (so
-    # do the crash's own frames, from the maps read while it waited).
+    # The stacks, taken while the process lived, reach the library, and so
+    # do the crash's own frames, from the maps read while it waited.
     function = "hostile_library_" + ("wait" if kind == "timeout" else "crash")
+    if kind == "crash":
+        c.expect(any(f["function"] == function
+                     for f in failure.get("stacktrace", [])),
+                 "[%s] no frame of %s in the crash's stacktrace: %s"
+                 % (label, function, shorten(failure.get("stacktrace"))))
     frames = [f for t in failure.get("stacks", []) for f in t["frames"]
               if f["function"] == function]
     if not c.expect(frames, "[%s] no frame of %s in the stacks: %s"
