@@ -59,7 +59,8 @@ enum {
     SLOT_BYTES = 256 * 1024,
     READ_CHUNK = 64 * 1024,
     STACKS_PROCESSES = 64,    /* processes of one test whose stacks are taken */
-    DOORBELL_ANSWERS_MAX = 4, /* rings of one test answered with stacks */
+    DOORBELL_ANSWERS_MAX = 4, /* rings of one test answered with its maps
+                                 (and, traced, stacks) */
     TRACEE_POLL_US = 10 * 1000 /* how often threads left traced are polled */
 };
 
@@ -102,7 +103,7 @@ struct running {
     struct tattle__stacks stacks;   /* taken when it timed out or, traced,
                                        when it rang at a crash */
     bool doorbell_closed;           /* it was stopped: no ring is answered */
-    unsigned rings_answered;        /* rings answered with stacks, bounded:
+    unsigned rings_answered;        /* rings answered (maps, stacks), bounded:
                                        the runner's count, not the slot's */
     unsigned stacks_ring;           /* the ring `stacks` were taken at, or 0 */
     uint32_t crash_records_at_ring; /* the test process's crash records */
@@ -1342,13 +1343,18 @@ static void answer_ring(struct running *run, uint32_t answer)
 
 /* What the slot holds that the test's crash handler adds before it rings:
  * counted at each ring answered, compared once the test is gone
- * (forget_what_an_earlier_ring_took). */
-static void count_crash_records(struct running *run)
+ * (forget_what_an_earlier_ring_took); and what the process has mapped
+ * where its crash's addresses lie, to name them by (what it loaded itself
+ * among them). */
+static void take_what_the_ring_shows(struct running *run)
 {
     struct tattle__slot_reading reading;
     tattle__slot_read_of(run->slot, SLOT_BYTES, run->pid, &reading);
     run->crash_records_at_ring = reading.crash_records;
     run->failures_dropped_at_ring = reading.failures_dropped;
+    free(run->crash_maps);
+    run->crash_maps = tattle__symbolize_take_maps(
+        run->pid, reading.crash_frames, reading.crash_frame_count);
     tattle__slot_reading_release(&reading);
 }
 
@@ -1380,11 +1386,7 @@ static void answer_doorbells(struct tattle__scheduler *scheduler)
             continue;
         }
         run->rings_answered++;
-        count_crash_records(run);
-        /* What the process has mapped now names its crash's addresses,
-         * what it loaded itself among them. */
-        free(run->crash_maps);
-        run->crash_maps = tattle__symbolize_take_maps(run->pid);
+        take_what_the_ring_shows(run);
         if (!run->job.traced) {
             answer_ring(run, TATTLE__CRASH_STOP_TAKEN);
             continue;
@@ -1514,7 +1516,8 @@ static int start_next(struct tattle__scheduler *scheduler, struct running *run)
          * cost, and a second more. */
         double wait_ms = ((double)stacks_budget_us / 1000.0 + 1000.0) *
                          scheduler->timeout_multiplier;
-        atomic_store(&run->slot->doorbell_pid, (int32_t)getpid());
+        atomic_store(&run->slot->doorbell_pid,
+                     (int32_t)atomic_load(&doorbell_runner));
         atomic_store(&run->slot->doorbell_signal, doorbell_signal());
         atomic_store(&run->slot->doorbell_wait_ms, (uint32_t)wait_ms);
     }

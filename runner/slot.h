@@ -75,9 +75,10 @@ struct tattle__slot {
     _Alignas(8) unsigned char records[];
 };
 
-/* Where a traced test's crash is between the handler and the runner: the
- * handler rings (RUNG) and waits on the word (a futex); the runner takes
- * every thread's stack and answers (TAKEN). */
+/* Where a test's crash is between the handler and the runner: the
+ * handler rings (RUNG) and waits on the word (a futex); the runner reads
+ * the process's maps and, when the test is traced, takes every thread's
+ * stack, and answers (TAKEN). */
 enum tattle__crash_stop {
     TATTLE__CRASH_STOP_NONE = 0,
     TATTLE__CRASH_STOP_RUNG = 1,

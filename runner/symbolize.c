@@ -17,6 +17,7 @@
 #include <elfutils/libdwfl.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <malloc.h>
@@ -26,16 +27,16 @@
 
 #include "base/buffer.h"
 #include "runner/debug_file.h"
-
-static const Dwfl_Callbacks callbacks = {
-    .find_elf = tattle__find_module_file,
-    .find_debuginfo = tattle__find_debug_file,
-};
+#include "runner/slot.h"
 
 /* A session for one crash: ended (and the heap it used given back) before
  * the next test is forked, so a run's later tests do not carry it. */
 static Dwfl *dwfl_for_self(void)
 {
+    static const Dwfl_Callbacks callbacks = {
+        .find_elf = tattle__find_own_module_file,
+        .find_debuginfo = tattle__find_debug_file,
+    };
     Dwfl *dwfl = dwfl_begin(&callbacks);
     if (!dwfl)
         return NULL;
@@ -51,6 +52,10 @@ static Dwfl *dwfl_for_self(void)
  * when there are none. */
 static Dwfl *dwfl_for_maps(const char *maps)
 {
+    static const Dwfl_Callbacks callbacks = {
+        .find_elf = tattle__find_module_file,
+        .find_debuginfo = tattle__find_debug_file,
+    };
     if (!maps || !*maps)
         return NULL;
     Dwfl *dwfl = dwfl_begin(&callbacks);
@@ -67,33 +72,134 @@ static Dwfl *dwfl_for_maps(const char *maps)
     return dwfl;
 }
 
-char *tattle__symbolize_take_maps(pid_t pid)
+/* Calls `each` with every line of /proc/`pid`/maps, NUL-terminated in
+ * place of its newline (a line longer than any path can make is skipped);
+ * read in chunks, so a process with a great many mappings costs no
+ * memory. Returns false when the file could not be opened. */
+static bool for_each_maps_line(pid_t pid,
+                               void (*each)(char *line, void *context),
+                               void *context)
 {
     char path[64];
     snprintf(path, sizeof path, "/proc/%d/maps", (int)pid);
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0)
-        return NULL;
-    struct tattle__buffer text = {0};
-    char chunk[16 * 1024];
+        return false;
+    char chunk[2 * PATH_MAX + 256];
+    size_t held = 0;       /* bytes of a line not ended yet */
+    bool skipping = false; /* in a line too long to hold */
     for (;;) {
-        ssize_t got = read(fd, chunk, sizeof chunk);
+        ssize_t got = read(fd, chunk + held, sizeof chunk - held - 1);
         if (got < 0 && errno == EINTR)
             continue;
-        if (got <= 0 || text.length + (size_t)got > TATTLE__MAPS_BYTES_MAX)
+        if (got <= 0)
             break;
-        tattle__buffer_append(&text, chunk, (size_t)got);
+        size_t end = held + (size_t)got;
+        size_t start = 0;
+        for (size_t at = held; at < end; at++) {
+            if (chunk[at] != '\n')
+                continue;
+            chunk[at] = '\0';
+            if (!skipping)
+                each(chunk + start, context);
+            skipping = false;
+            start = at + 1;
+        }
+        held = end - start;
+        memmove(chunk, chunk + start, held);
+        if (held == sizeof chunk - 1) {
+            held = 0;
+            skipping = true;
+        }
     }
     close(fd);
-    /* Whole lines only: a read cut short leaves a line half read. */
-    while (text.length > 0 && text.data[text.length - 1] != '\n')
-        text.length--;
-    if (text.length == 0) {
-        tattle__buffer_release(&text);
+    return true;
+}
+
+/* One line of a maps file: the range, and the file's device and inode (0
+ * for what no file backs). */
+struct mapping {
+    unsigned long start, end, inode;
+    unsigned major, minor;
+};
+
+static bool parse_mapping(const char *line, struct mapping *mapping)
+{
+    unsigned long offset;
+    char permissions[8];
+    return sscanf(line, "%lx-%lx %7s %lx %x:%x %lu", &mapping->start,
+                  &mapping->end, permissions, &offset, &mapping->major,
+                  &mapping->minor, &mapping->inode) == 7;
+}
+
+/* What the two passes over the maps keep: the files that hold one of the
+ * crash's addresses, then every line of those files (a module spans
+ * several), and the lines that hold an address themselves. */
+struct maps_filter {
+    const uintptr_t *addresses;
+    int count;
+    struct mapping files[TATTLE__MAX_FRAMES];
+    size_t file_count;
+    struct tattle__buffer kept;
+};
+
+static bool holds_an_address(const struct maps_filter *filter,
+                             const struct mapping *mapping)
+{
+    for (int i = 0; i < filter->count; i++) {
+        uintptr_t address = filter->addresses[i];
+        /* A return address may sit just past its call's module. */
+        if (address >= mapping->start && address <= mapping->end)
+            return true;
+    }
+    return false;
+}
+
+static bool of_a_kept_file(const struct maps_filter *filter,
+                           const struct mapping *mapping)
+{
+    for (size_t i = 0; mapping->inode && i < filter->file_count; i++)
+        if (filter->files[i].inode == mapping->inode &&
+            filter->files[i].major == mapping->major &&
+            filter->files[i].minor == mapping->minor)
+            return true;
+    return false;
+}
+
+static void find_files(char *line, void *context)
+{
+    struct maps_filter *filter = context;
+    struct mapping mapping;
+    if (!parse_mapping(line, &mapping) || !mapping.inode ||
+        !holds_an_address(filter, &mapping) ||
+        of_a_kept_file(filter, &mapping) ||
+        filter->file_count == sizeof filter->files / sizeof *filter->files)
+        return;
+    filter->files[filter->file_count++] = mapping;
+}
+
+static void keep_lines(char *line, void *context)
+{
+    struct maps_filter *filter = context;
+    struct mapping mapping;
+    if (!parse_mapping(line, &mapping) || !(of_a_kept_file(filter, &mapping) ||
+                                            holds_an_address(filter, &mapping)))
+        return;
+    tattle__buffer_append_string(&filter->kept, line);
+    tattle__buffer_append(&filter->kept, "\n", 1);
+}
+
+char *tattle__symbolize_take_maps(pid_t pid, const uintptr_t *addresses,
+                                  int count)
+{
+    struct maps_filter filter = {.addresses = addresses, .count = count};
+    if (count <= 0 || !for_each_maps_line(pid, find_files, &filter) ||
+        !for_each_maps_line(pid, keep_lines, &filter) ||
+        filter.kept.length == 0) {
+        tattle__buffer_release(&filter.kept);
         return NULL;
     }
-    tattle__buffer_append(&text, "", 0);
-    return tattle__buffer_take(&text);
+    return tattle__buffer_take(&filter.kept);
 }
 
 static void dwfl_done(Dwfl *dwfl)
@@ -152,38 +258,63 @@ static bool is_named(const struct tattle_frame *frame, const char *name)
 }
 
 /* The sessions a crash's addresses are looked up in: the crashed
- * process's modules first (what it loaded itself is only there), then the
- * runner's own image (what the maps could not name: a module deleted
- * since, or no maps at all). */
+ * process's modules (what it loaded itself is only there), and the
+ * runner's own image, for what the maps could not be read for. */
 struct sessions {
     Dwfl *maps, *self;
     bool self_begun; /* the runner's is begun when first needed */
 };
 
-/* Whether the maps show a module at `pc` whose file could be read: then
- * it alone names the address (the runner's image may hold another module
- * there, one the test unloaded, or one the runner loaded after the test
- * was forked). */
-static bool maps_know(Dwfl *maps, Dwarf_Addr pc)
+static Dwfl *self_session(struct sessions *sessions)
 {
-    Dwfl_Module *module = maps ? dwfl_addrmodule(maps, pc) : NULL;
+    if (!sessions->self_begun) {
+        sessions->self = dwfl_for_self();
+        sessions->self_begun = true;
+    }
+    return sessions->self;
+}
+
+/* Whether `self` holds at `pc` the module `module` of the maps: the same
+ * name at the same address. */
+static bool same_module(Dwfl *self, Dwarf_Addr pc, Dwfl_Module *module)
+{
+    Dwfl_Module *own = self ? dwfl_addrmodule(self, pc) : NULL;
+    if (!own)
+        return false;
+    Dwarf_Addr start, own_start;
+    const char *name =
+        dwfl_module_info(module, NULL, &start, NULL, NULL, NULL, NULL, NULL);
+    const char *own_name =
+        dwfl_module_info(own, NULL, &own_start, NULL, NULL, NULL, NULL, NULL);
+    return name && own_name && start == own_start &&
+           strcmp(name, own_name) == 0;
+}
+
+/* The session that names `pc`, or NULL: without maps the runner's own
+ * image (the crash did not ring); with them the module they show there,
+ * or the runner's copy of that same module when its file cannot be read
+ * (deleted since, say), and nothing when the maps show no module there:
+ * the runner may hold another module at that address (one the test
+ * unloaded, a reporter plugin loaded after the test was forked). */
+static Dwfl *session_of(struct sessions *sessions, Dwarf_Addr pc)
+{
+    if (!sessions->maps)
+        return self_session(sessions);
+    Dwfl_Module *module = dwfl_addrmodule(sessions->maps, pc);
+    if (!module)
+        return NULL;
     Dwarf_Addr bias;
-    return module && dwfl_module_getelf(module, &bias);
+    if (dwfl_module_getelf(module, &bias))
+        return sessions->maps;
+    Dwfl *self = self_session(sessions);
+    return same_module(self, pc, module) ? self : NULL;
 }
 
 static void lookup_in(struct sessions *sessions, uintptr_t address,
                       bool is_return_address, struct tattle_frame *frame)
 {
     Dwarf_Addr pc = is_return_address ? address - 1 : address;
-    if (maps_know(sessions->maps, pc)) {
-        lookup(sessions->maps, address, is_return_address, frame);
-        return;
-    }
-    if (!sessions->self_begun) {
-        sessions->self = dwfl_for_self();
-        sessions->self_begun = true;
-    }
-    lookup(sessions->self, address, is_return_address, frame);
+    lookup(session_of(sessions, pc), address, is_return_address, frame);
 }
 
 struct tattle_frame *tattle__symbolize(const uintptr_t *addresses, int count,

@@ -27,13 +27,14 @@
 struct tattle_frame *tattle__symbolize(const uintptr_t *addresses, int count,
                                        const char *maps, size_t *frame_count);
 
-/** How much of a process's maps is kept for its crash: lines past it are
- * left out (their modules are looked up in the runner's image). */
-#define TATTLE__MAPS_BYTES_MAX (4u << 20)
-
-/** The text of /proc/`pid`/maps in whole lines (at most
- * TATTLE__MAPS_BYTES_MAX bytes), malloc'd; NULL when it cannot be read. */
-char *tattle__symbolize_take_maps(pid_t pid);
+/** The lines of /proc/`pid`/maps that name where the `count` crash
+ * `addresses` lie: every line of each file holding one (at most as many
+ * files as a crash has frames), and each line holding one. malloc'd text;
+ * NULL when none does or the maps cannot be read. However many mappings
+ * the process has, the text stays that small, and so does the session
+ * that reads it. */
+char *tattle__symbolize_take_maps(pid_t pid, const uintptr_t *addresses,
+                                  int count);
 void tattle__frames_free(struct tattle_frame *frames, size_t count);
 
 /** The name of the function at `address` (a function's entry), malloc'd;
