@@ -147,19 +147,24 @@ int tattle__open_module_file(pid_t memory_of, Dwfl_Module *module,
     if (module_name[0] != '/')
         return dwfl_linux_proc_find_elf(module, user_data, module_name, base,
                                         file_name, elfp);
-    int fd = open(module_name, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
-    struct stat file;
-    if (fd >= 0 && fstat(fd, &file) == 0 && S_ISREG(file.st_mode)) {
-        *file_name = tattle__strdup(module_name);
-        return fd;
-    }
-    if (fd >= 0)
-        close(fd);
     /* A deleted file is read from the memory of the process that mapped
      * it, when it is alive: asked for by the vDSO's name, so that libdw
      * opens nothing but /proc/PID/mem (given the path, it would stat it and
-     * open, blocking, whatever is there by then). */
-    if (memory_of <= 0 || !is_deleted_name(module_name))
+     * open, blocking, whatever is there by then). What is at that path now
+     * is not the file, whatever it is. */
+    if (!is_deleted_name(module_name)) {
+        int fd =
+            open(module_name, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+        struct stat file;
+        if (fd >= 0 && fstat(fd, &file) == 0 && S_ISREG(file.st_mode)) {
+            *file_name = tattle__strdup(module_name);
+            return fd;
+        }
+        if (fd >= 0)
+            close(fd);
+        return -1;
+    }
+    if (memory_of <= 0)
         return -1;
     char in_memory[32];
     snprintf(in_memory, sizeof in_memory, "[vdso: %d]", (int)memory_of);

@@ -26,9 +26,10 @@ int tattle__find_debug_file(Dwfl_Module *module, void **user_data,
  * the file at `module_name`, opened without blocking and taken only when
  * it is a regular file (a test may have put a FIFO at the path since it
  * mapped the file; libdw's own callback checks with stat() and then opens,
- * blocking, what is there by then). A deleted file's image is read from
- * the memory of process `memory_of` (-1: none, it is gone), the vDSO's
- * from its process's memory; nothing else is opened. Returns an open
+ * blocking, what is there by then). A deleted file's image ("PATH
+ * (deleted)") is read from the memory of process `memory_of` (-1: none,
+ * it is gone), never from what has that name now; the vDSO's from its
+ * process's memory; nothing else is opened. Returns an open
  * descriptor (and the name, malloc'd, in *file_name) or -1, or sets
  * *elfp. */
 int tattle__open_module_file(pid_t memory_of, Dwfl_Module *module,

@@ -17,6 +17,7 @@
 #include <elfutils/libdwfl.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -73,9 +74,10 @@ static Dwfl *dwfl_for_maps(const char *maps)
 }
 
 /* Calls `each` with every line of /proc/`pid`/maps, NUL-terminated in
- * place of its newline (a line longer than any path can make is skipped);
- * read in chunks, so a process with a great many mappings costs no
- * memory. Returns false when the file could not be opened. */
+ * place of its newline (a line longer than the buffer, a path deeper than
+ * PATH_MAX, is skipped: its file's frames go unnamed); read in chunks, so
+ * a process with a great many mappings costs no memory. Returns false
+ * when the file could not be opened. */
 static bool for_each_maps_line(pid_t pid,
                                void (*each)(char *line, void *context),
                                void *context)
@@ -119,27 +121,32 @@ static bool for_each_maps_line(pid_t pid,
 /* One line of a maps file: the range, and the file's device and inode (0
  * for what no file backs). */
 struct mapping {
-    unsigned long start, end, inode;
+    uint64_t start, end, inode;
     unsigned major, minor;
 };
 
 static bool parse_mapping(const char *line, struct mapping *mapping)
 {
-    unsigned long offset;
+    uint64_t offset;
     char permissions[8];
-    return sscanf(line, "%lx-%lx %7s %lx %x:%x %lu", &mapping->start,
-                  &mapping->end, permissions, &offset, &mapping->major,
-                  &mapping->minor, &mapping->inode) == 7;
+    return sscanf(line,
+                  "%" SCNx64 "-%" SCNx64 " %7s %" SCNx64 " %x:%x %" SCNu64,
+                  &mapping->start, &mapping->end, permissions, &offset,
+                  &mapping->major, &mapping->minor, &mapping->inode) == 7;
 }
 
 /* What the two passes over the maps keep: the files that hold one of the
  * crash's addresses, then every line of those files (a module spans
- * several), and the lines that hold an address themselves. */
+ * several), and the lines that hold an address themselves; and after a
+ * kept file's line, the next file's line, so that two loads of one file
+ * (or two names of it) that other files kept apart stay apart: libdw takes
+ * neighbouring lines of one file for one module. */
 struct maps_filter {
     const uintptr_t *addresses;
     int count;
     struct mapping files[TATTLE__MAX_FRAMES];
     size_t file_count;
+    bool after_a_kept_file; /* the line before was one */
     struct tattle__buffer kept;
 };
 
@@ -182,8 +189,14 @@ static void keep_lines(char *line, void *context)
 {
     struct maps_filter *filter = context;
     struct mapping mapping;
-    if (!parse_mapping(line, &mapping) || !(of_a_kept_file(filter, &mapping) ||
-                                            holds_an_address(filter, &mapping)))
+    if (!parse_mapping(line, &mapping))
+        return;
+    bool of_a_file = mapping.inode != 0;
+    bool kept_file = of_a_file && of_a_kept_file(filter, &mapping);
+    bool boundary = of_a_file && filter->after_a_kept_file;
+    if (of_a_file)
+        filter->after_a_kept_file = kept_file;
+    if (!kept_file && !boundary && !holds_an_address(filter, &mapping))
         return;
     tattle__buffer_append_string(&filter->kept, line);
     tattle__buffer_append(&filter->kept, "\n", 1);
@@ -290,19 +303,31 @@ static bool same_module(Dwfl *self, Dwarf_Addr pc, Dwfl_Module *module)
            strcmp(name, own_name) == 0;
 }
 
+/* Whether `pc` lies in the runner's vDSO, which every process forked
+ * from it has at the same address (and a maps session does not report). */
+static bool in_the_vdso(Dwfl *self, Dwarf_Addr pc)
+{
+    Dwfl_Module *own = self ? dwfl_addrmodule(self, pc) : NULL;
+    const char *name =
+        own ? dwfl_module_info(own, NULL, NULL, NULL, NULL, NULL, NULL, NULL)
+            : NULL;
+    return name && strncmp(name, "[vdso", 5) == 0;
+}
+
 /* The session that names `pc`, or NULL: without maps the runner's own
  * image (the crash did not ring); with them the module they show there,
  * or the runner's copy of that same module when its file cannot be read
- * (deleted since, say), and nothing when the maps show no module there:
- * the runner may hold another module at that address (one the test
- * unloaded, a reporter plugin loaded after the test was forked). */
+ * (deleted since, say), the runner's vDSO, and nothing else when the maps
+ * show no module there: the runner may hold another module at that
+ * address (one the test unloaded, a reporter plugin loaded after the test
+ * was forked). */
 static Dwfl *session_of(struct sessions *sessions, Dwarf_Addr pc)
 {
     if (!sessions->maps)
         return self_session(sessions);
     Dwfl_Module *module = dwfl_addrmodule(sessions->maps, pc);
     if (!module)
-        return NULL;
+        return in_the_vdso(self_session(sessions), pc) ? sessions->self : NULL;
     Dwarf_Addr bias;
     if (dwfl_module_getelf(module, &bias))
         return sessions->maps;
@@ -330,7 +355,8 @@ struct tattle_frame *tattle__symbolize(const uintptr_t *addresses, int count,
     for (int i = 1; i < count && i < 16; i++) {
         struct tattle_frame probe;
         lookup_in(&sessions, addresses[i], false, &probe);
-        bool trampoline = is_named(&probe, "__restore_rt");
+        bool trampoline = is_named(&probe, "__restore_rt") ||
+                          is_named(&probe, "__kernel_rt_sigreturn");
         tattle__frames_free(&probe, 1);
         if (trampoline) {
             first = i + 1;

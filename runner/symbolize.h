@@ -3,11 +3,13 @@
  *
  * The test process was forked from the runner without exec, so the code it
  * ran is mapped at the same addresses in the runner, except what it loaded
- * itself (dlopen): its crash handler rings the runner, which takes the
+ * itself (dlopen): its crash handler rings the runner, which reads the
  * process's maps while the handler waits, and the addresses are looked up
- * with libdw in the modules those maps name, then in the runner's own
- * process (function names from the symbol tables, file:line where debug
- * info exists).
+ * with libdw in the modules those maps name (function names from the
+ * symbol tables, file:line where debug info exists). The runner's own
+ * process names them only when the crash did not ring, for its vDSO, and
+ * for a module the maps show at the same address whose file can no
+ * longer be read.
  */
 #ifndef TATTLE_RUNNER_SYMBOLIZE_H
 #define TATTLE_RUNNER_SYMBOLIZE_H
@@ -20,8 +22,8 @@
 
 /** Symbolizes `count` addresses captured by the crash handler, dropping the
  * handler's own frames and the runner's frames below the test: in the
- * modules `maps` names (what tattle__symbolize_take_maps read, or NULL),
- * else in the runner's own image. Returns a malloc'd array (the caller
+ * modules `maps` names (what tattle__symbolize_take_maps read), or in the
+ * runner's own image when `maps` is NULL. Returns a malloc'd array (the caller
  * frees it with tattle__frames_free) and stores its length in
  * *frame_count. */
 struct tattle_frame *tattle__symbolize(const uintptr_t *addresses, int count,
