@@ -1,8 +1,9 @@
 /*
  * jsonl.c — the "jsonl" reporter (see jsonl.h for the stream it writes).
  *
- * Each event is printed into a reused buffer (a test_finished line written
- * straight in by results/json.h, the others built with cJSON), a newline
+ * Each event is printed into a reused buffer (a test's lines, started and
+ * finished, written straight in with results/json.h and json_writer.h, the
+ * run's with cJSON), a newline
  * appended, and written with one write(2) call, so a line is either in the
  * file whole or not at all when the runner is killed between events. A
  * write that fails or falls short (a full disk) is undone: the file is cut
@@ -147,14 +148,20 @@ static void jsonl_begin(void *opaque, const struct tattle_run_info *run)
     emit(self, line, ok);
 }
 
+/* Written straight into the buffer, as test_finished is: the line of every
+ * test, which cJSON built and freed again with four allocations. */
 static void jsonl_test_started(void *opaque,
                                const struct tattle_test_info *test)
 {
     struct jsonl_reporter *self = opaque;
-    cJSON *line = event("test_started");
-    bool ok =
-        line && tattle__json_add_text(line, "id", test->id ? test->id : "");
-    emit(self, line, ok);
+    if (self->error)
+        return;
+    tattle__buffer_clear(&self->printed);
+    TATTLE__JSON_WRITE_LITERAL(&self->printed,
+                               "{\"event\":\"test_started\",\"id\":");
+    tattle__json_write_text(&self->printed, test->id ? test->id : "");
+    TATTLE__JSON_WRITE_LITERAL(&self->printed, "}");
+    write_line(self);
 }
 
 static void jsonl_test_finished(void *opaque,
