@@ -1510,17 +1510,15 @@ static int start_next(struct tattle__scheduler *scheduler, struct running *run)
         tattle__capture_reset(&run->captures[1]);
         tattle__slot_reset(run->slot, SLOT_BYTES);
     }
-    {
-        /* At a crash the test rings and waits while its maps are read and,
-         * traced, every thread's stack is taken: as long as taking may
-         * cost, and a second more. */
-        double wait_ms = ((double)stacks_budget_us / 1000.0 + 1000.0) *
-                         scheduler->timeout_multiplier;
-        atomic_store(&run->slot->doorbell_pid,
-                     (int32_t)atomic_load(&doorbell_runner));
-        atomic_store(&run->slot->doorbell_signal, doorbell_signal());
-        atomic_store(&run->slot->doorbell_wait_ms, (uint32_t)wait_ms);
-    }
+    /* At a crash the test rings and waits while its maps are read and,
+     * traced, every thread's stack is taken: as long as taking may cost,
+     * and a second more. */
+    double wait_ms = ((double)stacks_budget_us / 1000.0 + 1000.0) *
+                     scheduler->timeout_multiplier;
+    atomic_store(&run->slot->doorbell_pid,
+                 (int32_t)atomic_load(&doorbell_runner));
+    atomic_store(&run->slot->doorbell_signal, doorbell_signal());
+    atomic_store(&run->slot->doorbell_wait_ms, (uint32_t)wait_ms);
     struct tattle__spawn_request request = {
         .job = (unsigned)(run - scheduler->running),
         .test = job.entry->test,

@@ -18,7 +18,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
-#include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <malloc.h>
@@ -73,48 +72,28 @@ static Dwfl *dwfl_for_maps(const char *maps)
     return dwfl;
 }
 
-/* Calls `each` with every line of /proc/`pid`/maps, NUL-terminated in
- * place of its newline (a line longer than the buffer, a path deeper than
- * PATH_MAX, is skipped: its file's frames go unnamed); read in chunks, so
- * a process with a great many mappings costs no memory. Returns false
- * when the file could not be opened. */
+/* Calls `each` with every line of /proc/`pid`/maps, its newline cut off:
+ * one line at a time, so a process with a great many mappings costs no
+ * memory. Returns false when the file could not be opened. */
 static bool for_each_maps_line(pid_t pid,
                                void (*each)(char *line, void *context),
                                void *context)
 {
     char path[64];
     snprintf(path, sizeof path, "/proc/%d/maps", (int)pid);
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
+    FILE *maps = fopen(path, "re");
+    if (!maps)
         return false;
-    char chunk[2 * PATH_MAX + 256];
-    size_t held = 0;       /* bytes of a line not ended yet */
-    bool skipping = false; /* in a line too long to hold */
-    for (;;) {
-        ssize_t got = read(fd, chunk + held, sizeof chunk - held - 1);
-        if (got < 0 && errno == EINTR)
-            continue;
-        if (got <= 0)
-            break;
-        size_t end = held + (size_t)got;
-        size_t start = 0;
-        for (size_t at = held; at < end; at++) {
-            if (chunk[at] != '\n')
-                continue;
-            chunk[at] = '\0';
-            if (!skipping)
-                each(chunk + start, context);
-            skipping = false;
-            start = at + 1;
-        }
-        held = end - start;
-        memmove(chunk, chunk + start, held);
-        if (held == sizeof chunk - 1) {
-            held = 0;
-            skipping = true;
-        }
+    char *line = NULL;
+    size_t room = 0;
+    ssize_t length;
+    while ((length = getline(&line, &room, maps)) > 0) {
+        if (line[length - 1] == '\n')
+            line[length - 1] = '\0';
+        each(line, context);
     }
-    close(fd);
+    free(line);
+    fclose(maps);
     return true;
 }
 

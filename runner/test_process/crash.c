@@ -88,8 +88,8 @@ static void ring_and_wait_for_stacks(struct tattle__slot *slot)
     uint32_t wait_ms = atomic_load(&slot->doorbell_wait_ms);
     if (runner <= 0 || doorbell <= 0 || wait_ms == 0)
         return;
-    /* A process the test forked is answered at once without anything
-     * taken: it need not wait for that. */
+    /* A process the test forked does not ring: the runner takes nothing
+     * for it, and its answer would only keep it waiting. */
     if (atomic_load(&slot->owner_pid) != (int32_t)getpid())
         return;
     if (wait_ms > DOORBELL_WAIT_MS_MAX)
