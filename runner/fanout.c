@@ -37,10 +37,15 @@ static void append_named_at(struct tattle__buffer *error,
         tattle__buffer_printf(error, "%s: ", wanted->named_at);
 }
 
-static bool is_standard_stream(const char *path)
+/* Where a reporter is told to write a stream rather than a file: "-"
+ * (standard output); the console also takes "stdout" and "stderr". To
+ * every other reporter those two are file names, as any other word. */
+static bool is_standard_stream(const char *reporter, const char *path)
 {
-    return strcmp(path, "-") == 0 || strcmp(path, "stdout") == 0 ||
-           strcmp(path, "stderr") == 0;
+    if (strcmp(path, "-") == 0)
+        return true;
+    return strcmp(reporter, "console") == 0 &&
+           (strcmp(path, "stdout") == 0 || strcmp(path, "stderr") == 0);
 }
 
 /* Where a requested reporter writes: its destination, or "-" (standard
@@ -57,15 +62,14 @@ request_destination(const struct tattle__reporter_request *request)
 }
 
 /* A reporter other than the console writes a report to stdout when given
- * no destination, "-" or "stdout": the console then goes to stderr, so
- * that stdout holds that report alone. */
+ * no destination or "-": the console then goes to stderr, so that stdout
+ * holds that report alone. */
 static bool writes_report_to_stdout(const struct tattle__options *options,
                                     size_t i)
 {
     const char *destination = options->reporters[i].destination;
     return strcmp(options->reporters[i].name, "console") != 0 &&
-           (!destination || strcmp(destination, "-") == 0 ||
-            strcmp(destination, "stdout") == 0);
+           (!destination || strcmp(destination, "-") == 0);
 }
 
 bool tattle__fanout_takes_stdout(const struct tattle__options *options)
@@ -83,7 +87,7 @@ static int check_destination_writable(const struct reporter_wanted *wanted,
 {
     const char *reporter = wanted->name;
     const char *path = wanted->destination;
-    if (!path || is_standard_stream(path))
+    if (!path || is_standard_stream(reporter, path))
         return 0;
     struct stat status;
     if (stat(path, &status) == 0 && S_ISDIR(status.st_mode)) {

@@ -1610,6 +1610,19 @@ def console_last_line(c):
             c.problems.append("--json - report: %s" % p)
     except ValueError as e:
         c.expect(False, "--json -: stdout is not only JSON: %s" % e)
+    # Only '-' is stdout to a report: "stdout" and "stderr" are file names
+    # (the console alone takes them as its streams), so the console stays.
+    r = c.run(c.options.fixture,
+              tests + ["--jsonl", "stdout", "--junit", "stderr"], report=False)
+    c.expect_eq(r.stdout.splitlines()[-1] if r.stdout else "",
+                "2 passed, 3 failed, 1 skipped",
+                "--jsonl stdout: the console's last line is still on stdout")
+    with open(r.file("stdout"), encoding="utf-8") as f:
+        events = [json.loads(line) for line in f]
+    c.expect_eq(sum(e["event"] == "test_finished" for e in events), 6,
+                "--jsonl stdout: the stream is in the file 'stdout'")
+    c.expect(ElementTree.parse(r.file("stderr")).getroot().tag == "testsuites",
+             "--junit stderr: the report is in the file 'stderr'")
 
 
 # ---------------------------------------------------------------- contract edges
