@@ -40,6 +40,7 @@
 #include <tattle/tattle.h>
 
 #include "runner/slot.h"
+#include "tests/tools/process_parent.h"
 
 static long wait_ms(void)
 {
@@ -48,30 +49,11 @@ static long wait_ms(void)
     return value > 0 ? value : 10000;
 }
 
-/* The parent of process `pid`, from /proc/PID/stat (after the name, which
- * may hold ')'). */
-static pid_t parent_of(pid_t pid)
-{
-    char path[64], text[512];
-    snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
-    FILE *file = fopen(path, "re");
-    if (!file)
-        return -1;
-    size_t got = fread(text, 1, sizeof text - 1, file);
-    fclose(file);
-    text[got] = '\0';
-    const char *end_of_name = strrchr(text, ')');
-    int parent = -1;
-    if (!end_of_name || sscanf(end_of_name + 1, " %*c %d", &parent) != 1)
-        return -1;
-    return parent;
-}
-
 /* This test's result slot: the writable shared mapping whose header says
  * the runner (the fork server's parent) is to be rung. NULL if none. */
 static struct tattle__slot *own_slot(void)
 {
-    pid_t runner = parent_of(getppid());
+    pid_t runner = fixture_parent_of(getppid());
     FILE *maps = fopen("/proc/self/maps", "re");
     if (!maps || runner <= 0)
         return NULL;

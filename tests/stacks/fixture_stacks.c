@@ -41,6 +41,8 @@
 #include <tattle/tattle.h>
 #include <tattle/trace.h>
 
+#include "tests/tools/process_parent.h"
+
 static pthread_mutex_t first_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_mutex_t second_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_barrier_t both_hold_one;
@@ -442,24 +444,6 @@ TEST(after_a_crash, crashes)
     write_to_inaccessible(inaccessible_address());
 }
 
-/* The parent of process `pid`, from /proc/PID/stat (after the command's
- * closing parenthesis: the state, then the parent's pid); -1 if unknown. */
-static pid_t parent_of(pid_t pid)
-{
-    char path[64], text[1024];
-    snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
-    FILE *file = fopen(path, "re");
-    size_t length = file ? fread(text, 1, sizeof text - 1, file) : 0;
-    if (file)
-        fclose(file);
-    text[length] = '\0';
-    char *end_of_name = strrchr(text, ')');
-    int parent = -1;
-    if (!end_of_name || sscanf(end_of_name + 1, " %*c %d", &parent) != 1)
-        return -1;
-    return (pid_t)parent;
-}
-
 enum { MAX_LIBRARIES = 256 };
 
 struct libraries {
@@ -530,7 +514,7 @@ static struct libraries server_libraries, runner_libraries;
 TEST(after_a_crash, runner_mapped_no_new_library)
 {
     pid_t server = getppid();
-    pid_t runner = parent_of(server);
+    pid_t runner = fixture_parent_of(server);
     ASSERT(runner > 1, "the runner's pid is unknown (server %d)", (int)server);
     ASSERT(same_program(runner, getpid()),
            "process %d, the parent of this test's server, is not the runner",
