@@ -132,12 +132,15 @@ static size_t list_wanted(const struct tattle__options *options,
             "console", stdout_taken ? "stderr" : "stdout", NULL};
     for (size_t i = 0; i < options->reporter_count; i++) {
         const char *name = options->reporters[i].name;
+        const char *destination = request_destination(&options->reporters[i]);
         /* --compact: the JSON report in its compact form. */
         if (options->compact && strcmp(name, "json") == 0)
             name = "compact";
+        /* A console asked for without a place gives stdout to a report. */
+        if (strcmp(name, "console") == 0 && !destination && stdout_taken)
+            destination = "stderr";
         wanted[count++] = (struct reporter_wanted){
-            name, request_destination(&options->reporters[i]),
-            options->reporters[i].named_at};
+            name, destination, options->reporters[i].named_at};
     }
     return count;
 }
@@ -264,8 +267,13 @@ int tattle__fanout_open(struct tattle__fanout *fanout,
                         const struct tattle__options *options,
                         struct tattle__buffer *error)
 {
-    bool stdout_taken = false;
+    bool stdout_taken = false, console_on_stdout = false;
     for (size_t i = 0; i < options->reporter_count; i++) {
+        const char *destination = options->reporters[i].destination;
+        if (strcmp(options->reporters[i].name, "console") == 0 && destination &&
+            (strcmp(destination, "stdout") == 0 ||
+             strcmp(destination, "-") == 0))
+            console_on_stdout = true;
         if (!writes_report_to_stdout(options, i))
             continue;
         if (stdout_taken) {
@@ -275,6 +283,13 @@ int tattle__fanout_open(struct tattle__fanout *fanout,
             return -EINVAL;
         }
         stdout_taken = true;
+    }
+    if (stdout_taken && console_on_stdout) {
+        tattle__buffer_printf(error,
+                              "the console cannot go to standard output: a "
+                              "report goes there ('-', or a --reporter "
+                              "without =FILE)");
+        return -EINVAL;
     }
     fanout->options = (struct tattle_report_options){
         .failures_only = options->failures_only,

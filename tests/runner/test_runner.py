@@ -1365,6 +1365,8 @@ USAGE_ERRORS = [
     (["--repeat", "-1"], {}, "--repeat"),
     ([], {"GTEST_TOTAL_SHARDS": "2", "GTEST_SHARD_INDEX": "5"}, "GTEST_SHARD_INDEX"),
     ([], {"TATTLE_TIMEOUT_MULTIPLIER": "fast"}, "TATTLE_TIMEOUT_MULTIPLIER"),
+    (["--reporter", "console=stdout", "--jsonl", "-"], {}, "console"),
+    (["--reporter", "console=-", "--reporter", "tap"], {}, "console"),
 ]
 
 
@@ -1623,6 +1625,24 @@ def console_last_line(c):
                 "--jsonl stdout: the stream is in the file 'stdout'")
     c.expect(ElementTree.parse(r.file("stderr")).getroot().tag == "testsuites",
              "--junit stderr: the report is in the file 'stderr'")
+    # ... checked as files are: a directory of that name is refused.
+    directory = c.new_dir()
+    os.mkdir(os.path.join(directory, "stderr"))
+    r = c.run(c.options.fixture, tests + ["--junit", "stderr"], report=False,
+              cwd=directory)
+    c.expect_eq(r.status, 2, "--junit stderr, a directory: exit status")
+    c.expect(r.stderr.count("\n") == 1 and "is a directory" in r.stderr,
+             "--junit stderr, a directory: one line saying so: %r" % r.stderr)
+    # A console asked for without a place leaves stdout to the report.
+    r = c.run(c.options.fixture, tests + ["--reporter", "console", "--json", "-"],
+              report=False)
+    c.expect_eq(r.stderr.splitlines()[-1] if r.stderr else "",
+                "2 passed, 3 failed, 1 skipped",
+                "--reporter console --json -: the console's last line on stderr")
+    try:
+        json.loads(r.stdout)
+    except ValueError as e:
+        c.expect(False, "--reporter console --json -: stdout is not only JSON: %s" % e)
 
 
 # ---------------------------------------------------------------- contract edges
