@@ -17,7 +17,6 @@
 #include <elfutils/libdwfl.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <inttypes.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <malloc.h>
@@ -27,6 +26,7 @@
 
 #include "base/buffer.h"
 #include "runner/debug_file.h"
+#include "runner/proc_maps.h"
 #include "runner/slot.h"
 
 /* A session for one crash: ended (and the heap it used given back) before
@@ -72,48 +72,6 @@ static Dwfl *dwfl_for_maps(const char *maps)
     return dwfl;
 }
 
-/* Calls `each` with every line of /proc/`pid`/maps, its newline cut off:
- * one line at a time, so a process with a great many mappings costs no
- * memory. Returns false when the file could not be opened. */
-static bool for_each_maps_line(pid_t pid,
-                               void (*each)(char *line, void *context),
-                               void *context)
-{
-    char path[64];
-    snprintf(path, sizeof path, "/proc/%d/maps", (int)pid);
-    FILE *maps = fopen(path, "re");
-    if (!maps)
-        return false;
-    char *line = NULL;
-    size_t room = 0;
-    ssize_t length;
-    while ((length = getline(&line, &room, maps)) > 0) {
-        if (line[length - 1] == '\n')
-            line[length - 1] = '\0';
-        each(line, context);
-    }
-    free(line);
-    fclose(maps);
-    return true;
-}
-
-/* One line of a maps file: the range, and the file's device and inode (0
- * for what no file backs). */
-struct mapping {
-    uint64_t start, end, inode;
-    unsigned major, minor;
-};
-
-static bool parse_mapping(const char *line, struct mapping *mapping)
-{
-    uint64_t offset;
-    char permissions[8];
-    return sscanf(line,
-                  "%" SCNx64 "-%" SCNx64 " %7s %" SCNx64 " %x:%x %" SCNu64,
-                  &mapping->start, &mapping->end, permissions, &offset,
-                  &mapping->major, &mapping->minor, &mapping->inode) == 7;
-}
-
 /* What the two passes over the maps keep: the files that hold one of the
  * crash's addresses, then every line of those files (a module spans
  * several), and the lines that hold an address themselves; and after a
@@ -123,14 +81,14 @@ static bool parse_mapping(const char *line, struct mapping *mapping)
 struct maps_filter {
     const uintptr_t *addresses;
     int count;
-    struct mapping files[TATTLE__MAX_FRAMES];
+    struct tattle__mapping files[TATTLE__MAX_FRAMES];
     size_t file_count;
     bool after_a_kept_file; /* the line before was one */
     struct tattle__buffer kept;
 };
 
 static bool holds_an_address(const struct maps_filter *filter,
-                             const struct mapping *mapping)
+                             const struct tattle__mapping *mapping)
 {
     for (int i = 0; i < filter->count; i++) {
         uintptr_t address = filter->addresses[i];
@@ -142,7 +100,7 @@ static bool holds_an_address(const struct maps_filter *filter,
 }
 
 static bool of_a_kept_file(const struct maps_filter *filter,
-                           const struct mapping *mapping)
+                           const struct tattle__mapping *mapping)
 {
     for (size_t i = 0; mapping->inode && i < filter->file_count; i++)
         if (filter->files[i].inode == mapping->inode &&
@@ -155,20 +113,21 @@ static bool of_a_kept_file(const struct maps_filter *filter,
 static void find_files(char *line, void *context)
 {
     struct maps_filter *filter = context;
-    struct mapping mapping;
-    if (!parse_mapping(line, &mapping) || !mapping.inode ||
+    struct tattle__mapping mapping;
+    if (!tattle__parse_mapping(line, &mapping) || !mapping.inode ||
         !holds_an_address(filter, &mapping) ||
         of_a_kept_file(filter, &mapping) ||
         filter->file_count == sizeof filter->files / sizeof *filter->files)
         return;
+    mapping.name = NULL; /* the line it points into is read over */
     filter->files[filter->file_count++] = mapping;
 }
 
 static void keep_lines(char *line, void *context)
 {
     struct maps_filter *filter = context;
-    struct mapping mapping;
-    if (!parse_mapping(line, &mapping))
+    struct tattle__mapping mapping;
+    if (!tattle__parse_mapping(line, &mapping))
         return;
     bool of_a_file = mapping.inode != 0;
     bool kept_file = of_a_file && of_a_kept_file(filter, &mapping);
@@ -185,8 +144,8 @@ char *tattle__symbolize_take_maps(pid_t pid, const uintptr_t *addresses,
                                   int count)
 {
     struct maps_filter filter = {.addresses = addresses, .count = count};
-    if (count <= 0 || !for_each_maps_line(pid, find_files, &filter) ||
-        !for_each_maps_line(pid, keep_lines, &filter) ||
+    if (count <= 0 || !tattle__for_each_maps_line(pid, find_files, &filter) ||
+        !tattle__for_each_maps_line(pid, keep_lines, &filter) ||
         filter.kept.length == 0) {
         tattle__buffer_release(&filter.kept);
         return NULL;
