@@ -5,7 +5,8 @@
  * All threads are listed (state and name from /proc), seized and
  * interrupted first, then waited for together (SIGCHLD, which a tracer
  * receives for each stop, wakes the wait), unwound process by process with
- * one libdw session each (modules reported from /proc/PID/maps, separate
+ * one libdw session each (the modules the unwinding can need reported
+ * from /proc/PID/maps, however many mappings the test made; separate
  * debug info only looked up by build id: the default search is what makes
  * a default session slow) and detached. The session is ended before returning,
  * so nothing of it stays in the runner's memory for later forks.
@@ -36,6 +37,7 @@
 
 #include "base/buffer.h"
 #include "runner/debug_file.h"
+#include "runner/proc_maps.h"
 #include "base/timestamp.h"
 
 struct seized_thread {
@@ -404,6 +406,164 @@ static int find_module_of_unwound(Dwfl_Module *module, void **user_data,
                                     module_name, base, file_name, elfp);
 }
 
+/* ---- the modules reported ----
+ *
+ * Only what an unwinding can land in is reported to libdw: the runs of
+ * lines of one file (the lines no file backs between them left out, as
+ * libdw's own report of the maps takes them for one module) that hold an
+ * executable mapping, and the vDSO. Each report costs libdw a look at
+ * every module reported before it, so a test that mapped a file (or two,
+ * alternately) tens of thousands of times made the report alone take
+ * seconds, past the stacks budget; its data mappings are left out, and of
+ * the executable runs at most MODULES_MAX are reported: the first half
+ * and the last half in address order (the program is first, the
+ * libraries the loader mapped at the start and the loader itself last;
+ * what the test mapped later lies between them) and every one holding a
+ * thread's pc. */
+
+enum { MODULES_MAX = 2048 };
+
+struct module_run {
+    char *name; /* malloc'd; NULL: no run */
+    uint64_t low, high, inode;
+    unsigned major, minor;
+    bool executable;
+};
+
+struct module_report {
+    Dwfl *dwfl; /* NULL: the pass that counts the runs */
+    pid_t pid;
+    const Dwarf_Addr *pcs;
+    size_t pc_count;
+    struct module_run run;
+    size_t runs;  /* executable runs so far */
+    size_t total; /* executable runs the counting pass found */
+    size_t reported;
+    bool left_out; /* an executable run was not reported */
+    bool failed;
+};
+
+static bool holds_a_pc(const struct module_report *report)
+{
+    for (size_t i = 0; i < report->pc_count; i++)
+        if (report->pcs[i] >= report->run.low &&
+            report->pcs[i] < report->run.high)
+            return true;
+    return false;
+}
+
+static void report_module(struct module_report *report, const char *name,
+                          uint64_t low, uint64_t high)
+{
+    if (!dwfl_report_module(report->dwfl, name, low, high))
+        report->failed = true;
+    report->reported++;
+}
+
+/* Ends the current run: counted, or reported when it is kept. */
+static void end_run(struct module_report *report)
+{
+    struct module_run *run = &report->run;
+    if (run->name && run->executable) {
+        size_t index = report->runs++;
+        bool kept = index < MODULES_MAX / 2 ||
+                    index + MODULES_MAX / 2 >= report->total ||
+                    holds_a_pc(report);
+        /* A halted process's maps stay as they are between the two
+         * passes unless a process not halted shares its memory: the
+         * reports stay bounded all the same. */
+        if (report->reported >= MODULES_MAX + report->pc_count)
+            kept = false;
+        if (report->dwfl && kept)
+            report_module(report, run->name, run->low, run->high);
+        else if (report->dwfl)
+            report->left_out = true;
+    }
+    free(run->name);
+    run->name = NULL;
+}
+
+static void report_line(char *line, void *context)
+{
+    struct module_report *report = context;
+    struct module_run *run = &report->run;
+    struct tattle__mapping mapping;
+    if (!tattle__parse_mapping(line, &mapping))
+        return;
+    if (strcmp(mapping.name, "[vdso]") == 0) {
+        /* libdw reads its image from the process's memory by this name. */
+        end_run(report);
+        char name[32];
+        snprintf(name, sizeof name, "[vdso: %d]", (int)report->pid);
+        if (report->dwfl)
+            report_module(report, name, mapping.start, mapping.end);
+        return;
+    }
+    if (mapping.name[0] != '/' ||
+        (mapping.inode == 0 && mapping.major == 0 && mapping.minor == 0))
+        return; /* no file backs it */
+    if (run->name && mapping.inode == run->inode &&
+        mapping.major == run->major && mapping.minor == run->minor) {
+        run->high = mapping.end;
+        run->executable = run->executable || mapping.executable;
+        return;
+    }
+    end_run(report);
+    *run = (struct module_run){
+        .name = tattle__strdup(mapping.name),
+        .low = mapping.start,
+        .high = mapping.end,
+        .inode = mapping.inode,
+        .major = mapping.major,
+        .minor = mapping.minor,
+        .executable = mapping.executable,
+    };
+}
+
+/* The pc of stopped thread `tid`, from the last field of
+ * /proc/PID/task/TID/syscall ("NR ARGS... SP PC", or "-1 SP PC" outside
+ * a system call); false when it cannot be read. */
+static bool thread_pc(pid_t pid, pid_t tid, Dwarf_Addr *pc)
+{
+    char path[64], text[256];
+    snprintf(path, sizeof path, "/proc/%d/task/%d/syscall", (int)pid, (int)tid);
+    if (read_proc_file(path, text, sizeof text) <= 0)
+        return false;
+    char *last = strrchr(text, ' ');
+    if (!last || strncmp(last, " 0x", 3) != 0)
+        return false;
+    *pc = (Dwarf_Addr)strtoull(last + 1, NULL, 16);
+    return true;
+}
+
+/* Reports the modules of process `pid` that the unwinding of its stopped
+ * threads [first, end) can need; false when its maps cannot be read. */
+static bool report_modules(struct taking *taking, Dwfl *dwfl, pid_t pid,
+                           size_t first, size_t end)
+{
+    Dwarf_Addr *pcs = tattle__calloc(end - first, sizeof *pcs);
+    size_t pc_count = 0;
+    for (size_t i = first; i < end; i++)
+        if (taking->seized[i].stopped &&
+            thread_pc(pid, taking->seized[i].tid, &pcs[pc_count]))
+            pc_count++;
+    struct module_report report = {
+        .pid = pid, .pcs = pcs, .pc_count = pc_count};
+    bool read = tattle__for_each_maps_line(pid, report_line, &report);
+    end_run(&report);
+    report.total = report.runs;
+    report.runs = 0;
+    report.dwfl = dwfl;
+    read = read && tattle__for_each_maps_line(pid, report_line, &report);
+    end_run(&report);
+    free(pcs);
+    if (read && report.left_out && !taking->stacks->note)
+        taking->stacks->note =
+            "the test had more executable mappings than are looked in, so "
+            "some frames may have no names";
+    return read && !report.failed;
+}
+
 /* Unwinds the stopped threads of process `pid`: threads [first, end). */
 static void unwind_process(struct taking *taking, pid_t pid, size_t first,
                            size_t end)
@@ -417,7 +577,7 @@ static void unwind_process(struct taking *taking, pid_t pid, size_t first,
     Dwfl *dwfl = dwfl_begin(&callbacks);
     if (!dwfl)
         return;
-    if (dwfl_linux_proc_report(dwfl, pid) != 0 ||
+    if (!report_modules(taking, dwfl, pid, first, end) ||
         dwfl_report_end(dwfl, NULL, NULL) != 0 ||
         dwfl_linux_proc_attach(dwfl, pid, true) != 0) {
         stacks->note = "the stacks of a process could not be read";
