@@ -5,7 +5,8 @@
  * and read the descriptors they inherited, leave processes behind that
  * escape their test (CLONE_PARENT, fork hopping, double fork, setsid),
  * wait inside their body for the driver to kill or signal the runner, and
- * time out or crash inside a library whose debug file is a FIFO.
+ * time out or crash inside a library whose debug file is a FIFO, and time
+ * out with tens of thousands of file-backed mappings.
  *
  * Nothing here knows how tattle lays out its memory. Shared memory is found
  * through /proc/self/maps: every writable shared mapping ('w' and 's' in
@@ -29,6 +30,9 @@
  *                   debuglink tests load
  *   HOSTILE_LIBRARY_SWAP a FIFO they rename over that copy once loaded
  *                   (and beside it, one named as the maps then name it)
+ *   HOSTILE_MAPPINGS how many mappings mappings/times_out_with_many makes
+ *   HOSTILE_MAPPED_FILES how many files they alternate between (1 or 2)
+ *   HOSTILE_MAPPED_EXEC 1: those mappings are executable as well
  *
  * Tests talk to the driver and to each other through files in the run's
  * working directory (handshakes, pid files "PID STARTTIME"), never by
@@ -49,6 +53,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/wait.h>
@@ -1036,6 +1041,67 @@ TEST(debuglink, crashes_in_its_library, .tags = "trace_messages")
     void (*crash)(void) = load_library_function("hostile_library_crash");
     touch("debuglink.inside");
     crash();
+}
+
+/* ---- 13. a timeout with tens of thousands of mappings ---- */
+
+/* Maps `count` pages alternately of the `files` files (one page each,
+ * made in the working directory), every other page left unmapped between
+ * them, so each is a line of its own in /proc/self/maps. Returns how many
+ * it made: the kernel's vm.max_map_count may end it sooner. */
+static long map_pages_of(int files, long count, int protection)
+{
+    size_t page = (size_t)sysconf(_SC_PAGESIZE);
+    int fds[2];
+    for (int f = 0; f < files; f++) {
+        char name[32];
+        snprintf(name, sizeof name, "mapped.%d", f);
+        fds[f] = open(name, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+        ASSERT(fds[f] >= 0, "open %s: %s", name, strerror(errno));
+        ASSERT(ftruncate(fds[f], (off_t)page) == 0, "ftruncate: %s",
+               strerror(errno));
+    }
+    /* A free stretch of the address space, found by mapping it once. */
+    ASSERT(count > 0, "HOSTILE_MAPPINGS is not a count of mappings");
+    size_t span = 2 * (size_t)count * page;
+    char *base =
+        mmap(NULL, span, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    ASSERT(base != MAP_FAILED, "mmap of %zu bytes: %s", span, strerror(errno));
+    munmap(base, span);
+    long made = 0;
+    for (; made < count; made++) {
+        void *at = base + 2 * (size_t)made * page;
+        void *got =
+            mmap(at, page, protection, MAP_PRIVATE | MAP_FIXED_NOREPLACE,
+                 fds[made % files], 0);
+        if (got == MAP_FAILED)
+            break;
+        ASSERT(got == at, "mmap put the page at %p, not %p", got, at);
+    }
+    for (int f = 0; f < files; f++)
+        close(fds[f]);
+    return made;
+}
+
+/* Maps HOSTILE_MAPPINGS pages of HOSTILE_MAPPED_FILES files (executable
+ * when HOSTILE_MAPPED_EXEC is 1), says how many in mappings.made, then
+ * waits past its timeout: the runner takes its stacks with every one of
+ * those mappings in its maps. */
+TEST(mappings, times_out_with_many, .timeout_ms = 500)
+{
+    const char *count = getenv("HOSTILE_MAPPINGS");
+    const char *files = getenv("HOSTILE_MAPPED_FILES");
+    int file_count = files ? atoi(files) : 2;
+    ASSERT(file_count == 1 || file_count == 2, "HOSTILE_MAPPED_FILES: %s",
+           files);
+    const char *exec = getenv("HOSTILE_MAPPED_EXEC");
+    int protection = PROT_READ | (exec && *exec == '1' ? PROT_EXEC : 0);
+    long made = map_pages_of(file_count, count ? strtol(count, NULL, 10) : 0,
+                             protection);
+    char text[32];
+    snprintf(text, sizeof text, "%ld\n", made);
+    write_file("mappings.made", text);
+    wait_for_file("mappings.never", 3 * wait_ms()); /* @mappings */
 }
 
 /* ---- after: the tests every run ends with, whose results must be their

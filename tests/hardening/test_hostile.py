@@ -1081,6 +1081,87 @@ def check_library_frame(c, r, label, test, kind, beside):
                  "file" % (label, function, where))
 
 
+# ------------- 13. a timeout with tens of thousands of mappings
+
+def mapping_count():
+    """As many mappings as the kernel lets a process have, less room for
+    the fixture's own, at most 60,000 (vm.max_map_count is 65,530 by
+    default)."""
+    try:
+        limit = int(driver.read("/proc/sys/vm/max_map_count").strip())
+    except (OSError, ValueError):
+        limit = 65530
+    return max(min(60000, limit - 5000), 1000)
+
+
+@CASES("hardening_timeout_with_many_mappings_ends_in_bounded_time")
+def many_mappings(c):
+    """A test that maps two small files alternately tens of thousands of
+    times (each mapping a module of its own to libdw, which looks at every
+    module already reported before it reports one) and times out: the
+    runner reports only what an unwinding can land in, so taking its
+    stacks stays within their budget (before, the report alone took 24 s
+    at 60,000 mappings and the stacks were cut to their first frame), the
+    run ends within a bound, the test is failed for its timeout with its
+    frames from the test binary named with file:line, and the tests around
+    it are untouched. With the mappings executable as well, at most a
+    bounded number of them is reported, and a note says so."""
+    count = mapping_count()
+    # The timeout (500 ms), the halt and the stacks' budget (1 s each at
+    # most), the controls, and room for a loaded machine.
+    bound_s = 6 * MULTIPLIER
+    reference = reference_run(c)
+    for label, executable in (("read-only", "0"), ("executable", "1")):
+        env = {"HOSTILE_MAPPINGS": str(count), "HOSTILE_MAPPED_FILES": "2",
+               "HOSTILE_MAPPED_EXEC": executable,
+               "TATTLE_TIMEOUT_MULTIPLIER": str(MULTIPLIER)}
+        started = time.monotonic()
+        r = hostile_run(c, reference, label, "mappings/times_out_with_many",
+                        env)
+        took = time.monotonic() - started
+        c.expect(took <= bound_s, "[%s] the run took %.1f s, more than %.1f "
+                 "s, with %d mappings" % (label, took, bound_s, count))
+        made = int(r.text("mappings.made") or 0)
+        c.expect(made >= count // 2, "[%s] the test made %d of its %d "
+                 "mappings" % (label, made, count))
+        if not r.ok:
+            continue
+        check_many_mappings_stack(c, r, label, executable == "1")
+
+
+def check_many_mappings_stack(c, r, label, executable):
+    """The test of run `r` failed for its timeout with its own two frames
+    (the wait and the test's body, with their file:line): no more than a
+    note of the mappings left out, when they were executable."""
+    failures = c.test(r, "mappings/times_out_with_many")["failures"]
+    if not c.expect(failures and failures[0]["kind"] == "timeout",
+                    "[%s] expected a timeout, got %s"
+                    % (label, shorten(failures))):
+        return
+    failure = failures[0]
+    if "ptrace was refused" in failure["message"]:
+        print("skipped: ptrace is refused on this machine: %s"
+              % failure["message"])
+        sys.exit(77)
+    c.expect("ran out of time" not in failure["message"],
+             "[%s] the stacks ran out of time: %r" % (label, failure["message"]))
+    if not executable:
+        c.expect("(stacks:" not in failure["message"],
+                 "[%s] the stacks have a note though no module was left "
+                 "out: %r" % (label, failure["message"]))
+    frames = [f for t in failure.get("stacks", []) for f in t["frames"]]
+    names = [f["function"] for f in frames]
+    c.expect(any(f["function"] == "wait_for_file" and f["file"]
+                 and f["file"].endswith("fixture_hostile.c") for f in frames),
+             "[%s] no frame of wait_for_file at fixture_hostile.c in the "
+             "stacks: %s" % (label, names))
+    body = [f for f in frames
+            if f["function"] == "mappings/times_out_with_many"]
+    c.expect(body and body[0]["line"] == marker_line("mappings"),
+             "[%s] the test's body is not at its @mappings line in the "
+             "stacks: %s" % (label, shorten(body)))
+
+
 # The same attacks on the other way of killing a test's processes: without
 # cgroups, the process groups and the subreaper sweep must catch them all.
 def without_cgroups(check):
