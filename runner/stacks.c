@@ -495,8 +495,9 @@ static void report_line(char *line, void *context)
         end_run(report);
         char name[32];
         snprintf(name, sizeof name, "[vdso: %d]", (int)report->pid);
-        if (report->dwfl)
-            report_module(report, name, mapping.start, mapping.end);
+        if (report->dwfl &&
+            !dwfl_report_module(report->dwfl, name, mapping.start, mapping.end))
+            report->failed = true; /* not counted against the cap */
         return;
     }
     if (mapping.name[0] != '/' ||
