@@ -550,19 +550,20 @@ static bool report_modules(struct taking *taking, Dwfl *dwfl, pid_t pid,
             pc_count++;
     struct module_report report = {
         .pid = pid, .pcs = pcs, .pc_count = pc_count};
-    bool read = tattle__for_each_maps_line(pid, report_line, &report);
+    bool maps_read = tattle__for_each_maps_line(pid, report_line, &report);
     end_run(&report);
     report.total = report.runs;
     report.runs = 0;
     report.dwfl = dwfl;
-    read = read && tattle__for_each_maps_line(pid, report_line, &report);
+    maps_read =
+        maps_read && tattle__for_each_maps_line(pid, report_line, &report);
     end_run(&report);
     free(pcs);
-    if (read && report.left_out && !taking->stacks->note)
+    if (maps_read && report.left_out && !taking->stacks->note)
         taking->stacks->note =
             "the test had more executable mappings than are looked in, so "
-            "some frames may have no names";
-    return read && !report.failed;
+            "some frames may be missing or have no names";
+    return maps_read && !report.failed;
 }
 
 /* Unwinds the stopped threads of process `pid`: threads [first, end). */

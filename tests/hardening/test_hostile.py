@@ -3,7 +3,9 @@
 hostile_fixture, whose tests attack the runner on purpose (they overwrite
 the shared memory and the descriptors they inherited, attack a neighbour
 at -j2, leave processes behind, wait for the runner to be killed or
-signalled), and checks what must hold whatever a test does: the runner
+signalled, time out or crash in a library whose debug file, or the
+library itself, is replaced by a FIFO, time out with tens of thousands of
+mappings), and checks what must hold whatever a test does: the runner
 survives; report.json and the --jsonl stream are valid (schemas/, through
 tests/tools/validate_json.py) and complete; every other test's result,
 output and trace are exactly what they are in a run without the hostile
@@ -1036,6 +1038,22 @@ def debug_file_fifo(c):
             check_library_frame(c, r, label, test, kind, beside)
 
 
+def first_failure_of_kind(c, r, label, test, kind):
+    """The first failure of test `test` in run `r`, checked to be of
+    `kind` (timeout, crash); None, the check broken, when it is not. Exits
+    77 (skipped) when the stacks say ptrace is refused here."""
+    failures = c.test(r, test)["failures"]
+    if not c.expect(failures and failures[0]["kind"] == kind,
+                    "[%s] %s: expected a %s, got %s"
+                    % (label, test, kind, shorten(failures))):
+        return None
+    if "ptrace was refused" in failures[0]["message"]:
+        print("skipped: ptrace is refused on this machine: %s"
+              % failures[0]["message"])
+        sys.exit(77)
+    return failures[0]
+
+
 def check_library_frame(c, r, label, test, kind, beside):
     """The test `test` of run `r` failed for its `kind` (timeout, crash)
     with the library's function in its stacks: without file:line when its
@@ -1047,16 +1065,9 @@ def check_library_frame(c, r, label, test, kind, beside):
              % (label, test, r.console[-600:]))
     if not r.ok:
         return
-    failures = c.test(r, test)["failures"]
-    if not c.expect(failures and failures[0]["kind"] == kind,
-                    "[%s] %s: expected a %s, got %s"
-                    % (label, test, kind, shorten(failures))):
+    failure = first_failure_of_kind(c, r, label, test, kind)
+    if not failure:
         return
-    failure = failures[0]
-    if "ptrace was refused" in failure["message"]:
-        print("skipped: ptrace is refused on this machine: %s"
-              % failure["message"])
-        sys.exit(77)
     # The stacks, taken while the process lived, reach the library, and so
     # do the crash's own frames, from the maps read while it waited (not
     # once the library's file is gone: the process is dead by then).
@@ -1126,6 +1137,11 @@ def many_mappings(c):
         r = hostile_run(c, reference, label, "mappings/times_out_with_many",
                         env)
         took = time.monotonic() - started
+        refused = r.text("mappings.refused")
+        if refused:
+            print("skipped: the test's mappings were refused here (%s)"
+                  % refused)
+            sys.exit(77)
         c.expect(took <= bound_s, "[%s] the run took %.1f s, more than %.1f "
                  "s, with %d mappings" % (label, took, bound_s, count))
         made = int(r.text("mappings.made") or 0)
@@ -1140,16 +1156,10 @@ def check_many_mappings_stack(c, r, label, executable):
     """The test of run `r` failed for its timeout with its own two frames
     (the wait and the test's body, with their file:line): no more than a
     note of the mappings left out, when they were executable."""
-    failures = c.test(r, "mappings/times_out_with_many")["failures"]
-    if not c.expect(failures and failures[0]["kind"] == "timeout",
-                    "[%s] expected a timeout, got %s"
-                    % (label, shorten(failures))):
+    failure = first_failure_of_kind(c, r, label,
+                                    "mappings/times_out_with_many", "timeout")
+    if not failure:
         return
-    failure = failures[0]
-    if "ptrace was refused" in failure["message"]:
-        print("skipped: ptrace is refused on this machine: %s"
-              % failure["message"])
-        sys.exit(77)
     c.expect("ran out of time" not in failure["message"],
              "[%s] the stacks ran out of time: %r" % (label, failure["message"]))
     if not executable:

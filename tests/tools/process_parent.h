@@ -5,8 +5,8 @@
  * read after its last ')': the state, then the parent's pid. Header-only:
  * each fixture is one program.
  */
-#ifndef TATTLE_TESTS_PROCESS_PARENT_H
-#define TATTLE_TESTS_PROCESS_PARENT_H
+#ifndef TATTLE_TESTS_TOOLS_PROCESS_PARENT_H
+#define TATTLE_TESTS_TOOLS_PROCESS_PARENT_H
 
 #include <stdio.h>
 #include <string.h>
@@ -30,4 +30,4 @@ static inline pid_t fixture_parent_of(pid_t pid)
     return (pid_t)parent;
 }
 
-#endif
+#endif /* TATTLE_TESTS_TOOLS_PROCESS_PARENT_H */
