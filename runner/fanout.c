@@ -117,6 +117,12 @@ static int check_destination_writable(const struct reporter_wanted *wanted,
     return rc;
 }
 
+/* Where the console goes when not told: stdout, unless a report takes it. */
+static const char *console_place(bool stdout_taken)
+{
+    return stdout_taken ? "stderr" : "stdout";
+}
+
 /* The console first unless it was asked for (then where it was asked),
  * then the requested reporters in order; `wanted` has room for one more
  * than the requests. Returns how many. */
@@ -129,16 +135,15 @@ static size_t list_wanted(const struct tattle__options *options,
         console_requested |= strcmp(options->reporters[i].name, "console") == 0;
     if (!console_requested)
         wanted[count++] = (struct reporter_wanted){
-            "console", stdout_taken ? "stderr" : "stdout", NULL};
+            "console", console_place(stdout_taken), NULL};
     for (size_t i = 0; i < options->reporter_count; i++) {
         const char *name = options->reporters[i].name;
         const char *destination = request_destination(&options->reporters[i]);
         /* --compact: the JSON report in its compact form. */
         if (options->compact && strcmp(name, "json") == 0)
             name = "compact";
-        /* A console asked for without a place gives stdout to a report. */
-        if (strcmp(name, "console") == 0 && !destination && stdout_taken)
-            destination = "stderr";
+        if (strcmp(name, "console") == 0 && !destination)
+            destination = console_place(stdout_taken);
         wanted[count++] = (struct reporter_wanted){
             name, destination, options->reporters[i].named_at};
     }

@@ -436,10 +436,10 @@ struct module_report {
     const Dwarf_Addr *pcs;
     size_t pc_count;
     struct module_run run;
-    size_t runs;  /* executable runs so far */
-    size_t total; /* executable runs the counting pass found */
-    size_t reported;
-    bool left_out; /* an executable run was not reported */
+    size_t runs;     /* executable runs so far */
+    size_t total;    /* executable runs the counting pass found */
+    size_t reported; /* executable runs reported */
+    bool left_out;   /* an executable run was not reported */
     bool failed;
 };
 
@@ -457,7 +457,6 @@ static void report_module(struct module_report *report, const char *name,
 {
     if (!dwfl_report_module(report->dwfl, name, low, high))
         report->failed = true;
-    report->reported++;
 }
 
 /* Ends the current run: counted, or reported when it is kept. */
@@ -474,9 +473,10 @@ static void end_run(struct module_report *report)
          * reports stay bounded all the same. */
         if (report->reported >= MODULES_MAX + report->pc_count)
             kept = false;
-        if (report->dwfl && kept)
+        if (report->dwfl && kept) {
             report_module(report, run->name, run->low, run->high);
-        else if (report->dwfl)
+            report->reported++;
+        } else if (report->dwfl)
             report->left_out = true;
     }
     free(run->name);
@@ -495,9 +495,8 @@ static void report_line(char *line, void *context)
         end_run(report);
         char name[32];
         snprintf(name, sizeof name, "[vdso: %d]", (int)report->pid);
-        if (report->dwfl &&
-            !dwfl_report_module(report->dwfl, name, mapping.start, mapping.end))
-            report->failed = true; /* not counted against the cap */
+        if (report->dwfl) /* not counted against the cap */
+            report_module(report, name, mapping.start, mapping.end);
         return;
     }
     if (mapping.name[0] != '/' ||
