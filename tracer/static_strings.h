@@ -15,8 +15,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
-extern uintptr_t tattle__static_start;
-extern uintptr_t tattle__static_length;
+/* Hidden: the recorder's quick path reads them straight, not through the
+ * address of a symbol another module could have provided. */
+extern uintptr_t tattle__static_start __attribute__((visibility("hidden")));
+extern uintptr_t tattle__static_length __attribute__((visibility("hidden")));
 
 /** Finds the program's read-only range (once; cheap after). */
 void tattle__static_strings_locate(void);

@@ -304,6 +304,75 @@ static void test_payload_is_bounded_by_payload_bytes(void)
     tattle__trace_session_destroy(session);
 }
 
+/* Every length from 0 to past the payload, sent and received, each
+ * message ending where an unreadable page begins: what a record keeps is
+ * the message's first bytes, each in its place, and reading them touches
+ * nothing past the message's end. The recorder copies short payloads with
+ * fixed-size moves that overlap; a move misplaced, or one that reads past
+ * the end, shows here. */
+enum { LENGTHS_SENT = 81 };
+
+static char length_byte(size_t length, size_t i)
+{
+    return (char)('a' + (length * 7 + i * 5) % 26);
+}
+
+static void body_every_length(void)
+{
+    long page = sysconf(_SC_PAGESIZE);
+    char *pages = mmap(NULL, 2 * (size_t)page, PROT_READ | PROT_WRITE,
+                       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (pages == MAP_FAILED || mprotect(pages + page, (size_t)page, PROT_NONE))
+        _exit(3);
+    for (size_t length = 0; length < LENGTHS_SENT; length++) {
+        char *message = pages + page - length;
+        for (size_t i = 0; i < length; i++)
+            message[i] = length_byte(length, i);
+        if (length % 2 == 0)
+            tattle_trace_send("peer", "sized", message, length);
+        else
+            tattle_trace_recv("peer", "sized", message, length);
+    }
+}
+
+static void check_every_length(uint32_t payload_bytes)
+{
+    struct tattle__trace_session *session =
+        new_session(2 * LENGTHS_SENT, 5000, 100, payload_bytes);
+    struct tattle_trace *trace = run_traced(session, body_every_length);
+    check_invariants(trace);
+    CHECK(trace->event_count == LENGTHS_SENT, "%zu events", trace->event_count);
+    for (size_t length = 0; length < LENGTHS_SENT; length++) {
+        const struct tattle_trace_event *event = &trace->events[length];
+        char expected[LENGTHS_SENT + 1];
+        size_t kept = length < payload_bytes ? length : payload_bytes;
+        for (size_t i = 0; i < kept; i++)
+            expected[i] = length_byte(length, i);
+        expected[kept] = '\0';
+        bool sent = length % 2 == 0;
+        CHECK(event->kind == (sent ? TATTLE_TRACE_SEND : TATTLE_TRACE_RECV));
+        CHECK(same(sent ? event->to : event->from, "peer") &&
+                  same(sent ? event->from : event->to, "main") &&
+                  same(event->label, "sized"),
+              "length %zu: from %s to %s", length, event->from, event->to);
+        CHECK(event->size == length, "length %zu: size %llu", length,
+              (unsigned long long)event->size);
+        CHECK(kept == 0 ? event->msg == NULL || same(event->msg, "")
+                        : same(event->msg, expected),
+              "length %zu (payload_bytes %u): msg %s, expected %s", length,
+              payload_bytes, event->msg ? event->msg : "(none)", expected);
+    }
+    tattle__trace_free(trace);
+    tattle__trace_session_destroy(session);
+}
+
+static void test_every_payload_length_is_kept_in_place(void)
+{
+    check_every_length(64); /* the default: every record is 64 bytes */
+    check_every_length(24); /* cut shorter than the message */
+    check_every_length(80); /* past 64: longer messages keep 80 */
+}
+
 /* ---- Threads and processes --------------------------------------------------
  */
 
@@ -1660,6 +1729,8 @@ static const struct harness_test tests[] = {
     {"level_threshold_filters_events", test_level_threshold_filters_events},
     {"payload_is_bounded_by_payload_bytes",
      test_payload_is_bounded_by_payload_bytes},
+    {"every_payload_length_is_kept_in_place",
+     test_every_payload_length_is_kept_in_place},
     {"threads_and_forked_children_record_into_one_arena",
      test_threads_and_forked_children_record_into_one_arena},
     {"torn_writes_after_sigkill_are_never_reported",

@@ -74,6 +74,9 @@ static struct {
     uint32_t budget;
     uint32_t generation; /* the session this process records for */
     uint32_t call_cap;   /* call records per thread, 0: calls not traced */
+    /* The longest message the quick path of send and recv takes: every
+     * one when what a record keeps of it is at most 64 bytes, else 64. */
+    uint64_t quick_length;
 } config;
 
 /* Non-zero while this process records calls: the only thing an
@@ -345,6 +348,7 @@ load_config(const struct tattle_trace_arena *arena)
     config.budget = arena->budget;
     config.generation = arena->generation;
     config.call_cap = arena->call_cap;
+    config.quick_length = arena->payload_bytes <= 64 ? UINT64_MAX : 64;
 }
 
 TATTLE__CHILD_PATH void
@@ -429,6 +433,52 @@ static inline unsigned store_party(union tattle__record_name *field,
     return store_name(field, party.name);
 }
 
+/* Marks the thread inside a record, and out of it again: an event a
+ * signal handler records meanwhile is refused, not written into the
+ * record. The compiler fences keep the record's stores inside, as the
+ * handler sees them. */
+static inline __attribute__((always_inline)) void
+enter_record(struct thread_state *state)
+{
+    state->in_record = 1;
+    atomic_signal_fence(memory_order_seq_cst);
+}
+
+static inline __attribute__((always_inline)) void
+leave_record(struct thread_state *state)
+{
+    atomic_signal_fence(memory_order_seq_cst);
+    state->in_record = 0;
+}
+
+/* Claims the thread's next record, inside a record: takes one event of
+ * the quota (the caller checked it is not empty) and opens the record's
+ * seqlock. */
+static inline __attribute__((always_inline)) struct tattle__record *
+open_record(struct thread_state *state)
+{
+    state->quota--;
+    struct tattle__record *record = state->next;
+    tattle__ring_open_record(&record->commit);
+    return record;
+}
+
+/* Commits the record open_record claimed, publishes the ring's count,
+ * moves on to the next record and leaves the record. */
+static inline __attribute__((always_inline)) void
+close_record(struct thread_state *state, struct tattle__record *record)
+{
+    uint64_t number = state->written;
+    atomic_store_explicit(&record->commit, number + 1, memory_order_release);
+    state->written = number + 1;
+    atomic_store_explicit(&state->ring->written, number + 1,
+                          memory_order_relaxed);
+    struct tattle__record *next =
+        (struct tattle__record *)((char *)record + config.record_size);
+    state->next = next == state->end ? state->first : next;
+    leave_record(state);
+}
+
 static inline __attribute__((always_inline)) void
 write_record(struct thread_state *state, const struct tattle__event *event)
 {
@@ -441,18 +491,12 @@ write_record(struct thread_state *state, const struct tattle__event *event)
         atomic_fetch_add_explicit(&arena->refused, 1, memory_order_relaxed);
         return;
     }
-    state->in_record = 1;
-    atomic_signal_fence(memory_order_seq_cst);
+    enter_record(state);
     if (TATTLE__UNLIKELY(state->quota == 0) && !reserve_budget(state, arena)) {
-        atomic_signal_fence(memory_order_seq_cst);
-        state->in_record = 0;
+        leave_record(state);
         return;
     }
-    state->quota--;
-    uint64_t number = state->written;
-    struct tattle__record *record = state->next;
-
-    tattle__ring_open_record(&record->commit);
+    struct tattle__record *record = open_record(state);
     record->ticks = event->ticks != 0 ? event->ticks : tattle__clock_ticks();
     record->size = event->size;
     record->level = event->level;
@@ -476,16 +520,88 @@ write_record(struct thread_state *state, const struct tattle__event *event)
     record->payload_length = (uint16_t)payload_length;
     record->endpoint = event->endpoint;
     record->offset = event->offset;
-    atomic_store_explicit(&record->commit, number + 1, memory_order_release);
+    close_record(state, record);
+}
 
-    state->written = number + 1;
-    atomic_store_explicit(&state->ring->written, number + 1,
-                          memory_order_relaxed);
-    struct tattle__record *next =
-        (struct tattle__record *)((char *)record + config.record_size);
-    state->next = next == state->end ? state->first : next;
-    atomic_signal_fence(memory_order_seq_cst);
-    state->in_record = 0;
+/* Copies a payload of at most 64 bytes with fixed-size moves (two that
+ * may overlap), never reading past its end: no call to memcpy. 64 comes
+ * first: it is what a record keeps of any message that long or longer
+ * (by default). */
+static inline __attribute__((always_inline)) void
+copy_short_payload(unsigned char *to, const unsigned char *from, size_t length)
+{
+    if (length == 64) {
+        memcpy(to, from, 64);
+    } else if (length >= 32) {
+        memcpy(to, from, 32);
+        memcpy(to + length - 32, from + length - 32, 32);
+    } else if (length >= 16) {
+        memcpy(to, from, 16);
+        memcpy(to + length - 16, from + length - 16, 16);
+    } else if (length >= 8) {
+        memcpy(to, from, 8);
+        memcpy(to + length - 8, from + length - 8, 8);
+    } else if (length >= 4) {
+        memcpy(to, from, 4);
+        memcpy(to + length - 4, from + length - 4, 4);
+    } else if (length != 0) {
+        to[0] = from[0];
+        to[length / 2] = from[length / 2];
+        to[length - 1] = from[length - 1];
+    }
+}
+
+/* tattle_trace_send and recv as nearly every call is: the thread attached
+ * to the current arena, not inside a record and with budget in hand, the
+ * peer and the label strings of the program's read-only data, and a
+ * record that keeps at most 64 bytes of the message. It writes the record
+ * write_record would and calls nothing, so the compiler keeps it in
+ * call-clobbered registers and saves none per event. Returns false,
+ * having written nothing, in every other case, which takes the general
+ * path. */
+static inline __attribute__((always_inline)) bool
+record_message_quickly(enum tattle_trace_event_kind kind, const char *peer,
+                       const char *label, const void *message, size_t length)
+{
+    struct thread_state *state = &thread_state;
+    struct tattle_trace_arena *arena = tattle_trace_current;
+    if (TATTLE__UNLIKELY(
+            state->arena != arena || state->in_record != 0 ||
+            length > config.quick_length || !tattle__static_string(peer) ||
+            !tattle__static_string(label) ||
+            atomic_load_explicit(&arena->active, memory_order_relaxed) !=
+                config.generation))
+        return false;
+    /* The quota is read inside the record: a signal handler's event in
+     * between could otherwise spend it first. */
+    enter_record(state);
+    if (TATTLE__UNLIKELY(state->quota == 0)) {
+        leave_record(state);
+        return false;
+    }
+    struct tattle__record *record = open_record(state);
+    record->ticks = tattle__clock_ticks();
+    record->size = length;
+    record->level = 0;
+    record->kind = (uint8_t)kind;
+    record->flags = 0;
+    if (kind == TATTLE_TRACE_SEND) {
+        record->to.pointer = peer;
+        record->name_modes = tattle__record_name_modes(
+            TATTLE__NAME_ACTOR, TATTLE__NAME_POINTER, TATTLE__NAME_POINTER);
+    } else {
+        record->from.pointer = peer;
+        record->name_modes = tattle__record_name_modes(
+            TATTLE__NAME_POINTER, TATTLE__NAME_ACTOR, TATTLE__NAME_POINTER);
+    }
+    record->label.pointer = label;
+    size_t kept = length < config.payload_bytes ? length : config.payload_bytes;
+    copy_short_payload(record->payload, message, kept);
+    record->payload_length = (uint16_t)kept;
+    record->endpoint = 0;
+    record->offset = 0;
+    close_record(state, record);
+    return true;
 }
 
 /* The calling thread's state, attached to the current arena, or NULL. */
@@ -511,20 +627,37 @@ static inline struct thread_state *current_state(void)
     return state;
 }
 
+/* A send or a recv the quick path did not take: a thread yet to attach,
+ * a quota to reserve, a copied name, a long payload. Out of line, so the
+ * quick path saves no register for it and ends in a jump here. */
+static __attribute__((noinline)) void
+record_message(enum tattle_trace_event_kind kind, const char *peer,
+               const char *label, const void *message, size_t length)
+{
+    struct thread_state *state = current_state();
+    if (state == NULL)
+        return;
+    bool send = kind == TATTLE_TRACE_SEND;
+    struct tattle__party named = TATTLE__NAMED(peer);
+    write_record(state,
+                 &(struct tattle__event){.kind = kind,
+                                         .from = send ? TATTLE__SELF : named,
+                                         .to = send ? named : TATTLE__SELF,
+                                         .label = label,
+                                         .payload = message,
+                                         .payload_length = length,
+                                         .size = length});
+}
+
 void(tattle_trace_send)(const char *to, const char *label, const void *msg,
                         size_t len)
 {
     if (TATTLE__LIKELY(tattle_trace_current == NULL))
         return;
-    struct thread_state *state = current_state();
-    if (state != NULL)
-        write_record(state, &(struct tattle__event){.kind = TATTLE_TRACE_SEND,
-                                                    .from = TATTLE__SELF,
-                                                    .to = TATTLE__NAMED(to),
-                                                    .label = label,
-                                                    .payload = msg,
-                                                    .payload_length = len,
-                                                    .size = len});
+    if (TATTLE__LIKELY(
+            record_message_quickly(TATTLE_TRACE_SEND, to, label, msg, len)))
+        return;
+    record_message(TATTLE_TRACE_SEND, to, label, msg, len);
 }
 
 void(tattle_trace_recv)(const char *from, const char *label, const void *msg,
@@ -532,15 +665,10 @@ void(tattle_trace_recv)(const char *from, const char *label, const void *msg,
 {
     if (TATTLE__LIKELY(tattle_trace_current == NULL))
         return;
-    struct thread_state *state = current_state();
-    if (state != NULL)
-        write_record(state, &(struct tattle__event){.kind = TATTLE_TRACE_RECV,
-                                                    .from = TATTLE__NAMED(from),
-                                                    .to = TATTLE__SELF,
-                                                    .label = label,
-                                                    .payload = msg,
-                                                    .payload_length = len,
-                                                    .size = len});
+    if (TATTLE__LIKELY(
+            record_message_quickly(TATTLE_TRACE_RECV, from, label, msg, len)))
+        return;
+    record_message(TATTLE_TRACE_RECV, from, label, msg, len);
 }
 
 void(tattle_trace_event)(int level, const char *from, const char *to,
