@@ -211,6 +211,136 @@ static void test_handler_recording_inside_a_record_is_lost_not_torn(void)
     tattle__trace_session_destroy(session);
 }
 
+static void body_handler_inside_quick_record(void)
+{
+    tattle_trace_send("peer", "first", "x", 1); /* reserves the quota */
+    body_handler_records_inside_a_record();
+}
+
+static void test_handler_inside_quick_record_is_lost_not_torn(void)
+{
+    struct tattle__trace_session *session = new_session(50, 5000, 100, 64);
+    struct tattle_trace *trace =
+        run_traced(session, body_handler_inside_quick_record);
+    check_invariants(trace);
+    CHECK(trace->event_count == 2 && trace->overflow, "events %zu overflow %d",
+          trace->event_count, trace->overflow);
+    const struct tattle_trace_event *e = trace->events + 1;
+    CHECK(same(e[0].to, "peer") && same(e[0].label, "outer") &&
+              same(e[0].msg, "outside!"),
+          "torn record: to %s label %s msg %s", e[0].to, e[0].label, e[0].msg);
+    tattle__trace_free(trace);
+    tattle__trace_session_destroy(session);
+}
+
+static void body_mixed_names(void)
+{
+    char dynamic[16];
+    snprintf(dynamic, sizeof dynamic, "%s", "dyn");
+    tattle_trace_send("seed", "seed", "s", 1); /* reserves the quota */
+    tattle_trace_send("peer", dynamic, "a", 1);
+    tattle_trace_recv(dynamic, "label", "b", 1);
+    tattle_trace_send(NULL, "label", "c", 1);
+    tattle_trace_recv("peer", NULL, "d", 1);
+}
+
+static void test_mixed_names_are_kept(void)
+{
+    struct tattle__trace_session *session = new_session(50, 5000, 100, 64);
+    struct tattle_trace *trace = run_traced(session, body_mixed_names);
+    check_invariants(trace);
+    CHECK(trace->event_count == 5, "%zu events", trace->event_count);
+    const struct tattle_trace_event *e = trace->events;
+    CHECK(same(e[1].to, "peer") && same(e[1].label, "dyn"));
+    CHECK(same(e[2].from, "dyn") && same(e[2].label, "label"));
+    CHECK(e[3].to == NULL && same(e[3].label, "label"), "to %s", e[3].to);
+    CHECK(same(e[4].from, "peer") && e[4].label == NULL);
+    tattle__trace_free(trace);
+    tattle__trace_session_destroy(session);
+}
+
+static void body_long_sends(void)
+{
+    char message[64];
+    for (int n = 0; n < 10; n++) {
+        memset(message, 'a' + n, sizeof message);
+        tattle_trace_send("peer", "long", message, sizeof message);
+    }
+}
+
+/* A ring of three wraps: a record's payload written past its area would
+ * land on the one after, written before it and still kept. */
+static void test_payload_stays_in_its_record(void)
+{
+    struct tattle__trace_session *session = new_session(3, 5000, 100, 24);
+    struct tattle_trace *trace = run_traced(session, body_long_sends);
+    check_invariants(trace);
+    CHECK(trace->event_count == 3, "%zu events", trace->event_count);
+    for (size_t i = 0; i < trace->event_count; i++) {
+        char expected[25];
+        memset(expected, 'a' + 7 + (int)i, 24);
+        expected[24] = '\0';
+        const struct tattle_trace_event *e = &trace->events[i];
+        CHECK(same(e->to, "peer") && same(e->label, "long") && e->size == 64 &&
+                  same(e->msg, expected),
+              "event %zu: to %s size %llu msg %s", i, e->to,
+              (unsigned long long)e->size, e->msg);
+    }
+    tattle__trace_free(trace);
+    tattle__trace_session_destroy(session);
+}
+
+/* A ring of two, first filled with a captured message's send and recv
+ * (an endpoint, offsets, a level, text payloads), then lapped by a send
+ * and a recv of tattle_trace_send and recv: each record must say all of
+ * its fields afresh, or it reads as the event before it (a captured
+ * pair, matched, with a level and a text payload). */
+static void body_sends_over_other_events(void)
+{
+    struct tattle__endpoint *pipe_entry = &tattle_trace_current->endpoints[0];
+    atomic_store(&pipe_entry->key, 1);
+    pipe_entry->id = 4711;
+    atomic_store(&pipe_entry->kind, (uint32_t)TATTLE__ENDPOINT_PIPE);
+    for (int kind = TATTLE_TRACE_SEND; kind <= TATTLE_TRACE_RECV; kind++)
+        tattle__recorder_record(&(struct tattle__event){
+            .kind = (enum tattle_trace_event_kind)kind,
+            .from = kind == TATTLE_TRACE_SEND ? TATTLE__SELF
+                                              : (struct tattle__party){0},
+            .to = kind == TATTLE_TRACE_RECV ? TATTLE__SELF
+                                            : (struct tattle__party){0},
+            .label = "captured",
+            .payload = "zz",
+            .payload_length = 2,
+            .size = 2,
+            .level = 20,
+            .text = true,
+            .endpoint = 1,
+            .offset = 0});
+    tattle_trace_send("peer", "binary", "\x01\x02", 2);
+    tattle_trace_recv("peer", "binary", "\x03\x04", 2);
+}
+
+static void test_a_send_rewrites_every_field_of_its_record(void)
+{
+    struct tattle__trace_session *session = new_session(2, 5000, 100, 64);
+    struct tattle_trace *trace =
+        run_traced(session, body_sends_over_other_events);
+    check_invariants(trace);
+    CHECK(tattle__trace_session_corruption(session) == NULL, "corrupt: %s",
+          tattle__trace_session_corruption(session));
+    CHECK(trace->event_count == 2 && trace->dropped == 2, "%zu events",
+          trace->event_count);
+    const struct tattle_trace_event *e = trace->events;
+    CHECK(e[0].kind == TATTLE_TRACE_SEND && e[0].level == 0 &&
+              same(e[0].msg, "hex:0102") && e[0].match == 0,
+          "send: level %d msg %s", e[0].level, e[0].msg);
+    CHECK(e[1].kind == TATTLE_TRACE_RECV && e[1].level == 0 &&
+              same(e[1].msg, "hex:0304") && e[1].match == 0,
+          "recv: level %d msg %s", e[1].level, e[1].msg);
+    tattle__trace_free(trace);
+    tattle__trace_session_destroy(session);
+}
+
 static void body_many_sends(void)
 {
     for (int i = 1; i <= 100; i++) {
@@ -684,6 +814,60 @@ static void body_survivor(void)
     }
     /* The test ends once its survivor has recorded. */
     wait_survivor_sends(64);
+}
+
+/* A survivor with quota in hand when the session is deactivated: its
+ * first send reserved up to 256 events, so the ten it sends after the
+ * freeze would pass a quota check and need the arena's generation to be
+ * refused. It ends by itself once it sent them, or when no go comes. */
+static _Atomic uint64_t *held_go;
+
+static void body_survivor_holding_quota(void)
+{
+    pid_t child = fork();
+    if (child == 0) {
+        tattle_actor_name("survivor");
+        uint64_t i = 1;
+        tattle_trace_send("nobody", "spin", &i, sizeof i);
+        atomic_store(survivor_sends, 1);
+        uint64_t deadline = harness_deadline(HARNESS_WAIT_MS);
+        while (atomic_load(held_go) == 0) {
+            if (harness_now_ns() >= deadline)
+                _exit(1);
+            harness_poll_pause();
+        }
+        for (i = 2; i <= 11; i++)
+            tattle_trace_send("nobody", "spin", &i, sizeof i);
+        atomic_store(survivor_sends, 11);
+        _exit(0);
+    }
+    wait_survivor_sends(1);
+}
+
+static void test_deactivation_stops_a_survivor_holding_quota(void)
+{
+    survivor_sends =
+        mmap(NULL, 2 * sizeof *survivor_sends, PROT_READ | PROT_WRITE,
+             MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    CHECK(survivor_sends != MAP_FAILED, "mmap: %s", strerror(errno));
+    held_go = survivor_sends + 1;
+    atomic_store(survivor_sends, 0);
+    atomic_store(held_go, 0);
+    struct tattle__trace_session *session = new_session(50, 1u << 30, 100, 64);
+    pid_t pid = start_test(session, body_survivor_holding_quota);
+    wait_test(pid);
+    struct tattle_trace *first = freeze(session);
+    atomic_store(held_go, 1);
+    wait_survivor_sends(11);
+    struct tattle_trace *second = freeze(session);
+    CHECK(first->recorded == second->recorded,
+          "recorded %llu then %llu after deactivation",
+          (unsigned long long)first->recorded,
+          (unsigned long long)second->recorded);
+    tattle__trace_free(first);
+    tattle__trace_free(second);
+    tattle__trace_session_destroy(session);
+    munmap(survivor_sends, 2 * sizeof *survivor_sends);
 }
 
 static void test_deactivation_stops_survivors_at_next_event(void)
@@ -1729,6 +1913,14 @@ static const struct harness_test tests[] = {
     {"level_threshold_filters_events", test_level_threshold_filters_events},
     {"payload_is_bounded_by_payload_bytes",
      test_payload_is_bounded_by_payload_bytes},
+    {"handler_inside_quick_record_is_lost_not_torn",
+     test_handler_inside_quick_record_is_lost_not_torn},
+    {"deactivation_stops_a_survivor_holding_quota",
+     test_deactivation_stops_a_survivor_holding_quota},
+    {"mixed_names_are_kept", test_mixed_names_are_kept},
+    {"payload_stays_in_its_record", test_payload_stays_in_its_record},
+    {"a_send_rewrites_every_field_of_its_record",
+     test_a_send_rewrites_every_field_of_its_record},
     {"every_payload_length_is_kept_in_place",
      test_every_payload_length_is_kept_in_place},
     {"threads_and_forked_children_record_into_one_arena",
