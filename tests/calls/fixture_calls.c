@@ -223,7 +223,14 @@ TEST(calls, bad_cap, .tags = "trace_calls:0")
 TEST(overhead, measured)
 {
     struct tattle_trace_overhead cost = tattle_trace_overhead(3200);
-    ASSERT(cost.enter_ns > 0 && cost.exit_ns > 0 && cost.untraced_ns > 0,
+    /* A traced hook writes a record: a batch of 32 takes hundreds of ns,
+     * far above the clock reads' own jitter. An untraced hook is one
+     * branch, which that jitter can hide: its figure, the median batch
+     * less the median of the clock alone, may come out as 0 (it did, on a
+     * loaded machine); what holds is that it costs less than a traced
+     * pair, by some tenfold. */
+    ASSERT(cost.enter_ns > 0 && cost.exit_ns > 0 &&
+               cost.untraced_ns < cost.enter_ns + cost.exit_ns,
            "enter %f exit %f untraced %f", cost.enter_ns, cost.exit_ns,
            cost.untraced_ns);
     /* The recorder is as it was: this untraced test still has no trace. */
