@@ -649,26 +649,30 @@ record_message(enum tattle_trace_event_kind kind, const char *peer,
                                          .size = length});
 }
 
-void(tattle_trace_send)(const char *to, const char *label, const void *msg,
-                        size_t len)
+/* What tattle_trace_send and recv do: nothing when the process is not
+ * traced, else the quick path, else the general one. */
+static inline __attribute__((always_inline)) void
+trace_message(enum tattle_trace_event_kind kind, const char *peer,
+              const char *label, const void *message, size_t length)
 {
     if (TATTLE__LIKELY(tattle_trace_current == NULL))
         return;
     if (TATTLE__LIKELY(
-            record_message_quickly(TATTLE_TRACE_SEND, to, label, msg, len)))
+            record_message_quickly(kind, peer, label, message, length)))
         return;
-    record_message(TATTLE_TRACE_SEND, to, label, msg, len);
+    record_message(kind, peer, label, message, length);
+}
+
+void(tattle_trace_send)(const char *to, const char *label, const void *msg,
+                        size_t len)
+{
+    trace_message(TATTLE_TRACE_SEND, to, label, msg, len);
 }
 
 void(tattle_trace_recv)(const char *from, const char *label, const void *msg,
                         size_t len)
 {
-    if (TATTLE__LIKELY(tattle_trace_current == NULL))
-        return;
-    if (TATTLE__LIKELY(
-            record_message_quickly(TATTLE_TRACE_RECV, from, label, msg, len)))
-        return;
-    record_message(TATTLE_TRACE_RECV, from, label, msg, len);
+    trace_message(TATTLE_TRACE_RECV, from, label, msg, len);
 }
 
 void(tattle_trace_event)(int level, const char *from, const char *to,
