@@ -523,27 +523,33 @@ write_record(struct thread_state *state, const struct tattle__event *event)
     close_record(state, record);
 }
 
-/* Copies a payload of at most 64 bytes with fixed-size moves (two that
- * may overlap), never reading past its end: no call to memcpy. 64 comes
- * first: it is what a record keeps of any message that long or longer
- * (by default). */
+/* Copies `length` bytes, `size` <= `length` <= 2 * `size`, as two moves
+ * of `size` bytes that may overlap: with `size` a constant, two fixed
+ * moves. */
+static inline __attribute__((always_inline)) void
+copy_in_two_moves(unsigned char *to, const unsigned char *from, size_t length,
+                  size_t size)
+{
+    memcpy(to, from, size);
+    memcpy(to + length - size, from + length - size, size);
+}
+
+/* Copies a payload of at most 64 bytes with fixed-size moves, never
+ * reading past its end: no call to memcpy. 64 comes first: it is what a
+ * record keeps of any message that long or longer (by default). */
 static inline __attribute__((always_inline)) void
 copy_short_payload(unsigned char *to, const unsigned char *from, size_t length)
 {
     if (length == 64) {
         memcpy(to, from, 64);
     } else if (length >= 32) {
-        memcpy(to, from, 32);
-        memcpy(to + length - 32, from + length - 32, 32);
+        copy_in_two_moves(to, from, length, 32);
     } else if (length >= 16) {
-        memcpy(to, from, 16);
-        memcpy(to + length - 16, from + length - 16, 16);
+        copy_in_two_moves(to, from, length, 16);
     } else if (length >= 8) {
-        memcpy(to, from, 8);
-        memcpy(to + length - 8, from + length - 8, 8);
+        copy_in_two_moves(to, from, length, 8);
     } else if (length >= 4) {
-        memcpy(to, from, 4);
-        memcpy(to + length - 4, from + length - 4, 4);
+        copy_in_two_moves(to, from, length, 4);
     } else if (length != 0) {
         to[0] = from[0];
         to[length / 2] = from[length / 2];
