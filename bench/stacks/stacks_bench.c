@@ -21,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -219,22 +220,51 @@ TEST(a_crash, early)
     *nowhere = 1;
 }
 
-static long resident_kb(void)
+/* A figure of /proc/self/smaps_rollup in kB ("Rss:", "Anonymous:"), or
+ * -1. Anonymous memory is what a fork copies page-table entries of; the
+ * rest of the resident set is file-backed text and data a fork maps
+ * afresh. */
+static long rollup_kb(const char *field)
 {
-    FILE *status = fopen("/proc/self/status", "r");
+    FILE *rollup = fopen("/proc/self/smaps_rollup", "r");
     char line[256];
     long kb = -1;
-    while (status && fgets(line, sizeof line, status))
-        if (strncmp(line, "VmRSS:", 6) == 0)
-            kb = strtol(line + 6, NULL, 10);
-    if (status)
-        fclose(status);
+    size_t length = strlen(field);
+    while (rollup && fgets(line, sizeof line, rollup))
+        if (strncmp(line, field, length) == 0)
+            kb = strtol(line + length, NULL, 10);
+    if (rollup)
+        fclose(rollup);
     return kb;
 }
 
+/* What one tattle_main run cost: wall seconds, CPU seconds (user and
+ * system of this process and of every process it reaped: the fork server
+ * and, through it, the tests) and minor page faults. */
+struct run_cost {
+    double seconds, cpu_seconds, faults;
+};
+
+static double rusage_seconds(const struct rusage *usage)
+{
+    return (double)usage->ru_utime.tv_sec + (double)usage->ru_stime.tv_sec +
+           ((double)usage->ru_utime.tv_usec + (double)usage->ru_stime.tv_usec) /
+               1e6;
+}
+
+static void add_usage(struct run_cost *cost, double sign)
+{
+    struct rusage self, children;
+    getrusage(RUSAGE_SELF, &self);
+    getrusage(RUSAGE_CHILDREN, &children);
+    cost->cpu_seconds +=
+        sign * (rusage_seconds(&self) + rusage_seconds(&children));
+    cost->faults += sign * (double)(self.ru_minflt + children.ru_minflt);
+}
+
 /* Runs tattle_main on `patterns` (NULL-terminated) with its output sent to
- * /dev/null; returns the wall time in seconds. */
-static double run_tattle(const char *const *patterns)
+ * /dev/null. */
+static struct run_cost run_tattle(const char *const *patterns)
 {
     char *argv[16];
     int argc = 0;
@@ -246,44 +276,172 @@ static double run_tattle(const char *const *patterns)
         argv[argc++] = (char *)*patterns;
     argv[argc] = NULL;
     struct bench_silenced saved = bench_silence();
+    struct run_cost cost = {0};
+    add_usage(&cost, -1);
     double start = bench_seconds();
     tattle_main(argc, argv);
-    double elapsed = bench_seconds() - start;
+    cost.seconds = bench_seconds() - start;
+    add_usage(&cost, +1);
     bench_restore(saved);
-    return elapsed;
+    return cost;
 }
 
-static void bench_after_crash(void)
+enum { CRASH_ROUNDS = 11, LATER_CRASHES = 10 };
+
+/* One round, in a process of its own that had no crash before: 1,000
+ * trivial tests before a crash and after it, a run whose first test
+ * crashes, and the memory before the first crash, after it and after
+ * LATER_CRASHES more. Its baseline for the wall time: the same tests
+ * after the process spun for as long as a crash takes, with no crash. On
+ * this VM a burst of the runner's CPU alone makes the next run's tests
+ * slower by the clock for a while (not by CPU time), and a crash is such
+ * a burst: symbolizing its frames takes tens of milliseconds. */
+struct crash_round {
+    struct run_cost before, after_spin, crash, after, crash_again,
+        crash_then_flat;
+    long rss_kb[3], anonymous_kb[3];
+};
+
+/* Keeps the CPU busy for `seconds`. */
+static void spin_for(double seconds)
+{
+    double until = bench_seconds() + seconds;
+    while (bench_seconds() < until)
+        ;
+}
+
+static void take_memory(struct crash_round *round, int when)
+{
+    round->rss_kb[when] = rollup_kb("Rss:");
+    round->anonymous_kb[when] = rollup_kb("Anonymous:");
+}
+
+static void crash_round_in_child(struct crash_round *round,
+                                 double crash_seconds)
 {
     static const char *const flat[] = {"flat/*", NULL};
     static const char *const crash[] = {"a_crash/early", NULL};
     static const char *const crash_then_flat[] = {"a_crash/early", "flat/*",
                                                   NULL};
     run_tattle(flat); /* warm up */
-    long rss_before = resident_kb();
-    double before = run_tattle(flat);
-    double crash_alone = run_tattle(crash);
-    long rss_after = resident_kb();
-    double after = run_tattle(flat);
-    double in_one_run = run_tattle(crash_then_flat);
-    printf("runner after a crash, %d trivial tests -j1: %.1f us per test "
-           "before a crash, %.1f us after it (%.2fx), %.1f us in a run whose "
-           "first test crashed (%.2fx; the crash alone %.1f ms)\n",
-           FLAT_TESTS, before * 1e6 / FLAT_TESTS, after * 1e6 / FLAT_TESTS,
-           after / before, (in_one_run - crash_alone) * 1e6 / FLAT_TESTS,
-           (in_one_run - crash_alone) / before, crash_alone * 1e3);
-    printf("runner resident memory: %ld kB before the crash, %ld kB after "
-           "it\n",
-           rss_before, rss_after);
+    round->before = run_tattle(flat);
+    spin_for(crash_seconds);
+    round->after_spin = run_tattle(flat);
+    take_memory(round, 0);
+    round->crash = run_tattle(crash);
+    take_memory(round, 1);
+    round->after = run_tattle(flat);
+    /* The run with a crash first is weighed against a crash alone of the
+     * same rank (not the first, which loads what symbolizing needs). */
+    round->crash_again = run_tattle(crash);
+    round->crash_then_flat = run_tattle(crash_then_flat);
+    for (int i = 0; i < LATER_CRASHES; i++)
+        run_tattle(crash);
+    take_memory(round, 2);
+}
+
+/* `crash_seconds`: how long the spin lasts, what the last round's crash
+ * took. */
+static bool crash_round(struct crash_round *round, double crash_seconds)
+{
+    int ends[2];
+    if (pipe(ends) != 0)
+        return false;
+    fflush(stdout);
+    pid_t pid = fork();
+    if (pid == 0) {
+        close(ends[0]);
+        struct crash_round taken = {0};
+        crash_round_in_child(&taken, crash_seconds);
+        bool sent = write(ends[1], &taken, sizeof taken) == sizeof taken;
+        _exit(sent ? 0 : 1);
+    }
+    close(ends[1]);
+    bool got = pid > 0 && read(ends[0], round, sizeof *round) == sizeof *round;
+    close(ends[0]);
+    if (pid > 0)
+        waitpid(pid, NULL, 0);
+    return got;
+}
+
+static double median_of(double *values, size_t count)
+{
+    qsort(values, count, sizeof *values, compare_doubles);
+    return values[count / 2];
+}
+
+static void bench_after_crash(void)
+{
+    struct crash_round rounds[CRASH_ROUNDS];
+    size_t taken = 0;
+    double crash_seconds = 0.05; /* then what the last round's took */
+    for (size_t i = 0; i < CRASH_ROUNDS; i++)
+        if (crash_round(&rounds[taken], crash_seconds))
+            crash_seconds = rounds[taken++].crash.seconds;
+    if (taken == 0) {
+        printf("runner after a crash: no round completed\n");
+        return;
+    }
+    double before_us[CRASH_ROUNDS], after_us[CRASH_ROUNDS];
+    double wall_ratio[CRASH_ROUNDS], cpu_ratio[CRASH_ROUNDS];
+    double spin_wall_ratio[CRASH_ROUNDS], spin_cpu_ratio[CRASH_ROUNDS];
+    double in_run_ratio[CRASH_ROUNDS], before_cpu[CRASH_ROUNDS];
+    double after_cpu[CRASH_ROUNDS], before_faults[CRASH_ROUNDS];
+    double after_faults[CRASH_ROUNDS], memory[6][CRASH_ROUNDS];
+    for (size_t i = 0; i < taken; i++) {
+        const struct crash_round *r = &rounds[i];
+        before_us[i] = r->before.seconds * 1e6 / FLAT_TESTS;
+        after_us[i] = r->after.seconds * 1e6 / FLAT_TESTS;
+        before_cpu[i] = r->before.cpu_seconds * 1e6 / FLAT_TESTS;
+        after_cpu[i] = r->after.cpu_seconds * 1e6 / FLAT_TESTS;
+        before_faults[i] = r->before.faults / FLAT_TESTS;
+        after_faults[i] = r->after.faults / FLAT_TESTS;
+        wall_ratio[i] = r->after.seconds / r->before.seconds;
+        cpu_ratio[i] = r->after.cpu_seconds / r->before.cpu_seconds;
+        spin_wall_ratio[i] = r->after_spin.seconds / r->before.seconds;
+        spin_cpu_ratio[i] = r->after_spin.cpu_seconds / r->before.cpu_seconds;
+        in_run_ratio[i] =
+            (r->crash_then_flat.seconds - r->crash_again.seconds) /
+            r->before.seconds;
+        for (int when = 0; when < 3; when++) {
+            memory[when][i] = (double)r->rss_kb[when];
+            memory[3 + when][i] = (double)r->anonymous_kb[when];
+        }
+    }
+    printf("runner after a crash, %d trivial tests -j1, medians of %zu rounds "
+           "(each in a process of its own):\n",
+           FLAT_TESTS, taken);
+    printf("  before a crash  %.1f us per test, %.1f us CPU, %.1f faults\n",
+           median_of(before_us, taken), median_of(before_cpu, taken),
+           median_of(before_faults, taken));
+    printf("  after it        %.1f us per test, %.1f us CPU, %.1f faults; "
+           "%.2fx the CPU before it (target 1x), %.2fx the wall time, "
+           "against %.2fx (CPU %.2fx) after as long a spin with no crash\n",
+           median_of(after_us, taken), median_of(after_cpu, taken),
+           median_of(after_faults, taken), median_of(cpu_ratio, taken),
+           median_of(wall_ratio, taken), median_of(spin_wall_ratio, taken),
+           median_of(spin_cpu_ratio, taken));
+    printf("  in a run whose first test crashed: %.2fx the wall time before "
+           "a crash (the crash alone %.1f ms)\n",
+           median_of(in_run_ratio, taken), rounds[0].crash_again.seconds * 1e3);
+    printf("runner resident memory: %.0f kB before a crash, %.0f kB after "
+           "it, %.0f kB after %d more; anonymous (what a fork copies) %.0f, "
+           "%.0f and %.0f kB\n",
+           median_of(memory[0], taken), median_of(memory[1], taken),
+           median_of(memory[2], taken), LATER_CRASHES,
+           median_of(memory[3], taken), median_of(memory[4], taken),
+           median_of(memory[5], taken));
 }
 
 int main(int argc, char **argv)
 {
     bool only_crash = argc > 1 && strcmp(argv[1], "--crash") == 0;
     bool only_stacks = argc > 1 && strcmp(argv[1], "--stacks") == 0;
-    if (!only_crash)
-        bench_stacks();
+    /* The crash rounds first: each is forked from this process, which
+     * must not have symbolized anything yet (the stacks figure does). */
     if (!only_stacks)
         bench_after_crash();
+    if (!only_crash)
+        bench_stacks();
     return 0;
 }
