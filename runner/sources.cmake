@@ -14,6 +14,7 @@ list(APPEND TATTLE_SOURCES
   runner/test_process/death.c
   runner/debug_file.c
   runner/proc_maps.c
+  runner/lookup_process.c
   runner/symbolize.c
   runner/stacks.c
   runner/private_memory.c

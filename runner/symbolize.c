@@ -4,13 +4,17 @@
  * handler waited, and in the runner's own process image, which holds at
  * the same addresses everything the test did not load itself.
  *
- * Each crash gets a session of its own, ended as soon as its frames are
- * symbolized: a session kept for the rest of the run made the runner
- * several times larger after the first crash, and every test forked after
- * it paid for those pages. Module files and separate debug files are
- * opened as runner/debug_file.c says (never blocking on what a test put
- * at their paths), never through libdw's debuginfod client (which stayed
- * loaded, 9 MB of libraries, after the first crash).
+ * Each lookup runs in a process forked for it (runner/lookup_process.c):
+ * libdw's sessions, the heap they grow and the stack they reach stay out
+ * of the runner's memory, which whatever forks it later copies (the fork
+ * servers of a second tattle_main in the same process, the next lookup).
+ * Ending each session and trimming the heap in the runner itself still
+ * left it 90-100 kB of anonymous memory larger after its first crash, and
+ * a session kept for the rest of the run made it several times larger. Module
+ * files and separate debug files are opened as runner/debug_file.c says (never
+ * blocking on what a test put at their paths), never through libdw's
+ * debuginfod client (which stayed loaded, 9 MB of libraries, after the
+ * first crash).
  */
 #include "runner/symbolize.h"
 
@@ -26,11 +30,12 @@
 
 #include "base/buffer.h"
 #include "runner/debug_file.h"
+#include "runner/lookup_process.h"
 #include "runner/proc_maps.h"
 #include "runner/slot.h"
 
-/* A session for one crash: ended (and the heap it used given back) before
- * the next test is forked, so a run's later tests do not carry it. */
+/* A session of the modules of this process's own image (in a lookup
+ * process, the runner's: the same modules at the same addresses). */
 static Dwfl *dwfl_for_self(void)
 {
     static const Dwfl_Callbacks callbacks = {
@@ -158,9 +163,12 @@ static void dwfl_done(Dwfl *dwfl)
     if (!dwfl)
         return;
     dwfl_end(dwfl);
-    /* libdw's tables were many small allocations: without a trim the
-     * freed pages stay resident, and every later fork maps them again. */
-    malloc_trim(0);
+    /* libdw's tables were many small allocations: where the lookup had
+     * to run in the runner itself, without a trim the freed pages stay
+     * resident and every later fork maps them again. A lookup process
+     * exits instead. */
+    if (!tattle__in_a_lookup_process())
+        malloc_trim(0);
 }
 
 static void lookup(Dwfl *dwfl, uintptr_t address, bool is_return_address,
@@ -184,23 +192,22 @@ static void lookup(Dwfl *dwfl, uintptr_t address, bool is_return_address,
     }
 }
 
-char *tattle__symbolize_function(const void *address)
-{
-    Dwfl *dwfl = dwfl_for_self();
-    struct tattle_frame frame;
-    lookup(dwfl, (uintptr_t)address, false, &frame);
-    dwfl_done(dwfl);
-    free((char *)frame.file);
-    return (char *)frame.function;
-}
+/* The functions whose entries are at `addresses`, in the runner's own
+ * image: a frame for each. */
+struct function_lookup {
+    const uint64_t *addresses;
+};
 
-void tattle__symbolize_calls(const uint64_t *addresses, size_t count,
-                             struct tattle_frame *frames)
+static size_t look_up_functions(const void *request,
+                                struct tattle_frame *frames, size_t room)
 {
+    const struct function_lookup *lookup_request = request;
     Dwfl *dwfl = dwfl_for_self();
-    for (size_t i = 0; i < count; i++)
-        lookup(dwfl, (uintptr_t)addresses[i], false, &frames[i]);
+    for (size_t i = 0; i < room; i++)
+        lookup(dwfl, (uintptr_t)lookup_request->addresses[i], false,
+               &frames[i]);
     dwfl_done(dwfl);
+    return room;
 }
 
 static bool is_named(const struct tattle_frame *frame, const char *name)
@@ -280,12 +287,23 @@ static void lookup_in(struct sessions *sessions, uintptr_t address,
     lookup(session_of(sessions, pc), address, is_return_address, frame);
 }
 
-struct tattle_frame *tattle__symbolize(const uintptr_t *addresses, int count,
-                                       const char *maps, size_t *frame_count)
+/* A crash's addresses and the maps of its process, for
+ * look_up_crash. */
+struct crash_lookup {
+    const uintptr_t *addresses;
+    int count;
+    const char *maps;
+};
+
+/* What tattle__symbolize says, into `frames` (room for every address). */
+static size_t look_up_crash(const void *request, struct tattle_frame *frames,
+                            size_t room)
 {
-    struct sessions sessions = {.maps = dwfl_for_maps(maps)};
-    struct tattle_frame *frames =
-        tattle__calloc((size_t)(count > 0 ? count : 1), sizeof *frames);
+    (void)room;
+    const struct crash_lookup *crash = request;
+    const uintptr_t *addresses = crash->addresses;
+    int count = crash->count;
+    struct sessions sessions = {.maps = dwfl_for_maps(crash->maps)};
     /* Frame 0 is the handler itself. After the signal trampoline comes the
      * faulting pc, which is not a return address. */
     int first = 1;
@@ -313,13 +331,87 @@ struct tattle_frame *tattle__symbolize(const uintptr_t *addresses, int count,
         }
         frames[kept++] = frame;
     }
-    *frame_count = kept;
     if (sessions.maps)
         dwfl_end(sessions.maps);
     if (sessions.self)
         dwfl_end(sessions.self);
-    malloc_trim(0); /* as dwfl_done says */
+    if (!tattle__in_a_lookup_process())
+        malloc_trim(0); /* as dwfl_done says */
+    return kept;
+}
+
+/* How long one lookup may take. A crash's takes tens of milliseconds on
+ * a small machine; a module with hundreds of megabytes of debug
+ * information takes seconds. Past this the lookup is stuck (stopped, or
+ * blocked where it should not be), and its frames go unnamed. */
+enum { LOOKUP_BUDGET_MS = 30000 };
+
+struct tattle_frame *tattle__symbolize(const uintptr_t *addresses, int count,
+                                       const char *maps, size_t *frame_count)
+{
+    size_t room = (size_t)(count > 0 ? count : 1);
+    struct tattle_frame *frames = tattle__calloc(room, sizeof *frames);
+    *frame_count = 0;
+    if (count <= 1) /* the handler's own frame, or nothing */
+        return frames;
+    struct crash_lookup request = {addresses, count, maps};
+    long found = tattle__look_up_in_a_process(look_up_crash, &request, frames,
+                                              room, LOOKUP_BUDGET_MS);
+    if (found >= 0) {
+        *frame_count = (size_t)found;
+        return frames;
+    }
+    /* The lookup died or stuck: every address past the handler's own,
+     * unnamed, rather than no frame at all. */
+    for (int i = 1; i < count; i++)
+        frames[(*frame_count)++] =
+            (struct tattle_frame){.address = addresses[i]};
     return frames;
+}
+
+/* The names fixtures were looked up by, kept for the run: a suite whose
+ * setup fails names its fixture for every test, and each lookup is a
+ * process forked. */
+enum { NAMED_FUNCTIONS = 32 };
+static struct {
+    const void *address;
+    char *name;
+} named_functions[NAMED_FUNCTIONS];
+static size_t named_function_count, next_named_function;
+
+char *tattle__symbolize_function(const void *address)
+{
+    for (size_t i = 0; i < named_function_count; i++)
+        if (named_functions[i].address == address)
+            return tattle__strdup(named_functions[i].name);
+    uint64_t entry = (uint64_t)(uintptr_t)address;
+    struct function_lookup request = {&entry};
+    struct tattle_frame frame = {0};
+    long found = tattle__look_up_in_a_process(look_up_functions, &request,
+                                              &frame, 1, LOOKUP_BUDGET_MS);
+    free((char *)frame.file);
+    if (found < 0)
+        return NULL; /* not kept: the next lookup may get through */
+    size_t place = next_named_function;
+    next_named_function = (next_named_function + 1) % NAMED_FUNCTIONS;
+    if (named_function_count < NAMED_FUNCTIONS)
+        named_function_count++;
+    free(named_functions[place].name);
+    named_functions[place].address = address;
+    named_functions[place].name = tattle__strdup(frame.function);
+    return (char *)frame.function;
+}
+
+void tattle__symbolize_calls(const uint64_t *addresses, size_t count,
+                             struct tattle_frame *frames)
+{
+    struct function_lookup request = {addresses};
+    memset(frames, 0, count * sizeof *frames);
+    long found = tattle__look_up_in_a_process(look_up_functions, &request,
+                                              frames, count, LOOKUP_BUDGET_MS);
+    /* What the lookup did not name (it died or stuck) keeps its address. */
+    for (size_t i = found > 0 ? (size_t)found : 0; i < count; i++)
+        frames[i] = (struct tattle_frame){.address = (uintptr_t)addresses[i]};
 }
 
 void tattle__frames_free(struct tattle_frame *frames, size_t count)

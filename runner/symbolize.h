@@ -7,9 +7,12 @@
  * process's maps while the handler waits, and the addresses are looked up
  * with libdw in the modules those maps name (function names from the
  * symbol tables, file:line where debug info exists). The runner's own
- * process names them only when the crash did not ring, for its vDSO, and
+ * image names them only when the crash did not ring, for its vDSO, and
  * for a module the maps show at the same address whose file can no
- * longer be read.
+ * longer be read. Every lookup runs in a process forked for it, so that
+ * libdw's sessions leave the runner's memory as it was (the stacks of a
+ * timeout are unwound in the runner, which traces the test's threads:
+ * runner/stacks.c).
  */
 #ifndef TATTLE_RUNNER_SYMBOLIZE_H
 #define TATTLE_RUNNER_SYMBOLIZE_H
