@@ -57,6 +57,7 @@
 #include "runner/process_tree.h"
 #include "tracer/session.h"
 #include "base/buffer.h"
+#include "base/report_file.h"
 #include "base/child_path.h"
 #include "base/sanitizers.h"
 #include "base/timestamp.h"
@@ -669,20 +670,6 @@ TATTLE__CHILD_PATH static pid_t fork_into_job(struct server_state *state,
     return pid < 0 ? -errno : pid;
 }
 
-/* Writes all of `data` to `fd`; returns false when it could not. */
-static bool write_all(int fd, const char *data, size_t length)
-{
-    for (size_t written = 0; written < length;) {
-        ssize_t n = write(fd, data + written, length - written);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0)
-            return false;
-        written += (size_t)n;
-    }
-    return true;
-}
-
 /* Empties a suite server's fixture output file (what is in it was
  * forwarded, or has no home). */
 static void empty_fixture_output(const struct server_state *state)
@@ -916,7 +903,7 @@ static void forward_fixture_output(struct server_state *state, unsigned job,
         if (got <= 0)
             break;
         at += (uint64_t)got;
-        if (!write_all(out, buffer, (size_t)got))
+        if (tattle__write_all(out, buffer, (size_t)got) != 0)
             break;
     }
     if (held > forward) {
@@ -926,7 +913,7 @@ static void forward_fixture_output(struct server_state *state, unsigned job,
                               "...]\n",
                               held - forward, fixture);
         if (length > 0)
-            write_all(out, buffer, (size_t)length);
+            tattle__write_all(out, buffer, (size_t)length);
     }
     empty_fixture_output(state);
 }

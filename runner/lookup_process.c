@@ -30,6 +30,7 @@
 #include <unistd.h>
 
 #include "base/buffer.h"
+#include "base/report_file.h"
 #include "base/sanitizers.h"
 #include "base/timestamp.h"
 
@@ -132,19 +133,6 @@ static long take_frames(const struct tattle__buffer *in,
     return (long)count;
 }
 
-static bool write_all(int fd, const char *data, size_t length)
-{
-    for (size_t written = 0; written < length;) {
-        ssize_t n = write(fd, data + written, length - written);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0)
-            return false;
-        written += (size_t)n;
-    }
-    return true;
-}
-
 /* Reads `fd` to its end into `in`, until `deadline_us`; returns whether
  * the end came in time. */
 static bool read_until_end(int fd, struct tattle__buffer *in,
@@ -206,7 +194,7 @@ static TATTLE__NORETURN void run_lookup(int out, pid_t runner,
     struct tattle__buffer sent = {0};
     put_frames(&sent, frames, count < room ? count : room);
     /* No exit handlers, no flush of what the runner had buffered. */
-    _exit(write_all(out, sent.data, sent.length) ? 0 : 1);
+    _exit(tattle__write_all(out, sent.data, sent.length) == 0 ? 0 : 1);
 }
 
 /* Waits for the lookup process (its pidfd, when one could be opened: a
