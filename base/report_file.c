@@ -25,6 +25,8 @@ int tattle__write_all(int fd, const void *bytes, size_t length)
                 continue;
             return -errno;
         }
+        if (written == 0)
+            return -EIO; /* no progress: looping would never end */
         cursor += written;
         length -= (size_t)written;
     }

@@ -9,14 +9,19 @@
  * process of its own before the lookup: it dies with the runner, closes
  * every descriptor it inherited but its pipe, dumps no core, and dies of
  * a crash rather than running the program's handlers for it (except in a
- * sanitizer's build, whose runtime owns those signals). It sends every
- * frame in one stream at the end; the runner reads until the end of the
- * pipe, up to a budget, then kills it.
+ * sanitizer's build, whose runtime owns those signals), and takes every
+ * signal the runner blocks (a Ctrl-C ends it too). It sends every frame in
+ * one stream at the end, closed by an end mark that counts them: without
+ * the mark the answer is not whole, whatever the exit status says, which
+ * the runner cannot always learn (a program may ignore SIGCHLD or reap
+ * children itself). The runner reads until the end of the pipe or the
+ * process's exit, up to a budget, then kills it.
  */
 #include "runner/lookup_process.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdint.h>
@@ -29,6 +34,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "runner/test_process/child.h"
 #include "base/buffer.h"
 #include "base/report_file.h"
 #include "base/sanitizers.h"
@@ -42,7 +48,9 @@ bool tattle__in_a_lookup_process(void)
 }
 
 /* How a frame travels through the pipe: this header, then the function's
- * and the file's bytes (none for an absent one). */
+ * and the file's bytes (none for an absent one). The stream ends with a
+ * header whose function_length is END_MARK and whose address is the
+ * number of frames before it. */
 struct frame_header {
     uint64_t address;
     int32_t line;
@@ -51,13 +59,17 @@ struct frame_header {
     uint32_t unused; /* no padding goes down the pipe unwritten */
 };
 
-static const uint32_t ABSENT = UINT32_MAX;
+static const uint32_t ABSENT = UINT32_MAX, END_MARK = UINT32_MAX - 1;
+
+/* How long the runner waits for a killed lookup process to be gone before
+ * it leaves it (in uninterruptible sleep, say) to be reaped later. */
+enum { KILLED_GRACE_MS = 1000 };
 
 static void put_string(struct tattle__buffer *out, const char *text,
                        uint32_t *length)
 {
     size_t bytes = text ? strlen(text) : 0;
-    *length = text && bytes < ABSENT ? (uint32_t)bytes : ABSENT;
+    *length = text && bytes < END_MARK ? (uint32_t)bytes : ABSENT;
     if (*length != ABSENT)
         tattle__buffer_append(out, text, bytes);
 }
@@ -74,6 +86,8 @@ static void put_frames(struct tattle__buffer *out,
         put_string(out, frames[i].file, &header.file_length);
         memcpy(out->data + at, &header, sizeof header);
     }
+    struct frame_header end = {.address = count, .function_length = END_MARK};
+    tattle__buffer_append(out, &end, sizeof end);
 }
 
 /* The string of `length` bytes at *at in `data` (`end` its end), copied;
@@ -104,65 +118,97 @@ static void free_frames(struct tattle_frame *frames, size_t count)
 }
 
 /* Reads the frames in `in` into `frames` (at most `room`); returns how
- * many, or -1 when the stream is not whole frames (then none is kept). */
+ * many, or -1 when the stream is not whole frames closed by the end mark
+ * (then none is kept). */
 static long take_frames(const struct tattle__buffer *in,
                         struct tattle_frame *frames, size_t room)
 {
     size_t count = 0, at = 0;
     struct frame_header header;
-    while (at < in->length) {
-        bool whole = count < room && in->length - at >= sizeof header;
-        struct tattle_frame frame = {0};
-        if (whole) {
-            memcpy(&header, in->data + at, sizeof header);
-            at += sizeof header;
-            frame.address = (uintptr_t)header.address;
-            frame.line = header.line;
-            whole = take_string(in->data, in->length, &at,
-                                header.function_length, &frame.function) &&
-                    take_string(in->data, in->length, &at, header.file_length,
-                                &frame.file);
+    while (in->length - at >= sizeof header) {
+        memcpy(&header, in->data + at, sizeof header);
+        at += sizeof header;
+        if (header.function_length == END_MARK) {
+            if (header.address == count && at == in->length)
+                return (long)count;
+            break;
         }
+        struct tattle_frame frame = {.address = (uintptr_t)header.address,
+                                     .line = header.line};
+        bool whole = count < room &&
+                     take_string(in->data, in->length, &at,
+                                 header.function_length, &frame.function) &&
+                     take_string(in->data, in->length, &at, header.file_length,
+                                 &frame.file);
         if (!whole) {
             free_frames(&frame, 1);
-            free_frames(frames, count);
-            return -1;
+            break;
         }
         frames[count++] = frame;
     }
-    return (long)count;
+    free_frames(frames, count);
+    return -1;
 }
 
-/* Reads `fd` to its end into `in`, until `deadline_us`; returns whether
- * the end came in time. */
-static bool read_until_end(int fd, struct tattle__buffer *in,
-                           unsigned long long deadline_us)
+/* Appends what `fd` holds now to `in`; returns 1 at its end, 0 when it is
+ * empty for now, -1 when it cannot be read. */
+static int read_available(int fd, struct tattle__buffer *in)
+{
+    /* On the stack, small: the runner's heap and stack stay as they were
+     * for an answer of a few hundred bytes. */
+    char chunk[2048];
+    for (;;) {
+        ssize_t n = read(fd, chunk, sizeof chunk);
+        if (n > 0) {
+            tattle__buffer_append(in, chunk, (size_t)n);
+            continue;
+        }
+        if (n == 0)
+            return 1;
+        if (errno == EINTR)
+            continue;
+        return errno == EAGAIN ? 0 : -1;
+    }
+}
+
+static int poll_timeout_ms(unsigned long long deadline_us)
+{
+    unsigned long long now = tattle__now_us();
+    if (now >= deadline_us)
+        return 0;
+    unsigned long long left_ms = (deadline_us - now + 999) / 1000;
+    return left_ms > INT_MAX ? INT_MAX : (int)left_ms;
+}
+
+/* Reads the lookup's answer from `fd` (non-blocking) into `in` until the
+ * pipe's end or the process's exit (`pidfd`, when there is one: a fork by
+ * another thread of the program may hold the pipe's write end open), or
+ * until `deadline_us`; returns whether the answer ended in time. */
+static bool read_answer(int fd, int pidfd, struct tattle__buffer *in,
+                        unsigned long long deadline_us)
 {
     for (;;) {
-        unsigned long long now = tattle__now_us();
-        if (now >= deadline_us)
-            return false;
-        struct pollfd ready = {fd, POLLIN, 0};
-        int polled = poll(&ready, 1, (int)((deadline_us - now + 999) / 1000));
+        struct pollfd ready[2] = {{fd, POLLIN, 0}, {pidfd, POLLIN, 0}};
+        int timeout_ms = poll_timeout_ms(deadline_us);
+        int polled = poll(ready, pidfd >= 0 ? 2 : 1, timeout_ms);
         if (polled < 0 && errno != EINTR)
             return false;
-        if (polled <= 0)
-            continue;
-        char *room = tattle__buffer_reserve(in, 16384);
-        ssize_t n = read(fd, room, 16384);
-        if (n < 0 && (errno == EINTR || errno == EAGAIN))
-            continue;
-        if (n < 0)
+        int state = read_available(fd, in);
+        if (state != 0)
+            return state > 0;
+        if (polled > 0 && pidfd >= 0 && ready[1].revents)
+            return read_available(fd, in) >= 0; /* it exited: all is in */
+        /* Past the budget (or stopped past it with the answer in): what
+         * the pipe holds now was read above. */
+        if (polled == 0 && timeout_ms == 0)
             return false;
-        if (n == 0)
-            return true;
-        in->length += (size_t)n;
-        in->data[in->length] = '\0';
     }
 }
 
 /* Makes the forked process one of its own (the file's header says how). */
-static void become_a_lookup_process(int out, pid_t runner)
+/* Makes the forked process one of its own (the file's header says how);
+ * returns the descriptor its answer goes to. */
+static int become_a_lookup_process(int out, pid_t runner)
 {
     in_a_lookup_process = true;
     prctl(PR_SET_PDEATHSIG, SIGKILL);
@@ -171,9 +217,19 @@ static void become_a_lookup_process(int out, pid_t runner)
     prctl(PR_SET_NAME, "tattle-lookup");
     struct rlimit no_core = {0, 0};
     setrlimit(RLIMIT_CORE, &no_core);
-    if (out > 3)
-        syscall(SYS_close_range, 3u, (unsigned)out - 1, 0u);
-    syscall(SYS_close_range, (unsigned)out + 1, ~0u, 0u);
+    /* Above the standard streams, which stay (a sanitizer's report, an
+     * abort's message go there, not into the answer), even when the
+     * runner had them closed. */
+    int moved = fcntl(out, F_DUPFD_CLOEXEC, 3);
+    if (moved < 0)
+        _exit(1);
+    if (out < 3)
+        close(out); /* a standard stream's number, which was closed */
+    tattle__close_descriptors_between(3, moved - 1);
+    tattle__close_descriptors_between(moved + 1, INT_MAX);
+    sigset_t none;
+    sigemptyset(&none);
+    sigprocmask(SIG_SETMASK, &none, NULL);
     if (!TATTLE__SANITIZED) {
         static const int crashes[] = {SIGSEGV, SIGBUS,  SIGILL, SIGFPE,
                                       SIGABRT, SIGTRAP, SIGSYS};
@@ -182,13 +238,14 @@ static void become_a_lookup_process(int out, pid_t runner)
         for (size_t i = 0; i < sizeof crashes / sizeof *crashes; i++)
             sigaction(crashes[i], &default_action, NULL);
     }
+    return moved;
 }
 
 static TATTLE__NORETURN void run_lookup(int out, pid_t runner,
                                         tattle__frames_lookup *look_up,
                                         const void *request, size_t room)
 {
-    become_a_lookup_process(out, runner);
+    out = become_a_lookup_process(out, runner);
     struct tattle_frame *frames = tattle__calloc(room, sizeof *frames);
     size_t count = look_up(request, frames, room);
     struct tattle__buffer sent = {0};
@@ -199,9 +256,24 @@ static TATTLE__NORETURN void run_lookup(int out, pid_t runner,
 
 /* Waits for the lookup process (its pidfd, when one could be opened: a
  * pid alone could be another process's by now, if the program's own
- * SIGCHLD handler reaped it); returns whether it exited with status 0. */
-static bool reap(pid_t pid, int pidfd)
+ * SIGCHLD handler reaped it); returns whether it exited with status 0, or
+ * was reaped by someone else (the end mark alone then says whether the
+ * answer is whole). A killed process is waited for KILLED_GRACE_MS at
+ * most; one still there is left to the run's end, which reaps every
+ * child. */
+static bool reap(pid_t pid, int pidfd, bool killed)
 {
+    if (killed && pidfd >= 0) {
+        struct pollfd gone = {pidfd, POLLIN, 0};
+        int polled;
+        do
+            polled = poll(&gone, 1, KILLED_GRACE_MS);
+        while (polled < 0 && errno == EINTR);
+        if (polled == 0) {
+            close(pidfd);
+            return false;
+        }
+    }
     siginfo_t info = {0};
     int waited;
     do
@@ -213,13 +285,20 @@ static bool reap(pid_t pid, int pidfd)
             waited = waitid(P_PID, (id_t)pid, &info, WEXITED);
         while (waited < 0 && errno == EINTR);
     }
+    int wait_error = waited < 0 ? errno : 0;
     if (pidfd >= 0)
         close(pidfd);
-    /* ECHILD: reaped by someone else, or SIGCHLD ignored; the stream alone
-     * says whether the answer is whole. */
     if (waited < 0)
-        return errno == ECHILD;
+        return wait_error == ECHILD;
     return info.si_code == CLD_EXITED && info.si_status == 0;
+}
+
+/* The lookup run here, where no process could be forked for it. */
+static long look_up_here(tattle__frames_lookup *look_up, const void *request,
+                         struct tattle_frame *frames, size_t room)
+{
+    size_t count = look_up(request, frames, room);
+    return (long)(count < room ? count : room);
 }
 
 long tattle__look_up_in_a_process(tattle__frames_lookup *look_up,
@@ -231,7 +310,7 @@ long tattle__look_up_in_a_process(tattle__frames_lookup *look_up,
         return 0;
     int ends[2];
     if (pipe2(ends, O_CLOEXEC) != 0)
-        return (long)look_up(request, frames, room);
+        return look_up_here(look_up, request, frames, room);
     pid_t runner = getpid();
     pid_t pid = fork();
     if (pid == 0) {
@@ -241,12 +320,13 @@ long tattle__look_up_in_a_process(tattle__frames_lookup *look_up,
     close(ends[1]);
     if (pid < 0) {
         close(ends[0]);
-        return (long)look_up(request, frames, room);
+        return look_up_here(look_up, request, frames, room);
     }
     int pidfd = pidfd_open(pid, 0);
+    fcntl(ends[0], F_SETFL, O_NONBLOCK);
     struct tattle__buffer received = {0};
-    bool ended = read_until_end(ends[0], &received,
-                                tattle__now_us() + budget_ms * 1000ull);
+    bool ended = read_answer(ends[0], pidfd, &received,
+                             tattle__now_us() + budget_ms * 1000ull);
     close(ends[0]);
     if (!ended) {
         /* By its pidfd: its pid alone could name another process by now
@@ -257,10 +337,8 @@ long tattle__look_up_in_a_process(tattle__frames_lookup *look_up,
         else
             kill(pid, SIGKILL);
     }
-    bool exited = reap(pid, pidfd);
-    long count = -1;
-    if (ended && exited)
-        count = received.length > 0 ? take_frames(&received, frames, room) : 0;
+    bool exited = reap(pid, pidfd, !ended);
+    long count = ended && exited ? take_frames(&received, frames, room) : -1;
     tattle__buffer_release(&received);
     return count;
 }

@@ -415,8 +415,7 @@ TATTLE__CHILD_PATH static TATTLE__NORETURN void exit_now(void)
     _exit(0);
 }
 
-/* Closes every descriptor from `first` to `last`. */
-TATTLE__CHILD_PATH static void close_between(int first, int last)
+TATTLE__CHILD_PATH void tattle__close_descriptors_between(int first, int last)
 {
     if (first > last ||
         syscall(SYS_close_range, (unsigned)first, (unsigned)last, 0) == 0)
@@ -431,10 +430,10 @@ TATTLE__CHILD_PATH static void close_between(int first, int last)
 TATTLE__CHILD_PATH static void close_from(int first, int kept)
 {
     if (kept >= first) {
-        close_between(first, kept - 1);
+        tattle__close_descriptors_between(first, kept - 1);
         first = kept + 1;
     }
-    close_between(first, INT_MAX);
+    tattle__close_descriptors_between(first, INT_MAX);
 }
 
 TATTLE__CHILD_PATH void

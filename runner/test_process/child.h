@@ -28,6 +28,11 @@
 
 #include "runner/slot.h"
 
+/** Closes every descriptor from `first` to `last` (close_range, or one by
+ * one where the kernel has none). Also what a lookup process forked from
+ * the runner lets go of (runner/lookup_process.c). */
+void tattle__close_descriptors_between(int first, int last);
+
 /** What a test process starts from, as the fork server hands it over. */
 /* A signal's disposition as the kernel holds it (rt_sigaction's own layout,
  * read and set again whole, never interpreted), so a test process gets the
