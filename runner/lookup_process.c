@@ -10,7 +10,10 @@
  * every descriptor it inherited but its pipe, dumps no core, and dies of
  * a crash rather than running the program's handlers for it (except in a
  * sanitizer's build, whose runtime owns those signals), and takes every
- * signal the runner blocks (a Ctrl-C ends it too). It sends every frame in
+ * signal the runner blocks (a Ctrl-C ends it too). What the runner's stdio
+ * held when it forked (a reporter plugin's buffered lines) is dropped and
+ * never written from there, and it ends with the exit system call itself
+ * (a sanitizer's _exit flushes stdio). It sends every frame in
  * one stream at the end, closed by an end mark that counts them: without
  * the mark the answer is not whole, whatever the exit status says, which
  * the runner cannot always learn (a program may ignore SIGCHLD or reap
@@ -25,6 +28,8 @@
 #include <poll.h>
 #include <signal.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdio_ext.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/pidfd.h>
@@ -206,14 +211,28 @@ static bool read_answer(int fd, int pidfd, struct tattle__buffer *in,
 }
 
 /* Makes the forked process one of its own (the file's header says how). */
+/* Ends the lookup process at once: with the system call itself, since a
+ * sanitizer's runtime intercepts _exit() and flushes stdio in it, and what
+ * the runner's stdio held when it forked (a reporter's buffered lines) is
+ * the runner's to write, once. */
+static TATTLE__NORETURN void end_lookup_process(int status)
+{
+    syscall(SYS_exit_group, status);
+    _exit(status);
+}
+
 /* Makes the forked process one of its own (the file's header says how);
  * returns the descriptor its answer goes to. */
 static int become_a_lookup_process(int out, pid_t runner)
 {
     in_a_lookup_process = true;
+    /* Whatever ends the process, the runner's buffered output is not
+     * written from here (tattle__malloc's failure exits with _exit). */
+    __fpurge(stdout);
+    __fpurge(stderr);
     prctl(PR_SET_PDEATHSIG, SIGKILL);
     if (getppid() != runner)
-        _exit(1); /* the runner died before the line above */
+        end_lookup_process(1); /* the runner died before the line above */
     prctl(PR_SET_NAME, "tattle-lookup");
     struct rlimit no_core = {0, 0};
     setrlimit(RLIMIT_CORE, &no_core);
@@ -222,7 +241,7 @@ static int become_a_lookup_process(int out, pid_t runner)
      * runner had them closed. */
     int moved = fcntl(out, F_DUPFD_CLOEXEC, 3);
     if (moved < 0)
-        _exit(1);
+        end_lookup_process(1);
     if (out < 3)
         close(out); /* a standard stream's number, which was closed */
     tattle__close_descriptors_between(3, moved - 1);
@@ -250,8 +269,8 @@ static TATTLE__NORETURN void run_lookup(int out, pid_t runner,
     size_t count = look_up(request, frames, room);
     struct tattle__buffer sent = {0};
     put_frames(&sent, frames, count < room ? count : room);
-    /* No exit handlers, no flush of what the runner had buffered. */
-    _exit(tattle__write_all(out, sent.data, sent.length) == 0 ? 0 : 1);
+    end_lookup_process(tattle__write_all(out, sent.data, sent.length) == 0 ? 0
+                                                                           : 1);
 }
 
 /* Waits for the lookup process (its pidfd, when one could be opened: a
