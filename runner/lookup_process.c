@@ -113,12 +113,12 @@ static bool take_string(const char *data, size_t end, size_t *at,
     return true;
 }
 
-static void free_frames(struct tattle_frame *frames, size_t count)
+void tattle__frames_free(struct tattle_frame *frames, size_t count)
 {
     for (size_t i = 0; i < count; i++) {
         free((char *)frames[i].function);
         free((char *)frames[i].file);
-        frames[i] = (struct tattle_frame){0};
+        frames[i].function = frames[i].file = NULL;
     }
 }
 
@@ -146,12 +146,13 @@ static long take_frames(const struct tattle__buffer *in,
                      take_string(in->data, in->length, &at, header.file_length,
                                  &frame.file);
         if (!whole) {
-            free_frames(&frame, 1);
+            tattle__frames_free(&frame, 1);
             break;
         }
         frames[count++] = frame;
     }
-    free_frames(frames, count);
+    tattle__frames_free(frames, count);
+    memset(frames, 0, count * sizeof *frames);
     return -1;
 }
 
@@ -210,7 +211,6 @@ static bool read_answer(int fd, int pidfd, struct tattle__buffer *in,
     }
 }
 
-/* Makes the forked process one of its own (the file's header says how). */
 /* Ends the lookup process at once: with the system call itself, since a
  * sanitizer's runtime intercepts _exit() and flushes stdio in it, and what
  * the runner's stdio held when it forked (a reporter's buffered lines) is

@@ -32,6 +32,9 @@ long tattle__look_up_in_a_process(tattle__frames_lookup *look_up,
                                   struct tattle_frame *frames, size_t room,
                                   unsigned budget_ms);
 
+/** Frees the strings of `count` frames (NULL after). */
+void tattle__frames_free(struct tattle_frame *frames, size_t count);
+
 /** Whether this process is one forked for a lookup (which exits when it is
  * done, so freeing memory to the system is wasted work there). */
 bool tattle__in_a_lookup_process(void);

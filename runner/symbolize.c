@@ -158,17 +158,22 @@ char *tattle__symbolize_take_maps(pid_t pid, const uintptr_t *addresses,
     return tattle__buffer_take(&filter.kept);
 }
 
+/* After libdw's sessions ended: their tables were many small
+ * allocations, and where the lookup had to run in the runner itself,
+ * without a trim the freed pages stay resident and every later fork maps
+ * them again. A lookup process exits instead. */
+static void give_heap_back(void)
+{
+    if (!tattle__in_a_lookup_process())
+        malloc_trim(0);
+}
+
 static void dwfl_done(Dwfl *dwfl)
 {
     if (!dwfl)
         return;
     dwfl_end(dwfl);
-    /* libdw's tables were many small allocations: where the lookup had
-     * to run in the runner itself, without a trim the freed pages stay
-     * resident and every later fork maps them again. A lookup process
-     * exits instead. */
-    if (!tattle__in_a_lookup_process())
-        malloc_trim(0);
+    give_heap_back();
 }
 
 static void lookup(Dwfl *dwfl, uintptr_t address, bool is_return_address,
@@ -335,8 +340,7 @@ static size_t look_up_crash(const void *request, struct tattle_frame *frames,
         dwfl_end(sessions.maps);
     if (sessions.self)
         dwfl_end(sessions.self);
-    if (!tattle__in_a_lookup_process())
-        malloc_trim(0); /* as dwfl_done says */
+    give_heap_back();
     return kept;
 }
 
@@ -377,11 +381,13 @@ static struct {
     const void *address;
     char *name;
 } named_functions[NAMED_FUNCTIONS];
-static size_t named_function_count, next_named_function;
+static size_t functions_named; /* ever: the next goes to this % room */
 
 char *tattle__symbolize_function(const void *address)
 {
-    for (size_t i = 0; i < named_function_count; i++)
+    size_t kept =
+        functions_named < NAMED_FUNCTIONS ? functions_named : NAMED_FUNCTIONS;
+    for (size_t i = 0; i < kept; i++)
         if (named_functions[i].address == address)
             return tattle__strdup(named_functions[i].name);
     uint64_t entry = (uint64_t)(uintptr_t)address;
@@ -392,10 +398,7 @@ char *tattle__symbolize_function(const void *address)
     free((char *)frame.file);
     if (found < 0)
         return NULL; /* not kept: the next lookup may get through */
-    size_t place = next_named_function;
-    next_named_function = (next_named_function + 1) % NAMED_FUNCTIONS;
-    if (named_function_count < NAMED_FUNCTIONS)
-        named_function_count++;
+    size_t place = functions_named++ % NAMED_FUNCTIONS;
     free(named_functions[place].name);
     named_functions[place].address = address;
     named_functions[place].name = tattle__strdup(frame.function);
@@ -412,13 +415,4 @@ void tattle__symbolize_calls(const uint64_t *addresses, size_t count,
     /* What the lookup did not name (it died or stuck) keeps its address. */
     for (size_t i = found > 0 ? (size_t)found : 0; i < count; i++)
         frames[i] = (struct tattle_frame){.address = (uintptr_t)addresses[i]};
-}
-
-void tattle__frames_free(struct tattle_frame *frames, size_t count)
-{
-    for (size_t i = 0; i < count; i++) {
-        free((char *)frames[i].function);
-        free((char *)frames[i].file);
-        frames[i].function = frames[i].file = NULL;
-    }
 }

@@ -23,6 +23,8 @@
 
 #include <tattle/reporter.h>
 
+#include "runner/lookup_process.h" /* tattle__frames_free */
+
 /** Symbolizes `count` addresses captured by the crash handler, dropping the
  * handler's own frames and the runner's frames below the test: in the
  * modules `maps` names (what tattle__symbolize_take_maps read), or in the
@@ -40,7 +42,6 @@ struct tattle_frame *tattle__symbolize(const uintptr_t *addresses, int count,
  * that reads it. */
 char *tattle__symbolize_take_maps(pid_t pid, const uintptr_t *addresses,
                                   int count);
-void tattle__frames_free(struct tattle_frame *frames, size_t count);
 
 /** The name of the function at `address` (a function's entry), malloc'd;
  * NULL when no symbol table names it. */
