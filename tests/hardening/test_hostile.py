@@ -126,6 +126,7 @@ class Case(driver.Checks):
         self.options = options
         self.pid_files = []         # processes to reap when the case ends
         self.stop_files = []
+        self.runner_env = {}        # what every run of the case is given
 
     # ---- running the fixture ----
 
@@ -133,6 +134,7 @@ class Case(driver.Checks):
         env = driver.clean_env()
         env["TERM"] = "dumb"
         env["HOSTILE_WAIT_MS"] = str(WAIT_MS)
+        env.update(self.runner_env)
         env.update(extra or {})
         return env
 
@@ -1186,8 +1188,10 @@ def check_many_mappings_stack(c, r, label, executable):
 # The same attacks on the other way of killing a test's processes: without
 # cgroups, the process groups and the subreaper sweep must catch them all.
 def without_cgroups(check):
+    """`check` with every run told to use no cgroup (TATTLE_NO_CGROUP=1 in
+    the runs' environment: driver.clean_env drops it from the driver's)."""
     def run(c):
-        os.environ["TATTLE_NO_CGROUP"] = "1"
+        c.runner_env["TATTLE_NO_CGROUP"] = "1"
         check(c)
     return run
 
