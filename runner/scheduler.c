@@ -280,28 +280,55 @@ static void settle_spawns(struct tattle__scheduler *scheduler)
         settle_spawn(scheduler, &scheduler->running[i]);
 }
 
-/* Appends the children of every fork, job and suite server to
- * `children`: the tests they run and what ended tests left behind (what a
- * suite's test leaves behind is its suite server's). Every test forked so
- * far has its pid known first. */
+/* Whether a spawn request sent to `server` still waits for its answer. */
+static bool spawn_open_on(const struct tattle__scheduler *scheduler,
+                          const struct tattle__fork_server *server)
+{
+    for (unsigned i = 0; i < scheduler->job_count; i++) {
+        const struct running *run = &scheduler->running[i];
+        if (run->busy && run->spawning && run->server == server)
+            return true;
+    }
+    return false;
+}
+
+/* Appends the children of fork, job and suite servers to `children`: the
+ * tests they run and what ended tests left behind (what a suite's test
+ * leaves behind is its suite server's). With `ended_on` NULL every server
+ * is listed, every open spawn answered first. Otherwise only the spawns
+ * open on `ended_on` are waited for (it forked the test that ended), and
+ * a server with a spawn still open is left out: a test it just forked may
+ * be among its children before the runner knows its pid, and what a test
+ * leaves behind hangs off the server that forked it, swept when that
+ * test ends. Waiting for another server's fork there made each job's
+ * next test wait on the other jobs' forks. */
 static void list_server_children(struct tattle__scheduler *scheduler,
+                                 const struct tattle__fork_server *ended_on,
                                  struct tattle__pid_list *children)
 {
-    settle_spawns(scheduler);
+    for (unsigned i = 0; i < scheduler->job_count; i++) {
+        struct running *run = &scheduler->running[i];
+        if (!ended_on || run->server == ended_on)
+            settle_spawn(scheduler, run);
+    }
     for (unsigned i = 0; i < scheduler->job_count; i++)
-        if (first_job_of_its_server(scheduler, i))
+        if (first_job_of_its_server(scheduler, i) &&
+            !spawn_open_on(scheduler, scheduler->servers[i]))
             tattle__fork_server_children(scheduler->servers[i], children);
     for (size_t i = 0; i < scheduler->suite_count; i++)
-        if (scheduler->suites[i].server)
+        if (scheduler->suites[i].server &&
+            !spawn_open_on(scheduler, scheduler->suites[i].server))
             tattle__fork_server_children(scheduler->suites[i].server, children);
 }
 
-/* Kills every process the fork server holds that belongs to no running
- * test: what ended tests left behind, however they got away. */
-static void kill_strays(struct tattle__scheduler *scheduler)
+/* Kills every process the servers hold that belongs to no running test:
+ * what ended tests left behind, however they got away. `ended_on` is the
+ * server of the test that ended (NULL: every server, as above). */
+static void kill_strays(struct tattle__scheduler *scheduler,
+                        const struct tattle__fork_server *ended_on)
 {
     struct tattle__pid_list children = {0};
-    list_server_children(scheduler, &children);
+    list_server_children(scheduler, ended_on, &children);
     size_t before = scheduler->strays.count;
     for (size_t i = 0; i < children.count; i++)
         if (!belongs_to_running_test(scheduler, children.items[i]))
@@ -358,7 +385,7 @@ static void halt_leftovers(struct tattle__scheduler *scheduler,
         return;
     }
     struct tattle__pid_list children = {0};
-    list_server_children(scheduler, &children);
+    list_server_children(scheduler, NULL, &children);
     for (size_t i = 0; i < children.count; i++)
         if (!belongs_to_running_test(scheduler, children.items[i]) &&
             !tattle__pid_list_has(&scheduler->strays, children.items[i]))
@@ -415,7 +442,7 @@ static void kill_leftovers(struct tattle__scheduler *scheduler,
         run->killing = tattle__job_cgroup_populated(&scheduler->cgroups, job);
     }
     thaw_killed(scheduler, run);
-    kill_strays(scheduler);
+    kill_strays(scheduler, run->server);
 }
 
 /* Kills a test that is still running (timeout, interrupted run). */

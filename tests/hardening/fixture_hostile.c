@@ -670,6 +670,16 @@ static _Noreturn void start_escapee(const char *style)
     escapee(style);
 }
 
+/* Run at -j2 before an escape test (registered first, it takes the first
+ * job): holds that job until escape/next has started, so that the escape
+ * test and escape/next run one after the other in the second job, whose
+ * server is not the first one, while this job's server has a test. */
+TEST(escape, beside)
+{
+    ASSERT(wait_for_file("next.started", wait_ms()),
+           "escape/next never started");
+}
+
 static char clone_stack[256 * 1024];
 
 static int clone_parent_entry(void *argument)

@@ -764,16 +764,20 @@ ESCAPES = ("clone_parent", "fork_hopper", "double_fork", "setsid_grandchild")
 
 
 @CASES("hardening_escaped_processes_die_with_their_test")
-def escaped_processes(c):
+def escaped_processes(c, jobs="-j1"):
     """Every process a test started dies with it, however it escaped (a
     CLONE_PARENT child, a fork-hopping process, a double fork, a setsid
     grandchild), even when the test passed: none is running when the next
     test starts, none prints into its output or erases its failure, none
-    is left after the run."""
+    is left after the run. At -j2 escape/beside holds the first job, so
+    the escape test and escape/next run in the second, one after the
+    other, the first job's server busy meanwhile."""
     for style in ESCAPES:
-        label = "escape=%s" % style
-        r = c.run(label, ["-j1", "--json", "report.json", "--jsonl", "stream.jsonl",
-                          "escape/" + style, "escape/next"])
+        label = "escape=%s %s" % (style, jobs)
+        beside = ["escape/beside"] if jobs == "-j2" else []
+        order = beside + ["escape/" + style, "escape/next"]
+        r = c.run(label, [jobs, "--json", "report.json", "--jsonl", "stream.jsonl"]
+                  + order)
         c.watch_pids(r, "escapee.", "escapees.stop")
         c.expect(r.exists("escapee.%s.pid" % style),
                  "[%s] the escaping process never ran" % label)
@@ -790,9 +794,21 @@ def escaped_processes(c):
                  % (label, WAIT_S, left))
         if not c.survived(r, 1):
             continue
-        c.in_order(r, ["escape/" + style, "escape/next"])
+        c.in_order(r, order)
         c.only_failure(r, "escape/next", "next failure", "next")
         c.output_exact(r, "escape/next", "next output\n")
+        for test_id in beside:
+            t = c.test(r, test_id)
+            c.expect(t is not None and t["state"] == "passed",
+                     "[%s] %s must pass: it is %s" % (
+                         label, test_id, t and (t["state"], t["failures"])))
+
+
+def escaped_processes_at_j2(c):
+    escaped_processes(c, "-j2")
+
+
+CASES("hardening_escaped_processes_die_at_j2")(escaped_processes_at_j2)
 
 
 # ------------------------------------------------- 6. pooled trace arenas
@@ -1198,6 +1214,8 @@ def without_cgroups(check):
 
 CASES("hardening_escaped_processes_die_without_cgroups")(
     without_cgroups(escaped_processes))
+CASES("hardening_escaped_processes_die_at_j2_without_cgroups")(
+    without_cgroups(escaped_processes_at_j2))
 CASES("hardening_runner_sigkill_kills_workers_without_cgroups")(
     without_cgroups(runner_sigkill))
 CASES("hardening_neighbour_cannot_erase_failure_without_cgroups")(
