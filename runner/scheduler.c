@@ -989,6 +989,10 @@ static void suite_server_died(struct tattle__scheduler *scheduler,
     }
     free(while_running);
     forget_suite_server(scheduler, suite);
+    /* What its tests and helpers left behind is the fork server's now (the
+     * suite server's parent, a subreaper too): swept there, once the
+     * fork server's open spawns are answered. */
+    kill_strays(scheduler, scheduler->servers[0]);
 }
 
 /* ---- starting and finishing ---- */

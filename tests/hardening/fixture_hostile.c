@@ -670,12 +670,23 @@ static _Noreturn void start_escapee(const char *style)
     escapee(style);
 }
 
+/* Writes the pid of the server the test was forked from into `name`:
+ * which job server ran it. */
+static void note_server(const char *name)
+{
+    char text[32];
+    snprintf(text, sizeof text, "%d\n", (int)getppid());
+    write_file(name, text);
+}
+
 /* Run at -j2 before an escape test (registered first, it takes the first
  * job): holds that job until escape/next has started, so that the escape
- * test and escape/next run one after the other in the second job, whose
- * server is not the first one, while this job's server has a test. */
+ * test and escape/next run one after the other in the second job (on two
+ * processors its server is not the first job's), while this job's server
+ * has a test. */
 TEST(escape, beside)
 {
+    note_server("beside.server");
     ASSERT(wait_for_file("next.started", wait_ms()),
            "escape/next never started");
 }
@@ -699,6 +710,7 @@ static void wait_until_running(const char *style)
 /* A child whose parent is the runner, not the test. */
 TEST(escape, clone_parent)
 {
+    note_server("escape.server");
     pid_t pid = clone(clone_parent_entry, clone_stack + sizeof clone_stack,
                       CLONE_PARENT | SIGCHLD, NULL);
     ASSERT(pid > 0, "clone: %s", strerror(errno));
@@ -714,6 +726,7 @@ enum { HOPS_BEFORE_END = 500 };
 
 TEST(escape, fork_hopper)
 {
+    note_server("escape.server");
     pid_t pid = fork();
     ASSERT(pid >= 0, "fork: %s", strerror(errno));
     if (pid == 0) {
@@ -742,6 +755,7 @@ TEST(escape, fork_hopper)
 /* A grandchild whose parent exited at once. */
 TEST(escape, double_fork)
 {
+    note_server("escape.server");
     pid_t pid = fork();
     ASSERT(pid >= 0, "fork: %s", strerror(errno));
     if (pid == 0) {
@@ -756,6 +770,7 @@ TEST(escape, double_fork)
 /* A grandchild in a session and process group of its own. */
 TEST(escape, setsid_grandchild)
 {
+    note_server("escape.server");
     pid_t pid = fork();
     ASSERT(pid >= 0, "fork: %s", strerror(errno));
     if (pid == 0) {
@@ -766,6 +781,33 @@ TEST(escape, setsid_grandchild)
     }
     waitpid(pid, NULL, 0);
     wait_until_running("setsid_grandchild");
+}
+
+/* A test of a suite with before_all leaves a setsid grandchild behind and
+ * kills its suite server, which the test dies with: the grandchild is
+ * then the fork server's child, not the dead suite server's. */
+static void escape_suite_before_all(void)
+{
+}
+
+SUITE(escape_suite, .before_all = escape_suite_before_all);
+
+TEST(escape_suite, orphan_of_a_dead_server)
+{
+    note_server("escape.server");
+    pid_t pid = fork();
+    ASSERT(pid >= 0, "fork: %s", strerror(errno));
+    if (pid == 0) {
+        setsid();
+        if (fork() == 0)
+            start_escapee("suite_orphan");
+        _exit(0);
+    }
+    waitpid(pid, NULL, 0);
+    wait_until_running("suite_orphan");
+    kill(getppid(), SIGKILL);
+    for (;;)
+        pause(); /* its parent-death signal ends it */
 }
 
 /* The test after an escape test: fails and prints on its own; notes
@@ -779,7 +821,8 @@ TEST(escape, next)
         touch("next.saw_alive");
     touch("next.started");
     static const char *const styles[] = {"clone_parent", "fork_hopper",
-                                         "double_fork", "setsid_grandchild"};
+                                         "double_fork", "setsid_grandchild",
+                                         "suite_orphan"};
     uint64_t deadline = now_ms() + (uint64_t)wait_ms();
     for (;;) {
         bool all_done = true;

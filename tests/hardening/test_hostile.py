@@ -760,30 +760,37 @@ def neighbour_run(c, label, attack):
 
 # ------------------------------------------------- 5. escaped processes
 
-ESCAPES = ("clone_parent", "fork_hopper", "double_fork", "setsid_grandchild")
+# (style, test): the escaping process's name and the test that starts it.
+ESCAPES = (("clone_parent", "escape/clone_parent"),
+           ("fork_hopper", "escape/fork_hopper"),
+           ("double_fork", "escape/double_fork"),
+           ("setsid_grandchild", "escape/setsid_grandchild"),
+           ("suite_orphan", "escape_suite/orphan_of_a_dead_server"))
 
 
 @CASES("hardening_escaped_processes_die_with_their_test")
 def escaped_processes(c, jobs="-j1"):
     """Every process a test started dies with it, however it escaped (a
     CLONE_PARENT child, a fork-hopping process, a double fork, a setsid
-    grandchild), even when the test passed: none is running when the next
+    grandchild, one left by a test that killed its suite server, which
+    makes it the fork server's), even when the test passed: none is
+    running when the next
     test starts, none prints into its output or erases its failure, none
     is left after the run. At -j2 escape/beside holds the first job, so
     the escape test and escape/next run in the second, one after the
     other, the first job's server busy meanwhile."""
-    for style in ESCAPES:
+    for style, escaping in ESCAPES:
         label = "escape=%s %s" % (style, jobs)
         beside = ["escape/beside"] if jobs == "-j2" else []
-        order = beside + ["escape/" + style, "escape/next"]
+        order = beside + [escaping, "escape/next"]
         r = c.run(label, [jobs, "--json", "report.json", "--jsonl", "stream.jsonl"]
                   + order)
         c.watch_pids(r, "escapee.", "escapees.stop")
         c.expect(r.exists("escapee.%s.pid" % style),
                  "[%s] the escaping process never ran" % label)
         c.expect(not r.exists("next.saw_alive"),
-                 "[%s] a process of escape/%s was still running when escape/next "
-                 "started" % (label, style))
+                 "[%s] a process of %s was still running when escape/next "
+                 "started" % (label, escaping))
         c.expect(not r.exists("escapee.%s.outlived" % style),
                  "[%s] the %s process outlived its test: it saw escape/next start%s"
                  % (label, style, ", printed into its output and zeroed the shared "
@@ -797,11 +804,25 @@ def escaped_processes(c, jobs="-j1"):
         c.in_order(r, order)
         c.only_failure(r, "escape/next", "next failure", "next")
         c.output_exact(r, "escape/next", "next output\n")
+        if style == "suite_orphan":
+            t = c.test(r, escaping)
+            messages = [f["message"] for f in t["failures"]] if t else []
+            c.expect(t is not None and t["state"] == "failed" and any(
+                m.startswith("the suite server of 'escape_suite'") for m in messages),
+                "[%s] %s must fail on its suite server's death: %s" % (
+                    label, escaping, t and (t["state"], messages)))
         for test_id in beside:
             t = c.test(r, test_id)
             c.expect(t is not None and t["state"] == "passed",
                      "[%s] %s must pass: it is %s" % (
                          label, test_id, t and (t["state"], t["failures"])))
+            # With two processors each job has a server of its own: the
+            # escape test's is then not the first job's.
+            if len(os.sched_getaffinity(0)) >= 2:
+                servers = [r.text("beside.server"), r.text("escape.server")]
+                c.expect(None not in servers and servers[0] != servers[1],
+                         "[%s] escape/beside and %s must be forked by "
+                         "different servers: %s" % (label, escaping, servers))
 
 
 def escaped_processes_at_j2(c):
