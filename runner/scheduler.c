@@ -1785,14 +1785,17 @@ static void server_died(struct tattle__scheduler *scheduler,
             settle_spawn(scheduler, run);
         if (run->spawning) {
             /* Forked or not, its process died with the server (the
-             * parent-death signal), which cannot say which it was; what
-             * it may have started dies with its job's cgroup. */
+             * parent-death signal), which cannot say which it was. */
             run->spawning = false;
             run->reaped = true;
             run->server_lost = true;
-            if (tattle__job_cgroups_available(&scheduler->cgroups))
-                tattle__job_cgroup_kill(&scheduler->cgroups, i);
         }
+        /* What it may have started dies with its job's cgroup: also when
+         * its spawn's answer was read before (a sweep waiting on the
+         * dead server's spawns takes the end of its channel for one). */
+        if (run->server_lost &&
+            tattle__job_cgroups_available(&scheduler->cgroups))
+            tattle__job_cgroup_kill(&scheduler->cgroups, i);
         if (!run->reaped) {
             kill_running_test(scheduler, run);
             if (lost)
