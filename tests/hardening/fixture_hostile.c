@@ -767,8 +767,9 @@ TEST(escape, double_fork)
     wait_until_running("double_fork");
 }
 
-/* A grandchild in a session and process group of its own. */
-TEST(escape, setsid_grandchild)
+/* Leaves the escaping process `style` running as a grandchild in a
+ * session and process group of its own. */
+static void leave_setsid_grandchild(const char *style)
 {
     note_server("escape.server");
     pid_t pid = fork();
@@ -776,11 +777,16 @@ TEST(escape, setsid_grandchild)
     if (pid == 0) {
         setsid();
         if (fork() == 0)
-            start_escapee("setsid_grandchild");
+            start_escapee(style);
         _exit(0);
     }
     waitpid(pid, NULL, 0);
-    wait_until_running("setsid_grandchild");
+    wait_until_running(style);
+}
+
+TEST(escape, setsid_grandchild)
+{
+    leave_setsid_grandchild("setsid_grandchild");
 }
 
 /* A test of a suite with before_all leaves a setsid grandchild behind and
@@ -794,17 +800,7 @@ SUITE(escape_suite, .before_all = escape_suite_before_all);
 
 TEST(escape_suite, orphan_of_a_dead_server)
 {
-    note_server("escape.server");
-    pid_t pid = fork();
-    ASSERT(pid >= 0, "fork: %s", strerror(errno));
-    if (pid == 0) {
-        setsid();
-        if (fork() == 0)
-            start_escapee("suite_orphan");
-        _exit(0);
-    }
-    waitpid(pid, NULL, 0);
-    wait_until_running("suite_orphan");
+    leave_setsid_grandchild("suite_orphan");
     kill(getppid(), SIGKILL);
     for (;;)
         pause(); /* its parent-death signal ends it */
